@@ -1,0 +1,567 @@
+#include "db/database.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <thread>
+
+#include "common/names.hpp"
+#include "db/schema.hpp"
+#include "db/statement.hpp"
+#include "db/transaction.hpp"
+
+namespace tunedreduce::db {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path folder_of(const fs::path& p) {
+  fs::path parent = p.parent_path();
+  return parent.empty() ? fs::path(".") : parent;
+}
+
+bool is_writable(const fs::path& p) { return ::access(p.c_str(), W_OK) == 0; }
+
+struct FileFacts {
+  bool exists = false;
+  bool regular = false;
+  std::uintmax_t size = 0;
+  bool sqlite_header = false;
+  bool wal_with_content = false;
+};
+
+FileFacts inspect(const fs::path& path) {
+  FileFacts f;
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (ec || !fs::exists(st)) return f;
+  f.exists = true;
+  f.regular = fs::is_regular_file(st);
+  if (!f.regular) return f;
+  f.size = fs::file_size(path, ec);
+  const fs::path wal = path.string() + "-wal";
+  f.wal_with_content = fs::exists(wal, ec) && fs::file_size(wal, ec) > 0;
+  char header[16] = {};
+  std::ifstream in(path, std::ios::binary);
+  if (in.read(header, sizeof header) && f.size >= 100)
+    f.sqlite_header = std::memcmp(header, "SQLite format 3\0", 16) == 0;
+  return f;
+}
+
+void check_regular_and_header(const fs::path& path, const FileFacts& f) {
+  if (!f.regular)
+    throw DbError(Problem::not_a_file, path,
+                  quoted(path) + ": not a regular file (a folder or a device sits at that path)");
+  if (f.size > 0 && !f.sqlite_header)
+    throw DbError(Problem::not_sqlite, path,
+                  quoted(path) + ": not an SQLite database (" + std::to_string(f.size) +
+                      " bytes without the SQLite header)");
+}
+
+std::int64_t to_db_n(std::uint64_t n, const fs::path& path) {
+  if (n > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+    throw DbError(Problem::invalid_data, path,
+                  quoted(path) + ": n = " + std::to_string(n) + " does not fit a 64-bit row");
+  return static_cast<std::int64_t>(n);
+}
+
+DType column_dtype(const Statement& st, int col) {
+  auto t = parse_dtype(st.column_text(col));
+  return t ? *t : DType::i32;  // the CHECK constraint admits only valid names
+}
+Op column_op(const Statement& st, int col) {
+  auto o = parse_op(st.column_text(col));
+  return o ? *o : Op::sum;
+}
+
+void set_journal_wal(Connection& conn) {
+  if (conn.query_text("PRAGMA journal_mode") == "wal") return;
+  // Changing the journal mode takes an exclusive lock; retry it with the connection's timeout.
+  const auto deadline = std::chrono::steady_clock::now() + conn.busy_timeout();
+  for (int attempt = 0;; ++attempt) {
+    try {
+      const std::string mode = conn.query_text("PRAGMA journal_mode = WAL");
+      if (mode == "wal") return;
+      throw DbError(Problem::readonly, conn.path(),
+                    quoted(conn.path()) + ": cannot switch to WAL (journal mode stays '" + mode +
+                        "'); its folder must be writable for the -wal and -shm files");
+    } catch (const DbError& e) {
+      if (e.problem() != Problem::busy || std::chrono::steady_clock::now() >= deadline) throw;
+      std::this_thread::sleep_for(std::chrono::milliseconds(std::min(1 << std::min(attempt, 5), 50)));
+    }
+  }
+}
+
+const char* const measurement_columns =
+    "id, run_id, seq, device_id, kernel_id, family, block, unroll, smem, finish, dtype, op, n,"
+    " l2_mode, outcome, median_us, p10_us, p90_us, repeats, gbps, sm_clock_mhz, mem_clock_mhz,"
+    " error, measured_at";
+
+MeasurementRecord read_measurement(const Statement& st) {
+  MeasurementRecord m;
+  m.id = st.column_int(0);
+  m.run_id = st.column_int(1);
+  m.seq = st.column_int(2);
+  m.device_id = st.column_int(3);
+  m.kernel_id = st.column_text(4);
+  m.params.family = st.column_text(5);
+  m.params.block = static_cast<int>(st.column_int(6));
+  m.params.unroll = static_cast<int>(st.column_int(7));
+  m.params.smem = st.column_text(8);
+  m.params.finish = st.column_text(9);
+  m.dtype = column_dtype(st, 10);
+  m.op = column_op(st, 11);
+  m.n = static_cast<std::uint64_t>(st.column_int(12));
+  m.l2_mode = parse_l2_mode(st.column_text(13)).value_or(L2Mode::cold);
+  m.outcome = parse_outcome(st.column_text(14)).value_or(Outcome::crashed);
+  m.median_us = st.column_opt_double(15);
+  m.p10_us = st.column_opt_double(16);
+  m.p90_us = st.column_opt_double(17);
+  m.repeats = static_cast<int>(st.column_int(18));
+  m.gbps = st.column_opt_double(19);
+  if (auto v = st.column_opt_int(20)) m.sm_clock_mhz = static_cast<int>(*v);
+  if (auto v = st.column_opt_int(21)) m.mem_clock_mhz = static_cast<int>(*v);
+  m.error = st.column_text(22);
+  m.measured_at = st.column_text(23);
+  return m;
+}
+
+const char* const device_columns =
+    "id, fingerprint, name, cc_major, cc_minor, sm_count, bus_width_bits, l2_bytes, ecc,"
+    " total_mem_bytes, mem_clock_khz, theoretical_gbps, driver_version, runtime_version,"
+    " first_seen, last_seen";
+
+DeviceRecord read_device(const Statement& st) {
+  DeviceRecord d;
+  d.id = st.column_int(0);
+  d.key = st.column_text(1);
+  auto& f = d.fingerprint;
+  f.name = st.column_text(2);
+  f.cc_major = static_cast<int>(st.column_int(3));
+  f.cc_minor = static_cast<int>(st.column_int(4));
+  f.sm_count = static_cast<int>(st.column_int(5));
+  f.bus_width_bits = static_cast<int>(st.column_int(6));
+  f.l2_bytes = st.column_int(7);
+  f.ecc = st.column_int(8) != 0;
+  f.total_mem_bytes = st.column_int(9);
+  f.mem_clock_khz = static_cast<int>(st.column_int(10));
+  d.theoretical_gbps = st.column_double(11);
+  f.driver_version = static_cast<int>(st.column_int(12));
+  f.runtime_version = static_cast<int>(st.column_int(13));
+  d.first_seen = st.column_text(14);
+  d.last_seen = st.column_text(15);
+  return d;
+}
+
+const char* const run_columns =
+    "id, uuid, tool_version, manifest_hash, config_hash, host, origin, started_at, ended_at,"
+    " status, l2_mode";
+
+RunRecord read_run(const Statement& st) {
+  RunRecord r;
+  r.id = st.column_int(0);
+  r.uuid = st.column_text(1);
+  r.info.tool_version = st.column_text(2);
+  r.info.manifest_hash = st.column_text(3);
+  r.info.config_hash = st.column_text(4);
+  r.info.host = st.column_text(5);
+  r.origin = st.column_text(6);
+  r.started_at = st.column_text(7);
+  r.ended_at = st.column_opt_text(8);
+  r.status = parse_run_status(st.column_text(9)).value_or(RunStatus::failed);
+  r.info.l2_mode = parse_l2_mode(st.column_text(10)).value_or(L2Mode::cold);
+  return r;
+}
+
+}  // namespace
+
+// --- opening -------------------------------------------------------------------------------------
+
+Database Database::open_reader(const fs::path& path, const ReaderOptions& opt) {
+  const FileFacts f = inspect(path);
+  if (!f.exists)
+    throw DbError(Problem::missing, path, quoted(path) + ": no database (the file does not exist)");
+  check_regular_and_header(path, f);
+  if (f.size == 0 && !f.wal_with_content)
+    throw DbError(Problem::empty, path,
+                  quoted(path) + ": empty file (0 bytes), not a tuning database");
+  Connection conn = Connection::open(path, opt.immutable ? OpenMode::immutable : OpenMode::read_only);
+  conn.set_busy_timeout(opt.busy_timeout);
+  SchemaState state;
+  try {
+    state = read_schema_state(conn);
+  } catch (const DbError& e) {
+    // A WAL database needs its -shm file; in a read-only folder SQLite cannot create it.
+    if (e.problem() == Problem::io && !opt.immutable && !is_writable(folder_of(path)))
+      throw DbError(Problem::readonly, path,
+                    quoted(path) + ": cannot be read in place: it is in WAL mode and its folder " +
+                        quoted(folder_of(path)) +
+                        " is read-only (SQLite needs the -shm file); open it as immutable, or"
+                        " ship files made by `tunedreduce db merge` (journal mode DELETE)");
+    throw;
+  }
+  classify(state, conn, false);
+  return Database(std::move(conn), false, state.user_version);
+}
+
+Database Database::open_writer(const fs::path& path, const WriterOptions& opt) {
+  const FileFacts f = inspect(path);
+  const fs::path folder = folder_of(path);
+  if (!f.exists) {
+    std::error_code ec;
+    if (!fs::is_directory(folder, ec))
+      throw DbError(Problem::missing_folder, path,
+                    "cannot create " + quoted(path) + ": the folder " + quoted(folder) +
+                        " does not exist");
+    if (!is_writable(folder))
+      throw DbError(Problem::readonly, path,
+                    "cannot create " + quoted(path) + ": the folder " + quoted(folder) +
+                        " is read-only");
+  } else {
+    check_regular_and_header(path, f);
+    if (!is_writable(path))
+      throw DbError(Problem::readonly, path,
+                    quoted(path) + ": the file is read-only (no write permission)");
+    const fs::path wal = path.string() + "-wal", shm = path.string() + "-shm";
+    std::error_code ec;
+    const bool sidecars_ready = fs::exists(wal, ec) && fs::exists(shm, ec) && is_writable(wal) &&
+                                is_writable(shm);
+    if (!is_writable(folder) && !sidecars_ready)
+      throw DbError(Problem::readonly, path,
+                    quoted(path) + ": the folder " + quoted(folder) +
+                        " is read-only, and a writer must create the -wal and -shm files there");
+  }
+  Connection conn = Connection::open(path, OpenMode::read_write);
+  if (conn.read_only())
+    throw DbError(Problem::readonly, path, quoted(path) + ": SQLite opened it read-only");
+  conn.set_busy_timeout(opt.busy_timeout);
+  // Refuse files that are not ours, or too new, before changing anything in them.
+  classify(read_schema_state(conn), conn, true);
+  set_journal_wal(conn);
+  conn.exec("PRAGMA synchronous = FULL");
+  conn.exec("PRAGMA foreign_keys = ON");
+  int version = 0;
+  {
+    Transaction tx(conn, TxKind::immediate);
+    // Another writer may have created or migrated the file since the check above.
+    const SchemaState state = read_schema_state(conn);
+    const SchemaAction action = classify(state, conn, true);
+    if (action != SchemaAction::use) apply_migrations(conn, migrations(), schema_version);
+    version = static_cast<int>(conn.query_int("PRAGMA user_version"));
+    tx.commit();
+  }
+  return Database(std::move(conn), true, version);
+}
+
+Database Database::create_in_memory(std::string label) {
+  Connection conn = Connection::open(label, OpenMode::memory);
+  conn.exec("PRAGMA foreign_keys = ON");
+  Transaction tx(conn, TxKind::immediate);
+  apply_migrations(conn, migrations(), schema_version);
+  tx.commit();
+  return Database(std::move(conn), true, schema_version);
+}
+
+void Database::require_writable(const char* what) const {
+  if (!writable_)
+    throw DbError(Problem::readonly, path(),
+                  quoted(path()) + ": opened read-only, cannot " + std::string(what));
+}
+
+// --- writer API ----------------------------------------------------------------------------------
+
+std::int64_t Database::upsert_device(const DeviceFingerprint& fp) {
+  require_writable("record a device");
+  const std::string key = fp.key();
+  const std::string now = utc_timestamp();
+  Transaction tx(conn_, TxKind::immediate);
+  Statement ins = conn_.prepare(
+      "INSERT INTO devices (fingerprint, name, cc_major, cc_minor, sm_count, bus_width_bits,"
+      " l2_bytes, ecc, total_mem_bytes, mem_clock_khz, theoretical_gbps, driver_version,"
+      " runtime_version, first_seen, last_seen)"
+      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14)"
+      " ON CONFLICT (fingerprint) DO UPDATE SET driver_version = excluded.driver_version,"
+      " runtime_version = excluded.runtime_version, last_seen = excluded.last_seen");
+  ins.bind_all(key, fp.name, fp.cc_major, fp.cc_minor, fp.sm_count, fp.bus_width_bits,
+               fp.l2_bytes, fp.ecc, fp.total_mem_bytes, fp.mem_clock_khz, fp.theoretical_gbps(),
+               fp.driver_version, fp.runtime_version, now)
+      .run();
+  Statement sel = conn_.prepare("SELECT id FROM devices WHERE fingerprint = ?1");
+  sel.bind(1, key);
+  sel.step();
+  const std::int64_t id = sel.column_int(0);
+  tx.commit();
+  return id;
+}
+
+std::int64_t Database::begin_run(const RunInfo& info) {
+  require_writable("begin a run");
+  std::string host = info.host;
+  if (host.empty()) {
+    char buf[256] = {};
+    if (gethostname(buf, sizeof buf - 1) == 0) host = buf;
+  }
+  Transaction tx(conn_, TxKind::immediate);
+  Statement st = conn_.prepare(
+      "INSERT INTO runs (uuid, tool_version, manifest_hash, config_hash, host, origin,"
+      " started_at, status, l2_mode) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', ?8)");
+  st.bind_all(random_uuid(), info.tool_version, info.manifest_hash, info.config_hash, host,
+              path().string(), utc_timestamp(), l2_mode_name(info.l2_mode))
+      .run();
+  const std::int64_t id = conn_.last_insert_rowid();
+  tx.commit();
+  return id;
+}
+
+void Database::record_attainable_bandwidth(std::int64_t run_id, std::int64_t device_id,
+                                           double gbps) {
+  require_writable("record the attainable bandwidth");
+  Transaction tx(conn_, TxKind::immediate);
+  Statement st = conn_.prepare(
+      "INSERT INTO run_devices (run_id, device_id, attainable_gbps) VALUES (?1, ?2, ?3)"
+      " ON CONFLICT (run_id, device_id) DO UPDATE SET attainable_gbps = excluded.attainable_gbps");
+  st.bind_all(run_id, device_id, gbps).run();
+  tx.commit();
+}
+
+std::int64_t Database::insert_measurement(const Measurement& m) {
+  require_writable("record a measurement");
+  if (m.kernel_id.empty())
+    throw DbError(Problem::invalid_data, path(), quoted(path()) + ": a measurement without a kernel id");
+  if (m.outcome == Outcome::ok && !m.median_us)
+    throw DbError(Problem::invalid_data, path(),
+                  quoted(path()) + ": measurement of '" + m.kernel_id +
+                      "' has outcome ok but no median time");
+  const std::int64_t n = to_db_n(m.n, path());
+  Transaction tx(conn_, TxKind::immediate);
+  Statement st = conn_.prepare(
+      "INSERT INTO measurements (run_id, seq, device_id, kernel_id, family, block, unroll, smem,"
+      " finish, dtype, op, n, l2_mode, outcome, median_us, p10_us, p90_us, repeats, gbps,"
+      " sm_clock_mhz, mem_clock_mhz, error, measured_at)"
+      " VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM measurements WHERE run_id = ?1),"
+      " ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,"
+      " ?21, ?22)");
+  st.bind_all(m.run_id, m.device_id, m.kernel_id, m.params.family, m.params.block,
+              m.params.unroll, m.params.smem, m.params.finish, dtype_name(m.dtype),
+              op_name(m.op), n, l2_mode_name(m.l2_mode), outcome_name(m.outcome), m.median_us,
+              m.p10_us, m.p90_us, m.repeats, m.gbps, m.sm_clock_mhz, m.mem_clock_mhz, m.error,
+              utc_timestamp())
+      .run();
+  const std::int64_t id = conn_.last_insert_rowid();
+  tx.commit();
+  return id;
+}
+
+void Database::end_run(std::int64_t run_id, RunStatus status) {
+  require_writable("end a run");
+  Transaction tx(conn_, TxKind::immediate);
+  Statement st = conn_.prepare("UPDATE runs SET status = ?2, ended_at = ?3 WHERE id = ?1");
+  st.bind_all(run_id, run_status_name(status), utc_timestamp()).run();
+  if (conn_.changes() != 1)
+    throw DbError(Problem::invalid_data, path(),
+                  quoted(path()) + ": no run with id " + std::to_string(run_id));
+  tx.commit();
+}
+
+void Database::replace_winners(std::int64_t device_id, DType dtype, Op op,
+                               std::span<const Winner> winners) {
+  require_writable("replace winners");
+  const std::string file = quoted(path());
+  auto bad = [&](const std::string& what) {
+    return DbError(Problem::invalid_data, path(),
+                   file + ": winners of " + dtype_name(dtype) + " " + op_name(op) + ": " + what);
+  };
+  std::vector<Winner> sorted(winners.begin(), winners.end());
+  std::sort(sorted.begin(), sorted.end(),
+            [](const Winner& a, const Winner& b) { return a.n_lo < b.n_lo; });
+  for (std::size_t i = 0; i < sorted.size(); ++i) {
+    const Winner& w = sorted[i];
+    if (w.dtype != dtype || w.op != op) throw bad("a winner of another dtype or op was passed");
+    if (w.n_lo > w.n_hi)
+      throw bad("interval [" + std::to_string(w.n_lo) + ", " + std::to_string(w.n_hi) +
+                "] is empty");
+    if (i > 0 && w.n_lo <= sorted[i - 1].n_hi)
+      throw bad("intervals [" + std::to_string(sorted[i - 1].n_lo) + ", " +
+                std::to_string(sorted[i - 1].n_hi) + "] and [" + std::to_string(w.n_lo) + ", " +
+                std::to_string(w.n_hi) + "] overlap");
+  }
+  Transaction tx(conn_, TxKind::immediate);
+  Statement evidence = conn_.prepare(
+      "SELECT kernel_id, outcome FROM measurements"
+      " WHERE id = ?1 AND device_id = ?2 AND dtype = ?3 AND op = ?4");
+  for (const Winner& w : sorted) {
+    evidence.reset();
+    evidence.bind_all(w.measurement_id, device_id, dtype_name(dtype), op_name(op));
+    if (!evidence.step())
+      throw bad("measurement " + std::to_string(w.measurement_id) +
+                " is not one of this device, dtype and op");
+    if (evidence.column_text(0) != w.kernel_id || evidence.column_text(1) != "ok")
+      throw bad("measurement " + std::to_string(w.measurement_id) + " is not an ok measurement of '" +
+                w.kernel_id + "'");
+    if (w.runner_up_measurement_id) {
+      evidence.reset();
+      evidence.bind_all(*w.runner_up_measurement_id, device_id, dtype_name(dtype), op_name(op));
+      if (!evidence.step())
+        throw bad("runner-up measurement " + std::to_string(*w.runner_up_measurement_id) +
+                  " is not one of this device, dtype and op");
+    }
+  }
+  evidence.reset();
+  Statement del =
+      conn_.prepare("DELETE FROM winners WHERE device_id = ?1 AND dtype = ?2 AND op = ?3");
+  del.bind_all(device_id, dtype_name(dtype), op_name(op)).run();
+  Statement ins = conn_.prepare(
+      "INSERT INTO winners (device_id, dtype, op, n_lo, n_hi, kernel_id, measurement_id,"
+      " runner_up_kernel_id, runner_up_measurement_id, driver_version, runtime_version, run_id)"
+      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+  for (const Winner& w : sorted) {
+    ins.reset();
+    ins.bind_all(device_id, dtype_name(dtype), op_name(op), to_db_n(w.n_lo, path()),
+                 to_db_n(w.n_hi, path()), w.kernel_id, w.measurement_id, w.runner_up_kernel_id,
+                 w.runner_up_measurement_id, w.driver_version, w.runtime_version, w.run_id)
+        .run();
+  }
+  tx.commit();
+}
+
+// --- queries -------------------------------------------------------------------------------------
+
+bool Database::has_final_measurement(const MeasurementKey& k) {
+  Statement st = conn_.prepare(
+      "SELECT 1 FROM measurements WHERE device_id = ?1 AND kernel_id = ?2 AND dtype = ?3"
+      " AND op = ?4 AND n = ?5 AND l2_mode = ?6"
+      " AND outcome IN ('ok', 'incorrect', 'launch_failed') LIMIT 1");
+  st.bind_all(k.device_id, k.kernel_id, dtype_name(k.dtype), op_name(k.op), to_db_n(k.n, path()),
+              l2_mode_name(k.l2_mode));
+  return st.step();
+}
+
+std::set<MeasurementKey> Database::final_measured_keys(std::int64_t device_id) {
+  std::set<MeasurementKey> keys;
+  Statement st = conn_.prepare(
+      "SELECT DISTINCT kernel_id, dtype, op, n, l2_mode FROM measurements WHERE device_id = ?1"
+      " AND outcome IN ('ok', 'incorrect', 'launch_failed')");
+  st.bind(1, device_id);
+  while (st.step())
+    keys.insert({device_id, st.column_text(0), column_dtype(st, 1), column_op(st, 2),
+                 static_cast<std::uint64_t>(st.column_int(3)),
+                 parse_l2_mode(st.column_text(4)).value_or(L2Mode::cold)});
+  return keys;
+}
+
+std::vector<DeviceRecord> Database::devices() {
+  std::vector<DeviceRecord> out;
+  Statement st = conn_.prepare(std::string("SELECT ") + device_columns +
+                               " FROM devices ORDER BY id");
+  while (st.step()) out.push_back(read_device(st));
+  return out;
+}
+
+std::optional<DeviceRecord> Database::find_device(std::string_view key) {
+  Statement st = conn_.prepare(std::string("SELECT ") + device_columns +
+                               " FROM devices WHERE fingerprint = ?1");
+  st.bind(1, key);
+  if (!st.step()) return std::nullopt;
+  return read_device(st);
+}
+
+namespace {
+void attach_attainable(Connection& conn, std::vector<RunRecord>& runs) {
+  Statement st = conn.prepare(
+      "SELECT device_id, attainable_gbps FROM run_devices WHERE run_id = ?1 ORDER BY device_id");
+  for (RunRecord& r : runs) {
+    st.reset();
+    st.bind(1, r.id);
+    while (st.step()) r.attainable.push_back({st.column_int(0), st.column_double(1)});
+  }
+}
+}  // namespace
+
+std::vector<RunRecord> Database::runs() {
+  std::vector<RunRecord> out;
+  {
+    Statement st = conn_.prepare(std::string("SELECT ") + run_columns + " FROM runs ORDER BY id");
+    while (st.step()) out.push_back(read_run(st));
+  }
+  attach_attainable(conn_, out);
+  return out;
+}
+
+std::optional<RunRecord> Database::find_run(std::int64_t run_id) {
+  std::vector<RunRecord> out;
+  {
+    Statement st = conn_.prepare(std::string("SELECT ") + run_columns + " FROM runs WHERE id = ?1");
+    st.bind(1, run_id);
+    if (st.step()) out.push_back(read_run(st));
+  }
+  if (out.empty()) return std::nullopt;
+  attach_attainable(conn_, out);
+  return out.front();
+}
+
+std::vector<MeasurementRecord> Database::measurements(const MeasurementFilter& f) {
+  std::vector<MeasurementRecord> out;
+  Statement st = conn_.prepare(
+      std::string("SELECT ") + measurement_columns +
+      " FROM measurements WHERE (?1 IS NULL OR device_id = ?1) AND (?2 IS NULL OR run_id = ?2)"
+      " AND (?3 IS NULL OR dtype = ?3) AND (?4 IS NULL OR op = ?4) ORDER BY id");
+  st.bind(1, f.device_id).bind(2, f.run_id);
+  if (f.dtype) st.bind(3, dtype_name(*f.dtype)); else st.bind(3, nullptr);
+  if (f.op) st.bind(4, op_name(*f.op)); else st.bind(4, nullptr);
+  while (st.step()) out.push_back(read_measurement(st));
+  return out;
+}
+
+std::optional<MeasurementRecord> Database::find_measurement(std::int64_t id) {
+  Statement st = conn_.prepare(std::string("SELECT ") + measurement_columns +
+                               " FROM measurements WHERE id = ?1");
+  st.bind(1, id);
+  if (!st.step()) return std::nullopt;
+  return read_measurement(st);
+}
+
+std::vector<WinnerRecord> Database::winners(std::optional<std::int64_t> device_id) {
+  std::vector<WinnerRecord> out;
+  Statement st = conn_.prepare(
+      "SELECT w.id, w.device_id, w.dtype, w.op, w.n_lo, w.n_hi, w.kernel_id, w.measurement_id,"
+      " w.runner_up_kernel_id, w.runner_up_measurement_id, w.driver_version, w.runtime_version,"
+      " w.run_id, s.path FROM winners w LEFT JOIN sources s ON s.id = w.source_id"
+      " WHERE ?1 IS NULL OR w.device_id = ?1 ORDER BY w.device_id, w.dtype, w.op, w.n_lo");
+  st.bind(1, device_id);
+  while (st.step()) {
+    WinnerRecord w;
+    w.id = st.column_int(0);
+    w.device_id = st.column_int(1);
+    w.dtype = column_dtype(st, 2);
+    w.op = column_op(st, 3);
+    w.n_lo = static_cast<std::uint64_t>(st.column_int(4));
+    w.n_hi = static_cast<std::uint64_t>(st.column_int(5));
+    w.kernel_id = st.column_text(6);
+    w.measurement_id = st.column_int(7);
+    w.runner_up_kernel_id = st.column_opt_text(8);
+    w.runner_up_measurement_id = st.column_opt_int(9);
+    w.driver_version = static_cast<int>(st.column_int(10));
+    w.runtime_version = static_cast<int>(st.column_int(11));
+    w.run_id = st.column_opt_int(12);
+    w.source = st.column_opt_text(13);
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
+Counts Database::counts() {
+  Counts c;
+  Transaction tx(conn_, TxKind::deferred);  // one consistent snapshot of all four
+  c.devices = conn_.query_int("SELECT count(*) FROM devices");
+  c.runs = conn_.query_int("SELECT count(*) FROM runs");
+  c.measurements = conn_.query_int("SELECT count(*) FROM measurements");
+  c.winners = conn_.query_int("SELECT count(*) FROM winners");
+  tx.commit();
+  return c;
+}
+
+}  // namespace tunedreduce::db

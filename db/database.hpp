@@ -1,0 +1,104 @@
+#pragma once
+// The tuning database: opening (reader or writer), the writer API a tuner uses, and the queries
+// reports and the CLI use. SQLite itself stays behind Connection (db/connection.hpp).
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "db/connection.hpp"
+#include "db/records.hpp"
+
+namespace tunedreduce::db {
+
+struct WriterOptions {
+  /// How long a write waits for another writer before DbError(Problem::busy).
+  std::chrono::milliseconds busy_timeout{30000};
+};
+
+struct ReaderOptions {
+  /// Readers wait only for a writer's WAL recovery or a checkpoint: short, so nothing hangs.
+  std::chrono::milliseconds busy_timeout{2000};
+  /// Open with `immutable=1`: no locks, no -wal/-shm files; only for files nobody writes
+  /// (shipped databases, read-only media).
+  bool immutable = false;
+};
+
+/// Filter for measurements(); unset members match everything.
+struct MeasurementFilter {
+  std::optional<std::int64_t> device_id;
+  std::optional<std::int64_t> run_id;
+  std::optional<DType> dtype;
+  std::optional<Op> op;
+};
+
+class Database {
+ public:
+  /// Opens for writing: creates the file if it is missing (its folder must exist), initialises an
+  /// empty (0-byte) file, migrates an older schema in one BEGIN IMMEDIATE transaction, sets WAL.
+  /// Throws DbError: missing_folder, not_a_file, not_sqlite, foreign, corrupt, too_new, readonly,
+  /// busy.
+  static Database open_writer(const std::filesystem::path& path, const WriterOptions& opt = {});
+  /// Opens read-only: never creates, never migrates, never writes. Throws DbError: missing
+  /// ("no database"), not_a_file, empty, not_sqlite, foreign, corrupt, too_new, too_old, busy.
+  static Database open_reader(const std::filesystem::path& path, const ReaderOptions& opt = {});
+  /// A private in-memory database with the current schema (merges, tests).
+  static Database create_in_memory(std::string label = ":memory:");
+
+  const std::filesystem::path& path() const { return conn_.path(); }
+  bool writable() const { return writable_; }
+  /// user_version of the file (may exceed schema_version for a compatible newer file).
+  int file_schema_version() const { return file_version_; }
+  /// For queries of reports and tools (bound parameters only).
+  Connection& connection() { return conn_; }
+
+  // --- writer API: each call is one committed BEGIN IMMEDIATE transaction -------------------
+
+  /// Inserts the device or refreshes its soft attributes (driver, runtime, last seen); its id.
+  std::int64_t upsert_device(const DeviceFingerprint& fp);
+  /// Starts a run with status `running`; its id. \p info.host empty: this machine's name.
+  std::int64_t begin_run(const RunInfo& info);
+  void record_attainable_bandwidth(std::int64_t run_id, std::int64_t device_id, double gbps);
+  /// Stores one measurement, committed before returning (a crash after it loses nothing); its id.
+  std::int64_t insert_measurement(const Measurement& m);
+  /// Sets the final status and end time.
+  void end_run(std::int64_t run_id, RunStatus status);
+  /// Replaces every winner of (device, dtype, op) with \p winners, atomically. Intervals must not
+  /// overlap, and each must name a measurement of that device, dtype and op.
+  void replace_winners(std::int64_t device_id, DType dtype, Op op,
+                       std::span<const Winner> winners);
+
+  // --- queries -------------------------------------------------------------------------------
+
+  /// Has this key a measurement with a final outcome (is_final) in any run?
+  bool has_final_measurement(const MeasurementKey& key);
+  /// Every key of \p device_id with a final outcome, for resuming in bulk.
+  std::set<MeasurementKey> final_measured_keys(std::int64_t device_id);
+
+  std::vector<DeviceRecord> devices();
+  std::optional<DeviceRecord> find_device(std::string_view fingerprint_key);
+  std::vector<RunRecord> runs();
+  std::optional<RunRecord> find_run(std::int64_t run_id);
+  std::vector<MeasurementRecord> measurements(const MeasurementFilter& filter = {});
+  std::optional<MeasurementRecord> find_measurement(std::int64_t id);
+  /// Winners ordered by device, dtype, op, n_lo; all devices when \p device_id is empty.
+  std::vector<WinnerRecord> winners(std::optional<std::int64_t> device_id = std::nullopt);
+  Counts counts();
+
+ private:
+  Database(Connection conn, bool writable, int file_version)
+      : conn_(std::move(conn)), writable_(writable), file_version_(file_version) {}
+  void require_writable(const char* what) const;
+
+  Connection conn_;
+  bool writable_ = false;
+  int file_version_ = 0;
+};
+
+}  // namespace tunedreduce::db

@@ -1,0 +1,146 @@
+#pragma once
+// Plain data exchanged with the tuning database. Names of enumerators are the strings stored in
+// the database and the JSON export (see docs/database.md).
+
+#include <compare>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/device_fingerprint.hpp"
+#include "tunedreduce/types.hpp"
+
+namespace tunedreduce::db {
+
+enum class RunStatus { running, finished, interrupted, failed };
+enum class Outcome { ok, incorrect, launch_failed, crashed, timeout };
+enum class L2Mode { cold, warm };
+
+const char* run_status_name(RunStatus s) noexcept;
+const char* outcome_name(Outcome o) noexcept;
+const char* l2_mode_name(L2Mode m) noexcept;
+std::optional<RunStatus> parse_run_status(std::string_view s);
+std::optional<Outcome> parse_outcome(std::string_view s);
+std::optional<L2Mode> parse_l2_mode(std::string_view s);
+
+/// Outcomes that settle a candidate for resume: ok, incorrect and launch_failed are properties
+/// of the kernel; crashed and timeout may be the machine's fault, so a rerun tries again.
+constexpr bool is_final(Outcome o) noexcept {
+  return o == Outcome::ok || o == Outcome::incorrect || o == Outcome::launch_failed;
+}
+
+/// A device row: the fingerprint (hard attributes + latest soft attributes) and bookkeeping.
+struct DeviceRecord {
+  std::int64_t id = 0;
+  std::string key;  // DeviceFingerprint::key()
+  DeviceFingerprint fingerprint;
+  double theoretical_gbps = 0;
+  std::string first_seen;  // ISO 8601 UTC
+  std::string last_seen;
+};
+
+/// What a tuner says about a run when it begins it.
+struct RunInfo {
+  std::string tool_version;
+  std::string manifest_hash;  // registry manifest of the binary
+  std::string config_hash;    // of the effective tune.toml + flags
+  std::string host;           // empty: gethostname()
+  L2Mode l2_mode = L2Mode::cold;
+};
+
+struct RunRecord {
+  std::int64_t id = 0;
+  std::string uuid;  // globally unique; identifies the run across merged databases
+  RunInfo info;
+  std::string origin;  // the database path the run was first recorded in
+  std::string started_at;
+  std::optional<std::string> ended_at;
+  RunStatus status = RunStatus::running;
+  struct Attainable {
+    std::int64_t device_id = 0;
+    double gbps = 0;
+  };
+  std::vector<Attainable> attainable;  // attainable read bandwidth per device, measured once
+};
+
+/// A candidate's parameters as stored (mirrors kernels::KernelParams, as strings, so db/ does not
+/// depend on kernels/).
+struct CandidateParams {
+  std::string family;  // "smem", "warp_shuffle", ...
+  int block = 0;
+  int unroll = 1;
+  std::string smem = "none";  // "none" | "static" | "dynamic"
+  std::string finish = "two_pass";  // "two_pass" | "single_pass"
+  friend bool operator==(const CandidateParams&, const CandidateParams&) = default;
+};
+
+/// The identity of a measurement for resume: measured already → skip.
+struct MeasurementKey {
+  std::int64_t device_id = 0;
+  std::string kernel_id;
+  DType dtype = DType::i32;
+  Op op = Op::sum;
+  std::uint64_t n = 0;
+  L2Mode l2_mode = L2Mode::cold;
+  friend auto operator<=>(const MeasurementKey&, const MeasurementKey&) = default;
+};
+
+struct Measurement {
+  std::int64_t run_id = 0;
+  std::int64_t device_id = 0;
+  std::string kernel_id;  // registry id
+  CandidateParams params;
+  DType dtype = DType::i32;
+  Op op = Op::sum;
+  std::uint64_t n = 0;
+  L2Mode l2_mode = L2Mode::cold;
+  Outcome outcome = Outcome::ok;
+  std::optional<double> median_us, p10_us, p90_us;  // required when outcome is ok
+  int repeats = 0;
+  std::optional<double> gbps;
+  std::optional<int> sm_clock_mhz, mem_clock_mhz;
+  std::string error;  // empty unless the outcome is not ok
+
+  MeasurementKey key() const { return {device_id, kernel_id, dtype, op, n, l2_mode}; }
+};
+
+struct MeasurementRecord : Measurement {
+  std::int64_t id = 0;
+  std::int64_t seq = 0;  // 1, 2, ... within its run
+  std::string measured_at;
+};
+
+/// One winner: for sizes n_lo <= n <= n_hi, run kernel_id.
+struct Winner {
+  DType dtype = DType::i32;
+  Op op = Op::sum;
+  std::uint64_t n_lo = 0;
+  std::uint64_t n_hi = 0;
+  std::string kernel_id;
+  std::int64_t measurement_id = 0;  // the evidence
+  std::optional<std::string> runner_up_kernel_id;
+  std::optional<std::int64_t> runner_up_measurement_id;
+  int driver_version = 0;  // at tuning time: a later driver makes the winner stale, not invalid
+  int runtime_version = 0;
+  std::optional<std::int64_t> run_id;
+};
+
+struct WinnerRecord : Winner {
+  std::int64_t id = 0;
+  std::int64_t device_id = 0;
+  std::optional<std::string> source;  // merge/import input it came from; empty: recorded here
+};
+
+/// Row counts for `db info`.
+struct Counts {
+  std::int64_t devices = 0, runs = 0, measurements = 0, winners = 0;
+};
+
+/// "2026-03-01T12:34:56.789Z".
+std::string utc_timestamp();
+/// 32 random hex digits.
+std::string random_uuid();
+
+}  // namespace tunedreduce::db

@@ -1,0 +1,256 @@
+#include "db/schema.hpp"
+
+#include <cstdio>
+
+#include "db/connection.hpp"
+#include "db/records.hpp"
+#include "db/statement.hpp"
+
+namespace tunedreduce::db {
+
+namespace {
+
+constexpr const char* v1_sql = R"sql(
+CREATE TABLE meta (
+  key   TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE devices (
+  id               INTEGER PRIMARY KEY,
+  fingerprint      TEXT NOT NULL UNIQUE,
+  name             TEXT NOT NULL,
+  cc_major         INTEGER NOT NULL,
+  cc_minor         INTEGER NOT NULL,
+  sm_count         INTEGER NOT NULL,
+  bus_width_bits   INTEGER NOT NULL,
+  l2_bytes         INTEGER NOT NULL,
+  ecc              INTEGER NOT NULL CHECK (ecc IN (0, 1)),
+  total_mem_bytes  INTEGER NOT NULL,
+  mem_clock_khz    INTEGER NOT NULL,
+  theoretical_gbps REAL NOT NULL,
+  driver_version   INTEGER NOT NULL,
+  runtime_version  INTEGER NOT NULL,
+  first_seen       TEXT NOT NULL,
+  last_seen        TEXT NOT NULL
+);
+
+CREATE TABLE runs (
+  id            INTEGER PRIMARY KEY,
+  uuid          TEXT NOT NULL UNIQUE,
+  tool_version  TEXT NOT NULL,
+  manifest_hash TEXT NOT NULL,
+  config_hash   TEXT NOT NULL,
+  host          TEXT NOT NULL,
+  origin        TEXT NOT NULL,
+  started_at    TEXT NOT NULL,
+  ended_at      TEXT,
+  status        TEXT NOT NULL CHECK (status IN ('running', 'finished', 'interrupted', 'failed')),
+  l2_mode       TEXT NOT NULL CHECK (l2_mode IN ('cold', 'warm'))
+);
+
+CREATE TABLE run_devices (
+  run_id          INTEGER NOT NULL REFERENCES runs (id),
+  device_id       INTEGER NOT NULL REFERENCES devices (id),
+  attainable_gbps REAL NOT NULL,
+  PRIMARY KEY (run_id, device_id)
+) WITHOUT ROWID;
+
+CREATE TABLE measurements (
+  id            INTEGER PRIMARY KEY,
+  run_id        INTEGER NOT NULL REFERENCES runs (id),
+  seq           INTEGER NOT NULL CHECK (seq >= 1),
+  device_id     INTEGER NOT NULL REFERENCES devices (id),
+  kernel_id     TEXT NOT NULL CHECK (kernel_id <> ''),
+  family        TEXT NOT NULL,
+  block         INTEGER NOT NULL,
+  unroll        INTEGER NOT NULL,
+  smem          TEXT NOT NULL CHECK (smem IN ('none', 'static', 'dynamic')),
+  finish        TEXT NOT NULL CHECK (finish IN ('two_pass', 'single_pass')),
+  dtype         TEXT NOT NULL CHECK (dtype IN ('i32', 'u32', 'i64', 'u64', 'f32', 'f64')),
+  op            TEXT NOT NULL CHECK (op IN ('sum', 'min', 'max')),
+  n             INTEGER NOT NULL CHECK (n >= 0),
+  l2_mode       TEXT NOT NULL CHECK (l2_mode IN ('cold', 'warm')),
+  outcome       TEXT NOT NULL
+                CHECK (outcome IN ('ok', 'incorrect', 'launch_failed', 'crashed', 'timeout')),
+  median_us     REAL,
+  p10_us        REAL,
+  p90_us        REAL,
+  repeats       INTEGER NOT NULL CHECK (repeats >= 0),
+  gbps          REAL,
+  sm_clock_mhz  INTEGER,
+  mem_clock_mhz INTEGER,
+  error         TEXT NOT NULL DEFAULT '',
+  measured_at   TEXT NOT NULL,
+  UNIQUE (run_id, seq),
+  CHECK (outcome <> 'ok' OR median_us IS NOT NULL)
+);
+CREATE INDEX measurements_by_key ON measurements (device_id, kernel_id, dtype, op, n, l2_mode);
+
+CREATE TABLE sources (
+  id   INTEGER PRIMARY KEY,
+  path TEXT NOT NULL UNIQUE,
+  kind TEXT NOT NULL CHECK (kind IN ('merge', 'import'))
+);
+
+CREATE TABLE run_sources (
+  run_id    INTEGER NOT NULL REFERENCES runs (id),
+  source_id INTEGER NOT NULL REFERENCES sources (id),
+  PRIMARY KEY (run_id, source_id)
+) WITHOUT ROWID;
+
+CREATE TABLE winners (
+  id                       INTEGER PRIMARY KEY,
+  device_id                INTEGER NOT NULL REFERENCES devices (id),
+  dtype                    TEXT NOT NULL CHECK (dtype IN ('i32', 'u32', 'i64', 'u64', 'f32', 'f64')),
+  op                       TEXT NOT NULL CHECK (op IN ('sum', 'min', 'max')),
+  n_lo                     INTEGER NOT NULL,
+  n_hi                     INTEGER NOT NULL,
+  kernel_id                TEXT NOT NULL CHECK (kernel_id <> ''),
+  measurement_id           INTEGER NOT NULL REFERENCES measurements (id),
+  runner_up_kernel_id      TEXT,
+  runner_up_measurement_id INTEGER REFERENCES measurements (id),
+  driver_version           INTEGER NOT NULL,
+  runtime_version          INTEGER NOT NULL,
+  run_id                   INTEGER REFERENCES runs (id),
+  source_id                INTEGER REFERENCES sources (id),
+  CHECK (0 <= n_lo AND n_lo <= n_hi),
+  UNIQUE (device_id, dtype, op, n_lo)
+);
+)sql";
+
+bool has_table(Connection& conn, const char* name) {
+  Statement st = conn.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?1");
+  st.bind(1, name);
+  return st.step();
+}
+
+// Version 0 is the prototype layout written by pre-release builds (tests/data/db/schema_v0.sql):
+// devices without theoretical bandwidth and first/last seen, runs without uuid, origin and L2
+// mode, measurements without seq, L2 mode and clocks, and no winners, sources or meta.
+void migrate_0_to_1(Connection& conn) {
+  if (!has_table(conn, "devices")) {  // a new, empty file
+    conn.exec(v1_sql);
+    return;
+  }
+  conn.exec(
+      "ALTER TABLE devices RENAME TO v0_devices;"
+      "ALTER TABLE runs RENAME TO v0_runs;"
+      "ALTER TABLE measurements RENAME TO v0_measurements;");
+  conn.exec(v1_sql);
+  const std::string now = utc_timestamp();
+  Statement dev = conn.prepare(
+      "INSERT INTO devices (id, fingerprint, name, cc_major, cc_minor, sm_count, bus_width_bits,"
+      " l2_bytes, ecc, total_mem_bytes, mem_clock_khz, theoretical_gbps, driver_version,"
+      " runtime_version, first_seen, last_seen)"
+      " SELECT id, fingerprint, name, cc_major, cc_minor, sm_count, bus_width_bits, l2_bytes,"
+      " ecc, total_mem_bytes, mem_clock_khz, mem_clock_khz * 1e3 * (bus_width_bits / 8.0) * 2.0"
+      " / 1e9, driver_version, runtime_version, ?1, ?1 FROM v0_devices");
+  dev.bind(1, now).run();
+  // The first seen time of a device is the start of its earliest run, where there is one.
+  conn.exec(
+      "UPDATE devices SET first_seen = (SELECT min(r.started_at) FROM v0_runs r JOIN"
+      " v0_measurements m ON m.run_id = r.id WHERE m.device_id = devices.id),"
+      " last_seen = (SELECT max(r.started_at) FROM v0_runs r JOIN v0_measurements m"
+      " ON m.run_id = r.id WHERE m.device_id = devices.id)"
+      " WHERE EXISTS (SELECT 1 FROM v0_measurements m WHERE m.device_id = devices.id)");
+  Statement runs = conn.prepare(
+      "INSERT INTO runs (id, uuid, tool_version, manifest_hash, config_hash, host, origin,"
+      " started_at, ended_at, status, l2_mode)"
+      " SELECT id, lower(hex(randomblob(16))), tool_version, manifest_hash, config_hash, host,"
+      " ?1, started_at, ended_at, status, 'cold' FROM v0_runs");
+  runs.bind(1, conn.path().string()).run();
+  conn.exec(
+      "INSERT INTO measurements (id, run_id, seq, device_id, kernel_id, family, block, unroll,"
+      " smem, finish, dtype, op, n, l2_mode, outcome, median_us, p10_us, p90_us, repeats, gbps,"
+      " sm_clock_mhz, mem_clock_mhz, error, measured_at)"
+      " SELECT id, run_id, row_number() OVER (PARTITION BY run_id ORDER BY id), device_id,"
+      " kernel_id, family, block, unroll, smem, finish, dtype, op, n, 'cold', outcome,"
+      " median_us, p10_us, p90_us, repeats, gbps, NULL, NULL, coalesce(error, ''), measured_at"
+      " FROM v0_measurements ORDER BY id;"
+      "DROP TABLE v0_measurements; DROP TABLE v0_runs; DROP TABLE v0_devices;");
+}
+
+constexpr Migration history[] = {
+    {0, "create the schema, or upgrade the version-0 prototype layout", migrate_0_to_1},
+};
+
+}  // namespace
+
+const char* schema_v1_sql() { return v1_sql; }
+
+std::span<const Migration> migrations() { return history; }
+
+SchemaState read_schema_state(Connection& conn) {
+  SchemaState s;
+  s.application_id = static_cast<std::int32_t>(conn.query_int("PRAGMA application_id"));
+  s.user_version = static_cast<int>(conn.query_int("PRAGMA user_version"));
+  s.table_count = static_cast<int>(conn.query_int(
+      "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%'"
+      " ESCAPE '\\'"));
+  if (s.application_id == application_id && has_table(conn, "meta")) {
+    Statement st = conn.prepare("SELECT value FROM meta WHERE key = 'min_reader_version'");
+    if (st.step()) s.min_reader_version = static_cast<int>(st.column_int(0));
+  }
+  return s;
+}
+
+SchemaAction classify(const SchemaState& s, const Connection& conn, bool for_writing) {
+  const std::string file = quoted(conn.path());
+  if (s.application_id != application_id) {
+    if (s.application_id == 0 && s.table_count == 0) {
+      if (for_writing) return SchemaAction::create;
+      throw DbError(Problem::empty, conn.path(),
+                    file + ": an empty SQLite file, not a tuning database yet (no tables)");
+    }
+    char id[16];
+    std::snprintf(id, sizeof id, "0x%08x", static_cast<unsigned>(s.application_id));
+    throw DbError(Problem::foreign, conn.path(),
+                  file + ": an SQLite database of another application (application_id " + id +
+                      ", " + std::to_string(s.table_count) +
+                      " tables), not a tunedreduce database (application_id 0x54524442)");
+  }
+  if (s.user_version == schema_version) return SchemaAction::use;
+  if (s.user_version < schema_version) {
+    if (for_writing) return SchemaAction::migrate;
+    throw DbError(Problem::too_old, conn.path(),
+                  file + ": schema version " + std::to_string(s.user_version) +
+                      " is older than this binary's " + std::to_string(schema_version) +
+                      "; readers never migrate: upgrade it with `tunedreduce db migrate --db PATH`");
+  }
+  const std::string versions = "schema version " + std::to_string(s.user_version) +
+                               " is newer than this binary's " + std::to_string(schema_version);
+  if (for_writing)
+    throw DbError(Problem::too_new, conn.path(),
+                  file + ": " + versions + "; it is never written by an older binary");
+  if (s.min_reader_version && *s.min_reader_version <= schema_version) return SchemaAction::use;
+  throw DbError(Problem::too_new, conn.path(),
+                file + ": " + versions + " and needs readers of version " +
+                    (s.min_reader_version ? std::to_string(*s.min_reader_version)
+                                          : std::string("(unknown)")) +
+                    " or later");
+}
+
+void apply_migrations(Connection& conn, std::span<const Migration> steps, int target) {
+  int version = static_cast<int>(conn.query_int("PRAGMA user_version"));
+  while (version < target) {
+    const Migration* step = nullptr;
+    for (const Migration& m : steps)
+      if (m.from == version) step = &m;
+    if (!step)
+      throw DbError(Problem::io, conn.path(),
+                    quoted(conn.path()) + ": no migration from schema version " +
+                        std::to_string(version));
+    step->apply(conn);
+    ++version;
+    // PRAGMA values cannot be bound; these are integers of ours, never input.
+    conn.exec("PRAGMA user_version = " + std::to_string(version));
+  }
+  conn.exec("PRAGMA application_id = " + std::to_string(application_id));
+  Statement meta = conn.prepare(
+      "INSERT INTO meta (key, value) VALUES ('min_reader_version', ?1)"
+      " ON CONFLICT (key) DO UPDATE SET value = excluded.value");
+  meta.bind(1, std::to_string(min_reader_version)).run();
+}
+
+}  // namespace tunedreduce::db

@@ -1,0 +1,60 @@
+#pragma once
+// Schema identity, versions and migrations (docs/database.md, "Schema versions").
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+
+namespace tunedreduce::db {
+
+class Connection;
+
+/// PRAGMA application_id of every tunedreduce database: 'TRDB'.
+inline constexpr std::int32_t application_id = 0x54524442;
+/// PRAGMA user_version this binary writes and reads.
+inline constexpr int schema_version = 1;
+/// Stored in meta.min_reader_version: the oldest reader that may read this schema. A schema that
+/// only adds tables or nullable columns keeps it; one that changes meaning raises it.
+inline constexpr int min_reader_version = 1;
+
+/// What a database file says about itself, read without touching any table but meta.
+struct SchemaState {
+  std::int32_t application_id = 0;
+  int user_version = 0;
+  int table_count = 0;  // tables in sqlite_schema, SQLite's own excluded
+  std::optional<int> min_reader_version;
+};
+
+SchemaState read_schema_state(Connection& conn);
+
+/// What opening for reading or writing should do with a file in \p state.
+enum class SchemaAction {
+  use,      // current (or newer but readable): use as is
+  create,   // empty SQLite file: a writer creates the schema
+  migrate,  // older schema of ours: a writer migrates it
+};
+
+/// Throws DbError (foreign, empty, too_new, too_old) when the file cannot be used for the access
+/// asked for; otherwise says what to do.
+SchemaAction classify(const SchemaState& state, const Connection& conn, bool for_writing);
+
+/// One step of the schema history: turns version `from` into `from + 1`.
+struct Migration {
+  int from;
+  const char* description;
+  void (*apply)(Connection& conn);
+};
+
+/// The real history: step 0 -> 1 creates the schema or upgrades the version-0 prototype layout.
+std::span<const Migration> migrations();
+
+/// Brings the schema to \p target with \p steps, inside the caller's BEGIN IMMEDIATE transaction,
+/// then stamps application_id, user_version and meta. Any failure leaves the transaction to roll
+/// back: a migration is all or nothing.
+void apply_migrations(Connection& conn, std::span<const Migration> steps, int target);
+
+/// The SQL that creates schema version 1 from nothing.
+const char* schema_v1_sql();
+
+}  // namespace tunedreduce::db

@@ -1,0 +1,37 @@
+#pragma once
+// Loading winners for the runtime library: each table in one query, from a read-only database.
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/device_fingerprint.hpp"
+#include "db/database.hpp"
+#include "db/db_error.hpp"
+#include "db/winner_table.hpp"
+
+namespace tunedreduce::db {
+
+/// Every winner of the device with fingerprint key \p device_key (lookup levels 1 and 2).
+WinnerTable load_device_winners(Database& db, std::string_view device_key);
+
+/// Winners tuned on *other* devices with the same compute capability and SM count (lookup
+/// level 3). For each (dtype, op) the table holds the winners of one device only: a device with
+/// the same name first, then the smallest fingerprint key; so intervals never overlap.
+WinnerTable load_similar_winners(Database& db, const DeviceFingerprint& fp);
+
+/// What the runtime library loads once per device. Never throws for database problems: they
+/// are reported in `problem` and `message` (one line naming the file), and the tables are empty.
+struct Snapshot {
+  WinnerTable exact;    // this device
+  WinnerTable similar;  // same compute capability and SM count
+  std::optional<Problem> problem;
+  std::string message;
+};
+
+/// Opens \p path read-only (never creates, never migrates), loads both tables, closes the file.
+Snapshot load_snapshot(const std::filesystem::path& path, const DeviceFingerprint& fp,
+                       const ReaderOptions& opt = {});
+
+}  // namespace tunedreduce::db

@@ -1,0 +1,50 @@
+#pragma once
+// An in-memory, read-only table of winners, as the runtime library keeps it.
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "tunedreduce/types.hpp"
+
+namespace tunedreduce::db {
+
+struct SnapshotEntry {
+  std::string device_key;  // the device the winner was tuned on
+  DType dtype = DType::i32;
+  Op op = Op::sum;
+  std::uint64_t n_lo = 0, n_hi = 0;
+  std::string kernel_id;
+  int driver_version = 0;   // at tuning time
+  int runtime_version = 0;
+  double median_us = 0;     // the winning measurement
+
+  /// Tuned under another driver or CUDA runtime: still valid, but worth retuning.
+  bool stale(int driver, int runtime) const {
+    return driver_version != driver || runtime_version != runtime;
+  }
+};
+
+class WinnerTable {
+ public:
+  WinnerTable() = default;
+  /// \p rows must not overlap within one (dtype, op); they are sorted here.
+  explicit WinnerTable(std::vector<SnapshotEntry> rows);
+
+  /// The entry whose interval contains n (lookup level 1 or 3), or nullptr.
+  const SnapshotEntry* find(DType dtype, Op op, std::uint64_t n) const;
+  /// The entry nearest to n for (dtype, op) (lookup level 2): the containing one, else the
+  /// interval with the smallest distance to n; on equal distance the smaller sizes win.
+  const SnapshotEntry* nearest(DType dtype, Op op, std::uint64_t n) const;
+
+  std::span<const SnapshotEntry> entries() const { return rows_; }
+  bool empty() const { return rows_.empty(); }
+  std::size_t size() const { return rows_.size(); }
+
+ private:
+  std::span<const SnapshotEntry> range(DType dtype, Op op) const;
+  std::vector<SnapshotEntry> rows_;  // sorted by dtype, op, n_lo
+};
+
+}  // namespace tunedreduce::db

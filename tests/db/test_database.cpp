@@ -1,0 +1,416 @@
+// The writer and reader API: what a tuner, a report and the runtime library rely on.
+
+#include <gtest/gtest.h>
+
+#include "common/exit_codes.hpp"
+#include "db/database.hpp"
+#include "db/schema.hpp"
+#include "db/snapshot.hpp"
+#include "db/statement.hpp"
+#include "db/transaction.hpp"
+#include "test_util.hpp"
+
+namespace tunedreduce::db {
+namespace {
+
+using test::TempDir;
+
+TEST(Database, WriterCreatesACurrentSchemaInWalMode) {
+  TempDir dir;
+  const auto path = dir / "tune.db";
+  {
+    Database db = Database::open_writer(path);
+    EXPECT_TRUE(db.writable());
+    EXPECT_EQ(db.file_schema_version(), schema_version);
+    EXPECT_EQ(db.connection().query_text("PRAGMA journal_mode"), "wal");
+    EXPECT_EQ(db.connection().query_int("PRAGMA application_id"), application_id);
+    EXPECT_EQ(db.connection().query_text(
+                  "SELECT value FROM meta WHERE key = 'min_reader_version'"),
+              std::to_string(min_reader_version));
+  }
+  Database reader = Database::open_reader(path);
+  EXPECT_FALSE(reader.writable());
+  EXPECT_EQ(reader.counts().devices, 0);
+}
+
+TEST(Database, DeviceUpsertKeepsOneRowAndRefreshesSoftAttributes) {
+  TempDir dir;
+  Database db = Database::open_writer(dir / "tune.db");
+  DeviceFingerprint fp = test::h100();
+  const auto id = db.upsert_device(fp);
+  fp.driver_version = 13010;
+  fp.runtime_version = 13010;
+  EXPECT_EQ(db.upsert_device(fp), id);
+  EXPECT_NE(db.upsert_device(test::h200()), id);
+  auto dev = db.find_device(fp.key());
+  ASSERT_TRUE(dev);
+  EXPECT_EQ(dev->id, id);
+  EXPECT_EQ(dev->fingerprint.name, fp.name);
+  EXPECT_EQ(dev->fingerprint.driver_version, 13010);
+  EXPECT_EQ(dev->fingerprint.total_mem_bytes, fp.total_mem_bytes);
+  EXPECT_DOUBLE_EQ(dev->theoretical_gbps, fp.theoretical_gbps());
+  EXPECT_LE(dev->first_seen, dev->last_seen);
+  EXPECT_EQ(db.devices().size(), 2u);
+}
+
+TEST(Database, RunAndMeasurementsRoundTrip) {
+  TempDir dir;
+  Database db = Database::open_writer(dir / "tune.db");
+  const auto dev = db.upsert_device(test::h100());
+  const auto run = db.begin_run(test::run_info());
+  db.record_attainable_bandwidth(run, dev, 3193.5);
+  Measurement ok = test::measurement(run, dev, "smem.b256.u8.dynamic.single_pass.f32.sum",
+                                     std::uint64_t{1} << 40, 123.25);
+  ok.params = {"smem", 256, 8, "dynamic", "single_pass"};
+  const auto id1 = db.insert_measurement(ok);
+  Measurement bad = test::measurement(run, dev, "neighbored.b128.two_pass.i64.min", 4096, 0,
+                                      DType::i64, Op::min);
+  bad.outcome = Outcome::incorrect;
+  bad.median_us.reset();
+  bad.error = "got 7, expected 3";
+  const auto id2 = db.insert_measurement(bad);
+  db.end_run(run, RunStatus::finished);
+
+  auto m1 = db.find_measurement(id1);
+  ASSERT_TRUE(m1);
+  EXPECT_EQ(m1->seq, 1);
+  EXPECT_EQ(m1->n, std::uint64_t{1} << 40);
+  EXPECT_EQ(m1->params, ok.params);
+  EXPECT_EQ(m1->median_us, 123.25);
+  EXPECT_EQ(m1->sm_clock_mhz, 1980);
+  auto m2 = db.find_measurement(id2);
+  ASSERT_TRUE(m2);
+  EXPECT_EQ(m2->seq, 2);
+  EXPECT_EQ(m2->outcome, Outcome::incorrect);
+  EXPECT_EQ(m2->dtype, DType::i64);
+  EXPECT_EQ(m2->op, Op::min);
+  EXPECT_FALSE(m2->median_us);
+  EXPECT_EQ(m2->error, "got 7, expected 3");
+
+  auto r = db.find_run(run);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, RunStatus::finished);
+  EXPECT_TRUE(r->ended_at);
+  EXPECT_EQ(r->uuid.size(), 32u);
+  EXPECT_EQ(r->origin, (dir / "tune.db").string());
+  ASSERT_EQ(r->attainable.size(), 1u);
+  EXPECT_DOUBLE_EQ(r->attainable[0].gbps, 3193.5);
+  MeasurementFilter f;
+  f.device_id = dev;
+  f.dtype = DType::i64;
+  EXPECT_EQ(db.measurements(f).size(), 1u);
+  EXPECT_EQ(db.counts().measurements, 2);
+}
+
+TEST(Database, InvalidMeasurementsAreRefusedWithTheirReason) {
+  TempDir dir;
+  Database db = Database::open_writer(dir / "tune.db");
+  const auto dev = db.upsert_device(test::h100());
+  const auto run = db.begin_run(test::run_info());
+  Measurement m = test::measurement(run, dev, "unroll.b256.u4.two_pass.f32.sum", 10, 1.0);
+  m.median_us.reset();
+  try {
+    db.insert_measurement(m);
+    FAIL() << "an ok measurement without a median was stored";
+  } catch (const DbError& e) {
+    EXPECT_EQ(e.problem(), Problem::invalid_data);
+    EXPECT_NE(std::string(e.what()).find("no median"), std::string::npos);
+  }
+  m = test::measurement(run + 100, dev, "unroll.b256.u4.two_pass.f32.sum", 10, 1.0);
+  EXPECT_THROW(db.insert_measurement(m), DbError);  // no such run: foreign key
+  m = test::measurement(run, dev, "unroll.b256.u4.two_pass.f32.sum", ~std::uint64_t{0}, 1.0);
+  EXPECT_THROW(db.insert_measurement(m), DbError);  // n beyond int64
+  EXPECT_THROW(db.end_run(run + 100, RunStatus::failed), DbError);
+  EXPECT_EQ(db.counts().measurements, 0);
+}
+
+TEST(Database, ResumeQueriesCountOnlyFinalOutcomes) {
+  TempDir dir;
+  Database db = Database::open_writer(dir / "tune.db");
+  const auto dev = db.upsert_device(test::h100());
+  const auto run = db.begin_run(test::run_info());
+  Measurement ok = test::measurement(run, dev, "unroll.b256.u4.two_pass.f32.sum", 1024, 3.0);
+  db.insert_measurement(ok);
+  Measurement crashed = test::measurement(run, dev, "unroll.b512.u4.two_pass.f32.sum", 1024, 0);
+  crashed.outcome = Outcome::crashed;
+  crashed.median_us.reset();
+  db.insert_measurement(crashed);
+  Measurement failed = test::measurement(run, dev, "unroll.b1024.u4.two_pass.f32.sum", 1024, 0);
+  failed.outcome = Outcome::launch_failed;
+  db.insert_measurement(failed);
+
+  EXPECT_TRUE(db.has_final_measurement(ok.key()));
+  EXPECT_FALSE(db.has_final_measurement(crashed.key()));
+  EXPECT_TRUE(db.has_final_measurement(failed.key()));
+  MeasurementKey other = ok.key();
+  other.l2_mode = L2Mode::warm;
+  EXPECT_FALSE(db.has_final_measurement(other));
+  other = ok.key();
+  other.n = 2048;
+  EXPECT_FALSE(db.has_final_measurement(other));
+  auto keys = db.final_measured_keys(dev);
+  EXPECT_EQ(keys.size(), 2u);
+  EXPECT_TRUE(keys.count(ok.key()));
+  EXPECT_TRUE(keys.count(failed.key()));
+  // A later run sees the earlier run's results.
+  const auto run2 = db.begin_run(test::run_info());
+  (void)run2;
+  EXPECT_TRUE(db.has_final_measurement(ok.key()));
+}
+
+struct WinnerFixture : ::testing::Test {
+  TempDir dir;
+  Database db = Database::open_writer(dir / "tune.db");
+  std::int64_t dev = db.upsert_device(test::h100());
+  std::int64_t run = db.begin_run(test::run_info());
+  std::int64_t m_small = db.insert_measurement(
+      test::measurement(run, dev, "warp_shuffle.b256.u4.two_pass.f32.sum", 1024, 4.0));
+  std::int64_t m_small_2nd = db.insert_measurement(
+      test::measurement(run, dev, "smem.b256.u8.dynamic.single_pass.f32.sum", 1024, 4.5));
+  std::int64_t m_large = db.insert_measurement(
+      test::measurement(run, dev, "vectorized.b512.u2.two_pass.f32.sum", 1 << 24, 40.0));
+
+  Winner winner(std::uint64_t lo, std::uint64_t hi, std::int64_t m, const std::string& id) {
+    Winner w;
+    w.dtype = DType::f32;
+    w.op = Op::sum;
+    w.n_lo = lo;
+    w.n_hi = hi;
+    w.kernel_id = id;
+    w.measurement_id = m;
+    w.driver_version = 13000;
+    w.runtime_version = 13000;
+    w.run_id = run;
+    return w;
+  }
+};
+
+TEST_F(WinnerFixture, ReplaceWinnersIsAllOrNothing) {
+  std::vector<Winner> ws = {winner(1, 65535, m_small, "warp_shuffle.b256.u4.two_pass.f32.sum"),
+                            winner(65536, 1 << 30, m_large, "vectorized.b512.u2.two_pass.f32.sum")};
+  ws[0].runner_up_kernel_id = "smem.b256.u8.dynamic.single_pass.f32.sum";
+  ws[0].runner_up_measurement_id = m_small_2nd;
+  db.replace_winners(dev, DType::f32, Op::sum, ws);
+  auto stored = db.winners(dev);
+  ASSERT_EQ(stored.size(), 2u);
+  EXPECT_EQ(stored[0].runner_up_measurement_id, m_small_2nd);
+  EXPECT_EQ(stored[1].n_hi, std::uint64_t{1} << 30);
+
+  // Overlapping intervals: refused, and the stored winners are untouched.
+  std::vector<Winner> overlap = {winner(1, 2000, m_small, "warp_shuffle.b256.u4.two_pass.f32.sum"),
+                                 winner(2000, 4000, m_large, "vectorized.b512.u2.two_pass.f32.sum")};
+  EXPECT_THROW(db.replace_winners(dev, DType::f32, Op::sum, overlap), DbError);
+  // Evidence that is not an ok measurement of that kernel: refused.
+  std::vector<Winner> wrong = {winner(1, 10, m_large, "warp_shuffle.b256.u4.two_pass.f32.sum")};
+  EXPECT_THROW(db.replace_winners(dev, DType::f32, Op::sum, wrong), DbError);
+  std::vector<Winner> other_op = {winner(1, 10, m_small, "warp_shuffle.b256.u4.two_pass.f32.sum")};
+  EXPECT_THROW(db.replace_winners(dev, DType::f32, Op::max, other_op), DbError);
+  EXPECT_EQ(db.winners(dev).size(), 2u);
+
+  // A valid replacement replaces all of them.
+  std::vector<Winner> one = {winner(1, 1 << 20, m_small, "warp_shuffle.b256.u4.two_pass.f32.sum")};
+  db.replace_winners(dev, DType::f32, Op::sum, one);
+  ASSERT_EQ(db.winners(dev).size(), 1u);
+  EXPECT_EQ(db.winners(dev)[0].n_hi, 1u << 20);
+  db.replace_winners(dev, DType::f32, Op::sum, {});
+  EXPECT_TRUE(db.winners(dev).empty());
+}
+
+TEST_F(WinnerFixture, SnapshotLoadsExactAndSimilarDevices) {
+  db.replace_winners(dev, DType::f32, Op::sum,
+                     std::vector<Winner>{
+                         winner(1, 65535, m_small, "warp_shuffle.b256.u4.two_pass.f32.sum"),
+                         winner(1 << 20, 1 << 30, m_large, "vectorized.b512.u2.two_pass.f32.sum")});
+  // Another device with the same compute capability and SM count, and one without.
+  DeviceFingerprint twin = test::h100();
+  twin.ecc = false;  // another fingerprint, same cc + SMs
+  const auto twin_id = db.upsert_device(twin);
+  const auto m_twin = db.insert_measurement(
+      test::measurement(run, twin_id, "unroll.b128.u2.two_pass.i32.max", 100, 2.0, DType::i32,
+                        Op::max));
+  Winner tw = winner(1, 1000, m_twin, "unroll.b128.u2.two_pass.i32.max");
+  tw.dtype = DType::i32;
+  tw.op = Op::max;
+  db.replace_winners(twin_id, DType::i32, Op::max, std::vector<Winner>{tw});
+
+  Snapshot s = load_snapshot(dir / "tune.db", test::h100());
+  ASSERT_FALSE(s.problem) << s.message;
+  ASSERT_EQ(s.exact.size(), 2u);
+  const SnapshotEntry* e = s.exact.find(DType::f32, Op::sum, 4096);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->kernel_id, "warp_shuffle.b256.u4.two_pass.f32.sum");
+  EXPECT_DOUBLE_EQ(e->median_us, 4.0);
+  EXPECT_FALSE(e->stale(13000, 13000));
+  EXPECT_TRUE(e->stale(13010, 13000));
+  EXPECT_FALSE(s.exact.find(DType::f32, Op::sum, 100000));  // in the gap
+  EXPECT_FALSE(s.exact.find(DType::f32, Op::sum, 0));
+  EXPECT_EQ(s.exact.nearest(DType::f32, Op::sum, 100000)->n_hi, 65535u);   // closer below
+  EXPECT_EQ(s.exact.nearest(DType::f32, Op::sum, 1000000)->n_lo, 1u << 20);  // closer above
+  EXPECT_EQ(s.exact.nearest(DType::f32, Op::sum, std::uint64_t{1} << 40)->n_lo, 1u << 20);
+  EXPECT_FALSE(s.exact.find(DType::i32, Op::max, 10));
+  ASSERT_EQ(s.similar.size(), 1u);
+  EXPECT_EQ(s.similar.find(DType::i32, Op::max, 10)->device_key, twin.key());
+
+  DeviceFingerprint other = test::h100();
+  other.sm_count = 114;  // H100 PCIe-like: no similar device
+  Snapshot t = load_snapshot(dir / "tune.db", other);
+  EXPECT_TRUE(t.exact.empty());
+  EXPECT_TRUE(t.similar.empty());
+}
+
+TEST(Database, SnapshotOfAMissingFileSaysNoDatabaseOnce) {
+  TempDir dir;
+  Snapshot s = load_snapshot(dir / "absent.db", test::h100());
+  ASSERT_TRUE(s.problem);
+  EXPECT_EQ(*s.problem, Problem::missing);
+  EXPECT_EQ(s.message, "'" + (dir / "absent.db").string() + "': no database (the file does not exist)");
+  EXPECT_FALSE(std::filesystem::exists(dir / "absent.db"));  // a reader never creates
+}
+
+TEST(Database, ReadersCannotWrite) {
+  TempDir dir;
+  { Database::open_writer(dir / "tune.db").upsert_device(test::h100()); }
+  Database r = Database::open_reader(dir / "tune.db");
+  try {
+    r.upsert_device(test::h200());
+    FAIL();
+  } catch (const DbError& e) {
+    EXPECT_EQ(e.problem(), Problem::readonly);
+    EXPECT_EQ(e.exit_code(), exit_code::db_readonly);
+  }
+  // Even raw SQL through the connection is refused by SQLite itself.
+  EXPECT_THROW(r.connection().exec("DELETE FROM devices"), DbError);
+  EXPECT_EQ(r.counts().devices, 1);
+}
+
+TEST(Database, ImmutableReaderReadsAShippedFile) {
+  TempDir dir;
+  const auto path = dir / "ship it 'quoted' %20 ?x=1 #frag.db";
+  {
+    Database db = Database::open_writer(path);
+    db.upsert_device(test::h100());
+  }
+  ReaderOptions ro;
+  ro.immutable = true;
+  Database r = Database::open_reader(path, ro);
+  EXPECT_EQ(r.counts().devices, 1);
+  EXPECT_FALSE(std::filesystem::exists(path.string() + "-shm"));
+}
+
+// --- migrations ----------------------------------------------------------------------------------
+
+void add_v2_column(Connection& c) { c.exec("ALTER TABLE runs ADD COLUMN note TEXT"); }
+void broken_v2(Connection& c) {
+  c.exec("ALTER TABLE runs ADD COLUMN note TEXT");
+  c.exec("THIS IS NOT SQL");
+}
+
+TEST(Migration, AFailingStepRollsBackEverything) {
+  TempDir dir;
+  { Database::open_writer(dir / "tune.db").upsert_device(test::h100()); }
+  Connection c = Connection::open(dir / "tune.db", OpenMode::read_write);
+  std::vector<Migration> steps(migrations().begin(), migrations().end());
+  steps.push_back({1, "test: broken", broken_v2});
+  {
+    Transaction tx(c, TxKind::immediate);
+    EXPECT_THROW(apply_migrations(c, steps, 2), DbError);
+  }  // rolled back
+  EXPECT_EQ(c.query_int("PRAGMA user_version"), 1);
+  EXPECT_EQ(c.query_int("SELECT count(*) FROM pragma_table_info('runs') WHERE name = 'note'"), 0);
+  steps.back() = {1, "test: add a column", add_v2_column};
+  {
+    Transaction tx(c, TxKind::immediate);
+    apply_migrations(c, steps, 2);
+    tx.commit();
+  }
+  EXPECT_EQ(c.query_int("PRAGMA user_version"), 2);
+  EXPECT_EQ(c.query_int("SELECT count(*) FROM pragma_table_info('runs') WHERE name = 'note'"), 1);
+  EXPECT_EQ(c.query_int("SELECT count(*) FROM devices"), 1);
+}
+
+TEST(Migration, Version0PrototypeIsMigratedWithoutLosingARow) {
+  TempDir dir;
+  const auto path = test::copy_fixture("schema_v0.db", dir);
+  // Readers never migrate: they refuse, and the file stays as it was.
+  try {
+    Database::open_reader(path);
+    FAIL() << "a reader opened a version-0 file";
+  } catch (const DbError& e) {
+    EXPECT_EQ(e.problem(), Problem::too_old);
+    EXPECT_EQ(e.exit_code(), exit_code::db_needs_migration);
+    EXPECT_NE(std::string(e.what()).find("schema version 0"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(test::read_file(path), test::read_file(test::fixture("schema_v0.db")));
+
+  Database db = Database::open_writer(path);
+  EXPECT_EQ(db.file_schema_version(), schema_version);
+  EXPECT_EQ(db.counts().devices, 1);
+  EXPECT_EQ(db.counts().runs, 2);
+  EXPECT_EQ(db.counts().measurements, 4);
+  auto devs = db.devices();
+  EXPECT_EQ(devs[0].key, "a1b2c3d4e5f60718");
+  EXPECT_NEAR(devs[0].theoretical_gbps, 3352.32, 0.01);
+  EXPECT_EQ(devs[0].first_seen, "2025-11-01T10:00:00.000Z");
+  auto runs = db.runs();
+  EXPECT_EQ(runs[1].status, RunStatus::interrupted);
+  EXPECT_FALSE(runs[1].ended_at);
+  EXPECT_EQ(runs[0].uuid.size(), 32u);
+  EXPECT_NE(runs[0].uuid, runs[1].uuid);
+  auto ms = db.measurements();
+  EXPECT_EQ(ms[2].error, "result 3.5 != 4.0");
+  EXPECT_EQ(ms[3].seq, 1);  // first of run 2
+  EXPECT_EQ(ms[1].seq, 2);
+  // The migrated file has exactly the schema of a new one.
+  Database fresh = Database::open_writer(dir / "fresh.db");
+  const char* q = "SELECT group_concat(sql, ';') FROM (SELECT sql FROM sqlite_schema ORDER BY name)";
+  EXPECT_EQ(db.connection().query_text(q), fresh.connection().query_text(q));
+  EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
+  EXPECT_EQ(db.connection().query_int("SELECT count(*) FROM pragma_foreign_key_check"), 0);
+  // It is usable: new runs continue the sequence.
+  const auto run = db.begin_run(test::run_info());
+  EXPECT_GT(run, 2);
+}
+
+// --- hostile strings ----------------------------------------------------------------------------
+
+TEST(Database, HostileStringsAreStoredVerbatimInHostilePaths) {
+  TempDir dir;
+  const std::string hostile =
+      "it's \"quoted\"; '); DROP TABLE measurements; --\nline 2 <script>alert(1)</script> "
+      "\xc3\xa9\xe2\x82\xac\xf0\x9f\x9a\x80 %s %n \\ \t end";
+  const auto folder = dir / "d'ir; DROP TABLE runs;--\n<script>\xc3\xa9";
+  std::filesystem::create_directory(folder);
+  const auto path = folder / "t\"une'; DROP TABLE devices;--.db";
+  {
+    Database db = Database::open_writer(path);
+    DeviceFingerprint fp = test::h100();
+    fp.name = hostile;
+    const auto dev = db.upsert_device(fp);
+    RunInfo info = test::run_info();
+    info.host = hostile;
+    info.config_hash = hostile;
+    const auto run = db.begin_run(info);
+    Measurement m = test::measurement(run, dev, hostile, 10, 1.0);
+    m.outcome = Outcome::crashed;
+    m.error = hostile;
+    m.params.family = hostile;
+    db.insert_measurement(m);
+  }
+  Database r = Database::open_reader(path);
+  auto devs = r.devices();
+  ASSERT_EQ(devs.size(), 1u);
+  EXPECT_EQ(devs[0].fingerprint.name, hostile);
+  EXPECT_EQ(r.runs()[0].info.host, hostile);
+  EXPECT_EQ(r.runs()[0].origin, path.string());
+  auto ms = r.measurements();
+  ASSERT_EQ(ms.size(), 1u);
+  EXPECT_EQ(ms[0].kernel_id, hostile);
+  EXPECT_EQ(ms[0].error, hostile);
+  EXPECT_EQ(ms[0].params.family, hostile);
+  EXPECT_EQ(r.connection().query_int(
+                "SELECT count(*) FROM sqlite_schema WHERE name IN ('measurements','runs','devices')"),
+            3);
+}
+
+}  // namespace
+}  // namespace tunedreduce::db

@@ -1,0 +1,249 @@
+#include "test_util.hpp"
+
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+extern char** environ;
+
+namespace tunedreduce::db::test {
+
+namespace fs = std::filesystem;
+
+TempDir::TempDir() {
+  std::string tmpl = (fs::temp_directory_path() / "tr_db_test.XXXXXX").string();
+  if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+  path_ = tmpl;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(path_, ec); !ec && it != fs::end(it);
+       it.increment(ec))
+    if (it->is_directory(ec)) fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
+  fs::permissions(path_, fs::perms::owner_all, fs::perm_options::add, ec);
+  fs::remove_all(path_, ec);
+}
+
+DeviceFingerprint h100() {
+  DeviceFingerprint f;
+  f.name = "NVIDIA H100 80GB HBM3";
+  f.cc_major = 9;
+  f.cc_minor = 0;
+  f.sm_count = 132;
+  f.bus_width_bits = 5120;
+  f.l2_bytes = 52428800;
+  f.ecc = true;
+  f.total_mem_bytes = 85045395456;
+  f.mem_clock_khz = 2619000;
+  f.driver_version = 13000;
+  f.runtime_version = 13000;
+  return f;
+}
+
+DeviceFingerprint h200() {
+  DeviceFingerprint f = h100();
+  f.name = "NVIDIA H200";
+  f.total_mem_bytes = 150754820096;
+  f.bus_width_bits = 6144;
+  f.mem_clock_khz = 3201000;
+  return f;
+}
+
+RunInfo run_info() {
+  RunInfo r;
+  r.tool_version = "0.1.0";
+  r.manifest_hash = "0123456789abcdef";
+  r.config_hash = "fedcba9876543210";
+  r.host = "test-host";
+  return r;
+}
+
+Measurement measurement(std::int64_t run, std::int64_t device, const std::string& kernel_id,
+                        std::uint64_t n, double median_us, DType dtype, Op op) {
+  Measurement m;
+  m.run_id = run;
+  m.device_id = device;
+  m.kernel_id = kernel_id;
+  m.params.family = kernel_id.substr(0, kernel_id.find('.'));
+  m.params.block = 256;
+  m.params.unroll = 4;
+  m.dtype = dtype;
+  m.op = op;
+  m.n = n;
+  m.median_us = median_us;
+  m.p10_us = median_us * 0.98;
+  m.p90_us = median_us * 1.03;
+  m.repeats = 20;
+  m.gbps = static_cast<double>(n) * 4 / (median_us * 1e3);
+  m.sm_clock_mhz = 1980;
+  m.mem_clock_mhz = 2619;
+  return m;
+}
+
+void write_file(const fs::path& p, const std::string& bytes) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out << bytes;
+  if (!out) throw std::runtime_error("cannot write " + p.string());
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+fs::path fixture(const std::string& name) { return fs::path(TR_DB_FIXTURES) / name; }
+
+fs::path copy_fixture(const std::string& name, const TempDir& dir) {
+  const fs::path to = dir / name;
+  fs::copy_file(fixture(name), to, fs::copy_options::overwrite_existing);
+  fs::permissions(to, fs::perms::owner_read | fs::perms::owner_write);
+  return to;
+}
+
+namespace {
+
+std::vector<char*> c_argv(const std::vector<std::string>& argv) {
+  std::vector<char*> v;
+  for (const auto& a : argv) v.push_back(const_cast<char*>(a.c_str()));
+  v.push_back(nullptr);
+  return v;
+}
+
+int decode_status(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return -1;
+}
+
+}  // namespace
+
+ProcessResult run_process(const std::vector<std::string>& argv,
+                          const std::vector<std::string>& extra_env) {
+  int out_pipe[2], err_pipe[2];
+  if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) throw std::runtime_error("pipe failed");
+  std::vector<std::string> env_storage;
+  for (char** e = environ; *e; ++e) env_storage.emplace_back(*e);
+  for (const auto& e : extra_env) env_storage.push_back(e);
+  auto args = c_argv(argv);
+  auto envp = c_argv(env_storage);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(out_pipe[1], 1);
+    dup2(err_pipe[1], 2);
+    close(out_pipe[0]);
+    close(err_pipe[0]);
+    close(out_pipe[1]);
+    close(err_pipe[1]);
+    int devnull = open("/dev/null", O_RDONLY);
+    dup2(devnull, 0);
+    execve(args[0], args.data(), envp.data());
+    _exit(127);
+  }
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  ProcessResult r;
+  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  int open_fds = 2;
+  char buf[4096];
+  while (open_fds > 0) {
+    if (poll(fds, 2, -1) < 0) break;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP))) continue;
+      ssize_t k = read(fds[i].fd, buf, sizeof buf);
+      if (k <= 0) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+      } else {
+        (i == 0 ? r.out : r.err).append(buf, static_cast<std::size_t>(k));
+      }
+    }
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  r.exit_code = decode_status(status);
+  return r;
+}
+
+Child::Child(const std::vector<std::string>& argv) {
+  int out_pipe[2];
+  if (pipe(out_pipe) != 0) throw std::runtime_error("pipe failed");
+  auto args = c_argv(argv);
+  pid_ = fork();
+  if (pid_ == 0) {
+    dup2(out_pipe[1], 1);
+    close(out_pipe[0]);
+    close(out_pipe[1]);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  close(out_pipe[1]);
+  out_fd_ = out_pipe[0];
+}
+
+Child::~Child() {
+  if (!waited_) {
+    ::kill(pid_, SIGKILL);
+    wait();
+  }
+  if (out_fd_ >= 0) close(out_fd_);
+}
+
+std::optional<std::string> Child::read_line(int timeout_ms) {
+  for (;;) {
+    auto nl = buffer_.find('\n');
+    if (nl != std::string::npos) {
+      std::string line = buffer_.substr(0, nl);
+      buffer_.erase(0, nl + 1);
+      return line;
+    }
+    pollfd fd{out_fd_, POLLIN, 0};
+    if (poll(&fd, 1, timeout_ms) <= 0) return std::nullopt;
+    char buf[1024];
+    ssize_t k = read(out_fd_, buf, sizeof buf);
+    if (k <= 0) return std::nullopt;
+    buffer_.append(buf, static_cast<std::size_t>(k));
+  }
+}
+
+void Child::kill(int sig) { ::kill(pid_, sig); }
+
+int Child::wait() {
+  int status = 0;
+  waitpid(pid_, &status, 0);
+  waited_ = true;
+  return decode_status(status);
+}
+
+std::string writer_helper() { return TR_DB_TEST_WRITER; }
+
+bool running_as_root() { return geteuid() == 0; }
+
+int run_as_nobody(int (*fn)(const fs::path&), const fs::path& arg) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    // Dropping to an unprivileged user is the only way to make permission bits bind for a
+    // process that runs as root (CAP_DAC_OVERRIDE ignores them).
+    if (setgroups(0, nullptr) != 0 || setgid(65534) != 0 || setuid(65534) != 0 || geteuid() == 0)
+      _exit(200);
+    _exit(fn(arg));
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  const int code = decode_status(status);
+  return code == 200 ? -1 : code;
+}
+
+}  // namespace tunedreduce::db::test
