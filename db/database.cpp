@@ -177,6 +177,15 @@ RunRecord read_run(const Statement& st) {
   return r;
 }
 
+// The header fields and the table list read in one read transaction: a writer creating the
+// schema meanwhile is seen either not at all or completely.
+SchemaState consistent_schema_state(Connection& conn) {
+  Transaction tx(conn, TxKind::deferred);
+  SchemaState s = read_schema_state(conn);
+  tx.commit();
+  return s;
+}
+
 }  // namespace
 
 // --- opening -------------------------------------------------------------------------------------
@@ -193,7 +202,7 @@ Database Database::open_reader(const fs::path& path, const ReaderOptions& opt) {
   conn.set_busy_timeout(opt.busy_timeout);
   SchemaState state;
   try {
-    state = read_schema_state(conn);
+    state = consistent_schema_state(conn);
   } catch (const DbError& e) {
     // A WAL database needs its -shm file; in a read-only folder SQLite cannot create it.
     if (e.problem() == Problem::io && !opt.immutable && !is_writable(folder_of(path)))
@@ -228,6 +237,13 @@ Database Database::open_writer(const fs::path& path, const WriterOptions& opt) {
                     quoted(path) + ": the file is read-only (no write permission)");
     const fs::path wal = path.string() + "-wal", shm = path.string() + "-shm";
     std::error_code ec;
+    // SQLite gives a new -wal the main file's mode, so a file made read-only once can leave a
+    // read-only -wal behind after its own mode is restored.
+    for (const fs::path& side : {wal, shm})
+      if (fs::exists(side, ec) && !is_writable(side))
+        throw DbError(Problem::readonly, path,
+                      quoted(path) + ": its " + quoted(side) +
+                          " is read-only; restore its write permission too");
     const bool sidecars_ready = fs::exists(wal, ec) && fs::exists(shm, ec) && is_writable(wal) &&
                                 is_writable(shm);
     if (!is_writable(folder) && !sidecars_ready)
@@ -240,7 +256,7 @@ Database Database::open_writer(const fs::path& path, const WriterOptions& opt) {
     throw DbError(Problem::readonly, path, quoted(path) + ": SQLite opened it read-only");
   conn.set_busy_timeout(opt.busy_timeout);
   // Refuse files that are not ours, or too new, before changing anything in them.
-  classify(read_schema_state(conn), conn, true);
+  classify(consistent_schema_state(conn), conn, true);
   set_journal_wal(conn);
   conn.exec("PRAGMA synchronous = FULL");
   conn.exec("PRAGMA foreign_keys = ON");
