@@ -1,0 +1,39 @@
+#pragma once
+// The sub-command table of the tunedreduce CLI and the options every sub-command shares.
+
+#include <boost/program_options.hpp>
+
+#include <optional>
+#include <string>
+
+namespace tunedreduce::cli {
+
+/// A sub-command receives its own argv: argv[0] is "tunedreduce NAME".
+struct Command {
+  const char* name;
+  const char* summary;
+  int (*run)(int argc, char** argv);
+};
+
+/// Options shared by every sub-command.
+struct CommonOptions {
+  std::optional<std::string> db;  // --db PATH
+  std::string log_level = "warn";
+};
+
+/// Adds --db, --log-level and --help to \p desc.
+void add_common_options(boost::program_options::options_description& desc, CommonOptions& common);
+
+/// Parses argv into \p vm, handles --help (prints usage + desc, returns true: the caller exits 0),
+/// initialises logging. Throws boost::program_options::error on bad input.
+bool parse_command_line(int argc, char** argv,
+                        const boost::program_options::options_description& desc,
+                        const boost::program_options::positional_options_description* positional,
+                        boost::program_options::variables_map& vm, const CommonOptions& common,
+                        const char* usage);
+
+// Sub-commands (each in cmd_NAME.cpp).
+int cmd_list(int argc, char** argv);
+int cmd_db(int argc, char** argv);
+
+}  // namespace tunedreduce::cli

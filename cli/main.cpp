@@ -1,0 +1,74 @@
+// tunedreduce: one CLI with sub-commands.
+
+#include <boost/program_options/errors.hpp>
+
+#include <cstring>
+#include <exception>
+#include <iostream>
+#include <string>
+
+#include "cli/command.hpp"
+#include "common/error.hpp"
+#include "kernels/registry.hpp"
+#include "tunedreduce/version.hpp"
+
+namespace {
+
+using tunedreduce::cli::Command;
+
+constexpr Command commands[] = {
+    {"list", "print the kernel registry (one line an entry; --json for all parameters)",
+     tunedreduce::cli::cmd_list},
+    {"db", "inspect, check, export, import and merge tuning databases", tunedreduce::cli::cmd_db},
+};
+
+void print_usage(std::ostream& os) {
+  os << "usage: tunedreduce [--version] [--help] COMMAND [ARGS...]\n\ncommands:\n";
+  for (const Command& c : commands) {
+    std::string name = c.name;
+    name.resize(10, ' ');
+    os << "  " << name << c.summary << "\n";
+  }
+  os << "\n'tunedreduce COMMAND --help' describes a command's options.\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  namespace ec = tunedreduce::exit_code;
+  if (argc < 2) {
+    print_usage(std::cerr);
+    return ec::usage;
+  }
+  const std::string first = argv[1];
+  if (first == "--help" || first == "-h" || first == "help") {
+    print_usage(std::cout);
+    return ec::ok;
+  }
+  if (first == "--version" || first == "-V") {
+    std::cout << "tunedreduce " << TUNEDREDUCE_VERSION_STRING << " (registry manifest "
+              << tunedreduce::kernels::manifest_hash() << ", "
+              << tunedreduce::kernels::registry().size() << " kernels)\n";
+    return ec::ok;
+  }
+  for (const Command& c : commands) {
+    if (first != c.name) continue;
+    std::string argv0 = std::string("tunedreduce ") + c.name;
+    argv[1] = argv0.data();
+    try {
+      return c.run(argc - 1, argv + 1);
+    } catch (const boost::program_options::error& e) {
+      std::cerr << "tunedreduce " << c.name << ": error: " << e.what() << "\n";
+      return ec::usage;
+    } catch (const tunedreduce::Error& e) {
+      std::cerr << "tunedreduce " << c.name << ": error: " << e.what() << "\n";
+      return e.exit_code();
+    } catch (const std::exception& e) {
+      std::cerr << "tunedreduce " << c.name << ": error: " << e.what() << "\n";
+      return ec::failure;
+    }
+  }
+  std::cerr << "tunedreduce: error: unknown command '" << first << "'\n\n";
+  print_usage(std::cerr);
+  return ec::usage;
+}

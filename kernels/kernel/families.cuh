@@ -1,0 +1,248 @@
+#pragma once
+// The block-level body of every family: what one block computes over its share of the input.
+// Each returns the block's result, valid in thread 0.
+//
+// The global-memory families (the seeds' reduceNeighbored ... reduceCompleteUnroll) reduce in
+// place in global memory. They never touch the caller's input: the first step of each reads the
+// input and writes into the block's region of the workspace (ws, Block elements), and every later
+// step works there, so the workspace holds "a copy" of exactly the values the in-place algorithm
+// would have overwritten. A block handles chunks blockIdx.x, blockIdx.x + gridDim.x, ...; with the
+// seeds' grid (one block per chunk) that is one chunk per block.
+
+#include <cstdint>
+
+#include "kernels/block/block_reduce.cuh"
+#include "kernels/registry.hpp"
+
+namespace tunedreduce::kernels {
+
+template <KernelParams P>
+struct Kernel {
+  using T = dtype_t<P.dtype>;
+  using OpT = op_t<P.op, T>;
+  static constexpr int block = P.block;
+  static constexpr int unroll = P.unroll;
+  /// Elements per 16-byte vector (vectorized family).
+  static constexpr int vec = 16 / sizeof(T);
+  /// Input elements one chunk (one block, one step of the grid loop) covers.
+  static constexpr std::uint64_t chunk =
+      std::uint64_t(P.block) * P.unroll * (P.family == Family::vectorized ? vec : 1);
+};
+
+namespace detail {
+
+/// Folds `U` elements per thread of chunk [base, base + Block*U): thread tid takes
+/// base + tid + k*Block. All loads are issued before the first use.
+template <class T, class OpT, int Block, int U>
+__device__ __forceinline__ T fold_chunk(const T* __restrict__ in, std::uint64_t n,
+                                        std::uint64_t base) {
+  OpT op;
+  const unsigned tid = threadIdx.x;
+  T x[U];
+  if (base + std::uint64_t(Block) * U <= n) {
+#pragma unroll
+    for (int k = 0; k < U; ++k) x[k] = in[base + tid + std::uint64_t(k) * Block];
+  } else {
+#pragma unroll
+    for (int k = 0; k < U; ++k)
+      x[k] = load_or_identity<T, OpT>(in, n, base + tid + std::uint64_t(k) * Block);
+  }
+  T v = x[0];
+#pragma unroll
+  for (int k = 1; k < U; ++k) v = op(v, x[k]);
+  return v;
+}
+
+// --- global-memory families: one chunk, in place in ws[0..Block) -------------------------------
+
+template <class T, class OpT, int Block>
+__device__ T neighbored_chunk(const T* __restrict__ in, std::uint64_t n, std::uint64_t base,
+                              T* ws) {
+  OpT op;
+  const unsigned tid = threadIdx.x;
+  // Stride 1, reading the input: even threads combine a pair (heavy divergence, as in the seed).
+  if (tid % 2 == 0)
+    ws[tid] = op(load_or_identity<T, OpT>(in, n, base + tid),
+                 load_or_identity<T, OpT>(in, n, base + tid + 1));
+  __syncthreads();
+  for (unsigned stride = 2; stride < Block; stride *= 2) {
+    if (tid % (2 * stride) == 0) ws[tid] = op(ws[tid], ws[tid + stride]);
+    __syncthreads();
+  }
+  T v = ws[0];
+  __syncthreads();
+  return v;
+}
+
+template <class T, class OpT, int Block>
+__device__ T neighbored_less_chunk(const T* __restrict__ in, std::uint64_t n, std::uint64_t base,
+                                   T* ws) {
+  OpT op;
+  const unsigned tid = threadIdx.x;
+  // Same pairs as neighbored, but thread tid handles pair 2*stride*tid: active threads are
+  // contiguous.
+  if (2 * tid < Block)
+    ws[2 * tid] = op(load_or_identity<T, OpT>(in, n, base + 2 * tid),
+                     load_or_identity<T, OpT>(in, n, base + 2 * tid + 1));
+  __syncthreads();
+  for (unsigned stride = 2; stride < Block; stride *= 2) {
+    unsigned index = 2 * stride * tid;
+    if (index < Block) ws[index] = op(ws[index], ws[index + stride]);
+    __syncthreads();
+  }
+  T v = ws[0];
+  __syncthreads();
+  return v;
+}
+
+template <class T, class OpT, int Block>
+__device__ T interleaved_chunk(const T* __restrict__ in, std::uint64_t n, std::uint64_t base,
+                               T* ws) {
+  OpT op;
+  const unsigned tid = threadIdx.x;
+  constexpr unsigned half = Block / 2;
+  if (tid < half)
+    ws[tid] = op(load_or_identity<T, OpT>(in, n, base + tid),
+                 load_or_identity<T, OpT>(in, n, base + tid + half));
+  __syncthreads();
+  for (unsigned stride = half / 2; stride > 0; stride >>= 1) {
+    if (tid < stride) ws[tid] = op(ws[tid], ws[tid + stride]);
+    __syncthreads();
+  }
+  T v = ws[0];
+  __syncthreads();
+  return v;
+}
+
+/// unroll / unroll_warps / complete_unroll: fold U data blocks into ws[tid], then reduce in place.
+template <class T, class OpT, int Block, int U, bool StopAtWarp, bool CompleteUnroll>
+__device__ T unrolled_chunk(const T* __restrict__ in, std::uint64_t n, std::uint64_t base, T* ws) {
+  ws[threadIdx.x] = fold_chunk<T, OpT, Block, U>(in, n, base);
+  __syncthreads();
+  return block_reduce_in_memory<T, OpT, Block, StopAtWarp, CompleteUnroll>(ws);
+}
+
+template <KernelParams P>
+__device__ __forceinline__ dtype_t<P.dtype> global_memory_chunk(
+    const dtype_t<P.dtype>* __restrict__ in, std::uint64_t n, std::uint64_t base,
+    dtype_t<P.dtype>* ws) {
+  using K = Kernel<P>;
+  using T = typename K::T;
+  using OpT = typename K::OpT;
+  if constexpr (P.family == Family::neighbored) return neighbored_chunk<T, OpT, P.block>(in, n, base, ws);
+  else if constexpr (P.family == Family::neighbored_less)
+    return neighbored_less_chunk<T, OpT, P.block>(in, n, base, ws);
+  else if constexpr (P.family == Family::interleaved)
+    return interleaved_chunk<T, OpT, P.block>(in, n, base, ws);
+  else if constexpr (P.family == Family::unroll)
+    return unrolled_chunk<T, OpT, P.block, P.unroll, false, false>(in, n, base, ws);
+  else if constexpr (P.family == Family::unroll_warps)
+    return unrolled_chunk<T, OpT, P.block, P.unroll, true, false>(in, n, base, ws);
+  else
+    return unrolled_chunk<T, OpT, P.block, P.unroll, false, true>(in, n, base, ws);
+}
+
+// --- register families: fold every chunk of the block, then one block reduction ---------------
+
+template <class T, class OpT, int Block, int U>
+__device__ __forceinline__ T fold_grid(const T* __restrict__ in, std::uint64_t n,
+                                       std::uint64_t nchunks) {
+  OpT op;
+  T v = OpT::identity();
+  for (std::uint64_t c = blockIdx.x; c < nchunks; c += gridDim.x)
+    v = op(v, fold_chunk<T, OpT, Block, U>(in, n, c * Block * U));
+  return v;
+}
+
+/// The `vectorized` body: 16-byte loads of U vectors per thread per step over a grid-stride
+/// loop. Elements before the first 16-byte boundary (head) and after the last whole vector (tail)
+/// are read one by one, so any alignment of `in` and any n work.
+template <class T, class OpT, int Block, int U>
+__device__ __forceinline__ T fold_vectorized(const T* __restrict__ in, std::uint64_t n) {
+  constexpr int V = 16 / sizeof(T);
+  struct alignas(16) Vec { T e[V]; };
+  union Raw {
+    uint4 u;
+    Vec v;
+  };
+  OpT op;
+  T v = OpT::identity();
+  const std::uint64_t addr = reinterpret_cast<std::uintptr_t>(in);
+  std::uint64_t head = (addr % 16) ? (16 - addr % 16) / sizeof(T) : 0;
+  if (head > n) head = n;
+  const std::uint64_t nvec = (n - head) / V;
+  const uint4* vin = reinterpret_cast<const uint4*>(in + head);
+  const std::uint64_t stride = std::uint64_t(gridDim.x) * Block;
+  std::uint64_t i = std::uint64_t(blockIdx.x) * Block + threadIdx.x;
+  for (; i + (U - 1) * stride < nvec; i += U * stride) {
+    Raw x[U];
+#pragma unroll
+    for (int k = 0; k < U; ++k) x[k].u = __ldg(vin + i + k * stride);
+#pragma unroll
+    for (int k = 0; k < U; ++k)
+#pragma unroll
+      for (int e = 0; e < V; ++e) v = op(v, x[k].v.e[e]);
+  }
+  for (; i < nvec; i += stride) {
+    Raw x;
+    x.u = __ldg(vin + i);
+#pragma unroll
+    for (int e = 0; e < V; ++e) v = op(v, x.v.e[e]);
+  }
+  const std::uint64_t g = std::uint64_t(blockIdx.x) * Block + threadIdx.x;
+  if (g < head) v = op(v, in[g]);
+  const std::uint64_t tail = head + nvec * V;
+  if (tail + g < n) v = op(v, in[tail + g]);
+  return v;
+}
+
+/// The `smem` body: fold into a register, one shared-memory store per thread, complete unroll
+/// in shared memory with the last warp unrolled.
+template <KernelParams P>
+__device__ __forceinline__ dtype_t<P.dtype> smem_block(const dtype_t<P.dtype>* __restrict__ in,
+                                                       std::uint64_t n, std::uint64_t nchunks) {
+  using T = dtype_t<P.dtype>;
+  using OpT = op_t<P.op, T>;
+  T* buf;
+  if constexpr (P.smem == SmemMode::static_) {
+    __shared__ T static_buf[P.block];
+    buf = static_buf;
+  } else {
+    extern __shared__ __align__(16) unsigned char tr_dynamic_smem[];
+    buf = reinterpret_cast<T*>(tr_dynamic_smem);
+  }
+  buf[threadIdx.x] = fold_grid<T, OpT, P.block, P.unroll>(in, n, nchunks);
+  __syncthreads();
+  return block_reduce_in_memory<T, OpT, P.block, false, true>(buf);
+}
+
+}  // namespace detail
+
+/// The whole block's result over its share of the input, valid in thread 0.
+template <KernelParams P>
+__device__ __forceinline__ dtype_t<P.dtype> block_result(const dtype_t<P.dtype>* __restrict__ in,
+                                                         std::uint64_t n, std::uint64_t nchunks,
+                                                         dtype_t<P.dtype>* ws_blocks) {
+  using K = Kernel<P>;
+  using T = typename K::T;
+  using OpT = typename K::OpT;
+  if constexpr (is_global_memory_family(P.family)) {
+    OpT op;
+    T* ws = ws_blocks + std::uint64_t(blockIdx.x) * P.block;
+    T acc = OpT::identity();
+    for (std::uint64_t c = blockIdx.x; c < nchunks; c += gridDim.x)
+      acc = op(acc, detail::global_memory_chunk<P>(in, n, c * K::chunk, ws));
+    return acc;
+  } else if constexpr (P.family == Family::smem) {
+    return detail::smem_block<P>(in, n, nchunks);
+  } else if constexpr (P.family == Family::warp_shuffle) {
+    T v = detail::fold_grid<T, OpT, P.block, P.unroll>(in, n, nchunks);
+    return block_reduce_shuffle<T, OpT, P.block>(v);
+  } else {
+    static_assert(P.family == Family::vectorized);
+    T v = detail::fold_vectorized<T, OpT, P.block, P.unroll>(in, n);
+    return block_reduce_shuffle<T, OpT, P.block>(v);
+  }
+}
+
+}  // namespace tunedreduce::kernels

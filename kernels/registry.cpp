@@ -1,0 +1,64 @@
+// The registry table: gathers the generated instance slices, names and sorts them.
+
+#include "kernels/registry.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <mutex>
+#include <vector>
+
+#include "common/hash.hpp"
+
+namespace tunedreduce::kernels {
+
+namespace detail {
+// Declarations of the generated instance functions (kernels/CMakeLists.txt writes the list).
+#include "instances_index.inc"
+}  // namespace detail
+
+namespace {
+
+struct Table {
+  std::vector<Entry> entries;
+  std::deque<std::string> ids;  // stable storage for Entry::id
+  std::string manifest;
+};
+
+const Table& table() {
+  static const Table t = [] {
+    Table t;
+    for (auto part : detail::all_instance_parts())
+      for (const Entry& e : part()) {
+        Entry named = e;
+        named.id = t.ids.emplace_back(make_id(e.params)).c_str();
+        t.entries.push_back(named);
+      }
+    std::sort(t.entries.begin(), t.entries.end(),
+              [](const Entry& a, const Entry& b) { return std::string_view(a.id) < b.id; });
+    std::uint64_t h = fnv1a64("kernel_revision=" + std::to_string(kernel_revision) + "\n");
+    for (const Entry& e : t.entries) {
+      h = fnv1a64(e.id, h);
+      h = fnv1a64("\n", h);
+    }
+    t.manifest = hex64(h);
+    return t;
+  }();
+  return t;
+}
+
+}  // namespace
+
+std::span<const Entry> registry() { return table().entries; }
+
+const Entry* find(std::string_view id) {
+  const auto& es = table().entries;
+  auto it = std::lower_bound(es.begin(), es.end(), id,
+                             [](const Entry& e, std::string_view v) { return e.id < v; });
+  return (it != es.end() && it->id == id) ? &*it : nullptr;
+}
+
+const Entry* find(const KernelParams& p) { return find(make_id(p)); }
+
+const std::string& manifest_hash() { return table().manifest; }
+
+}  // namespace tunedreduce::kernels

@@ -1,0 +1,135 @@
+#pragma once
+// The kernel registry: every compiled reduction kernel as a type-erased entry. Host-only header:
+// it includes no kernel templates, so the tuner, the CLI and the runtime library dispatch through
+// it without instantiating anything.
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "tunedreduce/types.hpp"
+
+namespace tunedreduce::kernels {
+
+/// Kernel families; the names are part of the product (CLI, database, reports).
+enum class Family : std::uint8_t {
+  neighbored,       // in-place pairs, stride doubling, tid % (2*stride) == 0
+  neighbored_less,  // same pairs, active threads remapped to be contiguous
+  interleaved,      // stride halving from block/2
+  unroll,           // each thread first folds `unroll` data blocks, then interleaved
+  unroll_warps,     // unroll + last warp unrolled (volatile + __syncwarp)
+  complete_unroll,  // unroll_warps with the whole block loop unrolled on a template block size
+  smem,             // shared-memory copy (static or dynamic), complete unroll, last warp unrolled
+  warp_shuffle,     // register folding, then __shfl_down_sync inside warps and across warps
+  vectorized,       // 16-byte loads, grid sized from the device, scalar head and tail
+};
+
+/// Where the block's working array lives for the families that have one.
+enum class SmemMode : std::uint8_t { none, static_, dynamic };
+
+/// How the per-block partial results are combined into one value.
+enum class Finish : std::uint8_t {
+  two_pass,     // a second kernel (one block) reduces the partials
+  single_pass,  // the last block to finish reduces the partials (deterministic order)
+};
+
+inline constexpr Family all_families[] = {
+    Family::neighbored,   Family::neighbored_less, Family::interleaved,
+    Family::unroll,       Family::unroll_warps,    Family::complete_unroll,
+    Family::smem,         Family::warp_shuffle,    Family::vectorized};
+
+const char* family_name(Family f) noexcept;
+const char* smem_mode_name(SmemMode m) noexcept;  // "none", "static", "dynamic"
+const char* finish_name(Finish f) noexcept;       // "two_pass", "single_pass"
+std::optional<Family> parse_family(std::string_view s);
+std::optional<SmemMode> parse_smem_mode(std::string_view s);
+std::optional<Finish> parse_finish(std::string_view s);
+
+/// True for the families that reduce in global memory (they work on a copy in the workspace).
+constexpr bool is_global_memory_family(Family f) {
+  return f == Family::neighbored || f == Family::neighbored_less || f == Family::interleaved ||
+         f == Family::unroll || f == Family::unroll_warps || f == Family::complete_unroll;
+}
+
+/// The parameters of one registry entry.
+struct KernelParams {
+  Family family{};
+  int block = 0;   // threads per block, 64..1024
+  int unroll = 1;  // elements (or 16-byte vectors for `vectorized`) per thread per step; 1 where
+                   // the family has no unroll factor
+  SmemMode smem = SmemMode::none;
+  Finish finish = Finish::two_pass;
+  DType dtype{};
+  Op op{};
+
+  friend constexpr bool operator==(const KernelParams&, const KernelParams&) = default;
+};
+
+/// "smem.b256.u8.dynamic.single_pass.f32.sum"; families without an unroll factor omit the u part
+/// and families without a shared-memory mode omit it: "interleaved.b128.two_pass.i32.min".
+std::string make_id(const KernelParams& p);
+/// Inverse of make_id; nullopt for anything make_id would not produce.
+std::optional<KernelParams> parse_id(std::string_view id);
+
+/// What an entry needs to know about the device it runs on. Filled once per device by
+/// query_device_limits() (kernels/device.hpp), or by hand in tests.
+struct DeviceLimits {
+  int ordinal = 0;
+  int cc_major = 9;
+  int cc_minor = 0;
+  int sm_count = 132;
+  int max_threads_per_block = 1024;
+  int max_threads_per_sm = 2048;
+  int max_blocks_per_sm = 32;
+  std::size_t smem_per_block = 48 * 1024;        // without opt-in
+  std::size_t smem_per_block_optin = 227 * 1024;
+};
+
+/// Largest n any entry accepts (the grid loops are 64-bit; this bounds workspace arithmetic).
+inline constexpr std::uint64_t max_elements = std::uint64_t{1} << 40;
+
+/// Arguments of one launch. The workspace must be at least workspace_bytes(n) bytes, aligned to
+/// 256 bytes, and not used by another launch in flight.
+struct LaunchArgs {
+  const void* in = nullptr;
+  void* out = nullptr;  // one element, device memory
+  std::uint64_t n = 0;
+  void* workspace = nullptr;
+  std::size_t workspace_bytes = 0;
+  cudaStream_t stream = nullptr;
+  /// The workspace's completion counter is known to be zero (it was zeroed once and every launch
+  /// leaves it zero again). When false the launch zeroes it first with cudaMemsetAsync.
+  bool workspace_clean = false;
+};
+
+/// Why an entry cannot run a problem, or empty when it can.
+using Refusal = std::optional<std::string>;
+
+struct Entry {
+  KernelParams params;
+  const char* id;
+  std::size_t (*workspace_bytes)(std::uint64_t n, const DeviceLimits& dev);
+  Refusal (*can_implement)(std::uint64_t n, std::size_t in_alignment, const DeviceLimits& dev);
+  /// Enqueues the reduction on args.stream. n == 0 writes the identity with no kernel launch
+  /// (a cudaMemcpyAsync of one element). Returns the first CUDA error.
+  cudaError_t (*launch)(const LaunchArgs& args, const DeviceLimits& dev);
+  /// Blocks of the first kernel for n (0 for n == 0).
+  std::uint64_t (*grid_size)(std::uint64_t n, const DeviceLimits& dev);
+};
+
+/// Every compiled entry, sorted by id.
+std::span<const Entry> registry();
+/// nullptr when no entry has that id.
+const Entry* find(std::string_view id);
+const Entry* find(const KernelParams& p);
+/// 16 hex digits identifying the compiled set (ids and the kernel code revision).
+const std::string& manifest_hash();
+/// Bumped whenever kernel code changes in a way that changes results or performance.
+inline constexpr int kernel_revision = 1;
+
+}  // namespace tunedreduce::kernels

@@ -1,0 +1,134 @@
+// Names and ids of registry entries (host only).
+
+#include <charconv>
+#include <vector>
+
+#include "common/names.hpp"
+#include "kernels/registry.hpp"
+
+namespace tunedreduce::kernels {
+
+const char* family_name(Family f) noexcept {
+  switch (f) {
+    case Family::neighbored: return "neighbored";
+    case Family::neighbored_less: return "neighbored_less";
+    case Family::interleaved: return "interleaved";
+    case Family::unroll: return "unroll";
+    case Family::unroll_warps: return "unroll_warps";
+    case Family::complete_unroll: return "complete_unroll";
+    case Family::smem: return "smem";
+    case Family::warp_shuffle: return "warp_shuffle";
+    case Family::vectorized: return "vectorized";
+  }
+  return "?";
+}
+
+const char* smem_mode_name(SmemMode m) noexcept {
+  switch (m) {
+    case SmemMode::none: return "none";
+    case SmemMode::static_: return "static";
+    case SmemMode::dynamic: return "dynamic";
+  }
+  return "?";
+}
+
+const char* finish_name(Finish f) noexcept {
+  return f == Finish::two_pass ? "two_pass" : "single_pass";
+}
+
+std::optional<Family> parse_family(std::string_view s) {
+  for (Family f : all_families)
+    if (s == family_name(f)) return f;
+  return std::nullopt;
+}
+
+std::optional<SmemMode> parse_smem_mode(std::string_view s) {
+  for (SmemMode m : {SmemMode::none, SmemMode::static_, SmemMode::dynamic})
+    if (s == smem_mode_name(m)) return m;
+  return std::nullopt;
+}
+
+std::optional<Finish> parse_finish(std::string_view s) {
+  for (Finish f : {Finish::two_pass, Finish::single_pass})
+    if (s == finish_name(f)) return f;
+  return std::nullopt;
+}
+
+namespace {
+
+// Which parts an id has is decided by the family alone, so ids stay unambiguous.
+bool family_has_unroll(Family f) {
+  return f != Family::neighbored && f != Family::neighbored_less && f != Family::interleaved;
+}
+bool family_has_smem_mode(Family f) { return f == Family::smem; }
+
+std::vector<std::string_view> split(std::string_view s, char sep) {
+  std::vector<std::string_view> parts;
+  std::size_t start = 0;
+  for (;;) {
+    std::size_t pos = s.find(sep, start);
+    parts.push_back(s.substr(start, pos == std::string_view::npos ? pos : pos - start));
+    if (pos == std::string_view::npos) return parts;
+    start = pos + 1;
+  }
+}
+
+std::optional<int> parse_prefixed_int(std::string_view s, char prefix) {
+  if (s.size() < 2 || s[0] != prefix) return std::nullopt;
+  if (s[1] == '0' || s[1] == '+' || s[1] == '-') return std::nullopt;  // canonical form only
+  int v = 0;
+  auto [ptr, ec] = std::from_chars(s.data() + 1, s.data() + s.size(), v);
+  if (ec != std::errc{} || ptr != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+std::string make_id(const KernelParams& p) {
+  std::string id = family_name(p.family);
+  id += ".b" + std::to_string(p.block);
+  if (family_has_unroll(p.family)) id += ".u" + std::to_string(p.unroll);
+  if (family_has_smem_mode(p.family)) id += std::string(".") + smem_mode_name(p.smem);
+  id += std::string(".") + finish_name(p.finish);
+  id += std::string(".") + dtype_name(p.dtype);
+  id += std::string(".") + op_name(p.op);
+  return id;
+}
+
+std::optional<KernelParams> parse_id(std::string_view id) {
+  auto parts = split(id, '.');
+  if (parts.size() < 5) return std::nullopt;
+  KernelParams p;
+  auto fam = parse_family(parts[0]);
+  if (!fam) return std::nullopt;
+  p.family = *fam;
+  std::size_t expected = 5 + (family_has_unroll(p.family) ? 1 : 0) +
+                         (family_has_smem_mode(p.family) ? 1 : 0);
+  if (parts.size() != expected) return std::nullopt;
+  std::size_t i = 1;
+  auto block = parse_prefixed_int(parts[i++], 'b');
+  if (!block) return std::nullopt;
+  p.block = *block;
+  if (family_has_unroll(p.family)) {
+    auto u = parse_prefixed_int(parts[i++], 'u');
+    if (!u) return std::nullopt;
+    p.unroll = *u;
+  }
+  if (family_has_smem_mode(p.family)) {
+    auto m = parse_smem_mode(parts[i++]);
+    if (!m || *m == SmemMode::none) return std::nullopt;
+    p.smem = *m;
+  }
+  auto fin = parse_finish(parts[i++]);
+  auto dt = parse_dtype(parts[i++]);
+  auto op = parse_op(parts[i++]);
+  if (!fin || !dt || !op) return std::nullopt;
+  // parse_dtype accepts long aliases; ids use the short names only.
+  if (parts[i - 2] != dtype_name(*dt)) return std::nullopt;
+  p.finish = *fin;
+  p.dtype = *dt;
+  p.op = *op;
+  return p;
+}
+
+}  // namespace tunedreduce::kernels

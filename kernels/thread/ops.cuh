@@ -1,0 +1,76 @@
+#pragma once
+// Thread level: element types and operators.
+//
+// Sum of signed integers is done in the unsigned type of the same width, so overflow wraps
+// modulo 2^bits (well defined, and identical in every variant). Floating-point min and max
+// propagate NaN: a NaN anywhere in the input gives NaN, whatever the order of evaluation, so every
+// variant returns the same class of result.
+
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "tunedreduce/types.hpp"
+
+namespace tunedreduce::kernels {
+
+template <DType D> struct dtype_traits;
+template <> struct dtype_traits<DType::i32> { using type = std::int32_t; };
+template <> struct dtype_traits<DType::u32> { using type = std::uint32_t; };
+template <> struct dtype_traits<DType::i64> { using type = std::int64_t; };
+template <> struct dtype_traits<DType::u64> { using type = std::uint64_t; };
+template <> struct dtype_traits<DType::f32> { using type = float; };
+template <> struct dtype_traits<DType::f64> { using type = double; };
+template <DType D> using dtype_t = typename dtype_traits<D>::type;
+
+template <class T>
+struct SumOp {
+  static constexpr T identity() { return T(0); }
+  __host__ __device__ __forceinline__ T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+      using U = std::make_unsigned_t<T>;
+      return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+    } else {
+      return a + b;
+    }
+  }
+};
+
+template <class T>
+struct MinOp {
+  static constexpr T identity() {
+    if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::infinity();
+    else return std::numeric_limits<T>::max();
+  }
+  __host__ __device__ __forceinline__ T operator()(T a, T b) const {
+    if constexpr (std::is_floating_point_v<T>) return (a < b || a != a) ? a : b;
+    else return a < b ? a : b;
+  }
+};
+
+template <class T>
+struct MaxOp {
+  static constexpr T identity() {
+    if constexpr (std::is_floating_point_v<T>) return -std::numeric_limits<T>::infinity();
+    else return std::numeric_limits<T>::lowest();
+  }
+  __host__ __device__ __forceinline__ T operator()(T a, T b) const {
+    if constexpr (std::is_floating_point_v<T>) return (a > b || a != a) ? a : b;
+    else return a > b ? a : b;
+  }
+};
+
+template <Op O, class T> struct op_traits;
+template <class T> struct op_traits<Op::sum, T> { using type = SumOp<T>; };
+template <class T> struct op_traits<Op::min, T> { using type = MinOp<T>; };
+template <class T> struct op_traits<Op::max, T> { using type = MaxOp<T>; };
+template <Op O, class T> using op_t = typename op_traits<O, T>::type;
+
+/// in[i] when i < n, else the identity.
+template <class T, class OpT>
+__device__ __forceinline__ T load_or_identity(const T* __restrict__ in, std::uint64_t n,
+                                              std::uint64_t i) {
+  return i < n ? in[i] : OpT::identity();
+}
+
+}  // namespace tunedreduce::kernels
