@@ -111,7 +111,8 @@ Connection Connection::open(const std::filesystem::path& path, OpenMode mode) {
       break;
     case OpenMode::read_write: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE; break;
     case OpenMode::memory:
-      flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY;
+      // Not SQLITE_OPEN_MEMORY: VACUUM INTO would make its target in-memory too.
+      flags |= SQLITE_OPEN_READWRITE;
       name = ":memory:";
       break;
   }

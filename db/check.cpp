@@ -1,0 +1,45 @@
+#include "db/check.hpp"
+
+#include "db/statement.hpp"
+#include "db/transaction.hpp"
+
+namespace tunedreduce::db {
+
+CheckReport check_database(Database& db, const std::set<std::string>& known_ids, bool full) {
+  Connection& c = db.connection();
+  CheckReport r;
+  r.schema_version = db.file_schema_version();
+  try {
+    Statement st = c.prepare(full ? "PRAGMA integrity_check(100)" : "PRAGMA quick_check(100)");
+    while (st.step()) r.integrity.push_back(st.column_text(0));
+  } catch (const DbError& e) {
+    // Damage bad enough that the check itself stops is a finding, not a failure to check.
+    if (e.problem() != Problem::corrupt) throw;
+    r.integrity.push_back(e.what());
+  }
+  if (!r.sound()) return r;  // the queries below could fail or mislead on a damaged file
+  Transaction tx(c, TxKind::deferred);
+  r.foreign_key_violations = c.query_int("SELECT count(*) FROM pragma_foreign_key_check");
+  {
+    Statement st = c.prepare(
+        "SELECT kernel_id, count(*) FROM (SELECT kernel_id FROM measurements UNION ALL"
+        " SELECT kernel_id FROM winners UNION ALL SELECT runner_up_kernel_id FROM winners"
+        " WHERE runner_up_kernel_id IS NOT NULL) GROUP BY kernel_id ORDER BY kernel_id");
+    while (st.step()) {
+      std::string id = st.column_text(0);
+      if (!known_ids.count(id)) r.unknown_kernel_ids[id] = st.column_int(1);
+    }
+  }
+  r.overlapping_winners = c.query_int(
+      "SELECT count(*) FROM winners a JOIN winners b ON a.device_id = b.device_id"
+      " AND a.dtype = b.dtype AND a.op = b.op AND a.id < b.id"
+      " AND a.n_lo <= b.n_hi AND b.n_lo <= a.n_hi");
+  r.winners_without_ok_evidence = c.query_int(
+      "SELECT count(*) FROM winners w LEFT JOIN measurements m ON m.id = w.measurement_id"
+      " WHERE m.id IS NULL OR m.outcome <> 'ok' OR m.kernel_id <> w.kernel_id"
+      " OR m.device_id <> w.device_id OR m.dtype <> w.dtype OR m.op <> w.op");
+  tx.commit();
+  return r;
+}
+
+}  // namespace tunedreduce::db

@@ -1,0 +1,35 @@
+#pragma once
+// `db check`: is the file sound, and can this binary use every row in it?
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "db/database.hpp"
+
+namespace tunedreduce::db {
+
+struct CheckReport {
+  std::vector<std::string> integrity;  // quick_check (or integrity_check) lines; {"ok"} if sound
+  int schema_version = 0;              // of the file
+  std::int64_t foreign_key_violations = 0;
+  std::map<std::string, std::int64_t> unknown_kernel_ids;  // id -> rows (measurements + winners)
+  std::int64_t overlapping_winners = 0;
+  std::int64_t winners_without_ok_evidence = 0;
+
+  bool sound() const { return integrity.size() == 1 && integrity[0] == "ok"; }
+  /// Sound, consistent, and every kernel id known.
+  bool ok() const {
+    return sound() && foreign_key_violations == 0 && unknown_kernel_ids.empty() &&
+           overlapping_winners == 0 && winners_without_ok_evidence == 0;
+  }
+};
+
+/// Runs PRAGMA quick_check (integrity_check when \p full), the foreign-key check, and looks for
+/// rows naming kernel ids outside \p known_ids (the registry of the calling binary) and for
+/// winners that overlap or lack ok evidence. Reads only.
+CheckReport check_database(Database& db, const std::set<std::string>& known_ids, bool full);
+
+}  // namespace tunedreduce::db

@@ -1,0 +1,828 @@
+#include "db/dataset.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <tuple>
+
+#include "common/names.hpp"
+#include "db/schema.hpp"
+#include "db/statement.hpp"
+#include "db/transaction.hpp"
+
+namespace tunedreduce::db {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* export_format = "tunedreduce-db-export";
+constexpr int export_format_version = 1;
+
+// --- JSON of one row each ------------------------------------------------------------------------
+
+Json ref_json(const MeasurementRef& r) {
+  Json j = Json::object();
+  j.set("run", r.run_uuid);
+  j.set("seq", r.seq);
+  return j;
+}
+
+Json device_json(const DeviceRow& d) {
+  const DeviceFingerprint& f = d.fingerprint;
+  Json j = Json::object();
+  j.set("fingerprint", d.key);
+  j.set("name", f.name);
+  j.set("cc_major", f.cc_major);
+  j.set("cc_minor", f.cc_minor);
+  j.set("sm_count", f.sm_count);
+  j.set("bus_width_bits", f.bus_width_bits);
+  j.set("l2_bytes", f.l2_bytes);
+  j.set("ecc", f.ecc);
+  j.set("total_mem_bytes", f.total_mem_bytes);
+  j.set("mem_clock_khz", f.mem_clock_khz);
+  j.set("theoretical_gbps", d.theoretical_gbps);
+  j.set("driver_version", f.driver_version);
+  j.set("runtime_version", f.runtime_version);
+  j.set("first_seen", d.first_seen);
+  j.set("last_seen", d.last_seen);
+  return j;
+}
+
+Json run_json(const RunRow& r) {
+  Json j = Json::object();
+  j.set("uuid", r.uuid);
+  j.set("tool_version", r.info.tool_version);
+  j.set("manifest_hash", r.info.manifest_hash);
+  j.set("config_hash", r.info.config_hash);
+  j.set("host", r.info.host);
+  j.set("origin", r.origin);
+  j.set("started_at", r.started_at);
+  j.set("ended_at", r.ended_at);
+  j.set("status", run_status_name(r.status));
+  j.set("l2_mode", l2_mode_name(r.info.l2_mode));
+  Json att = Json::object();
+  for (const auto& [key, gbps] : r.attainable) att.set(key, gbps);
+  j.set("attainable_gbps", att);
+  Json src = Json::array();
+  for (const auto& s : r.sources) src.push_back(s);
+  j.set("sources", src);
+  return j;
+}
+
+template <class T>
+Json opt_json(const std::optional<T>& v) {
+  return v ? Json(*v) : Json();
+}
+
+Json measurement_json(const MeasurementRow& row) {
+  const Measurement& m = row.m;
+  Json j = Json::object();
+  j.set("run", row.ref.run_uuid);
+  j.set("seq", row.ref.seq);
+  j.set("device", row.device_key);
+  j.set("kernel_id", m.kernel_id);
+  j.set("family", m.params.family);
+  j.set("block", m.params.block);
+  j.set("unroll", m.params.unroll);
+  j.set("smem", m.params.smem);
+  j.set("finish", m.params.finish);
+  j.set("dtype", dtype_name(m.dtype));
+  j.set("op", op_name(m.op));
+  j.set("n", static_cast<std::int64_t>(m.n));
+  j.set("l2_mode", l2_mode_name(m.l2_mode));
+  j.set("outcome", outcome_name(m.outcome));
+  j.set("median_us", opt_json(m.median_us));
+  j.set("p10_us", opt_json(m.p10_us));
+  j.set("p90_us", opt_json(m.p90_us));
+  j.set("repeats", m.repeats);
+  j.set("gbps", opt_json(m.gbps));
+  j.set("sm_clock_mhz", opt_json(m.sm_clock_mhz));
+  j.set("mem_clock_mhz", opt_json(m.mem_clock_mhz));
+  j.set("error", m.error);
+  j.set("measured_at", row.measured_at);
+  return j;
+}
+
+Json winner_json(const WinnerRow& row) {
+  const Winner& w = row.w;
+  Json j = Json::object();
+  j.set("device", row.device_key);
+  j.set("dtype", dtype_name(w.dtype));
+  j.set("op", op_name(w.op));
+  j.set("n_lo", static_cast<std::int64_t>(w.n_lo));
+  j.set("n_hi", static_cast<std::int64_t>(w.n_hi));
+  j.set("kernel_id", w.kernel_id);
+  j.set("measurement", ref_json(row.evidence));
+  j.set("runner_up_kernel_id", opt_json(w.runner_up_kernel_id));
+  j.set("runner_up_measurement", row.runner_up ? ref_json(*row.runner_up) : Json());
+  j.set("driver_version", w.driver_version);
+  j.set("runtime_version", w.runtime_version);
+  j.set("run", opt_json(row.run_uuid));
+  j.set("source", opt_json(row.source));
+  return j;
+}
+
+// --- reading JSON with error messages that name the file and the member -------------------------
+
+class Reader {
+ public:
+  Reader(const Json& v, const fs::path& file, std::string where)
+      : v_(v), file_(file), where_(std::move(where)) {}
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw DbError(Problem::invalid_data, file_, quoted(file_) + ": " + where_ + ": " + what);
+  }
+  Reader at(const char* key) const {
+    if (!v_.is_object()) fail("expected an object");
+    const Json* m = v_.find(key);
+    if (!m) fail(std::string("missing member \"") + key + "\"");
+    return Reader(*m, file_, where_ + "." + key);
+  }
+  Reader at(std::size_t i) const { return Reader(v_.as_array()[i], file_, where_ + "[" + std::to_string(i) + "]"); }
+  std::size_t size() const {
+    if (!v_.is_array()) fail("expected an array");
+    return v_.as_array().size();
+  }
+  bool null() const { return v_.is_null(); }
+  const Json& json() const { return v_; }
+  std::string str() const {
+    if (!v_.is_string()) fail("expected a string");
+    return v_.as_string();
+  }
+  std::int64_t i64(std::int64_t lo = std::numeric_limits<std::int64_t>::min()) const {
+    if (!v_.is_int()) fail("expected an integer");
+    if (v_.as_int() < lo) fail("must be at least " + std::to_string(lo));
+    return v_.as_int();
+  }
+  int i32(std::int64_t lo = std::numeric_limits<int>::min()) const {
+    const std::int64_t v = i64(lo);
+    if (v > std::numeric_limits<int>::max()) fail("out of range");
+    return static_cast<int>(v);
+  }
+  double num() const {
+    if (!v_.is_number()) fail("expected a number");
+    return v_.as_double();
+  }
+  bool boolean() const {
+    if (!v_.is_bool()) fail("expected true or false");
+    return v_.as_bool();
+  }
+  std::optional<std::string> opt_str() const { return null() ? std::nullopt : std::optional(str()); }
+  std::optional<double> opt_num() const { return null() ? std::nullopt : std::optional(num()); }
+  std::optional<int> opt_i32() const { return null() ? std::nullopt : std::optional(i32()); }
+  template <class T>
+  T parse(std::optional<T> (*parser)(std::string_view), const char* choices) const {
+    const std::string s = str();
+    auto v = parser(s);
+    if (!v) fail("'" + s + "' is not one of " + choices);
+    return *v;
+  }
+
+ private:
+  const Json& v_;
+  const fs::path& file_;
+  std::string where_;
+};
+
+MeasurementRef read_ref(const Reader& r) { return {r.at("run").str(), r.at("seq").i64(1)}; }
+
+// --- merging rows --------------------------------------------------------------------------------
+
+void merge_device(DeviceRow& into, const DeviceRow& from) {
+  const std::string first = std::min(into.first_seen, from.first_seen);
+  const std::string last = std::max(into.last_seen, from.last_seen);
+  auto rank = [](const DeviceRow& d) {
+    return std::make_tuple(d.last_seen, d.fingerprint.driver_version, d.fingerprint.runtime_version,
+                           device_json(d).dump());
+  };
+  if (rank(from) > rank(into)) into = from;  // latest soft attributes win
+  into.first_seen = first;
+  into.last_seen = last;
+}
+
+void merge_run(RunRow& into, const RunRow& from) {
+  auto rank = [](const RunRow& r) {
+    RunRow bare = r;
+    bare.attainable.clear();
+    bare.sources.clear();
+    // A copy that has ended beats one taken while the run was going on.
+    return std::make_tuple(r.ended_at.has_value(), r.ended_at.value_or(""),
+                           std::string(run_status_name(r.status)), run_json(bare).dump());
+  };
+  std::map<std::string, double> attainable = into.attainable;
+  for (const auto& [k, v] : from.attainable) {
+    auto [it, inserted] = attainable.try_emplace(k, v);
+    if (!inserted) it->second = std::max(it->second, v);
+  }
+  std::set<std::string> sources = into.sources;
+  sources.insert(from.sources.begin(), from.sources.end());
+  if (rank(from) > rank(into)) into = from;
+  into.attainable = std::move(attainable);
+  into.sources = std::move(sources);
+}
+
+struct GroupKey {
+  std::string device;
+  std::string dtype, op;
+  friend auto operator<=>(const GroupKey&, const GroupKey&) = default;
+};
+GroupKey group_of(const WinnerRow& w) { return {w.device_key, dtype_name(w.w.dtype), op_name(w.w.op)}; }
+
+// Everything that makes two winner rows the same winner, apart from the interval.
+auto identity(const WinnerRow& w) {
+  return std::make_tuple(w.w.kernel_id, w.evidence, w.w.runner_up_kernel_id, w.runner_up,
+                         w.w.driver_version, w.w.runtime_version, w.run_uuid, w.source);
+}
+
+void sort_winners(std::vector<WinnerRow>& ws) {
+  std::sort(ws.begin(), ws.end(), [](const WinnerRow& a, const WinnerRow& b) {
+    return std::make_tuple(group_of(a), a.w.n_lo) < std::make_tuple(group_of(b), b.w.n_lo);
+  });
+}
+
+}  // namespace
+
+// --- reading a database --------------------------------------------------------------------------
+
+namespace {
+Dataset read_dataset_in_tx(Database& db) {
+  Dataset d;
+  Connection& c = db.connection();
+  {
+    Statement st = c.prepare("SELECT path, kind FROM sources");
+    while (st.step()) d.sources[st.column_text(0)] = {st.column_text(0), st.column_text(1)};
+  }
+  std::map<std::int64_t, std::string> device_key, run_uuid;
+  for (const DeviceRecord& r : db.devices()) {
+    device_key[r.id] = r.key;
+    d.devices[r.key] = {r.key, r.fingerprint, r.theoretical_gbps, r.first_seen, r.last_seen};
+  }
+  for (const RunRecord& r : db.runs()) {
+    run_uuid[r.id] = r.uuid;
+    RunRow row{r.uuid, r.info, r.origin, r.started_at, r.ended_at, r.status, {}, {}};
+    for (const auto& a : r.attainable) row.attainable[device_key.at(a.device_id)] = a.gbps;
+    d.runs[r.uuid] = std::move(row);
+  }
+  {
+    Statement st = c.prepare(
+        "SELECT r.uuid, s.path FROM run_sources x JOIN runs r ON r.id = x.run_id"
+        " JOIN sources s ON s.id = x.source_id");
+    while (st.step()) d.runs.at(st.column_text(0)).sources.insert(st.column_text(1));
+  }
+  std::map<std::int64_t, MeasurementRef> ref_of;
+  for (const MeasurementRecord& m : db.measurements()) {
+    MeasurementRef ref{run_uuid.at(m.run_id), m.seq};
+    ref_of[m.id] = ref;
+    Measurement bare = m;
+    bare.run_id = bare.device_id = 0;
+    d.measurements[ref] = {ref, device_key.at(m.device_id), bare, m.measured_at};
+  }
+  for (const WinnerRecord& w : db.winners()) {
+    WinnerRow row;
+    row.device_key = device_key.at(w.device_id);
+    row.w = w;
+    row.w.measurement_id = 0;
+    row.w.runner_up_measurement_id.reset();
+    row.w.run_id.reset();
+    row.evidence = ref_of.at(w.measurement_id);
+    if (w.runner_up_measurement_id) row.runner_up = ref_of.at(*w.runner_up_measurement_id);
+    if (w.run_id) row.run_uuid = run_uuid.at(*w.run_id);
+    row.source = w.source;
+    d.winners.push_back(std::move(row));
+  }
+  sort_winners(d.winners);
+  return d;
+}
+}  // namespace
+
+Dataset read_dataset(Database& db) {
+  Transaction tx(db.connection(), TxKind::deferred);
+  Dataset d = read_dataset_in_tx(db);
+  tx.commit();
+  return d;
+}
+
+// --- JSON ----------------------------------------------------------------------------------------
+
+Json dataset_to_json(const Dataset& d) {
+  Json doc = Json::object();
+  doc.set("format", export_format);
+  doc.set("format_version", export_format_version);
+  doc.set("schema_version", schema_version);
+  Json sources = Json::array(), devices = Json::array(), runs = Json::array(),
+       measurements = Json::array(), winners = Json::array();
+  for (const auto& [path, s] : d.sources) {
+    Json j = Json::object();
+    j.set("path", s.path);
+    j.set("kind", s.kind);
+    sources.push_back(std::move(j));
+  }
+  for (const auto& [key, dev] : d.devices) devices.push_back(device_json(dev));
+  for (const auto& [uuid, r] : d.runs) runs.push_back(run_json(r));
+  for (const auto& [ref, m] : d.measurements) measurements.push_back(measurement_json(m));
+  for (const WinnerRow& w : d.winners) winners.push_back(winner_json(w));
+  doc.set("sources", std::move(sources));
+  doc.set("devices", std::move(devices));
+  doc.set("runs", std::move(runs));
+  doc.set("measurements", std::move(measurements));
+  doc.set("winners", std::move(winners));
+  return doc;
+}
+
+Dataset dataset_from_json(const Json& json, const fs::path& file) {
+  Reader doc(json, file, "$");
+  if (!json.is_object()) doc.fail("expected an export document (a JSON object)");
+  if (doc.at("format").str() != export_format)
+    doc.at("format").fail(std::string("expected \"") + export_format + "\"");
+  const std::int64_t version = doc.at("format_version").i64();
+  if (version > export_format_version)
+    throw DbError(Problem::too_new, file,
+                  quoted(file) + ": export format version " + std::to_string(version) +
+                      " is newer than this binary's " + std::to_string(export_format_version));
+  if (version < 1) doc.at("format_version").fail("must be 1");
+  Dataset d;
+  const Reader sources = doc.at("sources");
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    const Reader s = sources.at(i);
+    SourceRow row{s.at("path").str(), s.at("kind").str()};
+    if (row.kind != "merge" && row.kind != "import") s.at("kind").fail("expected merge or import");
+    if (!d.sources.emplace(row.path, row).second) s.fail("duplicate source path");
+  }
+  const Reader devices = doc.at("devices");
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    const Reader r = devices.at(i);
+    DeviceRow row;
+    row.key = r.at("fingerprint").str();
+    if (row.key.empty()) r.at("fingerprint").fail("must not be empty");
+    DeviceFingerprint& f = row.fingerprint;
+    f.name = r.at("name").str();
+    f.cc_major = r.at("cc_major").i32(0);
+    f.cc_minor = r.at("cc_minor").i32(0);
+    f.sm_count = r.at("sm_count").i32(0);
+    f.bus_width_bits = r.at("bus_width_bits").i32(0);
+    f.l2_bytes = r.at("l2_bytes").i64(0);
+    f.ecc = r.at("ecc").boolean();
+    f.total_mem_bytes = r.at("total_mem_bytes").i64(0);
+    f.mem_clock_khz = r.at("mem_clock_khz").i32(0);
+    row.theoretical_gbps = r.at("theoretical_gbps").num();
+    f.driver_version = r.at("driver_version").i32(0);
+    f.runtime_version = r.at("runtime_version").i32(0);
+    row.first_seen = r.at("first_seen").str();
+    row.last_seen = r.at("last_seen").str();
+    if (!d.devices.emplace(row.key, row).second) r.fail("duplicate device fingerprint");
+  }
+  const Reader runs = doc.at("runs");
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const Reader r = runs.at(i);
+    RunRow row;
+    row.uuid = r.at("uuid").str();
+    if (row.uuid.empty()) r.at("uuid").fail("must not be empty");
+    row.info.tool_version = r.at("tool_version").str();
+    row.info.manifest_hash = r.at("manifest_hash").str();
+    row.info.config_hash = r.at("config_hash").str();
+    row.info.host = r.at("host").str();
+    row.origin = r.at("origin").str();
+    row.started_at = r.at("started_at").str();
+    row.ended_at = r.at("ended_at").opt_str();
+    row.status = r.at("status").parse(parse_run_status, "running, finished, interrupted, failed");
+    row.info.l2_mode = r.at("l2_mode").parse(parse_l2_mode, "cold, warm");
+    const Reader att = r.at("attainable_gbps");
+    if (!att.json().is_object()) att.fail("expected an object");
+    for (const auto& [key, v] : att.json().as_object()) {
+      if (!d.devices.count(key)) att.fail("no device with fingerprint '" + key + "'");
+      row.attainable[key] = Reader(v, file, "attainable").num();
+    }
+    const Reader src = r.at("sources");
+    for (std::size_t k = 0; k < src.size(); ++k) {
+      const std::string p = src.at(k).str();
+      if (!d.sources.count(p)) src.at(k).fail("not listed in $.sources");
+      row.sources.insert(p);
+    }
+    if (!d.runs.emplace(row.uuid, row).second) r.fail("duplicate run uuid");
+  }
+  const Reader ms = doc.at("measurements");
+  for (std::size_t i = 0; i < ms.size(); ++i) {
+    const Reader r = ms.at(i);
+    MeasurementRow row;
+    row.ref = {r.at("run").str(), r.at("seq").i64(1)};
+    if (!d.runs.count(row.ref.run_uuid)) r.at("run").fail("no run with uuid '" + row.ref.run_uuid + "'");
+    row.device_key = r.at("device").str();
+    if (!d.devices.count(row.device_key)) r.at("device").fail("no device '" + row.device_key + "'");
+    Measurement& m = row.m;
+    m.kernel_id = r.at("kernel_id").str();
+    if (m.kernel_id.empty()) r.at("kernel_id").fail("must not be empty");
+    m.params.family = r.at("family").str();
+    m.params.block = r.at("block").i32(0);
+    m.params.unroll = r.at("unroll").i32(0);
+    m.params.smem = r.at("smem").str();
+    if (m.params.smem != "none" && m.params.smem != "static" && m.params.smem != "dynamic")
+      r.at("smem").fail("expected none, static or dynamic");
+    m.params.finish = r.at("finish").str();
+    if (m.params.finish != "two_pass" && m.params.finish != "single_pass")
+      r.at("finish").fail("expected two_pass or single_pass");
+    m.dtype = r.at("dtype").parse(parse_dtype, "i32, u32, i64, u64, f32, f64");
+    if (r.at("dtype").str() != dtype_name(m.dtype)) r.at("dtype").fail("use the short name");
+    m.op = r.at("op").parse(parse_op, "sum, min, max");
+    m.n = static_cast<std::uint64_t>(r.at("n").i64(0));
+    m.l2_mode = r.at("l2_mode").parse(parse_l2_mode, "cold, warm");
+    m.outcome =
+        r.at("outcome").parse(parse_outcome, "ok, incorrect, launch_failed, crashed, timeout");
+    m.median_us = r.at("median_us").opt_num();
+    m.p10_us = r.at("p10_us").opt_num();
+    m.p90_us = r.at("p90_us").opt_num();
+    if (m.outcome == Outcome::ok && !m.median_us) r.at("median_us").fail("required when outcome is ok");
+    m.repeats = r.at("repeats").i32(0);
+    m.gbps = r.at("gbps").opt_num();
+    m.sm_clock_mhz = r.at("sm_clock_mhz").opt_i32();
+    m.mem_clock_mhz = r.at("mem_clock_mhz").opt_i32();
+    m.error = r.at("error").str();
+    row.measured_at = r.at("measured_at").str();
+    if (!d.measurements.emplace(row.ref, row).second) r.fail("duplicate (run, seq)");
+  }
+  const Reader ws = doc.at("winners");
+  for (std::size_t i = 0; i < ws.size(); ++i) {
+    const Reader r = ws.at(i);
+    WinnerRow row;
+    row.device_key = r.at("device").str();
+    if (!d.devices.count(row.device_key)) r.at("device").fail("no device '" + row.device_key + "'");
+    Winner& w = row.w;
+    w.dtype = r.at("dtype").parse(parse_dtype, "i32, u32, i64, u64, f32, f64");
+    w.op = r.at("op").parse(parse_op, "sum, min, max");
+    w.n_lo = static_cast<std::uint64_t>(r.at("n_lo").i64(0));
+    w.n_hi = static_cast<std::uint64_t>(r.at("n_hi").i64(0));
+    if (w.n_hi < w.n_lo) r.at("n_hi").fail("smaller than n_lo");
+    w.kernel_id = r.at("kernel_id").str();
+    row.evidence = read_ref(r.at("measurement"));
+    auto ev = d.measurements.find(row.evidence);
+    if (ev == d.measurements.end()) r.at("measurement").fail("no such measurement");
+    const Measurement& em = ev->second.m;
+    if (ev->second.device_key != row.device_key || em.dtype != w.dtype || em.op != w.op ||
+        em.kernel_id != w.kernel_id || em.outcome != Outcome::ok)
+      r.at("measurement").fail("not an ok measurement of this kernel, device, dtype and op");
+    w.runner_up_kernel_id = r.at("runner_up_kernel_id").opt_str();
+    if (!r.at("runner_up_measurement").null()) {
+      row.runner_up = read_ref(r.at("runner_up_measurement"));
+      if (!d.measurements.count(*row.runner_up)) r.at("runner_up_measurement").fail("no such measurement");
+    }
+    w.driver_version = r.at("driver_version").i32(0);
+    w.runtime_version = r.at("runtime_version").i32(0);
+    row.run_uuid = r.at("run").opt_str();
+    if (row.run_uuid && !d.runs.count(*row.run_uuid)) r.at("run").fail("no such run");
+    row.source = r.at("source").opt_str();
+    if (row.source && !d.sources.count(*row.source)) r.at("source").fail("not listed in $.sources");
+    d.winners.push_back(std::move(row));
+  }
+  sort_winners(d.winners);
+  for (std::size_t i = 1; i < d.winners.size(); ++i) {
+    const WinnerRow &a = d.winners[i - 1], &b = d.winners[i];
+    if (group_of(a) == group_of(b) && b.w.n_lo <= a.w.n_hi)
+      doc.at("winners").fail("overlapping intervals for device " + a.device_key + " " +
+                             dtype_name(a.w.dtype) + " " + op_name(a.w.op) + " at n = " +
+                             std::to_string(b.w.n_lo));
+  }
+  return d;
+}
+
+// --- merging -------------------------------------------------------------------------------------
+
+void add_provenance(Dataset& d, const std::string& path, const std::string& kind) {
+  d.sources.try_emplace(path, SourceRow{path, kind});
+  for (auto& [uuid, r] : d.runs) r.sources.insert(path);
+  for (WinnerRow& w : d.winners)
+    if (!w.source) w.source = path;
+}
+
+std::vector<WinnerRow> resolve_winners(const std::vector<WinnerRow>& candidates,
+                                       const Dataset& evidence, std::int64_t& conflicts) {
+  // Distinct candidates, each with the key that ranks it (smaller is better).
+  struct Candidate {
+    const WinnerRow* row;
+    double time_per_element;
+    double median;
+  };
+  std::vector<Candidate> cs;
+  for (const WinnerRow& w : candidates) {
+    const MeasurementRow& m = evidence.measurements.at(w.evidence);
+    const double median = m.m.median_us.value_or(std::numeric_limits<double>::infinity());
+    cs.push_back({&w, median / static_cast<double>(std::max<std::uint64_t>(m.m.n, 1)), median});
+  }
+  auto better = [](const Candidate& a, const Candidate& b) {
+    return std::make_tuple(a.time_per_element, a.median, identity(*a.row)) <
+           std::make_tuple(b.time_per_element, b.median, identity(*b.row));
+  };
+  // Elementary segments between every interval boundary.
+  std::vector<std::uint64_t> cuts;
+  for (const Candidate& c : cs) {
+    cuts.push_back(c.row->w.n_lo);
+    cuts.push_back(c.row->w.n_hi + 1);
+  }
+  std::sort(cuts.begin(), cuts.end());
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  std::vector<WinnerRow> out;
+  for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
+    const std::uint64_t lo = cuts[i], hi = cuts[i + 1] - 1;
+    const Candidate* best = nullptr;
+    bool contested = false;
+    for (const Candidate& c : cs) {
+      if (c.row->w.n_lo > lo || c.row->w.n_hi < hi) continue;
+      if (best && identity(*best->row) != identity(*c.row)) contested = true;
+      if (!best || better(c, *best)) best = &c;
+    }
+    if (!best) continue;  // a gap no candidate covers
+    if (contested) ++conflicts;
+    if (!out.empty() && identity(out.back()) == identity(*best->row) && out.back().w.n_hi + 1 == lo) {
+      out.back().w.n_hi = hi;
+      continue;
+    }
+    WinnerRow piece = *best->row;
+    piece.w.n_lo = lo;
+    piece.w.n_hi = hi;
+    out.push_back(std::move(piece));
+  }
+  return out;
+}
+
+void merge_dataset(Dataset& into, const Dataset& from, MergeStats& stats) {
+  for (const auto& [path, s] : from.sources) {
+    auto [it, inserted] = into.sources.try_emplace(path, s);
+    if (!inserted && s.kind < it->second.kind) it->second.kind = s.kind;
+  }
+  for (const auto& [key, dev] : from.devices) {
+    auto [it, inserted] = into.devices.try_emplace(key, dev);
+    if (inserted) ++stats.devices_added;
+    else merge_device(it->second, dev);
+  }
+  for (const auto& [uuid, run] : from.runs) {
+    auto [it, inserted] = into.runs.try_emplace(uuid, run);
+    if (inserted) ++stats.runs_added;
+    else merge_run(it->second, run);
+  }
+  for (const auto& [ref, m] : from.measurements) {
+    auto [it, inserted] = into.measurements.try_emplace(ref, m);
+    if (inserted) {
+      ++stats.measurements_added;
+      continue;
+    }
+    const std::string a = measurement_json(it->second).dump(), b = measurement_json(m).dump();
+    if (a != b) {
+      ++stats.measurement_conflicts;
+      if (b < a) it->second = m;  // a fixed choice, whatever the order of inputs
+    }
+  }
+  // Winners, group by group.
+  std::map<GroupKey, std::vector<WinnerRow>> groups;
+  for (const WinnerRow& w : into.winners) groups[group_of(w)].push_back(w);
+  std::set<GroupKey> touched;
+  for (const WinnerRow& w : from.winners) {
+    groups[group_of(w)].push_back(w);
+    touched.insert(group_of(w));
+  }
+  std::vector<WinnerRow> merged;
+  for (auto& [key, ws] : groups) {
+    std::vector<WinnerRow> resolved =
+        touched.count(key) ? resolve_winners(ws, into, stats.winner_conflicts) : ws;
+    for (auto& w : resolved) merged.push_back(std::move(w));
+  }
+  sort_winners(merged);
+  into.winners = std::move(merged);
+}
+
+// --- writing -------------------------------------------------------------------------------------
+
+namespace {
+
+struct Ids {
+  std::map<std::string, std::int64_t> source, device, run;
+  std::map<MeasurementRef, std::int64_t> measurement;
+};
+
+void insert_source(Connection& c, const SourceRow& s, Ids& ids) {
+  Statement st = c.prepare("INSERT INTO sources (path, kind) VALUES (?1, ?2)");
+  st.bind_all(s.path, s.kind).run();
+  ids.source[s.path] = c.last_insert_rowid();
+}
+
+void insert_device(Connection& c, const DeviceRow& d, Ids& ids) {
+  const DeviceFingerprint& f = d.fingerprint;
+  Statement st = c.prepare(
+      "INSERT INTO devices (fingerprint, name, cc_major, cc_minor, sm_count, bus_width_bits,"
+      " l2_bytes, ecc, total_mem_bytes, mem_clock_khz, theoretical_gbps, driver_version,"
+      " runtime_version, first_seen, last_seen)"
+      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)");
+  st.bind_all(d.key, f.name, f.cc_major, f.cc_minor, f.sm_count, f.bus_width_bits, f.l2_bytes,
+              f.ecc, f.total_mem_bytes, f.mem_clock_khz, d.theoretical_gbps, f.driver_version,
+              f.runtime_version, d.first_seen, d.last_seen)
+      .run();
+  ids.device[d.key] = c.last_insert_rowid();
+}
+
+void update_device(Connection& c, const DeviceRow& d) {
+  const DeviceFingerprint& f = d.fingerprint;
+  Statement st = c.prepare(
+      "UPDATE devices SET name = ?2, driver_version = ?3, runtime_version = ?4, first_seen = ?5,"
+      " last_seen = ?6 WHERE fingerprint = ?1");
+  st.bind_all(d.key, f.name, f.driver_version, f.runtime_version, d.first_seen, d.last_seen).run();
+}
+
+void insert_run(Connection& c, const RunRow& r, Ids& ids) {
+  Statement st = c.prepare(
+      "INSERT INTO runs (uuid, tool_version, manifest_hash, config_hash, host, origin, started_at,"
+      " ended_at, status, l2_mode) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+  st.bind_all(r.uuid, r.info.tool_version, r.info.manifest_hash, r.info.config_hash, r.info.host,
+              r.origin, r.started_at, r.ended_at, run_status_name(r.status),
+              l2_mode_name(r.info.l2_mode))
+      .run();
+  ids.run[r.uuid] = c.last_insert_rowid();
+}
+
+void update_run(Connection& c, const RunRow& r) {
+  Statement st = c.prepare("UPDATE runs SET ended_at = ?2, status = ?3 WHERE uuid = ?1");
+  st.bind_all(r.uuid, r.ended_at, run_status_name(r.status)).run();
+}
+
+void write_run_links(Connection& c, const RunRow& r, Ids& ids) {
+  Statement att = c.prepare(
+      "INSERT INTO run_devices (run_id, device_id, attainable_gbps) VALUES (?1, ?2, ?3)"
+      " ON CONFLICT (run_id, device_id) DO UPDATE SET attainable_gbps = excluded.attainable_gbps");
+  for (const auto& [key, gbps] : r.attainable) {
+    att.reset();
+    att.bind_all(ids.run.at(r.uuid), ids.device.at(key), gbps).run();
+  }
+  Statement src = c.prepare("INSERT OR IGNORE INTO run_sources (run_id, source_id) VALUES (?1, ?2)");
+  for (const auto& path : r.sources) {
+    src.reset();
+    src.bind_all(ids.run.at(r.uuid), ids.source.at(path)).run();
+  }
+}
+
+constexpr const char* measurement_values =
+    " (run_id, seq, device_id, kernel_id, family, block, unroll, smem, finish, dtype, op, n,"
+    " l2_mode, outcome, median_us, p10_us, p90_us, repeats, gbps, sm_clock_mhz, mem_clock_mhz,"
+    " error, measured_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
+    " ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)";
+
+void bind_measurement(Statement& st, const MeasurementRow& row, const Ids& ids) {
+  const Measurement& m = row.m;
+  st.bind_all(ids.run.at(row.ref.run_uuid), row.ref.seq, ids.device.at(row.device_key),
+              m.kernel_id, m.params.family, m.params.block, m.params.unroll, m.params.smem,
+              m.params.finish, dtype_name(m.dtype), op_name(m.op), static_cast<std::int64_t>(m.n),
+              l2_mode_name(m.l2_mode), outcome_name(m.outcome), m.median_us, m.p10_us, m.p90_us,
+              m.repeats, m.gbps, m.sm_clock_mhz, m.mem_clock_mhz, m.error, row.measured_at);
+}
+
+void insert_winners(Connection& c, const std::vector<WinnerRow>& ws, const Ids& ids) {
+  Statement st = c.prepare(
+      "INSERT INTO winners (device_id, dtype, op, n_lo, n_hi, kernel_id, measurement_id,"
+      " runner_up_kernel_id, runner_up_measurement_id, driver_version, runtime_version, run_id,"
+      " source_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
+  for (const WinnerRow& w : ws) {
+    std::optional<std::int64_t> runner_up, run, source;
+    if (w.runner_up) runner_up = ids.measurement.at(*w.runner_up);
+    if (w.run_uuid) run = ids.run.at(*w.run_uuid);
+    if (w.source) source = ids.source.at(*w.source);
+    st.reset();
+    st.bind_all(ids.device.at(w.device_key), dtype_name(w.w.dtype), op_name(w.w.op),
+                static_cast<std::int64_t>(w.w.n_lo), static_cast<std::int64_t>(w.w.n_hi),
+                w.w.kernel_id, ids.measurement.at(w.evidence), w.w.runner_up_kernel_id, runner_up,
+                w.w.driver_version, w.w.runtime_version, run, source)
+        .run();
+  }
+}
+
+std::vector<const RunRow*> runs_in_time_order(const Dataset& d) {
+  std::vector<const RunRow*> runs;
+  for (const auto& [uuid, r] : d.runs) runs.push_back(&r);
+  std::sort(runs.begin(), runs.end(), [](const RunRow* a, const RunRow* b) {
+    return std::tie(a->started_at, a->uuid) < std::tie(b->started_at, b->uuid);
+  });
+  return runs;
+}
+
+}  // namespace
+
+void write_dataset(Database& db, const Dataset& d) {
+  Connection& c = db.connection();
+  Transaction tx(c, TxKind::immediate);
+  Ids ids;
+  for (const auto& [path, s] : d.sources) insert_source(c, s, ids);
+  for (const auto& [key, dev] : d.devices) insert_device(c, dev, ids);
+  const auto runs = runs_in_time_order(d);
+  for (const RunRow* r : runs) insert_run(c, *r, ids);
+  for (const RunRow* r : runs) write_run_links(c, *r, ids);
+  Statement st = c.prepare(std::string("INSERT INTO measurements") + measurement_values);
+  for (const RunRow* r : runs) {
+    for (auto it = d.measurements.lower_bound({r->uuid, 0});
+         it != d.measurements.end() && it->first.run_uuid == r->uuid; ++it) {
+      st.reset();
+      bind_measurement(st, it->second, ids);
+      st.run();
+      ids.measurement[it->first] = c.last_insert_rowid();
+    }
+  }
+  insert_winners(c, d.winners, ids);
+  tx.commit();
+}
+
+MergeStats import_dataset(Database& db, const Dataset& incoming) {
+  Connection& c = db.connection();
+  Transaction tx(c, TxKind::immediate);
+  const Dataset existing = read_dataset_in_tx(db);
+  Dataset merged = existing;
+  MergeStats stats;
+  merge_dataset(merged, incoming, stats);
+
+  Ids ids;
+  {
+    Statement st = c.prepare("SELECT path, id FROM sources");
+    while (st.step()) ids.source[st.column_text(0)] = st.column_int(1);
+    Statement dv = c.prepare("SELECT fingerprint, id FROM devices");
+    while (dv.step()) ids.device[dv.column_text(0)] = dv.column_int(1);
+    Statement rn = c.prepare("SELECT uuid, id FROM runs");
+    while (rn.step()) ids.run[rn.column_text(0)] = rn.column_int(1);
+    Statement ms = c.prepare(
+        "SELECT r.uuid, m.seq, m.id FROM measurements m JOIN runs r ON r.id = m.run_id");
+    while (ms.step()) ids.measurement[{ms.column_text(0), ms.column_int(1)}] = ms.column_int(2);
+  }
+  for (const auto& [path, s] : merged.sources)
+    if (!existing.sources.count(path)) insert_source(c, s, ids);
+  for (const auto& [key, dev] : merged.devices) {
+    auto old = existing.devices.find(key);
+    if (old == existing.devices.end()) insert_device(c, dev, ids);
+    else if (device_json(old->second).dump() != device_json(dev).dump()) update_device(c, dev);
+  }
+  for (const RunRow* r : runs_in_time_order(merged)) {
+    auto old = existing.runs.find(r->uuid);
+    if (old == existing.runs.end()) insert_run(c, *r, ids);
+    else if (old->second.ended_at != r->ended_at || old->second.status != r->status) update_run(c, *r);
+    write_run_links(c, *r, ids);
+  }
+  Statement ins = c.prepare(std::string("INSERT INTO measurements") + measurement_values);
+  for (const auto& [ref, m] : merged.measurements) {
+    auto old = existing.measurements.find(ref);
+    if (old == existing.measurements.end()) {
+      ins.reset();
+      bind_measurement(ins, m, ids);
+      ins.run();
+      ids.measurement[ref] = c.last_insert_rowid();
+    } else if (measurement_json(old->second).dump() != measurement_json(m).dump()) {
+      // Same identity, other content (see merge_dataset): the fixed choice replaces the row in
+      // place, keeping its id.
+      Statement st = c.prepare(
+          "UPDATE measurements SET device_id = ?3, kernel_id = ?4, family = ?5, block = ?6,"
+          " unroll = ?7, smem = ?8, finish = ?9, dtype = ?10, op = ?11, n = ?12, l2_mode = ?13,"
+          " outcome = ?14, median_us = ?15, p10_us = ?16, p90_us = ?17, repeats = ?18,"
+          " gbps = ?19, sm_clock_mhz = ?20, mem_clock_mhz = ?21, error = ?22, measured_at = ?23"
+          " WHERE run_id = ?1 AND seq = ?2");
+      bind_measurement(st, m, ids);
+      st.run();
+    }
+  }
+  // Winner groups whose content changed are replaced whole.
+  std::map<GroupKey, std::vector<const WinnerRow*>> before, after;
+  for (const WinnerRow& w : existing.winners) before[group_of(w)].push_back(&w);
+  for (const WinnerRow& w : merged.winners) after[group_of(w)].push_back(&w);
+  for (const auto& [key, ws] : after) {
+    auto dump = [](const std::vector<const WinnerRow*>& v) {
+      std::string s;
+      for (const WinnerRow* w : v) s += winner_json(*w).dump();
+      return s;
+    };
+    auto old = before.find(key);
+    if (old != before.end() && dump(old->second) == dump(ws)) continue;
+    ++stats.winner_groups_changed;
+    Statement del = c.prepare("DELETE FROM winners WHERE device_id = ?1 AND dtype = ?2 AND op = ?3");
+    del.bind_all(ids.device.at(key.device), key.dtype, key.op).run();
+    std::vector<WinnerRow> rows;
+    for (const WinnerRow* w : ws) rows.push_back(*w);
+    insert_winners(c, rows, ids);
+  }
+  tx.commit();
+  return stats;
+}
+
+MergeStats merge_files(const std::vector<fs::path>& inputs, const fs::path& out) {
+  std::error_code ec;
+  if (fs::exists(fs::symlink_status(out, ec)))
+    throw DbError(Problem::exists, out,
+                  quoted(out) + ": already exists; db merge writes a new file only");
+  const fs::path folder = out.parent_path().empty() ? fs::path(".") : out.parent_path();
+  if (!fs::is_directory(folder, ec))
+    throw DbError(Problem::missing_folder, out,
+                  "cannot create " + quoted(out) + ": the folder " + quoted(folder) +
+                      " does not exist");
+  Dataset acc;
+  MergeStats stats;
+  for (const fs::path& in : inputs) {
+    Database db = Database::open_reader(in);
+    Dataset d = read_dataset(db);
+    add_provenance(d, in.string(), "merge");
+    merge_dataset(acc, d, stats);
+  }
+  Database mem = Database::create_in_memory(out.string());
+  write_dataset(mem, acc);
+  Statement vacuum = mem.connection().prepare("VACUUM INTO ?1");
+  vacuum.bind(1, out.string()).run();
+  return stats;
+}
+
+}  // namespace tunedreduce::db

@@ -1,0 +1,120 @@
+#pragma once
+// A whole database as plain data keyed by natural keys (no row ids): what `db export` writes,
+// `db import` reads and `db merge` unions. Rules in docs/database.md, "Merge and import".
+
+#include <compare>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/json.hpp"
+#include "db/database.hpp"
+#include "db/records.hpp"
+
+namespace tunedreduce::db {
+
+/// A measurement's identity across databases: its run and its place in that run.
+struct MeasurementRef {
+  std::string run_uuid;
+  std::int64_t seq = 0;
+  friend auto operator<=>(const MeasurementRef&, const MeasurementRef&) = default;
+};
+
+struct SourceRow {
+  std::string path;  // as given on the command line
+  std::string kind;  // "merge" or "import"
+  friend bool operator==(const SourceRow&, const SourceRow&) = default;
+};
+
+struct DeviceRow {
+  std::string key;
+  DeviceFingerprint fingerprint;
+  double theoretical_gbps = 0;
+  std::string first_seen, last_seen;
+};
+
+struct RunRow {
+  std::string uuid;
+  RunInfo info;
+  std::string origin;
+  std::string started_at;
+  std::optional<std::string> ended_at;
+  RunStatus status = RunStatus::running;
+  std::map<std::string, double> attainable;  // device key -> GB/s
+  std::set<std::string> sources;             // source paths the run was found in
+};
+
+struct MeasurementRow {
+  MeasurementRef ref;
+  std::string device_key;
+  Measurement m;  // run_id and device_id unused
+  std::string measured_at;
+};
+
+struct WinnerRow {
+  std::string device_key;
+  Winner w;  // measurement ids and run_id unused
+  MeasurementRef evidence;
+  std::optional<MeasurementRef> runner_up;
+  std::optional<std::string> run_uuid;
+  std::optional<std::string> source;
+};
+
+struct Dataset {
+  std::map<std::string, SourceRow> sources;
+  std::map<std::string, DeviceRow> devices;
+  std::map<std::string, RunRow> runs;
+  std::map<MeasurementRef, MeasurementRow> measurements;
+  std::vector<WinnerRow> winners;  // sorted by device key, dtype, op, n_lo
+};
+
+/// What a merge or an import did, for the CLI to report.
+struct MergeStats {
+  std::int64_t devices_added = 0, runs_added = 0, measurements_added = 0;
+  std::int64_t winner_groups_changed = 0;
+  std::int64_t measurement_conflicts = 0;  // same (run, seq) with different content
+  std::int64_t winner_conflicts = 0;       // sizes claimed by several winners, decided by rule
+};
+
+/// Everything in \p db, read in one transaction.
+Dataset read_dataset(Database& db);
+
+/// The export document (docs/database.md, "Export format").
+Json dataset_to_json(const Dataset& d);
+/// Parses and validates an export document; errors name \p file and the member.
+Dataset dataset_from_json(const Json& doc, const std::filesystem::path& file);
+
+/// Marks \p d as coming from \p path: adds the source, lists it on every run, and names it on
+/// every winner that has no source yet.
+void add_provenance(Dataset& d, const std::string& path, const std::string& kind);
+
+/// Unions \p from into \p into. Commutative and associative, so any order of inputs gives the
+/// same result: devices by fingerprint, runs by uuid, measurements by (run, seq), sources by path;
+/// winners by the best evidence for every size (see resolve_winners).
+void merge_dataset(Dataset& into, const Dataset& from, MergeStats& stats);
+
+/// Decides overlapping winners of one (device, dtype, op): for every n, the winner whose
+/// evidence has the lowest median time per element (median_us / n; for equal n, the lower
+/// median); ties go to the smaller kernel id, then the smaller (run uuid, seq), then the smaller
+/// source. Adjacent sizes with the same winner are one interval again.
+std::vector<WinnerRow> resolve_winners(const std::vector<WinnerRow>& candidates,
+                                       const Dataset& evidence, std::int64_t& conflicts);
+
+/// Writes \p d into a database that has the schema and no rows, in canonical order (ids follow
+/// the natural keys), in one transaction.
+void write_dataset(Database& empty, const Dataset& d);
+
+/// Adds \p d to a live database in one BEGIN IMMEDIATE transaction: missing rows are inserted
+/// (existing ids never change), merged winners replace their groups.
+MergeStats import_dataset(Database& db, const Dataset& d);
+
+/// `db merge`: reads every input read-only, unions them, writes \p out (which must not exist)
+/// with VACUUM INTO, in journal mode DELETE so it can be shipped and read anywhere.
+MergeStats merge_files(const std::vector<std::filesystem::path>& inputs,
+                       const std::filesystem::path& out);
+
+}  // namespace tunedreduce::db

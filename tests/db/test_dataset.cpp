@@ -1,0 +1,274 @@
+// Export, import, merge and check: deterministic, lossless, with provenance.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "common/exit_codes.hpp"
+#include "db/check.hpp"
+#include "db/dataset.hpp"
+#include "db/statement.hpp"
+#include "test_util.hpp"
+
+namespace tunedreduce::db {
+namespace {
+
+namespace fs = std::filesystem;
+using test::TempDir;
+
+const std::string k_shuffle = "warp_shuffle.b256.u4.two_pass.f32.sum";
+const std::string k_smem = "smem.b256.u8.dynamic.single_pass.f32.sum";
+const std::string k_vec = "vectorized.b512.u2.two_pass.f32.sum";
+
+Winner winner(std::uint64_t lo, std::uint64_t hi, std::int64_t m, const std::string& id,
+              std::int64_t run) {
+  Winner w;
+  w.dtype = DType::f32;
+  w.op = Op::sum;
+  w.n_lo = lo;
+  w.n_hi = hi;
+  w.kernel_id = id;
+  w.measurement_id = m;
+  w.driver_version = 13000;
+  w.runtime_version = 13000;
+  w.run_id = run;
+  return w;
+}
+
+/// A database with one finished run on \p fp: \p id wins [lo, hi] with median \p median at 512.
+void make_db(const fs::path& path, const DeviceFingerprint& fp, const std::string& id,
+             std::uint64_t lo, std::uint64_t hi, double median, const std::string& host) {
+  Database db = Database::open_writer(path);
+  const auto dev = db.upsert_device(fp);
+  RunInfo info = test::run_info();
+  info.host = host;
+  const auto run = db.begin_run(info);
+  db.record_attainable_bandwidth(run, dev, 3000);
+  const auto m = db.insert_measurement(test::measurement(run, dev, id, 512, median));
+  const auto other = db.insert_measurement(test::measurement(run, dev, k_vec, 512, median * 2));
+  Winner w = winner(lo, hi, m, id, run);
+  w.runner_up_kernel_id = k_vec;
+  w.runner_up_measurement_id = other;
+  db.replace_winners(dev, DType::f32, Op::sum, std::vector<Winner>{w});
+  db.end_run(run, RunStatus::finished);
+}
+
+std::string export_of(const fs::path& path) {
+  Database db = Database::open_reader(path);
+  return dataset_to_json(read_dataset(db)).dump(2);
+}
+
+TEST(Export, RoundTripsThroughJsonIncludingHostileStrings) {
+  TempDir dir;
+  const std::string hostile = "x'); DROP TABLE winners; --\n<script>\"\\\xc3\xa9\xf0\x9f\x9a\x80";
+  DeviceFingerprint fp = test::h100();
+  fp.name = hostile;
+  make_db(dir / "a.db", fp, k_shuffle, 1, 4096, 5.0, hostile);
+  {
+    Database db = Database::open_writer(dir / "a.db");
+    const auto run = db.begin_run(test::run_info());  // a running run, a failed measurement
+    Measurement m = test::measurement(run, db.devices()[0].id, k_smem, 1 << 20, 0);
+    m.outcome = Outcome::timeout;
+    m.median_us.reset();
+    m.error = hostile;
+    db.insert_measurement(m);
+  }
+  const std::string text = export_of(dir / "a.db");
+  Dataset d = dataset_from_json(Json::parse(text), dir / "a.json");
+  Database fresh = Database::open_writer(dir / "b.db");
+  import_dataset(fresh, d);
+  Dataset back = read_dataset(fresh);
+  EXPECT_EQ(back.devices.begin()->second.fingerprint.name, hostile);
+  // Everything but the import's provenance is identical.
+  for (auto& [uuid, r] : back.runs) r.sources.clear();
+  back.sources.clear();
+  for (auto& w : back.winners) w.source.reset();
+  EXPECT_EQ(dataset_to_json(back).dump(2), text);
+}
+
+TEST(Export, ImportValidatesAndNamesTheFileAndMember) {
+  TempDir dir;
+  make_db(dir / "a.db", test::h100(), k_shuffle, 1, 4096, 5.0, "h");
+  const Json good = Json::parse(export_of(dir / "a.db"));
+  const fs::path file = dir / "in.json";
+  auto expect_bad = [&](const std::string& text, const std::string& words, Problem p) {
+    Database db = Database::open_writer(dir / "target.db");
+    try {
+      import_dataset(db, dataset_from_json(Json::parse(text), file));
+      ADD_FAILURE() << "accepted: " << words;
+    } catch (const DbError& e) {
+      EXPECT_EQ(e.problem(), p) << e.what();
+      EXPECT_NE(std::string(e.what()).find("'" + file.string() + "'"), std::string::npos);
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(db.counts().devices, 0);  // nothing half-imported
+  };
+  std::string t = good.dump();
+  auto replaced = [&](const std::string& from, const std::string& to) {
+    std::string s = t;
+    const auto pos = s.find(from);
+    EXPECT_NE(pos, std::string::npos) << from;
+    return s.replace(pos, from.size(), to);
+  };
+  expect_bad(replaced("\"dtype\":\"f32\"", "\"dtype\":\"f16\""),
+             "$.measurements[0].dtype: 'f16' is not one of", Problem::invalid_data);
+  expect_bad(replaced("\"format_version\":1", "\"format_version\":2"),
+             "export format version 2 is newer", Problem::too_new);
+  expect_bad(replaced("\"seq\":1", "\"seq\":0"), "$.measurements[0].seq: must be at least 1",
+             Problem::invalid_data);
+  expect_bad(replaced("\"n_hi\":4096", "\"n_hi\":0"), "$.winners[0].n_hi: smaller than n_lo",
+             Problem::invalid_data);
+  expect_bad(replaced("\"kernel_id\":\"" + k_shuffle + "\",\"measurement\"",
+                      "\"kernel_id\":\"" + k_smem + "\",\"measurement\""),
+             "not an ok measurement of this kernel", Problem::invalid_data);
+  expect_bad(replaced("\"format\":\"tunedreduce-db-export\"", "\"format\":\"other\""),
+             "$.format", Problem::invalid_data);
+}
+
+TEST(Import, IsIdempotentAndKeepsExistingIds) {
+  TempDir dir;
+  make_db(dir / "a.db", test::h100(), k_shuffle, 1, 4096, 5.0, "a");
+  make_db(dir / "b.db", test::h200(), k_smem, 1, 1 << 20, 7.0, "b");
+  Dataset a;
+  {
+    Database db = Database::open_reader(dir / "a.db");
+    a = read_dataset(db);
+  }
+  add_provenance(a, (dir / "a.json").string(), "import");
+  Database b = Database::open_writer(dir / "b.db");
+  const auto before = b.measurements();
+  MergeStats s1 = import_dataset(b, a);
+  EXPECT_EQ(s1.devices_added, 1);
+  EXPECT_EQ(s1.runs_added, 1);
+  EXPECT_EQ(s1.measurements_added, 2);
+  EXPECT_EQ(s1.winner_groups_changed, 1);
+  const auto after = b.measurements();
+  ASSERT_EQ(after.size(), 4u);
+  for (std::size_t i = 0; i < before.size(); ++i) EXPECT_EQ(after[i].id, before[i].id);
+  MergeStats s2 = import_dataset(b, a);
+  EXPECT_EQ(s2.devices_added + s2.runs_added + s2.measurements_added + s2.winner_groups_changed, 0);
+  EXPECT_EQ(b.counts().winners, 2);
+  EXPECT_EQ(b.connection().query_int("SELECT count(*) FROM run_sources"), 1);
+  EXPECT_EQ(b.connection().query_text("SELECT kind FROM sources"), "import");
+}
+
+TEST(Merge, WinnersConflictsGoToTheLowerMedianAndTiesToTheSmallerId) {
+  TempDir dir;
+  // A: shuffle wins [1, 1000] in 5 us; B: smem wins [500, 2000] in 4 us; C ties B on [1500, 3000].
+  make_db(dir / "a.db", test::h100(), k_shuffle, 1, 1000, 5.0, "a");
+  make_db(dir / "b.db", test::h100(), k_smem, 500, 2000, 4.0, "b");
+  make_db(dir / "c.db", test::h100(), k_shuffle, 1500, 3000, 4.0, "c");
+  MergeStats s = merge_files({dir / "a.db", dir / "b.db", dir / "c.db"}, dir / "out.db");
+  EXPECT_GT(s.winner_conflicts, 0);
+  Database out = Database::open_reader(dir / "out.db");
+  auto ws = out.winners();
+  ASSERT_EQ(ws.size(), 3u);
+  EXPECT_EQ(ws[0].kernel_id, k_shuffle);  // [1, 499] only A claims
+  EXPECT_EQ(ws[0].n_lo, 1u);
+  EXPECT_EQ(ws[0].n_hi, 499u);
+  EXPECT_EQ(*ws[0].source, (dir / "a.db").string());
+  // [500, 1000]: B beats A (4 < 5 us at n = 512). [1500, 2000]: B and C tie at 4 us, and
+  // "smem..." < "warp_shuffle...", so B keeps it; B's pieces join up into one interval.
+  EXPECT_EQ(ws[1].n_lo, 500u);
+  EXPECT_EQ(ws[1].n_hi, 2000u);
+  EXPECT_EQ(ws[1].kernel_id, k_smem);
+  EXPECT_EQ(*ws[1].source, (dir / "b.db").string());
+  EXPECT_EQ(ws[2].n_lo, 2001u);  // only C claims the rest
+  EXPECT_EQ(ws[2].n_hi, 3000u);
+  EXPECT_EQ(ws[2].kernel_id, k_shuffle);
+}
+
+TEST(Merge, SameInputsInAnyOrderGiveIdenticalFiles) {
+  TempDir dir;
+  make_db(dir / "a.db", test::h100(), k_shuffle, 1, 1000, 5.0, "a");
+  make_db(dir / "b.db", test::h100(), k_smem, 500, 2000, 4.0, "b");
+  make_db(dir / "c.db", test::h200(), k_vec, 1, 1 << 30, 9.0, "c");
+  // d.db shares a's run (imported) and adds its own.
+  make_db(dir / "d.db", test::h200(), k_shuffle, 1 << 20, 1 << 21, 8.0, "d");
+  {
+    Database a = Database::open_reader(dir / "a.db");
+    Database d = Database::open_writer(dir / "d.db");
+    Dataset ds = read_dataset(a);
+    add_provenance(ds, "a.json", "import");
+    import_dataset(d, ds);
+  }
+  std::vector<fs::path> inputs = {dir / "a.db", dir / "b.db", dir / "c.db", dir / "d.db"};
+  std::vector<std::string> files;
+  int k = 0;
+  std::sort(inputs.begin(), inputs.end());
+  do {
+    const fs::path out = dir / ("out" + std::to_string(k++) + ".db");
+    merge_files(inputs, out);
+    files.push_back(test::read_file(out));
+  } while (std::next_permutation(inputs.begin(), inputs.end()) && k < 6);
+  for (const std::string& f : files) EXPECT_EQ(f, files[0]);  // byte for byte
+
+  Database out = Database::open_reader(dir / "out0.db");
+  const Counts n = out.counts();
+  EXPECT_EQ(n.devices, 2);
+  EXPECT_EQ(n.runs, 4);  // a's run once, though it is in a.db and d.db
+  EXPECT_EQ(n.measurements, 8);
+  // Provenance: every input and the import inside d.db; a's run was found in a.db and d.db.
+  EXPECT_EQ(out.connection().query_int("SELECT count(*) FROM sources"), 5);
+  Statement st = out.connection().prepare(
+      "SELECT count(*) FROM run_sources x JOIN runs r ON r.id = x.run_id WHERE r.host = 'a'");
+  ASSERT_TRUE(st.step());
+  EXPECT_EQ(st.column_int(0), 3);  // a.db, d.db, a.json
+  // Shippable: journal mode DELETE (header bytes 18 and 19 are 1), no -wal beside it.
+  const std::string bytes = files[0];
+  EXPECT_EQ(bytes[18], 1);
+  EXPECT_EQ(bytes[19], 1);
+  EXPECT_EQ(out.connection().query_text("PRAGMA quick_check"), "ok");
+  // Merging the merge with one of its inputs changes nothing but the provenance.
+  merge_files({dir / "out0.db", dir / "a.db"}, dir / "again.db");
+  Database again = Database::open_reader(dir / "again.db");
+  EXPECT_EQ(again.counts().measurements, n.measurements);
+  EXPECT_EQ(again.counts().winners, n.winners);
+}
+
+TEST(Merge, RefusesAnExistingOutputAndBadInputs) {
+  TempDir dir;
+  make_db(dir / "a.db", test::h100(), k_shuffle, 1, 1000, 5.0, "a");
+  const std::string a_before = test::read_file(dir / "a.db");
+  try {
+    merge_files({dir / "a.db"}, dir / "a.db");
+    ADD_FAILURE();
+  } catch (const DbError& e) {
+    EXPECT_EQ(e.problem(), Problem::exists);
+    EXPECT_EQ(e.exit_code(), exit_code::usage);
+  }
+  EXPECT_EQ(test::read_file(dir / "a.db"), a_before);
+  test::copy_fixture("not_sqlite.db", dir);
+  try {
+    merge_files({dir / "a.db", dir / "not_sqlite.db"}, dir / "out.db");
+    ADD_FAILURE();
+  } catch (const DbError& e) {
+    EXPECT_EQ(e.problem(), Problem::not_sqlite);
+    EXPECT_NE(std::string(e.what()).find((dir / "not_sqlite.db").string()), std::string::npos);
+  }
+  EXPECT_FALSE(fs::exists(dir / "out.db"));
+  EXPECT_THROW(merge_files({dir / "a.db"}, dir / "nope" / "out.db"), DbError);
+}
+
+TEST(Check, ReportsUnknownIdsAndCorruption) {
+  TempDir dir;
+  make_db(dir / "a.db", test::h100(), k_shuffle, 1, 1000, 5.0, "a");
+  Database db = Database::open_reader(dir / "a.db");
+  CheckReport all_known = check_database(db, {k_shuffle, k_vec}, false);
+  EXPECT_TRUE(all_known.ok());
+  EXPECT_EQ(all_known.schema_version, 1);
+  CheckReport missing = check_database(db, {k_vec}, true);
+  EXPECT_TRUE(missing.sound());
+  EXPECT_FALSE(missing.ok());
+  ASSERT_EQ(missing.unknown_kernel_ids.size(), 1u);
+  EXPECT_EQ(missing.unknown_kernel_ids.at(k_shuffle), 2);  // its measurement and its winner
+
+  const auto corrupt = test::copy_fixture("corrupt.db", dir);
+  Database bad = Database::open_reader(corrupt);
+  CheckReport r = check_database(bad, {}, false);
+  EXPECT_FALSE(r.sound());
+  EXPECT_FALSE(r.integrity.empty());
+}
+
+}  // namespace
+}  // namespace tunedreduce::db
