@@ -1,6 +1,357 @@
-// Placeholder: replaced by the database work (issue 3).
+// tunedreduce db: inspect, check, export, import, merge and migrate tuning databases.
+// Behaviour and exit codes: docs/database.md.
+
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
 #include "cli/command.hpp"
 #include "common/error.hpp"
+#include "common/exit_codes.hpp"
+#include "common/json.hpp"
+#include "common/paths.hpp"
+#include "db/check.hpp"
+#include "db/dataset.hpp"
+#include "db/schema.hpp"
+#include "db/statement.hpp"
+#include "kernels/registry.hpp"
+
+namespace po = boost::program_options;
+
 namespace tunedreduce::cli {
-int cmd_db(int, char**) { throw Error("the db command is not built yet"); }
+
+namespace {
+
+constexpr const char* usage_text =
+    "usage: tunedreduce db ACTION [OPTIONS]\n\n"
+    "actions:\n"
+    "  info                      devices, runs and row counts\n"
+    "  check [--full]            quick_check (integrity_check with --full), schema version,\n"
+    "                            rows naming kernel ids this binary lacks\n"
+    "  export [--output FILE]    the whole database as JSON (stdout by default)\n"
+    "  import FILE               add an export file's rows to the database\n"
+    "  merge --into OUT A.db B.db ...\n"
+    "                            union of databases into a new file OUT (deterministic)\n"
+    "  migrate                   upgrade an older schema in place\n\n"
+    "Every action takes --db PATH (default: $TUNEDREDUCE_DB, else\n"
+    "$XDG_DATA_HOME/tunedreduce/tune.db, else ~/.local/share/tunedreduce/tune.db),\n"
+    "--log-level and --help. Exit codes: docs/database.md.\n";
+
+struct Options {
+  CommonOptions common;
+  double busy_timeout_s = 30;
+  bool immutable = false;
+};
+
+void add_reader_options(po::options_description& desc, Options& o) {
+  desc.add_options()("immutable", po::bool_switch(&o.immutable),
+                     "open the file as immutable (no locks; for shipped files nobody writes)");
+}
+
+void add_writer_options(po::options_description& desc, Options& o) {
+  desc.add_options()("busy-timeout", po::value<double>(&o.busy_timeout_s)->default_value(30),
+                     "seconds to wait for another writer before giving up (exit 4)");
+}
+
+std::chrono::milliseconds busy_ms(double s) {
+  if (!(s >= 0) || s > 86400) throw Error("--busy-timeout must be between 0 and 86400 seconds", exit_code::usage);
+  return std::chrono::milliseconds(static_cast<long long>(std::llround(s * 1000)));
+}
+
+// The location, and where it came from, are part of every "no database" message.
+db::Database open_reader(const Options& o, DbLocation& loc) {
+  loc = resolve_db_path(o.common.db);
+  db::ReaderOptions ro;
+  ro.immutable = o.immutable;
+  try {
+    return db::Database::open_reader(loc.path, ro);
+  } catch (const db::DbError& e) {
+    if (e.problem() != db::Problem::missing) throw;
+    throw db::DbError(e.problem(), e.path(),
+                      std::string(e.what()) + "; the location came from " + loc.source);
+  }
+}
+
+db::Database open_writer(const Options& o, DbLocation& loc) {
+  loc = resolve_db_path(o.common.db);
+  db::WriterOptions wo;
+  wo.busy_timeout = busy_ms(o.busy_timeout_s);
+  return db::Database::open_writer(loc.path, wo);
+}
+
+std::string fmt_double(double v, int decimals) {
+  std::ostringstream s;
+  s.setf(std::ios::fixed);
+  s.precision(decimals);
+  s << v;
+  return s.str();
+}
+
+// --- info ----------------------------------------------------------------------------------------
+
+int info(const Options& o) {
+  DbLocation loc;
+  db::Database d = open_reader(o, loc);
+  db::Connection& c = d.connection();
+  const db::Counts n = d.counts();
+  std::error_code ec;
+  const auto bytes = std::filesystem::file_size(loc.path, ec);
+  std::cout << "database: " << loc.path.string() << " (from " << loc.source << ")\n"
+            << "schema:   version " << d.file_schema_version() << " (this binary: "
+            << db::schema_version << "), journal mode " << c.query_text("PRAGMA journal_mode")
+            << ", " << bytes << " bytes\n"
+            << "rows:     " << n.devices << " devices, " << n.runs << " runs, " << n.measurements
+            << " measurements, " << n.winners << " winners\n";
+  if (n.devices) std::cout << "devices:\n";
+  for (const db::DeviceRecord& dev : d.devices()) {
+    const auto& f = dev.fingerprint;
+    db::Statement st = c.prepare(
+        "SELECT (SELECT count(*) FROM measurements WHERE device_id = ?1),"
+        " (SELECT count(*) FROM winners WHERE device_id = ?1)");
+    st.bind(1, dev.id);
+    st.step();
+    std::cout << "  " << dev.key << "  " << f.name << "\n"
+              << "      " << f.arch() << ", " << f.sm_count << " SMs, "
+              << fmt_double(static_cast<double>(f.total_mem_bytes) / (1 << 30), 1) << " GiB, "
+              << f.bus_width_bits << "-bit bus, L2 " << f.l2_bytes / 1024 << " KiB, ECC "
+              << (f.ecc ? "on" : "off") << ", " << fmt_double(dev.theoretical_gbps, 0)
+              << " GB/s theoretical; driver " << f.driver_version << ", runtime "
+              << f.runtime_version << "; " << st.column_int(0) << " measurements, "
+              << st.column_int(1) << " winners\n";
+  }
+  const auto runs = d.runs();
+  if (!runs.empty()) std::cout << "runs:\n";
+  for (const db::RunRecord& r : runs) {
+    db::Statement st = c.prepare("SELECT count(*) FROM measurements WHERE run_id = ?1");
+    st.bind(1, r.id);
+    st.step();
+    std::cout << "  " << r.id << "  " << r.uuid << "  " << db::run_status_name(r.status) << "  "
+              << r.started_at << " .. " << r.ended_at.value_or("") << "  host " << r.info.host
+              << "  tool " << r.info.tool_version << "  manifest " << r.info.manifest_hash
+              << "  L2 " << db::l2_mode_name(r.info.l2_mode) << "  " << st.column_int(0)
+              << " measurements\n";
+  }
+  db::Statement src = c.prepare("SELECT path, kind FROM sources ORDER BY path");
+  bool first = true;
+  while (src.step()) {
+    if (first) std::cout << "merged or imported from:\n";
+    first = false;
+    std::cout << "  " << src.column_text(0) << " (" << src.column_text(1) << ")\n";
+  }
+  return exit_code::ok;
+}
+
+// --- check ---------------------------------------------------------------------------------------
+
+int check(const Options& o, bool full) {
+  DbLocation loc;
+  db::Database d = open_reader(o, loc);
+  std::set<std::string> known;
+  for (const kernels::Entry& e : kernels::registry()) known.insert(e.id);
+  const db::CheckReport r = db::check_database(d, known, full);
+  std::cout << "database:    " << loc.path.string() << "\n"
+            << "schema:      version " << r.schema_version << " (this binary: "
+            << db::schema_version << ")\n"
+            << (full ? "integrity:   " : "quick_check: ") << (r.sound() ? "ok" : "FAILED") << "\n";
+  if (!r.sound()) {
+    for (const std::string& line : r.integrity) std::cout << "  " << line << "\n";
+    std::cerr << "tunedreduce db check: error: " << db::quoted(loc.path)
+              << ": is corrupt (the integrity check failed)\n";
+    return exit_code::db_unusable;
+  }
+  std::cout << "foreign keys: "
+            << (r.foreign_key_violations ? std::to_string(r.foreign_key_violations) + " violations"
+                                         : std::string("ok"))
+            << "\n";
+  if (r.unknown_kernel_ids.empty()) {
+    std::cout << "kernel ids:  all known to this binary (registry manifest "
+              << kernels::manifest_hash() << ")\n";
+  } else {
+    std::cout << "kernel ids:  " << r.unknown_kernel_ids.size()
+              << " unknown to this binary (registry manifest " << kernels::manifest_hash()
+              << "):\n";
+    for (const auto& [id, rows] : r.unknown_kernel_ids)
+      std::cout << "  " << id << " (" << rows << " rows)\n";
+  }
+  std::cout << "winners:     " << r.overlapping_winners << " overlapping, "
+            << r.winners_without_ok_evidence << " without ok evidence\n";
+  if (r.ok()) {
+    std::cout << "result:      ok\n";
+    return exit_code::ok;
+  }
+  std::cout << "result:      problems found\n";
+  std::cerr << "tunedreduce db check: error: " << db::quoted(loc.path)
+            << ": has rows this binary cannot use (see above)\n";
+  return exit_code::db_check_failed;
+}
+
+// --- export / import -----------------------------------------------------------------------------
+
+int do_export(const Options& o, const std::string& output) {
+  DbLocation loc;
+  db::Database d = open_reader(o, loc);
+  const std::string text = db::dataset_to_json(db::read_dataset(d)).dump(2) + "\n";
+  if (output.empty() || output == "-") {
+    std::cout << text;
+    return exit_code::ok;
+  }
+  std::ofstream out(output, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) throw Error("cannot write '" + output + "'", exit_code::failure);
+  std::cerr << "exported " << loc.path.string() << " to " << output << "\n";
+  return exit_code::ok;
+}
+
+int do_import(const Options& o, const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw Error("cannot read '" + file + "': no such file or not readable", exit_code::failure);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  Json doc;
+  try {
+    doc = Json::parse(ss.str());
+  } catch (const std::runtime_error& e) {
+    throw db::DbError(db::Problem::invalid_data, file,
+                      "'" + file + "': not valid JSON: " + e.what());
+  }
+  db::Dataset data = db::dataset_from_json(doc, file);
+  db::add_provenance(data, file, "import");
+  DbLocation loc;
+  db::Database d = open_writer(o, loc);
+  const db::MergeStats s = db::import_dataset(d, data);
+  std::cout << "imported " << file << " into " << loc.path.string() << ": " << s.devices_added
+            << " devices, " << s.runs_added << " runs, " << s.measurements_added
+            << " measurements added; " << s.winner_groups_changed << " winner groups changed";
+  if (s.measurement_conflicts || s.winner_conflicts)
+    std::cout << "; " << s.measurement_conflicts << " measurement and " << s.winner_conflicts
+              << " winner conflicts decided by rule";
+  std::cout << "\n";
+  return exit_code::ok;
+}
+
+// --- merge / migrate -----------------------------------------------------------------------------
+
+int merge(const std::string& into, const std::vector<std::string>& inputs) {
+  if (into.empty()) throw Error("db merge needs --into OUT", exit_code::usage);
+  if (inputs.empty()) throw Error("db merge needs at least one input database", exit_code::usage);
+  std::vector<std::filesystem::path> paths(inputs.begin(), inputs.end());
+  const db::MergeStats s = db::merge_files(paths, into);
+  db::Database out = db::Database::open_reader(into);
+  const db::Counts n = out.counts();
+  std::cout << "merged " << inputs.size() << " databases into " << into << ": " << n.devices
+            << " devices, " << n.runs << " runs, " << n.measurements << " measurements, "
+            << n.winners << " winners";
+  if (s.measurement_conflicts || s.winner_conflicts)
+    std::cout << "; " << s.measurement_conflicts << " measurement and " << s.winner_conflicts
+              << " winner conflicts decided by rule";
+  std::cout << "\n";
+  return exit_code::ok;
+}
+
+int migrate(const Options& o) {
+  const DbLocation where = resolve_db_path(o.common.db);
+  int before = -1;
+  if (std::filesystem::exists(where.path)) {
+    try {
+      db::Connection c = db::Connection::open(where.path, db::OpenMode::read_only);
+      before = static_cast<int>(c.query_int("PRAGMA user_version"));
+    } catch (const db::DbError&) {
+      // open_writer below reports what is wrong with the file
+    }
+  }
+  DbLocation loc;
+  db::Database d = open_writer(o, loc);
+  std::cout << loc.path.string() << ": schema version "
+            << (before < 0 ? std::string("(new file)") : std::to_string(before)) << " -> "
+            << d.file_schema_version()
+            << (before == d.file_schema_version() ? " (already current)" : "") << "\n";
+  return exit_code::ok;
+}
+
+}  // namespace
+
+int cmd_db(int argc, char** argv) {
+  if (argc < 2) {
+    std::cerr << usage_text;
+    return exit_code::usage;
+  }
+  const std::string action = argv[1];
+  if (action == "--help" || action == "-h" || action == "help") {
+    std::cout << usage_text;
+    return exit_code::ok;
+  }
+  // The action's own argv: argv[0] names the action.
+  std::string argv0 = std::string(argv[0]) + " " + action;
+  std::vector<char*> args{argv0.data()};
+  for (int i = 2; i < argc; ++i) args.push_back(argv[i]);
+  const int n = static_cast<int>(args.size());
+
+  Options o;
+  po::options_description desc("options");
+  add_common_options(desc, o.common);
+  po::positional_options_description pos;
+  po::variables_map vm;
+  if (action == "info") {
+    add_reader_options(desc, o);
+    if (parse_command_line(n, args.data(), desc, nullptr, vm, o.common,
+                           "tunedreduce db info [--db PATH] [--immutable]"))
+      return exit_code::ok;
+    return info(o);
+  }
+  if (action == "check") {
+    bool full = false;
+    add_reader_options(desc, o);
+    desc.add_options()("full", po::bool_switch(&full), "PRAGMA integrity_check instead of quick_check");
+    if (parse_command_line(n, args.data(), desc, nullptr, vm, o.common,
+                           "tunedreduce db check [--db PATH] [--full] [--immutable]"))
+      return exit_code::ok;
+    return check(o, full);
+  }
+  if (action == "export") {
+    std::string output;
+    add_reader_options(desc, o);
+    desc.add_options()("output,o", po::value<std::string>(&output), "write to FILE instead of stdout");
+    if (parse_command_line(n, args.data(), desc, nullptr, vm, o.common,
+                           "tunedreduce db export [--db PATH] [--output FILE]"))
+      return exit_code::ok;
+    return do_export(o, output);
+  }
+  if (action == "import") {
+    std::string file;
+    add_writer_options(desc, o);
+    desc.add_options()("file", po::value<std::string>(&file), "export file to import");
+    pos.add("file", 1);
+    if (parse_command_line(n, args.data(), desc, &pos, vm, o.common,
+                           "tunedreduce db import FILE [--db PATH] [--busy-timeout S]"))
+      return exit_code::ok;
+    if (file.empty()) throw Error("db import needs a FILE", exit_code::usage);
+    return do_import(o, file);
+  }
+  if (action == "merge") {
+    std::string into;
+    std::vector<std::string> inputs;
+    desc.add_options()("into", po::value<std::string>(&into), "the new database to write")(
+        "inputs", po::value<std::vector<std::string>>(&inputs), "databases to merge");
+    pos.add("inputs", -1);
+    if (parse_command_line(n, args.data(), desc, &pos, vm, o.common,
+                           "tunedreduce db merge --into OUT A.db B.db ..."))
+      return exit_code::ok;
+    return merge(into, inputs);
+  }
+  if (action == "migrate") {
+    add_writer_options(desc, o);
+    if (parse_command_line(n, args.data(), desc, nullptr, vm, o.common,
+                           "tunedreduce db migrate [--db PATH] [--busy-timeout S]"))
+      return exit_code::ok;
+    return migrate(o);
+  }
+  std::cerr << "tunedreduce db: error: unknown action '" << action << "'\n\n" << usage_text;
+  return exit_code::usage;
+}
+
 }  // namespace tunedreduce::cli
