@@ -330,6 +330,7 @@ int cmd_db(int argc, char** argv) {
                            "tunedreduce db import FILE [--db PATH] [--busy-timeout S]"))
       return exit_code::ok;
     if (file.empty()) throw Error("db import needs a FILE", exit_code::usage);
+    busy_ms(o.busy_timeout_s);  // a bad value is a usage error before any work
     return do_import(o, file);
   }
   if (action == "merge") {
@@ -348,6 +349,7 @@ int cmd_db(int argc, char** argv) {
     if (parse_command_line(n, args.data(), desc, nullptr, vm, o.common,
                            "tunedreduce db migrate [--db PATH] [--busy-timeout S]"))
       return exit_code::ok;
+    busy_ms(o.busy_timeout_s);
     return migrate(o);
   }
   std::cerr << "tunedreduce db: error: unknown action '" << action << "'\n\n" << usage_text;

@@ -134,7 +134,13 @@ ProcessResult run_process(const std::vector<std::string>& argv,
   int out_pipe[2], err_pipe[2];
   if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) throw std::runtime_error("pipe failed");
   std::vector<std::string> env_storage;
-  for (char** e = environ; *e; ++e) env_storage.emplace_back(*e);
+  // extra_env replaces variables of the same name (getenv would find the first one).
+  auto name_of = [](const std::string& kv) { return kv.substr(0, kv.find('=')); };
+  for (char** e = environ; *e; ++e) {
+    bool replaced = false;
+    for (const auto& x : extra_env) replaced |= name_of(x) == name_of(*e);
+    if (!replaced) env_storage.emplace_back(*e);
+  }
   for (const auto& e : extra_env) env_storage.push_back(e);
   auto args = c_argv(argv);
   auto envp = c_argv(env_storage);

@@ -1,0 +1,278 @@
+// `tunedreduce db ...` as a person runs it: output, messages and exit codes (docs/database.md).
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+
+#include "common/exit_codes.hpp"
+#include "common/json.hpp"
+#include "db/database.hpp"
+#include "test_util.hpp"
+
+namespace tunedreduce::db {
+namespace {
+
+namespace fs = std::filesystem;
+using test::ProcessResult;
+using test::TempDir;
+
+ProcessResult cli(std::vector<std::string> args, const std::vector<std::string>& env = {}) {
+  args.insert(args.begin(), TR_CLI);
+  // A clean location environment unless the test sets one.
+  std::vector<std::string> e = env;
+  for (const char* name : {"TUNEDREDUCE_DB", "XDG_DATA_HOME"}) {
+    bool set = false;
+    for (const auto& kv : env) set |= kv.rfind(std::string(name) + "=", 0) == 0;
+    if (!set) e.push_back(std::string(name) + "=");
+  }
+  return test::run_process(args, e);
+}
+
+std::size_t count(const std::string& haystack, const std::string& needle) {
+  std::size_t n = 0;
+  for (auto pos = haystack.find(needle); pos != std::string::npos;
+       pos = haystack.find(needle, pos + 1))
+    ++n;
+  return n;
+}
+
+const std::string real_id = "warp_shuffle.b256.u4.two_pass.f32.sum";
+
+void make_db(const fs::path& path, const std::string& name, const std::string& kernel_id,
+             double median) {
+  Database db = Database::open_writer(path);
+  DeviceFingerprint fp = test::h100();
+  fp.name = name;
+  const auto dev = db.upsert_device(fp);
+  const auto run = db.begin_run(test::run_info());
+  const auto m = db.insert_measurement(test::measurement(run, dev, kernel_id, 4096, median));
+  Winner w;
+  w.dtype = DType::f32;
+  w.n_lo = 1;
+  w.n_hi = 1 << 20;
+  w.kernel_id = kernel_id;
+  w.measurement_id = m;
+  w.run_id = run;
+  db.replace_winners(dev, DType::f32, Op::sum, std::vector<Winner>{w});
+  db.end_run(run, RunStatus::finished);
+}
+
+TEST(CliDb, MissingDatabaseSaysNoDatabaseOnceAndCreatesNothing) {
+  TempDir dir;
+  const auto path = dir / "none.db";
+  for (const char* action : {"info", "check", "export"}) {
+    ProcessResult r = cli({"db", action, "--db", path.string()});
+    EXPECT_EQ(r.exit_code, exit_code::db_unusable) << action;
+    EXPECT_EQ(count(r.err, "no database"), 1u) << r.err;
+    EXPECT_NE(r.err.find("'" + path.string() + "'"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("from --db"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "");
+  }
+  EXPECT_TRUE(fs::is_empty(dir.path()));
+}
+
+TEST(CliDb, LocationComesFromTheEnvironment) {
+  TempDir dir;
+  make_db(dir / "env.db", "GPU", real_id, 5);
+  ProcessResult r = cli({"db", "info"}, {"TUNEDREDUCE_DB=" + (dir / "env.db").string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("(from $TUNEDREDUCE_DB)"), std::string::npos) << r.out;
+  r = cli({"db", "info"}, {"XDG_DATA_HOME=" + dir.path().string()});
+  EXPECT_EQ(r.exit_code, exit_code::db_unusable);
+  EXPECT_NE(r.err.find((dir / "tunedreduce" / "tune.db").string()), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("$XDG_DATA_HOME"), std::string::npos) << r.err;
+}
+
+TEST(CliDb, BadFilesMapToTheirExitCodes) {
+  struct Case {
+    const char* fixture;
+    const char* action;
+    int code;
+    const char* words;  // in stderr
+  };
+  const Case cases[] = {
+      {"empty.db", "info", exit_code::db_unusable, "empty file (0 bytes)"},
+      {"not_sqlite.db", "info", exit_code::db_unusable, "not an SQLite database"},
+      {"not_sqlite.db", "migrate", exit_code::db_unusable, "not an SQLite database"},
+      {"other_app.db", "info", exit_code::db_unusable, "another application"},
+      {"other_app_noid.db", "migrate", exit_code::db_unusable, "another application"},
+      {"corrupt.db", "check", exit_code::db_unusable, "is corrupt"},
+      {"corrupt.db", "export", exit_code::db_unusable, "is corrupt"},
+      {"newer_incompatible.db", "info", exit_code::db_too_new, "needs readers of version 3"},
+      {"newer_compatible.db", "migrate", exit_code::db_too_new, "never written"},
+      {"schema_v0.db", "info", exit_code::db_needs_migration, "tunedreduce db migrate"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.fixture) + " " + c.action);
+    TempDir dir;
+    const auto path = test::copy_fixture(c.fixture, dir);
+    const std::string before = test::read_file(path);
+    ProcessResult r = cli({"db", c.action, "--db", path.string()});
+    EXPECT_EQ(r.exit_code, c.code) << r.err;
+    EXPECT_NE(r.err.find("'" + path.string() + "'"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(c.words), std::string::npos) << r.err;
+    EXPECT_EQ(test::read_file(path), before);  // nothing was changed
+  }
+}
+
+TEST(CliDb, NewerCompatibleIsReadableAndOlderIsMigrated) {
+  TempDir dir;
+  const auto newer = test::copy_fixture("newer_compatible.db", dir);
+  ProcessResult r = cli({"db", "info", "--db", newer.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("version 2 (this binary: 1)"), std::string::npos) << r.out;
+  const auto old = test::copy_fixture("schema_v0.db", dir);
+  r = cli({"db", "migrate", "--db", old.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("schema version 0 -> 1"), std::string::npos) << r.out;
+  r = cli({"db", "info", "--db", old.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("4 measurements"), std::string::npos) << r.out;
+  r = cli({"db", "check", "--db", old.string(), "--full"});
+  EXPECT_EQ(r.out.find("FAILED"), std::string::npos) << r.out;
+}
+
+TEST(CliDb, AWriterHoldingTheLockPastTheTimeoutGivesExit4) {
+  TempDir dir;
+  const auto path = dir / "tune.db";
+  make_db(dir / "src.db", "GPU", real_id, 5);
+  ASSERT_EQ(cli({"db", "export", "--db", (dir / "src.db").string(), "-o",
+                 (dir / "x.json").string()}).exit_code, 0);
+  test::Child holder({test::writer_helper(), "hold-lock", path.string(), "20"});
+  ASSERT_EQ(holder.read_line(), std::optional<std::string>("READY"));
+  const auto t0 = std::chrono::steady_clock::now();
+  ProcessResult r = cli({"db", "import", (dir / "x.json").string(), "--db", path.string(),
+                         "--busy-timeout", "0.3"});
+  const auto took = std::chrono::steady_clock::now() - t0;
+  EXPECT_EQ(r.exit_code, exit_code::db_busy) << r.err;
+  EXPECT_NE(r.err.find("'" + path.string() + "'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("busy timeout (0.3 s)"), std::string::npos) << r.err;
+  EXPECT_LT(took, std::chrono::seconds(10));
+  holder.kill(SIGTERM);
+  holder.wait();
+  r = cli({"db", "import", (dir / "x.json").string(), "--db", path.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+TEST(CliDb, ReadOnlyFileAndFolderGiveExit7) {
+  TempDir dir;
+  const auto folder = dir / "data";
+  fs::create_directory(folder);
+  const auto path = folder / "tune.db";
+  make_db(path, "GPU", real_id, 5);
+  make_db(dir / "src.db", "Other GPU", real_id, 4);
+  ASSERT_EQ(cli({"db", "export", "--db", (dir / "src.db").string(), "-o",
+                 (dir / "x.json").string()}).exit_code, 0);
+  std::vector<std::string> prefix;
+  if (test::running_as_root()) {
+    // Root ignores permission bits: run the CLI as uid 65534, which owns the files.
+    ASSERT_EQ(::chmod(dir.path().c_str(), 0755), 0);
+    ASSERT_EQ(::chown(folder.c_str(), 65534, 65534), 0);
+    ASSERT_EQ(::chown(path.c_str(), 65534, 65534), 0);
+    ASSERT_EQ(::chmod((dir / "x.json").c_str(), 0644), 0);
+    prefix = {test::writer_helper(), "as-nobody"};
+  }
+  auto run = [&](std::vector<std::string> args) {
+    std::vector<std::string> argv = prefix;
+    argv.push_back(TR_CLI);
+    argv.insert(argv.end(), args.begin(), args.end());
+    return test::run_process(argv, {"TUNEDREDUCE_DB="});
+  };
+  const std::vector<std::string> import = {"db", "import", (dir / "x.json").string(), "--db",
+                                           path.string()};
+  ::chmod(path.c_str(), 0444);
+  ProcessResult r = run(import);
+  EXPECT_EQ(r.exit_code, exit_code::db_readonly) << r.err;
+  EXPECT_NE(r.err.find("read-only"), std::string::npos) << r.err;
+  EXPECT_EQ(run({"db", "info", "--db", path.string()}).exit_code, 0);
+  ::chmod(path.c_str(), 0644);
+  // The reader above, running while the file was 0444, made a -wal with the same mode (SQLite
+  // copies it): the writer names that file rather than failing inside SQLite.
+  if (fs::exists(path.string() + "-wal")) {
+    r = run(import);
+    EXPECT_EQ(r.exit_code, exit_code::db_readonly) << r.err;
+    EXPECT_NE(r.err.find("' is read-only; restore its write permission"), std::string::npos)
+        << r.err;
+  }
+  // The readers' -wal and -shm are empty (nothing was written since the last checkpoint); with
+  // them gone a writer must create them, which a read-only folder forbids. (With writable ones
+  // present, SQLite can and does write in a read-only folder.)
+  for (const char* side : {"-wal", "-shm"}) fs::remove(path.string() + side);
+  ::chmod(folder.c_str(), 0555);
+  r = run(import);
+  EXPECT_EQ(r.exit_code, exit_code::db_readonly) << r.err;
+  EXPECT_NE(r.err.find("folder"), std::string::npos) << r.err;
+  ::chmod(folder.c_str(), 0755);
+  r = run(import);  // the same user, the same command, now allowed
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+TEST(CliDb, HostileStringsArePrintedVerbatimAndSurviveExportImportMerge) {
+  TempDir dir;
+  const std::string hostile =
+      "GPU \"x\"'); DROP TABLE devices; --\n<script>alert('x')</script> \xc3\xa9\xf0\x9f\x9a\x80";
+  const auto a = dir / "it's a \"db\"; rm -rf ~.db";
+  make_db(a, hostile, real_id, 5);
+  make_db(dir / "b.db", "plain", "smem.b256.u8.dynamic.single_pass.f32.sum", 4);
+  ProcessResult r = cli({"db", "info", "--db", a.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(hostile), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(a.string()), std::string::npos);
+  r = cli({"db", "export", "--db", a.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Json doc = Json::parse(r.out);
+  EXPECT_EQ(doc.find("devices")->as_array()[0].find("name")->as_string(), hostile);
+  test::write_file(dir / "a.json", r.out);
+  r = cli({"db", "import", (dir / "a.json").string(), "--db", (dir / "c.db").string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(cli({"db", "info", "--db", (dir / "c.db").string()}).out.find(hostile),
+            std::string::npos);
+
+  r = cli({"db", "merge", "--into", (dir / "m1.db").string(), a.string(), (dir / "b.db").string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  r = cli({"db", "merge", "--into", (dir / "m2.db").string(), (dir / "b.db").string(), a.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(test::read_file(dir / "m1.db"), test::read_file(dir / "m2.db"));
+  r = cli({"db", "info", "--db", (dir / "m1.db").string()});
+  EXPECT_NE(r.out.find(a.string() + " (merge)"), std::string::npos) << r.out;
+  r = cli({"db", "merge", "--into", (dir / "m1.db").string(), a.string()});
+  EXPECT_EQ(r.exit_code, exit_code::usage);
+  EXPECT_NE(r.err.find("already exists"), std::string::npos) << r.err;
+}
+
+TEST(CliDb, CheckListsKernelIdsThisBinaryLacks) {
+  TempDir dir;
+  make_db(dir / "good.db", "GPU", real_id, 5);
+  ProcessResult r = cli({"db", "check", "--db", (dir / "good.db").string()});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("all known to this binary"), std::string::npos) << r.out;
+  make_db(dir / "old.db", "GPU", "retired_family.b64.two_pass.f32.sum", 5);
+  r = cli({"db", "check", "--db", (dir / "old.db").string()});
+  EXPECT_EQ(r.exit_code, exit_code::db_check_failed) << r.out;
+  EXPECT_NE(r.out.find("retired_family.b64.two_pass.f32.sum (2 rows)"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("'" + (dir / "old.db").string() + "'"), std::string::npos) << r.err;
+}
+
+TEST(CliDb, UsageErrorsGiveExit2) {
+  TempDir dir;
+  EXPECT_EQ(cli({"db"}).exit_code, exit_code::usage);
+  EXPECT_EQ(cli({"db", "frobnicate"}).exit_code, exit_code::usage);
+  EXPECT_EQ(cli({"db", "info", "--bogus"}).exit_code, exit_code::usage);
+  EXPECT_EQ(cli({"db", "import", "--db", (dir / "x.db").string()}).exit_code, exit_code::usage);
+  EXPECT_EQ(cli({"db", "merge", (dir / "x.db").string()}).exit_code, exit_code::usage);
+  EXPECT_EQ(cli({"db", "import", "--busy-timeout", "-1", "f.json"}).exit_code, exit_code::usage);
+  ProcessResult r = cli({"db", "--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("merge --into OUT"), std::string::npos);
+  test::write_file(dir / "bad.json", "{\"format\": \"tunedreduce-db-export\",\n  oops}");
+  r = cli({"db", "import", (dir / "bad.json").string(), "--db", (dir / "x.db").string()});
+  EXPECT_EQ(r.exit_code, exit_code::failure);
+  EXPECT_NE(r.err.find("not valid JSON: 2:3"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "x.db"));  // nothing created for a bad import file
+}
+
+}  // namespace
+}  // namespace tunedreduce::db
