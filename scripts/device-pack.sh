@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Builds the GPU test and benchmark binaries for sm_90 here and packs them, xz-compressed, into
+# .carry/ (ignored by git), for the device machine. Then, with the device tool:
+#   run(command="scripts/gpu-suite.sh", carry=[".carry"])
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${BUILD_DIR:-build}
+archs=${TUNEDREDUCE_CUDA_ARCHS:-90}
+cmake -S . -B "$build" -G Ninja -DTUNEDREDUCE_CUDA_ARCHS="$archs" >/dev/null
+targets=(tunedreduce_cli)
+while IFS= read -r t; do targets+=("$t"); done < <(sed -n 's/^tr_add_gpu_test(\([a-z0-9_]*\).*/\1/p' tests/gpu/CMakeLists.txt)
+cmake --build "$build" --target "${targets[@]}"
+rm -rf .carry && mkdir -p .carry/bin
+cp "$build/bin/tunedreduce" .carry/bin/
+for t in "${targets[@]}"; do
+  [ "$t" = tunedreduce_cli ] && continue
+  f=$(find "$build/tests/gpu" -maxdepth 1 -name "$t" -type f)
+  cp "$f" .carry/bin/
+done
+xz -T0 -3 .carry/bin/*
+git rev-parse HEAD > .carry/commit
+git status --porcelain --untracked-files=no | grep -q . && echo "(with uncommitted changes)" >> .carry/commit
+du -sh .carry

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The main job: installs the dependencies, builds, tunes this machine's GPU with tune.toml into
+# the default database and prints the winners. Extra arguments go to `tunedreduce tune`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+export PATH="/usr/local/cuda/bin:$PATH"
+build=${BUILD_DIR:-build}
+archs=${TUNEDREDUCE_CUDA_ARCHS:-$(scripts/detect-arch.sh)}
+cmake -S . -B "$build" -G Ninja -DTUNEDREDUCE_CUDA_ARCHS="$archs"
+cmake --build "$build" --target tunedreduce_cli
+if ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "tune.sh: no NVIDIA GPU is visible on this machine (nvidia-smi -L failed): nothing to tune." >&2
+  echo "tune.sh: the build is in $build/; '$build/bin/tunedreduce list' shows the kernel registry." >&2
+  exit 6
+fi
+if "$build/bin/tunedreduce" tune --help >/dev/null 2>&1; then
+  exec "$build/bin/tunedreduce" tune --config tune.toml "$@"
+fi
+# Until the tuner lands, the main job lists the registry it would tune.
+exec "$build/bin/tunedreduce" list

@@ -1,0 +1,388 @@
+// Every registry entry against a host reference, on fresh random data, at the sizes where
+// reductions go wrong: empty, tiny, around one block and one chunk, a large prime, 2^24 + 7, and
+// (for 4-byte types) above 2^31; with the input pointer offset by one element; the output
+// poisoned before every run, with guard elements on both sides of it.
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "gpu_util.hpp"
+#include "kernels/device.hpp"
+#include "kernels/registry.hpp"
+
+namespace tunedreduce::test {
+namespace {
+
+using kernels::Entry;
+
+constexpr unsigned char poison_byte = 0xA5;
+
+/// Pass/fail counts per family and element type, printed as the summary table.
+struct Summary {
+  struct Cell {
+    std::uint64_t runs = 0, failures = 0;
+  };
+  std::map<std::pair<std::string, std::string>, Cell> cells;
+  std::set<std::string> entries_seen, entries_failed;
+  void add(const Entry& e, bool ok) {
+    auto& c = cells[{kernels::family_name(e.params.family), dtype_name(e.params.dtype)}];
+    ++c.runs;
+    entries_seen.insert(e.id);
+    if (!ok) {
+      ++c.failures;
+      entries_failed.insert(e.id);
+    }
+  }
+};
+
+Summary& summary() {
+  static Summary s;
+  return s;
+}
+
+std::vector<const Entry*> entries_of(DType d, Op op) {
+  std::vector<const Entry*> out;
+  for (const Entry& e : kernels::registry())
+    if (e.params.dtype == d && e.params.op == op) out.push_back(&e);
+  return out;
+}
+
+std::uint64_t chunk_elements(const Entry& e) {
+  std::uint64_t c = std::uint64_t(e.params.block) * e.params.unroll;
+  if (e.params.family == kernels::Family::vectorized) c *= 16 / dtype_size(e.params.dtype);
+  return c;
+}
+
+std::vector<std::uint64_t> sizes_for(const Entry& e, bool with_large_prime) {
+  std::set<std::uint64_t> s = {0, 1, 31, 32, 33};
+  const std::uint64_t b = e.params.block;
+  s.insert({b - 1, b, b + 1});
+  const std::uint64_t bu = b * e.params.unroll;
+  s.insert({bu - 1, bu + 1});
+  const std::uint64_t c = chunk_elements(e);
+  s.insert({c - 1, c + 1});
+  if (with_large_prime) s.insert({999983, (std::uint64_t{1} << 24) + 7});
+  return {s.begin(), s.end()};
+}
+
+/// Runs entry e on in[offset .. offset+n) and checks the result; returns "" or what was wrong.
+/// Throws on CUDA errors (a sticky error ends the process's usefulness).
+template <class T>
+std::string run_and_check(const Entry& e, const kernels::DeviceLimits& dev, const T* d_in,
+                          std::uint64_t n, const Reference<T>& ref, T* d_out3, void* ws,
+                          std::size_t ws_bytes, bool& workspace_clean, cudaStream_t stream) {
+  TR_CUDA_CHECK(cudaMemsetAsync(d_out3, poison_byte, 3 * sizeof(T), stream));
+  kernels::LaunchArgs a;
+  a.in = d_in;
+  a.out = d_out3 + 1;
+  a.n = n;
+  a.workspace = ws;
+  a.workspace_bytes = ws_bytes;
+  a.stream = stream;
+  a.workspace_clean = workspace_clean;
+  if (e.workspace_bytes(n, dev) > ws_bytes) return "workspace too small for the test";
+  if (auto why = e.can_implement(n, reinterpret_cast<std::uintptr_t>(d_in) & 255 ? sizeof(T) : 256, dev))
+    return "can_implement refused: " + *why;
+  cudaError_t err = e.launch(a, dev);
+  if (err != cudaSuccess)
+    throw std::runtime_error(std::string("launch of ") + e.id + " n=" + std::to_string(n) +
+                             " failed: " + cudaGetErrorName(err));
+  TR_CUDA_CHECK(cudaStreamSynchronize(stream));
+  workspace_clean = true;
+  T out[3];
+  TR_CUDA_CHECK(cudaMemcpy(out, d_out3, sizeof out, cudaMemcpyDeviceToHost));
+  T poison;
+  std::memset(&poison, poison_byte, sizeof poison);
+  std::ostringstream msg;
+  if (std::memcmp(&out[0], &poison, sizeof(T)) || std::memcmp(&out[2], &poison, sizeof(T)))
+    msg << "wrote outside the output element; ";
+  const T got = out[1];
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(ref.value) || std::isnan(got) || std::isinf(ref.value) || std::isinf(got)) {
+      if (std::string(fp_class(got)) != fp_class(ref.value) ||
+          (std::isinf(got) && got != ref.value))
+        msg << "class " << fp_class(got) << " (" << got << "), expected " << fp_class(ref.value)
+            << " (" << ref.value << ")";
+    } else if (e.params.op == Op::sum) {
+      const long double tol = static_cast<long double>(n) *
+                              std::numeric_limits<T>::epsilon() * ref.abs_sum;
+      const long double diff = std::fabs(static_cast<long double>(got) - ref.value);
+      if (diff > tol || std::memcmp(&got, &poison, sizeof(T)) == 0)
+        msg.precision(17), msg << "got " << got << ", expected " << ref.value
+                               << " (|diff| " << double(diff) << " > bound " << double(tol) << ")";
+    } else if (got != ref.value) {
+      msg.precision(17);
+      msg << "got " << got << ", expected " << ref.value;
+    }
+  } else if (got != ref.value) {
+    msg << "got " << +got << ", expected " << +ref.value;
+  }
+  return msg.str();
+}
+
+struct KeyContext {
+  kernels::DeviceLimits dev = kernels::query_device_limits(0);
+  cudaStream_t stream = nullptr;
+  KeyContext() { TR_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)); }
+  ~KeyContext() { cudaStreamDestroy(stream); }
+};
+
+template <class T>
+void check_key(DType d, Op op) {
+  KeyContext ctx;
+  const auto entries = entries_of(d, op);
+  ASSERT_FALSE(entries.empty());
+  const std::uint64_t max_n = (std::uint64_t{1} << 24) + 7;
+  const std::uint64_t stream_id = test_seed() ^ (std::uint64_t(d) << 8 | std::uint64_t(op));
+  std::vector<T> host(max_n + 1);
+  fill_random(host, stream_id);
+  DeviceBuffer d_in(host.size() * sizeof(T));
+  TR_CUDA_CHECK(cudaMemcpy(d_in.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+  std::size_t ws_bytes = 0;
+  for (const Entry* e : entries)
+    for (std::uint64_t n : sizes_for(*e, true)) ws_bytes = std::max(ws_bytes, e->workspace_bytes(n, ctx.dev));
+  DeviceBuffer ws(ws_bytes);
+  DeviceBuffer out(3 * sizeof(T));
+  std::map<std::pair<std::uint64_t, int>, Reference<T>> refs;
+  int reported = 0;
+  for (const Entry* e : entries) {
+    bool clean = false;
+    for (std::uint64_t n : sizes_for(*e, true))
+      for (int offset : {0, 1}) {
+        auto key = std::make_pair(n, offset);
+        auto it = refs.find(key);
+        if (it == refs.end()) it = refs.emplace(key, host_reference<T>(op, host.data() + offset, n)).first;
+        const T* in = static_cast<const T*>(d_in.get()) + offset;
+        std::string why = run_and_check<T>(*e, ctx.dev, in, n, it->second,
+                                           static_cast<T*>(out.get()), ws.get(), ws.bytes(), clean,
+                                           ctx.stream);
+        summary().add(*e, why.empty());
+        if (!why.empty() && reported++ < 40)
+          ADD_FAILURE() << e->id << " n=" << n << " offset=" << offset << ": " << why;
+      }
+  }
+}
+
+template <class T>
+void check_specials(DType d, Op op) {
+  KeyContext ctx;
+  const auto entries = entries_of(d, op);
+  const std::uint64_t n = 100003;
+  const std::uint64_t stream_id = test_seed() ^ 0x5eed ^ (std::uint64_t(d) << 8 | std::uint64_t(op));
+  std::vector<T> base(n + 1);
+  fill_random(base, stream_id);
+  const T inf = std::numeric_limits<T>::infinity();
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  struct Case {
+    const char* name;
+    std::vector<std::pair<std::uint64_t, T>> put;
+  };
+  const std::uint64_t p = 1 + splitmix64(stream_id) % (n - 2), q = 1 + splitmix64(stream_id + 1) % (n - 2);
+  const std::vector<Case> cases = {
+      {"nan", {{p, nan}}},
+      {"+inf", {{p, inf}}},
+      {"-inf", {{q, -inf}}},
+      {"+inf,-inf", {{p, inf}, {q == p ? p + 1 : q, -inf}}},
+      {"nan,+inf", {{p, inf}, {q == p ? p + 1 : q, nan}}},
+      {"first-nan", {{1, nan}}},  // element 0 of the offset input
+      {"last-nan", {{n, nan}}},   // element n-1 of the offset input
+  };
+  DeviceBuffer d_in((n + 1) * sizeof(T));
+  DeviceBuffer out(3 * sizeof(T));
+  std::size_t ws_bytes = 0;
+  for (const Entry* e : entries) ws_bytes = std::max(ws_bytes, e->workspace_bytes(n, ctx.dev));
+  DeviceBuffer ws(ws_bytes);
+  int reported = 0;
+  for (const Case& c : cases) {
+    std::vector<T> h = base;
+    for (auto [i, v] : c.put) h[i] = v;
+    TR_CUDA_CHECK(cudaMemcpy(d_in.get(), h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
+    const Reference<T> ref = host_reference<T>(op, h.data() + 1, n);
+    for (const Entry* e : entries) {
+      bool clean = false;
+      std::string why = run_and_check<T>(*e, ctx.dev, static_cast<const T*>(d_in.get()) + 1, n, ref,
+                                         static_cast<T*>(out.get()), ws.get(), ws.bytes(), clean,
+                                         ctx.stream);
+      summary().add(*e, why.empty());
+      if (!why.empty() && reported++ < 40) ADD_FAILURE() << e->id << " case " << c.name << ": " << why;
+    }
+  }
+}
+
+/// One n above 2^31 for each 4-byte type, every entry; even entries read from an aligned
+/// pointer, odd ones from a pointer offset by one element.
+template <class T>
+void check_large(DType d) {
+  static_assert(sizeof(T) == 4);
+  KeyContext ctx;
+  const std::uint64_t n = (std::uint64_t{1} << 31) + 17;
+  std::vector<T> host(n + 1);
+  fill_random(host, test_seed() ^ 0x1a46e ^ std::uint64_t(d));
+  DeviceBuffer d_in(host.size() * sizeof(T));
+  TR_CUDA_CHECK(cudaMemcpy(d_in.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+  for (Op op : all_ops) {
+    const auto entries = entries_of(d, op);
+    Reference<T> refs[2] = {host_reference<T>(op, host.data(), n), host_reference<T>(op, host.data() + 1, n)};
+    std::size_t ws_bytes = 0;
+    for (const Entry* e : entries) ws_bytes = std::max(ws_bytes, e->workspace_bytes(n, ctx.dev));
+    DeviceBuffer ws(ws_bytes);
+    DeviceBuffer out(3 * sizeof(T));
+    int reported = 0;
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      const int offset = static_cast<int>(i % 2);
+      bool clean = false;
+      std::string why = run_and_check<T>(*entries[i], ctx.dev,
+                                         static_cast<const T*>(d_in.get()) + offset, n, refs[offset],
+                                         static_cast<T*>(out.get()), ws.get(), ws.bytes(), clean,
+                                         ctx.stream);
+      summary().add(*entries[i], why.empty());
+      if (!why.empty() && reported++ < 20)
+        ADD_FAILURE() << entries[i]->id << " n=" << n << " offset=" << offset << ": " << why;
+    }
+  }
+}
+
+template <class F>
+void for_dtype(DType d, F&& f) {
+  switch (d) {
+    case DType::i32: f(std::int32_t{}); break;
+    case DType::u32: f(std::uint32_t{}); break;
+    case DType::i64: f(std::int64_t{}); break;
+    case DType::u64: f(std::uint64_t{}); break;
+    case DType::f32: f(float{}); break;
+    case DType::f64: f(double{}); break;
+  }
+}
+
+class RegistryKey : public ::testing::TestWithParam<std::tuple<DType, Op>> {};
+
+TEST_P(RegistryKey, EveryEntryEverySize) {
+  auto [d, op] = GetParam();
+  for_dtype(d, [&](auto t) { check_key<decltype(t)>(d, op); });
+}
+
+INSTANTIATE_TEST_SUITE_P(All, RegistryKey,
+                         ::testing::Combine(::testing::ValuesIn(all_dtypes), ::testing::ValuesIn(all_ops)),
+                         [](const auto& info) {
+                           return std::string(dtype_name(std::get<0>(info.param))) + "_" +
+                                  op_name(std::get<1>(info.param));
+                         });
+
+class SpecialValues : public ::testing::TestWithParam<std::tuple<DType, Op>> {};
+
+TEST_P(SpecialValues, NanAndInfGiveTheSameClassEverywhere) {
+  auto [d, op] = GetParam();
+  if (d == DType::f32) check_specials<float>(d, op);
+  else check_specials<double>(d, op);
+}
+
+INSTANTIATE_TEST_SUITE_P(Floats, SpecialValues,
+                         ::testing::Combine(::testing::Values(DType::f32, DType::f64), ::testing::ValuesIn(all_ops)),
+                         [](const auto& info) {
+                           return std::string(dtype_name(std::get<0>(info.param))) + "_" +
+                                  op_name(std::get<1>(info.param));
+                         });
+
+class LargeN : public ::testing::TestWithParam<DType> {};
+
+TEST_P(LargeN, AboveTwoToThe31) {
+  const DType d = GetParam();
+  if (d == DType::i32) check_large<std::int32_t>(d);
+  else if (d == DType::u32) check_large<std::uint32_t>(d);
+  else check_large<float>(d);
+}
+
+INSTANTIATE_TEST_SUITE_P(FourByte, LargeN, ::testing::Values(DType::i32, DType::u32, DType::f32),
+                         [](const auto& info) { return std::string(dtype_name(info.param)); });
+
+/// A small subset, one entry per family and finishing strategy (and shared-memory mode), for
+/// running under compute-sanitizer memcheck and racecheck.
+TEST(SanitizerSubset, OneEntryPerFamily) {
+  KeyContext ctx;
+  for (DType d : {DType::i32, DType::f64}) {
+    for_dtype(d, [&](auto t) {
+      using T = decltype(t);
+      const std::uint64_t max_n = 100003;
+      std::vector<T> host(max_n + 1);
+      fill_random(host, test_seed() ^ 0xa11 ^ std::uint64_t(d));
+      DeviceBuffer d_in(host.size() * sizeof(T));
+      TR_CUDA_CHECK(cudaMemcpy(d_in.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+      DeviceBuffer out(3 * sizeof(T));
+      for (const Entry& e : kernels::registry()) {
+        const auto& p = e.params;
+        if (p.dtype != d || p.op != Op::sum || p.block != 128) continue;
+        const int first_unroll = p.family == kernels::Family::neighbored ||
+                                         p.family == kernels::Family::neighbored_less ||
+                                         p.family == kernels::Family::interleaved ||
+                                         p.family == kernels::Family::smem ||
+                                         p.family == kernels::Family::warp_shuffle ||
+                                         p.family == kernels::Family::vectorized
+                                     ? 1 : 2;
+        if (p.unroll != first_unroll && p.unroll != 4) continue;
+        DeviceBuffer ws(e.workspace_bytes(max_n, ctx.dev));
+        bool clean = false;
+        for (std::uint64_t n : {std::uint64_t{1}, std::uint64_t{33}, std::uint64_t{1000}, max_n})
+          for (int offset : {0, 1}) {
+            const Reference<T> ref = host_reference<T>(Op::sum, host.data() + offset, n);
+            std::string why = run_and_check<T>(e, ctx.dev, static_cast<const T*>(d_in.get()) + offset, n,
+                                               ref, static_cast<T*>(out.get()), ws.get(), ws.bytes(),
+                                               clean, ctx.stream);
+            summary().add(e, why.empty());
+            EXPECT_EQ(why, "") << e.id << " n=" << n << " offset=" << offset;
+          }
+      }
+    });
+  }
+}
+
+void print_summary() {
+  const Summary& s = summary();
+  if (s.cells.empty()) return;
+  std::set<std::string> families, types;
+  for (auto& [k, v] : s.cells) {
+    families.insert(k.first);
+    types.insert(k.second);
+  }
+  std::printf("\nGPU registry suite (seed 0x%016" PRIx64 "): runs / failures per family and type\n",
+              test_seed());
+  std::printf("%-16s", "family");
+  for (auto& t : types) std::printf(" %14s", t.c_str());
+  std::printf("\n");
+  for (auto& f : families) {
+    std::printf("%-16s", f.c_str());
+    for (auto& t : types) {
+      auto it = s.cells.find({f, t});
+      if (it == s.cells.end()) std::printf(" %14s", "-");
+      else {
+        char cell[32];
+        std::snprintf(cell, sizeof cell, "%" PRIu64 "/%" PRIu64, it->second.runs, it->second.failures);
+        std::printf(" %14s", cell);
+      }
+    }
+    std::printf("\n");
+  }
+  std::printf("entries exercised: %zu of %zu; entries with a failure: %zu\n", s.entries_seen.size(),
+              kernels::registry().size(), s.entries_failed.size());
+}
+
+}  // namespace
+}  // namespace tunedreduce::test
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  std::string why;
+  if (tunedreduce::kernels::device_count(&why) == 0) {
+    std::printf("SKIPPED: no CUDA device (%s)\n", why.c_str());
+    return tunedreduce::test::skip_exit_code;
+  }
+  auto fp = tunedreduce::kernels::query_fingerprint(0);
+  std::printf("device 0: %s (sm_%d%d, %d SMs), seed 0x%016" PRIx64 " (set TR_TEST_SEED to repeat)\n",
+              fp.name.c_str(), fp.cc_major, fp.cc_minor, fp.sm_count, tunedreduce::test::test_seed());
+  int rc = RUN_ALL_TESTS();
+  tunedreduce::test::print_summary();
+  return rc;
+}

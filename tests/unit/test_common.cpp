@@ -1,0 +1,124 @@
+// Names, hashes, fingerprints, database location and logging set-up.
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "common/device_fingerprint.hpp"
+#include "common/error.hpp"
+#include "common/hash.hpp"
+#include "common/log.hpp"
+#include "common/names.hpp"
+#include "common/paths.hpp"
+
+namespace tunedreduce {
+namespace {
+
+TEST(Names, ParseShortAndLongTypeNames) {
+  EXPECT_EQ(parse_dtype("i32"), DType::i32);
+  EXPECT_EQ(parse_dtype("int32"), DType::i32);
+  EXPECT_EQ(parse_dtype("float"), DType::f32);
+  EXPECT_EQ(parse_dtype("double"), DType::f64);
+  EXPECT_EQ(parse_dtype("uint64"), DType::u64);
+  EXPECT_FALSE(parse_dtype("int"));
+  EXPECT_FALSE(parse_dtype("I32"));
+  EXPECT_FALSE(parse_dtype(""));
+  for (DType d : all_dtypes) EXPECT_EQ(parse_dtype(dtype_name(d)), d);
+  for (Op o : all_ops) EXPECT_EQ(parse_op(op_name(o)), o);
+  EXPECT_FALSE(parse_op("avg"));
+  EXPECT_EQ(dtype_choices(), "i32, u32, i64, u64, f32, f64");
+  EXPECT_EQ(dtype_size(DType::u32), 4u);
+  EXPECT_EQ(dtype_size(DType::f64), 8u);
+}
+
+TEST(Hash, Fnv1aKnownValues) {
+  EXPECT_EQ(fnv1a64(""), 0xcbf29ce484222325ull);
+  EXPECT_EQ(fnv1a64("a"), 0xaf63dc4c8601ec8cull);
+  EXPECT_EQ(hex64(0x0123456789abcdefull), "0123456789abcdef");
+  EXPECT_EQ(hex64(0), "0000000000000000");
+}
+
+DeviceFingerprint h100() {
+  DeviceFingerprint f;
+  f.name = "NVIDIA H100 80GB HBM3";
+  f.cc_major = 9;
+  f.sm_count = 132;
+  f.bus_width_bits = 5120;
+  f.l2_bytes = 52428800;
+  f.ecc = true;
+  f.total_mem_bytes = 85520809984;
+  f.mem_clock_khz = 2619000;
+  f.driver_version = 13000;
+  f.runtime_version = 13000;
+  return f;
+}
+
+TEST(Fingerprint, KeyCoversHardAttributesOnly) {
+  const DeviceFingerprint a = h100();
+  DeviceFingerprint b = a;
+  b.driver_version = 12080;
+  b.runtime_version = 12080;
+  EXPECT_EQ(a.key(), b.key());  // soft attributes do not change identity
+  b.sm_count = 114;
+  EXPECT_NE(a.key(), b.key());
+  b = a;
+  b.name = "NVIDIA H100 PCIe";
+  EXPECT_NE(a.key(), b.key());
+  EXPECT_EQ(a.key().size(), 16u);
+  EXPECT_EQ(a.arch(), "sm_90");
+  EXPECT_NEAR(a.theoretical_gbps(), 3352.3, 0.1);  // 2619 MHz x 5120 bit x 2
+}
+
+class EnvGuard {
+ public:
+  explicit EnvGuard(const char* name) : name_(name) {
+    if (const char* v = std::getenv(name)) old_ = v;
+  }
+  ~EnvGuard() {
+    if (old_) setenv(name_, old_->c_str(), 1);
+    else unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+TEST(Paths, ResolutionOrder) {
+  EnvGuard g1("TUNEDREDUCE_DB"), g2("XDG_DATA_HOME"), g3("HOME");
+  setenv("TUNEDREDUCE_DB", "/env/tune.db", 1);
+  setenv("XDG_DATA_HOME", "/xdg", 1);
+  setenv("HOME", "/home/u", 1);
+  EXPECT_EQ(resolve_db_path(std::string("/cli.db")).path, "/cli.db");
+  EXPECT_EQ(resolve_db_path(std::nullopt).path, "/env/tune.db");
+  unsetenv("TUNEDREDUCE_DB");
+  EXPECT_EQ(resolve_db_path(std::nullopt).path, "/xdg/tunedreduce/tune.db");
+  setenv("XDG_DATA_HOME", "", 1);  // empty counts as unset
+  EXPECT_EQ(resolve_db_path(std::nullopt).path, "/home/u/.local/share/tunedreduce/tune.db");
+  unsetenv("HOME");
+  unsetenv("XDG_DATA_HOME");
+  try {
+    resolve_db_path(std::nullopt);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), exit_code::usage);
+    EXPECT_NE(std::string(e.what()).find("--db"), std::string::npos);
+  }
+  EXPECT_THROW(resolve_db_path(std::string("")), Error);
+}
+
+TEST(Logging, RejectsUnknownLevels) {
+  EXPECT_NO_THROW(init_logging("info"));
+  EXPECT_NO_THROW(init_logging("off"));
+  EXPECT_NO_THROW(init_logging("debug"));  // twice is fine
+  try {
+    init_logging("verbose");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), exit_code::usage);
+    EXPECT_NE(std::string(e.what()).find("verbose"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace tunedreduce

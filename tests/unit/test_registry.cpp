@@ -1,0 +1,197 @@
+// The registry without a GPU: completeness, ids, can_implement and workspace rules.
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+
+#include "kernels/registry.hpp"
+#include "kernels/space.hpp"
+
+namespace tunedreduce::kernels {
+namespace {
+
+DeviceLimits h100() {
+  DeviceLimits d;  // the defaults describe an H100
+  return d;
+}
+
+TEST(Registry, HasEveryFamilyTypeAndOperator) {
+  std::map<std::tuple<Family, DType, Op>, int> count;
+  for (const Entry& e : registry()) ++count[{e.params.family, e.params.dtype, e.params.op}];
+  for (Family f : all_families)
+    for (DType d : all_dtypes)
+      for (Op o : all_ops)
+        EXPECT_GT((count[{f, d, o}]), 0) << family_name(f) << " " << dtype_name(d) << " " << op_name(o);
+  EXPECT_EQ(registry().size(), space::configs_per_key() * std::size(all_dtypes) * std::size(all_ops));
+}
+
+TEST(Registry, IdsAreUniqueSortedAndRoundTrip) {
+  std::set<std::string> seen;
+  std::string prev;
+  for (const Entry& e : registry()) {
+    ASSERT_NE(e.id, nullptr);
+    EXPECT_TRUE(seen.insert(e.id).second) << "duplicate id " << e.id;
+    EXPECT_LT(prev, e.id);
+    prev = e.id;
+    EXPECT_EQ(make_id(e.params), e.id);
+    auto parsed = parse_id(e.id);
+    ASSERT_TRUE(parsed) << e.id;
+    EXPECT_EQ(*parsed, e.params) << e.id;
+    EXPECT_EQ(find(e.id), &e);
+    EXPECT_EQ(find(e.params), &e);
+  }
+}
+
+TEST(Registry, IdsMatchTheCheckedInList) {
+  // Ids are stable: the database and users' scripts name kernels by them. Changing the space
+  // (kernels/space.hpp) must come with an update of tests/data/registry_ids.txt.
+  std::ifstream in(TR_TEST_DATA_DIR "/registry_ids.txt");
+  ASSERT_TRUE(in) << "cannot read " TR_TEST_DATA_DIR "/registry_ids.txt";
+  std::vector<std::string> golden;
+  for (std::string line; std::getline(in, line);) golden.push_back(line);
+  ASSERT_EQ(golden.size(), registry().size());
+  for (std::size_t i = 0; i < golden.size(); ++i) EXPECT_EQ(golden[i], registry()[i].id);
+}
+
+TEST(Registry, ExampleIdsFromTheDesign) {
+  EXPECT_NE(find("smem.b256.u8.dynamic.single_pass.f32.sum"), nullptr);
+  EXPECT_NE(find("interleaved.b128.two_pass.i32.min"), nullptr);
+  EXPECT_NE(find("vectorized.b512.u4.single_pass.u64.max"), nullptr);
+  EXPECT_EQ(find("interleaved.b128.u2.two_pass.i32.min"), nullptr);  // no unroll for interleaved
+  EXPECT_EQ(find("unroll.b128.u2.static.two_pass.i32.min"), nullptr);  // no smem mode there
+  EXPECT_EQ(find("smem.b256.u8.none.single_pass.f32.sum"), nullptr);
+  EXPECT_EQ(find("smem.b96.u8.static.single_pass.f32.sum"), nullptr);
+}
+
+TEST(Registry, ManifestHashIsStableAndPrintable) {
+  const std::string& h = manifest_hash();
+  EXPECT_EQ(h.size(), 16u);
+  EXPECT_EQ(h, manifest_hash());
+  std::ifstream in(TR_TEST_DATA_DIR "/registry_manifest.txt");
+  std::string golden;
+  std::getline(in, golden);
+  EXPECT_EQ(h, golden) << "update tests/data/registry_manifest.txt together with the kernel "
+                          "revision or the space";
+}
+
+TEST(Registry, MeaninglessCombinationsAreNotCompiled) {
+  for (const Entry& e : registry()) {
+    const auto& p = e.params;
+    if (p.family == Family::neighbored || p.family == Family::neighbored_less ||
+        p.family == Family::interleaved)
+      EXPECT_EQ(p.unroll, 1) << e.id;
+    else
+      EXPECT_GE(p.unroll, p.family == Family::smem || p.family == Family::warp_shuffle ||
+                                  p.family == Family::vectorized
+                              ? 1 : 2) << e.id;
+    EXPECT_LE(p.unroll, 16) << e.id;
+    EXPECT_EQ(p.smem != SmemMode::none, p.family == Family::smem) << e.id;
+    EXPECT_GE(p.block, 64);
+    EXPECT_LE(p.block, 1024);
+    EXPECT_EQ(p.block % 32, 0);
+  }
+}
+
+TEST(ParseId, RejectsMalformedIds) {
+  for (const char* bad :
+       {"", "smem", "smem.b256.u8.dynamic.single_pass.f32", "smem.b256.u8.dynamic.single_pass.float.sum",
+        "smem.b0256.u8.dynamic.single_pass.f32.sum", "smem.b256.u8.dynamic.single_pass.f32.sum.x",
+        "smem.b256.u-8.dynamic.single_pass.f32.sum", "nope.b256.two_pass.f32.sum",
+        "smem.b256.u8.dynamic.three_pass.f32.sum", "interleaved.b128.two_pass.i32.avg"})
+    EXPECT_FALSE(parse_id(bad)) << bad;
+}
+
+TEST(CanImplement, FollowsItsRules) {
+  const DeviceLimits dev = h100();
+  const Entry* f32 = find("warp_shuffle.b256.u4.single_pass.f32.sum");
+  const Entry* f64 = find("warp_shuffle.b256.u4.single_pass.f64.sum");
+  ASSERT_TRUE(f32 && f64);
+  EXPECT_FALSE(f32->can_implement(1000, 4, dev));
+  EXPECT_FALSE(f32->can_implement(1000, 256, dev));
+  EXPECT_FALSE(f32->can_implement(0, 4, dev));
+  EXPECT_TRUE(f32->can_implement(1000, 2, dev));            // not element-aligned
+  EXPECT_TRUE(f64->can_implement(1000, 4, dev));            // 8-byte elements need 8
+  EXPECT_FALSE(f64->can_implement(1000, 8, dev));
+  EXPECT_TRUE(f32->can_implement(max_elements + 1, 4, dev));
+  EXPECT_FALSE(f32->can_implement(max_elements, 4, dev));
+
+  DeviceLimits old = dev;
+  old.cc_major = 7;
+  old.cc_minor = 0;
+  auto why = f32->can_implement(1000, 4, old);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("7.0"), std::string::npos) << *why;
+
+  DeviceLimits small = dev;
+  small.max_threads_per_block = 512;
+  EXPECT_TRUE(find("interleaved.b1024.two_pass.i32.sum")->can_implement(1000, 4, small));
+  EXPECT_FALSE(find("interleaved.b512.two_pass.i32.sum")->can_implement(1000, 4, small));
+
+  DeviceLimits tiny_smem = dev;
+  tiny_smem.smem_per_block = 4096;  // b1024 x 8 bytes = 8 KiB does not fit; b256 x 8 = 2 KiB does
+  EXPECT_TRUE(find("smem.b1024.u4.static.two_pass.f64.sum")->can_implement(1000, 8, tiny_smem));
+  EXPECT_TRUE(find("smem.b1024.u4.dynamic.two_pass.f64.sum")->can_implement(1000, 8, tiny_smem));
+  EXPECT_FALSE(find("smem.b256.u4.dynamic.two_pass.f64.sum")->can_implement(1000, 8, tiny_smem));
+  EXPECT_FALSE(find("warp_shuffle.b1024.u4.two_pass.f64.sum")->can_implement(1000, 8, tiny_smem));
+}
+
+TEST(Workspace, SizesFollowTheLayout) {
+  const DeviceLimits dev = h100();
+  for (const Entry& e : registry()) {
+    const auto& p = e.params;
+    EXPECT_EQ(e.workspace_bytes(0, dev), 0u) << e.id;
+    EXPECT_EQ(e.grid_size(0, dev), 0u) << e.id;
+    std::size_t prev = 0;
+    for (std::uint64_t n : {std::uint64_t{1}, std::uint64_t{1000}, std::uint64_t{1} << 20,
+                            std::uint64_t{1} << 31, max_elements}) {
+      const std::uint64_t grid = e.grid_size(n, dev);
+      const std::size_t ws = e.workspace_bytes(n, dev);
+      ASSERT_GE(grid, 1u) << e.id;
+      EXPECT_LE(grid, 65536u) << e.id;
+      EXPECT_GE(ws, prev) << e.id << " n=" << n;  // never shrinks as n grows
+      prev = ws;
+      EXPECT_EQ(ws % 256, 0u) << e.id;
+      const std::size_t elem = dtype_size(p.dtype);
+      std::size_t need = 256 + grid * elem;  // completion counter + one partial per block
+      if (is_global_memory_family(p.family)) need += grid * p.block * elem;  // the in-place copy
+      EXPECT_GE(ws, need) << e.id << " n=" << n;
+      EXPECT_LT(ws, need + 3 * 256) << e.id << " n=" << n;  // only alignment padding on top
+      // The seeds' families take one block per chunk up to 65536 blocks; the persistent ones
+      // at most what is resident on the device at once.
+      const std::uint64_t chunk = std::uint64_t(p.block) * p.unroll *
+                                  (p.family == Family::vectorized ? 16 / elem : 1);
+      const std::uint64_t chunks = (n + chunk - 1) / chunk;
+      if (p.family == Family::warp_shuffle || p.family == Family::vectorized) {
+        const std::uint64_t resident =
+            std::uint64_t(dev.sm_count) * std::min(dev.max_blocks_per_sm, dev.max_threads_per_sm / p.block);
+        EXPECT_LE(grid, std::min(chunks, resident)) << e.id << " n=" << n;
+      } else {
+        EXPECT_EQ(grid, std::min<std::uint64_t>(chunks, 65536)) << e.id << " n=" << n;
+      }
+    }
+  }
+}
+
+TEST(Launch, RejectsBadArgumentsWithoutTouchingTheGpu) {
+  const DeviceLimits dev = h100();
+  const Entry* e = find("smem.b256.u8.dynamic.single_pass.f32.sum");
+  ASSERT_TRUE(e);
+  LaunchArgs a;
+  a.n = 1000;
+  a.in = nullptr;
+  a.out = reinterpret_cast<void*>(0x1000);
+  EXPECT_EQ(e->launch(a, dev), cudaErrorInvalidValue);  // null input
+  a.in = reinterpret_cast<void*>(0x2000);
+  a.workspace = reinterpret_cast<void*>(0x3000);
+  a.workspace_bytes = e->workspace_bytes(1000, dev) - 1;
+  EXPECT_EQ(e->launch(a, dev), cudaErrorInvalidValue);  // workspace too small
+  a.n = max_elements + 1;
+  a.workspace_bytes = 1 << 30;
+  EXPECT_EQ(e->launch(a, dev), cudaErrorInvalidValue);  // too large
+}
+
+}  // namespace
+}  // namespace tunedreduce::kernels
