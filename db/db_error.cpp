@@ -44,6 +44,11 @@ int exit_code_for(Problem p) noexcept {
   return exit_code::failure;
 }
 
-std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
+std::string quoted(const std::filesystem::path& p) {
+  std::string s = p.string();
+  s.insert(s.begin(), '\'');
+  s.push_back('\'');
+  return s;
+}
 
 }  // namespace tunedreduce::db
