@@ -1,0 +1,140 @@
+#include "tuner/bisect.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "common/error.hpp"
+#include "kernels/registry.hpp"
+
+namespace tunedreduce::tuner {
+
+namespace {
+
+bool cancelled(const std::atomic<bool>* c) { return c && c->load(std::memory_order_relaxed); }
+
+double margin_or_inf(const SizeWinner& w) {
+  return w.margin ? *w.margin : std::numeric_limits<double>::infinity();
+}
+
+}  // namespace
+
+std::uint64_t geometric_midpoint(std::uint64_t lo, std::uint64_t hi) {
+  if (hi <= lo + 1) return hi;
+  const double m = std::sqrt(static_cast<double>(lo)) * std::sqrt(static_cast<double>(hi));
+  const auto r = static_cast<std::uint64_t>(std::llround(m));
+  return std::clamp(r, lo + 1, hi - 1);
+}
+
+BisectOutcome bisect_intervals(std::span<const SizeWinner> grid, Runner& runner,
+                               const BisectConfig& config, const std::atomic<bool>* cancel,
+                               const TieRule& rule,
+                               const std::function<void(std::size_t)>& on_measured) {
+  BisectOutcome out;
+  if (grid.empty()) return out;
+
+  // Runs of consecutive grid sizes with the same winner.
+  struct Run {
+    std::size_t first, last;  // indices into grid
+  };
+  std::vector<Run> runs;
+  for (std::size_t i = 0; i < grid.size(); ++i) {
+    if (!runs.empty() && grid[i].winner.kernel_id == grid[runs.back().last].winner.kernel_id)
+      runs.back().last = i;
+    else
+      runs.push_back({i, i});
+  }
+
+  // The first size of each run after the first: where its winner takes over.
+  std::vector<std::uint64_t> starts(runs.size(), 1);
+  for (std::size_t r = 1; r < runs.size(); ++r) {
+    const SizeWinner& a = grid[runs[r - 1].last];
+    const SizeWinner& b = grid[runs[r].first];
+    Crossover x{a.winner.kernel_id, b.winner.kernel_id, a.n, b.n, a.n, b.n, 0, 0, false};
+    std::uint64_t lo = a.n, hi = b.n;
+    if (config.enabled) {
+      for (int depth = 0; depth < config.max_depth && hi - lo > 1 &&
+                          static_cast<double>(hi) / static_cast<double>(lo) > 1 + config.precision;
+           ++depth) {
+        if (cancelled(cancel)) {
+          out.cancelled = true;
+          out.intervals.clear();
+          return out;
+        }
+        const std::uint64_t m = geometric_midpoint(lo, hi);
+        const Request req[2] = {Request{x.from_id, m, {}, {}, {}}, Request{x.to_id, m, {}, {}, {}}};
+        std::vector<Result> got = runner.measure(req);
+        out.requests += 2;
+        if (on_measured) on_measured(got.size());
+        if (cancelled(cancel) || got.size() != 2) {
+          if (!cancelled(cancel))
+            throw Error("the runner answered " + std::to_string(got.size()) + " of 2 requests");
+          out.cancelled = true;
+          out.intervals.clear();
+          return out;
+        }
+        out.probes.insert(out.probes.end(), got.begin(), got.end());
+        ++x.probes;
+        const Selection s = select_winner(got, rule);
+        if (!s.winner) {
+          x.undecided = true;
+          break;
+        }
+        if (*s.winner == 0)
+          lo = m;
+        else
+          hi = m;
+      }
+    }
+    x.lo = lo;
+    x.hi = hi;
+    x.boundary = geometric_midpoint(lo, hi);
+    if (hi - lo > 1 && x.boundary == lo) x.boundary = lo + 1;
+    starts[r] = x.boundary;
+    out.crossovers.push_back(std::move(x));
+  }
+
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    // The evidence: the grid size of the run where the winner's lead is smallest.
+    std::size_t ev = runs[r].first;
+    for (std::size_t i = runs[r].first; i <= runs[r].last; ++i)
+      if (margin_or_inf(grid[i]) < margin_or_inf(grid[ev])) ev = i;
+    IntervalWinner w;
+    w.n_lo = r == 0 ? 1 : starts[r];
+    w.n_hi = r + 1 < runs.size() ? starts[r + 1] - 1 : kernels::max_elements;
+    w.winner = grid[ev].winner;
+    w.runner_up = grid[ev].runner_up;
+    w.margin = grid[ev].margin;
+    out.intervals.push_back(std::move(w));
+  }
+  return out;
+}
+
+std::vector<db::Winner> to_db_winners(std::span<const IntervalWinner> intervals, DType dtype, Op op,
+                                      int driver_version, int runtime_version,
+                                      std::optional<std::int64_t> run_id) {
+  std::vector<db::Winner> out;
+  for (const IntervalWinner& iw : intervals) {
+    if (!iw.winner.measurement_id)
+      throw Error("winner '" + iw.winner.kernel_id + "' at n=" + std::to_string(iw.winner.n) +
+                  " has no recorded measurement: it cannot be stored as a winner");
+    db::Winner w;
+    w.dtype = dtype;
+    w.op = op;
+    w.n_lo = iw.n_lo;
+    w.n_hi = iw.n_hi;
+    w.kernel_id = iw.winner.kernel_id;
+    w.measurement_id = *iw.winner.measurement_id;
+    if (iw.runner_up && iw.runner_up->measurement_id) {
+      w.runner_up_kernel_id = iw.runner_up->kernel_id;
+      w.runner_up_measurement_id = iw.runner_up->measurement_id;
+    }
+    w.driver_version = driver_version;
+    w.runtime_version = runtime_version;
+    w.run_id = run_id;
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
+}  // namespace tunedreduce::tuner

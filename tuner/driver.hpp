@@ -1,0 +1,94 @@
+#pragma once
+// The driver: for each (dtype, op) of the space, the strategy at every grid size, then
+// bisection into size intervals, reporting progress and stopping cleanly on cancellation.
+//
+// How it uses the Runner: per grid size, the strategy calls Runner::measure with batches of at
+// most DriverOptions::chunk requests (all of one dtype, op and n; halving's early rounds set
+// min_repeats = max_repeats and leave budget_ms alone); bisection calls it with two requests
+// (both winners at one midpoint, the full policy). Between calls the cancellation flag is
+// checked; a batch answered after the flag went up is discarded.
+
+#include <atomic>
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tuner/bisect.hpp"
+#include "tuner/config.hpp"
+#include "tuner/plan.hpp"
+#include "tuner/runner.hpp"
+#include "tuner/selection.hpp"
+
+namespace tunedreduce::tuner {
+
+/// One grid size of one key.
+struct SizeOutcome {
+  std::uint64_t n = 0;
+  std::size_t candidates = 0;
+  std::vector<Result> final_results;  // the strategy's last round: the winner's competition
+  std::size_t requests = 0;           // measurements asked for, every round
+  int rounds = 0;
+  std::size_t failed = 0;             // final results that are not ok
+  std::optional<SizeWinner> winner;   // empty when no candidate was ok
+  std::size_t tied = 0;
+};
+
+/// One (dtype, op).
+struct KeyOutcome {
+  DType dtype = DType::i32;
+  Op op = Op::sum;
+  std::size_t candidates = 0;
+  std::vector<SizeOutcome> sizes;
+  BisectOutcome bisect;  // bisect.intervals: the winners, ready for db::Database::replace_winners
+  bool complete = false;  // every grid size and the bisection finished
+};
+
+struct TuneOutcome {
+  std::vector<KeyOutcome> keys;  // finished keys, then at most one incomplete (cancelled)
+  bool cancelled = false;
+  std::size_t requests = 0;
+  double elapsed_s = 0;
+};
+
+struct ProgressEvent {
+  enum class Kind {
+    measured,   // a Runner::measure call returned (inside a grid size or a bisection)
+    size_done,  // a grid size finished: size is set
+    key_done,   // a key finished (grid and bisection): key is set
+  };
+  Kind kind = Kind::measured;
+  std::string device;  // DriverOptions::device_label
+  DType dtype = DType::i32;
+  Op op = Op::sum;
+  std::uint64_t n = 0;             // the grid size in progress (0 while bisecting)
+  std::size_t keys_done = 0, keys_total = 0;
+  std::size_t sizes_done = 0, sizes_total = 0;  // grid sizes over every key
+  std::size_t candidates = 0;                   // of the current key
+  std::size_t requests = 0;                     // answered so far in this run
+  double elapsed_s = 0;
+  std::optional<double> eta_s;   // from the estimate model's weights and the time so far
+  double fraction = 0;           // of the estimated work done, 0..1
+  const SizeOutcome* size = nullptr;
+  const KeyOutcome* key = nullptr;
+};
+
+using ProgressFn = std::function<void(const ProgressEvent&)>;
+
+struct DriverOptions {
+  std::string device_label;
+  ProgressFn progress;
+  const std::atomic<bool>* cancel = nullptr;
+  std::function<double()> clock;  // monotonic seconds; empty: steady_clock
+  std::size_t chunk = 64;         // requests per Runner::measure call
+  TieRule tie;
+  EstimateModel model;            // weights for the ETA
+};
+
+/// Tunes every key of \p config with \p runner. Returns when done, or, once the cancellation flag
+/// is set, at the next check with what finished (complete keys, and the incomplete key's
+/// finished sizes).
+TuneOutcome run_tuning(const TuneConfig& config, Runner& runner, const DriverOptions& options = {});
+
+}  // namespace tunedreduce::tuner

@@ -1,0 +1,140 @@
+#include "tuner/output.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+#include <vector>
+
+namespace tunedreduce::tuner {
+
+namespace {
+
+std::string fixed(double v, int decimals) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(decimals) << v;
+  return s.str();
+}
+
+void print_table(std::ostream& os, const std::vector<std::vector<std::string>>& rows,
+                 const std::vector<bool>& right_aligned) {
+  std::vector<std::size_t> width;
+  for (const auto& r : rows)
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      if (width.size() <= i) width.push_back(0);
+      width[i] = std::max(width[i], r[i].size());
+    }
+  for (const auto& r : rows) {
+    std::string line;
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      const std::size_t pad = width[i] - r[i].size();
+      if (i) line += "  ";
+      if (right_aligned[i]) line += std::string(pad, ' ');
+      line += r[i];
+      if (!right_aligned[i] && i + 1 < r.size()) line += std::string(pad, ' ');
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    os << line << "\n";
+  }
+}
+
+std::string format_margin(double m) {
+  std::string s = fixed(m * 100, 1);
+  s += "%";
+  if (m >= 0) s.insert(s.begin(), '+');
+  return s;
+}
+
+}  // namespace
+
+std::string format_size(std::uint64_t n) {
+  if (n >= 1024 && (n & (n - 1)) == 0) {
+    int e = 0;
+    while ((std::uint64_t{1} << e) != n) ++e;
+    return "2^" + std::to_string(e);
+  }
+  return std::to_string(n);
+}
+
+std::optional<double> result_gbps(const Result& r) {
+  if (r.gbps) return r.gbps;
+  if (!r.ok() || *r.median_us <= 0) return std::nullopt;
+  return static_cast<double>(r.n) * dtype_size(r.dtype) / (*r.median_us * 1e3);
+}
+
+void print_winners(std::ostream& os, const TuneOutcome& outcome, const std::string& device) {
+  std::vector<std::vector<std::string>> rows = {
+      {"dtype", "op", "n from", "n to", "winner", "us", "at n", "GB/s", "runner-up", "margin"}};
+  std::size_t keys = 0;
+  for (const KeyOutcome& k : outcome.keys) {
+    if (!k.complete) continue;
+    ++keys;
+    if (k.bisect.intervals.empty())
+      rows.push_back({dtype_name(k.dtype), op_name(k.op), "-", "-", "(no candidate was ok)", "",
+                      "", "", "", ""});
+    for (const IntervalWinner& w : k.bisect.intervals) {
+      const auto gbps = result_gbps(w.winner);
+      rows.push_back({dtype_name(k.dtype), op_name(k.op), std::to_string(w.n_lo),
+                      std::to_string(w.n_hi), w.winner.kernel_id, fixed(*w.winner.median_us, 2),
+                      format_size(w.winner.n), gbps ? fixed(*gbps, 1) : "-",
+                      w.runner_up ? w.runner_up->kernel_id : "-",
+                      w.margin ? format_margin(*w.margin) : "-"});
+    }
+  }
+  if (!device.empty()) os << "winners on " << device << ":\n";
+  if (keys == 0) {
+    os << "no key finished: no winners\n";
+    return;
+  }
+  print_table(os, rows, {false, false, true, true, false, true, true, true, false, true});
+}
+
+void ProgressPrinter::operator()(const ProgressEvent& e) {
+  std::lock_guard lock(mutex_);
+  const std::string prefix = e.device.empty() ? std::string() : "[" + e.device + "] ";
+  const std::string key = std::string(dtype_name(e.dtype)) + " " + op_name(e.op);
+  const std::string eta = e.eta_s ? "ETA " + format_duration(*e.eta_s) : "ETA ?";
+  if (!terminal_) {
+    if (e.kind == ProgressEvent::Kind::size_done && e.size) {
+      os_ << "tune: " << prefix << key << " n=" << format_size(e.n) << ": ";
+      if (e.size->winner)
+        os_ << e.size->winner->winner.kernel_id << " " << fixed(*e.size->winner->winner.median_us, 2)
+            << " us (" << e.size->tied << " tied, " << e.size->failed << " not ok, "
+            << e.size->requests << " measured)";
+      else
+        os_ << "no candidate was ok (" << e.size->failed << " not ok)";
+      os_ << "  [size " << e.sizes_done << "/" << e.sizes_total << ", " << eta << "]\n";
+    } else if (e.kind == ProgressEvent::Kind::key_done && e.key) {
+      os_ << "tune: " << prefix << key << " done: " << e.key->bisect.intervals.size()
+          << " intervals, " << e.key->bisect.crossovers.size() << " crossovers  [key "
+          << e.keys_done << "/" << e.keys_total << "]\n";
+    }
+    os_.flush();
+    return;
+  }
+  const bool final_event = e.kind == ProgressEvent::Kind::key_done;
+  if (!final_event && last_draw_ >= 0 && e.elapsed_s - last_draw_ < 0.1) return;
+  last_draw_ = e.elapsed_s;
+  constexpr int bar_width = 24;
+  const int filled = static_cast<int>(std::lround(e.fraction * bar_width));
+  std::string line = "\r" + prefix + "[" + std::string(filled, '#') +
+                     std::string(bar_width - filled, '.') + "] " +
+                     fixed(e.fraction * 100, 0) + "%  " + key +
+                     (e.n ? " n=" + format_size(e.n) : std::string(" bisecting")) + "  size " +
+                     std::to_string(e.sizes_done) + "/" + std::to_string(e.sizes_total) +
+                     "  key " + std::to_string(e.keys_done) + "/" + std::to_string(e.keys_total) +
+                     "  " + std::to_string(e.requests) + " measured  " + eta;
+  const std::size_t visible = line.size() - 1;
+  if (visible < drawn_width_) line += std::string(drawn_width_ - visible, ' ');
+  drawn_width_ = std::max(drawn_width_, visible);
+  os_ << line << std::flush;
+}
+
+void ProgressPrinter::finish() {
+  std::lock_guard lock(mutex_);
+  if (terminal_ && drawn_width_ > 0) os_ << "\n" << std::flush;
+  drawn_width_ = 0;
+}
+
+}  // namespace tunedreduce::tuner

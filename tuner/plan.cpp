@@ -1,0 +1,137 @@
+#include "tuner/plan.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+namespace tunedreduce::tuner {
+
+double EstimateModel::launch_us(DType t, std::uint64_t n) const {
+  const double bytes = static_cast<double>(n) * dtype_size(t);
+  return std::max(launch_floor_us, bytes / (bandwidth_gbps * 1e3));  // GB/s = 1e3 bytes/us
+}
+
+double EstimateModel::measurement_s(DType t, std::uint64_t n, const MeasurePolicy& p,
+                                    std::optional<int> fixed_repeats) const {
+  const double repeats =
+      fixed_repeats ? *fixed_repeats
+                    : std::min<double>(p.max_repeats, std::max(p.min_repeats, 2 * p.min_repeats));
+  const double per_launch_us = launch_us(t, n) + (p.l2 == L2Mode::cold ? flush_us : 0);
+  const double warmup_us = p.warmup * per_launch_us;
+  const double timed_us = std::min(repeats * per_launch_us, p.budget_ms * 1e3);
+  return (warmup_us + timed_us) / 1e6 + per_measurement_ms / 1e3;
+}
+
+double EstimateModel::search_s(DType t, std::uint64_t n, std::size_t candidates,
+                               const TuneConfig& c) const {
+  const StrategyInfo* s = find_strategy(c.strategy.name);
+  if (!s) return 0;
+  const PlannedSearch plan = s->plan(candidates, c.strategy, c.measure);
+  double total = 0;
+  for (const PlannedRound& r : plan.rounds)
+    total += r.measurements * measurement_s(t, n, c.measure, r.repeats);
+  if (plan.cap_seconds) total = std::min(total, *plan.cap_seconds);
+  return total + static_cast<double>(n) * dtype_size(t) / (setup_gbps * 1e9);
+}
+
+double EstimateModel::search_measurements(std::size_t candidates, const TuneConfig& c) const {
+  const StrategyInfo* s = find_strategy(c.strategy.name);
+  if (!s) return 0;
+  double total = 0;
+  for (const PlannedRound& r : s->plan(candidates, c.strategy, c.measure).rounds)
+    total += r.measurements;
+  return total;
+}
+
+double Plan::measurements() const {
+  double n = 0;
+  for (const KeyPlan& k : keys) n += k.measurements + k.bisect_measurements;
+  return n;
+}
+
+double Plan::seconds() const {
+  double s = overhead_s;
+  for (const KeyPlan& k : keys) s += k.seconds();
+  return s;
+}
+
+Plan make_plan(const TuneConfig& c, const EstimateModel& m, std::size_t devices) {
+  Plan plan;
+  plan.devices = devices;
+  plan.overhead_s = m.worker_start_s;
+  for (const KeySpace& k : enumerate_space(c.space)) {
+    KeyPlan kp;
+    kp.dtype = k.dtype;
+    kp.op = k.op;
+    kp.candidates = k.candidates.size();
+    kp.sizes = k.sizes.size();
+    for (std::uint64_t n : k.sizes) {
+      kp.measurements += m.search_measurements(kp.candidates, c);
+      kp.search_s += m.search_s(k.dtype, n, kp.candidates, c);
+    }
+    if (c.bisect.enabled && k.sizes.size() > 1 && kp.candidates > 1) {
+      for (std::size_t i = 1; i < k.sizes.size(); ++i) {
+        const double probes = m.crossovers_per_gap * 2 * c.bisect.max_depth;
+        const auto mid = static_cast<std::uint64_t>(
+            std::sqrt(static_cast<double>(k.sizes[i - 1]) * static_cast<double>(k.sizes[i])));
+        kp.bisect_measurements += probes;
+        kp.bisect_s += probes * m.measurement_s(k.dtype, mid, c.measure);
+      }
+    }
+    plan.keys.push_back(kp);
+  }
+  return plan;
+}
+
+std::string format_duration(double seconds) {
+  std::ostringstream s;
+  if (seconds < 60) {
+    s << std::fixed << std::setprecision(1) << seconds << " s";
+    return s.str();
+  }
+  const auto total = static_cast<long long>(std::llround(seconds));
+  const long long h = total / 3600, mnt = (total % 3600) / 60, sec = total % 60;
+  if (h > 0)
+    s << h << "h " << std::setw(2) << std::setfill('0') << mnt << "m";
+  else
+    s << mnt << "m " << std::setw(2) << std::setfill('0') << sec << "s";
+  return s.str();
+}
+
+void print_plan(std::ostream& os, const Plan& plan, const TuneConfig& c, const EstimateModel& m) {
+  const auto& p = c.measure;
+  os << "plan: strategy " << c.strategy.name << ", L2 " << db::l2_mode_name(p.l2) << ", warm-up "
+     << p.warmup << ", repeats " << p.min_repeats << ".." << p.max_repeats << ", budget "
+     << p.budget_ms << " ms, bisection "
+     << (c.bisect.enabled ? "depth " + std::to_string(c.bisect.max_depth) : std::string("off"))
+     << "\n"
+     << "estimate model: per measurement (warm-up + repeats) x (max(" << m.launch_floor_us
+     << " us, bytes / " << m.bandwidth_gbps << " GB/s)"
+     << (p.l2 == L2Mode::cold ? " + " + std::to_string(static_cast<int>(m.flush_us)) + " us L2 flush"
+                              : std::string())
+     << "), capped at the budget, + " << m.per_measurement_ms
+     << " ms overhead; expected repeats min(max, 2 x min); per size bytes / " << m.setup_gbps
+     << " GB/s set-up; bisection " << m.crossovers_per_gap
+     << " crossovers per gap x 2 x depth; " << m.worker_start_s << " s worker start\n\n";
+  os << std::left << std::setw(6) << "dtype" << std::setw(5) << "op" << std::right
+     << std::setw(11) << "candidates" << std::setw(7) << "sizes" << std::setw(14)
+     << "measurements" << std::setw(12) << "bisection" << std::setw(12) << "estimate" << "\n";
+  for (const KeyPlan& k : plan.keys)
+    os << std::left << std::setw(6) << dtype_name(k.dtype) << std::setw(5) << op_name(k.op)
+       << std::right << std::setw(11) << k.candidates << std::setw(7) << k.sizes << std::setw(14)
+       << static_cast<long long>(std::llround(k.measurements)) << std::setw(12)
+       << static_cast<long long>(std::llround(k.bisect_measurements)) << std::setw(12)
+       << format_duration(k.seconds()) << "\n";
+  std::size_t cands = 0;
+  for (const KeyPlan& k : plan.keys) cands += k.candidates;
+  os << "\ntotal: " << plan.keys.size() << " keys (dtype, op), " << cands << " candidates, "
+     << (plan.keys.empty() ? 0 : plan.keys.front().sizes) << " sizes each, "
+     << static_cast<long long>(std::llround(plan.measurements())) << " measurements, estimated "
+     << format_duration(plan.seconds());
+  if (plan.devices > 1) os << " on each of " << plan.devices << " devices (in parallel)";
+  os << "\n";
+}
+
+}  // namespace tunedreduce::tuner

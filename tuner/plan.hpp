@@ -1,0 +1,75 @@
+#pragma once
+// The dry-run plan: candidates per key and an estimate of the time a real run takes, with no
+// GPU. The same model weights the driver's ETA.
+//
+// Per measurement of a candidate at n elements of T (bytes = n * sizeof(T)):
+//   launch_us  = max(launch_floor_us, bytes / bandwidth)             one timed reduction
+//   timed      = (warmup + expected repeats) * (launch_us + flush_us if L2 is cold)
+//   measurement = min(timed, budget_ms + warm-up) + per_measurement_ms
+// expected repeats = min(max_repeats, max(min_repeats, 2 * min_repeats)) for the full policy,
+// or a strategy's fixed repeats (halving's early rounds). Per grid size: input set-up and the
+// host reference, bytes / setup_gbps. Per device and run: worker_start_s. Bisection: assumed
+// one crossover per 4 neighbouring grid sizes, each costing 2 * max_depth measurements.
+
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <vector>
+
+#include "tuner/config.hpp"
+#include "tuner/search_space.hpp"
+
+namespace tunedreduce::tuner {
+
+struct EstimateModel {
+  double launch_floor_us = 5;        // two kernels back to back on an H100, L2 flushed
+  double bandwidth_gbps = 3000;      // a reduction's read rate on an H100 (3352 theoretical)
+  double flush_us = 20;              // writing 50 MB of L2 out, plus its launch
+  double per_measurement_ms = 1.0;   // request, allocation, verification, record (IPC + SQLite)
+  double setup_gbps = 5;             // filling the input and the host reference, per grid size
+  double worker_start_s = 2;         // a worker process and its CUDA context
+  double crossovers_per_gap = 0.25;  // bisection: crossovers per pair of neighbouring sizes
+
+  /// One timed reduction, microseconds.
+  double launch_us(DType t, std::uint64_t n) const;
+  /// Seconds for one measurement of one candidate; \p fixed_repeats as a strategy's round asks.
+  double measurement_s(DType t, std::uint64_t n, const MeasurePolicy& p,
+                       std::optional<int> fixed_repeats = std::nullopt) const;
+  /// Seconds for the strategy at one grid size with \p candidates.
+  double search_s(DType t, std::uint64_t n, std::size_t candidates, const TuneConfig& c) const;
+  /// Measurements the strategy makes at one grid size.
+  double search_measurements(std::size_t candidates, const TuneConfig& c) const;
+};
+
+struct KeyPlan {
+  DType dtype = DType::i32;
+  Op op = Op::sum;
+  std::size_t candidates = 0;
+  std::size_t sizes = 0;
+  double measurements = 0;  // strategy, all grid sizes
+  double search_s = 0;
+  double bisect_measurements = 0;
+  double bisect_s = 0;
+  double seconds() const { return search_s + bisect_s; }
+};
+
+struct Plan {
+  std::vector<KeyPlan> keys;
+  std::size_t devices = 1;
+  double overhead_s = 0;  // worker start
+  double measurements() const;
+  /// Every key plus the overhead. Devices run in parallel, each tuning every key for itself,
+  /// so more devices do not change the time.
+  double seconds() const;
+};
+
+Plan make_plan(const TuneConfig& c, const EstimateModel& m = {}, std::size_t devices = 1);
+
+/// The plan as text: the model, one line per key, the totals.
+void print_plan(std::ostream& os, const Plan& plan, const TuneConfig& c,
+                const EstimateModel& m = {});
+
+/// "1h 02m", "3m 05s", "12.3 s".
+std::string format_duration(double seconds);
+
+}  // namespace tunedreduce::tuner

@@ -1,0 +1,39 @@
+#pragma once
+// The search space: for each (dtype, op) of the configuration, the registry ids to measure,
+// taken from the manifest (kernels/manifest.hpp) and filtered by the configuration's axes. An
+// axis a family does not have (the unroll factor of `interleaved`, the shared-memory mode of
+// every family but `smem`) is ignored for that family.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernels/registry.hpp"
+#include "tuner/config.hpp"
+#include "tunedreduce/types.hpp"
+
+namespace tunedreduce::tuner {
+
+/// One (dtype, op) of the space: its candidates (registry ids, in manifest order) and the grid
+/// of sizes they are measured at.
+struct KeySpace {
+  DType dtype = DType::i32;
+  Op op = Op::sum;
+  std::vector<std::string> candidates;
+  std::vector<std::uint64_t> sizes;
+};
+
+/// Does the configuration's space select \p p (dtype and op included)?
+bool selects(const SpaceConfig& s, const kernels::KernelParams& p);
+
+/// The candidates of one (dtype, op), in manifest (id) order.
+std::vector<std::string> candidates_for(const SpaceConfig& s, DType dtype, Op op);
+
+/// Every (dtype, op) of the space, dtypes outer, in the configuration's order.
+std::vector<KeySpace> enumerate_space(const SpaceConfig& s);
+
+/// Candidates times sizes over every key.
+std::size_t total_measurements(const std::vector<KeySpace>& keys);
+
+}  // namespace tunedreduce::tuner

@@ -1,0 +1,90 @@
+#include "tuner/selection.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "kernels/registry.hpp"
+
+namespace tunedreduce::tuner {
+
+double relative_spread(const Result& r) {
+  if (!r.ok() || !r.p10_us || !r.p90_us || *r.median_us <= 0) return 0;
+  return std::max(0.0, (*r.p90_us - *r.p10_us) / *r.median_us);
+}
+
+bool within_noise(const Result& a, const Result& b, const TieRule& rule) {
+  if (!a.ok() || !b.ok()) return false;
+  const double ma = *a.median_us, mb = *b.median_us;
+  const double lo = std::min(ma, mb), hi = std::max(ma, mb);
+  if (lo <= 0) return hi <= 0;
+  const double tolerance = std::max({rule.min_relative, relative_spread(a), relative_spread(b)});
+  return (hi - lo) / lo < tolerance;
+}
+
+bool preferred_in_tie(std::string_view a, std::string_view b) {
+  const auto pa = kernels::parse_id(a), pb = kernels::parse_id(b);
+  if (pa && pb) {
+    const bool sa = pa->finish == kernels::Finish::single_pass;
+    const bool sb = pb->finish == kernels::Finish::single_pass;
+    if (sa != sb) return sa;
+    const long wa = static_cast<long>(pa->block) * pa->unroll;
+    const long wb = static_cast<long>(pb->block) * pb->unroll;
+    if (wa != wb) return wa < wb;
+  } else if (pa.has_value() != pb.has_value()) {
+    return pa.has_value();
+  }
+  return a < b;
+}
+
+bool faster(const Result& a, const Result& b) {
+  if (a.ok() != b.ok()) return a.ok();
+  if (!a.ok()) return false;
+  if (*a.median_us != *b.median_us) return *a.median_us < *b.median_us;
+  return a.kernel_id < b.kernel_id;
+}
+
+Selection select_winner(std::span<const Result> results, const TieRule& rule) {
+  Selection s;
+  std::optional<std::size_t> fastest;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    if (!results[i].ok()) continue;
+    ++s.ok;
+    if (!fastest || faster(results[i], results[*fastest])) fastest = i;
+  }
+  if (!fastest) return s;
+  std::size_t winner = *fastest;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    if (!results[i].ok() || !within_noise(results[i], results[*fastest], rule)) continue;
+    ++s.tied;
+    if (i != winner && preferred_in_tie(results[i].kernel_id, results[winner].kernel_id))
+      winner = i;
+  }
+  if (s.tied == 0) s.tied = 1;  // the fastest itself (a zero median is tied with nothing)
+  s.winner = winner;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    if (i == winner || !results[i].ok()) continue;
+    if (!s.runner_up || faster(results[i], results[*s.runner_up])) s.runner_up = i;
+  }
+  if (s.runner_up && *results[winner].median_us > 0)
+    s.margin = *results[*s.runner_up].median_us / *results[winner].median_us - 1;
+  return s;
+}
+
+std::vector<std::size_t> rank_results(std::span<const Result> results, const TieRule& rule) {
+  const Selection s = select_winner(results, rule);
+  std::vector<std::size_t> out;
+  if (s.winner) out.push_back(*s.winner);
+  if (s.runner_up) out.push_back(*s.runner_up);
+  std::vector<std::size_t> rest;
+  for (std::size_t i = 0; i < results.size(); ++i)
+    if (results[i].ok() && i != s.winner && i != s.runner_up) rest.push_back(i);
+  std::stable_sort(rest.begin(), rest.end(),
+                   [&](std::size_t a, std::size_t b) { return faster(results[a], results[b]); });
+  out.insert(out.end(), rest.begin(), rest.end());
+  for (std::size_t i = 0; i < results.size(); ++i)
+    if (!results[i].ok()) out.push_back(i);
+  return out;
+}
+
+}  // namespace tunedreduce::tuner

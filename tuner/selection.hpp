@@ -1,0 +1,57 @@
+#pragma once
+// Winner selection: a candidate that is not ok never wins; candidates within noise of the fastest
+// are a tie, broken by a fixed rule (docs/tuning.md, "The tie rule").
+
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "tuner/runner.hpp"
+
+namespace tunedreduce::tuner {
+
+/// When two ok results count as equal.
+struct TieRule {
+  /// Medians closer than this fraction are always within noise (run-to-run drift of a GPU).
+  double min_relative = 0.01;
+};
+
+/// (p90 - p10) / median of an ok result; 0 when p10 or p90 is missing.
+double relative_spread(const Result& r);
+
+/// Two ok results are within noise when their medians differ by less than
+/// max(rule.min_relative, the larger relative p10-p90 spread of the two), relative to the smaller
+/// median. False when either is not ok.
+bool within_noise(const Result& a, const Result& b, const TieRule& rule = {});
+
+/// Preference among tied candidates: single_pass before two_pass, then the smaller
+/// block x unroll (fewer threads and registers in flight), then the lexicographically smaller
+/// id. True when \p a is preferred to \p b. Ids that are not registry ids sort after those that
+/// are, by id.
+bool preferred_in_tie(std::string_view a, std::string_view b);
+
+/// Speed order: the smaller median first, then the smaller id (deterministic). Results that are
+/// not ok come after every ok one.
+bool faster(const Result& a, const Result& b);
+
+struct Selection {
+  std::optional<std::size_t> winner;     // index into the results; empty when none is ok
+  std::optional<std::size_t> runner_up;  // the fastest ok result other than the winner
+  std::size_t ok = 0;                    // ok results
+  std::size_t tied = 0;                  // results within noise of the fastest (itself included)
+  /// runner_up.median / winner.median - 1; negative when the tie rule chose a winner slower
+  /// than the runner-up (within noise). Empty without a runner-up.
+  std::optional<double> margin;
+};
+
+/// Chooses the winner of \p results (one size, one dtype and op): the fastest ok result, or,
+/// when several are within noise of the fastest, the one preferred_in_tie among them.
+Selection select_winner(std::span<const Result> results, const TieRule& rule = {});
+
+/// Indices of \p results, best first: the winner, the runner-up, the other ok results by speed,
+/// then the results that are not ok in their original order.
+std::vector<std::size_t> rank_results(std::span<const Result> results, const TieRule& rule = {});
+
+}  // namespace tunedreduce::tuner

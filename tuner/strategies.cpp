@@ -1,0 +1,225 @@
+#include "tuner/strategies.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "common/error.hpp"
+#include "common/hash.hpp"
+#include "tuner/selection.hpp"
+
+namespace tunedreduce::tuner {
+
+namespace {
+
+std::vector<Request> plain_requests(std::span<const std::string> ids, std::uint64_t n) {
+  std::vector<Request> out;
+  out.reserve(ids.size());
+  for (const std::string& id : ids) out.push_back(Request{id, n, {}, {}, {}});
+  return out;
+}
+
+// --- dry-run plans ------------------------------------------------------------------------------
+
+PlannedSearch plan_exhaustive(std::size_t candidates, const StrategyConfig&, const MeasurePolicy&) {
+  return {{PlannedRound{static_cast<double>(candidates), std::nullopt}}, std::nullopt};
+}
+
+PlannedSearch plan_random(std::size_t candidates, const StrategyConfig& c, const MeasurePolicy&) {
+  double n = static_cast<double>(candidates);
+  if (c.random.count) n = std::min(n, static_cast<double>(*c.random.count));
+  return {{PlannedRound{n, std::nullopt}}, c.random.seconds};
+}
+
+// The rounds search_halving makes, as (survivors measured, fixed repeats or the full policy).
+std::vector<PlannedRound> halving_rounds(std::size_t candidates, const HalvingOptions& h,
+                                         const MeasurePolicy& policy) {
+  std::vector<PlannedRound> rounds;
+  std::size_t alive = candidates;
+  double repeats = h.first_repeats;
+  const std::size_t final_size = static_cast<std::size_t>(std::max(1, h.final_size));
+  while (alive > final_size) {
+    const int r = std::clamp(static_cast<int>(std::lround(repeats)), 1, policy.max_repeats);
+    rounds.push_back({static_cast<double>(alive), r});
+    const auto keep = static_cast<std::size_t>(std::ceil(static_cast<double>(alive) * h.keep));
+    alive = std::clamp(keep, final_size, alive - 1);
+    repeats *= h.growth;
+  }
+  rounds.push_back({static_cast<double>(alive), std::nullopt});
+  return rounds;
+}
+
+PlannedSearch plan_halving(std::size_t candidates, const StrategyConfig& c,
+                           const MeasurePolicy& policy) {
+  return {halving_rounds(candidates, c.halving, policy), std::nullopt};
+}
+
+constexpr StrategyInfo strategy_table[] = {
+    {"exhaustive", "every candidate with the full measurement policy", search_exhaustive,
+     plan_exhaustive},
+    {"random", "a seeded uniform sample of the candidates within a budget (count and/or seconds)",
+     search_random, plan_random},
+    {"halving",
+     "successive halving: every candidate with few repeats, the best fraction again with more, "
+     "until final_size remain, measured with the full policy",
+     search_halving, plan_halving},
+};
+
+// SplitMix64: small, fast, and the same sequence on every platform.
+struct SplitMix64 {
+  std::uint64_t state;
+  std::uint64_t next() {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  // Uniform in [0, bound) without modulo bias (rejection).
+  std::uint64_t below(std::uint64_t bound) {
+    const std::uint64_t limit = ~std::uint64_t{0} - (~std::uint64_t{0} % bound);
+    std::uint64_t x;
+    do x = next();
+    while (x >= limit);
+    return x % bound;
+  }
+};
+
+}  // namespace
+
+double SearchContext::now() const {
+  if (clock) return clock();
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+std::span<const StrategyInfo> strategies() { return strategy_table; }
+
+const StrategyInfo* find_strategy(std::string_view name) {
+  for (const StrategyInfo& s : strategy_table)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+std::vector<Result> measure_chunked(std::span<const Request> requests, SearchContext& ctx,
+                                    SearchOutcome& outcome) {
+  std::vector<Result> out;
+  out.reserve(requests.size());
+  const std::size_t chunk = std::max<std::size_t>(1, ctx.chunk);
+  for (std::size_t i = 0; i < requests.size(); i += chunk) {
+    if (ctx.cancelled()) {
+      outcome.cancelled = true;
+      return out;
+    }
+    const auto part = requests.subspan(i, std::min(chunk, requests.size() - i));
+    std::vector<Result> got = ctx.runner.measure(part);
+    outcome.requests += part.size();
+    if (got.size() != part.size()) {
+      // A runner interrupted by the cancellation flag may return early; anything else is a bug.
+      if (ctx.cancelled()) {
+        outcome.cancelled = true;
+        return out;
+      }
+      throw Error("the runner answered " + std::to_string(got.size()) + " of " +
+                  std::to_string(part.size()) + " requests");
+    }
+    for (std::size_t k = 0; k < got.size(); ++k)
+      if (got[k].kernel_id != part[k].kernel_id || got[k].n != part[k].n)
+        throw Error("the runner answered '" + got[k].kernel_id + "' at n=" +
+                    std::to_string(got[k].n) + " for a request of '" + part[k].kernel_id +
+                    "' at n=" + std::to_string(part[k].n));
+    if (ctx.on_measured) ctx.on_measured(got.size());
+    // Results measured while the flag went up may be cut short: the caller discards the batch.
+    if (ctx.cancelled()) outcome.cancelled = true;
+    for (Result& r : got) out.push_back(std::move(r));
+    if (outcome.cancelled) return out;
+  }
+  return out;
+}
+
+SearchOutcome search_exhaustive(std::span<const std::string> candidates, SearchContext& ctx) {
+  SearchOutcome o;
+  const auto requests = plain_requests(candidates, ctx.n);
+  o.final_results = measure_chunked(requests, ctx, o);
+  o.all = o.final_results;
+  o.rounds = 1;
+  return o;
+}
+
+std::vector<std::string> random_order(std::span<const std::string> candidates, std::uint64_t seed,
+                                      DType dtype, Op op, std::uint64_t n) {
+  // The stream depends on the seed and the key, so every size draws its own sample, and the
+  // same seed draws the same samples again.
+  std::uint64_t h = fnv1a64(std::string(dtype_name(dtype)) + "." + op_name(op) + "." +
+                            std::to_string(n));
+  SplitMix64 rng{seed ^ h};
+  std::vector<std::string> order(candidates.begin(), candidates.end());
+  for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.below(i)]);
+  return order;
+}
+
+SearchOutcome search_random(std::span<const std::string> candidates, SearchContext& ctx) {
+  SearchOutcome o;
+  o.rounds = 1;
+  std::vector<std::string> order =
+      random_order(candidates, ctx.config.seed, ctx.dtype, ctx.op, ctx.n);
+  if (ctx.config.random.count)
+    order.resize(std::min<std::size_t>(order.size(), static_cast<std::size_t>(*ctx.config.random.count)));
+  const auto requests = plain_requests(order, ctx.n);
+  if (!ctx.config.random.seconds) {
+    o.final_results = measure_chunked(requests, ctx, o);
+  } else {
+    // A time budget: measure in chunks and stop at the first chunk boundary past the budget.
+    const double start = ctx.now();
+    for (std::size_t i = 0; i < requests.size(); i += std::max<std::size_t>(1, ctx.chunk)) {
+      if (i > 0 && ctx.now() - start >= *ctx.config.random.seconds) break;
+      const auto part = std::span<const Request>(requests).subspan(
+          i, std::min(std::max<std::size_t>(1, ctx.chunk), requests.size() - i));
+      auto got = measure_chunked(part, ctx, o);
+      for (Result& r : got) o.final_results.push_back(std::move(r));
+      if (o.cancelled) break;
+    }
+  }
+  o.all = o.final_results;
+  return o;
+}
+
+SearchOutcome search_halving(std::span<const std::string> candidates, SearchContext& ctx) {
+  SearchOutcome o;
+  const HalvingOptions& h = ctx.config.halving;
+  const std::size_t final_size = static_cast<std::size_t>(std::max(1, h.final_size));
+  std::vector<std::string> alive(candidates.begin(), candidates.end());
+  double repeats = h.first_repeats;
+  while (alive.size() > final_size) {
+    const int r = std::clamp(static_cast<int>(std::lround(repeats)), 1, ctx.policy.max_repeats);
+    std::vector<Request> requests = plain_requests(alive, ctx.n);
+    for (Request& q : requests) {
+      q.min_repeats = r;
+      q.max_repeats = r;
+    }
+    std::vector<Result> got = measure_chunked(requests, ctx, o);
+    ++o.rounds;
+    o.all.insert(o.all.end(), got.begin(), got.end());
+    if (o.cancelled) return o;
+    // Keep the fastest fraction of the ok ones; failed candidates drop out at once.
+    std::vector<const Result*> ok;
+    for (const Result& x : got)
+      if (x.ok()) ok.push_back(&x);
+    std::sort(ok.begin(), ok.end(), [](const Result* a, const Result* b) { return faster(*a, *b); });
+    const auto want = static_cast<std::size_t>(std::ceil(static_cast<double>(alive.size()) * h.keep));
+    const std::size_t keep = std::min(std::clamp(want, final_size, alive.size() - 1), ok.size());
+    alive.clear();
+    for (std::size_t i = 0; i < keep; ++i) alive.push_back(ok[i]->kernel_id);
+    if (alive.empty()) {
+      o.final_results = std::move(got);  // nothing ok: no winner, but keep the outcomes
+      return o;
+    }
+    repeats *= h.growth;
+  }
+  // The survivors with the full policy.
+  o.final_results = measure_chunked(plain_requests(alive, ctx.n), ctx, o);
+  ++o.rounds;
+  o.all.insert(o.all.end(), o.final_results.begin(), o.final_results.end());
+  return o;
+}
+
+}  // namespace tunedreduce::tuner
