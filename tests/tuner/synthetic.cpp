@@ -1,0 +1,152 @@
+#include "synthetic.hpp"
+
+#include <cmath>
+
+#include "common/hash.hpp"
+#include "kernels/registry.hpp"
+
+namespace tunedreduce::tuner::test {
+
+namespace {
+
+// Uniform in [-1, 1) from a hash.
+double unit_noise(const std::string& id, std::uint64_t n, std::uint64_t salt) {
+  const std::uint64_t h = fnv1a64(id + "@" + std::to_string(n) + "#" + std::to_string(salt));
+  return static_cast<double>(h >> 11) / static_cast<double>(std::uint64_t{1} << 52) - 1.0;
+}
+
+}  // namespace
+
+double model_us(const std::string& kernel_id, std::uint64_t n) {
+  const auto p = kernels::parse_id(kernel_id);
+  if (!p) return 1e9;
+  using kernels::Family;
+  double eff = 0.5, launch = 3.0;
+  switch (p->family) {
+    case Family::neighbored: eff = 0.30; break;
+    case Family::neighbored_less: eff = 0.45; break;
+    case Family::interleaved: eff = 0.50; break;
+    case Family::unroll: eff = 0.62; break;
+    case Family::unroll_warps: eff = 0.66; break;
+    case Family::complete_unroll: eff = 0.70; break;
+    case Family::smem: eff = 0.74 + (p->smem == kernels::SmemMode::dynamic ? 0.005 : 0); break;
+    case Family::warp_shuffle: eff = 0.82, launch = 3.6; break;
+    case Family::vectorized: eff = 0.90, launch = 4.2; break;
+  }
+  eff *= 1 - 0.04 * std::abs(std::log2(p->block / 256.0));
+  eff *= 1 - 0.03 * std::abs(std::log2(p->unroll / 4.0)) * (p->unroll > 1 || p->family >= Family::smem);
+  launch += p->finish == kernels::Finish::two_pass ? 2.4 : 0.3;
+  // Small problems: fewer elements per thread means more blocks to schedule.
+  const double work = static_cast<double>(p->block) * p->unroll;
+  launch += 0.2 * std::log2(work / 64.0) * (n < 65536 ? 1 : 0);
+  const double bytes = static_cast<double>(n) * dtype_size(p->dtype);
+  return launch + bytes / (3000e3 * eff);
+}
+
+Result model_result(const std::string& kernel_id, std::uint64_t n, int repeats, double noise,
+                    double spread, std::uint64_t salt) {
+  Result r;
+  r.kernel_id = kernel_id;
+  r.n = n;
+  if (auto p = kernels::parse_id(kernel_id)) {
+    r.dtype = p->dtype;
+    r.op = p->op;
+  }
+  const double m = model_us(kernel_id, n) * (1 + noise * unit_noise(kernel_id, n, salt));
+  r.outcome = Outcome::ok;
+  r.median_us = m;
+  r.p10_us = m * (1 - spread / 2);
+  r.p90_us = m * (1 + spread / 2);
+  r.repeats = repeats;
+  r.gbps = static_cast<double>(n) * dtype_size(r.dtype) / (m * 1e3);
+  return r;
+}
+
+std::vector<Result> FnRunner::measure(std::span<const Request> requests) {
+  ++calls;
+  clock += seconds_per_call;
+  std::vector<Result> out;
+  for (const Request& q : requests) {
+    if (cancel && cancel->load()) ++requests_after_cancel;
+    log.push_back(q);
+    out.push_back(fn_(q));
+    if (cancel && cancel_after && log.size() >= cancel_after) cancel->store(true);
+  }
+  return out;
+}
+
+FnRunner model_runner(std::set<std::string> incorrect) {
+  return FnRunner([incorrect = std::move(incorrect)](const Request& q) {
+    Result r = q.min_repeats ? model_result(q.kernel_id, q.n, *q.min_repeats, 0.03, 0.04, 1)
+                             : model_result(q.kernel_id, q.n, 20, 0.005, 0.01, 2);
+    if (incorrect.count(q.kernel_id)) {
+      r.outcome = Outcome::incorrect;
+      r.error = "result differs from the reference";
+    }
+    return r;
+  });
+}
+
+DeviceFingerprint h100() {
+  DeviceFingerprint f;
+  f.name = "NVIDIA H100 80GB HBM3";
+  f.cc_major = 9;
+  f.sm_count = 132;
+  f.bus_width_bits = 5120;
+  f.l2_bytes = 52428800;
+  f.ecc = true;
+  f.total_mem_bytes = 85045395456;
+  f.mem_clock_khz = 2619000;
+  f.driver_version = 13000;
+  f.runtime_version = 13000;
+  return f;
+}
+
+std::int64_t fill_database(db::Database& db, const std::vector<std::string>& ids,
+                           const std::vector<std::uint64_t>& sizes,
+                           const std::set<std::string>& incorrect) {
+  const std::int64_t device = db.upsert_device(h100());
+  db::RunInfo info;
+  info.tool_version = "test";
+  info.manifest_hash = "0000000000000000";
+  info.config_hash = "synthetic";
+  info.host = "test-host";
+  const std::int64_t run = db.begin_run(info);
+  db.record_attainable_bandwidth(run, device, 3190);
+  for (std::uint64_t n : sizes)
+    for (const std::string& id : ids)
+      for (int full = 0; full < 2; ++full) {
+        const Result r = full ? model_result(id, n, 20, 0.005, 0.01, 2)
+                              : model_result(id, n, 3, 0.03, 0.04, 1);
+        db::Measurement m;
+        m.run_id = run;
+        m.device_id = device;
+        m.kernel_id = id;
+        const auto p = kernels::parse_id(id);
+        m.params.family = kernels::family_name(p->family);
+        m.params.block = p->block;
+        m.params.unroll = p->unroll;
+        m.params.smem = kernels::smem_mode_name(p->smem);
+        m.params.finish = kernels::finish_name(p->finish);
+        m.dtype = p->dtype;
+        m.op = p->op;
+        m.n = n;
+        m.l2_mode = db::L2Mode::cold;
+        m.repeats = r.repeats;
+        if (incorrect.count(id)) {
+          m.outcome = db::Outcome::incorrect;
+          m.error = "result differs from the reference";
+        } else {
+          m.outcome = db::Outcome::ok;
+          m.median_us = r.median_us;
+          m.p10_us = r.p10_us;
+          m.p90_us = r.p90_us;
+          m.gbps = r.gbps;
+        }
+        db.insert_measurement(m);
+      }
+  db.end_run(run, db::RunStatus::finished);
+  return device;
+}
+
+}  // namespace tunedreduce::tuner::test

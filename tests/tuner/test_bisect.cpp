@@ -1,0 +1,213 @@
+// Bisection into size intervals: a synthetic runner with a known crossover, complete and
+// non-overlapping intervals, and winners the database accepts.
+
+#include <gtest/gtest.h>
+
+#include "kernels/registry.hpp"
+#include "synthetic.hpp"
+#include "tuner/bisect.hpp"
+#include "tuner/replay_runner.hpp"
+#include "tuner/search_space.hpp"
+#include "tuner/strategies.hpp"
+
+namespace tunedreduce::tuner {
+namespace {
+
+const std::string A = "smem.b256.u4.dynamic.single_pass.f32.sum";   // 2 + n/1000 us
+const std::string B = "vectorized.b256.u4.single_pass.f32.sum";    // 10 + n/2000 us
+
+Result exact(const std::string& id, std::uint64_t n) {
+  Result r;
+  r.kernel_id = id;
+  r.n = n;
+  r.dtype = DType::f32;
+  r.outcome = Outcome::ok;
+  const double x = static_cast<double>(n);
+  r.median_us = id == A ? 2 + x / 1000 : 10 + x / 2000;
+  r.p10_us = r.p90_us = r.median_us;  // no spread: the tie tolerance is the 1% floor
+  r.repeats = 10;
+  r.measurement_id = static_cast<std::int64_t>(n) * 2 + (id == A ? 0 : 1);
+  return r;
+}
+
+std::vector<SizeWinner> grid_of(Runner& r, const std::vector<std::string>& ids,
+                                const std::vector<std::uint64_t>& sizes) {
+  std::vector<SizeWinner> grid;
+  for (std::uint64_t n : sizes) {
+    std::vector<Request> qs;
+    for (const auto& id : ids) qs.push_back(Request{id, n, {}, {}, {}});
+    const auto rs = r.measure(qs);
+    const Selection s = select_winner(rs);
+    if (!s.winner) continue;
+    SizeWinner w{n, rs[*s.winner], std::nullopt, s.margin};
+    if (s.runner_up) w.runner_up = rs[*s.runner_up];
+    grid.push_back(w);
+  }
+  return grid;
+}
+
+void expect_complete(const std::vector<IntervalWinner>& iv) {
+  ASSERT_FALSE(iv.empty());
+  EXPECT_EQ(iv.front().n_lo, 1u);
+  EXPECT_EQ(iv.back().n_hi, kernels::max_elements);
+  for (std::size_t i = 0; i < iv.size(); ++i) {
+    EXPECT_LE(iv[i].n_lo, iv[i].n_hi);
+    EXPECT_GE(iv[i].winner.n, iv[i].n_lo) << "the evidence lies in its interval";
+    EXPECT_LE(iv[i].winner.n, iv[i].n_hi);
+    if (i > 0) {
+      EXPECT_EQ(iv[i].n_lo, iv[i - 1].n_hi + 1) << "contiguous, no overlap";
+      EXPECT_NE(iv[i].winner.kernel_id, iv[i - 1].winner.kernel_id) << "merged runs";
+    }
+  }
+}
+
+TEST(Bisect, FindsAKnownCrossover) {
+  test::FnRunner r([](const Request& q) { return exact(q.kernel_id, q.n); });
+  const auto grid = grid_of(r, {A, B}, {1024, 4096, 65536, 262144});
+  ASSERT_EQ(grid.size(), 4u);
+  r.log.clear();
+  BisectConfig cfg{true, 40, 1e-9};
+  const BisectOutcome o = bisect_intervals(grid, r, cfg);
+  ASSERT_EQ(o.intervals.size(), 2u);
+  expect_complete(o.intervals);
+  // Equal at 16000; A stays preferred while within 1% of B (the tie rule: same finish, same
+  // block x unroll, "smem..." < "vectorized..."), so B wins from n >= 16363.6 on.
+  EXPECT_EQ(o.intervals[0].winner.kernel_id, A);
+  EXPECT_EQ(o.intervals[0].n_hi, 16363u);
+  EXPECT_EQ(o.intervals[1].n_lo, 16364u);
+  ASSERT_EQ(o.crossovers.size(), 1u);
+  EXPECT_EQ(o.crossovers[0].hi - o.crossovers[0].lo, 1u);
+  EXPECT_EQ(o.crossovers[0].grid_lo, 4096u);
+  EXPECT_EQ(o.crossovers[0].grid_hi, 65536u);
+  EXPECT_EQ(o.requests, r.log.size());
+  EXPECT_EQ(o.requests, 2u * o.crossovers[0].probes);
+  for (const Request& q : r.log) {
+    EXPECT_GT(q.n, 4096u);
+    EXPECT_LT(q.n, 65536u);
+    EXPECT_FALSE(q.min_repeats) << "probes use the full policy";
+  }
+  // The evidence is the grid size with the smallest lead: 4096 for A, 65536 for B.
+  EXPECT_EQ(o.intervals[0].winner.n, 4096u);
+  EXPECT_EQ(o.intervals[1].winner.n, 65536u);
+  EXPECT_EQ(o.intervals[0].runner_up->kernel_id, B);
+}
+
+TEST(Bisect, StopsAtPrecisionOrDepth) {
+  test::FnRunner r([](const Request& q) { return exact(q.kernel_id, q.n); });
+  const auto grid = grid_of(r, {A, B}, {4096, 65536});
+  r.log.clear();
+  const BisectOutcome shallow = bisect_intervals(grid, r, BisectConfig{true, 3, 1e-9});
+  EXPECT_EQ(shallow.crossovers[0].probes, 3);
+  EXPECT_EQ(r.log.size(), 6u);
+  const auto& x = shallow.crossovers[0];
+  EXPECT_LE(x.lo, 16364u);
+  EXPECT_GE(x.hi, 16364u);
+  EXPECT_EQ(shallow.intervals[1].n_lo, x.boundary);
+  EXPECT_GT(x.boundary, x.lo);
+  EXPECT_LE(x.boundary, x.hi);
+  r.log.clear();
+  const BisectOutcome coarse = bisect_intervals(grid, r, BisectConfig{true, 40, 0.05});
+  const auto& y = coarse.crossovers[0];
+  EXPECT_LE(static_cast<double>(y.hi) / y.lo, 1.05);
+  EXPECT_LE(y.lo, 16364u);
+  EXPECT_GE(y.hi, 16364u);
+  EXPECT_LT(y.probes, 10);
+}
+
+TEST(Bisect, DisabledUsesTheGeometricMidpointWithoutMeasuring) {
+  test::FnRunner r([](const Request& q) { return exact(q.kernel_id, q.n); });
+  const auto grid = grid_of(r, {A, B}, {4096, 65536});
+  r.log.clear();
+  const BisectOutcome o = bisect_intervals(grid, r, BisectConfig{false, 5, 0.05});
+  EXPECT_TRUE(r.log.empty());
+  ASSERT_EQ(o.intervals.size(), 2u);
+  EXPECT_EQ(o.intervals[1].n_lo, 16384u);
+  expect_complete(o.intervals);
+}
+
+TEST(Bisect, UndecidedMidpointStopsRefining) {
+  // Both candidates fail at every size that is not a grid size.
+  test::FnRunner r([](const Request& q) {
+    Result x = exact(q.kernel_id, q.n);
+    if (q.n != 4096 && q.n != 65536) {
+      x.outcome = Outcome::launch_failed;
+      x.error = "not recorded";
+    }
+    return x;
+  });
+  const auto grid = grid_of(r, {A, B}, {4096, 65536});
+  const BisectOutcome o = bisect_intervals(grid, r, BisectConfig{true, 10, 0.01});
+  ASSERT_EQ(o.crossovers.size(), 1u);
+  EXPECT_TRUE(o.crossovers[0].undecided);
+  EXPECT_EQ(o.crossovers[0].probes, 1);
+  EXPECT_EQ(o.intervals[1].n_lo, 16384u);
+}
+
+TEST(Bisect, OneWinnerCoversEverything) {
+  test::FnRunner r([](const Request& q) { return exact(q.kernel_id, q.n); });
+  const auto grid = grid_of(r, {A, B}, {1024, 2048, 4096});
+  const BisectOutcome o = bisect_intervals(grid, r, BisectConfig{});
+  ASSERT_EQ(o.intervals.size(), 1u);
+  EXPECT_EQ(o.intervals[0].n_lo, 1u);
+  EXPECT_EQ(o.intervals[0].n_hi, kernels::max_elements);
+  EXPECT_TRUE(bisect_intervals({}, r, BisectConfig{}).intervals.empty());
+}
+
+TEST(Bisect, ManyCrossoversOnTheModelAreCompleteAndConsistent) {
+  auto cfg = validate_config(parse_config_text(
+      "[space]\nfamilies = [\"smem\", \"warp_shuffle\", \"vectorized\", \"unroll\"]\n"
+      "dtypes = [\"f64\"]\nops = [\"max\"]\nsizes = { from = 1, to = 1099511627776, factor = 2 }\n",
+      "t.toml"));
+  auto r = test::model_runner();
+  const auto ids = candidates_for(cfg.space, DType::f64, Op::max);
+  const auto grid = grid_of(r, ids, cfg.space.sizes);
+  ASSERT_EQ(grid.size(), cfg.space.sizes.size());
+  const BisectOutcome o = bisect_intervals(grid, r, BisectConfig{true, 6, 0.01});
+  expect_complete(o.intervals);
+  EXPECT_GE(o.intervals.size(), 2u);
+  // Every grid size falls in the interval of its own winner.
+  for (const SizeWinner& g : grid) {
+    const auto it = std::find_if(o.intervals.begin(), o.intervals.end(), [&](const IntervalWinner& w) {
+      return w.n_lo <= g.n && g.n <= w.n_hi;
+    });
+    ASSERT_NE(it, o.intervals.end());
+    EXPECT_EQ(it->winner.kernel_id, g.winner.kernel_id) << "n=" << g.n;
+  }
+  EXPECT_EQ(geometric_midpoint(1, 2), 2u);
+  EXPECT_EQ(geometric_midpoint(4, 16), 8u);
+  EXPECT_EQ(geometric_midpoint(10, 12), 11u);
+  const std::uint64_t top = kernels::max_elements;
+  EXPECT_EQ(geometric_midpoint(top / 4, top), top / 2);
+}
+
+TEST(Bisect, WinnersGoIntoTheDatabase) {
+  auto cfg = validate_config(parse_config_file(TR_TUNER_DATA "/small.toml"));
+  auto db = db::Database::create_in_memory();
+  const auto ids = candidates_for(cfg.space, DType::f32, Op::sum);
+  const std::int64_t dev = test::fill_database(db, ids, cfg.space.sizes);
+  ReplayOptions ro;
+  ro.device_id = dev;
+  ro.policy = cfg.measure;
+  ReplayRunner r(db, ro);
+  const auto grid = grid_of(r, ids, cfg.space.sizes);
+  const BisectOutcome o = bisect_intervals(grid, r, cfg.bisect);
+  expect_complete(o.intervals);
+  EXPECT_GE(o.intervals.size(), 2u);
+  const auto winners = to_db_winners(o.intervals, DType::f32, Op::sum, 13000, 13000, std::nullopt);
+  db.replace_winners(dev, DType::f32, Op::sum, winners);
+  const auto stored = db.winners(dev);
+  ASSERT_EQ(stored.size(), o.intervals.size());
+  for (std::size_t i = 0; i < stored.size(); ++i) {
+    EXPECT_EQ(stored[i].kernel_id, o.intervals[i].winner.kernel_id);
+    EXPECT_EQ(stored[i].n_lo, o.intervals[i].n_lo);
+    EXPECT_EQ(stored[i].n_hi, o.intervals[i].n_hi);
+    EXPECT_EQ(stored[i].measurement_id, *o.intervals[i].winner.measurement_id);
+  }
+  // A winner without a recorded measurement cannot be stored.
+  std::vector<IntervalWinner> bare = o.intervals;
+  bare[0].winner.measurement_id.reset();
+  EXPECT_THROW(to_db_winners(bare, DType::f32, Op::sum, 0, 0, std::nullopt), Error);
+}
+
+}  // namespace
+}  // namespace tunedreduce::tuner

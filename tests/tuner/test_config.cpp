@@ -1,0 +1,448 @@
+// tune.toml: parsing, every validation case (with its message and exit code), overrides, the
+// default file.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "common/error.hpp"
+#include "common/exit_codes.hpp"
+#include "tuner/config.hpp"
+
+namespace tunedreduce::tuner {
+namespace {
+
+const std::string data_dir = TR_TUNER_DATA;
+
+std::string fixture(const std::string& name) { return data_dir + "/" + name; }
+
+// Loads a fixture expecting a usage error; returns its message.
+std::string error_of(const std::string& name, const ConfigOverrides& o = {},
+                     const ValidationLimits& limits = {}) {
+  try {
+    load_config(fixture(name), o, limits);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), exit_code::usage) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << name << " was accepted";
+  return {};
+}
+
+#define EXPECT_HAS(text, part) EXPECT_NE((text).find(part), std::string::npos) << (text)
+
+TEST(ConfigSyntax, MalformedTomlNamesFileLineColumn) {
+  const std::string e = error_of("malformed.toml");
+  EXPECT_HAS(e, fixture("malformed.toml") + ":1:");
+  EXPECT_HAS(e, "syntax error: ");
+}
+
+TEST(ConfigSyntax, UnknownKeySuggestsTheNearest) {
+  const std::string e = error_of("unknown_key.toml");
+  EXPECT_EQ(e, fixture("unknown_key.toml") +
+                   ":2:1: space.blokcs: unknown key 'blokcs' in [space] (did you mean 'blocks'?)");
+}
+
+TEST(ConfigSyntax, UnknownTableSuggestsTheNearest) {
+  const std::string e = error_of("unknown_table.toml");
+  EXPECT_HAS(e, fixture("unknown_table.toml") + ":1:2: measurement: unknown key 'measurement'");
+  EXPECT_HAS(e, "(did you mean 'measure'?)");
+}
+
+TEST(ConfigSyntax, UnknownKeyInsideARange) {
+  const std::string e = error_of("unknown_range_key.toml");
+  EXPECT_HAS(e, ":2:35: space.sizes.stpe: unknown key 'stpe' in [space.sizes] (did you mean 'step'?)");
+}
+
+TEST(ConfigSyntax, UnknownKeyWithNothingNearListsTheValidOnes) {
+  try {
+    parse_config_text("[bisect]\nzzzzzzzz = 1\n", "t.toml");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "t.toml:2:1: bisect.zzzzzzzz: unknown key 'zzzzzzzz' in [bisect] (valid keys: "
+              "enabled, max_depth, precision)");
+  }
+}
+
+TEST(ConfigTypes, WrongScalarType) {
+  EXPECT_EQ(error_of("wrong_type.toml"),
+            fixture("wrong_type.toml") + ":2:10: measure.warmup: expected an integer, got a string");
+}
+
+TEST(ConfigTypes, WrongElementType) {
+  EXPECT_EQ(error_of("wrong_type_element.toml"),
+            fixture("wrong_type_element.toml") +
+                ":2:15: space.blocks[1]: expected an integer, got a string");
+}
+
+TEST(ConfigTypes, TableExpected) {
+  EXPECT_EQ(error_of("wrong_type_table.toml"),
+            fixture("wrong_type_table.toml") + ":1:9: space: expected a table, got an integer");
+}
+
+TEST(ConfigTypes, ListGivenAsOtherString) {
+  try {
+    parse_config_text("[space]\nfamilies = \"smem\"\n", "t.toml");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_HAS(std::string(e.what()), "t.toml:2:12: space.families: expected an array of strings (or \"all\"), got the string 'smem'");
+  }
+}
+
+TEST(ConfigTypes, NumberAcceptsIntegersRejectsInfinity) {
+  auto c = validate_config(parse_config_text("[measure]\nbudget_ms = 100\n", "t.toml"));
+  EXPECT_EQ(c.measure.budget_ms, 100);
+  try {
+    parse_config_text("[measure]\nbudget_ms = inf\n", "t.toml");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_HAS(std::string(e.what()), "t.toml:2:13: measure.budget_ms: expected a finite number");
+  }
+}
+
+TEST(ConfigSpace, EmptyFamilies) {
+  EXPECT_EQ(error_of("empty_families.toml"),
+            fixture("empty_families.toml") + ":2:12: space.families: is empty: nothing to tune");
+}
+
+TEST(ConfigSpace, EmptySizes) {
+  EXPECT_EQ(error_of("empty_sizes.toml"),
+            fixture("empty_sizes.toml") + ":2:9: space.sizes: is empty: nothing to tune");
+}
+
+TEST(ConfigSpace, Block96IsNotCompiled) {
+  EXPECT_EQ(error_of("block_96.toml"),
+            fixture("block_96.toml") +
+                ":2:15: space.blocks[1]: block size 96 is not in the registry (compiled block "
+                "sizes: 64, 128, 256, 512, 1024)");
+}
+
+TEST(ConfigSpace, Block2048IsAboveCudasLimit) {
+  EXPECT_EQ(error_of("block_2048.toml"),
+            fixture("block_2048.toml") +
+                ":2:11: space.blocks[0]: block size 2048 is above 1024, the most threads a CUDA "
+                "block can have");
+}
+
+TEST(ConfigSpace, Block100IsNotAWarpMultiple) {
+  EXPECT_HAS(error_of("block_100.toml"),
+             ":2:11: space.blocks[0]: block size 100 is not a multiple of 32 (the warp size)");
+}
+
+TEST(ConfigSpace, BlockAboveTheDeviceLimit) {
+  ConfigOverrides o;
+  o.blocks = "256,1024";
+  EXPECT_EQ(error_of("small.toml", o, ValidationLimits{512}),
+            "--blocks: block size 1024 is above this device's limit of 512 threads");
+}
+
+TEST(ConfigSpace, UnrollZero) {
+  EXPECT_EQ(error_of("unroll_0.toml"),
+            fixture("unroll_0.toml") + ":2:12: space.unrolls[0]: unroll factor 0 must be at least 1");
+}
+
+TEST(ConfigSpace, UnrollThreeIsNotCompiled) {
+  EXPECT_EQ(error_of("unroll_3.toml"),
+            fixture("unroll_3.toml") +
+                ":2:12: space.unrolls[0]: unroll 3 is not in the registry for any family "
+                "(compiled unroll factors: 1, 2, 4, 8, 16)");
+}
+
+TEST(ConfigSpace, UnrollNotCompiledForTheSelectedFamilies) {
+  EXPECT_EQ(error_of("unroll_16_vectorized.toml"),
+            fixture("unroll_16_vectorized.toml") +
+                ":3:15: space.unrolls[1]: unroll 16 is not in the registry for the selected "
+                "families with an unroll factor (vectorized: 1, 2, 4, 8)");
+}
+
+TEST(ConfigSpace, FamilyLeftWithoutEntries) {
+  EXPECT_EQ(error_of("family_without_entries.toml"),
+            fixture("family_without_entries.toml") +
+                ":2:13: space.families[0]: family 'unroll' has no compiled entry with the "
+                "selected axes (it compiles unroll 2, 4, 8, 16; space.unrolls selects 1)");
+}
+
+TEST(ConfigSpace, UnknownFamily) {
+  EXPECT_EQ(error_of("unknown_family.toml"),
+            fixture("unknown_family.toml") +
+                ":2:21: space.families[1]: unknown family 'smemm' (did you mean 'smem'?); "
+                "choices: neighbored, neighbored_less, interleaved, unroll, unroll_warps, "
+                "complete_unroll, smem, warp_shuffle, vectorized");
+}
+
+TEST(ConfigSpace, UnrollIgnoredForFamiliesWithoutOne) {
+  // interleaved has no unroll factor: unrolls does not filter it, and does not make it empty.
+  auto c = validate_config(parse_config_text(
+      "[space]\nfamilies = [\"interleaved\", \"unroll\"]\nunrolls = [8]\n", "t.toml"));
+  EXPECT_EQ(c.space.unrolls, std::vector<int>{8});
+}
+
+TEST(ConfigSizes, RangeStepZeroDoesNotAdvance) {
+  EXPECT_EQ(error_of("range_step_0.toml"),
+            fixture("range_step_0.toml") +
+                ":2:42: space.sizes.step: step 0 does not advance the range (it must be at least 1)");
+}
+
+TEST(ConfigSizes, RangeFactorOneDoesNotAdvance) {
+  EXPECT_EQ(error_of("range_factor_1.toml"),
+            fixture("range_factor_1.toml") +
+                ":2:44: space.sizes.factor: factor 1 does not advance the range (it must be "
+                "greater than 1)");
+}
+
+TEST(ConfigSizes, RangeFromAboveTo) {
+  EXPECT_EQ(error_of("range_from_above_to.toml"),
+            fixture("range_from_above_to.toml") +
+                ":2:9: space.sizes: from (4096) is greater than to (1024)");
+}
+
+TEST(ConfigSizes, RangeWithTooManySizes) {
+  EXPECT_HAS(error_of("range_too_many.toml"),
+             "space.sizes: the range gives more than 4096 sizes; use a larger step or factor");
+}
+
+TEST(ConfigSizes, RangeNeedsStepOrFactor) {
+  EXPECT_HAS(error_of("range_without_step.toml"),
+             ":2:9: space.sizes: a range needs 'step' (additive) or 'factor' (geometric)");
+}
+
+TEST(ConfigSizes, SizesOutOfRange) {
+  const std::string e = error_of("size_out_of_range.toml");
+  EXPECT_HAS(e, ":2:10: space.sizes[0]: size 0 is below 1");
+  EXPECT_HAS(e, ":2:19: space.sizes[2]: size 2199023255552 is above 2^40 = 1099511627776, the "
+                "largest n a kernel accepts");
+}
+
+TEST(ConfigSizes, ListIsSortedAndDeduplicated) {
+  auto c = validate_config(parse_config_text("[space]\nsizes = [4096, 1024, 4096, 7]\n", "t.toml"));
+  EXPECT_EQ(c.space.sizes, (std::vector<std::uint64_t>{7, 1024, 4096}));
+}
+
+TEST(ConfigSizes, GeometricAndAdditiveRanges) {
+  EXPECT_EQ(expand_range(1024, 16384, std::nullopt, 2.0),
+            (std::vector<std::uint64_t>{1024, 2048, 4096, 8192, 16384}));
+  EXPECT_EQ(expand_range(1000, 1300, 100, std::nullopt),
+            (std::vector<std::uint64_t>{1000, 1100, 1200, 1300}));
+  // `to` is included only when reached; a factor near 1 still advances by at least 1.
+  EXPECT_EQ(expand_range(10, 25, 10, std::nullopt), (std::vector<std::uint64_t>{10, 20}));
+  EXPECT_EQ(expand_range(1, 4, std::nullopt, 1.1), (std::vector<std::uint64_t>{1, 2, 3, 4}));
+  const auto sqrt2 = expand_range(1024, 4096, std::nullopt, std::sqrt(2.0));
+  EXPECT_EQ(sqrt2, (std::vector<std::uint64_t>{1024, 1448, 2048, 2896, 4096}));
+  const auto big = expand_range(1, std::uint64_t{1} << 40, std::nullopt, 2.0);
+  EXPECT_EQ(big.size(), 41u);
+  EXPECT_EQ(big.back(), std::uint64_t{1} << 40);
+}
+
+TEST(ConfigMeasure, NegativeRepeats) {
+  EXPECT_EQ(error_of("negative_repeats.toml"),
+            fixture("negative_repeats.toml") +
+                ":2:15: measure.min_repeats: -1 is out of range: min_repeats must be 1 to 100000");
+}
+
+TEST(ConfigMeasure, MinAboveMax) {
+  EXPECT_EQ(error_of("min_above_max.toml"),
+            fixture("min_above_max.toml") +
+                ":3:15: measure.max_repeats: max_repeats (3) is less than min_repeats (5)");
+}
+
+TEST(ConfigMeasure, UnknownL2Mode) {
+  EXPECT_EQ(error_of("bad_l2.toml"),
+            fixture("bad_l2.toml") + ":2:6: measure.l2: unknown L2 mode 'hot'; choices: cold, warm");
+}
+
+TEST(ConfigMeasure, TimeoutBelowBudget) {
+  EXPECT_EQ(error_of("timeout_below_budget.toml"),
+            fixture("timeout_below_budget.toml") +
+                ":3:13: measure.timeout_s: timeout_s (0.2 s) must exceed budget_ms (500 ms): "
+                "every candidate would time out");
+}
+
+TEST(ConfigStrategy, UnknownStrategy) {
+  EXPECT_EQ(error_of("unknown_strategy.toml"),
+            fixture("unknown_strategy.toml") +
+                ":2:8: strategy.name: unknown strategy 'halfing' (did you mean 'halving'?); "
+                "choices: exhaustive, random, halving");
+}
+
+TEST(ConfigStrategy, RandomNeedsABudget) {
+  EXPECT_EQ(error_of("random_without_budget.toml"),
+            fixture("random_without_budget.toml") +
+                ":2:8: strategy.name: strategy 'random' needs a budget: strategy.random.count "
+                "and/or strategy.random.seconds");
+  ConfigOverrides o;
+  o.random_count = "20";
+  auto c = load_config(fixture("random_without_budget.toml"), o);
+  EXPECT_EQ(c.strategy.name, "random");
+  EXPECT_EQ(c.strategy.random.count, 20);
+}
+
+TEST(ConfigStrategy, HalvingKeepOutOfRange) {
+  EXPECT_HAS(error_of("halving_keep.toml"),
+             ":2:8: strategy.halving.keep: 1.5 is out of range: keep is the fraction kept after a "
+             "round: above 0 and below 1");
+}
+
+TEST(ConfigErrors, EveryProblemIsReportedAtOnce) {
+  const std::string e = error_of("several_errors.toml");
+  std::istringstream lines(e);
+  std::vector<std::string> got;
+  for (std::string l; std::getline(lines, l);) got.push_back(l);
+  ASSERT_EQ(got.size(), 4u) << e;
+  EXPECT_HAS(got[0], ":3:11: space.blocks[0]: block size 96");
+  EXPECT_HAS(got[1], ":4:12: space.unrolls[0]: unroll factor 0");
+  EXPECT_HAS(got[2], ":7:10: measure.warmup: -1 is out of range");
+  EXPECT_HAS(got[3], ":8:6: measure.l2: unknown L2 mode 'lukewarm'");
+}
+
+TEST(ConfigFile, MissingFileAndDirectory) {
+  try {
+    load_config(fixture("does_not_exist.toml"));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), exit_code::usage);
+    EXPECT_HAS(std::string(e.what()), "does_not_exist.toml: no such file");
+  }
+  try {
+    load_config(data_dir);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), exit_code::usage);
+    EXPECT_HAS(std::string(e.what()), "is a directory");
+  }
+}
+
+TEST(ConfigFile, SmallFixture) {
+  const TuneConfig c = load_config(fixture("small.toml"));
+  using kernels::Family;
+  EXPECT_EQ(c.space.families, (std::vector<Family>{Family::smem, Family::warp_shuffle,
+                                                    Family::vectorized, Family::interleaved}));
+  EXPECT_EQ(c.space.blocks, (std::vector<int>{128, 256, 512}));
+  EXPECT_EQ(c.space.sizes.size(), 8u);
+  EXPECT_EQ(c.space.sizes.front(), 1024u);
+  EXPECT_EQ(c.space.sizes.back(), 16777216u);
+  EXPECT_EQ(c.measure.min_repeats, 10);
+  EXPECT_EQ(c.measure.max_repeats, 50);
+  EXPECT_EQ(c.measure.warmup, 1);
+  EXPECT_EQ(c.strategy.halving.keep, 0.5);
+  EXPECT_EQ(c.bisect.max_depth, 4);
+  EXPECT_EQ(c.source, fixture("small.toml"));
+}
+
+TEST(ConfigFile, TheDefaultTuneTomlIsTheDefaultConfig) {
+  const TuneConfig c = load_config(TR_DEFAULT_TUNE_TOML);
+  EXPECT_EQ(canonical_text(c), canonical_text(default_config()));
+  EXPECT_EQ(c.space.sizes.size(), 21u);  // 2^10 .. 2^30
+  EXPECT_EQ(c.strategy.name, "halving");
+  EXPECT_EQ(c.measure.l2, L2Mode::cold);
+  EXPECT_EQ(c.space.families.size(), 9u);
+  EXPECT_EQ(c.space.dtypes.size(), 6u);
+  EXPECT_EQ(c.space.ops.size(), 3u);
+  // Every key of the schema appears in the default file (commented out or set).
+  std::ifstream in(TR_DEFAULT_TUNE_TOML);
+  std::stringstream text;
+  text << in.rdbuf();
+  for (const KeySpec& k : config_keys()) {
+    const std::string leaf(k.path.substr(k.path.rfind('.') + 1));
+    EXPECT_HAS(text.str(), leaf + " = ");
+  }
+}
+
+TEST(ConfigFile, AllSelectsEveryCompiledValue) {
+  auto c = validate_config(parse_config_text(
+      "[space]\nfamilies = \"all\"\nblocks = \"all\"\ndtypes = [\"float\", \"f32\"]\n", "t.toml"));
+  EXPECT_EQ(c.space.families.size(), 9u);
+  EXPECT_EQ(c.space.blocks.size(), 5u);
+  EXPECT_EQ(c.space.dtypes, std::vector<DType>{DType::f32});  // aliases; duplicates dropped
+}
+
+TEST(ConfigOverrides, FlagsReplaceFileKeysAndAreRevalidated) {
+  ConfigOverrides o;
+  o.blocks = "64, 1024";
+  o.sizes = "2^10..2^20*4";
+  o.strategy = "exhaustive";
+  o.repeats = "7";
+  o.l2 = "warm";
+  o.families = "all";
+  o.bisect = "off";
+  const TuneConfig c = load_config(fixture("small.toml"), o);
+  EXPECT_EQ(c.space.blocks, (std::vector<int>{64, 1024}));
+  EXPECT_EQ(c.space.sizes, (std::vector<std::uint64_t>{1024, 4096, 16384, 65536, 262144, 1048576}));
+  EXPECT_EQ(c.strategy.name, "exhaustive");
+  EXPECT_EQ(c.measure.min_repeats, 7);
+  EXPECT_EQ(c.measure.max_repeats, 7);
+  EXPECT_EQ(c.measure.l2, L2Mode::warm);
+  EXPECT_EQ(c.space.families.size(), 9u);
+  EXPECT_FALSE(c.bisect.enabled);
+
+  ConfigOverrides add;
+  add.sizes = "1000..1300+100";
+  EXPECT_EQ(load_config(fixture("small.toml"), add).space.sizes,
+            (std::vector<std::uint64_t>{1000, 1100, 1200, 1300}));
+  ConfigOverrides list;
+  list.sizes = "1024,2^20, 4096";
+  EXPECT_EQ(load_config(fixture("small.toml"), list).space.sizes,
+            (std::vector<std::uint64_t>{1024, 4096, 1048576}));
+}
+
+TEST(ConfigOverrides, BadFlagValues) {
+  auto message = [](ConfigOverrides o) {
+    try {
+      load_config(fixture("small.toml"), o);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.exit_code(), exit_code::usage);
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  ConfigOverrides a;
+  a.blocks = "128,abc";
+  EXPECT_EQ(message(a), "--blocks: 'abc' is not an integer");
+  ConfigOverrides b;
+  b.blocks = "96";
+  EXPECT_EQ(message(b), "--blocks: block size 96 is not in the registry (compiled block sizes: 64, "
+                        "128, 256, 512, 1024)");
+  ConfigOverrides c;
+  c.sizes = "1024..4096";
+  EXPECT_EQ(message(c), "--sizes: a range is FROM..TO*FACTOR or FROM..TO+STEP, got '1024..4096'");
+  ConfigOverrides d;
+  d.sizes = "1024..4096*1";
+  EXPECT_EQ(message(d), "--sizes: factor 1 does not advance the range (it must be greater than 1)");
+  ConfigOverrides e;
+  e.strategy = "exhaustiv";
+  EXPECT_EQ(message(e), "--strategy: unknown strategy 'exhaustiv' (did you mean 'exhaustive'?); "
+                        "choices: exhaustive, random, halving");
+  ConfigOverrides f;
+  f.bisect = "maybe";
+  EXPECT_EQ(message(f), "--bisect: 'maybe' is not on or off");
+  ConfigOverrides g;
+  g.min_repeats = "60";  // small.toml: max_repeats 50
+  EXPECT_EQ(message(g), fixture("small.toml") +
+                            ":15:15: measure.max_repeats: max_repeats (50) is less than "
+                            "min_repeats (60)");
+}
+
+TEST(ConfigHash, DependsOnEveryValue) {
+  TuneConfig a = default_config(), b = default_config();
+  EXPECT_EQ(config_hash(a), config_hash(b));
+  EXPECT_EQ(config_hash(a).size(), 16u);
+  b.measure.warmup = 3;
+  EXPECT_NE(config_hash(a), config_hash(b));
+  b = a;
+  b.space.sizes.pop_back();
+  EXPECT_NE(config_hash(a), config_hash(b));
+}
+
+TEST(ConfigSuggest, EditDistanceAndNearest) {
+  EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
+  const std::vector<std::string> keys = {"blocks", "unrolls", "families"};
+  EXPECT_EQ(nearest("blokcs", keys), "blocks");
+  EXPECT_EQ(nearest("unroll", keys), "unrolls");
+  EXPECT_EQ(nearest("zzz", keys), std::nullopt);
+}
+
+}  // namespace
+}  // namespace tunedreduce::tuner

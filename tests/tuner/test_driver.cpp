@@ -1,0 +1,202 @@
+// The driver: every key and size, progress, and a clean stop on cancellation.
+
+#include <gtest/gtest.h>
+
+#include "synthetic.hpp"
+#include "tuner/config.hpp"
+#include "tuner/driver.hpp"
+#include "tuner/output.hpp"
+#include "tuner/replay_runner.hpp"
+#include "tuner/search_space.hpp"
+
+namespace tunedreduce::tuner {
+namespace {
+
+TuneConfig small() { return validate_config(parse_config_file(TR_TUNER_DATA "/small.toml")); }
+
+void expect_complete(const KeyOutcome& k) {
+  const auto& iv = k.bisect.intervals;
+  ASSERT_FALSE(iv.empty());
+  EXPECT_EQ(iv.front().n_lo, 1u);
+  EXPECT_EQ(iv.back().n_hi, kernels::max_elements);
+  for (std::size_t i = 1; i < iv.size(); ++i) EXPECT_EQ(iv[i].n_lo, iv[i - 1].n_hi + 1);
+}
+
+TEST(Driver, TunesEveryKeyAndReportsProgress) {
+  const TuneConfig c = small();
+  auto runner = test::model_runner();
+  std::vector<ProgressEvent> events;
+  DriverOptions o;
+  o.device_label = "model";
+  o.progress = [&](const ProgressEvent& e) { events.push_back(e); };
+  const TuneOutcome out = run_tuning(c, runner, o);
+  EXPECT_FALSE(out.cancelled);
+  ASSERT_EQ(out.keys.size(), 2u);
+  for (const KeyOutcome& k : out.keys) {
+    EXPECT_TRUE(k.complete);
+    EXPECT_EQ(k.candidates, 60u);
+    ASSERT_EQ(k.sizes.size(), 8u);
+    for (const SizeOutcome& s : k.sizes) {
+      ASSERT_TRUE(s.winner);
+      EXPECT_EQ(s.requests, 120u);  // halving: 60+30+15+8+4+3
+      EXPECT_EQ(s.final_results.size(), 3u);
+    }
+    expect_complete(k);
+  }
+  EXPECT_EQ(out.requests, runner.log.size());
+  std::size_t sizes_done = 0, keys_done = 0;
+  for (const ProgressEvent& e : events) {
+    EXPECT_EQ(e.device, "model");
+    EXPECT_EQ(e.keys_total, 2u);
+    EXPECT_EQ(e.sizes_total, 16u);
+    EXPECT_EQ(e.candidates, 60u);
+    if (e.kind == ProgressEvent::Kind::size_done) {
+      ++sizes_done;
+      ASSERT_NE(e.size, nullptr);
+      EXPECT_EQ(e.sizes_done, sizes_done);
+      EXPECT_TRUE(e.eta_s);
+    }
+    if (e.kind == ProgressEvent::Kind::key_done) {
+      ++keys_done;
+      ASSERT_NE(e.key, nullptr);
+      EXPECT_EQ(e.keys_done, keys_done);
+    }
+  }
+  EXPECT_EQ(sizes_done, 16u);
+  EXPECT_EQ(keys_done, 2u);
+  EXPECT_DOUBLE_EQ(events.back().fraction, 1.0);
+  EXPECT_EQ(events.back().requests, runner.log.size());
+}
+
+TEST(Driver, StopsCleanlyOnCancellation) {
+  const TuneConfig c = small();
+  // Requests of the first key: measure it alone once.
+  auto probe = test::model_runner();
+  TuneConfig first = c;
+  first.space.dtypes = {c.space.dtypes.front()};
+  run_tuning(first, probe);
+  const std::size_t first_key = probe.log.size();
+
+  std::atomic<bool> cancel{false};
+  auto runner = test::model_runner();
+  runner.cancel = &cancel;
+  runner.cancel_after = first_key + 200;  // inside the second key's grid
+  DriverOptions o;
+  o.cancel = &cancel;
+  o.chunk = 16;
+  const TuneOutcome out = run_tuning(c, runner, o);
+  EXPECT_TRUE(out.cancelled);
+  ASSERT_EQ(out.keys.size(), 2u);
+  EXPECT_TRUE(out.keys[0].complete);
+  expect_complete(out.keys[0]);
+  EXPECT_FALSE(out.keys[1].complete);
+  EXPECT_TRUE(out.keys[1].bisect.intervals.empty());
+  EXPECT_LT(out.keys[1].sizes.size(), 8u);
+  // Nothing was asked after the flag, beyond the rest of the batch in flight.
+  EXPECT_LT(runner.requests_after_cancel, o.chunk);
+  EXPECT_EQ(runner.log.size(), runner.cancel_after + runner.requests_after_cancel);
+}
+
+TEST(Driver, CancelledBeforeStartMeasuresNothing) {
+  std::atomic<bool> cancel{true};
+  auto runner = test::model_runner();
+  DriverOptions o;
+  o.cancel = &cancel;
+  const TuneOutcome out = run_tuning(small(), runner, o);
+  EXPECT_TRUE(out.cancelled);
+  EXPECT_TRUE(runner.log.empty());
+  for (const KeyOutcome& k : out.keys) EXPECT_FALSE(k.complete);
+}
+
+TEST(Driver, CancelledWhileBisectingLeavesTheKeyIncomplete) {
+  std::atomic<bool> cancel{false};
+  auto runner = test::model_runner();
+  DriverOptions o;
+  o.cancel = &cancel;
+  o.progress = [&](const ProgressEvent& e) {
+    if (e.kind == ProgressEvent::Kind::measured && e.n == 0) cancel = true;  // n == 0: bisecting
+  };
+  const TuneOutcome out = run_tuning(small(), runner, o);
+  EXPECT_TRUE(out.cancelled);
+  ASSERT_EQ(out.keys.size(), 1u);
+  EXPECT_FALSE(out.keys[0].complete);
+  EXPECT_EQ(out.keys[0].sizes.size(), 8u);  // the grid finished
+  EXPECT_TRUE(out.keys[0].bisect.cancelled);
+}
+
+TEST(Driver, SizesWithoutAnOkCandidateHaveNoWinner) {
+  TuneConfig c = small();
+  c.space.dtypes = {DType::f32};
+  test::FnRunner runner([](const Request& q) {
+    Result r = test::model_result(q.kernel_id, q.n, 10, 0, 0.01);
+    if (q.n == 65536) {
+      r.outcome = Outcome::crashed;
+      r.error = "worker died";
+    }
+    return r;
+  });
+  const TuneOutcome out = run_tuning(c, runner);
+  ASSERT_EQ(out.keys.size(), 1u);
+  const KeyOutcome& k = out.keys[0];
+  EXPECT_TRUE(k.complete);
+  for (const SizeOutcome& s : k.sizes) EXPECT_EQ(s.winner.has_value(), s.n != 65536) << s.n;
+  expect_complete(k);
+}
+
+TEST(Driver, ReplayedRunGivesWinnersAndATable) {
+  const TuneConfig c = small();
+  auto db = db::Database::create_in_memory();
+  std::vector<std::string> ids;
+  for (const KeySpace& k : enumerate_space(c.space))
+    ids.insert(ids.end(), k.candidates.begin(), k.candidates.end());
+  // The grid sizes only: the bisection's midpoints come back "not recorded" and each crossover
+  // stops at its first midpoint.
+  const std::int64_t dev = test::fill_database(db, ids, c.space.sizes);
+  ReplayOptions ro;
+  ro.device_id = dev;
+  ro.policy = c.measure;
+  ReplayRunner runner(db, ro);
+  const TuneOutcome out = run_tuning(c, runner);
+  ASSERT_EQ(out.keys.size(), 2u);
+  for (const KeyOutcome& k : out.keys) {
+    EXPECT_TRUE(k.complete);
+    expect_complete(k);
+    db.replace_winners(dev, k.dtype, k.op,
+                       to_db_winners(k.bisect.intervals, k.dtype, k.op, 13000, 13000, std::nullopt));
+  }
+  EXPECT_GT(runner.answered(), 0u);
+  std::ostringstream table;
+  print_winners(table, out, "test device");
+  EXPECT_NE(table.str().find("winners on test device:"), std::string::npos);
+  EXPECT_NE(table.str().find("runner-up"), std::string::npos);
+  EXPECT_NE(table.str().find(out.keys[0].bisect.intervals[0].winner.kernel_id), std::string::npos);
+  EXPECT_NE(table.str().find("1099511627776"), std::string::npos);
+}
+
+TEST(Output, ProgressPlainLinesAndBar) {
+  const TuneConfig c = small();
+  auto runner = test::model_runner();
+  std::ostringstream plain, bar;
+  ProgressPrinter p(plain, false), b(bar, true);
+  DriverOptions o;
+  o.progress = [&](const ProgressEvent& e) {
+    p(e);
+    b(e);
+  };
+  run_tuning(c, runner, o);
+  b.finish();
+  std::size_t lines = 0;
+  for (char ch : plain.str()) lines += ch == '\n';
+  EXPECT_EQ(lines, 16u + 2u);  // a line per size and per key
+  EXPECT_NE(plain.str().find("tune: f32 sum n=2^10: "), std::string::npos) << plain.str();
+  EXPECT_NE(plain.str().find("tune: i64 sum done: "), std::string::npos) << plain.str();
+  EXPECT_NE(bar.str().find("\r["), std::string::npos);
+  EXPECT_NE(bar.str().find("100%"), std::string::npos);
+  EXPECT_EQ(bar.str().back(), '\n');
+  EXPECT_EQ(format_size(1024), "2^10");
+  EXPECT_EQ(format_size(1000), "1000");
+  EXPECT_EQ(format_size(1), "1");
+}
+
+}  // namespace
+}  // namespace tunedreduce::tuner

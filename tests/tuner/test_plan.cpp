@@ -1,0 +1,76 @@
+// The dry-run plan: candidates per key and the estimate model.
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "tuner/config.hpp"
+#include "tuner/plan.hpp"
+
+namespace tunedreduce::tuner {
+namespace {
+
+TEST(Plan, ModelTerms) {
+  EstimateModel m;
+  EXPECT_DOUBLE_EQ(m.launch_us(DType::f32, 1024), 5.0);                 // launch-bound
+  EXPECT_NEAR(m.launch_us(DType::f32, 1u << 30), 4294967296.0 / 3e6, 1e-6);  // 1432 us
+  MeasurePolicy p;  // warm-up 2, min 5 -> 10 expected repeats, cold
+  EXPECT_NEAR(m.measurement_s(DType::f32, 1024, p), (12 * 25.0) / 1e6 + 1e-3, 1e-12);
+  p.l2 = L2Mode::warm;
+  EXPECT_NEAR(m.measurement_s(DType::f32, 1024, p), (12 * 5.0) / 1e6 + 1e-3, 1e-12);
+  EXPECT_NEAR(m.measurement_s(DType::f32, 1024, p, 3), (5 * 5.0) / 1e6 + 1e-3, 1e-12);
+  // The budget caps the timed part.
+  p.budget_ms = 1;
+  EXPECT_NEAR(m.measurement_s(DType::f64, 1u << 30, p),
+              (2 * 8589934592.0 / 3e6 + 1000) / 1e6 + 1e-3, 1e-9);
+}
+
+TEST(Plan, PerKeyCandidatesAndTotals) {
+  const TuneConfig c = validate_config(parse_config_file(TR_TUNER_DATA "/small.toml"));
+  const Plan plan = make_plan(c);
+  ASSERT_EQ(plan.keys.size(), 2u);
+  for (const KeyPlan& k : plan.keys) {
+    EXPECT_EQ(k.candidates, 60u);
+    EXPECT_EQ(k.sizes, 8u);
+    EXPECT_EQ(k.measurements, 8.0 * 120);  // halving: 120 measurements per size
+    EXPECT_NEAR(k.bisect_measurements, 7 * 0.25 * 2 * 4, 1e-9);
+    EXPECT_GT(k.search_s, 0);
+  }
+  EXPECT_GT(plan.keys[1].search_s, plan.keys[0].search_s);  // i64 moves twice the bytes
+  EXPECT_NEAR(plan.seconds(), plan.keys[0].seconds() + plan.keys[1].seconds() + 2, 1e-9);
+
+  TuneConfig ex = c;
+  ex.strategy.name = "exhaustive";
+  EXPECT_EQ(make_plan(ex).keys[0].measurements, 8.0 * 60);
+  TuneConfig rnd = c;
+  rnd.strategy.name = "random";
+  rnd.strategy.random.count = 10;
+  EXPECT_EQ(make_plan(rnd).keys[0].measurements, 8.0 * 10);
+  rnd.strategy.random.seconds = 0.001;
+  EXPECT_LT(make_plan(rnd).keys[0].search_s, 8 * 0.01);
+}
+
+TEST(Plan, DefaultConfigEstimate) {
+  const Plan plan = make_plan(default_config());
+  EXPECT_EQ(plan.keys.size(), 18u);
+  EXPECT_EQ(plan.keys[0].candidates, 340u);
+  EXPECT_EQ(plan.keys[0].sizes, 21u);
+  // The target: halving over the default space within 10 minutes on an H100.
+  EXPECT_LT(plan.seconds(), 600) << plan.seconds();
+  std::ostringstream out;
+  print_plan(out, plan, default_config());
+  const std::string s = out.str();
+  EXPECT_NE(s.find("estimate model: per measurement (warm-up + repeats) x (max(5 us, bytes / 3000 GB/s) + 20 us L2 flush)"),
+            std::string::npos) << s;
+  EXPECT_NE(s.find("f64   max"), std::string::npos) << s;
+  EXPECT_NE(s.find("total: 18 keys (dtype, op), 6120 candidates, 21 sizes each"), std::string::npos) << s;
+}
+
+TEST(Plan, Durations) {
+  EXPECT_EQ(format_duration(12.34), "12.3 s");
+  EXPECT_EQ(format_duration(185), "3m 05s");
+  EXPECT_EQ(format_duration(3725), "1h 02m");
+}
+
+}  // namespace
+}  // namespace tunedreduce::tuner

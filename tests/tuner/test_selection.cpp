@@ -1,0 +1,114 @@
+// Winner selection and the tie rule.
+
+#include <gtest/gtest.h>
+
+#include "tuner/selection.hpp"
+
+namespace tunedreduce::tuner {
+namespace {
+
+Result ok(const std::string& id, double median, double spread = 0) {
+  Result r;
+  r.kernel_id = id;
+  r.n = 1 << 20;
+  r.outcome = Outcome::ok;
+  r.median_us = median;
+  r.p10_us = median * (1 - spread / 2);
+  r.p90_us = median * (1 + spread / 2);
+  r.repeats = 10;
+  return r;
+}
+
+Result failed(const std::string& id, Outcome o) {
+  Result r;
+  r.kernel_id = id;
+  r.outcome = o;
+  r.median_us = 0.001;  // a wrong kernel can be very fast
+  r.error = "wrong";
+  return r;
+}
+
+const std::string a2 = "smem.b256.u4.dynamic.two_pass.f32.sum";
+const std::string a1 = "smem.b256.u4.dynamic.single_pass.f32.sum";
+const std::string small = "smem.b128.u4.dynamic.single_pass.f32.sum";
+const std::string big = "smem.b512.u4.dynamic.single_pass.f32.sum";
+
+TEST(TieRule, WithinNoise) {
+  EXPECT_TRUE(within_noise(ok(a1, 100), ok(a2, 100.9)));   // < 1%
+  EXPECT_FALSE(within_noise(ok(a1, 100), ok(a2, 101.5)));  // > 1%, no spread
+  EXPECT_TRUE(within_noise(ok(a1, 100, 0.03), ok(a2, 102.5)));  // within the 3% spread
+  EXPECT_FALSE(within_noise(ok(a1, 100, 0.03), ok(a2, 103.5)));
+  EXPECT_TRUE(within_noise(ok(a1, 102.5), ok(a2, 100, 0.03)));  // the larger spread of the two
+  EXPECT_FALSE(within_noise(ok(a1, 100), failed(a2, Outcome::incorrect)));
+  TieRule wide{0.05};
+  EXPECT_TRUE(within_noise(ok(a1, 100), ok(a2, 104), wide));
+  EXPECT_NEAR(relative_spread(ok(a1, 100, 0.04)), 0.04, 1e-12);
+}
+
+TEST(TieRule, Preference) {
+  EXPECT_TRUE(preferred_in_tie(a1, a2));      // single_pass before two_pass
+  EXPECT_FALSE(preferred_in_tie(a2, a1));
+  EXPECT_TRUE(preferred_in_tie(small, a1));   // smaller block x unroll
+  EXPECT_TRUE(preferred_in_tie(a1, big));
+  EXPECT_TRUE(preferred_in_tie("warp_shuffle.b256.u2.single_pass.f32.sum",
+                               "smem.b128.u8.dynamic.single_pass.f32.sum"));  // 512 < 1024
+  // Same finish and work: the smaller id.
+  EXPECT_TRUE(preferred_in_tie("smem.b256.u4.dynamic.single_pass.f32.sum",
+                               "smem.b256.u4.static.single_pass.f32.sum"));
+  EXPECT_TRUE(preferred_in_tie(a2, "not-an-id"));
+}
+
+TEST(Selection, FastestWinsOutsideNoise) {
+  std::vector<Result> rs = {ok(a2, 120), ok(a1, 100), ok(big, 110)};
+  const Selection s = select_winner(rs);
+  ASSERT_TRUE(s.winner);
+  EXPECT_EQ(*s.winner, 1u);
+  EXPECT_EQ(s.runner_up, 2u);
+  EXPECT_EQ(s.tied, 1u);
+  EXPECT_EQ(s.ok, 3u);
+  EXPECT_NEAR(*s.margin, 0.10, 1e-12);
+}
+
+TEST(Selection, NotOkNeverWins) {
+  std::vector<Result> rs = {failed(a1, Outcome::incorrect), ok(a2, 100),
+                            failed(small, Outcome::crashed), failed(big, Outcome::timeout)};
+  const Selection s = select_winner(rs);
+  EXPECT_EQ(s.winner, 1u);
+  EXPECT_FALSE(s.runner_up);
+  EXPECT_FALSE(s.margin);
+  EXPECT_EQ(s.ok, 1u);
+  std::vector<Result> none = {failed(a1, Outcome::incorrect), failed(a2, Outcome::launch_failed)};
+  EXPECT_FALSE(select_winner(none).winner);
+  EXPECT_FALSE(select_winner(std::vector<Result>{}).winner);
+}
+
+TEST(Selection, TieBrokenByTheRule) {
+  // big is fastest, but a1 (smaller block) and a2 (two_pass) are within 1%: a1 wins, big is the
+  // runner-up and the margin is negative.
+  std::vector<Result> rs = {ok(a2, 100.2), ok(big, 100.0), ok(a1, 100.5), ok(small, 103)};
+  const Selection s = select_winner(rs);
+  EXPECT_EQ(s.winner, 2u);
+  EXPECT_EQ(s.runner_up, 1u);
+  EXPECT_EQ(s.tied, 3u);
+  EXPECT_NEAR(*s.margin, 100.0 / 100.5 - 1, 1e-12);
+  // small is tied too once the spread says the measurements are that noisy.
+  rs[1] = ok(big, 100.0, 0.04);
+  EXPECT_EQ(select_winner(rs).winner, 3u);
+  EXPECT_EQ(select_winner(rs).tied, 4u);
+}
+
+TEST(Selection, DeterministicForEqualMedians) {
+  std::vector<Result> rs = {ok("b", 10), ok("a", 10)};
+  EXPECT_EQ(select_winner(rs).winner, 1u);  // neither parses: the smaller id
+  std::vector<Result> swapped = {ok("a", 10), ok("b", 10)};
+  EXPECT_EQ(swapped[*select_winner(swapped).winner].kernel_id, "a");
+}
+
+TEST(Selection, Ranking) {
+  std::vector<Result> rs = {failed("x", Outcome::incorrect), ok(a2, 130), ok(a1, 100),
+                            ok(big, 120), ok(small, 110)};
+  EXPECT_EQ(rank_results(rs), (std::vector<std::size_t>{2, 4, 3, 1, 0}));
+}
+
+}  // namespace
+}  // namespace tunedreduce::tuner

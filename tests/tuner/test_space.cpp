@@ -1,0 +1,89 @@
+// Space enumeration against the registry's manifest.
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "kernels/manifest.hpp"
+#include "tuner/config.hpp"
+#include "tuner/search_space.hpp"
+
+namespace tunedreduce::tuner {
+namespace {
+
+TuneConfig from_text(const std::string& text) {
+  return validate_config(parse_config_text(text, "t.toml"));
+}
+
+TEST(SearchSpace, DefaultCoversTheWholeRegistry) {
+  const auto keys = enumerate_space(default_config().space);
+  ASSERT_EQ(keys.size(), 18u);
+  std::set<std::string> all;
+  for (const KeySpace& k : keys) {
+    EXPECT_EQ(k.candidates.size(), kernels::manifest().size() / 18);
+    EXPECT_EQ(k.sizes.size(), 21u);
+    for (const std::string& id : k.candidates) {
+      const auto* e = kernels::manifest_find(id);
+      ASSERT_NE(e, nullptr) << id;
+      EXPECT_EQ(e->params.dtype, k.dtype);
+      EXPECT_EQ(e->params.op, k.op);
+      all.insert(id);
+    }
+  }
+  EXPECT_EQ(all.size(), kernels::manifest().size());
+}
+
+TEST(SearchSpace, CountsMatchAFilterOfTheManifest) {
+  const TuneConfig c = validate_config(parse_config_file(TR_TUNER_DATA "/small.toml"));
+  using kernels::Family;
+  const std::set<Family> families = {Family::smem, Family::warp_shuffle, Family::vectorized,
+                                     Family::interleaved};
+  for (const KeySpace& k : enumerate_space(c.space)) {
+    std::vector<std::string> expected;
+    for (const auto& e : kernels::manifest()) {
+      const auto& p = e.params;
+      if (p.dtype != k.dtype || p.op != k.op || !families.count(p.family)) continue;
+      if (p.block != 128 && p.block != 256 && p.block != 512) continue;
+      if (p.family != Family::interleaved && p.unroll != 2 && p.unroll != 4 && p.unroll != 8)
+        continue;
+      if (p.family == Family::smem && p.smem != kernels::SmemMode::dynamic) continue;
+      expected.push_back(e.id);
+    }
+    EXPECT_EQ(k.candidates, expected);
+    // smem 3x3x1x2 + warp_shuffle 3x3x2 + vectorized 3x3x2 + interleaved 3x2.
+    EXPECT_EQ(k.candidates.size(), 60u);
+  }
+  EXPECT_EQ(enumerate_space(c.space).size(), 2u);  // f32 and i64, sum
+  EXPECT_EQ(total_measurements(enumerate_space(c.space)), 2u * 60 * 8);
+}
+
+TEST(SearchSpace, AxesAFamilyLacksAreIgnored) {
+  // interleaved has neither unroll nor mode: 5 blocks x 2 finishes.
+  auto c = from_text("[space]\nfamilies = [\"interleaved\"]\nunrolls = [8]\nsmem = [\"static\"]\n");
+  EXPECT_EQ(candidates_for(c.space, DType::u32, Op::max).size(), 10u);
+  // smem static only: 5 blocks x 5 unrolls x 1 mode x 2 finishes.
+  c = from_text("[space]\nfamilies = [\"smem\"]\nsmem = [\"static\"]\n");
+  const auto ids = candidates_for(c.space, DType::f64, Op::min);
+  EXPECT_EQ(ids.size(), 50u);
+  for (const auto& id : ids) EXPECT_NE(id.find(".static."), std::string::npos) << id;
+  // vectorized compiles unroll 1..8: unrolls [8, 16] keeps 8 for it, 16 for unroll.
+  c = from_text("[space]\nfamilies = [\"vectorized\", \"unroll\"]\nunrolls = [8, 16]\n"
+                "finishes = [\"single_pass\"]\nblocks = [256]\n");
+  EXPECT_EQ(candidates_for(c.space, DType::i32, Op::sum),
+            (std::vector<std::string>{"unroll.b256.u16.single_pass.i32.sum",
+                                      "unroll.b256.u8.single_pass.i32.sum",
+                                      "vectorized.b256.u8.single_pass.i32.sum"}));
+}
+
+TEST(SearchSpace, KeysFollowTheConfigurationsOrder) {
+  auto c = from_text("[space]\ndtypes = [\"f64\", \"i32\"]\nops = [\"max\", \"sum\"]\n");
+  const auto keys = enumerate_space(c.space);
+  ASSERT_EQ(keys.size(), 4u);
+  EXPECT_EQ(keys[0].dtype, DType::f64);
+  EXPECT_EQ(keys[0].op, Op::max);
+  EXPECT_EQ(keys[1].op, Op::sum);
+  EXPECT_EQ(keys[3].dtype, DType::i32);
+}
+
+}  // namespace
+}  // namespace tunedreduce::tuner
