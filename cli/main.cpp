@@ -20,6 +20,8 @@ constexpr Command commands[] = {
     {"list", "print the kernel registry (one line an entry; --json for all parameters)",
      tunedreduce::cli::cmd_list},
     {"db", "inspect, check, export, import and merge tuning databases", tunedreduce::cli::cmd_db},
+    {"tune", "search the kernel space for the fastest kernel per size interval and store it",
+     tunedreduce::cli::cmd_tune},
 };
 
 void print_usage(std::ostream& os) {

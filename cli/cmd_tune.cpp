@@ -1,0 +1,338 @@
+// tunedreduce tune: search the kernel space for the fastest kernel per (dtype, op, size interval)
+// and store the winners. tune.toml and the flags: docs/tuning.md.
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <filesystem>
+#include <iostream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli/command.hpp"
+#include "common/error.hpp"
+#include "common/exit_codes.hpp"
+#include "common/paths.hpp"
+#include "db/database.hpp"
+#include "tuner/config.hpp"
+#include "tuner/driver.hpp"
+#include "tuner/gpu_runner.hpp"
+#include "tuner/output.hpp"
+#include "tuner/plan.hpp"
+#include "tuner/replay_runner.hpp"
+
+namespace po = boost::program_options;
+
+namespace tunedreduce::cli {
+
+namespace {
+
+constexpr const char* usage_text =
+    "tunedreduce tune [--config FILE] [--dry-run | --replay DB] [--devices LIST|all] [--retune]\n"
+    "                 [overrides of tune.toml keys ...]\n\n"
+    "Searches the kernel space of tune.toml on the GPU(s), records every measurement in the\n"
+    "tuning database and stores the winners as size intervals. --dry-run prints the plan and an\n"
+    "estimate without a GPU; --replay DB runs the search over a database's measurements.\n"
+    "Ctrl-C stops after the candidate in flight, commits what finished and exits 130.";
+
+// Set by SIGINT; the driver and the GPU runner poll it. The handler resets itself, so a second
+// Ctrl-C ends the process at once.
+std::atomic<bool> g_cancel{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
+
+extern "C" void on_sigint(int) { g_cancel.store(true); }
+
+class SigintHandler {
+ public:
+  SigintHandler() {
+    struct sigaction sa {};
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND;
+    sigaction(SIGINT, &sa, &old_);
+  }
+  ~SigintHandler() { sigaction(SIGINT, &old_, nullptr); }
+  SigintHandler(const SigintHandler&) = delete;
+  SigintHandler& operator=(const SigintHandler&) = delete;
+
+ private:
+  struct sigaction old_ {};
+};
+
+struct Options {
+  CommonOptions common;
+  std::string config = "tune.toml";
+  bool config_given = false;
+  bool dry_run = false;
+  std::optional<std::string> replay;
+  std::optional<std::string> replay_device;
+  std::string devices = "0";
+  bool retune = false;
+  std::string progress = "auto";
+  tuner::ConfigOverrides overrides;
+};
+
+std::string help_of(std::string_view key) {
+  for (const tuner::KeySpec& k : tuner::config_keys())
+    if (k.path == key) return std::string(k.help) + " (" + std::string(key) + ")";
+  return std::string(key);
+}
+
+void add_override_options(po::options_description& desc, tuner::ConfigOverrides& o) {
+  std::set<std::string> seen;
+  for (const tuner::OverrideSpec& spec : tuner::override_specs()) {
+    const std::string flag(spec.flag);
+    if (!seen.insert(flag).second) continue;
+    std::optional<std::string> tuner::ConfigOverrides::*member = spec.member;
+    std::string help = help_of(spec.key);
+    if (flag == "repeats") help = "sets min_repeats and max_repeats";
+    if (flag == "sizes") help += "; LIST, FROM..TO*FACTOR or FROM..TO+STEP, numbers as N or B^E";
+    if (flag == "bisect") help += "; on or off";
+    desc.add_options()(flag.c_str(),
+                       po::value<std::string>()->notifier(
+                           [&o, member](const std::string& v) { o.*member = v; }),
+                       help.c_str());
+  }
+}
+
+// --devices: "all" or a comma-separated list of ordinals among the probed ones.
+std::vector<std::pair<int, DeviceFingerprint>> select_devices(
+    const std::string& text, const std::vector<std::pair<int, DeviceFingerprint>>& probed) {
+  if (text == "all") return probed;
+  std::vector<std::pair<int, DeviceFingerprint>> out;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    int ordinal = -1;
+    try {
+      std::size_t used = 0;
+      ordinal = std::stoi(item, &used);
+      if (used != item.size()) ordinal = -1;
+    } catch (const std::exception&) {
+    }
+    if (ordinal < 0) throw Error("--devices: '" + item + "' is not a device ordinal or 'all'", exit_code::usage);
+    bool found = false;
+    for (const auto& d : probed)
+      if (d.first == ordinal) {
+        if (std::none_of(out.begin(), out.end(), [&](const auto& x) { return x.first == ordinal; }))
+          out.push_back(d);
+        found = true;
+      }
+    if (!found) {
+      std::string have;
+      for (const auto& d : probed) have += (have.empty() ? "" : ", ") + std::to_string(d.first);
+      throw Error("--devices: there is no device " + item + " (devices: " + have + ")", exit_code::usage);
+    }
+  }
+  if (out.empty()) throw Error("--devices: no device given", exit_code::usage);
+  return out;
+}
+
+std::size_t count_devices_for_plan(const std::string& text) {
+  if (text == "all") return 1;
+  std::size_t n = 1;
+  for (char c : text) n += c == ',';
+  return n;
+}
+
+bool progress_on_terminal(const std::string& mode) {
+  if (mode == "bar") return true;
+  if (mode == "lines" || mode == "off") return false;
+  return isatty(STDERR_FILENO) != 0;
+}
+
+tuner::ProgressFn progress_fn(const std::string& mode, tuner::ProgressPrinter& printer) {
+  if (mode == "off") return {};
+  return [&printer](const tuner::ProgressEvent& e) { printer(e); };
+}
+
+int dry_run(const Options& o, const tuner::TuneConfig& cfg) {
+  const tuner::Plan plan = tuner::make_plan(cfg, {}, count_devices_for_plan(o.devices));
+  std::cout << "configuration: " << cfg.source << " (config hash " << tuner::config_hash(cfg)
+            << ")\n";
+  tuner::print_plan(std::cout, plan, cfg);
+  return exit_code::ok;
+}
+
+int replay(const Options& o, const tuner::TuneConfig& cfg) {
+  db::Database database = db::Database::open_reader(*o.replay);
+  const db::DeviceRecord device = tuner::choose_replay_device(database, o.replay_device);
+  tuner::ReplayOptions ro;
+  ro.device_id = device.id;
+  ro.policy = cfg.measure;
+  tuner::ReplayRunner runner(database, ro);
+  std::cerr << "replaying " << runner.recorded() << " measurements (L2 "
+            << db::l2_mode_name(cfg.measure.l2) << ") of " << device.fingerprint.name << " ("
+            << device.key << ") from '" << *o.replay << "'\n";
+  SigintHandler sigint;
+  tuner::ProgressPrinter printer(std::cerr, progress_on_terminal(o.progress));
+  tuner::DriverOptions dopt;
+  dopt.progress = progress_fn(o.progress, printer);
+  dopt.cancel = &g_cancel;
+  const tuner::TuneOutcome out = tuner::run_tuning(cfg, runner, dopt);
+  printer.finish();
+  if (runner.missing())
+    std::cerr << "tunedreduce tune: warning: " << runner.missing() << " of "
+              << runner.missing() + runner.answered()
+              << " requests had no recorded measurement (treated as failed)\n";
+  tuner::print_winners(std::cout, out, device.fingerprint.name + " (" + device.key + ", replayed)");
+  if (out.cancelled) {
+    std::cerr << "tunedreduce tune: interrupted; nothing was written (replay)\n";
+    return exit_code::interrupted;
+  }
+  return exit_code::ok;
+}
+
+struct DeviceRun {
+  int ordinal = 0;
+  DeviceFingerprint fingerprint;
+  std::unique_ptr<tuner::Runner> runner;
+  tuner::TuneOutcome outcome;
+  std::exception_ptr error;
+};
+
+int real_run(const Options& o, const tuner::TuneConfig& cfg) {
+  const DbLocation loc = resolve_db_path(o.common.db);
+  if (loc.source != "--db") {
+    std::error_code ec;
+    std::filesystem::create_directories(loc.path.parent_path(), ec);
+  }
+  // The database must be usable before any GPU work (and a problem with it is its exit code).
+  db::Database::open_writer(loc.path);
+
+  const auto devices = select_devices(o.devices, tuner::probe_devices());
+  const std::string hash = tuner::config_hash(cfg);
+  spdlog::info("tuning {} device(s) into '{}' (from {}), config hash {}", devices.size(),
+               loc.path.string(), loc.source, hash);
+
+  SigintHandler sigint;
+  tuner::ProgressPrinter printer(std::cerr, progress_on_terminal(o.progress) && devices.size() == 1);
+  std::vector<DeviceRun> runs(devices.size());
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    runs[i].ordinal = devices[i].first;
+    runs[i].fingerprint = devices[i].second;
+    tuner::GpuRunnerOptions g;
+    g.device = devices[i].first;
+    g.policy = cfg.measure;
+    g.retune = o.retune;
+    g.db_path = loc.path;
+    g.config_hash = hash;
+    g.cancel = &g_cancel;
+    runs[i].runner = tuner::make_gpu_runner(g);
+  }
+  // One driver per device, in parallel; each device gets winners of its own.
+  std::vector<std::thread> threads;
+  for (DeviceRun& run : runs)
+    threads.emplace_back([&run, &cfg, &printer, &o, many = runs.size() > 1] {
+      try {
+        tuner::DriverOptions dopt;
+        if (many) dopt.device_label = "GPU " + std::to_string(run.ordinal);
+        dopt.progress = progress_fn(o.progress, printer);
+        dopt.cancel = &g_cancel;
+        run.outcome = tuner::run_tuning(cfg, *run.runner, dopt);
+      } catch (...) {
+        run.error = std::current_exception();
+        g_cancel.store(true);  // stop the other devices too
+      }
+    });
+  for (std::thread& t : threads) t.join();
+  printer.finish();
+
+  // Winners of the complete keys, then the run's end, per device.
+  db::Database database = db::Database::open_writer(loc.path);
+  bool cancelled = false;
+  std::exception_ptr first_error;
+  for (DeviceRun& run : runs) {
+    const auto rec = run.runner->recording();
+    if (!rec) throw Error("the GPU runner did not say where it recorded (no run or device row)");
+    if (run.error) {
+      database.end_run(rec->run_id, db::RunStatus::failed);
+      if (!first_error) first_error = run.error;
+      continue;
+    }
+    std::size_t stored = 0;
+    for (const tuner::KeyOutcome& k : run.outcome.keys) {
+      if (!k.complete || k.bisect.intervals.empty()) continue;
+      database.replace_winners(rec->device_id, k.dtype, k.op,
+                               tuner::to_db_winners(k.bisect.intervals, k.dtype, k.op,
+                                                    rec->driver_version, rec->runtime_version,
+                                                    rec->run_id));
+      ++stored;
+    }
+    cancelled |= run.outcome.cancelled;
+    database.end_run(rec->run_id,
+                     run.outcome.cancelled ? db::RunStatus::interrupted : db::RunStatus::finished);
+    tuner::print_winners(std::cout, run.outcome,
+                         run.fingerprint.name + " (GPU " + std::to_string(run.ordinal) + ", " +
+                             run.fingerprint.key() + ")");
+    std::cerr << "GPU " << run.ordinal << ": winners of " << stored << " keys stored in '"
+              << loc.path.string() << "' (run " << rec->run_id << ", "
+              << run.outcome.requests << " requests)\n";
+  }
+  if (first_error) std::rethrow_exception(first_error);
+  if (cancelled || g_cancel.load()) {
+    std::cerr << "tunedreduce tune: interrupted; finished measurements and the winners of "
+                 "complete keys were committed\n";
+    return exit_code::interrupted;
+  }
+  return exit_code::ok;
+}
+
+}  // namespace
+
+int cmd_tune(int argc, char** argv) {
+  Options o;
+  po::options_description desc("options");
+  add_common_options(desc, o.common);
+  desc.add_options()(
+      "config", po::value<std::string>()->notifier([&o](const std::string& v) {
+        o.config = v;
+        o.config_given = true;
+      }),
+      "tune.toml to read (default: ./tune.toml)")(
+      "dry-run", po::bool_switch(&o.dry_run),
+      "print the candidates per key and an estimated time; needs no GPU")(
+      "replay", po::value<std::string>()->notifier([&o](const std::string& v) { o.replay = v; }),
+      "measure nothing: answer from this database's measurements, print the winners")(
+      "replay-device",
+      po::value<std::string>()->notifier([&o](const std::string& v) { o.replay_device = v; }),
+      "the device of the replay database (id, fingerprint key or part of the name)")(
+      "devices", po::value<std::string>(&o.devices)->default_value("0"),
+      "GPU ordinals to tune, comma-separated, or 'all' (one worker each, in parallel)")(
+      "retune", po::bool_switch(&o.retune),
+      "measure again candidates the database already has final measurements of")(
+      "progress", po::value<std::string>(&o.progress)->default_value("auto"),
+      "auto (a bar on a terminal, lines otherwise), bar, lines or off");
+  po::options_description overrides("overrides of tune.toml (docs/tuning.md)");
+  add_override_options(overrides, o.overrides);
+  desc.add(overrides);
+  po::variables_map vm;
+  if (parse_command_line(argc, argv, desc, nullptr, vm, o.common, usage_text))
+    return exit_code::ok;
+
+  if (o.dry_run && o.replay)
+    throw Error("--dry-run and --replay exclude each other", exit_code::usage);
+  if (o.progress != "auto" && o.progress != "bar" && o.progress != "lines" && o.progress != "off")
+    throw Error("--progress: '" + o.progress + "' is not auto, bar, lines or off", exit_code::usage);
+  if (o.replay_device && !o.replay)
+    throw Error("--replay-device needs --replay DB", exit_code::usage);
+
+  tuner::RawConfig raw = tuner::parse_config_file(o.config);
+  tuner::apply_overrides(raw, o.overrides);
+  const tuner::TuneConfig cfg = tuner::validate_config(raw);
+  spdlog::info("configuration {}: strategy {}, {} sizes, config hash {}", cfg.source,
+               cfg.strategy.name, cfg.space.sizes.size(), tuner::config_hash(cfg));
+
+  if (o.dry_run) return dry_run(o, cfg);
+  if (o.replay) return replay(o, cfg);
+  return real_run(o, cfg);
+}
+
+}  // namespace tunedreduce::cli
