@@ -11,6 +11,7 @@
 #include "common/error.hpp"
 #include "kernels/registry.hpp"
 #include "tunedreduce/version.hpp"
+#include "tuner/worker/worker.hpp"
 
 namespace {
 
@@ -53,6 +54,8 @@ int main(int argc, char** argv) {
               << tunedreduce::kernels::registry().size() << " kernels)\n";
     return ec::ok;
   }
+  // Hidden: the tuner's worker process (tuner/protocol.hpp), started by the supervisor.
+  if (first == "_worker") return tunedreduce::tuner::worker_main(argc - 1, argv + 1);
   for (const Command& c : commands) {
     if (first != c.name) continue;
     std::string argv0 = std::string("tunedreduce ") + c.name;

@@ -7,7 +7,6 @@
 #include <mutex>
 #include <vector>
 
-#include "common/hash.hpp"
 
 namespace tunedreduce::kernels {
 
@@ -21,7 +20,6 @@ namespace {
 struct Table {
   std::vector<Entry> entries;
   std::deque<std::string> ids;  // stable storage for Entry::id
-  std::string manifest;
 };
 
 const Table& table() {
@@ -35,12 +33,6 @@ const Table& table() {
       }
     std::sort(t.entries.begin(), t.entries.end(),
               [](const Entry& a, const Entry& b) { return std::string_view(a.id) < b.id; });
-    std::uint64_t h = fnv1a64("kernel_revision=" + std::to_string(kernel_revision) + "\n");
-    for (const Entry& e : t.entries) {
-      h = fnv1a64(e.id, h);
-      h = fnv1a64("\n", h);
-    }
-    t.manifest = hex64(h);
     return t;
   }();
   return t;
@@ -58,7 +50,5 @@ const Entry* find(std::string_view id) {
 }
 
 const Entry* find(const KernelParams& p) { return find(make_id(p)); }
-
-const std::string& manifest_hash() { return table().manifest; }
 
 }  // namespace tunedreduce::kernels

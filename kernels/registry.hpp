@@ -127,7 +127,8 @@ std::span<const Entry> registry();
 /// nullptr when no entry has that id.
 const Entry* find(std::string_view id);
 const Entry* find(const KernelParams& p);
-/// 16 hex digits identifying the compiled set (ids and the kernel code revision).
+/// 16 hex digits identifying the compiled set (ids and the kernel code revision). Defined in
+/// manifest.cpp: available without linking the kernels.
 const std::string& manifest_hash();
 /// Bumped whenever kernel code changes in a way that changes results or performance.
 inline constexpr int kernel_revision = 1;

@@ -26,6 +26,7 @@ run_step() {  # name, command...
   rows+=("$(printf '%-34s %-12s %8ss' "$name" "$verdict" "$dt")")
   tail -n 25 "$out/$name.log"
 }
+export TR_TEST_WORKER="$bin/tr_test_worker" TUNEDREDUCE_BIN="$bin/tunedreduce"
 filter=${GPU_SUITE_FILTER:-*}
 for t in "$bin"/test_*; do
   run_step "$(basename "$t")" "$t" --gtest_filter="$filter"

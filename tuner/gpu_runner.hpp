@@ -1,9 +1,11 @@
 #pragma once
-// The GPU runner: a supervisor (no CUDA context) that measures requests in worker processes on
-// one GPU and records every result in the tuning database. Implemented by the GPU side of the
-// tuner; until then tuner/gpu_runner_stub.cpp stands in.
+// The GPU runner: measures requests in supervised worker processes on one GPU and records every
+// result in the tuning database as it finishes. The supervisor (this side) never creates a CUDA
+// context: a worker that crashes, hits a sticky CUDA error or hangs past the timeout is recorded
+// as `crashed` or `timeout`, replaced, and the run goes on. Implemented in tuner/supervisor/.
 
 #include <atomic>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -18,10 +20,14 @@ namespace tunedreduce::tuner {
 struct GpuRunnerOptions {
   int device = 0;
   MeasurePolicy policy;
-  bool retune = false;
+  bool retune = false;  // measure again what the database already has
   std::filesystem::path db_path;
   std::string config_hash;
   std::atomic<bool>* cancel = nullptr;
+  /// The worker command; empty: this executable with the hidden `_worker` sub-command.
+  std::vector<std::string> worker_command;
+  /// Measure the attainable read bandwidth once at the start (recorded with the run).
+  bool measure_bandwidth = true;
 };
 
 /// Spawns and supervises worker processes on one GPU, records every result in the database.
@@ -29,7 +35,9 @@ struct GpuRunnerOptions {
 std::unique_ptr<Runner> make_gpu_runner(const GpuRunnerOptions& opt);
 
 /// Device ordinals and fingerprints, asked of a worker process (the supervisor never creates a
-/// CUDA context).
-std::vector<std::pair<int, DeviceFingerprint>> probe_devices();
+/// CUDA context). Throws Error(exit_code::no_gpu) when there is none. \p worker_command as in
+/// GpuRunnerOptions.
+std::vector<std::pair<int, DeviceFingerprint>> probe_devices(
+    const std::vector<std::string>& worker_command = {});
 
 }  // namespace tunedreduce::tuner

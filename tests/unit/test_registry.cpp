@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 
+#include "kernels/manifest.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/space.hpp"
 
@@ -43,6 +44,16 @@ TEST(Registry, IdsAreUniqueSortedAndRoundTrip) {
     EXPECT_EQ(find(e.id), &e);
     EXPECT_EQ(find(e.params), &e);
   }
+}
+
+TEST(Manifest, MatchesTheCompiledRegistry) {
+  ASSERT_EQ(manifest().size(), registry().size());
+  for (std::size_t i = 0; i < manifest().size(); ++i) {
+    EXPECT_EQ(manifest()[i].id, registry()[i].id);
+    EXPECT_EQ(manifest()[i].params, registry()[i].params);
+    EXPECT_EQ(manifest_find(registry()[i].id), &manifest()[i]);
+  }
+  EXPECT_EQ(manifest_find("smem.b96.u8.static.single_pass.f32.sum"), nullptr);
 }
 
 TEST(Registry, IdsMatchTheCheckedInList) {

@@ -1,0 +1,106 @@
+// A stand-in for `tunedreduce _worker` that needs no GPU: it speaks the worker protocol and
+// misbehaves on request, so the supervisor's isolation is tested in CI.
+//   n == 13: dies (abort)            n == 17: hangs (never answers)
+//   n == 19: reports a sticky CUDA error as `crashed`, then exits
+//   n == 23: answers with a line that is not JSON
+//   otherwise: an ok result whose median is a function of the kernel id and n
+// With FAKE_WORKER_LOG set, every measure request is appended to that file (one "id n" a line).
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <thread>
+
+#include "common/hash.hpp"
+#include "common/json.hpp"
+#include "kernels/manifest.hpp"
+#include "tuner/protocol.hpp"
+
+using namespace tunedreduce;
+
+namespace {
+void send(const Json& j) {
+  std::cout << j.dump() << "\n" << std::flush;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::signal(SIGINT, SIG_IGN);
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--probe") {
+      Json dev = Json::object();
+      dev.set("ordinal", 0);
+      DeviceFingerprint fp;
+      fp.name = "Fake GPU";
+      fp.cc_major = 9;
+      fp.sm_count = 4;
+      dev.set("fingerprint", tuner::protocol::to_json(fp));
+      Json devices = Json::array();
+      devices.push_back(dev);
+      Json j = Json::object();
+      j.set("devices", devices);
+      send(j);
+      return 0;
+    }
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    Json msg = Json::parse(line);
+    const std::string cmd = msg.find("cmd")->as_string();
+    Json reply = Json::object();
+    if (cmd == "quit") return 0;
+    if (cmd == "init") {
+      DeviceFingerprint fp;
+      fp.name = "Fake GPU";
+      fp.cc_major = 9;
+      fp.sm_count = 4;
+      fp.driver_version = 13000;
+      fp.runtime_version = 13000;
+      reply.set("event", "ready");
+      reply.set("fingerprint", tuner::protocol::to_json(fp));
+    } else if (cmd == "bandwidth") {
+      reply.set("event", "bandwidth");
+      reply.set("gbps", 3000.0);
+    } else if (cmd == "measure") {
+      const std::string id = msg.find("kernel_id")->as_string();
+      const auto n = static_cast<std::uint64_t>(msg.find("n")->as_int());
+      if (const char* log = std::getenv("FAKE_WORKER_LOG")) std::ofstream(log, std::ios::app) << id << " " << n << "\n";
+      Json busy = Json::object();
+      busy.set("event", "busy");
+      send(busy);
+      if (n == 13) std::abort();
+      if (n == 17) for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+      if (n == 23) {
+        std::cout << "this is not json\n" << std::flush;
+        continue;
+      }
+      tuner::Result r;
+      r.kernel_id = id;
+      if (const auto* m = kernels::manifest_find(id)) {
+        r.dtype = m->params.dtype;
+        r.op = m->params.op;
+      }
+      r.n = n;
+      if (n == 19) {
+        r.outcome = db::Outcome::crashed;
+        r.error = "cudaErrorIllegalAddress (an illegal memory access was encountered)";
+      } else {
+        const double base = 5.0 + static_cast<double>(fnv1a64(id) % 1000) / 100.0;
+        r.median_us = base + static_cast<double>(n) * 1e-6;
+        r.p10_us = *r.median_us * 0.99;
+        r.p90_us = *r.median_us * 1.01;
+        r.repeats = static_cast<int>(msg.find("policy")->find("min_repeats")->as_int());
+        r.gbps = static_cast<double>(n) * 4 / (*r.median_us * 1e3);
+      }
+      reply.set("event", "result");
+      reply.set("result", tuner::protocol::to_json(r));
+      send(reply);
+      if (n == 19) return 1;
+      continue;
+    }
+    send(reply);
+  }
+  return 0;
+}

@@ -1,0 +1,143 @@
+// The supervisor against a fake worker (tests/tuner/fake_worker.cpp): crashes, hangs, sticky
+// errors and garbage are recorded and survived; results are committed as they finish; a rerun
+// reuses what is final; cancellation stops early. No GPU needed.
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+
+#include "db/database.hpp"
+#include "tests/db/test_util.hpp"
+#include "tuner/gpu_runner.hpp"
+
+namespace tunedreduce::tuner {
+namespace {
+
+using db::Outcome;
+
+GpuRunnerOptions options(const std::filesystem::path& db_path) {
+  GpuRunnerOptions o;
+  o.db_path = db_path;
+  o.config_hash = "test";
+  o.worker_command = {TR_FAKE_WORKER};
+  o.policy.timeout_s = 1.0;
+  o.policy.min_repeats = 3;
+  return o;
+}
+
+constexpr const char* good = "warp_shuffle.b256.u4.single_pass.f32.sum";
+
+std::vector<Request> requests(std::initializer_list<std::uint64_t> ns) {
+  std::vector<Request> out;
+  for (auto n : ns) out.push_back({good, n, {}, {}, {}});
+  return out;
+}
+
+TEST(Supervisor, SurvivesCrashesHangsStickyErrorsAndGarbage) {
+  db::test::TempDir dir;
+  auto runner = make_gpu_runner(options(dir.path() / "t.db"));
+  ASSERT_TRUE(runner->recording());
+  EXPECT_EQ(runner->attainable_gbps(), 3000.0);
+  auto reqs = requests({1024, 13, 2048, 17, 4096, 19, 8192, 23, 16384});
+  const auto t0 = std::chrono::steady_clock::now();
+  auto results = runner->measure(reqs);
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_EQ(results.size(), reqs.size());
+  const Outcome expected[] = {Outcome::ok, Outcome::crashed, Outcome::ok, Outcome::timeout, Outcome::ok,
+                              Outcome::crashed, Outcome::ok, Outcome::crashed, Outcome::ok};
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    EXPECT_EQ(results[i].outcome, expected[i]) << "n=" << reqs[i].n << ": " << results[i].error;
+    EXPECT_EQ(results[i].n, reqs[i].n);
+    EXPECT_EQ(results[i].dtype, DType::f32);
+    ASSERT_TRUE(results[i].measurement_id) << "every result is recorded";
+  }
+  EXPECT_NE(results[1].error.find("died"), std::string::npos) << results[1].error;
+  EXPECT_NE(results[1].error.find("signal 6"), std::string::npos) << results[1].error;
+  EXPECT_NE(results[3].error.find("no answer"), std::string::npos) << results[3].error;
+  EXPECT_NE(results[5].error.find("cudaErrorIllegalAddress"), std::string::npos) << results[5].error;
+  EXPECT_NE(results[7].error.find("unreadable"), std::string::npos) << results[7].error;
+  EXPECT_TRUE(results[0].median_us);
+  EXPECT_LT(secs, 10.0) << "one hang costs one timeout (1 s), not more";
+
+  auto db = db::Database::open_reader(dir.path() / "t.db");
+  auto rows = db.measurements();
+  ASSERT_EQ(rows.size(), reqs.size());
+  std::map<Outcome, int> by_outcome;
+  for (auto& r : rows) ++by_outcome[r.outcome];
+  EXPECT_EQ(by_outcome[Outcome::ok], 5);
+  EXPECT_EQ(by_outcome[Outcome::crashed], 3);
+  EXPECT_EQ(by_outcome[Outcome::timeout], 1);
+  ASSERT_EQ(db.runs().size(), 1u);
+  ASSERT_EQ(db.runs()[0].attainable.size(), 1u);
+  EXPECT_EQ(db.runs()[0].attainable[0].gbps, 3000.0);
+}
+
+TEST(Supervisor, RerunReusesFinalResultsAndRetriesCrashes) {
+  db::test::TempDir dir;
+  const auto log = dir.path() / "requests.log";
+  setenv("FAKE_WORKER_LOG", log.c_str(), 1);
+  {
+    auto runner = make_gpu_runner(options(dir.path() / "t.db"));
+    runner->measure(requests({1024, 2048, 13}));
+  }
+  std::filesystem::remove(log);
+  auto runner = make_gpu_runner(options(dir.path() / "t.db"));
+  auto results = runner->measure(requests({1024, 2048, 13, 4096}));
+  unsetenv("FAKE_WORKER_LOG");
+  ASSERT_EQ(results.size(), 4u);
+  EXPECT_TRUE(results[0].reused);
+  EXPECT_TRUE(results[1].reused);
+  EXPECT_FALSE(results[2].reused) << "a crash may be the machine's fault: measured again";
+  EXPECT_FALSE(results[3].reused);
+  std::ifstream in(log);
+  std::vector<std::string> measured;
+  for (std::string l; std::getline(in, l);) measured.push_back(l);
+  ASSERT_EQ(measured.size(), 2u) << "only the crashed and the new candidate reach the worker";
+  EXPECT_EQ(measured[0], std::string(good) + " 13");
+  EXPECT_EQ(measured[1], std::string(good) + " 4096");
+
+  // More repeats than recorded: measured again. --retune: measured again.
+  Request more{good, 1024, 50, 50, {}};
+  EXPECT_FALSE(runner->measure(std::span(&more, 1))[0].reused);
+  auto o = options(dir.path() / "t.db");
+  o.retune = true;
+  auto again = make_gpu_runner(o);
+  EXPECT_FALSE(again->measure(requests({2048}))[0].reused);
+}
+
+TEST(Supervisor, CancellationStopsBeforeTheNextCandidate) {
+  db::test::TempDir dir;
+  std::atomic<bool> cancel{false};
+  auto o = options(dir.path() / "t.db");
+  o.cancel = &cancel;
+  auto runner = make_gpu_runner(o);
+  EXPECT_EQ(runner->measure(requests({1024})).size(), 1u);
+  cancel = true;
+  EXPECT_EQ(runner->measure(requests({2048, 4096})).size(), 0u);
+}
+
+TEST(Supervisor, ProbeListsDevicesWithoutACudaContext) {
+  auto devices = probe_devices({TR_FAKE_WORKER});
+  ASSERT_EQ(devices.size(), 1u);
+  EXPECT_EQ(devices[0].first, 0);
+  EXPECT_EQ(devices[0].second.name, "Fake GPU");
+}
+
+TEST(Supervisor, AMissingWorkerIsAClearError) {
+  db::test::TempDir dir;
+  auto o = options(dir.path() / "t.db");
+  o.worker_command = {"/nonexistent/worker"};
+  try {
+    make_gpu_runner(o);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("worker"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace tunedreduce::tuner

@@ -1,0 +1,82 @@
+#pragma once
+// The seam between the search (strategies, bisection, winners: host-only, tested in CI) and the
+// measuring (GPU workers under a supervisor, or a replay of a recorded database).
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "db/records.hpp"
+#include "tunedreduce/types.hpp"
+
+namespace tunedreduce::tuner {
+
+using db::L2Mode;
+using db::Outcome;
+
+/// How each candidate is measured (tune.toml [measure]).
+struct MeasurePolicy {
+  int warmup = 2;               // untimed launches first
+  int min_repeats = 5;          // timed launches, at least
+  int max_repeats = 100;        // and at most
+  double budget_ms = 250;       // wall time per candidate, after which it stops repeating
+  double target_spread = 0.02;  // stop once (p90 - p10) / median is at most this
+  L2Mode l2 = L2Mode::cold;     // cold: L2 flushed before every timed launch
+  double timeout_s = 10;        // a candidate that has not answered by then is killed: `timeout`
+};
+
+/// One measurement to make: a registry entry (its id implies dtype and op) at one n.
+struct Request {
+  std::string kernel_id;
+  std::uint64_t n = 0;
+  /// Overrides of the policy for this request (successive halving asks for few repeats first,
+  /// then more for the survivors).
+  std::optional<int> min_repeats, max_repeats;
+  std::optional<double> budget_ms;
+};
+
+/// What came of a request. Timings are microseconds of GPU time (CUDA events) per reduction.
+struct Result {
+  std::string kernel_id;
+  DType dtype = DType::i32;
+  Op op = Op::sum;
+  std::uint64_t n = 0;
+  Outcome outcome = Outcome::ok;
+  std::optional<double> median_us, p10_us, p90_us;
+  int repeats = 0;
+  std::optional<double> gbps;  // n * sizeof(T) / median
+  std::optional<int> sm_clock_mhz, mem_clock_mhz;
+  std::string error;                          // why, when the outcome is not ok
+  std::optional<std::int64_t> measurement_id;  // its row in the database, when recorded
+  bool reused = false;  // taken from the database (resume) instead of measured now
+
+  bool ok() const { return outcome == Outcome::ok && median_us.has_value(); }
+};
+
+/// Where a recording runner (the GPU runner) stores its results: the device and run rows it
+/// created in the database, and the soft attributes winners must carry.
+struct Recording {
+  std::int64_t device_id = 0;
+  std::int64_t run_id = 0;
+  int driver_version = 0;
+  int runtime_version = 0;
+};
+
+/// Measures requests. Implementations record every result as it finishes (GPU runner) or look
+/// them up (replay). Results come back in request order. When a cancellation flag the runner was
+/// given is set, measure() returns early with the results finished so far (fewer than asked).
+class Runner {
+ public:
+  virtual ~Runner() = default;
+  virtual std::vector<Result> measure(std::span<const Request> requests) = 0;
+  /// The device's attainable read bandwidth (GB/s) when known: every result's % of it.
+  virtual std::optional<double> attainable_gbps() const { return std::nullopt; }
+  /// The database rows results go to; nullopt for runners that record nothing (replay). The
+  /// caller writes winners under recording()->device_id and ends the run with end_run().
+  virtual std::optional<Recording> recording() const { return std::nullopt; }
+};
+
+}  // namespace tunedreduce::tuner

@@ -1,0 +1,341 @@
+#include "tuner/gpu_runner.hpp"
+
+#include <unistd.h>
+
+#include <map>
+#include <random>
+#include <spdlog/spdlog.h>
+
+#include "common/error.hpp"
+#include "db/database.hpp"
+#include "kernels/manifest.hpp"
+#include "tunedreduce/version.hpp"
+#include "tuner/protocol.hpp"
+#include "tuner/supervisor/child_process.hpp"
+
+namespace tunedreduce::tuner {
+
+namespace {
+
+std::vector<std::string> default_worker_command() {
+  char buf[4096];
+  ssize_t len = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (len <= 0) throw Error("cannot find this executable (/proc/self/exe) to start a worker");
+  buf[len] = '\0';
+  return {std::string(buf), "_worker"};
+}
+
+Json command(const char* name) {
+  Json j = Json::object();
+  j.set("cmd", name);
+  return j;
+}
+
+std::uint64_t fresh_seed() {
+  return (std::uint64_t(std::random_device{}()) << 32 ^ std::random_device{}()) & 0x7fffffffffffffffull;
+}
+
+db::CandidateParams candidate_params(const std::string& id) {
+  db::CandidateParams c;
+  if (const kernels::ManifestEntry* m = kernels::manifest_find(id)) {
+    c.family = kernels::family_name(m->params.family);
+    c.block = m->params.block;
+    c.unroll = m->params.unroll;
+    c.smem = kernels::smem_mode_name(m->params.smem);
+    c.finish = kernels::finish_name(m->params.finish);
+  } else {
+    c.family = id.substr(0, id.find('.'));  // test-only kernels
+  }
+  return c;
+}
+
+Result from_record(const db::MeasurementRecord& m) {
+  Result r;
+  r.kernel_id = m.kernel_id;
+  r.dtype = m.dtype;
+  r.op = m.op;
+  r.n = m.n;
+  r.outcome = m.outcome;
+  r.median_us = m.median_us;
+  r.p10_us = m.p10_us;
+  r.p90_us = m.p90_us;
+  r.repeats = m.repeats;
+  r.gbps = m.gbps;
+  r.sm_clock_mhz = m.sm_clock_mhz;
+  r.mem_clock_mhz = m.mem_clock_mhz;
+  r.error = m.error;
+  r.measurement_id = m.id;
+  r.reused = true;
+  return r;
+}
+
+/// One worker process bound to one device.
+class Worker {
+ public:
+  Worker(const std::vector<std::string>& argv, int device, double timeout_s)
+      : proc_(argv), timeout_ms_(static_cast<int>(timeout_s * 1000)) {
+    Json init = command("init");
+    init.set("device", device);
+    init.set("seed", static_cast<std::int64_t>(fresh_seed()));
+    Json reply = request(init, std::max(timeout_ms_, 120000));  // context creation can be slow
+    const std::string ev = protocol::member(reply, "event").as_string();
+    if (ev == "fatal")
+      throw Error("worker on device " + std::to_string(device) + ": " +
+                      protocol::member(reply, "error").as_string(),
+                  static_cast<int>(protocol::member(reply, "exit_code").as_int()));
+    if (ev != "ready") throw Error("worker answered '" + ev + "' to init");
+    fingerprint_ = protocol::fingerprint_from_json(protocol::member(reply, "fingerprint"));
+  }
+  ~Worker() {
+    if (alive_) proc_.write_line(command("quit").dump());
+  }
+
+  const DeviceFingerprint& fingerprint() const { return fingerprint_; }
+
+  /// Sends one message and returns the first answer that is not a heartbeat. A worker that says
+  /// nothing for timeout_ms is killed; one that exits is reaped. Both throw WorkerLost.
+  struct Lost {
+    db::Outcome outcome;
+    std::string why;
+  };
+  Json request(const Json& msg, int timeout_ms) {
+    if (!proc_.write_line(msg.dump())) lose(db::Outcome::crashed, "the worker stopped reading");
+    std::string line;
+    for (;;) {
+      switch (proc_.read_line(line, timeout_ms)) {
+        case ChildProcess::ReadStatus::timeout:
+          proc_.kill_now();
+          proc_.wait();
+          lose(db::Outcome::timeout,
+               "no answer from the worker for " + std::to_string(timeout_ms / 1000.0).substr(0, 5) +
+                   " s: killed");
+          break;
+        case ChildProcess::ReadStatus::eof:
+          lose(db::Outcome::crashed, "the worker died (" + describe_exit(proc_.wait()) + ")");
+          break;
+        case ChildProcess::ReadStatus::line: {
+          Json reply;
+          try {
+            reply = Json::parse(line);
+          } catch (const std::exception& e) {
+            proc_.kill_now();
+            lose(db::Outcome::crashed, "unreadable worker output: " + std::string(e.what()));
+          }
+          if (protocol::member(reply, "event").as_string() == "busy") continue;
+          return reply;
+        }
+      }
+    }
+  }
+  int timeout_ms() const { return timeout_ms_; }
+  /// After a `crashed` result the worker exits by itself.
+  void retire() {
+    alive_ = false;
+    proc_.wait();
+  }
+
+ private:
+  [[noreturn]] void lose(db::Outcome o, std::string why) {
+    alive_ = false;
+    throw Lost{o, std::move(why)};
+  }
+  ChildProcess proc_;
+  int timeout_ms_;
+  bool alive_ = true;
+  DeviceFingerprint fingerprint_;
+};
+
+class GpuRunner final : public Runner {
+ public:
+  explicit GpuRunner(GpuRunnerOptions opt)
+      : opt_(std::move(opt)),
+        argv_(opt_.worker_command.empty() ? default_worker_command() : opt_.worker_command),
+        db_(db::Database::open_writer(opt_.db_path)) {
+    try {
+      start_worker();
+    } catch (const Worker::Lost& lost) {
+      throw Error("cannot start a worker (" + argv_[0] + "): " + lost.why);
+    }
+    const DeviceFingerprint& fp = worker_->fingerprint();
+    rec_.device_id = db_.upsert_device(fp);
+    rec_.driver_version = fp.driver_version;
+    rec_.runtime_version = fp.runtime_version;
+    db::RunInfo info;
+    info.tool_version = TUNEDREDUCE_VERSION_STRING;
+    info.manifest_hash = kernels::manifest_hash();
+    info.config_hash = opt_.config_hash;
+    info.l2_mode = opt_.policy.l2;
+    rec_.run_id = db_.begin_run(info);
+    spdlog::info("device {}: {} (fingerprint {}), run {}", opt_.device, fp.name, fp.key(), rec_.run_id);
+    if (opt_.measure_bandwidth) {
+      try {
+        Json reply = worker_->request(command("bandwidth"), std::max(worker_->timeout_ms(), 60000));
+        bandwidth_ = protocol::member(reply, "gbps").as_double();
+        db_.record_attainable_bandwidth(rec_.run_id, rec_.device_id, *bandwidth_);
+        spdlog::info("attainable read bandwidth: {:.0f} GB/s", *bandwidth_);
+      } catch (const Worker::Lost& lost) {
+        spdlog::warn("measuring the attainable bandwidth failed: {}", lost.why);
+        worker_.reset();
+      }
+    }
+  }
+
+  std::optional<double> attainable_gbps() const override { return bandwidth_; }
+  std::optional<Recording> recording() const override { return rec_; }
+
+  std::vector<Result> measure(std::span<const Request> requests) override {
+    std::vector<Result> out;
+    out.reserve(requests.size());
+    for (const Request& req : requests) {
+      if (opt_.cancel && opt_.cancel->load()) break;
+      out.push_back(measure_one(req));
+    }
+    return out;
+  }
+
+ private:
+  void start_worker() { worker_ = std::make_unique<Worker>(argv_, opt_.device, opt_.policy.timeout_s); }
+
+  using CacheKey = std::tuple<std::string, std::uint64_t>;  // kernel id, n
+  /// Final measurements of this device, one (dtype, op) at a time, best-repeated first.
+  const std::map<CacheKey, db::MeasurementRecord>& finals(DType d, Op o) {
+    auto key = std::make_pair(d, o);
+    auto it = finals_.find(key);
+    if (it != finals_.end()) return it->second;
+    std::map<CacheKey, db::MeasurementRecord> m;
+    db::MeasurementFilter f;
+    f.device_id = rec_.device_id;
+    f.dtype = d;
+    f.op = o;
+    for (db::MeasurementRecord& r : db_.measurements(f)) {
+      if (!db::is_final(r.outcome) || r.l2_mode != opt_.policy.l2) continue;
+      auto& slot = m[{r.kernel_id, r.n}];
+      if (slot.id == 0 || r.repeats >= slot.repeats) slot = std::move(r);
+    }
+    return finals_.emplace(key, std::move(m)).first->second;
+  }
+
+  Result measure_one(const Request& req) {
+    MeasurePolicy policy = opt_.policy;
+    if (req.min_repeats) policy.min_repeats = *req.min_repeats;
+    if (req.max_repeats) policy.max_repeats = *req.max_repeats;
+    if (req.budget_ms) policy.budget_ms = *req.budget_ms;
+    if (policy.max_repeats < policy.min_repeats) policy.max_repeats = policy.min_repeats;
+
+    const kernels::ManifestEntry* m = kernels::manifest_find(req.kernel_id);
+    if (m && !opt_.retune) {
+      const auto& done = finals(m->params.dtype, m->params.op);
+      auto it = done.find({req.kernel_id, req.n});
+      if (it != done.end() &&
+          (it->second.outcome != db::Outcome::ok || it->second.repeats >= policy.min_repeats))
+        return from_record(it->second);
+    }
+
+    Result r;
+    try {
+      if (!worker_) start_worker();
+      Json msg = command("measure");
+      msg.set("kernel_id", req.kernel_id);
+      msg.set("n", static_cast<std::int64_t>(req.n));
+      msg.set("policy", protocol::to_json(policy));
+      Json reply = worker_->request(msg, worker_->timeout_ms());
+      const std::string ev = protocol::member(reply, "event").as_string();
+      if (ev == "result") {
+        r = protocol::result_from_json(protocol::member(reply, "result"));
+        if (r.outcome == db::Outcome::crashed) {
+          worker_->retire();
+          worker_.reset();
+        }
+      } else {
+        r.outcome = db::Outcome::crashed;
+        r.error = ev == "fatal" ? protocol::member(reply, "error").as_string()
+                                : "unexpected worker answer '" + ev + "'";
+        worker_.reset();
+      }
+    } catch (const Worker::Lost& lost) {
+      r.outcome = lost.outcome;
+      r.error = lost.why;
+      worker_.reset();
+    }
+    r.kernel_id = req.kernel_id;
+    r.n = req.n;
+    if (m) {
+      r.dtype = m->params.dtype;
+      r.op = m->params.op;
+    }
+    if (r.outcome != db::Outcome::ok)
+      spdlog::warn("{} n={}: {}: {}", req.kernel_id, req.n, db::outcome_name(r.outcome), r.error);
+    record(r);
+    return r;
+  }
+
+  void record(Result& r) {
+    db::Measurement m;
+    m.run_id = rec_.run_id;
+    m.device_id = rec_.device_id;
+    m.kernel_id = r.kernel_id;
+    m.params = candidate_params(r.kernel_id);
+    m.dtype = r.dtype;
+    m.op = r.op;
+    m.n = r.n;
+    m.l2_mode = opt_.policy.l2;
+    m.outcome = r.outcome;
+    m.median_us = r.median_us;
+    m.p10_us = r.p10_us;
+    m.p90_us = r.p90_us;
+    m.repeats = r.repeats;
+    m.gbps = r.gbps;
+    m.sm_clock_mhz = r.sm_clock_mhz;
+    m.mem_clock_mhz = r.mem_clock_mhz;
+    m.error = r.error;
+    r.measurement_id = db_.insert_measurement(m);
+    if (db::is_final(r.outcome)) {
+      auto it = finals_.find({r.dtype, r.op});
+      if (it != finals_.end()) {
+        db::MeasurementRecord rec;
+        static_cast<db::Measurement&>(rec) = m;
+        rec.id = *r.measurement_id;
+        it->second[{r.kernel_id, r.n}] = rec;
+      }
+    }
+  }
+
+  GpuRunnerOptions opt_;
+  std::vector<std::string> argv_;
+  db::Database db_;
+  std::unique_ptr<Worker> worker_;
+  Recording rec_;
+  std::optional<double> bandwidth_;
+  std::map<std::pair<DType, Op>, std::map<CacheKey, db::MeasurementRecord>> finals_;
+};
+
+}  // namespace
+
+std::unique_ptr<Runner> make_gpu_runner(const GpuRunnerOptions& opt) {
+  return std::make_unique<GpuRunner>(opt);
+}
+
+std::vector<std::pair<int, DeviceFingerprint>> probe_devices(
+    const std::vector<std::string>& worker_command) {
+  std::vector<std::string> argv = worker_command.empty() ? default_worker_command() : worker_command;
+  argv.push_back("--probe");
+  ChildProcess proc(argv);
+  std::string line;
+  if (proc.read_line(line, 120000) != ChildProcess::ReadStatus::line)
+    throw Error("the device probe (" + argv[0] + " --probe) gave no answer (" +
+                describe_exit(proc.wait()) + ")");
+  Json reply = Json::parse(line);
+  std::vector<std::pair<int, DeviceFingerprint>> out;
+  for (const Json& d : protocol::member(reply, "devices").as_array())
+    out.emplace_back(static_cast<int>(protocol::member(d, "ordinal").as_int()),
+                     protocol::fingerprint_from_json(protocol::member(d, "fingerprint")));
+  if (out.empty()) {
+    const Json* why = reply.find("error");
+    throw Error(std::string("no CUDA device is available") +
+                    (why ? " (" + why->as_string() + ")" : std::string()),
+                exit_code::no_gpu);
+  }
+  return out;
+}
+
+}  // namespace tunedreduce::tuner

@@ -1,0 +1,329 @@
+// The worker's GPU side. See measurer.hpp.
+
+#include "tuner/worker/measurer.hpp"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "common/error.hpp"
+#include "kernels/device.hpp"
+#include "kernels/thread/ops.cuh"
+#include "tuner/worker/datagen.hpp"
+
+namespace tunedreduce::tuner {
+
+namespace {
+
+constexpr unsigned char poison_byte = 0xA5;
+constexpr int batch_size = 10;
+
+template <class T>
+__global__ void fill_kernel(T* p, std::uint64_t n, std::uint64_t seed) {
+  const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
+  for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    p[i] = data_value<T>(seed, i);
+}
+
+/// Keeps the GPU busy for about \p ns nanoseconds without touching memory, so that a warm-L2
+/// measurement's start event is not recorded on an idle GPU (launch latency stays out of it).
+__global__ void spin_kernel(std::uint64_t ns) {
+  std::uint64_t start, now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do {
+    __nanosleep(1000);
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  } while (now - start < ns);
+}
+
+/// A plain streaming read: 16-byte loads, four in flight per thread, folded so nothing is elided.
+__global__ void read_kernel(const uint4* __restrict__ p, std::uint64_t nvec, unsigned* sink) {
+  const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
+  std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  unsigned acc = 0;
+  for (; i + 3 * stride < nvec; i += 4 * stride) {
+    const uint4 a = __ldg(p + i), b = __ldg(p + i + stride), c = __ldg(p + i + 2 * stride),
+                d = __ldg(p + i + 3 * stride);
+    acc ^= a.x ^ a.y ^ a.z ^ a.w ^ b.x ^ b.y ^ b.z ^ b.w ^ c.x ^ c.y ^ c.z ^ c.w ^ d.x ^ d.y ^ d.z ^ d.w;
+  }
+  for (; i < nvec; i += stride) {
+    const uint4 a = __ldg(p + i);
+    acc ^= a.x ^ a.y ^ a.z ^ a.w;
+  }
+  if (acc == 0x9e3779b9u) *sink = acc;  // practically never; keeps the loads alive
+}
+
+template <class T>
+void launch_fill(void* p, std::uint64_t n, std::uint64_t seed, int sms, cudaStream_t s) {
+  fill_kernel<T><<<sms * 8, 256, 0, s>>>(static_cast<T*>(p), n, seed);
+}
+
+void fill(DType d, void* p, std::uint64_t n, std::uint64_t seed, int sms, cudaStream_t s) {
+  switch (d) {
+    case DType::i32: launch_fill<std::int32_t>(p, n, seed, sms, s); break;
+    case DType::u32: launch_fill<std::uint32_t>(p, n, seed, sms, s); break;
+    case DType::i64: launch_fill<std::int64_t>(p, n, seed, sms, s); break;
+    case DType::u64: launch_fill<std::uint64_t>(p, n, seed, sms, s); break;
+    case DType::f32: launch_fill<float>(p, n, seed, sms, s); break;
+    case DType::f64: launch_fill<double>(p, n, seed, sms, s); break;
+  }
+}
+
+double percentile(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  const double pos = q * static_cast<double>(sorted.size() - 1);
+  const std::size_t lo = static_cast<std::size_t>(pos);
+  const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
+}
+
+std::string cuda_error_text(cudaError_t e) {
+  return std::string(cudaGetErrorName(e)) + " (" + cudaGetErrorString(e) + ")";
+}
+
+}  // namespace
+
+struct Measurer::Buffers {
+  cudaStream_t stream = nullptr;
+  std::vector<cudaEvent_t> start, stop;
+  void* input = nullptr;
+  std::size_t input_bytes = 0;
+  DType input_dtype = DType::i32;
+  std::uint64_t input_elems = 0;  // valid elements of input_dtype
+  void* workspace = nullptr;
+  std::size_t workspace_bytes = 0;
+  void* out = nullptr;  // three elements: guard, result, guard
+  void* flush = nullptr;
+  std::size_t flush_bytes = 0;
+};
+
+void Measurer::check(cudaError_t e, const char* what) {
+  if (e == cudaSuccess) return;
+  throw StickyCudaError(std::string(what) + ": " + cuda_error_text(e));
+}
+
+Measurer::Measurer(int device, std::uint64_t run_seed)
+    : device_(device), run_seed_(run_seed), b_(std::make_unique<Buffers>()) {
+  check(cudaSetDevice(device), "cudaSetDevice");
+  fingerprint_ = kernels::query_fingerprint(device);
+  limits_ = kernels::query_device_limits(device);
+  check(cudaStreamCreateWithFlags(&b_->stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  b_->start.resize(batch_size);
+  b_->stop.resize(batch_size);
+  for (int i = 0; i < batch_size; ++i) {
+    check(cudaEventCreate(&b_->start[i]), "cudaEventCreate");
+    check(cudaEventCreate(&b_->stop[i]), "cudaEventCreate");
+  }
+  check(cudaMalloc(&b_->out, 3 * 8), "cudaMalloc(output)");
+  // Writing twice the L2 evicts whatever a candidate's input left there.
+  b_->flush_bytes = std::max<std::size_t>(2 * static_cast<std::size_t>(fingerprint_.l2_bytes), 64u << 20);
+  check(cudaMalloc(&b_->flush, b_->flush_bytes), "cudaMalloc(L2 flush buffer)");
+}
+
+Measurer::~Measurer() {
+  if (!b_) return;
+  for (auto e : b_->start) cudaEventDestroy(e);
+  for (auto e : b_->stop) cudaEventDestroy(e);
+  cudaFree(b_->input);
+  cudaFree(b_->workspace);
+  cudaFree(b_->out);
+  cudaFree(b_->flush);
+  if (b_->stream) cudaStreamDestroy(b_->stream);
+}
+
+const void* Measurer::input(DType dtype, std::uint64_t n, const std::function<void()>& heartbeat) {
+  if (b_->input_dtype == dtype && b_->input_elems >= n && b_->input) return b_->input;
+  // Grow to the next power of two (sizes usually come in increasing order), at least 1 Mi.
+  std::uint64_t elems = std::max<std::uint64_t>(n, 1u << 20);
+  elems = std::uint64_t{1} << static_cast<int>(std::ceil(std::log2(static_cast<double>(elems))));
+  const std::size_t bytes = elems * dtype_size(dtype);
+  if (bytes > b_->input_bytes) {
+    check(cudaFree(b_->input), "cudaFree(input)");
+    b_->input = nullptr;
+    b_->input_bytes = 0;
+    if (cudaError_t e = cudaMalloc(&b_->input, bytes); e != cudaSuccess) {
+      // Not enough memory for the rounded size: exactly n then.
+      (void)cudaGetLastError();
+      elems = n;
+      check(cudaMalloc(&b_->input, elems * dtype_size(dtype)), "cudaMalloc(input)");
+    }
+    b_->input_bytes = elems * dtype_size(dtype);
+  }
+  heartbeat();
+  fill(dtype, b_->input, elems, data_seed(run_seed_, dtype), limits_.sm_count, b_->stream);
+  check(cudaGetLastError(), "fill kernel launch");
+  check(cudaStreamSynchronize(b_->stream), "fill kernel");
+  b_->input_dtype = dtype;
+  b_->input_elems = elems;
+  return b_->input;
+}
+
+const Reference& Measurer::reference(DType dtype, Op op, std::uint64_t n) {
+  auto key = std::make_tuple(dtype, op, n);
+  auto it = references_.find(key);
+  if (it == references_.end())
+    it = references_.emplace(key, compute_reference(dtype, op, data_seed(run_seed_, dtype), n)).first;
+  return it->second;
+}
+
+void Measurer::ensure_workspace(std::size_t bytes) {
+  if (bytes <= b_->workspace_bytes) return;
+  check(cudaFree(b_->workspace), "cudaFree(workspace)");
+  b_->workspace = nullptr;
+  const std::size_t grown = std::max(bytes, b_->workspace_bytes * 2);
+  check(cudaMalloc(&b_->workspace, grown), "cudaMalloc(workspace)");
+  b_->workspace_bytes = grown;
+}
+
+double Measurer::attainable_read_gbps() {
+  std::size_t free_bytes = 0, total = 0;
+  check(cudaMemGetInfo(&free_bytes, &total), "cudaMemGetInfo");
+  std::size_t bytes = std::min<std::size_t>(std::size_t{4} << 30, free_bytes / 4);
+  bytes = bytes / 16 * 16;
+  void* buf = nullptr;
+  unsigned* sink = nullptr;
+  check(cudaMalloc(&buf, bytes), "cudaMalloc(bandwidth buffer)");
+  check(cudaMalloc(&sink, sizeof(unsigned)), "cudaMalloc(sink)");
+  check(cudaMemsetAsync(buf, 0x5b, bytes, b_->stream), "cudaMemset(bandwidth buffer)");
+  int blocks_per_sm = 0;
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, read_kernel, 512, 0), "occupancy");
+  const unsigned grid = static_cast<unsigned>(std::max(1, blocks_per_sm) * limits_.sm_count);
+  std::vector<double> gbps;
+  for (int rep = 0; rep < 12; ++rep) {
+    check(cudaMemsetAsync(b_->flush, rep, b_->flush_bytes, b_->stream), "L2 flush");
+    check(cudaEventRecord(b_->start[0], b_->stream), "cudaEventRecord");
+    read_kernel<<<grid, 512, 0, b_->stream>>>(static_cast<const uint4*>(buf), bytes / 16, sink);
+    check(cudaGetLastError(), "read kernel launch");
+    check(cudaEventRecord(b_->stop[0], b_->stream), "cudaEventRecord");
+    check(cudaEventSynchronize(b_->stop[0]), "read kernel");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, b_->start[0], b_->stop[0]), "cudaEventElapsedTime");
+    if (rep >= 2) gbps.push_back(static_cast<double>(bytes) / (ms * 1e-3) / 1e9);  // 2 warm-ups
+  }
+  cudaFree(buf);
+  cudaFree(sink);
+  std::sort(gbps.begin(), gbps.end());
+  return percentile(gbps, 0.5);
+}
+
+Result Measurer::measure(const kernels::Entry& entry, std::uint64_t n, const MeasurePolicy& policy,
+                         const std::function<void()>& heartbeat) {
+  Result r;
+  r.kernel_id = entry.id;
+  r.dtype = entry.params.dtype;
+  r.op = entry.params.op;
+  r.n = n;
+  const std::size_t elem = dtype_size(r.dtype);
+  if (auto why = entry.can_implement(n, 256, limits_)) {
+    r.outcome = Outcome::launch_failed;
+    r.error = "cannot implement: " + *why;
+    return r;
+  }
+  const void* in = input(r.dtype, n, heartbeat);
+  heartbeat();
+  const Reference& ref = reference(r.dtype, r.op, n);
+  heartbeat();
+  ensure_workspace(std::max<std::size_t>(entry.workspace_bytes(n, limits_), 256));
+
+  kernels::LaunchArgs args;
+  args.in = in;
+  args.out = static_cast<unsigned char*>(b_->out) + elem;
+  args.n = n;
+  args.workspace = b_->workspace;
+  args.workspace_bytes = b_->workspace_bytes;
+  args.stream = b_->stream;
+  args.workspace_clean = false;
+
+  // Launch errors that leave the context usable are the candidate's `launch_failed`; anything
+  // that poisons the context is thrown.
+  auto failed_launch = [&](cudaError_t e) {
+    (void)cudaGetLastError();
+    if (cudaError_t s = cudaDeviceSynchronize(); s != cudaSuccess)
+      throw StickyCudaError("after launching " + r.kernel_id + ": " + cuda_error_text(s));
+    r.outcome = Outcome::launch_failed;
+    r.error = "launch failed: " + cuda_error_text(e);
+    return r;
+  };
+  auto sync = [&](const char* what) {
+    if (cudaError_t e = cudaStreamSynchronize(b_->stream); e != cudaSuccess)
+      throw StickyCudaError(std::string(what) + " of " + r.kernel_id + " n=" + std::to_string(n) +
+                            ": " + cuda_error_text(e));
+  };
+
+  for (int w = 0; w < policy.warmup; ++w) {
+    if (cudaError_t e = entry.launch(args, limits_); e != cudaSuccess) return failed_launch(e);
+    args.workspace_clean = true;
+  }
+  sync("warm-up");
+
+  // Verify: poisoned output with guard elements on both sides.
+  check(cudaMemsetAsync(b_->out, poison_byte, 3 * elem, b_->stream), "cudaMemset(output)");
+  if (cudaError_t e = entry.launch(args, limits_); e != cudaSuccess) return failed_launch(e);
+  args.workspace_clean = true;
+  sync("verification run");
+  unsigned char host[24];
+  check(cudaMemcpy(host, b_->out, 3 * elem, cudaMemcpyDeviceToHost), "cudaMemcpy(output)");
+  unsigned char poison[8];
+  std::memset(poison, poison_byte, sizeof poison);
+  if (std::memcmp(host, poison, elem) != 0 || std::memcmp(host + 2 * elem, poison, elem) != 0) {
+    r.outcome = Outcome::incorrect;
+    r.error = "wrote outside its output element";
+    return r;
+  }
+  if (std::string why = verify(ref, host + elem); !why.empty()) {
+    r.outcome = Outcome::incorrect;
+    r.error = why;
+    return r;
+  }
+
+  // Time: batches of launches, each preceded by an L2 flush (cold) or a short spin (warm) so the
+  // GPU is busy when the start event is recorded and launch latency stays out of the figure.
+  const int min_repeats = std::max(1, policy.min_repeats);
+  const int max_repeats = std::max(min_repeats, policy.max_repeats);
+  std::vector<double> times;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (;;) {
+    const int batch = std::min<int>(batch_size, max_repeats - static_cast<int>(times.size()));
+    for (int i = 0; i < batch; ++i) {
+      if (policy.l2 == L2Mode::cold)
+        check(cudaMemsetAsync(b_->flush, static_cast<int>(times.size() + i), b_->flush_bytes,
+                              b_->stream), "L2 flush");
+      else
+        spin_kernel<<<1, 32, 0, b_->stream>>>(20000);
+      check(cudaEventRecord(b_->start[i], b_->stream), "cudaEventRecord");
+      if (cudaError_t e = entry.launch(args, limits_); e != cudaSuccess) return failed_launch(e);
+      check(cudaEventRecord(b_->stop[i], b_->stream), "cudaEventRecord");
+    }
+    sync("timed runs");
+    for (int i = 0; i < batch; ++i) {
+      float ms = 0;
+      check(cudaEventElapsedTime(&ms, b_->start[i], b_->stop[i]), "cudaEventElapsedTime");
+      times.push_back(static_cast<double>(ms) * 1e3);
+    }
+    heartbeat();
+    std::vector<double> sorted = times;
+    std::sort(sorted.begin(), sorted.end());
+    r.median_us = percentile(sorted, 0.5);
+    r.p10_us = percentile(sorted, 0.1);
+    r.p90_us = percentile(sorted, 0.9);
+    r.repeats = static_cast<int>(times.size());
+    const double spread = (*r.p90_us - *r.p10_us) / std::max(*r.median_us, 1e-9);
+    const double elapsed_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (r.repeats >= max_repeats) break;
+    if (r.repeats >= min_repeats && (spread <= policy.target_spread || elapsed_ms >= policy.budget_ms))
+      break;
+  }
+  r.outcome = Outcome::ok;
+  r.gbps = static_cast<double>(n) * static_cast<double>(elem) / (*r.median_us * 1e3);
+  const Clocks clocks = read_clocks(device_);
+  r.sm_clock_mhz = clocks.sm_mhz;
+  r.mem_clock_mhz = clocks.mem_mhz;
+  return r;
+}
+
+}  // namespace tunedreduce::tuner

@@ -1,0 +1,70 @@
+#pragma once
+// The worker's GPU side: data, references, timing with CUDA events, verification, clocks and the
+// attainable read bandwidth. Lives only in worker processes (the supervisor never creates a
+// CUDA context).
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+
+#include "common/device_fingerprint.hpp"
+#include "kernels/registry.hpp"
+#include "tuner/runner.hpp"
+#include "tuner/worker/reference.hpp"
+
+namespace tunedreduce::tuner {
+
+/// A CUDA error that leaves the context unusable (illegal address, trap, ...): the worker must
+/// report it and exit.
+class StickyCudaError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Measurer {
+ public:
+  Measurer(int device, std::uint64_t run_seed);
+  ~Measurer();
+  Measurer(const Measurer&) = delete;
+  Measurer& operator=(const Measurer&) = delete;
+
+  const DeviceFingerprint& fingerprint() const { return fingerprint_; }
+  const kernels::DeviceLimits& limits() const { return limits_; }
+
+  /// Median GB/s of a plain streaming read of a buffer many times the L2 (CUDA events, L2 cold).
+  double attainable_read_gbps();
+
+  /// Measures one entry at n under the policy. \p heartbeat is called between batches of timed
+  /// launches and during data preparation so a supervisor can tell slow from hung. Throws
+  /// StickyCudaError when the context is lost.
+  Result measure(const kernels::Entry& entry, std::uint64_t n, const MeasurePolicy& policy,
+                 const std::function<void()>& heartbeat);
+
+ private:
+  struct Buffers;
+  const void* input(DType dtype, std::uint64_t n, const std::function<void()>& heartbeat);
+  const Reference& reference(DType dtype, Op op, std::uint64_t n);
+  void ensure_workspace(std::size_t bytes);
+  void check(cudaError_t e, const char* what);
+
+  int device_;
+  std::uint64_t run_seed_;
+  DeviceFingerprint fingerprint_;
+  kernels::DeviceLimits limits_;
+  std::unique_ptr<Buffers> b_;
+  std::map<std::tuple<DType, Op, std::uint64_t>, Reference> references_;
+};
+
+/// SM and memory clocks (MHz) of a CUDA device, read through NVML when the driver has it.
+struct Clocks {
+  std::optional<int> sm_mhz, mem_mhz;
+};
+Clocks read_clocks(int cuda_device);
+
+}  // namespace tunedreduce::tuner

@@ -1,0 +1,150 @@
+#include "tuner/worker/reference.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <sstream>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+#include "tuner/worker/datagen.hpp"
+
+namespace tunedreduce::tuner {
+
+namespace {
+
+template <class T>
+struct Partial {
+  T value{};
+  std::uint64_t isum = 0;
+  long double fsum = 0, abs_sum = 0;
+  bool nan = false;
+};
+
+template <class T>
+T min_identity() {
+  if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::infinity();
+  else return std::numeric_limits<T>::max();
+}
+template <class T>
+T max_identity() {
+  if constexpr (std::is_floating_point_v<T>) return -std::numeric_limits<T>::infinity();
+  else return std::numeric_limits<T>::lowest();
+}
+
+template <class T>
+Partial<T> fold_range(Op op, std::uint64_t seed, std::uint64_t begin, std::uint64_t end) {
+  Partial<T> p;
+  p.value = op == Op::min ? min_identity<T>() : max_identity<T>();
+  for (std::uint64_t i = begin; i < end; ++i) {
+    const T x = data_value<T>(seed, i);
+    if (op == Op::sum) {
+      if constexpr (std::is_integral_v<T>) {
+        p.isum += static_cast<std::uint64_t>(x);
+      } else {
+        p.fsum += x;
+        p.abs_sum += std::fabs(static_cast<long double>(x));
+      }
+    } else if (op == Op::min) {
+      p.value = x < p.value ? x : p.value;
+    } else {
+      p.value = x > p.value ? x : p.value;
+    }
+  }
+  return p;
+}
+
+template <class T>
+Reference reference_of(DType dtype, Op op, std::uint64_t seed, std::uint64_t n) {
+  const unsigned threads = std::max(1u, std::min<unsigned>(32, std::thread::hardware_concurrency()));
+  const unsigned parts = n < (1u << 16) ? 1 : threads;
+  std::vector<Partial<T>> partial(parts);
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < parts; ++t)
+    pool.emplace_back([&, t] {
+      partial[t] = fold_range<T>(op, seed, n * t / parts, n * (t + 1) / parts);
+    });
+  for (auto& th : pool) th.join();
+  Reference r;
+  r.dtype = dtype;
+  r.op = op;
+  r.n = n;
+  T value{};
+  if (op == Op::sum) {
+    if constexpr (std::is_integral_v<T>) {
+      std::uint64_t s = 0;
+      for (auto& p : partial) s += p.isum;
+      value = static_cast<T>(s);
+    } else {
+      for (auto& p : partial) {
+        r.fp_sum += p.fsum;
+        r.abs_sum += p.abs_sum;
+      }
+      value = static_cast<T>(r.fp_sum);
+    }
+  } else {
+    value = op == Op::min ? min_identity<T>() : max_identity<T>();
+    for (auto& p : partial) value = op == Op::min ? std::min(value, p.value) : std::max(value, p.value);
+  }
+  std::memcpy(r.bits, &value, sizeof(T));
+  return r;
+}
+
+template <class T>
+std::string verify_as(const Reference& ref, const void* got_bytes) {
+  T got, want;
+  std::memcpy(&got, got_bytes, sizeof(T));
+  std::memcpy(&want, ref.bits, sizeof(T));
+  std::ostringstream msg;
+  msg.precision(std::is_same_v<T, float> ? 9 : 17);
+  if constexpr (std::is_floating_point_v<T>) {
+    if (ref.op == Op::sum) {
+      const long double bound =
+          static_cast<long double>(ref.n) * std::numeric_limits<T>::epsilon() * ref.abs_sum;
+      const long double diff = std::fabs(static_cast<long double>(got) - ref.fp_sum);
+      if (std::isfinite(got) && diff <= bound) return {};
+      msg << "result " << got << " differs from the reference " << static_cast<double>(ref.fp_sum)
+          << " by " << static_cast<double>(diff) << ", more than n*eps*sum|x| = "
+          << static_cast<double>(bound);
+      return msg.str();
+    }
+  }
+  if (std::memcmp(&got, &want, sizeof(T)) == 0) return {};
+  if constexpr (std::is_integral_v<T>) msg << "result " << +got << ", expected " << +want;
+  else msg << "result " << got << ", expected " << want;
+  return msg.str();
+}
+
+}  // namespace
+
+std::uint64_t data_seed(std::uint64_t run_seed, DType dtype) {
+  return mix64(run_seed + 0x100 * (static_cast<std::uint64_t>(dtype) + 1));
+}
+
+Reference compute_reference(DType dtype, Op op, std::uint64_t seed, std::uint64_t n) {
+  switch (dtype) {
+    case DType::i32: return reference_of<std::int32_t>(dtype, op, seed, n);
+    case DType::u32: return reference_of<std::uint32_t>(dtype, op, seed, n);
+    case DType::i64: return reference_of<std::int64_t>(dtype, op, seed, n);
+    case DType::u64: return reference_of<std::uint64_t>(dtype, op, seed, n);
+    case DType::f32: return reference_of<float>(dtype, op, seed, n);
+    case DType::f64: return reference_of<double>(dtype, op, seed, n);
+  }
+  return {};
+}
+
+std::string verify(const Reference& ref, const void* got) {
+  switch (ref.dtype) {
+    case DType::i32: return verify_as<std::int32_t>(ref, got);
+    case DType::u32: return verify_as<std::uint32_t>(ref, got);
+    case DType::i64: return verify_as<std::int64_t>(ref, got);
+    case DType::u64: return verify_as<std::uint64_t>(ref, got);
+    case DType::f32: return verify_as<float>(ref, got);
+    case DType::f64: return verify_as<double>(ref, got);
+  }
+  return "unknown element type";
+}
+
+}  // namespace tunedreduce::tuner

@@ -1,0 +1,34 @@
+#pragma once
+// Host references for the tuner's data (datagen.hpp), computed by regenerating the values on
+// several threads: no copy of the input is needed. Integer sums are exact modulo 2^bits,
+// floating-point sums are carried in long double together with sum|x|, min and max are exact.
+
+#include <cstdint>
+#include <string>
+
+#include "tunedreduce/types.hpp"
+
+namespace tunedreduce::tuner {
+
+/// The reference of one (dtype, op, n) for one seed. `bits` holds the exact result's bytes
+/// (integers, min, max) or the long-double sum rounded to the element type (float sums).
+struct Reference {
+  DType dtype = DType::i32;
+  Op op = Op::sum;
+  std::uint64_t n = 0;
+  unsigned char bits[8] = {};
+  long double fp_sum = 0;
+  long double abs_sum = 0;
+};
+
+Reference compute_reference(DType dtype, Op op, std::uint64_t seed, std::uint64_t n);
+
+/// Checks a result (sizeof element bytes at \p got) against the reference: exact for integers,
+/// min and max; within n * eps * sum|x| for floating-point sums. Empty when it passes, else a
+/// sentence saying what was expected.
+std::string verify(const Reference& ref, const void* got);
+
+/// The data seed of one element type for a run seed (each type gets its own stream).
+std::uint64_t data_seed(std::uint64_t run_seed, DType dtype);
+
+}  // namespace tunedreduce::tuner

@@ -1,0 +1,144 @@
+#include "tuner/worker/worker.hpp"
+
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "common/error.hpp"
+#include "kernels/device.hpp"
+#include "tuner/protocol.hpp"
+#include "tuner/worker/measurer.hpp"
+
+namespace tunedreduce::tuner {
+
+namespace {
+
+void send(const Json& message) {
+  const std::string line = message.dump() + "\n";
+  std::fwrite(line.data(), 1, line.size(), stdout);
+  std::fflush(stdout);
+}
+
+Json event(const char* name) {
+  Json j = Json::object();
+  j.set("event", name);
+  return j;
+}
+
+int fatal(const std::string& error, int code) {
+  Json j = event("fatal");
+  j.set("error", error);
+  j.set("exit_code", code);
+  send(j);
+  return code;
+}
+
+int probe() {
+  std::string why;
+  const int count = kernels::device_count(&why);
+  Json devices = Json::array();
+  for (int i = 0; i < count; ++i) {
+    Json d = Json::object();
+    d.set("ordinal", i);
+    d.set("fingerprint", protocol::to_json(kernels::query_fingerprint(i)));
+    devices.push_back(std::move(d));
+  }
+  Json j = Json::object();
+  j.set("devices", std::move(devices));
+  if (count == 0) j.set("error", why);
+  send(j);
+  return exit_code::ok;
+}
+
+const kernels::Entry* find_entry(const std::string& id, std::span<const kernels::Entry> extra) {
+  if (const kernels::Entry* e = kernels::find(id)) return e;
+  for (const kernels::Entry& e : extra)
+    if (id == e.id) return &e;
+  return nullptr;
+}
+
+}  // namespace
+
+int worker_main(int argc, char** argv, std::span<const kernels::Entry> extra_entries) {
+  // Ctrl-C reaches the whole process group; the supervisor decides what happens.
+  std::signal(SIGINT, SIG_IGN);
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--probe") return probe();
+
+  std::unique_ptr<Measurer> measurer;
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    Json msg;
+    try {
+      msg = Json::parse(line);
+    } catch (const std::exception& e) {
+      return fatal(std::string("unreadable request: ") + e.what(), exit_code::failure);
+    }
+    const std::string cmd = protocol::member(msg, "cmd").as_string();
+    try {
+      if (cmd == "quit") return exit_code::ok;
+      if (cmd == "init") {
+        std::string why;
+        const int device = static_cast<int>(protocol::member(msg, "device").as_int());
+        const int count = kernels::device_count(&why);
+        if (count == 0) return fatal("no CUDA device: " + why, exit_code::no_gpu);
+        if (device < 0 || device >= count)
+          return fatal("no CUDA device " + std::to_string(device) + " (this machine has " +
+                           std::to_string(count) + ")",
+                       exit_code::usage);
+        measurer = std::make_unique<Measurer>(
+            device, static_cast<std::uint64_t>(protocol::member(msg, "seed").as_int()));
+        Json j = event("ready");
+        j.set("fingerprint", protocol::to_json(measurer->fingerprint()));
+        send(j);
+      } else if (!measurer) {
+        return fatal("'" + cmd + "' before 'init'", exit_code::failure);
+      } else if (cmd == "bandwidth") {
+        Json j = event("bandwidth");
+        j.set("gbps", measurer->attainable_read_gbps());
+        send(j);
+      } else if (cmd == "measure") {
+        const std::string id = protocol::member(msg, "kernel_id").as_string();
+        const std::uint64_t n = static_cast<std::uint64_t>(protocol::member(msg, "n").as_int());
+        const MeasurePolicy policy = protocol::policy_from_json(protocol::member(msg, "policy"));
+        const kernels::Entry* entry = find_entry(id, extra_entries);
+        Result r;
+        if (!entry) {
+          r.kernel_id = id;
+          r.n = n;
+          r.outcome = Outcome::launch_failed;
+          r.error = "this binary has no kernel '" + id + "'";
+        } else {
+          try {
+            r = measurer->measure(*entry, n, policy, [] { send(event("busy")); });
+          } catch (const StickyCudaError& e) {
+            r.kernel_id = id;
+            r.dtype = entry->params.dtype;
+            r.op = entry->params.op;
+            r.n = n;
+            r.outcome = Outcome::crashed;
+            r.error = e.what();
+            Json j = event("result");
+            j.set("result", protocol::to_json(r));
+            send(j);
+            return exit_code::failure;  // the context is gone
+          }
+        }
+        Json j = event("result");
+        j.set("result", protocol::to_json(r));
+        send(j);
+      } else {
+        return fatal("unknown command '" + cmd + "'", exit_code::failure);
+      }
+    } catch (const StickyCudaError& e) {
+      return fatal(e.what(), exit_code::failure);
+    } catch (const std::exception& e) {
+      return fatal(e.what(), exit_code::failure);
+    }
+  }
+  return exit_code::ok;  // the supervisor closed our stdin
+}
+
+}  // namespace tunedreduce::tuner
