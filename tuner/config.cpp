@@ -502,10 +502,9 @@ class Validator {
 
   template <class E, class Parse, class Name>
   std::vector<E> names(std::string_view path, std::span<const E> all, Parse parse, Name name,
-                       std::string_view what, bool& given) {
+                       std::string_view what) {
     std::string where;
     auto items = list<std::string>(path, where);
-    given = items.has_value();
     if (!items) return {all.begin(), all.end()};
     if (items->empty()) diag_.add(where, "is empty: nothing to tune");
     std::vector<std::string> choices;
@@ -544,28 +543,25 @@ class Validator {
     s.blocks.clear();
     s.unrolls.clear();
     s.sizes.clear();
-    bool families_given = false, dummy = false;
-    std::string families_where, blocks_where, unrolls_where, smem_where;
+    std::string families_where, blocks_where, unrolls_where;
     auto fam_items = list<std::string>("space.families", families_where);
     s.families = names<Family>(
         "space.families", kernels::all_families, [](const std::string& x) { return kernels::parse_family(x); },
-        [](Family f) { return std::string(kernels::family_name(f)); }, "family", families_given);
+        [](Family f) { return std::string(kernels::family_name(f)); }, "family");
     static constexpr SmemMode modes[] = {SmemMode::static_, SmemMode::dynamic};
     s.smem = names<SmemMode>(
         "space.smem", modes, [](const std::string& x) { return kernels::parse_smem_mode(x); },
-        [](SmemMode m) { return std::string(kernels::smem_mode_name(m)); }, "shared-memory mode",
-        dummy);
-    list<std::string>("space.smem", smem_where);
+        [](SmemMode m) { return std::string(kernels::smem_mode_name(m)); }, "shared-memory mode");
     s.finishes = names<Finish>(
         "space.finishes", kernels::space::finishes,
         [](const std::string& x) { return kernels::parse_finish(x); },
-        [](Finish f) { return std::string(kernels::finish_name(f)); }, "finishing strategy", dummy);
+        [](Finish f) { return std::string(kernels::finish_name(f)); }, "finishing strategy");
     s.dtypes = names<DType>(
         "space.dtypes", all_dtypes, [](const std::string& x) { return parse_dtype(x); },
-        [](DType t) { return std::string(dtype_name(t)); }, "element type", dummy);
+        [](DType t) { return std::string(dtype_name(t)); }, "element type");
     s.ops = names<Op>(
         "space.ops", all_ops, [](const std::string& x) { return parse_op(x); },
-        [](Op o) { return std::string(op_name(o)); }, "operator", dummy);
+        [](Op o) { return std::string(op_name(o)); }, "operator");
 
     // Blocks: CUDA's rules first, then the registry's.
     std::vector<int> compiled_blocks(std::begin(kernels::space::blocks), std::end(kernels::space::blocks));
@@ -663,7 +659,6 @@ class Validator {
                              (why.empty() ? std::string() : " (" + why + ")"));
       }
     }
-    (void)families_given;
     sizes(s.sizes);
   }
 

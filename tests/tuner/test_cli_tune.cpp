@@ -1,0 +1,146 @@
+// `tunedreduce tune` as a person runs it: the dry-run plan, replay, exit codes of bad input.
+
+#include <gtest/gtest.h>
+
+#include "synthetic.hpp"
+#include "tests/db/test_util.hpp"
+#include "tuner/config.hpp"
+#include "tuner/search_space.hpp"
+
+namespace tunedreduce {
+namespace {
+
+using db::test::ProcessResult;
+using db::test::run_process;
+using db::test::TempDir;
+
+const std::string data = TR_TUNER_DATA;
+
+ProcessResult tune(std::vector<std::string> args) {
+  args.insert(args.begin(), {TR_CLI, "tune"});
+  return run_process(args, {"TUNEDREDUCE_DB=/nonexistent/should-not-be-used.db"});
+}
+
+#define EXPECT_HAS(text, part) EXPECT_NE((text).find(part), std::string::npos) << (text)
+
+TEST(CliTune, HelpListsTheOverrides) {
+  const auto r = tune({"--help"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  for (const char* flag : {"--config", "--dry-run", "--replay", "--devices", "--retune",
+                           "--families", "--blocks", "--sizes", "--strategy", "--l2",
+                           "--repeats", "--bisect-depth", "--db", "--log-level"})
+    EXPECT_HAS(r.out, flag);
+  const auto top = run_process({TR_CLI, "--help"});
+  EXPECT_HAS(top.out, "tune");
+}
+
+TEST(CliTune, DryRunPrintsThePlan) {
+  const auto r = tune({"--dry-run", "--config", data + "/small.toml"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_HAS(r.out, "configuration: " + data + "/small.toml (config hash ");
+  EXPECT_HAS(r.out, "plan: strategy halving, L2 cold");
+  EXPECT_HAS(r.out, "estimate model: per measurement");
+  EXPECT_HAS(r.out, "f32   sum           60      8           960");
+  EXPECT_HAS(r.out, "i64   sum           60      8           960");
+  EXPECT_HAS(r.out, "total: 2 keys (dtype, op), 120 candidates, 8 sizes each, 1948 measurements");
+}
+
+TEST(CliTune, DryRunOfTheDefaultFileWithOverrides) {
+  auto r = tune({"--dry-run", "--config", TR_DEFAULT_TUNE_TOML});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_HAS(r.out, "total: 18 keys (dtype, op), 6120 candidates, 21 sizes each");
+  r = tune({"--dry-run", "--config", TR_DEFAULT_TUNE_TOML, "--strategy", "exhaustive", "--dtypes",
+            "f32", "--ops", "sum,max", "--sizes", "2^10..2^20*2", "--l2", "warm", "--bisect", "off"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_HAS(r.out, "plan: strategy exhaustive, L2 warm");
+  EXPECT_HAS(r.out, "bisection off");
+  EXPECT_HAS(r.out, "f32   max          340     11          3740");
+  EXPECT_HAS(r.out, "total: 2 keys (dtype, op), 680 candidates, 11 sizes each, 7480 measurements");
+}
+
+TEST(CliTune, InvalidConfigurationIsExit2WithThePosition) {
+  auto r = tune({"--dry-run", "--config", data + "/block_96.toml"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_HAS(r.err, "tunedreduce tune: error: " + data +
+                        "/block_96.toml:2:15: space.blocks[1]: block size 96 is not in the registry");
+  r = tune({"--dry-run", "--config", data + "/malformed.toml"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_HAS(r.err, data + "/malformed.toml:1:");
+  EXPECT_HAS(r.err, "syntax error");
+  r = tune({"--dry-run", "--config", data + "/small.toml", "--blocks", "128,2048"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_HAS(r.err, "tunedreduce tune: error: --blocks: block size 2048 is above 1024");
+  r = tune({"--dry-run", "--config", data + "/small.toml", "--unrolls", "3"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_HAS(r.err, "--unrolls: unroll 3 is not in the registry for any family");
+  r = tune({"--dry-run", "--config", data + "/missing.toml"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_HAS(r.err, "missing.toml: no such file");
+}
+
+TEST(CliTune, BadFlagsAreExit2) {
+  for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
+           {"--frobnicate"},
+           {"--dry-run", "--replay", "x.db"},
+           {"--dry-run", "--progress", "sideways"},
+           {"--dry-run", "--log-level", "loud"},
+           {"--dry-run", "--repeats", "many"},
+           {"--dry-run", "--sizes", "1024..4096"},
+           {"--replay-device", "H100", "--dry-run"},
+           {"--dry-run", "--blocks"}}) {
+    args.push_back("--config");
+    args.push_back(data + "/small.toml");
+    const auto r = tune(args);
+    EXPECT_EQ(r.exit_code, 2) << args[0] << "\n" << r.err;
+    EXPECT_HAS(r.err, "tunedreduce tune: error: ");
+  }
+}
+
+TEST(CliTune, ReplayPrintsTheWinners) {
+  TempDir dir;
+  const std::string path = (dir / "replay.db").string();
+  {
+    const auto cfg = tuner::validate_config(tuner::parse_config_file(data + "/small.toml"));
+    auto mem = db::Database::create_in_memory();
+    std::vector<std::string> ids;
+    for (const auto& k : tuner::enumerate_space(cfg.space))
+      ids.insert(ids.end(), k.candidates.begin(), k.candidates.end());
+    tuner::test::fill_database(mem, ids, cfg.space.sizes);
+    mem.connection().exec("VACUUM INTO '" + path + "'");
+  }
+  const auto r = tune({"--config", data + "/small.toml", "--replay", path, "--progress", "lines"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_HAS(r.err, "replaying 1920 measurements (L2 cold) of NVIDIA H100 80GB HBM3");
+  EXPECT_HAS(r.err, "tune: f32 sum n=2^10: ");
+  EXPECT_HAS(r.err, "tune: i64 sum done: ");
+  EXPECT_HAS(r.out, "winners on NVIDIA H100 80GB HBM3 (");
+  EXPECT_HAS(r.out, "replayed):");
+  EXPECT_HAS(r.out, "dtype  op   n from");
+  EXPECT_HAS(r.out, "f32    sum       1");
+  EXPECT_HAS(r.out, "1099511627776");
+  EXPECT_HAS(r.out, "runner-up");
+  // Bisection midpoints are not recorded in this database: reported, not fatal.
+  EXPECT_HAS(r.err, "requests had no recorded measurement (treated as failed)");
+
+  // Warm L2 was never recorded: every request fails, and no size has a winner.
+  const auto warm = tune({"--config", data + "/small.toml", "--replay", path, "--l2", "warm",
+                          "--progress", "off"});
+  EXPECT_EQ(warm.exit_code, 0) << warm.err;
+  EXPECT_HAS(warm.out, "(no candidate was ok)");
+}
+
+TEST(CliTune, ReplayOfAMissingDatabaseIsExit3) {
+  const auto r = tune({"--config", data + "/small.toml", "--replay", "/nonexistent/x.db"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_HAS(r.err, "tunedreduce tune: error: ");
+}
+
+TEST(CliTune, ARealRunWithoutAGpuIsExit6) {
+  TempDir dir;
+  const auto r = tune({"--config", data + "/small.toml", "--db", (dir / "t.db").string()});
+  EXPECT_EQ(r.exit_code, 6) << r.err;
+  EXPECT_HAS(r.err, "tunedreduce tune: error: ");
+}
+
+}  // namespace
+}  // namespace tunedreduce
