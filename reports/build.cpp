@@ -1,0 +1,132 @@
+// build_report: loads the selection, dispatches to the kind, and says plainly when there is
+// nothing to report.
+
+#include "common/error.hpp"
+#include "reports/kinds.hpp"
+#include "reports/text.hpp"
+
+namespace tunedreduce::reports {
+
+namespace detail {
+
+std::string sizes_text(const std::set<std::uint64_t>& sizes, std::size_t max) {
+  std::string s;
+  std::size_t i = 0;
+  for (std::uint64_t n : sizes) {
+    if (i == max) {
+      s += ", … (+" + std::to_string(sizes.size() - max) + " more)";
+      break;
+    }
+    if (i++) s += ", ";
+    s += size_text(n);
+  }
+  return s;
+}
+
+std::string sizes_value(const std::set<std::uint64_t>& sizes) {
+  std::string s;
+  for (std::uint64_t n : sizes) {
+    if (!s.empty()) s += ' ';
+    s += std::to_string(n);
+  }
+  return s;
+}
+
+void add_device_key(const Data& d, std::int64_t device, Section& s) {
+  const auto& dev = d.device(device);
+  s.key.emplace_back("device", dev.fingerprint.name);
+  s.key.emplace_back("fingerprint", dev.key);
+}
+
+Column col(std::string id, std::string label, bool numeric, std::string unit, Show show) {
+  Column c;
+  c.id = std::move(id);
+  c.label = std::move(label);
+  c.numeric = numeric;
+  c.unit = std::move(unit);
+  c.show = show;
+  return c;
+}
+
+std::string ratio_text(double r) { return "×" + fixed(r, 2); }
+
+}  // namespace detail
+
+namespace {
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+const char* title_of(Kind k) {
+  switch (k) {
+    case Kind::best: return "Winners: the tuned kernel per device, type, operator and size";
+    case Kind::variants: return "Variants: the best of every family at every size";
+    case Kind::ladder: return "Ladder: the seeds' progression, step by step";
+    case Kind::heatmap: return "Heatmap: block size × unroll factor";
+    case Kind::compare: return "Compare: the same keys across devices";
+    case Kind::coverage: return "Coverage: what is tuned, what is stale, what failed";
+  }
+  return "";
+}
+
+}  // namespace
+
+Report build_report(db::Database& db, const ReportOptions& options) {
+  ReportOptions o = options;
+  for (std::string& f : o.families) f = family_from_text(f);  // unknown names: usage error
+  if (o.n) (void)size_from_text(std::to_string(*o.n));          // range check
+
+  detail::Data d = detail::load_data(db, o);
+  Report r;
+  r.kind = o.kind;
+  r.title = title_of(o.kind);
+  r.database = d.path;
+  r.filters.emplace_back("device", o.devices.empty() ? "all" : join(o.devices));
+  std::vector<std::string> names;
+  for (DType t : o.dtypes) names.push_back(dtype_name(t));
+  r.filters.emplace_back("dtype", names.empty() ? "all" : join(names));
+  names.clear();
+  for (Op op : o.ops) names.push_back(op_name(op));
+  r.filters.emplace_back("op", names.empty() ? "all" : join(names));
+  if (o.kind == Kind::variants || o.kind == Kind::heatmap)
+    r.filters.emplace_back("family", o.families.empty() ? "all" : join(o.families));
+  if (o.kind == Kind::ladder || o.kind == Kind::heatmap)
+    r.filters.emplace_back("n", std::to_string(o.n.value_or(default_n)));
+  if (o.kind != Kind::coverage && o.kind != Kind::best)
+    r.filters.emplace_back("l2", db::l2_mode_name(d.l2));
+
+  if (d.counts.devices == 0 && d.counts.runs == 0 && d.counts.measurements == 0) {
+    r.empty = "the database is empty: no devices, runs or measurements yet (tunedreduce tune "
+              "records them)";
+    return r;
+  }
+  if (d.both_l2_modes && o.kind != Kind::coverage && o.kind != Kind::best)
+    r.notes.push_back(std::string("The selection has cold- and warm-L2 measurements; this report "
+                                  "shows the ") +
+                      db::l2_mode_name(d.l2) + " ones (--l2 picks).");
+
+  switch (o.kind) {
+    case Kind::best: detail::build_best(d, o, r); break;
+    case Kind::variants: detail::build_variants(d, o, r); break;
+    case Kind::ladder: detail::build_ladder(d, o, r); break;
+    case Kind::heatmap: detail::build_heatmap(d, o, r); break;
+    case Kind::compare: detail::build_compare(d, o, r); break;
+    case Kind::coverage: detail::build_coverage(db, d, o, r); break;
+  }
+  if (r.sections.empty() && !r.empty) {
+    std::string sel;
+    for (const auto& [k, v] : r.filters)
+      if (v != "all" && !(k == "l2" && d.l2_chosen)) sel += (sel.empty() ? "" : ", ") + k + " " + v;
+    r.empty = "nothing matches the selection" + (sel.empty() ? std::string() : " (" + sel + ")") +
+              ": the database has " + std::to_string(d.counts.devices) + " devices, " +
+              std::to_string(d.counts.measurements) + " measurements and " +
+              std::to_string(d.counts.winners) + " winners in all";
+  }
+  if (r.empty) r.sections.clear();
+  return r;
+}
+
+}  // namespace tunedreduce::reports

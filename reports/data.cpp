@@ -1,0 +1,205 @@
+#include "reports/data.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include "common/error.hpp"
+#include "kernels/registry.hpp"
+#include "reports/text.hpp"
+
+namespace tunedreduce::reports::detail {
+
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool is_hex(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isxdigit(static_cast<unsigned char>(c)) != 0;
+  });
+}
+
+// The devices one --device value selects: an exact fingerprint key, else an exact name, else a
+// unique fingerprint prefix (4+ hex digits), else every device whose name contains the value.
+std::vector<std::int64_t> match_device(const std::vector<db::DeviceRecord>& all,
+                                       const std::string& want) {
+  const std::string w = lower(want);
+  std::vector<std::int64_t> out;
+  for (const auto& d : all)
+    if (lower(d.key) == w) return {d.id};
+  for (const auto& d : all)
+    if (lower(d.fingerprint.name) == w) out.push_back(d.id);
+  if (!out.empty()) return out;
+  if (w.size() >= 4 && is_hex(w)) {
+    for (const auto& d : all)
+      if (lower(d.key).starts_with(w)) out.push_back(d.id);
+    if (out.size() == 1) return out;
+    out.clear();
+  }
+  if (!w.empty())
+    for (const auto& d : all)
+      if (lower(d.fingerprint.name).find(w) != std::string::npos) out.push_back(d.id);
+  return out;
+}
+
+std::string device_list(const std::vector<db::DeviceRecord>& all) {
+  if (all.empty()) return "the database has no devices";
+  std::string s = "the database has ";
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (i) s += ", ";
+    s += "'" + terminal_escape(all[i].fingerprint.name) + "' (" + all[i].key + ")";
+  }
+  return s;
+}
+
+template <class T>
+bool selected(const std::vector<T>& filter, T v) {
+  return filter.empty() || std::find(filter.begin(), filter.end(), v) != filter.end();
+}
+
+}  // namespace
+
+const db::DeviceRecord& Data::device(std::int64_t id) const {
+  for (const auto& d : devices)
+    if (d.id == id) return d;
+  throw Error("internal: device " + std::to_string(id) + " is not selected");
+}
+
+const db::MeasurementRecord* Data::measurement(std::int64_t id) const {
+  auto it = by_id.find(id);
+  return it == by_id.end() ? nullptr : &measurements[it->second];
+}
+
+std::optional<double> Data::attainable(std::optional<std::int64_t> run,
+                                       std::int64_t device_id) const {
+  if (!run) return std::nullopt;
+  auto it = runs.find(*run);
+  if (it == runs.end()) return std::nullopt;
+  for (const auto& a : it->second.attainable)
+    if (a.device_id == device_id && a.gbps > 0) return a.gbps;
+  return std::nullopt;
+}
+
+std::string Data::label(std::int64_t id) const {
+  auto it = labels.find(id);
+  return it == labels.end() ? std::to_string(id) : it->second;
+}
+
+std::string Data::full_label(std::int64_t id) const {
+  const auto& d = device(id);
+  return d.fingerprint.name + " (" + d.key + ")";
+}
+
+std::map<Key, std::vector<const db::MeasurementRecord*>> Data::ok_by_key() const {
+  std::map<Key, std::vector<const db::MeasurementRecord*>> out;
+  for (const auto& m : measurements)
+    if (m.outcome == db::Outcome::ok && m.l2_mode == l2 && m.median_us && *m.median_us > 0)
+      out[{m.device_id, m.dtype, m.op}].push_back(&m);
+  return out;
+}
+
+Data load_data(db::Database& db, const ReportOptions& o) {
+  Data d;
+  d.path = db.path().string();
+  d.counts = db.counts();
+  const std::vector<db::DeviceRecord> all = db.devices();
+
+  std::set<std::int64_t> chosen;
+  for (const std::string& want : o.devices) {
+    const auto ids = match_device(all, want);
+    if (ids.empty())
+      throw Error("unknown device '" + terminal_escape(want) + "': " + device_list(all),
+                  exit_code::usage);
+    chosen.insert(ids.begin(), ids.end());
+  }
+  std::map<std::string, int> name_count;
+  for (const auto& dev : all) ++name_count[dev.fingerprint.name];
+  for (const auto& dev : all) {
+    d.labels[dev.id] = dev.fingerprint.name;
+    if (name_count[dev.fingerprint.name] > 1) d.labels[dev.id] += " [" + dev.key.substr(0, 8) + "]";
+    if (o.devices.empty() || chosen.count(dev.id)) d.devices.push_back(dev);
+  }
+
+  for (auto& r : db.runs()) d.runs.emplace(r.id, std::move(r));
+
+  for (const auto& dev : d.devices) {
+    db::MeasurementFilter f;
+    f.device_id = dev.id;
+    if (o.dtypes.size() == 1) f.dtype = o.dtypes.front();
+    if (o.ops.size() == 1) f.op = o.ops.front();
+    for (auto& m : db.measurements(f))
+      if (selected(o.dtypes, m.dtype) && selected(o.ops, m.op)) d.measurements.push_back(std::move(m));
+    for (auto& w : db.winners(dev.id))
+      if (selected(o.dtypes, w.dtype) && selected(o.ops, w.op)) d.winners.push_back(std::move(w));
+  }
+  for (std::size_t i = 0; i < d.measurements.size(); ++i) d.by_id[d.measurements[i].id] = i;
+
+  bool cold = false, warm = false;
+  for (const auto& m : d.measurements)
+    if (m.outcome == db::Outcome::ok) (m.l2_mode == db::L2Mode::cold ? cold : warm) = true;
+  d.both_l2_modes = cold && warm;
+  if (o.l2) {
+    d.l2 = *o.l2;
+  } else {
+    d.l2 = cold || !warm ? db::L2Mode::cold : db::L2Mode::warm;
+    d.l2_chosen = true;
+  }
+  return d;
+}
+
+std::optional<double> gbps_of(const db::MeasurementRecord& m) {
+  if (m.gbps && std::isfinite(*m.gbps) && *m.gbps > 0) return m.gbps;
+  if (!m.median_us || *m.median_us <= 0) return std::nullopt;
+  return static_cast<double>(m.n) * dtype_size(m.dtype) / (*m.median_us * 1e3);
+}
+
+double us_per_element(const db::MeasurementRecord& m) {
+  return m.median_us && m.n ? *m.median_us / static_cast<double>(m.n) : INFINITY;
+}
+
+bool faster(const db::MeasurementRecord& a, const db::MeasurementRecord& b) {
+  const double ta = us_per_element(a), tb = us_per_element(b);
+  if (ta != tb) return ta < tb;
+  return a.kernel_id < b.kernel_id;
+}
+
+int family_rank(const std::string& family) {
+  const auto f = kernels::parse_family(family);
+  if (!f) return -1;
+  for (std::size_t i = 0; i < std::size(kernels::all_families); ++i)
+    if (kernels::all_families[i] == *f) return static_cast<int>(i);
+  return -1;
+}
+
+std::vector<std::string> family_order(const std::set<std::string>& present) {
+  std::vector<std::string> out(present.begin(), present.end());
+  std::stable_sort(out.begin(), out.end(), [](const std::string& a, const std::string& b) {
+    const int ra = family_rank(a), rb = family_rank(b);
+    if ((ra < 0) != (rb < 0)) return ra >= 0;  // known families first
+    if (ra >= 0) return ra < rb;
+    return a < b;
+  });
+  return out;
+}
+
+std::uint64_t nearest_size(const std::set<std::uint64_t>& sizes, std::uint64_t want) {
+  std::uint64_t best = 0;
+  double best_d = INFINITY;
+  for (std::uint64_t n : sizes) {
+    const double dist = std::fabs(std::log2(static_cast<double>(n)) - std::log2(static_cast<double>(want)));
+    if (dist < best_d - 1e-12) {
+      best = n;
+      best_d = dist;
+    }
+  }
+  return best;
+}
+
+std::string key_text(DType d, Op o) { return std::string(dtype_name(d)) + " " + op_name(o); }
+
+}  // namespace tunedreduce::reports::detail

@@ -1,0 +1,137 @@
+#pragma once
+// What a report is, independent of how it is written out: sections, each with the key it is
+// about, a table and optionally a chart. Every report kind builds one of these; every format
+// renders any of them (docs/reports.md). Text from the database is kept verbatim here and
+// escaped only by the renderers.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace tunedreduce::reports {
+
+enum class Kind { best, variants, ladder, heatmap, compare, coverage };
+enum class Format { table, markdown, csv, json, html };
+
+/// One table cell: the value machines read (CSV, JSON) and the text people read (table,
+/// Markdown, HTML).
+struct Cell {
+  using Value = std::variant<std::monostate, std::int64_t, double, std::string>;
+  Value value;          // monostate: absent (empty CSV field, JSON null, "—" for people)
+  std::string text;     // for people; empty: derived from value
+  std::string detail;   // extra words for people (HTML tooltip); never required to read the report
+  bool mark = false;    // emphasised: the best of its row, a stale winner, ...
+  bool size = false;    // an element count: people see 2^k for powers of two
+
+  static Cell none(std::string text = {});
+  static Cell str(std::string s);
+  static Cell integer(std::int64_t v);
+  /// An element count (value: the count; text: "2^24" or the number).
+  static Cell count(std::uint64_t n);
+  /// A number shown with \p decimals decimals; \p suffix is appended to the text only.
+  static Cell number(double v, int decimals, std::string suffix = {});
+  /// A number or absent.
+  static Cell number(std::optional<double> v, int decimals, std::string suffix = {});
+
+  Cell&& with_detail(std::string d) && {
+    detail = std::move(d);
+    return std::move(*this);
+  }
+  Cell&& marked(bool m = true) && {
+    mark = m;
+    return std::move(*this);
+  }
+  bool is_null() const { return std::holds_alternative<std::monostate>(value); }
+};
+
+/// Which outputs show a column.
+enum class Show {
+  everywhere,
+  not_terminal,  // wide columns left out of --format table
+  machines,      // CSV and JSON only (people see the value elsewhere, e.g. in a tooltip)
+};
+
+struct Column {
+  std::string id;     // stable snake_case name: CSV header, JSON member
+  std::string label;  // for people (may contain text from the database)
+  bool numeric = false;  // right-aligned
+  Show show = Show::everywhere;
+  std::string unit;      // "us", "GB/s", "%", ... ("" when none); JSON only
+  bool hide_if_empty = false;  // left out for people when no row has a value (CSV/JSON keep it)
+};
+
+/// A line chart of y against n, x on a log2 scale.
+struct LineChart {
+  struct Point {
+    std::uint64_t n = 0;
+    double y = 0;
+    std::string label;  // tooltip: the configuration behind the point
+  };
+  struct Series {
+    std::string name;
+    std::vector<Point> points;  // ascending n; a gap in n is drawn as a gap in the line
+  };
+  std::string title;
+  std::string y_label;
+  std::vector<Series> series;
+};
+
+/// Horizontal bars, one per label (the ladder's steps).
+struct BarChart {
+  struct Bar {
+    std::string label;
+    std::optional<double> value;  // absent: "not measured"
+    std::string note;             // text after the bar ("×1.45")
+  };
+  std::string title;
+  std::string unit;
+  std::vector<Bar> bars;
+};
+
+/// A grid of values (block size × unroll factor); higher is better.
+struct HeatmapChart {
+  std::string title;
+  std::string row_title, col_title, unit;
+  std::vector<std::string> rows, cols;
+  std::vector<std::vector<std::optional<double>>> values;  // [row][col]
+  std::vector<std::vector<std::string>> details;            // tooltips, same shape (may be empty)
+};
+
+using Chart = std::variant<LineChart, BarChart, HeatmapChart>;
+
+struct Section {
+  std::string table;  // what kind of rows: "winners", "variants", "not_tuned", ...
+  std::string title;
+  /// What the section is about, e.g. {device, NVIDIA H100}, {fingerprint, 75ee…}, {dtype, i32}.
+  std::vector<std::pair<std::string, std::string>> key;
+  std::vector<std::string> notes;
+  std::vector<Column> columns;
+  std::vector<std::vector<Cell>> rows;  // each the size of columns
+  std::string empty_text;               // said instead of an empty table
+  std::vector<Chart> charts;
+};
+
+struct Report {
+  Kind kind = Kind::best;
+  std::string title;
+  std::string database;  // the file read
+  /// The selection in force, for people and JSON: {"device", "all"}, {"dtype", "i32"}, ...
+  std::vector<std::pair<std::string, std::string>> filters;
+  std::vector<std::string> notes;
+  std::vector<Section> sections;
+  /// Set when there is nothing to report: the whole report is this sentence.
+  std::optional<std::string> empty;
+};
+
+const char* kind_name(Kind k) noexcept;
+const char* format_name(Format f) noexcept;
+std::optional<Kind> parse_kind(std::string_view s);
+std::optional<Format> parse_format(std::string_view s);
+/// "best, variants, ladder, heatmap, compare, coverage".
+std::string kind_choices();
+std::string format_choices();
+
+}  // namespace tunedreduce::reports

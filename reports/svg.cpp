@@ -1,0 +1,272 @@
+// Hand-written inline SVG for the HTML report: line charts (GB/s against n on a log2 axis), bar
+// charts (the ladder) and heatmaps. Every text from the database goes through html_escape.
+// Series differ by colour and by dash pattern, so they stay apart in a grey-scale print.
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "reports/render_detail.hpp"
+#include "reports/text.hpp"
+
+namespace tunedreduce::reports::detail {
+
+namespace {
+
+constexpr const char* palette[] = {"#1f5fa8", "#d9541e", "#2a8f3c", "#b8232f", "#7b4fb0",
+                                   "#8c5a3c", "#c94f9c", "#4f5b66", "#9a9a12", "#1597ab"};
+constexpr const char* dashes[] = {"", "7 4", "2 3", "9 3 2 3", "4 4", "12 4", "1 4", "6 2 2 2 2 2"};
+
+std::string num(double v) { return fixed(v, 1); }
+
+// At most \p max characters of \p s (whole UTF-8 characters), with "…" when cut.
+std::string clip(const std::string& raw, std::size_t max) {
+  const std::string s = valid_utf8(raw);
+  std::size_t chars = 0, i = 0;
+  while (i < s.size()) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    const std::size_t len = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
+    if (chars == max) return s.substr(0, i) + "…";
+    i += len;
+    ++chars;
+  }
+  return s;
+}
+
+// A round step giving about \p ticks intervals up to \p max.
+double nice_step(double max, int ticks) {
+  if (!(max > 0)) return 1;
+  const double raw = max / ticks;
+  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double f : {1.0, 2.0, 2.5, 5.0, 10.0})
+    if (raw <= f * mag) return f * mag;
+  return 10 * mag;
+}
+
+std::string tick_text(double v, double step) {
+  return fixed(v, step < 1 ? (step < 0.1 ? 2 : 1) : 0);
+}
+
+// "2<tspan …>24</tspan>" for a power-of-two tick label.
+std::string pow2_label(int k) {
+  return "2<tspan dy=\"-6\" font-size=\"9\">" + std::to_string(k) + "</tspan>";
+}
+
+std::string svg_open(const char* cls, int w, int h, int index, const std::string& title) {
+  const std::string id = "chart" + std::to_string(index) + "-title";
+  return "<svg class=\"chart " + std::string(cls) + "\" xmlns=\"http://www.w3.org/2000/svg\" "
+         "role=\"img\" aria-labelledby=\"" + id + "\" viewBox=\"0 0 " + std::to_string(w) + " " +
+         std::to_string(h) + "\" width=\"" + std::to_string(w) + "\" height=\"" + std::to_string(h) +
+         "\" font-family=\"system-ui, 'DejaVu Sans', sans-serif\" font-size=\"12\">\n<title id=\"" +
+         id + "\">" + html_escape(title) + "</title>\n";
+}
+
+std::string line_chart(const LineChart& c, int index) {
+  constexpr int W = 780, H = 380, L = 70, R = 200, T = 16, B = 58;
+  const int pw = W - L - R, ph = H - T - B;
+  std::set<std::uint64_t> all_n;
+  double ymax = 0;
+  for (const auto& s : c.series)
+    for (const auto& p : s.points) {
+      all_n.insert(p.n);
+      if (std::isfinite(p.y)) ymax = std::max(ymax, p.y);
+    }
+  std::string out = svg_open("line-chart", W, H, index, c.title);
+  if (all_n.empty()) return out + "<text x=\"20\" y=\"40\">no data</text>\n</svg>\n";
+  int lo = static_cast<int>(std::floor(std::log2(static_cast<double>(*all_n.begin()))));
+  int hi = static_cast<int>(std::ceil(std::log2(static_cast<double>(*all_n.rbegin()))));
+  if (lo == hi) --lo, ++hi;
+  const int xstep = hi - lo <= 12 ? 1 : hi - lo <= 24 ? 2 : 4;
+  const double ystep = nice_step(ymax * 1.05, 5);
+  const double ytop = std::max(ystep, std::ceil(ymax * 1.05 / ystep) * ystep);
+  auto X = [&](double n) { return L + (std::log2(n) - lo) / (hi - lo) * pw; };
+  auto Y = [&](double y) { return T + ph - y / ytop * ph; };
+
+  out += "<g class=\"grid\" stroke=\"#e3e7eb\" stroke-width=\"1\">\n";
+  for (double y = 0; y <= ytop + 1e-9; y += ystep)
+    out += "<line x1=\"" + num(L) + "\" x2=\"" + num(L + pw) + "\" y1=\"" + num(Y(y)) + "\" y2=\"" +
+           num(Y(y)) + "\"/>\n";
+  for (int k = lo; k <= hi; k += xstep)
+    out += "<line x1=\"" + num(X(std::ldexp(1.0, k))) + "\" x2=\"" + num(X(std::ldexp(1.0, k))) +
+           "\" y1=\"" + num(T) + "\" y2=\"" + num(T + ph) + "\"/>\n";
+  out += "</g>\n<g class=\"axis x-axis\" fill=\"#24292f\">\n";
+  out += "<line x1=\"" + num(L) + "\" x2=\"" + num(L + pw) + "\" y1=\"" + num(T + ph) + "\" y2=\"" +
+         num(T + ph) + "\" stroke=\"#24292f\"/>\n";
+  for (int k = lo; k <= hi; k += xstep) {
+    const double x = X(std::ldexp(1.0, k));
+    out += "<line x1=\"" + num(x) + "\" x2=\"" + num(x) + "\" y1=\"" + num(T + ph) + "\" y2=\"" +
+           num(T + ph + 5) + "\" stroke=\"#24292f\"/>\n";
+    out += "<text class=\"tick\" x=\"" + num(x) + "\" y=\"" + num(T + ph + 20) +
+           "\" text-anchor=\"middle\">" + pow2_label(k) + "</text>\n";
+  }
+  out += "<text class=\"axis-title\" x=\"" + num(L + pw / 2.0) + "\" y=\"" + num(H - 10) +
+         "\" text-anchor=\"middle\">n (elements, log scale)</text>\n</g>\n";
+  out += "<g class=\"axis y-axis\" fill=\"#24292f\">\n";
+  out += "<line x1=\"" + num(L) + "\" x2=\"" + num(L) + "\" y1=\"" + num(T) + "\" y2=\"" +
+         num(T + ph) + "\" stroke=\"#24292f\"/>\n";
+  for (double y = 0; y <= ytop + 1e-9; y += ystep)
+    out += "<text class=\"tick\" x=\"" + num(L - 8) + "\" y=\"" + num(Y(y) + 4) +
+           "\" text-anchor=\"end\">" + tick_text(y, ystep) + "</text>\n";
+  out += "<text class=\"axis-title\" transform=\"translate(16 " + num(T + ph / 2.0) +
+         ") rotate(-90)\" text-anchor=\"middle\">" + html_escape(c.y_label) + "</text>\n</g>\n";
+
+  const std::vector<std::uint64_t> grid(all_n.begin(), all_n.end());
+  for (std::size_t i = 0; i < c.series.size(); ++i) {
+    const auto& s = c.series[i];
+    const char* colour = palette[i % std::size(palette)];
+    const char* dash = dashes[i % std::size(dashes)];
+    std::string d;
+    std::size_t prev_pos = 0;
+    bool have_prev = false;
+    for (const auto& p : s.points) {
+      const std::size_t pos =
+          static_cast<std::size_t>(std::lower_bound(grid.begin(), grid.end(), p.n) - grid.begin());
+      // A size measured for other series but not this one breaks the line.
+      d += (have_prev && pos == prev_pos + 1 ? " L" : (d.empty() ? "M" : " M")) + num(X(p.n)) + " " +
+           num(Y(p.y));
+      prev_pos = pos;
+      have_prev = true;
+    }
+    out += "<g class=\"series\" data-series=\"" + html_escape(s.name) + "\">\n<title>" +
+           html_escape(s.name) + "</title>\n";
+    out += "<path class=\"line\" d=\"" + d + "\" fill=\"none\" stroke=\"" + colour +
+           "\" stroke-width=\"2\"" + (*dash ? " stroke-dasharray=\"" + std::string(dash) + "\"" : "") +
+           "/>\n";
+    for (const auto& p : s.points)
+      out += "<circle class=\"point\" cx=\"" + num(X(p.n)) + "\" cy=\"" + num(Y(p.y)) +
+             "\" r=\"3\" fill=\"" + colour + "\"><title>" +
+             html_escape(s.name + " · n = " + size_text(p.n) + " · " + fixed(p.y, 1) + " " +
+                         c.y_label + (p.label.empty() ? "" : " · " + p.label)) +
+             "</title></circle>\n";
+    out += "</g>\n";
+  }
+  out += "<g class=\"legend\">\n";
+  for (std::size_t i = 0; i < c.series.size(); ++i) {
+    const auto& s = c.series[i];
+    const double y = T + 8 + 20.0 * static_cast<double>(i);
+    const double x = L + pw + 16;
+    const char* colour = palette[i % std::size(palette)];
+    const char* dash = dashes[i % std::size(dashes)];
+    out += "<g class=\"legend-item\" data-series=\"" + html_escape(s.name) + "\"><line x1=\"" +
+           num(x) + "\" x2=\"" + num(x + 28) + "\" y1=\"" + num(y) + "\" y2=\"" + num(y) +
+           "\" stroke=\"" + colour + "\" stroke-width=\"2\"" +
+           (*dash ? " stroke-dasharray=\"" + std::string(dash) + "\"" : "") + "/><circle cx=\"" +
+           num(x + 14) + "\" cy=\"" + num(y) + "\" r=\"3\" fill=\"" + colour + "\"/><text x=\"" +
+           num(x + 36) + "\" y=\"" + num(y + 4) + "\">" + html_escape(clip(s.name, 22)) +
+           "</text><title>" + html_escape(s.name) + "</title></g>\n";
+  }
+  out += "</g>\n</svg>\n";
+  return out;
+}
+
+std::string bar_chart(const BarChart& c, int index) {
+  constexpr int W = 780, L = 150, R = 170, T = 10, row = 26, B = 44;
+  const int n = static_cast<int>(c.bars.size());
+  const int H = T + n * row + B, pw = W - L - R;
+  double max = 0;
+  for (const auto& b : c.bars)
+    if (b.value) max = std::max(max, *b.value);
+  const double step = nice_step(max * 1.05, 5);
+  const double top = std::max(step, std::ceil(max * 1.05 / step) * step);
+  auto X = [&](double v) { return L + v / top * pw; };
+  std::string out = svg_open("bar-chart", W, H, index, c.title);
+  out += "<g class=\"grid\" stroke=\"#e3e7eb\">\n";
+  for (double v = 0; v <= top + 1e-9; v += step)
+    out += "<line x1=\"" + num(X(v)) + "\" x2=\"" + num(X(v)) + "\" y1=\"" + num(T) + "\" y2=\"" +
+           num(T + n * row) + "\"/>\n";
+  out += "</g>\n<g class=\"axis x-axis\" fill=\"#24292f\">\n";
+  for (double v = 0; v <= top + 1e-9; v += step)
+    out += "<text class=\"tick\" x=\"" + num(X(v)) + "\" y=\"" + num(T + n * row + 16) +
+           "\" text-anchor=\"middle\">" + tick_text(v, step) + "</text>\n";
+  out += "<text class=\"axis-title\" x=\"" + num(L + pw / 2.0) + "\" y=\"" + num(H - 6) +
+         "\" text-anchor=\"middle\">" + html_escape(c.unit) + "</text>\n</g>\n";
+  for (int i = 0; i < n; ++i) {
+    const auto& b = c.bars[static_cast<std::size_t>(i)];
+    const double y = T + i * row;
+    out += "<g class=\"bar\" data-label=\"" + html_escape(b.label) + "\"><title>" +
+           html_escape(b.label + ": " + (b.value ? fixed(*b.value, 1) + " " + c.unit : "not measured") +
+                       (b.note.empty() ? "" : " " + b.note)) +
+           "</title><text x=\"" + num(L - 8) + "\" y=\"" + num(y + row / 2.0 + 4) +
+           "\" text-anchor=\"end\">" + html_escape(clip(b.label, 22)) + "</text>";
+    if (b.value) {
+      out += "<rect x=\"" + num(L) + "\" y=\"" + num(y + 4) + "\" width=\"" +
+             num(std::max(1.0, X(*b.value) - L)) + "\" height=\"" + num(row - 8) +
+             "\" fill=\"" + palette[0] + "\"/><text x=\"" + num(X(*b.value) + 6) + "\" y=\"" +
+             num(y + row / 2.0 + 4) + "\">" + html_escape(fixed(*b.value, 1) + (b.note.empty() ? "" : "  " + b.note)) +
+             "</text>";
+    } else {
+      out += "<text x=\"" + num(L + 6) + "\" y=\"" + num(y + row / 2.0 + 4) +
+             "\" fill=\"#6e7781\" font-style=\"italic\">not measured</text>";
+    }
+    out += "</g>\n";
+  }
+  out += "</svg>\n";
+  return out;
+}
+
+std::string heatmap(const HeatmapChart& c, int index) {
+  constexpr int cw = 84, ch = 34, L = 86, T = 46;
+  const int W = L + static_cast<int>(c.cols.size()) * cw + 20;
+  const int H = T + static_cast<int>(c.rows.size()) * ch + 16;
+  double lo = INFINITY, hi = -INFINITY;
+  for (const auto& row : c.values)
+    for (const auto& v : row)
+      if (v) lo = std::min(lo, *v), hi = std::max(hi, *v);
+  std::string out = svg_open("heatmap", W, H, index, c.title);
+  out += "<text class=\"axis-title\" x=\"" + num(L + (W - L - 20) / 2.0) + "\" y=\"14\" "
+         "text-anchor=\"middle\">" + html_escape(c.col_title) + "</text>\n";
+  out += "<text class=\"axis-title\" x=\"8\" y=\"" + num(T - 8) + "\">" + html_escape(c.row_title) +
+         "</text>\n";
+  for (std::size_t j = 0; j < c.cols.size(); ++j)
+    out += "<text class=\"tick\" x=\"" + num(L + cw * (j + 0.5)) + "\" y=\"" + num(T - 8) +
+           "\" text-anchor=\"middle\">" + html_escape(c.cols[j]) + "</text>\n";
+  for (std::size_t i = 0; i < c.rows.size(); ++i) {
+    const double y = T + ch * static_cast<double>(i);
+    out += "<text class=\"tick\" x=\"" + num(L - 10) + "\" y=\"" + num(y + ch / 2.0 + 4) +
+           "\" text-anchor=\"end\">" + html_escape(c.rows[i]) + "</text>\n";
+    for (std::size_t j = 0; j < c.cols.size(); ++j) {
+      const double* v = j < c.values[i].size() && c.values[i][j] ? &*c.values[i][j] : nullptr;
+      const std::string detail = i < c.details.size() && j < c.details[i].size() ? c.details[i][j] : "";
+      const double x = L + cw * static_cast<double>(j);
+      out += "<g class=\"cell\" data-row=\"" + html_escape(c.rows[i]) + "\" data-col=\"" +
+             html_escape(c.cols[j]) + "\"><title>" + html_escape(detail) + "</title>";
+      if (!v) {
+        out += "<rect x=\"" + num(x + 1) + "\" y=\"" + num(y + 1) + "\" width=\"" + num(cw - 2) +
+               "\" height=\"" + num(ch - 2) + "\" fill=\"#f2f3f5\"/><text x=\"" + num(x + cw / 2.0) +
+               "\" y=\"" + num(y + ch / 2.0 + 4) + "\" text-anchor=\"middle\" fill=\"#8c959f\">—</text></g>\n";
+        continue;
+      }
+      const double t = hi > lo ? (*v - lo) / (hi - lo) : 1.0;
+      // From a pale blue (low) to a dark blue (high).
+      const int r = static_cast<int>(std::lround(236 + (16 - 236) * t));
+      const int g = static_cast<int>(std::lround(243 + (63 - 243) * t));
+      const int b = static_cast<int>(std::lround(250 + (128 - 250) * t));
+      char fill[8];
+      std::snprintf(fill, sizeof fill, "#%02x%02x%02x", r, g, b);
+      const bool best = *v >= hi;
+      out += "<rect x=\"" + num(x + 1) + "\" y=\"" + num(y + 1) + "\" width=\"" + num(cw - 2) +
+             "\" height=\"" + num(ch - 2) + "\" fill=\"" + fill + "\"" +
+             (best ? " stroke=\"#d9541e\" stroke-width=\"3\"" : "") + "/><text x=\"" +
+             num(x + cw / 2.0) + "\" y=\"" + num(y + ch / 2.0 + 4) + "\" text-anchor=\"middle\" fill=\"" +
+             (t > 0.55 ? "#ffffff" : "#1b1f24") + "\"" + (best ? " font-weight=\"700\"" : "") + ">" +
+             fixed(*v, 0) + "</text></g>\n";
+    }
+  }
+  out += "</svg>\n";
+  return out;
+}
+
+}  // namespace
+
+std::string render_svg(const Chart& chart, int index) {
+  return std::visit(
+      [&](const auto& c) -> std::string {
+        using T = std::decay_t<decltype(c)>;
+        if constexpr (std::is_same_v<T, LineChart>) return line_chart(c, index);
+        else if constexpr (std::is_same_v<T, BarChart>) return bar_chart(c, index);
+        else return heatmap(c, index);
+      },
+      chart);
+}
+
+}  // namespace tunedreduce::reports::detail
