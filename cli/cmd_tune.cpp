@@ -225,7 +225,15 @@ int real_run(const Options& o, const tuner::TuneConfig& cfg) {
     g.db_path = loc.path;
     g.config_hash = hash;
     g.cancel = &g_cancel;
-    runs[i].runner = tuner::make_gpu_runner(g);
+    try {
+      runs[i].runner = tuner::make_gpu_runner(g);
+    } catch (...) {
+      // The runs the other devices began would stay `running`.
+      db::Database database = db::Database::open_writer(loc.path);
+      for (std::size_t k = 0; k < i; ++k)
+        if (auto rec = runs[k].runner->recording()) database.end_run(rec->run_id, db::RunStatus::failed);
+      throw;
+    }
   }
   // One driver per device, in parallel; each device gets winners of its own.
   std::vector<std::thread> threads;
