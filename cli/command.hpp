@@ -36,5 +36,6 @@ bool parse_command_line(int argc, char** argv,
 int cmd_list(int argc, char** argv);
 int cmd_db(int argc, char** argv);
 int cmd_tune(int argc, char** argv);
+int cmd_report(int argc, char** argv);
 
 }  // namespace tunedreduce::cli

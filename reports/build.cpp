@@ -85,12 +85,11 @@ Report build_report(db::Database& db, const ReportOptions& options) {
   r.title = title_of(o.kind);
   r.database = d.path;
   r.filters.emplace_back("device", o.devices.empty() ? "all" : join(o.devices));
-  std::vector<std::string> names;
-  for (DType t : o.dtypes) names.push_back(dtype_name(t));
-  r.filters.emplace_back("dtype", names.empty() ? "all" : join(names));
-  names.clear();
-  for (Op op : o.ops) names.push_back(op_name(op));
-  r.filters.emplace_back("op", names.empty() ? "all" : join(names));
+  std::vector<std::string> dtype_names, op_names;
+  for (DType t : o.dtypes) dtype_names.push_back(dtype_name(t));
+  for (Op op : o.ops) op_names.push_back(op_name(op));
+  r.filters.emplace_back("dtype", dtype_names.empty() ? "all" : join(dtype_names));
+  r.filters.emplace_back("op", op_names.empty() ? "all" : join(op_names));
   if (o.kind == Kind::variants || o.kind == Kind::heatmap)
     r.filters.emplace_back("family", o.families.empty() ? "all" : join(o.families));
   if (o.kind == Kind::ladder || o.kind == Kind::heatmap)
@@ -117,9 +116,17 @@ Report build_report(db::Database& db, const ReportOptions& options) {
     case Kind::coverage: detail::build_coverage(db, d, o, r); break;
   }
   if (r.sections.empty() && !r.empty) {
+    // Only what was asked for narrows the selection: defaults (n, the L2 mode) are not named.
     std::string sel;
-    for (const auto& [k, v] : r.filters)
-      if (v != "all" && !(k == "l2" && d.l2_chosen)) sel += (sel.empty() ? "" : ", ") + k + " " + v;
+    auto add = [&](const std::string& k, const std::vector<std::string>& v) {
+      if (!v.empty()) sel += (sel.empty() ? "" : ", ") + k + " " + join(v);
+    };
+    add("device", o.devices);
+    add("dtype", dtype_names);
+    add("op", op_names);
+    add("family", o.families);
+    if (o.n) add("n", {std::to_string(*o.n)});
+    if (o.l2) add("l2", {db::l2_mode_name(*o.l2)});
     r.empty = "nothing matches the selection" + (sel.empty() ? std::string() : " (" + sel + ")") +
               ": the database has " + std::to_string(d.counts.devices) + " devices, " +
               std::to_string(d.counts.measurements) + " measurements and " +

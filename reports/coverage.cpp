@@ -170,9 +170,9 @@ void build_coverage(db::Database& db, const Data& d, const ReportOptions& o, Rep
   stale.empty_text = "no stale winner: every winner was tuned with the device's current driver "
                      "and runtime";
   add_device_cols(stale);
+  stale.columns.push_back(col("intervals", "intervals", true));
   stale.columns.push_back(col("n_lo", "n from", true));
   stale.columns.push_back(col("n_hi", "n to", true));
-  stale.columns.push_back(col("kernel", "kernel"));
   stale.columns.push_back(col("tuned_driver", "tuned: driver", true));
   stale.columns.push_back(col("tuned_runtime", "runtime", true));
   stale.columns.push_back(col("device_driver", "now: driver", true));
@@ -186,16 +186,28 @@ void build_coverage(db::Database& db, const Data& d, const ReportOptions& o, Rep
       else if (k.ok_sizes.count(n)) no_winner.insert(n);
       else all_failed.insert(n);
     }
+    // Stale winners, grouped by the versions they were tuned with.
     std::int64_t n_stale = 0;
-    for (const auto* w : k.winners) {
-      if (!is_stale(*w, dev)) continue;
-      ++n_stale;
+    std::map<std::pair<int, int>, std::vector<const db::WinnerRecord*>> stale_by_version;
+    for (const auto* w : k.winners)
+      if (is_stale(*w, dev)) {
+        ++n_stale;
+        stale_by_version[{w->driver_version, w->runtime_version}].push_back(w);
+      }
+    for (const auto& [versions, ws] : stale_by_version) {
       auto row = device_cells(key.device, key.dtype, key.op);
-      row.push_back(Cell::count(w->n_lo));
-      row.push_back(Cell::count(w->n_hi));
-      row.push_back(Cell::str(w->kernel_id));
-      row.push_back(version_cell(w->driver_version).marked(w->driver_version != dev.fingerprint.driver_version));
-      row.push_back(version_cell(w->runtime_version).marked(w->runtime_version != dev.fingerprint.runtime_version));
+      std::uint64_t lo = ws.front()->n_lo, hi = ws.front()->n_hi;
+      std::string kernels_list;
+      for (const auto* w : ws) {
+        lo = std::min(lo, w->n_lo);
+        hi = std::max(hi, w->n_hi);
+        kernels_list += (kernels_list.empty() ? "" : "\n") + w->kernel_id;
+      }
+      row.push_back(Cell::integer(static_cast<std::int64_t>(ws.size())).with_detail(kernels_list));
+      row.push_back(Cell::count(lo));
+      row.push_back(Cell::count(hi));
+      row.push_back(version_cell(versions.first).marked(versions.first != dev.fingerprint.driver_version));
+      row.push_back(version_cell(versions.second).marked(versions.second != dev.fingerprint.runtime_version));
       row.push_back(version_cell(dev.fingerprint.driver_version));
       row.push_back(version_cell(dev.fingerprint.runtime_version));
       stale.rows.push_back(std::move(row));
@@ -211,9 +223,10 @@ void build_coverage(db::Database& db, const Data& d, const ReportOptions& o, Rep
     std::size_t configs_known = 0;
     for (const auto& id : k.kernels)
       if (kernels::manifest_find(id)) ++configs_known;
-    std::string missing_families;
-    for (const auto& f : compiled_families[{key.dtype, key.op}])
-      if (!k.families.count(f)) missing_families += (missing_families.empty() ? "" : ", ") + f;
+    std::string missing_families;  // said only where something was measured
+    if (!k.sizes.empty())
+      for (const auto& f : compiled_families[{key.dtype, key.op}])
+        if (!k.families.count(f)) missing_families += (missing_families.empty() ? "" : ", ") + f;
 
     auto row = device_cells(key.device, key.dtype, key.op);
     row.push_back(Cell::str(status).marked(status != "tuned"));

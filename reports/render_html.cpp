@@ -34,7 +34,7 @@ th { background: #f3f5f7; font-weight: 600; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.mark { font-weight: 700; background: #fff1c9; }
 td.absent { color: #8c959f; }
-td.text { white-space: pre-wrap; overflow-wrap: anywhere; }
+td.text { white-space: pre-wrap; overflow-wrap: break-word; }
 footer { margin-top: 2em; color: #57606a; font-size: .9em; }
 @media print {
   body { max-width: none; padding: 0; font-size: 10pt; }

@@ -206,14 +206,15 @@ std::string bar_chart(const BarChart& c, int index) {
 
 std::string heatmap(const HeatmapChart& c, int index) {
   constexpr int cw = 84, ch = 34, L = 86, T = 46;
-  const int W = L + static_cast<int>(c.cols.size()) * cw + 20;
+  const int grid_w = static_cast<int>(c.cols.size()) * cw;
+  const int W = L + grid_w + 130;  // room for the colour scale
   const int H = T + static_cast<int>(c.rows.size()) * ch + 16;
   double lo = INFINITY, hi = -INFINITY;
   for (const auto& row : c.values)
     for (const auto& v : row)
       if (v) lo = std::min(lo, *v), hi = std::max(hi, *v);
   std::string out = svg_open("heatmap", W, H, index, c.title);
-  out += "<text class=\"axis-title\" x=\"" + num(L + (W - L - 20) / 2.0) + "\" y=\"14\" "
+  out += "<text class=\"axis-title\" x=\"" + num(L + grid_w / 2.0) + "\" y=\"14\" "
          "text-anchor=\"middle\">" + html_escape(c.col_title) + "</text>\n";
   out += "<text class=\"axis-title\" x=\"8\" y=\"" + num(T - 8) + "\">" + html_escape(c.row_title) +
          "</text>\n";
@@ -251,6 +252,19 @@ std::string heatmap(const HeatmapChart& c, int index) {
              (t > 0.55 ? "#ffffff" : "#1b1f24") + "\"" + (best ? " font-weight=\"700\"" : "") + ">" +
              fixed(*v, 0) + "</text></g>\n";
     }
+  }
+  if (hi >= lo) {
+    // The colour scale: light = the lowest value, dark = the highest.
+    const std::string id = "heat-scale-" + std::to_string(index);
+    const double x = L + grid_w + 24, h = ch * static_cast<double>(c.rows.size());
+    out += "<g class=\"scale\"><defs><linearGradient id=\"" + id +
+           "\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\"><stop offset=\"0\" stop-color=\"#ecf3fa\"/>"
+           "<stop offset=\"1\" stop-color=\"#103f80\"/></linearGradient></defs><rect x=\"" +
+           num(x) + "\" y=\"" + num(T) + "\" width=\"14\" height=\"" + num(h) + "\" fill=\"url(#" + id +
+           ")\" stroke=\"#d0d7de\"/><text x=\"" + num(x + 20) + "\" y=\"" + num(T + 10) + "\">" +
+           fixed(hi, 0) + "</text><text x=\"" + num(x + 20) + "\" y=\"" + num(T + h) + "\">" +
+           fixed(lo, 0) + "</text><text x=\"" + num(x + 20) + "\" y=\"" + num(T + h / 2 + 4) +
+           "\">" + html_escape(c.unit) + "</text></g>\n";
   }
   out += "</svg>\n";
   return out;

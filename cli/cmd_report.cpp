@@ -1,0 +1,135 @@
+// tunedreduce report KIND: what the tuning database knows, as tables and charts.
+// Kinds, formats, options and exit codes: docs/reports.md.
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/command.hpp"
+#include "common/error.hpp"
+#include "common/exit_codes.hpp"
+#include "common/paths.hpp"
+#include "db/database.hpp"
+#include "db/db_error.hpp"
+#include "reports/reports.hpp"
+#include "reports/text.hpp"
+
+namespace po = boost::program_options;
+
+namespace tunedreduce::cli {
+
+namespace {
+
+constexpr const char* usage_text =
+    "tunedreduce report KIND [OPTIONS]\n\n"
+    "kinds:\n"
+    "  best       the winners per device, type, operator and size interval\n"
+    "  variants   the best of every family at every size (chart: GB/s against n)\n"
+    "  ladder     the seeds' progression at --n, each step's speed-up\n"
+    "  heatmap    block size x unroll factor of a family at --n\n"
+    "  compare    the same keys across the devices in the database\n"
+    "  coverage   keys not tuned, stale winners, failed candidates\n\n"
+    "Exit codes: 0 (also for an empty database or selection, which the report says), 2 for an\n"
+    "unknown kind, format, type, operator, family, device or size, 3-8 for an unusable database\n"
+    "(docs/database.md).";
+
+// Writes next to the target and renames, so an interrupted write never leaves half a report.
+void write_file(const std::string& path, const std::string& text) {
+  const std::filesystem::path target(path);
+  std::filesystem::path tmp = target;
+  tmp += ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.close();
+    if (!out) {
+      std::error_code ec;
+      std::filesystem::remove(tmp, ec);
+      throw Error("cannot write '" + reports::terminal_escape(path) + "'");
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, target, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    throw Error("cannot write '" + reports::terminal_escape(path) + "': " + ec.message());
+  }
+}
+
+}  // namespace
+
+int cmd_report(int argc, char** argv) {
+  CommonOptions common;
+  std::string kind, format, n, l2, output;
+  std::vector<std::string> devices, dtypes, ops, families;
+  bool immutable = false;
+  po::options_description desc("options");
+  add_common_options(desc, common);
+  desc.add_options()("kind", po::value<std::string>(&kind), "report kind (positional)")(
+      "device", po::value<std::vector<std::string>>(&devices),
+      "device name, fingerprint key (or 4+ of its first digits) or part of a name; repeatable "
+      "(default: every device)")(
+      "dtype", po::value<std::vector<std::string>>(&dtypes), "element type; repeatable (default: all)")(
+      "op", po::value<std::vector<std::string>>(&ops), "sum, min or max; repeatable (default: all)")(
+      "n", po::value<std::string>(&n), "size for ladder and heatmap: 16777216, 2^24, 16Mi (default 2^24)")(
+      "family", po::value<std::vector<std::string>>(&families),
+      "kernel family for variants and heatmap; repeatable (default: all)")(
+      "l2", po::value<std::string>(&l2), "cold or warm measurements (default: cold where there are any)")(
+      "format", po::value<std::string>(&format),
+      "table, markdown, csv, json or html (default: from --output's extension, else table)")(
+      "output,o", po::value<std::string>(&output), "write to FILE instead of stdout")(
+      "immutable", po::bool_switch(&immutable),
+      "open the database as immutable (no locks; for shipped files nobody writes)");
+  po::positional_options_description pos;
+  pos.add("kind", 1);
+  po::variables_map vm;
+  if (parse_command_line(argc, argv, desc, &pos, vm, common, usage_text)) return exit_code::ok;
+  if (kind.empty())
+    throw Error("report needs a KIND (choose from " + reports::kind_choices() + ")", exit_code::usage);
+
+  // Every value is checked before the database is opened.
+  reports::ReportOptions o;
+  o.kind = reports::kind_from_text(kind);
+  reports::Format fmt = reports::Format::table;
+  if (!format.empty()) {
+    fmt = reports::format_from_text(format);
+  } else if (!output.empty() && output != "-") {
+    fmt = reports::format_for_path(output).value_or(reports::Format::table);
+  }
+  for (const auto& t : dtypes) o.dtypes.push_back(reports::dtype_from_text(t));
+  for (const auto& op : ops) o.ops.push_back(reports::op_from_text(op));
+  for (const auto& f : families) o.families.push_back(reports::family_from_text(f));
+  if (!n.empty()) o.n = reports::size_from_text(n);
+  if (!l2.empty()) o.l2 = reports::l2_from_text(l2);
+  o.devices = devices;
+
+  const DbLocation loc = resolve_db_path(common.db);
+  db::ReaderOptions ro;
+  ro.immutable = immutable;
+  std::optional<db::Database> d;
+  try {
+    d.emplace(db::Database::open_reader(loc.path, ro));
+  } catch (const db::DbError& e) {
+    if (e.problem() != db::Problem::missing) throw;
+    throw db::DbError(e.problem(), e.path(),
+                      std::string(e.what()) + "; the location came from " + loc.source);
+  }
+  const reports::Report r = reports::build_report(*d, o);
+  const std::string text = reports::render(r, fmt);
+  if (r.empty && (fmt == reports::Format::csv || fmt == reports::Format::json))
+    std::cerr << "tunedreduce report: " << reports::terminal_escape(*r.empty) << "\n";
+  if (output.empty() || output == "-") {
+    std::cout << text << std::flush;
+    if (!std::cout) throw Error("cannot write the report to stdout");
+  } else {
+    write_file(output, text);
+  }
+  return exit_code::ok;
+}
+
+}  // namespace tunedreduce::cli

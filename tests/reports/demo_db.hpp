@@ -1,0 +1,60 @@
+#pragma once
+// Synthetic tuning databases for the report tests and for screenshots, written through the db
+// API as a tuner would. The numbers follow a simple model of an H100 (132 SMs, 3352 GB/s
+// theoretical, ~3190 GB/s attainable) and an H200: launch overhead plus bytes over a fraction of
+// the attainable bandwidth that grows along the seeds' ladder, with ±1.5 % deterministic noise.
+// An int32 sum takes ~4 µs at 2^10 and ~1400 µs at 2^30 on the H100.
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include "common/device_fingerprint.hpp"
+#include "db/database.hpp"
+#include "kernels/registry.hpp"
+
+namespace tunedreduce::reports::test {
+
+struct DemoOptions {
+  bool second_device = true;  // an H200 too (compare)
+  bool f32_sum = true;        // f32 sum besides i32 sum
+  int log2_from = 10, log2_to = 30, log2_step = 1;
+  /// Keep every k-th configuration of a family only (1: the whole compiled space).
+  int config_stride = 1;
+  /// The H100's driver moves from 12.8 to 13.0 after tuning: its winners become stale.
+  bool stale = true;
+  /// launch_failed, incorrect, timeout and crashed candidates.
+  bool failures = true;
+  /// A second, interrupted run on the H100 that measured i32 min and f32 max in part: i32 max and
+  /// f32 min are then asked for (the cross product) but never measured.
+  bool interrupted_run = true;
+  /// Quotes, commas, <script>, CR/LF, ESC, invalid UTF-8 and emoji in the H200's name, hosts,
+  /// error texts, a kernel id and a family name.
+  bool hostile = false;
+};
+
+/// The H200's name in hostile mode.
+std::string hostile_name();
+/// The error text of the hostile failure.
+std::string hostile_error();
+/// The hostile kernel id (an ok measurement of i32 sum, family hostile_family()).
+std::string hostile_kernel();
+std::string hostile_family();
+
+DeviceFingerprint demo_h100();  // driver/runtime 12.8 (13.0 after the stale update)
+DeviceFingerprint demo_h200();
+
+struct DemoIds {
+  std::int64_t h100 = 0, h200 = 0;
+  std::int64_t run1_h100 = 0, run1_h200 = 0, run2 = 0;
+};
+
+/// The model's median in µs of configuration \p p at n on the H100 (h200: on the H200).
+double model_us(const kernels::KernelParams& p, std::uint64_t n, bool h200 = false);
+
+/// Fills \p d (normally empty) and returns the ids.
+DemoIds build_demo(db::Database& d, const DemoOptions& o = {});
+/// Builds in memory and writes \p out (which must not exist) with VACUUM INTO.
+void write_demo(const std::filesystem::path& out, const DemoOptions& o = {});
+
+}  // namespace tunedreduce::reports::test

@@ -1,0 +1,512 @@
+// The report kinds on small hand-made databases with known numbers, and on the synthetic demo
+// database (demo_db.hpp).
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/error.hpp"
+#include "demo_db.hpp"
+#include "kernels/registry.hpp"
+#include "reports/reports.hpp"
+
+namespace tunedreduce::reports {
+namespace {
+
+constexpr std::uint64_t n20 = std::uint64_t{1} << 20;
+constexpr std::uint64_t n24 = std::uint64_t{1} << 24;
+
+const LineChart& line_chart(const Section& s) {
+  EXPECT_FALSE(s.charts.empty());
+  return std::get<LineChart>(s.charts.at(0));
+}
+
+class Kinds : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dev = d.upsert_device(test::demo_h100());
+    db::RunInfo info;
+    info.tool_version = "0.1.0";
+    info.manifest_hash = "0123456789abcdef";
+    info.config_hash = "fedcba9876543210";
+    info.host = "test-host";
+    run = d.begin_run(info);
+    d.record_attainable_bandwidth(run, dev, 3200.0);
+  }
+
+  // An ok i32 measurement of \p id (a registry id) on \p device.
+  std::int64_t ok(const std::string& id, std::uint64_t n, double us, std::int64_t device = 0,
+                  db::L2Mode l2 = db::L2Mode::cold) {
+    db::Measurement m = base(id, n, device);
+    m.l2_mode = l2;
+    m.median_us = us;
+    m.p10_us = us * 0.99;
+    m.p90_us = us * 1.01;
+    m.repeats = 10;
+    m.gbps = static_cast<double>(n) * dtype_size(m.dtype) / (us * 1e3);
+    return d.insert_measurement(m);
+  }
+
+  std::int64_t failed(const std::string& id, std::uint64_t n, db::Outcome o, const std::string& error) {
+    db::Measurement m = base(id, n, 0);
+    m.outcome = o;
+    m.error = error;
+    return d.insert_measurement(m);
+  }
+
+  db::Measurement base(const std::string& id, std::uint64_t n, std::int64_t device) {
+    const auto p = kernels::parse_id(id);
+    EXPECT_TRUE(p) << id;
+    db::Measurement m;
+    m.run_id = run;
+    m.device_id = device ? device : dev;
+    m.kernel_id = id;
+    m.params.family = kernels::family_name(p->family);
+    m.params.block = p->block;
+    m.params.unroll = p->unroll;
+    m.params.smem = kernels::smem_mode_name(p->smem);
+    m.params.finish = kernels::finish_name(p->finish);
+    m.dtype = p->dtype;
+    m.op = p->op;
+    m.n = n;
+    return m;
+  }
+
+  Report build(Kind k, ReportOptions o = {}) {
+    o.kind = k;
+    return build_report(d, o);
+  }
+
+  static std::size_t col(const Section& s, const std::string& id) {
+    for (std::size_t i = 0; i < s.columns.size(); ++i)
+      if (s.columns[i].id == id) return i;
+    ADD_FAILURE() << "no column " << id;
+    return 0;
+  }
+  static const Cell& cell(const Section& s, std::size_t row, const std::string& id) {
+    return s.rows.at(row).at(col(s, id));
+  }
+  static double num(const Cell& c) {
+    if (auto* d = std::get_if<double>(&c.value)) return *d;
+    if (auto* i = std::get_if<std::int64_t>(&c.value)) return static_cast<double>(*i);
+    ADD_FAILURE() << "not a number: " << c.text;
+    return NAN;
+  }
+  static std::string str(const Cell& c) {
+    auto* s = std::get_if<std::string>(&c.value);
+    return s ? *s : "<not a string: " + c.text + ">";
+  }
+
+  db::Database d = db::Database::create_in_memory();
+  std::int64_t dev = 0, run = 0;
+};
+
+TEST_F(Kinds, BestGivesPercentagesOfTheoreticalAndAttainableAndTheMargin) {
+  const auto w = ok("vectorized.b256.u4.single_pass.i32.sum", n24, 25.0);
+  const auto ru = ok("smem.b256.u8.static.single_pass.i32.sum", n24, 26.0);
+  db::Winner win;
+  win.dtype = DType::i32;
+  win.op = Op::sum;
+  win.n_lo = 1;
+  win.n_hi = kernels::max_elements;
+  win.kernel_id = "vectorized.b256.u4.single_pass.i32.sum";
+  win.measurement_id = w;
+  win.runner_up_kernel_id = "smem.b256.u8.static.single_pass.i32.sum";
+  win.runner_up_measurement_id = ru;
+  win.driver_version = win.runtime_version = 12080;
+  win.run_id = run;
+  d.replace_winners(dev, DType::i32, Op::sum, std::span(&win, 1));
+
+  Report r = build(Kind::best);
+  ASSERT_FALSE(r.empty) << *r.empty;
+  ASSERT_EQ(r.sections.size(), 1u);
+  const Section& s = r.sections[0];
+  ASSERT_EQ(s.rows.size(), 1u);
+  const double gbps = 16777216.0 * 4 / 25e3;
+  EXPECT_NEAR(num(cell(s, 0, "gbps")), gbps, 1e-9);
+  EXPECT_NEAR(num(cell(s, 0, "pct_theoretical")), 100 * gbps / 3352.32, 1e-9);
+  EXPECT_NEAR(num(cell(s, 0, "pct_attainable")), 100 * gbps / 3200.0, 1e-9);
+  EXPECT_NEAR(num(cell(s, 0, "margin_pct")), 4.0, 1e-9);
+  EXPECT_EQ(cell(s, 0, "margin_pct").text, "+4.0%");
+  EXPECT_EQ(num(cell(s, 0, "n_lo")), 1);
+  EXPECT_EQ(cell(s, 0, "n_hi").text, "2^40");
+  EXPECT_EQ(num(cell(s, 0, "measured_n")), static_cast<double>(n24));
+  EXPECT_EQ(str(cell(s, 0, "kernel")), "vectorized.b256.u4.single_pass.i32.sum");
+  EXPECT_EQ(str(cell(s, 0, "runner_up")), "smem.b256.u8.static.single_pass.i32.sum");
+  EXPECT_EQ(str(cell(s, 0, "stale")), "no");
+  EXPECT_FALSE(cell(s, 0, "stale").mark);
+
+  // A driver update makes the winner stale.
+  auto fp = test::demo_h100();
+  fp.driver_version = 13000;
+  d.upsert_device(fp);
+  r = build(Kind::best);
+  EXPECT_EQ(str(cell(r.sections[0], 0, "stale")), "yes");
+  EXPECT_TRUE(cell(r.sections[0], 0, "stale").mark);
+  EXPECT_NE(cell(r.sections[0], 0, "stale").detail.find("driver 12.8"), std::string::npos);
+
+  // The chart: the fastest measurement at each size, one line per type and operator.
+  const LineChart& c = line_chart(r.sections[0]);
+  ASSERT_EQ(c.series.size(), 1u);
+  EXPECT_EQ(c.series[0].name, "i32 sum");
+  ASSERT_EQ(c.series[0].points.size(), 1u);
+  EXPECT_NEAR(c.series[0].points[0].y, gbps, 1e-9);
+}
+
+TEST_F(Kinds, BestWithMeasurementsButNoWinnersSaysSo) {
+  ok("vectorized.b256.u4.single_pass.i32.sum", n24, 25.0);
+  const Report r = build(Kind::best);
+  ASSERT_TRUE(r.empty);
+  EXPECT_NE(r.empty->find("no winners"), std::string::npos) << *r.empty;
+  EXPECT_NE(r.empty->find("coverage"), std::string::npos) << *r.empty;
+  EXPECT_TRUE(r.sections.empty());
+}
+
+TEST_F(Kinds, VariantsTakeTheFastestOfEachFamilyAtEachSize) {
+  ok("neighbored.b128.two_pass.i32.sum", n20, 100.0);
+  ok("neighbored.b256.two_pass.i32.sum", n20, 90.0);
+  ok("vectorized.b256.u4.single_pass.i32.sum", n20, 10.0);
+  ok("vectorized.b256.u4.single_pass.i32.sum", n24, 25.0);
+  ok("vectorized.b512.u4.single_pass.i32.sum", n24, 24.0);
+  const Report r = build(Kind::variants);
+  ASSERT_EQ(r.sections.size(), 1u);
+  const Section& s = r.sections[0];
+  ASSERT_EQ(s.rows.size(), 2u);
+  EXPECT_EQ(num(cell(s, 0, "n")), static_cast<double>(n20));
+  EXPECT_EQ(num(cell(s, 0, "neighbored_us")), 90.0);
+  EXPECT_EQ(str(cell(s, 0, "neighbored_kernel")), "neighbored.b256.two_pass.i32.sum");
+  EXPECT_FALSE(cell(s, 0, "neighbored_us").mark);
+  EXPECT_TRUE(cell(s, 0, "vectorized_us").mark);
+  EXPECT_TRUE(cell(s, 1, "neighbored_us").is_null());
+  EXPECT_EQ(num(cell(s, 1, "vectorized_us")), 24.0);
+  EXPECT_EQ(str(cell(s, 1, "best_family")), "vectorized");
+  EXPECT_EQ(str(cell(s, 1, "best_kernel")), "vectorized.b512.u4.single_pass.i32.sum");
+  EXPECT_TRUE(cell(s, 1, "smem_us").is_null());
+
+  const LineChart& c = line_chart(s);
+  ASSERT_EQ(c.series.size(), 2u);  // families without data draw no line
+  EXPECT_EQ(c.series[0].name, "neighbored");
+  EXPECT_EQ(c.series[1].name, "vectorized");
+  EXPECT_EQ(c.series[1].points.size(), 2u);
+
+  // Every family is a CSV column; people see only the families with data.
+  const std::string csv = render(r, Format::csv);
+  EXPECT_NE(csv.find("smem_us"), std::string::npos);
+  const std::string table = render(r, Format::table);
+  EXPECT_EQ(table.find("warp_shuffle"), std::string::npos);
+  EXPECT_NE(table.find("neighbored"), std::string::npos);
+
+  ReportOptions only;
+  only.families = {"vectorized"};
+  const Report f = build(Kind::variants, only);
+  ASSERT_EQ(f.sections.size(), 1u);
+  EXPECT_EQ(line_chart(f.sections[0]).series.size(), 1u);
+}
+
+TEST_F(Kinds, LadderStepsSpeedUpsAndMissingSteps) {
+  ok("neighbored.b256.two_pass.i32.sum", n24, 100.0);
+  ok("interleaved.b256.two_pass.i32.sum", n24, 50.0);
+  ok("unroll.b256.u2.two_pass.i32.sum", n24, 40.0);
+  ok("unroll.b256.u4.two_pass.i32.sum", n24, 32.0);
+  ok("unroll.b512.u4.single_pass.i32.sum", n24, 30.0);
+  ok("unroll.b512.u4.single_pass.i32.sum", n20, 5.0);  // another size: not taken
+  ok("vectorized.b256.u4.single_pass.i32.sum", n24, 20.0);
+  const Report r = build(Kind::ladder);
+  ASSERT_EQ(r.sections.size(), 1u);
+  const Section& s = r.sections[0];
+  ASSERT_EQ(s.rows.size(), 12u);
+  const std::vector<std::string> names{"neighbored", "neighbored_less", "interleaved", "unroll ×2",
+                                       "unroll ×4", "unroll ×8", "unroll_warps", "complete_unroll",
+                                       "smem static", "smem dynamic", "warp_shuffle", "vectorized"};
+  for (std::size_t i = 0; i < names.size(); ++i) EXPECT_EQ(str(cell(s, i, "name")), names[i]);
+  EXPECT_TRUE(cell(s, 1, "kernel").is_null());
+  EXPECT_EQ(cell(s, 1, "kernel").text, "not measured");
+  EXPECT_EQ(num(cell(s, 2, "speedup")), 2.0);
+  EXPECT_EQ(str(cell(s, 2, "speedup_over")), "neighbored");  // the last measured step
+  EXPECT_EQ(cell(s, 2, "speedup").text, "×2.00");
+  EXPECT_EQ(str(cell(s, 4, "kernel")), "unroll.b512.u4.single_pass.i32.sum");
+  EXPECT_NEAR(num(cell(s, 4, "speedup")), 40.0 / 30.0, 1e-12);
+  EXPECT_EQ(str(cell(s, 11, "speedup_over")), "unroll ×4");
+  EXPECT_NEAR(num(cell(s, 11, "speedup")), 1.5, 1e-12);
+  EXPECT_NEAR(num(cell(s, 11, "total_speedup")), 5.0, 1e-12);
+  EXPECT_TRUE(cell(s, 0, "speedup").is_null());
+  const auto& bars = std::get<BarChart>(s.charts.at(0)).bars;
+  ASSERT_EQ(bars.size(), 12u);
+  EXPECT_FALSE(bars[1].value);
+  EXPECT_NEAR(*bars[11].value, 16777216.0 * 4 / 20e3, 1e-9);
+  EXPECT_TRUE(s.notes.empty());
+
+  // A size that was not measured: the nearest measured one, said so.
+  ReportOptions o;
+  o.n = std::uint64_t{1} << 23;
+  const Report near = build(Kind::ladder, o);
+  ASSERT_EQ(near.sections.size(), 1u);
+  ASSERT_EQ(near.sections[0].notes.size(), 1u);
+  EXPECT_NE(near.sections[0].notes[0].find("2^23 was not measured"), std::string::npos);
+  EXPECT_NE(near.sections[0].title.find("n = 2^24"), std::string::npos);
+}
+
+TEST_F(Kinds, HeatmapCellsAreTheBestOverFinishAndSharedMemoryMode) {
+  ok("smem.b256.u8.static.two_pass.i32.sum", n24, 30.0);
+  ok("smem.b256.u8.dynamic.single_pass.i32.sum", n24, 28.0);
+  ok("smem.b128.u4.static.single_pass.i32.sum", n24, 35.0);
+  ok("warp_shuffle.b256.u4.single_pass.i32.sum", n24, 27.0);
+  ReportOptions o;
+  o.families = {"smem"};
+  const Report r = build(Kind::heatmap, o);
+  ASSERT_EQ(r.sections.size(), 1u);
+  const Section& s = r.sections[0];
+  ASSERT_EQ(s.rows.size(), 2u);  // blocks 128 and 256
+  EXPECT_EQ(num(cell(s, 0, "block")), 128);
+  EXPECT_EQ(num(cell(s, 1, "block")), 256);
+  EXPECT_NEAR(num(cell(s, 1, "u8_gbps")), 16777216.0 * 4 / 28e3, 1e-9);
+  EXPECT_TRUE(cell(s, 1, "u8_gbps").mark);
+  EXPECT_FALSE(cell(s, 0, "u4_gbps").mark);
+  EXPECT_TRUE(cell(s, 0, "u8_gbps").is_null());
+  const auto& h = std::get<HeatmapChart>(s.charts.at(0));
+  EXPECT_EQ(h.rows, (std::vector<std::string>{"128", "256"}));
+  EXPECT_EQ(h.cols, (std::vector<std::string>{"u4", "u8"}));
+  EXPECT_FALSE(h.values[0][1]);
+
+  // Without --family: one heatmap per family measured.
+  EXPECT_EQ(build(Kind::heatmap).sections.size(), 2u);
+  ReportOptions bad;
+  bad.families = {"fastest"};
+  EXPECT_THROW(build(Kind::heatmap, bad), Error);
+}
+
+TEST_F(Kinds, CompareNamesTheFastestDeviceAndTheSpread) {
+  const auto h200 = d.upsert_device(test::demo_h200());
+  d.record_attainable_bandwidth(run, h200, 4300.0);
+  ok("vectorized.b256.u4.single_pass.i32.sum", n24, 25.0);
+  ok("vectorized.b256.u4.single_pass.i32.sum", n24, 20.0, h200);
+  ok("vectorized.b256.u4.single_pass.i32.sum", n20, 4.0);  // only the H100
+  const Report r = build(Kind::compare);
+  ASSERT_EQ(r.sections.size(), 1u);
+  const Section& s = r.sections[0];
+  ASSERT_EQ(s.rows.size(), 2u);
+  const std::string k100 = test::demo_h100().key(), k200 = test::demo_h200().key();
+  EXPECT_TRUE(cell(s, 0, "gbps_" + k200).is_null());
+  EXPECT_EQ(str(cell(s, 0, "fastest")), "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(str(cell(s, 1, "fastest")), "NVIDIA H200");
+  EXPECT_NEAR(num(cell(s, 1, "spread")), 1.25, 1e-12);
+  EXPECT_TRUE(cell(s, 1, "gbps_" + k200).mark);
+  EXPECT_NEAR(num(cell(s, 1, "pct_theoretical_" + k200)),
+              100 * (16777216.0 * 4 / 20e3) / test::demo_h200().theoretical_gbps(), 1e-9);
+  EXPECT_EQ(line_chart(s).series.size(), 2u);
+
+  ReportOptions one;
+  one.devices = {"H200"};
+  const Report alone = build(Kind::compare, one);
+  ASSERT_EQ(alone.sections.size(), 1u);
+  EXPECT_TRUE(std::any_of(alone.notes.begin(), alone.notes.end(), [](const std::string& n) {
+    return n.find("Only one device") != std::string::npos;
+  }));
+}
+
+TEST_F(Kinds, DevicesAreChosenByNameFingerprintPrefixOrPartOfTheName) {
+  d.upsert_device(test::demo_h200());
+  ok("vectorized.b256.u4.single_pass.i32.sum", n24, 25.0);
+  const std::string key = test::demo_h100().key();
+  for (const std::string& want : {std::string("nvidia h100 80gb hbm3"), key, key.substr(0, 6),
+                                  std::string("H100")}) {
+    ReportOptions o;
+    o.devices = {want};
+    const Report r = build(Kind::variants, o);
+    ASSERT_EQ(r.sections.size(), 1u) << want;
+    EXPECT_EQ(r.sections[0].key.at(1).second, key) << want;
+  }
+  ReportOptions o;
+  o.devices = {"A100"};
+  try {
+    build(Kind::variants, o);
+    FAIL() << "no error for an unknown device";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), exit_code::usage);
+    const std::string m = e.what();
+    EXPECT_NE(m.find("unknown device 'A100'"), std::string::npos) << m;
+    EXPECT_NE(m.find("NVIDIA H200"), std::string::npos) << m;  // says what there is
+  }
+}
+
+TEST_F(Kinds, AnEmptyDatabaseOrSelectionSaysSo) {
+  db::Database empty = db::Database::create_in_memory();
+  for (Kind k : {Kind::best, Kind::variants, Kind::ladder, Kind::heatmap, Kind::compare, Kind::coverage}) {
+    ReportOptions o;
+    o.kind = k;
+    const Report r = build_report(empty, o);
+    ASSERT_TRUE(r.empty) << kind_name(k);
+    EXPECT_NE(r.empty->find("the database is empty"), std::string::npos);
+    EXPECT_TRUE(r.sections.empty());
+  }
+  ok("vectorized.b256.u4.single_pass.i32.sum", n24, 25.0);
+  for (Kind k : {Kind::variants, Kind::ladder, Kind::heatmap, Kind::compare, Kind::coverage}) {
+    ReportOptions o;
+    o.dtypes = {DType::f64};
+    const Report r = build(k, o);
+    ASSERT_TRUE(r.empty) << kind_name(k);
+    EXPECT_NE(r.empty->find("nothing matches the selection (dtype f64)"), std::string::npos) << *r.empty;
+  }
+}
+
+TEST_F(Kinds, OneL2ModeAtATime) {
+  ok("vectorized.b256.u4.single_pass.i32.sum", n24, 22.0, 0, db::L2Mode::warm);
+  Report r = build(Kind::variants);  // only warm measurements: the default takes them
+  ASSERT_EQ(r.sections.size(), 1u);
+  EXPECT_EQ(r.filters.back(), (std::pair<std::string, std::string>{"l2", "warm"}));
+  ok("vectorized.b256.u4.single_pass.i32.sum", n24, 25.0);
+  r = build(Kind::variants);  // both: cold by default, and a note says so
+  EXPECT_EQ(num(cell(r.sections[0], 0, "vectorized_us")), 25.0);
+  EXPECT_TRUE(std::any_of(r.notes.begin(), r.notes.end(), [](const std::string& n) {
+    return n.find("cold- and warm-L2") != std::string::npos;
+  }));
+  ReportOptions o;
+  o.l2 = db::L2Mode::warm;
+  r = build(Kind::variants, o);
+  EXPECT_EQ(num(cell(r.sections[0], 0, "vectorized_us")), 22.0);
+}
+
+TEST_F(Kinds, CoverageWhenEveryCandidateFailed) {
+  failed("vectorized.b256.u4.single_pass.i32.sum", n24, db::Outcome::launch_failed, "no");
+  failed("smem.b256.u4.static.single_pass.i32.sum", n24, db::Outcome::timeout, "");
+  const Report r = build(Kind::coverage);
+  ASSERT_EQ(r.sections.size(), 5u);
+  EXPECT_EQ(str(cell(r.sections[0], 0, "status")), "every candidate failed");
+  ASSERT_EQ(r.sections[1].rows.size(), 1u);
+  EXPECT_EQ(str(cell(r.sections[1], 0, "reason")), "every candidate failed at these sizes");
+  EXPECT_EQ(str(cell(r.sections[1], 0, "sizes")), "16777216");
+  ASSERT_EQ(r.sections[3].rows.size(), 2u);
+  EXPECT_EQ(str(cell(r.sections[3], 0, "outcome")), "timeout");  // smem… sorts first
+  EXPECT_EQ(cell(r.sections[3], 0, "error").text, "(no message)");
+  EXPECT_EQ(str(cell(r.sections[3], 1, "error")), "no");
+}
+
+// --- the synthetic demo database ------------------------------------------------------------------
+
+class Demo : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    db_ = new db::Database(db::Database::create_in_memory());
+    test::DemoOptions o;
+    o.log2_step = 2;      // 2^10, 2^12, ..., 2^30
+    o.config_stride = 2;  // every other configuration of each family
+    ids_ = test::build_demo(*db_, o);
+  }
+  static void TearDownTestSuite() {
+    delete db_;
+    db_ = nullptr;
+  }
+  static Report build(Kind k, ReportOptions o = {}) {
+    o.kind = k;
+    return build_report(*db_, o);
+  }
+  static db::Database* db_;
+  static test::DemoIds ids_;
+};
+db::Database* Demo::db_ = nullptr;
+test::DemoIds Demo::ids_;
+
+std::string text_of(const Section& s, std::size_t row, const std::string& id) {
+  for (std::size_t i = 0; i < s.columns.size(); ++i)
+    if (s.columns[i].id == id) {
+      const Cell& c = s.rows.at(row).at(i);
+      if (auto* v = std::get_if<std::string>(&c.value)) return *v;
+      if (auto* v = std::get_if<std::int64_t>(&c.value)) return std::to_string(*v);
+      return c.text;
+    }
+  return "<no column " + id + ">";
+}
+
+TEST_F(Demo, TheModelIsAnH100) {
+  const auto p = *kernels::parse_id("vectorized.b256.u4.single_pass.i32.sum");
+  EXPECT_NEAR(test::model_us(p, 1024), 4.0, 0.3);
+  EXPECT_NEAR(test::model_us(p, std::uint64_t{1} << 30), 1400, 20);
+  EXPECT_NEAR(test::demo_h100().theoretical_gbps(), 3352.32, 1e-9);
+}
+
+TEST_F(Demo, CoverageFindsUntunedKeysStaleWinnersAndFailures) {
+  const Report r = build(Kind::coverage);
+  ASSERT_EQ(r.sections.size(), 5u);
+  const Section& keys = r.sections[0];
+  std::map<std::string, std::string> status;
+  for (std::size_t i = 0; i < keys.rows.size(); ++i)
+    status[text_of(keys, i, "device") + "/" + text_of(keys, i, "dtype") + " " + text_of(keys, i, "op")] =
+        text_of(keys, i, "status");
+  const std::string h100 = "NVIDIA H100 80GB HBM3/", h200 = "NVIDIA H200/";
+  EXPECT_EQ(status[h100 + "i32 sum"], "tuned");
+  EXPECT_EQ(status[h100 + "f32 sum"], "tuned");
+  EXPECT_EQ(status[h100 + "i32 min"], "no winner");
+  EXPECT_EQ(status[h100 + "f32 max"], "no winner");
+  EXPECT_EQ(status[h100 + "i32 max"], "not measured");  // the run's cross product
+  EXPECT_EQ(status[h100 + "f32 min"], "not measured");
+  EXPECT_EQ(status[h200 + "i32 sum"], "tuned");
+  EXPECT_EQ(status.size(), 8u);
+
+  const Section& nt = r.sections[1];
+  EXPECT_EQ(nt.rows.size(), 4u);
+  for (std::size_t i = 0; i < nt.rows.size(); ++i) {
+    if (text_of(nt, i, "dtype") == "i32" && text_of(nt, i, "op") == "min") {
+      EXPECT_EQ(text_of(nt, i, "sizes"), "1024 4096 16384");
+    }
+  }
+
+  const Section& stale = r.sections[2];
+  ASSERT_EQ(stale.rows.size(), 2u);  // the H100's i32 sum and f32 sum; the H200 is current
+  for (std::size_t i = 0; i < stale.rows.size(); ++i) {
+    EXPECT_EQ(text_of(stale, i, "device"), "NVIDIA H100 80GB HBM3");
+    EXPECT_EQ(text_of(stale, i, "tuned_driver"), "12080");
+    EXPECT_EQ(text_of(stale, i, "device_driver"), "13000");
+    EXPECT_EQ(text_of(stale, i, "n_lo"), "1");
+  }
+
+  const Section& fail = r.sections[3];
+  bool crashed = false, timeout = false, incorrect = false, launch = false;
+  for (std::size_t i = 0; i < fail.rows.size(); ++i) {
+    const std::string outcome = text_of(fail, i, "outcome");
+    if (outcome == "crashed") {
+      crashed = true;
+      EXPECT_EQ(text_of(fail, i, "later_ok"), "1");  // the retry measured it
+    } else if (outcome == "timeout") {
+      timeout = true;
+      EXPECT_EQ(text_of(fail, i, "later_ok"), "0");
+    } else if (outcome == "incorrect") {
+      incorrect = true;
+      EXPECT_NE(text_of(fail, i, "error").find("differs from the reference"), std::string::npos);
+    } else if (outcome == "launch_failed") {
+      launch = true;
+      EXPECT_EQ(text_of(fail, i, "count"), "11");  // every size of the grid
+    }
+  }
+  EXPECT_TRUE(crashed && timeout && incorrect && launch);
+  EXPECT_TRUE(r.sections[4].rows.empty());
+}
+
+TEST_F(Demo, EveryKindAndFormatRendersAndIsDeterministic) {
+  for (Kind k : {Kind::best, Kind::variants, Kind::ladder, Kind::heatmap, Kind::compare, Kind::coverage}) {
+    const Report r = build(k);
+    ASSERT_FALSE(r.empty) << kind_name(k);
+    ASSERT_FALSE(r.sections.empty()) << kind_name(k);
+    for (Format f : {Format::table, Format::markdown, Format::csv, Format::json, Format::html}) {
+      const std::string a = render(r, f);
+      EXPECT_GT(a.size(), 200u) << kind_name(k) << " " << format_name(f);
+      EXPECT_EQ(a, render(build(k), f)) << kind_name(k) << " " << format_name(f);
+    }
+  }
+}
+
+TEST_F(Demo, TheLadderAtTheSeedsSizeClimbs) {
+  ReportOptions o;
+  o.devices = {"H100"};
+  o.dtypes = {DType::i32};
+  o.ops = {Op::sum};
+  const Report r = build(Kind::ladder, o);
+  ASSERT_EQ(r.sections.size(), 1u);
+  const auto& bars = std::get<BarChart>(r.sections[0].charts.at(0)).bars;
+  ASSERT_EQ(bars.size(), 12u);
+  for (const auto& b : bars) EXPECT_TRUE(b.value) << b.label;
+  EXPECT_LT(*bars[0].value * 4, *bars[11].value);  // vectorized is > 4x neighbored at 2^24
+}
+
+}  // namespace
+}  // namespace tunedreduce::reports

@@ -1,0 +1,152 @@
+// `tunedreduce report` run as a person would (TR_CLI: the real CLI, or tr_report_cmd, which is
+// cli/cmd_report.cpp without the kernels): exit codes, messages that name the bad value, the
+// default format, --output and the format its extension asks for.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "common/json.hpp"
+#include "demo_db.hpp"
+#include "test_util.hpp"
+
+namespace tunedreduce::reports {
+namespace {
+
+namespace fs = std::filesystem;
+using db::test::ProcessResult;
+using db::test::TempDir;
+
+class ReportCli : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    test::DemoOptions o;
+    o.log2_step = 4;
+    o.config_stride = 4;
+    test::write_demo(dir_->path() / "demo.db", o);
+    db::Database::open_writer(dir_->path() / "empty.db");  // a valid database with no rows
+  }
+  static void TearDownTestSuite() { delete dir_; }
+
+  static ProcessResult report(std::vector<std::string> args, const std::string& db = "demo.db") {
+    std::vector<std::string> argv{TR_CLI, "report"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    if (!db.empty()) argv.push_back("--db=" + (dir_->path() / db).string());
+    return db::test::run_process(argv, {"TUNEDREDUCE_DB=", "XDG_DATA_HOME=" + dir_->path().string()});
+  }
+  static TempDir* dir_;
+};
+TempDir* ReportCli::dir_ = nullptr;
+
+TEST_F(ReportCli, TheDefaultIsATableOnStdout) {
+  const ProcessResult r = report({"best"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out.starts_with("Winners: the tuned kernel per device")) << r.out.substr(0, 200);
+  EXPECT_NE(r.out.find("== NVIDIA H100 80GB HBM3 (" + test::demo_h100().key() + ") =="), std::string::npos);
+  EXPECT_NE(r.out.find("== NVIDIA H200 ("), std::string::npos);
+  EXPECT_EQ(r.err, "");
+}
+
+TEST_F(ReportCli, EveryKindAndFormatExitsZero) {
+  for (const char* kind : {"best", "variants", "ladder", "heatmap", "compare", "coverage"})
+    for (const char* format : {"table", "markdown", "csv", "json", "html"}) {
+      const ProcessResult r = report({kind, "--format", format, "--dtype", "i32"});
+      EXPECT_EQ(r.exit_code, 0) << kind << " " << format << ": " << r.err;
+      EXPECT_GT(r.out.size(), 100u) << kind << " " << format;
+    }
+  const ProcessResult j = report({"ladder", "--format=json", "--device", "H200", "--n", "2^20", "--op", "sum"});
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  const Json doc = Json::parse(j.out);
+  EXPECT_EQ(doc.find("filters")->find("n")->as_string(), "1048576");
+  EXPECT_EQ(doc.find("sections")->as_array().size(), 2u);  // i32 sum and f32 sum on the H200
+}
+
+TEST_F(ReportCli, OutputFileTakesItsFormatFromTheExtension) {
+  const fs::path html = dir_->path() / "out" / "variants.html";
+  fs::create_directories(html.parent_path());
+  ProcessResult r = report({"variants", "--output", html.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  const std::string text = db::test::read_file(html);
+  EXPECT_TRUE(text.starts_with("<!DOCTYPE html>"));
+  EXPECT_NE(text.find("<svg class=\"chart line-chart\""), std::string::npos);
+  // No temporary file is left beside it.
+  EXPECT_EQ(std::distance(fs::directory_iterator(html.parent_path()), fs::directory_iterator()), 1);
+
+  const fs::path csv = dir_->path() / "out" / "coverage.csv";
+  r = report({"coverage", "-o", csv.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(db::test::read_file(csv).starts_with("table,device,fingerprint,dtype,op,status"));
+
+  const fs::path forced = dir_->path() / "out" / "best.txt";
+  r = report({"best", "--format", "json", "-o", forced.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NO_THROW(Json::parse(db::test::read_file(forced)));
+
+  r = report({"best", "-o", (dir_->path() / "no-such-folder" / "x.html").string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("cannot write"), std::string::npos) << r.err;
+}
+
+TEST_F(ReportCli, BadValuesExitTwoAndNameTheValue) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string said;
+  };
+  const std::vector<Case> cases{
+      {{"bestest"}, "unknown report kind 'bestest'"},
+      {{"best", "--format", "xml"}, "unknown format 'xml'"},
+      {{"best", "--dtype", "f16"}, "unknown dtype 'f16'"},
+      {{"best", "--op", "prod"}, "unknown op 'prod'"},
+      {{"heatmap", "--family", "fastest"}, "unknown family 'fastest'"},
+      {{"ladder", "--n", "2^50"}, "invalid size '2^50'"},
+      {{"variants", "--l2", "hot"}, "unknown L2 mode 'hot'"},
+      {{"best", "--device", "A100"}, "unknown device 'A100'"},
+      {{"best", "--bogus"}, "bogus"},
+      {{}, "report needs a KIND"},
+  };
+  for (const Case& c : cases) {
+    const ProcessResult r = report(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.said << ": " << r.err;
+    EXPECT_NE(r.err.find(c.said), std::string::npos) << r.err;
+    EXPECT_TRUE(r.err.starts_with("tunedreduce report: error: ")) << r.err;
+    EXPECT_EQ(r.out, "");
+  }
+  // Values are checked before the database is opened.
+  const ProcessResult r = report({"bestest"}, "missing.db");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+}
+
+TEST_F(ReportCli, EmptyDatabaseAndEmptySelectionExitZeroAndSaySo) {
+  ProcessResult r = report({"best"}, "empty.db");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("the database is empty"), std::string::npos) << r.out;
+
+  r = report({"variants", "--format", "csv"}, "empty.db");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("the database is empty"), std::string::npos) << r.err;
+
+  r = report({"compare", "--dtype", "f64"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("nothing matches the selection (dtype f64)"), std::string::npos) << r.out;
+}
+
+TEST_F(ReportCli, AMissingDatabaseIsExitThreeAndSaysWhereTheLocationCameFrom) {
+  const ProcessResult r = report({"best"}, "missing.db");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("missing.db"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--db"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir_->path() / "missing.db"));  // a reader never creates it
+}
+
+TEST_F(ReportCli, HelpListsTheKinds) {
+  const ProcessResult r = report({"--help"}, "");
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* k : {"best", "variants", "ladder", "heatmap", "compare", "coverage", "--format", "--output"})
+    EXPECT_NE(r.out.find(k), std::string::npos) << k;
+}
+
+}  // namespace
+}  // namespace tunedreduce::reports
