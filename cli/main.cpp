@@ -23,6 +23,8 @@ constexpr Command commands[] = {
     {"db", "inspect, check, export, import and merge tuning databases", tunedreduce::cli::cmd_db},
     {"tune", "search the kernel space for the fastest kernel per size interval and store it",
      tunedreduce::cli::cmd_tune},
+    {"report", "tables and charts of the tuning database (best, variants, ladder, heatmap, ...)",
+     tunedreduce::cli::cmd_report},
 };
 
 void print_usage(std::ostream& os) {
