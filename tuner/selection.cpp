@@ -18,7 +18,8 @@ bool within_noise(const Result& a, const Result& b, const TieRule& rule) {
   const double ma = *a.median_us, mb = *b.median_us;
   const double lo = std::min(ma, mb), hi = std::max(ma, mb);
   if (lo <= 0) return hi <= 0;
-  const double tolerance = std::max({rule.min_relative, relative_spread(a), relative_spread(b)});
+  const double tolerance = std::clamp(std::min(relative_spread(a), relative_spread(b)),
+                                      rule.min_relative, rule.max_relative);
   return (hi - lo) / lo < tolerance;
 }
 

@@ -16,14 +16,17 @@ namespace tunedreduce::tuner {
 struct TieRule {
   /// Medians closer than this fraction are always within noise (run-to-run drift of a GPU).
   double min_relative = 0.01;
+  /// ... and never when they differ by this much, however noisy both measurements are.
+  double max_relative = 0.05;
 };
 
 /// (p90 - p10) / median of an ok result; 0 when p10 or p90 is missing.
 double relative_spread(const Result& r);
 
-/// Two ok results are within noise when their medians differ by less than
-/// max(rule.min_relative, the larger relative p10-p90 spread of the two), relative to the smaller
-/// median. False when either is not ok.
+/// Two ok results are within noise when their medians differ, relative to the smaller median, by
+/// less than the smaller relative p10-p90 spread of the two, clamped to [rule.min_relative,
+/// rule.max_relative]. The smaller spread, so that a noisy measurement cannot claim a tie with a
+/// tight one that is clearly faster. False when either is not ok.
 bool within_noise(const Result& a, const Result& b, const TieRule& rule = {});
 
 /// Preference among tied candidates: single_pass before two_pass, then the smaller

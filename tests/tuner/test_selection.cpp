@@ -36,11 +36,16 @@ const std::string big = "smem.b512.u4.dynamic.single_pass.f32.sum";
 TEST(TieRule, WithinNoise) {
   EXPECT_TRUE(within_noise(ok(a1, 100), ok(a2, 100.9)));   // < 1%
   EXPECT_FALSE(within_noise(ok(a1, 100), ok(a2, 101.5)));  // > 1%, no spread
-  EXPECT_TRUE(within_noise(ok(a1, 100, 0.03), ok(a2, 102.5)));  // within the 3% spread
-  EXPECT_FALSE(within_noise(ok(a1, 100, 0.03), ok(a2, 103.5)));
-  EXPECT_TRUE(within_noise(ok(a1, 102.5), ok(a2, 100, 0.03)));  // the larger spread of the two
+  EXPECT_TRUE(within_noise(ok(a1, 100, 0.03), ok(a2, 102.5, 0.04)));  // within the smaller, 3%
+  EXPECT_FALSE(within_noise(ok(a1, 100, 0.03), ok(a2, 103.5, 0.04)));
+  // A noisy measurement cannot claim a tie with a tight one: the smaller spread counts.
+  EXPECT_FALSE(within_noise(ok(a1, 102.5, 0.15), ok(a2, 100, 0.002)));
+  EXPECT_FALSE(within_noise(ok(a1, 100, 0.002), ok(a2, 102.5, 0.15)));
+  // However noisy both are, 5% apart is never a tie.
+  EXPECT_TRUE(within_noise(ok(a1, 100, 0.2), ok(a2, 104.9, 0.3)));
+  EXPECT_FALSE(within_noise(ok(a1, 100, 0.2), ok(a2, 105.1, 0.3)));
   EXPECT_FALSE(within_noise(ok(a1, 100), failed(a2, Outcome::incorrect)));
-  TieRule wide{0.05};
+  TieRule wide{0.05, 0.05};
   EXPECT_TRUE(within_noise(ok(a1, 100), ok(a2, 104), wide));
   EXPECT_NEAR(relative_spread(ok(a1, 100, 0.04)), 0.04, 1e-12);
 }
@@ -91,8 +96,8 @@ TEST(Selection, TieBrokenByTheRule) {
   EXPECT_EQ(s.runner_up, 1u);
   EXPECT_EQ(s.tied, 3u);
   EXPECT_NEAR(*s.margin, 100.0 / 100.5 - 1, 1e-12);
-  // small is tied too once the spread says the measurements are that noisy.
-  rs[1] = ok(big, 100.0, 0.04);
+  // small is tied too once the spreads say the measurements are that noisy.
+  for (Result& r : rs) r = ok(r.kernel_id, *r.median_us, 0.04);
   EXPECT_EQ(select_winner(rs).winner, 3u);
   EXPECT_EQ(select_winner(rs).tied, 4u);
 }
