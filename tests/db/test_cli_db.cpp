@@ -67,7 +67,7 @@ TEST(CliDb, MissingDatabaseSaysNoDatabaseOnceAndCreatesNothing) {
     ProcessResult r = cli({"db", action, "--db", path.string()});
     EXPECT_EQ(r.exit_code, exit_code::db_unusable) << action;
     EXPECT_EQ(count(r.err, "no database"), 1u) << r.err;
-    EXPECT_NE(r.err.find("'" + path.string() + "'"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(quoted(path)), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("from --db"), std::string::npos) << r.err;
     EXPECT_EQ(r.out, "");
   }
@@ -112,7 +112,7 @@ TEST(CliDb, BadFilesMapToTheirExitCodes) {
     const std::string before = test::read_file(path);
     ProcessResult r = cli({"db", c.action, "--db", path.string()});
     EXPECT_EQ(r.exit_code, c.code) << r.err;
-    EXPECT_NE(r.err.find("'" + path.string() + "'"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(quoted(path)), std::string::npos) << r.err;
     EXPECT_NE(r.err.find(c.words), std::string::npos) << r.err;
     EXPECT_EQ(test::read_file(path), before);  // nothing was changed
   }
@@ -148,7 +148,7 @@ TEST(CliDb, AWriterHoldingTheLockPastTheTimeoutGivesExit4) {
                          "--busy-timeout", "0.3"});
   const auto took = std::chrono::steady_clock::now() - t0;
   EXPECT_EQ(r.exit_code, exit_code::db_busy) << r.err;
-  EXPECT_NE(r.err.find("'" + path.string() + "'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(quoted(path)), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("busy timeout (0.3 s)"), std::string::npos) << r.err;
   EXPECT_LT(took, std::chrono::seconds(10));
   holder.kill(SIGTERM);
@@ -256,7 +256,7 @@ TEST(CliDb, CheckListsKernelIdsThisBinaryLacks) {
   r = cli({"db", "check", "--db", (dir / "old.db").string()});
   EXPECT_EQ(r.exit_code, exit_code::db_check_failed) << r.out;
   EXPECT_NE(r.out.find("retired_family.b64.two_pass.f32.sum (2 rows)"), std::string::npos) << r.out;
-  EXPECT_NE(r.err.find("'" + (dir / "old.db").string() + "'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(quoted((dir / "old.db"))), std::string::npos) << r.err;
 }
 
 TEST(CliDb, UsageErrorsGiveExit2) {
