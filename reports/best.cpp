@@ -29,7 +29,8 @@ void build_best(const Data& d, const ReportOptions&, Report& r) {
       "the winner's evidence: its measurement at the size shown under 'measured at'. % theoretical "
       "is of the device's theoretical DRAM bandwidth (memory clock × bus width × 2); % attainable "
       "is of the attainable read bandwidth measured in the winner's run. Margin: how much slower "
-      "the runner-up was (per element). Stale: the device's driver or CUDA runtime has changed "
+      "the runner-up was (per element); negative when the tuner's tie rule preferred a winner "
+      "within noise of a faster candidate. Stale: the device's driver or CUDA runtime has changed "
       "since the winner was tuned.");
   const auto ok = d.ok_by_key();
   for (const db::DeviceRecord& dev : d.devices) {

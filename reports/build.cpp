@@ -127,10 +127,13 @@ Report build_report(db::Database& db, const ReportOptions& options) {
     add("family", o.families);
     if (o.n) add("n", {std::to_string(*o.n)});
     if (o.l2) add("l2", {db::l2_mode_name(*o.l2)});
+    auto many = [](std::int64_t k, const char* what) {
+      return std::to_string(k) + " " + what + (k == 1 ? "" : "s");
+    };
     r.empty = "nothing matches the selection" + (sel.empty() ? std::string() : " (" + sel + ")") +
-              ": the database has " + std::to_string(d.counts.devices) + " devices, " +
-              std::to_string(d.counts.measurements) + " measurements and " +
-              std::to_string(d.counts.winners) + " winners in all";
+              ": the database has " + many(d.counts.devices, "device") + ", " +
+              many(d.counts.measurements, "measurement") + " and " +
+              many(d.counts.winners, "winner") + " in all";
   }
   if (r.empty) r.sections.clear();
   return r;

@@ -50,14 +50,22 @@ footer { margin-top: 2em; color: #57606a; font-size: .9em; }
 )css";
 
 // A cell's text as HTML: sizes as 2<sup>k</sup>.
-std::string cell_html(const Cell& c) {
+std::string cell_html(const Cell& c, bool numeric) {
   int k = 0;
   if (c.size && c.text.starts_with("2^")) {
     if (const auto* n = std::get_if<std::int64_t>(&c.value);
         n && is_pow2(static_cast<std::uint64_t>(*n), &k))
       return "2<sup>" + std::to_string(k) + "</sup>";
   }
-  return html_escape(people_text(c));
+  // Kernel ids are long and have no spaces: let them break after a dot, so that wide tables fit
+  // the page in print.
+  if (numeric) return html_escape(people_text(c));
+  std::string out;
+  for (char ch : html_escape(people_text(c))) {
+    out += ch;
+    if (ch == '.') out += "<wbr>";
+  }
+  return out;
 }
 
 std::string table_html(const Section& s) {
@@ -77,7 +85,7 @@ std::string table_html(const Section& s) {
       if (c.is_null()) cls += " absent";
       out += "<td class=\"" + cls + "\"" +
              (c.detail.empty() ? std::string() : " title=\"" + html_escape(c.detail) + "\"") + ">" +
-             cell_html(c) + "</td>";
+             cell_html(c, s.columns[j].numeric) + "</td>";
     }
     out += "</tr>\n";
   }
