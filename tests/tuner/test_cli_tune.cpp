@@ -115,8 +115,8 @@ TEST(CliTune, ReplayPrintsTheWinners) {
   EXPECT_HAS(r.err, "tune: i64 sum done: ");
   EXPECT_HAS(r.out, "winners on NVIDIA H100 80GB HBM3 (");
   EXPECT_HAS(r.out, "replayed):");
-  EXPECT_HAS(r.out, "dtype  op   n from");
-  EXPECT_HAS(r.out, "f32    sum       1");
+  EXPECT_HAS(r.out, "dtype  op    n from");
+  EXPECT_HAS(r.out, "f32    sum        1  ");
   EXPECT_HAS(r.out, "1099511627776");
   EXPECT_HAS(r.out, "runner-up");
   // Bisection midpoints are not recorded in this database: reported, not fatal.
@@ -127,6 +127,17 @@ TEST(CliTune, ReplayPrintsTheWinners) {
                           "--progress", "off"});
   EXPECT_EQ(warm.exit_code, 0) << warm.err;
   EXPECT_HAS(warm.out, "(no candidate was ok)");
+}
+
+TEST(CliTune, ReplayOfTheRecordedH100Database) {
+  const auto r = tune({"--config", TR_TEST_DATA "/h100-sample.toml", "--replay",
+                       TR_TEST_DATA "/h100-sample.db", "--strategy", "halving", "--progress", "off"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_HAS(r.err, "replaying 9520 measurements (L2 cold) of NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(r.err.find("no recorded measurement"), std::string::npos) << r.err;  // bisection off
+  for (const char* key : {"i32    sum", "i32    max", "f32    sum", "f32    max"})
+    EXPECT_HAS(r.out, key);
+  EXPECT_HAS(r.out, "1099511627776");
 }
 
 TEST(CliTune, ReplayOfAMissingDatabaseIsExit3) {
