@@ -31,7 +31,8 @@ svg.chart .tick { fill: #3d444d; }
 table { border-collapse: collapse; font-size: 13px; }
 th, td { border: 1px solid #d0d7de; padding: 3px 8px; text-align: left; vertical-align: top; }
 th { background: #f3f5f7; font-weight: 600; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num { white-space: nowrap; }
 td.mark { font-weight: 700; background: #fff1c9; }
 td.absent { color: #8c959f; }
 td.text { white-space: pre-wrap; overflow-wrap: break-word; }

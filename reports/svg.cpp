@@ -62,7 +62,7 @@ std::string svg_open(const char* cls, int w, int h, int index, const std::string
 }
 
 std::string line_chart(const LineChart& c, int index) {
-  constexpr int W = 780, H = 380, L = 70, R = 200, T = 16, B = 58;
+  constexpr int W = 820, H = 380, L = 70, R = 240, T = 16, B = 58;
   const int pw = W - L - R, ph = H - T - B;
   std::set<std::uint64_t> all_n;
   double ymax = 0;
@@ -152,7 +152,7 @@ std::string line_chart(const LineChart& c, int index) {
            "\" stroke=\"" + colour + "\" stroke-width=\"2\"" +
            (*dash ? " stroke-dasharray=\"" + std::string(dash) + "\"" : "") + "/><circle cx=\"" +
            num(x + 14) + "\" cy=\"" + num(y) + "\" r=\"3\" fill=\"" + colour + "\"/><text x=\"" +
-           num(x + 36) + "\" y=\"" + num(y + 4) + "\">" + html_escape(clip(s.name, 22)) +
+           num(x + 36) + "\" y=\"" + num(y + 4) + "\">" + html_escape(clip(s.name, 26)) +
            "</text><title>" + html_escape(s.name) + "</title></g>\n";
   }
   out += "</g>\n</svg>\n";
