@@ -19,7 +19,7 @@ using db::Outcome;
 
 /// How each candidate is measured (tune.toml [measure]).
 struct MeasurePolicy {
-  int warmup = 2;               // untimed launches first
+  int warmup = 1;               // untimed launches first (then the untimed verification launch)
   int min_repeats = 5;          // timed launches, at least
   int max_repeats = 100;        // and at most
   double budget_ms = 250;       // wall time per candidate, after which it stops repeating

@@ -99,7 +99,13 @@ class Worker {
     std::string why;
   };
   Json request(const Json& msg, int timeout_ms) {
+    send(msg);
+    return receive(timeout_ms);
+  }
+  void send(const Json& msg) {
     if (!proc_.write_line(msg.dump())) lose(db::Outcome::crashed, "the worker stopped reading");
+  }
+  Json receive(int timeout_ms) {
     std::string line;
     for (;;) {
       switch (proc_.read_line(line, timeout_ms)) {
@@ -183,12 +189,29 @@ class GpuRunner final : public Runner {
   std::optional<double> attainable_gbps() const override { return bandwidth_; }
   std::optional<Recording> recording() const override { return rec_; }
 
+  // One request is kept in flight ahead of the one being recorded: while the supervisor writes
+  // result i to the database, the worker already measures request i + 1.
   std::vector<Result> measure(std::span<const Request> requests) override {
     std::vector<Result> out;
     out.reserve(requests.size());
-    for (const Request& req : requests) {
-      if (opt_.cancel && opt_.cancel->load()) break;
-      out.push_back(measure_one(req));
+    constexpr std::size_t none = static_cast<std::size_t>(-1);
+    std::size_t sent = none;  // the request the worker is working on
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      if (opt_.cancel && opt_.cancel->load() && sent != i) break;
+      if (sent != i) {
+        if (auto reused = reuse(requests[i])) {
+          out.push_back(std::move(*reused));
+          continue;
+        }
+      }
+      Result r = sent == i ? await(requests[i]) : send_and_await(requests[i]);
+      sent = none;
+      // Send the next request that needs the GPU before recording this one.
+      if (worker_ && i + 1 < requests.size() && !(opt_.cancel && opt_.cancel->load()) &&
+          !reuse(requests[i + 1]) && send(requests[i + 1]))
+        sent = i + 1;
+      finish(r, requests[i]);
+      out.push_back(std::move(r));
     }
     return out;
   }
@@ -215,30 +238,61 @@ class GpuRunner final : public Runner {
     return finals_.emplace(key, std::move(m)).first->second;
   }
 
-  Result measure_one(const Request& req) {
+  MeasurePolicy policy_for(const Request& req) const {
     MeasurePolicy policy = opt_.policy;
     if (req.min_repeats) policy.min_repeats = *req.min_repeats;
     if (req.max_repeats) policy.max_repeats = *req.max_repeats;
     if (req.budget_ms) policy.budget_ms = *req.budget_ms;
     if (policy.max_repeats < policy.min_repeats) policy.max_repeats = policy.min_repeats;
+    return policy;
+  }
 
+  /// A final result already in the database (resume), unless --retune or it had fewer repeats
+  /// than this request asks for.
+  std::optional<Result> reuse(const Request& req) {
+    if (opt_.retune) return std::nullopt;
     const kernels::ManifestEntry* m = kernels::manifest_find(req.kernel_id);
-    if (m && !opt_.retune) {
-      const auto& done = finals(m->params.dtype, m->params.op);
-      auto it = done.find({req.kernel_id, req.n});
-      if (it != done.end() &&
-          (it->second.outcome != db::Outcome::ok || it->second.repeats >= policy.min_repeats))
-        return from_record(it->second);
-    }
+    if (!m) return std::nullopt;
+    const auto& done = finals(m->params.dtype, m->params.op);
+    auto it = done.find({req.kernel_id, req.n});
+    if (it == done.end()) return std::nullopt;
+    if (it->second.outcome == db::Outcome::ok && it->second.repeats < policy_for(req).min_repeats)
+      return std::nullopt;
+    return from_record(it->second);
+  }
 
-    Result r;
+  /// Sends a measure request; false (and no worker) when the worker is gone.
+  bool send(const Request& req) {
     try {
       if (!worker_) start_worker();
       Json msg = command("measure");
       msg.set("kernel_id", req.kernel_id);
       msg.set("n", static_cast<std::int64_t>(req.n));
-      msg.set("policy", protocol::to_json(policy));
-      Json reply = worker_->request(msg, worker_->timeout_ms());
+      msg.set("policy", protocol::to_json(policy_for(req)));
+      worker_->send(msg);
+      return true;
+    } catch (const Worker::Lost& lost) {
+      lost_on_send_ = lost;
+      worker_.reset();
+      return false;
+    }
+  }
+
+  Result send_and_await(const Request& req) {
+    if (!send(req)) {
+      Result r;
+      r.outcome = lost_on_send_.outcome;
+      r.error = lost_on_send_.why;
+      return r;
+    }
+    return await(req);
+  }
+
+  /// The answer to the request in flight; a lost worker becomes a `crashed` or `timeout` result.
+  Result await(const Request& req) {
+    Result r;
+    try {
+      Json reply = worker_->receive(worker_->timeout_ms());
       const std::string ev = protocol::member(reply, "event").as_string();
       if (ev == "result") {
         r = protocol::result_from_json(protocol::member(reply, "result"));
@@ -257,16 +311,21 @@ class GpuRunner final : public Runner {
       r.error = lost.why;
       worker_.reset();
     }
+    (void)req;
+    return r;
+  }
+
+  /// Names the result after its request, logs what went wrong, records it.
+  void finish(Result& r, const Request& req) {
     r.kernel_id = req.kernel_id;
     r.n = req.n;
-    if (m) {
+    if (const kernels::ManifestEntry* m = kernels::manifest_find(req.kernel_id)) {
       r.dtype = m->params.dtype;
       r.op = m->params.op;
     }
     if (r.outcome != db::Outcome::ok)
       spdlog::warn("{} n={}: {}: {}", req.kernel_id, req.n, db::outcome_name(r.outcome), r.error);
     record(r);
-    return r;
   }
 
   void record(Result& r) {
@@ -307,6 +366,7 @@ class GpuRunner final : public Runner {
   Recording rec_;
   std::optional<double> bandwidth_;
   std::map<std::pair<DType, Op>, std::map<CacheKey, db::MeasurementRecord>> finals_;
+  Worker::Lost lost_on_send_{db::Outcome::crashed, ""};
 };
 
 }  // namespace

@@ -179,35 +179,52 @@ void Measurer::ensure_workspace(std::size_t bytes) {
   b_->workspace_bytes = grown;
 }
 
-double Measurer::attainable_read_gbps() {
+double measure_attainable_read_gbps(int sm_count, void* flush, std::size_t flush_bytes,
+                                    cudaStream_t stream) {
+  auto check = [](cudaError_t e, const char* what) {
+    if (e != cudaSuccess) throw StickyCudaError(std::string(what) + ": " + cuda_error_text(e));
+  };
   std::size_t free_bytes = 0, total = 0;
   check(cudaMemGetInfo(&free_bytes, &total), "cudaMemGetInfo");
   std::size_t bytes = std::min<std::size_t>(std::size_t{4} << 30, free_bytes / 4);
   bytes = bytes / 16 * 16;
   void* buf = nullptr;
   unsigned* sink = nullptr;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  check(cudaEventCreate(&start), "cudaEventCreate");
+  check(cudaEventCreate(&stop), "cudaEventCreate");
   check(cudaMalloc(&buf, bytes), "cudaMalloc(bandwidth buffer)");
   check(cudaMalloc(&sink, sizeof(unsigned)), "cudaMalloc(sink)");
-  check(cudaMemsetAsync(buf, 0x5b, bytes, b_->stream), "cudaMemset(bandwidth buffer)");
+  check(cudaMemsetAsync(buf, 0x5b, bytes, stream), "cudaMemset(bandwidth buffer)");
   int blocks_per_sm = 0;
   check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, read_kernel, 512, 0), "occupancy");
-  const unsigned grid = static_cast<unsigned>(std::max(1, blocks_per_sm) * limits_.sm_count);
+  const unsigned grid = static_cast<unsigned>(std::max(1, blocks_per_sm) * sm_count);
   std::vector<double> gbps;
   for (int rep = 0; rep < 12; ++rep) {
-    check(cudaMemsetAsync(b_->flush, rep, b_->flush_bytes, b_->stream), "L2 flush");
-    check(cudaEventRecord(b_->start[0], b_->stream), "cudaEventRecord");
-    read_kernel<<<grid, 512, 0, b_->stream>>>(static_cast<const uint4*>(buf), bytes / 16, sink);
+    check(cudaMemsetAsync(flush, rep, flush_bytes, stream), "L2 flush");
+    check(cudaEventRecord(start, stream), "cudaEventRecord");
+    read_kernel<<<grid, 512, 0, stream>>>(static_cast<const uint4*>(buf), bytes / 16, sink);
     check(cudaGetLastError(), "read kernel launch");
-    check(cudaEventRecord(b_->stop[0], b_->stream), "cudaEventRecord");
-    check(cudaEventSynchronize(b_->stop[0]), "read kernel");
+    check(cudaEventRecord(stop, stream), "cudaEventRecord");
+    check(cudaEventSynchronize(stop), "read kernel");
     float ms = 0;
-    check(cudaEventElapsedTime(&ms, b_->start[0], b_->stop[0]), "cudaEventElapsedTime");
+    check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
     if (rep >= 2) gbps.push_back(static_cast<double>(bytes) / (ms * 1e-3) / 1e9);  // 2 warm-ups
   }
   cudaFree(buf);
   cudaFree(sink);
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
   std::sort(gbps.begin(), gbps.end());
   return percentile(gbps, 0.5);
+}
+
+void enqueue_busy_wait(std::uint64_t ns, cudaStream_t stream) {
+  spin_kernel<<<1, 32, 0, stream>>>(ns);
+}
+
+double Measurer::attainable_read_gbps() {
+  return measure_attainable_read_gbps(limits_.sm_count, b_->flush, b_->flush_bytes, b_->stream);
 }
 
 Result Measurer::measure(const kernels::Entry& entry, std::uint64_t n, const MeasurePolicy& policy,
@@ -320,7 +337,14 @@ Result Measurer::measure(const kernels::Entry& entry, std::uint64_t n, const Mea
   }
   r.outcome = Outcome::ok;
   r.gbps = static_cast<double>(n) * static_cast<double>(elem) / (*r.median_us * 1e3);
-  const Clocks clocks = read_clocks(device_);
+  // Clocks change slowly; NVML calls are not free: read them at most every 250 ms.
+  const auto now = std::chrono::steady_clock::now();
+  if (!clocks_read_ || now - clocks_at_ > std::chrono::milliseconds(250)) {
+    clocks_ = read_clocks(device_);
+    clocks_at_ = now;
+    clocks_read_ = true;
+  }
+  const Clocks& clocks = clocks_;
   r.sm_clock_mhz = clocks.sm_mhz;
   r.mem_clock_mhz = clocks.mem_mhz;
   return r;

@@ -5,6 +5,9 @@
 
 #include <cuda_runtime_api.h>
 
+#include <chrono>
+#include <optional>
+
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -26,6 +29,13 @@ class StickyCudaError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+/// SM and memory clocks (MHz) of a CUDA device, read through NVML when the driver has it.
+struct Clocks {
+  std::optional<int> sm_mhz, mem_mhz;
+};
+/// Defined in clocks.cpp.
+Clocks read_clocks(int cuda_device);
 
 class Measurer {
  public:
@@ -59,12 +69,21 @@ class Measurer {
   kernels::DeviceLimits limits_;
   std::unique_ptr<Buffers> b_;
   std::map<std::tuple<DType, Op, std::uint64_t>, Reference> references_;
+  bool clocks_read_ = false;
+  std::chrono::steady_clock::time_point clocks_at_;
+  Clocks clocks_;
 };
 
-/// SM and memory clocks (MHz) of a CUDA device, read through NVML when the driver has it.
-struct Clocks {
-  std::optional<int> sm_mhz, mem_mhz;
-};
-Clocks read_clocks(int cuda_device);
+/// Median GB/s of a plain streaming read of min(4 GiB, free memory / 4) with 16-byte loads: each
+/// read timed with CUDA events right after an L2 flush (a cudaMemsetAsync of \p flush_bytes at
+/// \p flush, so the GPU is busy when the start event is recorded), 2 warm-ups, 10 timed reads.
+/// The attainable bandwidth of the tuner's workers and of `tunedreduce bench`. Throws
+/// StickyCudaError.
+double measure_attainable_read_gbps(int sm_count, void* flush, std::size_t flush_bytes,
+                                    cudaStream_t stream);
+
+/// Enqueues a kernel that keeps the GPU busy for about \p ns without touching memory: what
+/// precedes a warm-L2 timed launch, so its start event is not recorded on an idle GPU.
+void enqueue_busy_wait(std::uint64_t ns, cudaStream_t stream);
 
 }  // namespace tunedreduce::tuner
