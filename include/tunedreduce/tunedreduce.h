@@ -1,0 +1,101 @@
+/* libtunedreduce C API: the same as tunedreduce.hpp, for C and for other languages through a
+ * foreign-function interface. Plain C99: no CUDA header is needed (a stream is passed as the
+ * cudaStream_t value cast to void*, NULL for the default stream). No function throws; each
+ * returns a tr_status, and tr_last_error() gives this thread's message. See docs/library.md. */
+#ifndef TUNEDREDUCE_H
+#define TUNEDREDUCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define TR_API __attribute__((visibility("default")))
+#else
+#define TR_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Status codes (the numbers of tunedreduce::Status). */
+typedef enum tr_status {
+  TR_SUCCESS = 0,
+  TR_ERROR_INVALID_ARGUMENT = 1, /**< null, host or other-device pointer; misaligned; bad enum */
+  TR_ERROR_UNSUPPORTED = 2,      /**< the chosen kernel cannot run this problem (n too large) */
+  TR_ERROR_TEMP_TOO_SMALL = 3,   /**< temporary storage smaller than the size query said */
+  TR_ERROR_CUDA = 4,             /**< no CUDA device, or a CUDA call failed */
+  TR_ERROR_INTERNAL = 5          /**< out of host memory, or a bug */
+} tr_status;
+
+/** Element types (the numbers of tunedreduce::DType). */
+typedef enum tr_dtype {
+  TR_I32 = 0, TR_U32 = 1, TR_I64 = 2, TR_U64 = 3, TR_F32 = 4, TR_F64 = 5
+} tr_dtype;
+
+/** Operators (the numbers of tunedreduce::Op). */
+typedef enum tr_op { TR_SUM = 0, TR_MIN = 1, TR_MAX = 2 } tr_op;
+
+/** Lookup levels (the numbers of tunedreduce::Level). */
+typedef enum tr_level {
+  TR_LEVEL_EXACT = 1,      /**< this device, a tuned size interval containing n */
+  TR_LEVEL_NEAREST = 2,    /**< this device, the nearest tuned size interval */
+  TR_LEVEL_SAME_MODEL = 3, /**< another device with the same compute capability and SM count */
+  TR_LEVEL_DEFAULT = 4     /**< the built-in default for (dtype, op) */
+} tr_level;
+
+/** What tr_lookup() reports. The strings live until the process ends. */
+typedef struct tr_config {
+  const char* kernel_id; /**< registry id, e.g. "vectorized.b1024.u4.single_pass.f32.sum" */
+  const char* family;
+  int block;
+  int unroll;
+  const char* smem;   /**< "none", "static" or "dynamic" */
+  const char* finish; /**< "two_pass" or "single_pass" */
+  int dtype;          /**< a tr_dtype */
+  int op;             /**< a tr_op */
+  int level;          /**< a tr_level */
+  uint64_t n_lo, n_hi; /**< the tuned size interval used (0, 0 for the default) */
+  const char* source;   /**< the database file, or "built-in" (with the reason) */
+  const char* tuned_on; /**< fingerprint key of the device the winner was tuned on */
+  double tuned_median_us;
+  int stale;  /**< 1: tuned under another driver or CUDA runtime version */
+  int device; /**< CUDA device ordinal; -1 when no CUDA device is visible */
+} tr_config;
+
+/** The configuration a reduction of n elements would run on device (-1: the current one). */
+TR_API tr_status tr_lookup(int dtype, int op, uint64_t n, int device, tr_config* out);
+
+/** Two-phase reduction (CUB's convention): with d_temp == NULL only *temp_bytes is set. */
+TR_API tr_status tr_reduce(void* d_temp, size_t* temp_bytes, const void* d_in, void* d_out,
+                           uint64_t n, int dtype, int op, void* stream);
+
+/** Reductions with a workspace cached per (device, stream). */
+TR_API tr_status tr_reduce_cached(const void* d_in, void* d_out, uint64_t n, int dtype, int op,
+                                  void* stream);
+TR_API tr_status tr_sum(const void* d_in, void* d_out, uint64_t n, int dtype, void* stream);
+TR_API tr_status tr_min(const void* d_in, void* d_out, uint64_t n, int dtype, void* stream);
+TR_API tr_status tr_max(const void* d_in, void* d_out, uint64_t n, int dtype, void* stream);
+
+/** Frees the cached workspace of a stream on the current device (in stream order). */
+TR_API tr_status tr_release_workspace(void* stream);
+
+/** Uses path as the tuning database from now on; NULL or "" restores the default rules. */
+TR_API tr_status tr_set_database(const char* path);
+
+/** The message of this thread's last tr_* call: "" when it succeeded. Valid until the thread's
+ * next tr_* call. */
+TR_API const char* tr_last_error(void);
+
+/** "success", "invalid_argument", ... */
+TR_API const char* tr_status_name(int status);
+/** "exact", "nearest", "same_model", "default". */
+TR_API const char* tr_level_name(int level);
+/** "MAJOR.MINOR.PATCH". */
+TR_API const char* tr_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TUNEDREDUCE_H */

@@ -1,0 +1,178 @@
+#pragma once
+/// \file
+/// libtunedreduce: device-wide reductions that run the kernel tuned for this GPU.
+///
+/// The typed functions are thin inline wrappers over non-template functions compiled into the
+/// library: code that includes this header never instantiates a kernel. Nothing here includes
+/// SQLite or kernel templates. See docs/library.md.
+///
+/// \code
+///   float* d_out;                      // one element of device memory
+///   tunedreduce::sum(d_in, d_out, n, stream);
+///   auto cfg = tunedreduce::lookup<float>(tunedreduce::Op::sum, n);
+///   std::printf("%s (%s)\n", cfg.kernel_id, tunedreduce::level_name(cfg.level));
+/// \endcode
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "tunedreduce/types.hpp"
+
+namespace tunedreduce {
+
+/// Why a call failed. The C API's `tr_status` uses the same numbers.
+enum class Status : int {
+  success = 0,
+  invalid_argument = 1,  ///< a null, host or other-device pointer, a misaligned buffer, a bad enum
+  unsupported = 2,       ///< the chosen kernel cannot run this problem (e.g. n too large)
+  temp_too_small = 3,    ///< the caller's temporary storage is smaller than the query said
+  cuda_error = 4,        ///< no CUDA device, or a CUDA call (allocation, launch) failed
+  internal = 5,          ///< anything else (out of host memory, a bug)
+};
+
+/// "success", "invalid_argument", "unsupported", "temp_too_small", "cuda_error", "internal".
+const char* status_name(Status s) noexcept;
+
+/// Every failure of the C++ API. The message names the argument or the CUDA call at fault;
+/// when one is thrown nothing was launched.
+class ReduceError : public std::runtime_error {
+ public:
+  ReduceError(Status status, const std::string& message);
+  ~ReduceError() override;
+  Status status() const noexcept { return status_; }
+
+ private:
+  Status status_;
+};
+
+/// How a configuration was found (design.md, "Lookup order at run time").
+enum class Level : int {
+  exact = 1,            ///< this device, a tuned size interval containing n
+  nearest = 2,          ///< this device, the nearest tuned size interval
+  same_model = 3,       ///< another device with the same compute capability and SM count
+  builtin_default = 4,  ///< no usable tuning data: the built-in default for (dtype, op)
+};
+
+/// "exact", "nearest", "same_model", "default".
+const char* level_name(Level l) noexcept;
+
+/// The kernel a reduction would run and where that choice came from. Every string points to
+/// storage owned by the library that lives until the process ends.
+struct Config {
+  const char* kernel_id = "";  ///< registry id, e.g. "vectorized.b1024.u4.single_pass.f32.sum"
+  const char* family = "";     ///< "vectorized", "smem", ...
+  int block = 0;               ///< threads per block
+  int unroll = 1;              ///< elements (16-byte vectors for `vectorized`) per thread and step
+  const char* smem = "none";   ///< "none", "static" or "dynamic"
+  const char* finish = "";     ///< "two_pass" or "single_pass"
+  DType dtype = DType::i32;
+  Op op = Op::sum;
+  Level level = Level::builtin_default;
+  std::uint64_t n_lo = 0;  ///< the tuned size interval used (0, 0 for the built-in default)
+  std::uint64_t n_hi = 0;
+  const char* source = "";      ///< the database file, or "built-in" (with the reason)
+  const char* tuned_on = "";    ///< fingerprint key of the device the winner was tuned on
+  double tuned_median_us = 0;   ///< the winner's measured median (0 for the built-in default)
+  bool stale = false;           ///< tuned under another driver or CUDA runtime version
+  int device = -1;              ///< CUDA device ordinal (-1: no CUDA device is visible)
+};
+
+/// The configuration a reduction of n elements would run on \p device (-1: the current device).
+/// Never fails for database problems (they give the built-in default and one warning); with no
+/// CUDA device at all it returns the built-in default with device -1. Throws ReduceError for an
+/// invalid dtype/op or device ordinal. After the first call for a device it is lock-free.
+Config lookup(DType dtype, Op op, std::uint64_t n, int device = -1);
+
+/// Uses \p path as the tuning database from now on (the next call on each device reloads it);
+/// an empty path restores the default location rules ($TUNEDREDUCE_DB, $XDG_DATA_HOME, $HOME:
+/// docs/library.md). Calls in flight finish with the configuration they had.
+void set_database(const std::string& path);
+
+/// The database that is or will be used: the path set_database gave, else the resolved default
+/// location (which need not exist). Empty when no location can be derived.
+std::string database_path();
+
+/// Two-phase reduction with caller-owned temporary storage (CUB's convention): with
+/// \p d_temp == nullptr only \p temp_bytes is set (no pointer is checked, nothing is enqueued);
+/// otherwise reduces d_in[0, n) into *d_out on \p stream using d_temp (256-byte aligned, at
+/// least temp_bytes bytes, not used by other work in flight). Throws ReduceError.
+void reduce(void* d_temp, std::size_t& temp_bytes, const void* d_in, void* d_out,
+            std::uint64_t n, DType dtype, Op op, cudaStream_t stream);
+
+/// Reduction with a workspace the library caches per (device, stream): allocated and grown in
+/// stream order (cudaMallocAsync/cudaFreeAsync), so the call never synchronises. Throws
+/// ReduceError.
+void reduce(const void* d_in, void* d_out, std::uint64_t n, DType dtype, Op op,
+            cudaStream_t stream);
+
+/// Frees the cached workspace of \p stream on the current device (in stream order). Call it
+/// before destroying a stream that the library ran on, so its handle can be reused safely.
+void release_workspace(cudaStream_t stream);
+
+/// The library's version, "MAJOR.MINOR.PATCH".
+const char* version() noexcept;
+
+namespace detail {
+template <class T>
+constexpr DType dtype_of() {
+  static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool> && !std::is_same_v<T, char> &&
+                    (sizeof(T) == 4 || sizeof(T) == 8),
+                "tunedreduce reduces 32- and 64-bit integers, float and double");
+  if constexpr (std::is_floating_point_v<T>) {
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
+                  "tunedreduce reduces float and double");
+    return sizeof(T) == 4 ? DType::f32 : DType::f64;
+  } else if constexpr (sizeof(T) == 4) {
+    return std::is_signed_v<T> ? DType::i32 : DType::u32;
+  } else {
+    return std::is_signed_v<T> ? DType::i64 : DType::u64;
+  }
+}
+}  // namespace detail
+
+/// The DType of T (int32_t, uint32_t, int64_t, uint64_t, float, double, or an integer type of
+/// the same size and signedness).
+template <class T>
+inline constexpr DType dtype_of = detail::dtype_of<std::remove_cv_t<T>>();
+
+/// lookup() for element type T.
+template <class T>
+Config lookup(Op op, std::uint64_t n, int device = -1) {
+  return lookup(dtype_of<T>, op, n, device);
+}
+
+/// Two-phase reduce() for element type T.
+template <class T>
+void reduce(void* d_temp, std::size_t& temp_bytes, const T* d_in, T* d_out, std::uint64_t n,
+            Op op, cudaStream_t stream = 0) {
+  reduce(d_temp, temp_bytes, static_cast<const void*>(d_in), static_cast<void*>(d_out), n,
+         dtype_of<T>, op, stream);
+}
+
+/// *d_out = d_in[0] + ... + d_in[n-1] (integers wrap modulo 2^bits; 0 for n == 0).
+template <class T>
+void sum(const T* d_in, T* d_out, std::uint64_t n, cudaStream_t stream = 0) {
+  reduce(static_cast<const void*>(d_in), static_cast<void*>(d_out), n, dtype_of<T>, Op::sum,
+         stream);
+}
+
+/// *d_out = the smallest of d_in[0, n) (NaN if any is NaN; the type's maximum / +inf for n == 0).
+template <class T>
+void min(const T* d_in, T* d_out, std::uint64_t n, cudaStream_t stream = 0) {
+  reduce(static_cast<const void*>(d_in), static_cast<void*>(d_out), n, dtype_of<T>, Op::min,
+         stream);
+}
+
+/// *d_out = the largest of d_in[0, n) (NaN if any is NaN; the type's lowest / -inf for n == 0).
+template <class T>
+void max(const T* d_in, T* d_out, std::uint64_t n, cudaStream_t stream = 0) {
+  reduce(static_cast<const void*>(d_in), static_cast<void*>(d_out), n, dtype_of<T>, Op::max,
+         stream);
+}
+
+}  // namespace tunedreduce

@@ -1,0 +1,63 @@
+// The public C++ API (include/tunedreduce/tunedreduce.hpp): the process's Runtime.
+
+#include "runtime/runtime.hpp"
+#include "tunedreduce/tunedreduce.hpp"
+#include "tunedreduce/version.hpp"
+
+namespace tunedreduce {
+
+ReduceError::ReduceError(Status status, const std::string& message)
+    : std::runtime_error(message), status_(status) {}
+
+ReduceError::~ReduceError() = default;
+
+const char* status_name(Status s) noexcept {
+  switch (s) {
+    case Status::success: return "success";
+    case Status::invalid_argument: return "invalid_argument";
+    case Status::unsupported: return "unsupported";
+    case Status::temp_too_small: return "temp_too_small";
+    case Status::cuda_error: return "cuda_error";
+    case Status::internal: return "internal";
+  }
+  return "unknown";
+}
+
+const char* level_name(Level l) noexcept {
+  switch (l) {
+    case Level::exact: return "exact";
+    case Level::nearest: return "nearest";
+    case Level::same_model: return "same_model";
+    case Level::builtin_default: return "default";
+  }
+  return "unknown";
+}
+
+Config lookup(DType dtype, Op op, std::uint64_t n, int device) {
+  return runtime::Runtime::global().lookup(dtype, op, n, device);
+}
+
+void set_database(const std::string& path) {
+  runtime::Runtime::global().set_database(path.empty() ? std::nullopt
+                                                       : std::optional<std::string>(path));
+}
+
+std::string database_path() { return runtime::Runtime::global().database_path(); }
+
+void reduce(void* d_temp, std::size_t& temp_bytes, const void* d_in, void* d_out,
+            std::uint64_t n, DType dtype, Op op, cudaStream_t stream) {
+  runtime::Runtime::global().reduce(d_temp, temp_bytes, d_in, d_out, n, dtype, op, stream);
+}
+
+void reduce(const void* d_in, void* d_out, std::uint64_t n, DType dtype, Op op,
+            cudaStream_t stream) {
+  runtime::Runtime::global().reduce(d_in, d_out, n, dtype, op, stream);
+}
+
+void release_workspace(cudaStream_t stream) {
+  runtime::Runtime::global().release_workspace(stream);
+}
+
+const char* version() noexcept { return TUNEDREDUCE_VERSION_STRING; }
+
+}  // namespace tunedreduce

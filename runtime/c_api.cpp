@@ -1,0 +1,144 @@
+// The C API (include/tunedreduce/tunedreduce.h) over the C++ one: every exception is caught
+// here and becomes a status plus this thread's message.
+
+#include <new>
+#include <string>
+
+#include "tunedreduce/tunedreduce.h"
+#include "tunedreduce/tunedreduce.hpp"
+
+namespace {
+
+thread_local std::string last_error;
+
+void set_error(const char* message) noexcept {
+  try {
+    last_error = message;
+  } catch (...) {  // out of memory while reporting: an empty message rather than terminate()
+    last_error.clear();
+  }
+}
+
+template <class F>
+tr_status guarded(F&& f) noexcept {
+  try {
+    last_error.clear();
+    f();
+    return TR_SUCCESS;
+  } catch (const tunedreduce::ReduceError& e) {
+    set_error(e.what());
+    return static_cast<tr_status>(e.status());
+  } catch (const std::bad_alloc&) {
+    set_error("out of host memory");
+    return TR_ERROR_INTERNAL;
+  } catch (const std::exception& e) {
+    set_error(e.what());
+    return TR_ERROR_INTERNAL;
+  } catch (...) {
+    set_error("unknown internal error");
+    return TR_ERROR_INTERNAL;
+  }
+}
+
+tunedreduce::DType to_dtype(int d) {
+  if (d < TR_I32 || d > TR_F64)
+    throw tunedreduce::ReduceError(tunedreduce::Status::invalid_argument,
+                                   "dtype " + std::to_string(d) +
+                                       " is not a tr_dtype (0..5: TR_I32 .. TR_F64)");
+  return static_cast<tunedreduce::DType>(d);
+}
+
+tunedreduce::Op to_op(int o) {
+  if (o < TR_SUM || o > TR_MAX)
+    throw tunedreduce::ReduceError(tunedreduce::Status::invalid_argument,
+                                   "op " + std::to_string(o) +
+                                       " is not a tr_op (0..2: TR_SUM, TR_MIN, TR_MAX)");
+  return static_cast<tunedreduce::Op>(o);
+}
+cudaStream_t to_stream(void* s) { return static_cast<cudaStream_t>(s); }
+
+void fill(tr_config* out, const tunedreduce::Config& c) {
+  out->kernel_id = c.kernel_id;
+  out->family = c.family;
+  out->block = c.block;
+  out->unroll = c.unroll;
+  out->smem = c.smem;
+  out->finish = c.finish;
+  out->dtype = static_cast<int>(c.dtype);
+  out->op = static_cast<int>(c.op);
+  out->level = static_cast<int>(c.level);
+  out->n_lo = c.n_lo;
+  out->n_hi = c.n_hi;
+  out->source = c.source;
+  out->tuned_on = c.tuned_on;
+  out->tuned_median_us = c.tuned_median_us;
+  out->stale = c.stale ? 1 : 0;
+  out->device = c.device;
+}
+
+void require(bool ok, const char* message) {
+  if (!ok) throw tunedreduce::ReduceError(tunedreduce::Status::invalid_argument, message);
+}
+
+}  // namespace
+
+extern "C" {
+
+tr_status tr_lookup(int dtype, int op, uint64_t n, int device, tr_config* out) {
+  return guarded([&] {
+    require(out != nullptr, "out is a null pointer");
+    fill(out, tunedreduce::lookup(to_dtype(dtype), to_op(op), n, device));
+  });
+}
+
+tr_status tr_reduce(void* d_temp, size_t* temp_bytes, const void* d_in, void* d_out, uint64_t n,
+                    int dtype, int op, void* stream) {
+  return guarded([&] {
+    require(temp_bytes != nullptr, "temp_bytes is a null pointer");
+    tunedreduce::reduce(d_temp, *temp_bytes, d_in, d_out, n, to_dtype(dtype), to_op(op),
+                        to_stream(stream));
+  });
+}
+
+tr_status tr_reduce_cached(const void* d_in, void* d_out, uint64_t n, int dtype, int op,
+                           void* stream) {
+  return guarded([&] {
+    tunedreduce::reduce(d_in, d_out, n, to_dtype(dtype), to_op(op), to_stream(stream));
+  });
+}
+
+tr_status tr_sum(const void* d_in, void* d_out, uint64_t n, int dtype, void* stream) {
+  return tr_reduce_cached(d_in, d_out, n, dtype, TR_SUM, stream);
+}
+
+tr_status tr_min(const void* d_in, void* d_out, uint64_t n, int dtype, void* stream) {
+  return tr_reduce_cached(d_in, d_out, n, dtype, TR_MIN, stream);
+}
+
+tr_status tr_max(const void* d_in, void* d_out, uint64_t n, int dtype, void* stream) {
+  return tr_reduce_cached(d_in, d_out, n, dtype, TR_MAX, stream);
+}
+
+tr_status tr_release_workspace(void* stream) {
+  return guarded([&] { tunedreduce::release_workspace(to_stream(stream)); });
+}
+
+tr_status tr_set_database(const char* path) {
+  return guarded([&] { tunedreduce::set_database(path ? path : ""); });
+}
+
+const char* tr_last_error(void) { return last_error.c_str(); }
+
+const char* tr_status_name(int status) {
+  if (status < 0 || status > TR_ERROR_INTERNAL) return "unknown";
+  return tunedreduce::status_name(static_cast<tunedreduce::Status>(status));
+}
+
+const char* tr_level_name(int level) {
+  if (level < TR_LEVEL_EXACT || level > TR_LEVEL_DEFAULT) return "unknown";
+  return tunedreduce::level_name(static_cast<tunedreduce::Level>(level));
+}
+
+const char* tr_version(void) { return tunedreduce::version(); }
+
+}  // extern "C"

@@ -1,0 +1,58 @@
+#include "runtime/defaults.hpp"
+
+namespace tunedreduce::runtime {
+
+namespace {
+
+// One configuration for every (dtype, op): vectorized, 1024 threads, 4 16-byte loads in flight
+// per thread, single-pass finish.
+//
+// Evidence: tests/data/h100-sample.db, an exhaustive recording on an NVIDIA H100 80GB HBM3
+// (driver 580, CUDA 13.0, 2026-11-22; CUDA events, cold L2, GPU busy before the start event,
+// medians) of all 340 configurations for i32/f32 x sum/max at n = 2^10, 2^14, 2^18, 2^20, 2^22,
+// 2^24, 2^26. Ranking each configuration by the geometric mean of its 28 times (4 keys x 7 sizes):
+//
+//   1. warp_shuffle.b1024.u16.single_pass  13.32 us
+//   2. warp_shuffle.b256.u8.single_pass    13.34 us
+//   3. vectorized.b1024.u4.single_pass     13.35 us   <- chosen
+//   4. smem.b256.u16.dynamic.single_pass   13.37 us
+//   (the best entry at each size separately: 12.62 us, 5.5 % lower; the best two_pass entry:
+//   14.12 us; the seeds' global-memory families: 25-30 us)
+//
+// The first three are within 0.3 % of each other, below the run-to-run noise. vectorized wins
+// the tie because its loads are counted in 16-byte vectors: with u4 every thread keeps 64 bytes
+// in flight whatever the element size, so the 4-byte measurements carry over to the 8-byte types
+// (i64, u64, f64), which the recording does not cover, with the same instructions per byte;
+// warp_shuffle's u16 would double the bytes per thread for 8-byte types. It is also within 1 % of
+// the per-size best at the two largest sizes, where time is spent (i32 sum: 35.84 us at 2^24,
+// 100.78 us at 2^26 against 35.49 and 99.97), and its worst case is 0.5 us above the per-size best
+// at 2^10 (4.58 against 4.06 us). Against cub::DeviceReduce::Sum measured the same way
+// (../shared/docs/gpu-workflow.md: 4.51, 7.20, 7.78, 9.38, 15.30, 37.22, 103.3 us for int32 at
+// the same sizes) it is as fast or faster from 2^14 up, and 1.5 % slower at 2^10.
+//
+// u32 runs i32's code (signed sums are computed unsigned) and takes its choice. min is not in
+// the recording: it has max's memory traffic and instruction count (one compare per element),
+// and max's ranking puts vectorized.b1024.u4 first for i32 (13.22 us) and second for f32
+// (13.46 us, 0.2 % behind), so min takes the same configuration.
+constexpr const char* default_ids[6][3] = {
+    {"vectorized.b1024.u4.single_pass.i32.sum", "vectorized.b1024.u4.single_pass.i32.min",
+     "vectorized.b1024.u4.single_pass.i32.max"},
+    {"vectorized.b1024.u4.single_pass.u32.sum", "vectorized.b1024.u4.single_pass.u32.min",
+     "vectorized.b1024.u4.single_pass.u32.max"},
+    {"vectorized.b1024.u4.single_pass.i64.sum", "vectorized.b1024.u4.single_pass.i64.min",
+     "vectorized.b1024.u4.single_pass.i64.max"},
+    {"vectorized.b1024.u4.single_pass.u64.sum", "vectorized.b1024.u4.single_pass.u64.min",
+     "vectorized.b1024.u4.single_pass.u64.max"},
+    {"vectorized.b1024.u4.single_pass.f32.sum", "vectorized.b1024.u4.single_pass.f32.min",
+     "vectorized.b1024.u4.single_pass.f32.max"},
+    {"vectorized.b1024.u4.single_pass.f64.sum", "vectorized.b1024.u4.single_pass.f64.min",
+     "vectorized.b1024.u4.single_pass.f64.max"},
+};
+
+}  // namespace
+
+const char* builtin_default_id(DType dtype, Op op) noexcept {
+  return default_ids[static_cast<int>(dtype)][static_cast<int>(op)];
+}
+
+}  // namespace tunedreduce::runtime

@@ -1,0 +1,32 @@
+#include "runtime/log.hpp"
+
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <cstdlib>
+#include <string>
+
+namespace tunedreduce::runtime {
+
+std::shared_ptr<spdlog::logger> default_logger() {
+  static const std::shared_ptr<spdlog::logger> logger = [] {
+    if (auto existing = spdlog::get("tunedreduce")) return existing;
+    auto l = std::make_shared<spdlog::logger>(
+        "tunedreduce", std::make_shared<spdlog::sinks::stderr_color_sink_mt>());
+    l->set_pattern("[%H:%M:%S.%e] [tunedreduce] [%^%l%$] %v");
+    l->set_level(spdlog::level::warn);
+    if (const char* env = std::getenv("TUNEDREDUCE_LOG_LEVEL"); env && *env) {
+      const auto lvl = spdlog::level::from_str(env);
+      if (lvl != spdlog::level::off || std::string(env) == "off") l->set_level(lvl);
+    }
+    try {
+      spdlog::register_logger(l);
+    } catch (const spdlog::spdlog_ex&) {  // registered meanwhile by another thread
+      if (auto existing = spdlog::get("tunedreduce")) return existing;
+    }
+    return l;
+  }();
+  return logger;
+}
+
+}  // namespace tunedreduce::runtime

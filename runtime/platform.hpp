@@ -1,0 +1,57 @@
+#pragma once
+// What the runtime asks of CUDA, behind an interface: the library uses the CUDA runtime
+// (make_cuda_platform), tests use a fake, so the lookup, the argument checks, the workspace cache
+// and the launch path are tested without a GPU.
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "common/device_fingerprint.hpp"
+#include "kernels/registry.hpp"
+
+namespace tunedreduce::runtime {
+
+struct DeviceInfo {
+  DeviceFingerprint fingerprint;
+  kernels::DeviceLimits limits;
+};
+
+enum class MemoryKind { unregistered, host, device, managed };
+
+struct PointerInfo {
+  MemoryKind kind = MemoryKind::unregistered;
+  int device = -1;  // for device memory
+};
+
+/// Every member may be called from many threads at once. CUDA failures are returned as
+/// cudaError_t or thrown as ReduceError(Status::cuda_error) with the call named.
+class Platform {
+ public:
+  virtual ~Platform() = default;
+
+  /// Number of visible devices; 0 with \p why set when there is none (or no driver).
+  virtual int device_count(std::string& why) = 0;
+  /// The calling thread's current device. Throws ReduceError(cuda_error).
+  virtual int current_device() = 0;
+  /// Fingerprint and limits of a device. Throws ReduceError(cuda_error).
+  virtual DeviceInfo describe(int device) = 0;
+  /// What \p p points to. Throws ReduceError(cuda_error).
+  virtual PointerInfo pointer(const void* p) = 0;
+
+  /// Stream-ordered allocation on the current device; free in the order of \p stream.
+  virtual cudaError_t alloc_async(void** p, std::size_t bytes, cudaStream_t stream) = 0;
+  virtual cudaError_t free_async(void* p, cudaStream_t stream) = 0;
+  virtual cudaError_t memset_async(void* p, int value, std::size_t bytes, cudaStream_t stream) = 0;
+  /// entry.launch(args, dev) (a fake records the call instead).
+  virtual cudaError_t launch(const kernels::Entry& entry, const kernels::LaunchArgs& args,
+                             const kernels::DeviceLimits& dev) = 0;
+  virtual std::string error_text(cudaError_t e) = 0;
+};
+
+/// The CUDA runtime.
+std::unique_ptr<Platform> make_cuda_platform();
+
+}  // namespace tunedreduce::runtime

@@ -1,0 +1,384 @@
+#include "runtime/runtime.hpp"
+
+#include <cinttypes>
+#include <cstdio>
+
+#include "common/error.hpp"
+#include "common/paths.hpp"
+#include "runtime/log.hpp"
+
+namespace tunedreduce::runtime {
+
+namespace {
+
+std::string hex(const void* p) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%p", p);
+  return buf;
+}
+
+void check_enums(DType dtype, Op op) {
+  if (static_cast<unsigned>(dtype) > static_cast<unsigned>(DType::f64))
+    throw ReduceError(Status::invalid_argument,
+                      "dtype " + std::to_string(static_cast<int>(dtype)) +
+                          " is not an element type (0..5: i32, u32, i64, u64, f32, f64)");
+  if (static_cast<unsigned>(op) > static_cast<unsigned>(Op::max))
+    throw ReduceError(Status::invalid_argument,
+                      "op " + std::to_string(static_cast<int>(op)) +
+                          " is not an operator (0..2: sum, min, max)");
+}
+
+/// Largest power of two dividing the address, capped at 256 (what can_implement asks for).
+std::size_t alignment_of(const void* p) {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  if (a == 0) return 256;
+  return std::min<std::size_t>(a & (~a + 1), 256);
+}
+
+std::string key_text(DType dtype, Op op, std::uint64_t n) {
+  return std::string(dtype_name(dtype)) + " " + op_name(op) + " n=" + std::to_string(n);
+}
+
+}  // namespace
+
+Runtime::Runtime(Options opt)
+    : platform_(opt.platform ? std::move(opt.platform) : make_cuda_platform()),
+      logger_(opt.logger ? std::move(opt.logger) : default_logger()),
+      reader_(opt.reader),
+      workspaces_(*platform_),
+      database_(std::move(opt.database)) {}
+
+Runtime::~Runtime() = default;
+
+Runtime& Runtime::global() {
+  // Leaked on purpose: no destructor runs after the CUDA runtime has been torn down at exit, and
+  // every Config handed out stays valid.
+  static Runtime* r = new Runtime();
+  return *r;
+}
+
+void Runtime::set_database(std::optional<std::string> path) {
+  if (path && path->empty()) path.reset();
+  std::lock_guard lk(config_mutex_);
+  database_ = std::move(path);
+  ++generation_;
+  for (auto& s : states_) s.store(nullptr, std::memory_order_release);
+  no_device_.store(nullptr, std::memory_order_release);
+}
+
+std::string Runtime::database_path() {
+  {
+    std::lock_guard lk(config_mutex_);
+    if (database_) return *database_;
+  }
+  try {
+    return resolve_db_path(std::nullopt).path.string();
+  } catch (const Error&) {
+    return {};
+  }
+}
+
+void Runtime::warn_once(const std::string& key, const std::string& message) {
+  {
+    std::lock_guard lk(config_mutex_);
+    if (!warned_.insert(key).second) return;
+  }
+  load_warned_.store(true);
+  logger_->warn("{}", message);
+}
+
+std::unique_ptr<DeviceState> Runtime::load(int device, DeviceInfo info) {
+  std::optional<std::string> explicit_path;
+  {
+    std::lock_guard lk(config_mutex_);
+    explicit_path = database_;
+  }
+  DbLocation where;
+  if (explicit_path) {
+    where = {*explicit_path, "set_database"};
+  } else {
+    try {
+      where = resolve_db_path(std::nullopt);
+    } catch (const Error& e) {
+      const std::string msg = std::string("no tuning database: ") + e.what();
+      warn_once(msg, msg + "; reductions use the built-in defaults");
+      TuningTable defaults(info.limits);
+      return std::make_unique<DeviceState>(device, std::move(info), "", "built-in (" + msg + ")",
+                                           std::move(defaults));
+    }
+  }
+  db::Snapshot snap = db::load_snapshot(where.path, info.fingerprint, reader_);
+  if (snap.problem) {
+    const std::string msg = snap.message + " (location from " + where.source + ")";
+    warn_once("db:" + msg, "tuning database unusable: " + msg +
+                               "; reductions use the built-in defaults");
+    TuningTable defaults(info.limits);
+    return std::make_unique<DeviceState>(device, std::move(info), "", "built-in (" + msg + ")",
+                                         std::move(defaults));
+  }
+  TuningTable table(snap, info.limits);
+  const std::string path = where.path.string();
+  if (!table.rejected().empty()) {
+    std::string msg = db::quoted(where.path) + ": " + std::to_string(table.rejected().size()) +
+                      " winner row(s) cannot be used and are ignored (lower lookup levels or "
+                      "the built-in defaults apply): " + table.rejected().front();
+    if (table.rejected().size() > 1) msg += "; the debug log lists the others";
+    warn_once("rows:" + path + ":" + table.rejected().front(), msg);
+    for (const std::string& r : table.rejected()) logger_->debug("ignored: {}", r);
+  }
+  logger_->debug("device {} ({}, key {}): {} tuned row(s) of its own, {} of its model, from {}",
+                 device, info.fingerprint.name, info.fingerprint.key(), table.exact_rows(),
+                 table.similar_rows(), db::quoted(where.path));
+  return std::make_unique<DeviceState>(device, std::move(info), path, "built-in",
+                                       std::move(table));
+}
+
+const DeviceState& Runtime::device_state(int device) {
+  if (device < 0 || device >= max_devices)
+    throw ReduceError(Status::invalid_argument,
+                      "device " + std::to_string(device) + " is not a CUDA device ordinal");
+  if (const DeviceState* s = states_[device].load(std::memory_order_acquire)) return *s;
+  std::lock_guard init(init_mutex_[device]);
+  for (;;) {
+    if (const DeviceState* s = states_[device].load(std::memory_order_acquire)) return *s;
+    std::uint64_t gen;
+    {
+      std::lock_guard lk(config_mutex_);
+      gen = generation_;
+    }
+    std::unique_ptr<DeviceState> st = load(device, platform_->describe(device));
+    std::lock_guard lk(config_mutex_);
+    if (gen != generation_) continue;  // set_database ran meanwhile: load the new one
+    const DeviceState* p = st.get();
+    owned_.push_back(std::move(st));
+    states_[device].store(p, std::memory_order_release);
+    return *p;
+  }
+}
+
+const DeviceState& Runtime::install(std::unique_ptr<DeviceState> state) {
+  if (!state || state->device < 0 || state->device >= max_devices)
+    throw ReduceError(Status::invalid_argument, "install: no state or a bad device ordinal");
+  std::lock_guard lk(config_mutex_);
+  const DeviceState* p = state.get();
+  owned_.push_back(std::move(state));
+  states_[p->device].store(p, std::memory_order_release);
+  return *p;
+}
+
+const DeviceState& Runtime::no_device_state(const std::string& why) {
+  if (const DeviceState* s = no_device_.load(std::memory_order_acquire)) return *s;
+  warn_once("no-device", "no CUDA device (" + why +
+                             "): lookup reports the built-in defaults, and reductions fail");
+  DeviceInfo info;  // DeviceLimits' defaults: an sm_90 device
+  TuningTable defaults(info.limits);
+  auto st = std::make_unique<DeviceState>(-1, info, "", "built-in (no CUDA device: " + why + ")",
+                                          std::move(defaults));
+  std::lock_guard lk(config_mutex_);
+  if (const DeviceState* s = no_device_.load(std::memory_order_acquire)) return *s;
+  const DeviceState* p = st.get();
+  owned_.push_back(std::move(st));
+  no_device_.store(p, std::memory_order_release);
+  return *p;
+}
+
+Choice Runtime::choose(const DeviceState& s, DType dtype, Op op, std::uint64_t n) {
+  const Choice c = s.table.choose(dtype, op, n);
+  if (c.level != Level::exact && n > 0 && !fallback_warned_.load(std::memory_order_relaxed) &&
+      !load_warned_.load(std::memory_order_relaxed) && !fallback_warned_.exchange(true)) {
+    logger_->warn(
+        "device {} ({}): no tuned winner for {} in {}: using {} ({}); later fallbacks are "
+        "logged at debug level (run `tunedreduce tune` to tune this device)",
+        s.device, s.info.fingerprint.name, key_text(dtype, op, n), s.source, c.entry->id,
+        level_name(c.level));
+  } else if (logger_->should_log(spdlog::level::debug)) {
+    logger_->debug("device {} {}: {} ({})", s.device, key_text(dtype, op, n), c.entry->id,
+                   level_name(c.level));
+  }
+  return c;
+}
+
+Config Runtime::describe(const DeviceState& s, const Choice& c, DType dtype, Op op) {
+  Config cfg;
+  const kernels::KernelParams& p = c.entry->params;
+  cfg.kernel_id = c.entry->id;
+  cfg.family = kernels::family_name(p.family);
+  cfg.block = p.block;
+  cfg.unroll = p.unroll;
+  cfg.smem = kernels::smem_mode_name(p.smem);
+  cfg.finish = kernels::finish_name(p.finish);
+  cfg.dtype = dtype;
+  cfg.op = op;
+  cfg.level = c.level;
+  cfg.device = s.device;
+  if (c.row) {
+    cfg.n_lo = c.row->n_lo;
+    cfg.n_hi = c.row->n_hi;
+    cfg.source = s.source.c_str();
+    cfg.tuned_on = c.row->device_key.c_str();
+    cfg.tuned_median_us = c.row->median_us;
+    cfg.stale = c.row->stale(s.info.fingerprint.driver_version, s.info.fingerprint.runtime_version);
+  } else {
+    cfg.source = s.builtin_source.c_str();
+  }
+  return cfg;
+}
+
+}  // namespace tunedreduce::runtime
+
+namespace tunedreduce::runtime {
+
+Config Runtime::lookup(DType dtype, Op op, std::uint64_t n, int device) {
+  check_enums(dtype, op);
+  if (device < -1 || device >= max_devices)
+    throw ReduceError(Status::invalid_argument,
+                      "device " + std::to_string(device) +
+                          " is not a CUDA device ordinal (-1 means the current device)");
+  if (device == -1) {
+    try {
+      device = platform_->current_device();
+    } catch (const ReduceError&) {
+      std::string why;
+      if (platform_->device_count(why) > 0) throw;
+      const DeviceState& s = no_device_state(why);
+      return describe(s, s.table.choose(dtype, op, n), dtype, op);
+    }
+  } else if (!states_[device].load(std::memory_order_acquire)) {
+    std::string why;
+    const int count = platform_->device_count(why);
+    if (device >= count)
+      throw ReduceError(Status::invalid_argument,
+                        "device " + std::to_string(device) + " does not exist (" +
+                            (count ? std::to_string(count) + " CUDA device(s) visible" : why) + ")");
+  }
+  const DeviceState& s = device_state(device);
+  return describe(s, choose(s, dtype, op, n), dtype, op);
+}
+
+void Runtime::check_pointer(const char* name, const void* p, int device, std::size_t alignment) {
+  if (reinterpret_cast<std::uintptr_t>(p) % alignment != 0)
+    throw ReduceError(Status::invalid_argument,
+                      std::string(name) + " (" + hex(p) + ") is not aligned to " +
+                          std::to_string(alignment) + " bytes");
+  const PointerInfo info = platform_->pointer(p);
+  const std::string dev = std::to_string(device);
+  switch (info.kind) {
+    case MemoryKind::managed:
+      return;
+    case MemoryKind::device:
+      if (info.device == device) return;
+      throw ReduceError(Status::invalid_argument,
+                        std::string(name) + " (" + hex(p) + ") is memory of device " +
+                            std::to_string(info.device) + ", but the current device is " + dev +
+                            " (call cudaSetDevice(" + std::to_string(info.device) +
+                            ") first, or pass memory of device " + dev + ")");
+    case MemoryKind::host:
+      throw ReduceError(Status::invalid_argument,
+                        std::string(name) + " (" + hex(p) +
+                            ") is page-locked host memory; pass device memory of device " + dev);
+    case MemoryKind::unregistered:
+      break;
+  }
+  throw ReduceError(Status::invalid_argument,
+                    std::string(name) + " (" + hex(p) +
+                        ") is host memory (CUDA does not know it); pass device memory of device " +
+                        dev);
+}
+
+void Runtime::check_implementable(const DeviceState& s, const Choice& c, std::uint64_t n,
+                                  std::size_t in_alignment) {
+  if (auto why = c.entry->can_implement(n, in_alignment, s.info.limits))
+    throw ReduceError(Status::unsupported, "n = " + std::to_string(n) + ": kernel '" +
+                                               c.entry->id + "' (lookup level " +
+                                               level_name(c.level) +
+                                               ") cannot run this reduction: " + *why);
+}
+
+Runtime::Resolved Runtime::prepare(const void* d_in, const void* d_out, std::uint64_t n,
+                                   DType dtype, Op op) {
+  check_enums(dtype, op);
+  // Null pointers first: no CUDA call is made for them.
+  if (!d_out) throw ReduceError(Status::invalid_argument, "d_out is a null pointer");
+  if (!d_in && n > 0)
+    throw ReduceError(Status::invalid_argument,
+                      "d_in is a null pointer (n = " + std::to_string(n) + ")");
+  const int device = platform_->current_device();
+  const DeviceState& s = device_state(device);
+  const std::size_t elem = dtype_size(dtype);
+  if (n > 0) check_pointer("d_in", d_in, device, elem);
+  check_pointer("d_out", d_out, device, elem);
+  const Choice c = choose(s, dtype, op, n);
+  check_implementable(s, c, n, n > 0 ? alignment_of(d_in) : 256);
+  return {device, &s, c};
+}
+
+void Runtime::launch_failed(const DeviceState& s, const Choice& c, cudaError_t e) {
+  throw ReduceError(Status::cuda_error, "launching kernel '" + std::string(c.entry->id) +
+                                            "' on device " + std::to_string(s.device) +
+                                            " failed: " + platform_->error_text(e));
+}
+
+void Runtime::reduce(void* d_temp, std::size_t& temp_bytes, const void* d_in, void* d_out,
+                     std::uint64_t n, DType dtype, Op op, cudaStream_t stream) {
+  if (!d_temp) {
+    // Size query: nothing is checked but the problem itself, nothing is enqueued.
+    check_enums(dtype, op);
+    const DeviceState& s = device_state(platform_->current_device());
+    const Choice c = choose(s, dtype, op, n);
+    check_implementable(s, c, n, 256);
+    temp_bytes = std::max<std::size_t>(c.entry->workspace_bytes(n, s.info.limits), 1);
+    return;
+  }
+  const Resolved r = prepare(d_in, d_out, n, dtype, op);
+  const DeviceState& s = *r.state;
+  const std::size_t need = std::max<std::size_t>(r.choice.entry->workspace_bytes(n, s.info.limits), 1);
+  check_pointer("d_temp", d_temp, r.device, 256);
+  if (temp_bytes < need)
+    throw ReduceError(Status::temp_too_small,
+                      "temp_bytes = " + std::to_string(temp_bytes) + " is smaller than the " +
+                          std::to_string(need) + " bytes kernel '" + r.choice.entry->id +
+                          "' needs for n = " + std::to_string(n) +
+                          " (ask with d_temp == nullptr first)");
+  kernels::LaunchArgs a;
+  a.in = d_in;
+  a.out = d_out;
+  a.n = n;
+  a.workspace = d_temp;
+  a.workspace_bytes = temp_bytes;
+  a.stream = stream;
+  a.workspace_clean = false;  // the caller's memory: the counter is zeroed by the launch
+  if (cudaError_t e = platform_->launch(*r.choice.entry, a, s.info.limits); e != cudaSuccess)
+    launch_failed(s, r.choice, e);
+}
+
+void Runtime::reduce(const void* d_in, void* d_out, std::uint64_t n, DType dtype, Op op,
+                     cudaStream_t stream) {
+  const Resolved r = prepare(d_in, d_out, n, dtype, op);
+  const DeviceState& s = *r.state;
+  const kernels::Entry& entry = *r.choice.entry;
+  kernels::LaunchArgs a;
+  a.in = d_in;
+  a.out = d_out;
+  a.n = n;
+  a.stream = stream;
+  cudaError_t e;
+  if (n == 0) {
+    e = platform_->launch(entry, a, s.info.limits);  // writes the identity, no workspace
+  } else {
+    const std::size_t need = std::max(entry.workspace_bytes(n, s.info.limits),
+                                      WorkspaceCache::counter_bytes);
+    e = workspaces_.run(r.device, stream, need, [&](void* ws, std::size_t bytes, bool clean) {
+      a.workspace = ws;
+      a.workspace_bytes = bytes;
+      a.workspace_clean = clean;
+      return platform_->launch(entry, a, s.info.limits);
+    });
+  }
+  if (e != cudaSuccess) launch_failed(s, r.choice, e);
+}
+
+void Runtime::release_workspace(cudaStream_t stream) {
+  workspaces_.release(platform_->current_device(), stream);
+}
+
+}  // namespace tunedreduce::runtime

@@ -1,0 +1,127 @@
+#pragma once
+// The library's state and logic behind the public API (tunedreduce.hpp, tunedreduce.h): where
+// the database is, the per-device tuning data (loaded once per device, then read lock-free),
+// argument checks, the workspace cache and the launch. Everything CUDA goes through a Platform,
+// so tests build a Runtime on a fake one.
+
+#include <spdlog/logger.h>
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "db/database.hpp"
+#include "runtime/platform.hpp"
+#include "runtime/tuning.hpp"
+#include "runtime/workspace.hpp"
+#include "tunedreduce/tunedreduce.hpp"
+
+namespace tunedreduce::runtime {
+
+/// The tuning data of one device, immutable once published.
+struct DeviceState {
+  int device = -1;
+  DeviceInfo info;
+  std::string fingerprint_key;
+  /// The database the rows came from; empty when none could be used.
+  std::string source;
+  /// Config::source of the built-in default: "built-in", with the reason when no database
+  /// could be used.
+  std::string builtin_source;
+  TuningTable table;
+
+  DeviceState(int dev, DeviceInfo i, std::string src, std::string builtin, TuningTable t)
+      : device(dev), info(std::move(i)), fingerprint_key(info.fingerprint.key()),
+        source(std::move(src)), builtin_source(std::move(builtin)), table(std::move(t)) {}
+};
+
+struct Options {
+  std::unique_ptr<Platform> platform;      // default: the CUDA runtime
+  std::shared_ptr<spdlog::logger> logger;  // default: default_logger()
+  std::optional<std::string> database;     // default: common/paths.hpp's rules
+  db::ReaderOptions reader;                // busy timeout 2 s
+};
+
+class Runtime {
+ public:
+  static constexpr int max_devices = 64;
+
+  explicit Runtime(Options opt = {});
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  /// The process's runtime (CUDA platform, default logger); never destroyed, so the strings of
+  /// every Config it returned stay valid until the process ends.
+  static Runtime& global();
+
+  void set_database(std::optional<std::string> path);
+  /// The explicit path, else the resolved default location; empty when none can be derived.
+  std::string database_path();
+
+  /// Loads the device's tuning data on first use (one thread loads, others wait), then returns
+  /// it without locking.
+  const DeviceState& device_state(int device);
+  /// Publishes a prepared state as if loaded (tests, benchmarks).
+  const DeviceState& install(std::unique_ptr<DeviceState> state);
+  /// Builds the state of \p info from the snapshot at \p path (what device_state does, without
+  /// CUDA); warns about an unusable database or rows as the library does.
+  std::unique_ptr<DeviceState> load(int device, DeviceInfo info);
+
+  /// choose() + the debug log and the once-per-runtime warning on falling below level 1.
+  Choice choose(const DeviceState& s, DType dtype, Op op, std::uint64_t n);
+  static Config describe(const DeviceState& s, const Choice& c, DType dtype, Op op);
+
+  Config lookup(DType dtype, Op op, std::uint64_t n, int device);
+  void reduce(void* d_temp, std::size_t& temp_bytes, const void* d_in, void* d_out,
+              std::uint64_t n, DType dtype, Op op, cudaStream_t stream);
+  void reduce(const void* d_in, void* d_out, std::uint64_t n, DType dtype, Op op,
+              cudaStream_t stream);
+  void release_workspace(cudaStream_t stream);
+
+  Platform& platform() { return *platform_; }
+  WorkspaceCache& workspaces() { return workspaces_; }
+  spdlog::logger& log() { return *logger_; }
+
+ private:
+  struct Resolved {
+    int device;
+    const DeviceState* state;
+    Choice choice;
+  };
+  /// The checks every launching call makes, in order: enums, null pointers (before any CUDA
+  /// call), the device, pointer kinds and devices, alignment, can_implement.
+  Resolved prepare(const void* d_in, const void* d_out, std::uint64_t n, DType dtype, Op op);
+  void check_pointer(const char* name, const void* p, int device, std::size_t alignment);
+  void check_implementable(const DeviceState& s, const Choice& c, std::uint64_t n,
+                           std::size_t in_alignment);
+  [[noreturn]] void launch_failed(const DeviceState& s, const Choice& c, cudaError_t e);
+  void warn_once(const std::string& key, const std::string& message);
+  const DeviceState& no_device_state(const std::string& why);
+
+  std::unique_ptr<Platform> platform_;
+  std::shared_ptr<spdlog::logger> logger_;
+  db::ReaderOptions reader_;
+  WorkspaceCache workspaces_;
+
+  std::mutex config_mutex_;  // database_, generation_, owned_, warned_
+  std::optional<std::string> database_;
+  std::uint64_t generation_ = 0;
+  std::vector<std::unique_ptr<DeviceState>> owned_;  // every state ever published: Config
+                                                     // strings point into them
+  std::set<std::string> warned_;
+  std::array<std::atomic<const DeviceState*>, max_devices> states_{};
+  std::array<std::mutex, max_devices> init_mutex_;
+  std::atomic<const DeviceState*> no_device_{nullptr};
+
+  std::atomic<bool> load_warned_{false};      // a load problem was reported
+  std::atomic<bool> fallback_warned_{false};  // a lookup below level 1 was reported
+};
+
+}  // namespace tunedreduce::runtime

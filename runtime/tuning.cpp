@@ -1,0 +1,79 @@
+#include "runtime/tuning.hpp"
+
+#include <algorithm>
+
+#include "runtime/defaults.hpp"
+
+namespace tunedreduce::runtime {
+
+TuningTable::TuningTable(const kernels::DeviceLimits& dev) { init_defaults(dev); }
+
+TuningTable::TuningTable(const db::Snapshot& snapshot, const kernels::DeviceLimits& dev) {
+  init_defaults(dev);
+  exact_ = check(snapshot.exact, dev, "this device");
+  similar_ = check(snapshot.similar, dev, "a device of the same model");
+}
+
+void TuningTable::init_defaults(const kernels::DeviceLimits& dev) {
+  for (DType d : all_dtypes)
+    for (Op o : all_ops) {
+      const kernels::Entry* e = kernels::find(builtin_default_id(d, o));
+      if (!e || e->can_implement(1, 256, dev)) {
+        // Never expected (a unit test checks the defaults): any entry that can run here.
+        e = nullptr;
+        for (const kernels::Entry& cand : kernels::registry())
+          if (cand.params.dtype == d && cand.params.op == o && !cand.can_implement(1, 256, dev)) {
+            e = &cand;
+            break;
+          }
+      }
+      defaults_[static_cast<int>(d)][static_cast<int>(o)] = e;
+    }
+}
+
+TuningTable::Checked TuningTable::check(const db::WinnerTable& rows,
+                                        const kernels::DeviceLimits& dev, const char* what) {
+  std::vector<db::SnapshotEntry> kept;
+  for (const db::SnapshotEntry& r : rows.entries()) {
+    const std::string where = std::string(dtype_name(r.dtype)) + " " + op_name(r.op) + " [" +
+                              std::to_string(r.n_lo) + ", " + std::to_string(r.n_hi) +
+                              "] of " + what + " (" + r.device_key + ")";
+    const kernels::Entry* e = kernels::find(r.kernel_id);
+    if (!e) {
+      rejected_.push_back("the winner for " + where + " names kernel '" + r.kernel_id +
+                          "', which this binary does not have");
+      continue;
+    }
+    if (e->params.dtype != r.dtype || e->params.op != r.op) {
+      rejected_.push_back("the winner for " + where + " names kernel '" + r.kernel_id +
+                          "', which reduces another type or operator");
+      continue;
+    }
+    if (auto why = e->can_implement(std::max<std::uint64_t>(r.n_lo, 1), 256, dev)) {
+      rejected_.push_back("the winner for " + where + ", kernel '" + r.kernel_id +
+                          "', cannot run on this device: " + *why);
+      continue;
+    }
+    kept.push_back(r);
+  }
+  Checked c;
+  c.table = db::WinnerTable(std::move(kept));
+  c.entries.reserve(c.table.size());
+  for (const db::SnapshotEntry& r : c.table.entries()) c.entries.push_back(kernels::find(r.kernel_id));
+  return c;
+}
+
+Choice TuningTable::pick(const Checked& c, const db::SnapshotEntry* row, Level level) noexcept {
+  return {c.entries[static_cast<std::size_t>(row - c.table.entries().data())], level, row};
+}
+
+Choice TuningTable::choose(DType dtype, Op op, std::uint64_t n) const noexcept {
+  if (const db::SnapshotEntry* r = exact_.table.find(dtype, op, n)) return pick(exact_, r, Level::exact);
+  if (const db::SnapshotEntry* r = exact_.table.nearest(dtype, op, n))
+    return pick(exact_, r, Level::nearest);
+  if (const db::SnapshotEntry* r = similar_.table.nearest(dtype, op, n))
+    return pick(similar_, r, Level::same_model);
+  return {default_entry(dtype, op), Level::builtin_default, nullptr};
+}
+
+}  // namespace tunedreduce::runtime

@@ -1,0 +1,63 @@
+#pragma once
+// The tuning data of one device as the runtime uses it: the snapshot's tables with every row
+// checked against this binary's registry and the device, and the lookup order of design.md.
+// No CUDA calls: tested on snapshots of synthetic databases and tests/data/h100-sample.db.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "db/snapshot.hpp"
+#include "kernels/registry.hpp"
+#include "tunedreduce/tunedreduce.hpp"
+
+namespace tunedreduce::runtime {
+
+/// What a lookup found: the entry to run, the level, and the row it came from (nullptr for the
+/// built-in default).
+struct Choice {
+  const kernels::Entry* entry = nullptr;
+  Level level = Level::builtin_default;
+  const db::SnapshotEntry* row = nullptr;
+};
+
+class TuningTable {
+ public:
+  /// Built-in defaults only.
+  explicit TuningTable(const kernels::DeviceLimits& dev);
+  /// Keeps the rows of \p snapshot that this binary can run on \p dev: a row is dropped, with
+  /// the reason in rejected(), when its kernel id is not in the registry, names another type or
+  /// operator than the row, or can_implement refuses it on this device.
+  TuningTable(const db::Snapshot& snapshot, const kernels::DeviceLimits& dev);
+
+  /// Lookup order: (1) this device, interval containing n; (2) this device, nearest interval;
+  /// (3) same compute capability and SM count, interval containing n, else the nearest one;
+  /// (4) the built-in default. Lock-free and allocation-free; \p dtype and \p op must be valid.
+  Choice choose(DType dtype, Op op, std::uint64_t n) const noexcept;
+
+  /// The built-in default's entry for (dtype, op) on this device.
+  const kernels::Entry* default_entry(DType dtype, Op op) const noexcept {
+    return defaults_[static_cast<int>(dtype)][static_cast<int>(op)];
+  }
+
+  /// One sentence per dropped row.
+  const std::vector<std::string>& rejected() const { return rejected_; }
+  /// Rows kept, this device / same model.
+  std::size_t exact_rows() const { return exact_.table.size(); }
+  std::size_t similar_rows() const { return similar_.table.size(); }
+
+ private:
+  struct Checked {
+    db::WinnerTable table;
+    std::vector<const kernels::Entry*> entries;  // parallel to table.entries()
+  };
+  Checked check(const db::WinnerTable& rows, const kernels::DeviceLimits& dev, const char* what);
+  static Choice pick(const Checked& c, const db::SnapshotEntry* row, Level level) noexcept;
+  void init_defaults(const kernels::DeviceLimits& dev);
+
+  Checked exact_, similar_;
+  const kernels::Entry* defaults_[6][3] = {};
+  std::vector<std::string> rejected_;
+};
+
+}  // namespace tunedreduce::runtime

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The install, proven by its users: `cmake --install` into a fresh prefix, the files checked,
+# then a CMake project (find_package(TunedReduce): shared and static targets) and a C program
+# (pkg-config: shared, and static with --static) built against it and run.
+#   run.sh BUILD_DIR SOURCE_DIR
+set -euo pipefail
+build=$1
+src=$2
+cmake=${CMAKE_COMMAND:-cmake}
+work=$(mktemp -d "${TMPDIR:-/tmp}/tr_consumer.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+prefix=$work/prefix
+
+"$cmake" --install "$build" --prefix "$prefix" > "$work/install.log" ||
+  { cat "$work/install.log"; echo "install failed (was everything built?)" >&2; exit 1; }
+libdir=$(cd "$prefix" && dirname "$(find . -name 'libtunedreduce.so' | head -1)")
+libdir=${libdir#./}
+for f in "$libdir/libtunedreduce.so" "$libdir/libtunedreduce.a" \
+         include/tunedreduce/tunedreduce.hpp include/tunedreduce/tunedreduce.h \
+         include/tunedreduce/types.hpp bin/tunedreduce \
+         "$libdir/cmake/TunedReduce/TunedReduceConfig.cmake" \
+         "$libdir/cmake/TunedReduce/TunedReduceConfigVersion.cmake" \
+         "$libdir/pkgconfig/tunedreduce.pc"; do
+  [ -e "$prefix/$f" ] || { echo "not installed: $f" >&2; exit 1; }
+done
+echo "installed into $prefix:"
+(cd "$prefix" && find . -type f -o -type l | sort | sed 's/^/  /')
+if grep -rq sqlite3.h "$prefix/include"; then echo "a public header includes SQLite" >&2; exit 1; fi
+
+# CMake consumer.
+"$cmake" -S "$src/tests/consumer" -B "$work/build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
+  -DCUDAToolkit_ROOT=/usr/local/cuda > "$work/configure.log" ||
+  { cat "$work/configure.log"; exit 1; }
+"$cmake" --build "$work/build" > "$work/build.log" || { cat "$work/build.log"; exit 1; }
+echo "--- consumer (shared)"
+"$work/build/consumer"
+echo "--- consumer (static)"
+"$work/build/consumer_static"
+if ldd "$work/build/consumer_static" | grep -q libtunedreduce; then
+  echo "the static consumer depends on libtunedreduce.so" >&2; exit 1
+fi
+
+# C consumer through pkg-config.
+export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig"
+cc=${CC:-cc}
+echo "--- C consumer (pkg-config: $(pkg-config --cflags --libs tunedreduce))"
+# shellcheck disable=SC2046
+"$cc" -std=c99 -Wall -Werror "$src/tests/consumer/c_consumer.c" -o "$work/c_consumer" \
+  $(pkg-config --cflags --libs tunedreduce) -Wl,-rpath,"$prefix/$libdir"
+"$work/c_consumer"
+echo "--- C consumer, static (pkg-config --static)"
+static_libs=$(pkg-config --static --libs tunedreduce | sed 's/-ltunedreduce/-l:libtunedreduce.a/')
+# shellcheck disable=SC2086
+"$cc" -std=c99 -Wall -Werror "$src/tests/consumer/c_consumer.c" -o "$work/c_consumer_static" \
+  $(pkg-config --cflags tunedreduce) $static_libs
+"$work/c_consumer_static"
+echo "OK: install and consumers"

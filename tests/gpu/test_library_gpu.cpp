@@ -1,0 +1,428 @@
+// libtunedreduce on a GPU, through its public API: sum/min/max of every type against a host
+// reference (built-in defaults, the H100 sample database, and tuned global-memory kernels whose
+// workspace grows between launches in flight), the two-phase API, argument errors that launch
+// nothing, many threads x many streams at once, several GPUs, and the C API.
+
+#include <cuda_runtime_api.h>
+
+#include <atomic>
+#include <cinttypes>
+#include <cstdio>
+#include <filesystem>
+#include <thread>
+
+#include "db/database.hpp"
+#include "gpu_util.hpp"
+#include "kernels/device.hpp"
+#include "tests/db/test_util.hpp"
+#include "tunedreduce/tunedreduce.h"
+#include "tunedreduce/tunedreduce.hpp"
+
+namespace tunedreduce::test {
+namespace {
+
+namespace fs = std::filesystem;
+constexpr unsigned char poison = 0xA5;
+
+db::test::TempDir& scratch() {
+  static db::test::TempDir d;
+  return d;
+}
+
+/// The sample database, copied (a reader writes -shm beside a WAL file); empty when not found
+/// (the binary may run from another folder than the one it was built in).
+std::string sample_copy() {
+  for (const fs::path& p : {fs::path(TR_SAMPLE_DB), fs::path("tests/data/h100-sample.db")})
+    if (fs::exists(p)) {
+      const fs::path dst = scratch() / "sample.db";
+      if (!fs::exists(dst)) fs::copy_file(p, dst);
+      return dst.string();
+    }
+  return {};
+}
+
+template <class T>
+std::vector<T> prefix(const std::vector<T>& v, std::uint64_t n) {
+  return std::vector<T>(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n));
+}
+
+void use_defaults() { tunedreduce::set_database((scratch() / "none.db").string()); }
+
+template <class T>
+void check_result(Op op, const std::vector<T>& x, T got, const std::string& what) {
+  const Reference<T> ref = host_reference(op, x.data(), x.size());
+  if constexpr (std::is_floating_point_v<T>) {
+    if (op == Op::sum) {
+      const long double bound = static_cast<long double>(x.size()) *
+                                    std::numeric_limits<T>::epsilon() * ref.abs_sum +
+                                std::numeric_limits<T>::min();
+      EXPECT_LE(std::fabs(static_cast<long double>(got) - static_cast<long double>(ref.value)),
+                bound)
+          << what << ": got " << got << ", expected " << ref.value;
+      return;
+    }
+  }
+  EXPECT_EQ(got, ref.value) << what;
+}
+
+template <class T>
+void run_op(Op op, const T* in, T* out, std::uint64_t n, cudaStream_t s) {
+  switch (op) {
+    case Op::sum: tunedreduce::sum(in, out, n, s); break;
+    case Op::min: tunedreduce::min(in, out, n, s); break;
+    case Op::max: tunedreduce::max(in, out, n, s); break;
+  }
+}
+
+/// Every size of \p sizes for (T, op), from an aligned pointer and one offset by one element.
+template <class T>
+void check_type(Op op, const std::vector<std::uint64_t>& sizes, std::uint64_t stream_id) {
+  const std::uint64_t max_n = *std::max_element(sizes.begin(), sizes.end()) + 1;
+  std::vector<T> host(max_n);
+  fill_random(host, test_seed() ^ stream_id);
+  DeviceBuffer in(max_n * sizeof(T)), out(3 * sizeof(T));
+  TR_CUDA_CHECK(cudaMemcpy(in.get(), host.data(), max_n * sizeof(T), cudaMemcpyHostToDevice));
+  for (std::uint64_t n : sizes)
+    for (int offset : {0, 1}) {
+      if (n + offset > max_n) continue;
+      TR_CUDA_CHECK(cudaMemset(out.get(), poison, 3 * sizeof(T)));
+      const T* d_in = static_cast<const T*>(in.get()) + offset;
+      T* d_out = static_cast<T*>(out.get()) + 1;
+      run_op<T>(op, d_in, d_out, n, nullptr);
+      T got[3];
+      TR_CUDA_CHECK(cudaMemcpy(got, out.get(), sizeof got, cudaMemcpyDeviceToHost));
+      const std::string what = std::string(dtype_name(dtype_of<T>)) + " " + op_name(op) +
+                               " n=" + std::to_string(n) + " offset " + std::to_string(offset) +
+                               " (" + tunedreduce::lookup<T>(op, n).kernel_id + ")";
+      unsigned char guard[sizeof(T)];
+      std::memset(guard, poison, sizeof(T));
+      EXPECT_EQ(std::memcmp(&got[0], guard, sizeof(T)), 0) << what << ": wrote before d_out";
+      EXPECT_EQ(std::memcmp(&got[2], guard, sizeof(T)), 0) << what << ": wrote after d_out";
+      std::vector<T> x(host.begin() + offset, host.begin() + offset + static_cast<long>(n));
+      check_result<T>(op, x, got[1], what);
+    }
+}
+
+void check_every_type(const std::vector<std::uint64_t>& sizes) {
+  for (Op op : all_ops) {
+    check_type<std::int32_t>(op, sizes, 1);
+    check_type<std::uint32_t>(op, sizes, 2);
+    check_type<std::int64_t>(op, sizes, 3);
+    check_type<std::uint64_t>(op, sizes, 4);
+    check_type<float>(op, sizes, 5);
+    check_type<double>(op, sizes, 6);
+  }
+}
+
+const std::vector<std::uint64_t> sizes = {0,         1,         31,        33,
+                                          1000,      4097,      65537,     (1u << 20) + 3,
+                                          999983,    (1u << 24) + 7};
+
+TEST(Library, EveryTypeAndOperatorWithTheBuiltInDefaults) {
+  use_defaults();
+  EXPECT_EQ(tunedreduce::lookup<float>(Op::sum, 1 << 20).level, Level::builtin_default);
+  check_every_type(sizes);
+}
+
+TEST(Library, EveryTypeAndOperatorWithTheSampleDatabase) {
+  const std::string db = sample_copy();
+  if (db.empty()) GTEST_SKIP() << "tests/data/h100-sample.db not found from here";
+  tunedreduce::set_database(db);
+  const Config c = tunedreduce::lookup<std::int32_t>(Op::sum, 1 << 20);
+  std::printf("with the sample database: i32 sum 2^20 -> %s (%s, tuned on %s)\n", c.kernel_id,
+              level_name(c.level), c.tuned_on);
+  const DeviceFingerprint fp = kernels::query_fingerprint(0);
+  if (fp.key() == "09b523d0aee380fb") {  // the very H100 model the sample was recorded on
+    EXPECT_EQ(c.level, Level::exact);
+  }
+  check_every_type(sizes);
+  use_defaults();
+}
+
+TEST(Library, TunedGlobalMemoryKernelsGrowTheWorkspaceBetweenLaunchesInFlight) {
+  // A database for this very device whose f32 sum winners are global-memory kernels: their
+  // workspace holds block elements per block, so it grows with n and the cache must free the
+  // old one in stream order while earlier launches may still use it.
+  const fs::path path = scratch() / "global.db";
+  {
+    db::Database d = db::Database::open_writer(path);
+    const DeviceFingerprint fp = kernels::query_fingerprint(0);
+    const auto dev = d.upsert_device(fp);
+    const auto run = d.begin_run(db::test::run_info());
+    std::vector<db::Winner> ws;
+    const std::pair<std::uint64_t, std::uint64_t> ranges[] = {{1, 65535},
+                                                               {65536, std::uint64_t{1} << 40}};
+    const char* ids[] = {"interleaved.b256.two_pass.f32.sum",
+                         "unroll.b256.u8.single_pass.f32.sum"};
+    for (int i = 0; i < 2; ++i) {
+      db::Winner w;
+      w.dtype = DType::f32;
+      w.op = Op::sum;
+      w.n_lo = ranges[i].first;
+      w.n_hi = ranges[i].second;
+      w.kernel_id = ids[i];
+      w.measurement_id = d.insert_measurement(db::test::measurement(run, dev, ids[i], w.n_lo, 10));
+      w.driver_version = fp.driver_version;
+      w.runtime_version = fp.runtime_version;
+      ws.push_back(w);
+    }
+    d.replace_winners(dev, DType::f32, Op::sum, ws);
+  }
+  tunedreduce::set_database(path.string());
+  EXPECT_EQ(tunedreduce::lookup<float>(Op::sum, 1 << 24).level, Level::exact);
+  EXPECT_STREQ(tunedreduce::lookup<float>(Op::sum, 1 << 24).kernel_id,
+               "unroll.b256.u8.single_pass.f32.sum");
+
+  const std::uint64_t n_max = (1u << 24) + 5;
+  std::vector<float> host(n_max);
+  fill_random(host, test_seed() ^ 77);
+  DeviceBuffer in(n_max * sizeof(float)), out(64 * sizeof(float));
+  TR_CUDA_CHECK(cudaMemcpy(in.get(), host.data(), n_max * sizeof(float), cudaMemcpyHostToDevice));
+  cudaStream_t s;
+  TR_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  // Growing sizes, no synchronisation in between: every growth frees the previous workspace
+  // while the launches before it may still be running.
+  std::vector<std::uint64_t> ns;
+  for (std::uint64_t n = 1000; n < n_max && ns.size() < 64; n = n * 3 / 2 + 7) ns.push_back(n);
+  ns.push_back(n_max);
+  auto* o = static_cast<float*>(out.get());
+  for (std::size_t i = 0; i < ns.size(); ++i)
+    tunedreduce::sum(static_cast<const float*>(in.get()), o + i, ns[i], s);
+  std::vector<float> got(ns.size());
+  TR_CUDA_CHECK(
+      cudaMemcpyAsync(got.data(), o, ns.size() * sizeof(float), cudaMemcpyDeviceToHost, s));
+  TR_CUDA_CHECK(cudaStreamSynchronize(s));
+  for (std::size_t i = 0; i < ns.size(); ++i)
+    check_result<float>(Op::sum, prefix(host, ns[i]), got[i],
+                        "growing f32 sum n=" + std::to_string(ns[i]));
+  tunedreduce::release_workspace(s);
+  TR_CUDA_CHECK(cudaStreamDestroy(s));
+  use_defaults();
+}
+
+TEST(Library, TwoPhase) {
+  use_defaults();
+  const std::uint64_t n = (1u << 22) + 1;
+  std::vector<double> host(n);
+  fill_random(host, test_seed() ^ 11);
+  DeviceBuffer in(n * sizeof(double)), out(sizeof(double));
+  TR_CUDA_CHECK(cudaMemcpy(in.get(), host.data(), n * sizeof(double), cudaMemcpyHostToDevice));
+  const auto* d_in = static_cast<const double*>(in.get());
+  auto* d_out = static_cast<double*>(out.get());
+  std::size_t bytes = 0;
+  tunedreduce::reduce<double>(nullptr, bytes, d_in, d_out, n, Op::max);
+  ASSERT_GT(bytes, 0u);
+  DeviceBuffer temp(bytes);
+  for (int rep = 0; rep < 3; ++rep) {  // the counter is zeroed by every launch: reusable
+    TR_CUDA_CHECK(cudaMemset(out.get(), poison, sizeof(double)));
+    tunedreduce::reduce<double>(temp.get(), bytes, d_in, d_out, n, Op::max);
+    double got = 0;
+    TR_CUDA_CHECK(cudaMemcpy(&got, d_out, sizeof got, cudaMemcpyDeviceToHost));
+    check_result<double>(Op::max, host, got, "two-phase f64 max");
+  }
+  // Too small: an error, and nothing ran (the output stays poisoned).
+  TR_CUDA_CHECK(cudaMemset(out.get(), poison, sizeof(double)));
+  std::size_t small = bytes - 1;
+  try {
+    tunedreduce::reduce<double>(temp.get(), small, d_in, d_out, n, Op::max);
+    ADD_FAILURE() << "no error for a small temp buffer";
+  } catch (const ReduceError& e) {
+    EXPECT_EQ(e.status(), Status::temp_too_small) << e.what();
+  }
+  TR_CUDA_CHECK(cudaDeviceSynchronize());
+  unsigned char b[sizeof(double)];
+  TR_CUDA_CHECK(cudaMemcpy(b, d_out, sizeof b, cudaMemcpyDeviceToHost));
+  for (unsigned char c : b) EXPECT_EQ(c, poison);
+}
+
+void expect_refused(const std::function<void()>& f, Status status, const std::string& needle) {
+  try {
+    f();
+    ADD_FAILURE() << "no error (expected '" << needle << "')";
+  } catch (const ReduceError& e) {
+    EXPECT_EQ(e.status(), status) << e.what();
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+
+TEST(Library, HostAndOtherDevicePointersAreRefusedAndNothingLaunches) {
+  use_defaults();
+  DeviceBuffer in(1024 * sizeof(int)), out(sizeof(int));
+  TR_CUDA_CHECK(cudaMemset(in.get(), 0, 1024 * sizeof(int)));
+  TR_CUDA_CHECK(cudaMemset(out.get(), poison, sizeof(int)));
+  auto* d_out = static_cast<int*>(out.get());
+  std::vector<int> host(1024, 1);
+  expect_refused([&] { tunedreduce::sum(host.data(), d_out, host.size()); },
+                 Status::invalid_argument, "is host memory");
+  int* pinned = nullptr;
+  TR_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&pinned), 1024 * sizeof(int)));
+  expect_refused([&] { tunedreduce::sum(pinned, d_out, 1024); }, Status::invalid_argument,
+                 "page-locked host memory");
+  expect_refused([&] { tunedreduce::sum(static_cast<const int*>(in.get()), pinned, 1024); },
+                 Status::invalid_argument, "d_out");
+  TR_CUDA_CHECK(cudaFreeHost(pinned));
+  expect_refused([&] {
+    tunedreduce::sum(static_cast<const int*>(in.get()), d_out, (std::uint64_t{1} << 40) + 1);
+  }, Status::unsupported, "exceeds the limit");
+  int devices = 0;
+  TR_CUDA_CHECK(cudaGetDeviceCount(&devices));
+  if (devices > 1) {
+    TR_CUDA_CHECK(cudaSetDevice(1));
+    DeviceBuffer other(1024 * sizeof(int));
+    TR_CUDA_CHECK(cudaSetDevice(0));
+    expect_refused([&] { tunedreduce::sum(static_cast<const int*>(other.get()), d_out, 1024); },
+                   Status::invalid_argument, "is memory of device 1, but the current device is 0");
+  }
+  TR_CUDA_CHECK(cudaSetDevice(0));
+  TR_CUDA_CHECK(cudaDeviceSynchronize());
+  unsigned char b[sizeof(int)];
+  TR_CUDA_CHECK(cudaMemcpy(b, d_out, sizeof b, cudaMemcpyDeviceToHost));
+  for (unsigned char c : b) EXPECT_EQ(c, poison) << "something was launched";
+  if (devices < 2) std::printf("(one GPU: the other-device case is covered by tests/runtime)\n");
+}
+
+TEST(Library, ManyThreadsManyStreams) {
+  const std::string db = sample_copy();
+  if (!db.empty()) tunedreduce::set_database(db);
+  constexpr int threads = 8, streams_per_thread = 4, calls = 48;
+  const std::uint64_t n_max = 1 << 22;
+  std::vector<std::int32_t> hi(n_max);
+  std::vector<float> hf(n_max);
+  fill_random(hi, test_seed() ^ 21);
+  fill_random(hf, test_seed() ^ 22);
+  DeviceBuffer di(n_max * 4), df(n_max * 4);
+  TR_CUDA_CHECK(cudaMemcpy(di.get(), hi.data(), n_max * 4, cudaMemcpyHostToDevice));
+  TR_CUDA_CHECK(cudaMemcpy(df.get(), hf.data(), n_max * 4, cudaMemcpyHostToDevice));
+  std::atomic<int> failures{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      try {
+        TR_CUDA_CHECK(cudaSetDevice(0));
+        std::vector<cudaStream_t> ss(streams_per_thread);
+        for (auto& s : ss) TR_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+        DeviceBuffer out(calls * 8);
+        struct Call {
+          bool is_float;
+          Op op;
+          std::uint64_t n;
+        };
+        std::vector<Call> cs;
+        for (int c = 0; c < calls; ++c) {
+          const std::uint64_t n = 1 + (splitmix64(test_seed() + t * 1000 + c) % n_max);
+          const Call call{(c + t) % 2 == 0, all_ops[(c / 2 + t) % 3], n};
+          cs.push_back(call);
+          cudaStream_t s = c % 5 == 4 ? cudaStreamPerThread : ss[c % streams_per_thread];
+          if (call.is_float)
+            run_op<float>(call.op, static_cast<const float*>(df.get()),
+                          static_cast<float*>(out.get()) + 2 * c, n, s);
+          else
+            run_op<std::int32_t>(call.op, static_cast<const std::int32_t*>(di.get()),
+                                 static_cast<std::int32_t*>(out.get()) + 2 * c, n, s);
+        }
+        TR_CUDA_CHECK(cudaDeviceSynchronize());
+        std::vector<unsigned char> got(calls * 8);
+        TR_CUDA_CHECK(cudaMemcpy(got.data(), out.get(), got.size(), cudaMemcpyDeviceToHost));
+        for (int c = 0; c < calls; ++c) {
+          const Call& call = cs[c];
+          if (call.is_float) {
+            float v;
+            std::memcpy(&v, got.data() + 8 * c, 4);
+            check_result<float>(call.op, prefix(hf, call.n), v,
+                                "thread " + std::to_string(t) + " call " + std::to_string(c));
+          } else {
+            std::int32_t v;
+            std::memcpy(&v, got.data() + 8 * c, 4);
+            check_result<std::int32_t>(call.op, prefix(hi, call.n), v,
+                                       "thread " + std::to_string(t) + " call " +
+                                           std::to_string(c));
+          }
+        }
+        for (auto& s : ss) {
+          tunedreduce::release_workspace(s);
+          TR_CUDA_CHECK(cudaStreamDestroy(s));
+        }
+      } catch (const std::exception& e) {
+        ++failures;
+        std::fprintf(stderr, "thread %d: %s\n", t, e.what());
+      }
+    });
+  for (auto& th : pool) th.join();
+  EXPECT_EQ(failures.load(), 0);
+  use_defaults();
+}
+
+TEST(Library, EveryGpuAtOnce) {
+  int devices = 0;
+  TR_CUDA_CHECK(cudaGetDeviceCount(&devices));
+  if (devices < 2) GTEST_SKIP() << "one GPU";
+  use_defaults();
+  std::atomic<int> failures{0};
+  std::vector<std::thread> pool;
+  for (int d = 0; d < devices; ++d)
+    pool.emplace_back([&, d] {
+      try {
+        TR_CUDA_CHECK(cudaSetDevice(d));
+        const std::uint64_t n = (1u << 20) + d;
+        std::vector<std::uint64_t> host(n);
+        fill_random(host, test_seed() ^ (100 + d));
+        DeviceBuffer in(n * 8), out(8);
+        TR_CUDA_CHECK(cudaMemcpy(in.get(), host.data(), n * 8, cudaMemcpyHostToDevice));
+        for (int rep = 0; rep < 20; ++rep) {
+          tunedreduce::sum(static_cast<const std::uint64_t*>(in.get()),
+                           static_cast<std::uint64_t*>(out.get()), n);
+          std::uint64_t got = 0;
+          TR_CUDA_CHECK(cudaMemcpy(&got, out.get(), 8, cudaMemcpyDeviceToHost));
+          check_result<std::uint64_t>(Op::sum, host, got, "device " + std::to_string(d));
+        }
+        if (tunedreduce::lookup<std::uint64_t>(Op::sum, n).device != d) ++failures;
+      } catch (const std::exception& e) {
+        ++failures;
+        std::fprintf(stderr, "device %d: %s\n", d, e.what());
+      }
+    });
+  for (auto& th : pool) th.join();
+  EXPECT_EQ(failures.load(), 0);
+  TR_CUDA_CHECK(cudaSetDevice(0));
+}
+
+TEST(Library, TheCApiOnTheGpu) {
+  use_defaults();
+  const std::uint64_t n = 100003;
+  std::vector<std::int64_t> host(n);
+  fill_random(host, test_seed() ^ 31);
+  DeviceBuffer in(n * 8), out(8);
+  TR_CUDA_CHECK(cudaMemcpy(in.get(), host.data(), n * 8, cudaMemcpyHostToDevice));
+  ASSERT_EQ(tr_min(in.get(), out.get(), n, TR_I64, nullptr), TR_SUCCESS) << tr_last_error();
+  std::int64_t got = 0;
+  TR_CUDA_CHECK(cudaMemcpy(&got, out.get(), 8, cudaMemcpyDeviceToHost));
+  check_result<std::int64_t>(Op::min, host, got, "tr_min i64");
+  std::size_t bytes = 0;
+  ASSERT_EQ(tr_reduce(nullptr, &bytes, in.get(), out.get(), n, TR_I64, TR_SUM, nullptr),
+            TR_SUCCESS);
+  DeviceBuffer temp(bytes);
+  ASSERT_EQ(tr_reduce(temp.get(), &bytes, in.get(), out.get(), n, TR_I64, TR_SUM, nullptr),
+            TR_SUCCESS) << tr_last_error();
+  TR_CUDA_CHECK(cudaMemcpy(&got, out.get(), 8, cudaMemcpyDeviceToHost));
+  check_result<std::int64_t>(Op::sum, host, got, "tr_reduce i64 sum");
+  EXPECT_EQ(tr_sum(host.data(), out.get(), n, TR_I64, nullptr), TR_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tr_last_error()).find("host memory"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tunedreduce::test
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  std::string why;
+  if (tunedreduce::kernels::device_count(&why) == 0) {
+    std::printf("SKIPPED: no CUDA device (%s)\n", why.c_str());
+    return tunedreduce::test::skip_exit_code;
+  }
+  const auto fp = tunedreduce::kernels::query_fingerprint(0);
+  std::printf("device 0: %s (sm_%d%d, %d SMs, key %s), seed 0x%016" PRIx64
+              " (set TR_TEST_SEED to repeat)\n",
+              fp.name.c_str(), fp.cc_major, fp.cc_minor, fp.sm_count, fp.key().c_str(),
+              tunedreduce::test::test_seed());
+  return RUN_ALL_TESTS();
+}

@@ -1,0 +1,137 @@
+#include "runtime_test_util.hpp"
+
+#include "db/database.hpp"
+
+namespace tunedreduce::runtime::test {
+
+std::filesystem::path sample_db() { return TR_SAMPLE_DB; }
+
+DeviceFingerprint sample_device() {
+  DeviceFingerprint f;
+  f.name = "NVIDIA H100 80GB HBM3";
+  f.cc_major = 9;
+  f.cc_minor = 0;
+  f.sm_count = 132;
+  f.bus_width_bits = 5120;
+  f.l2_bytes = 52428800;
+  f.ecc = true;
+  f.total_mem_bytes = 85017493504;
+  f.mem_clock_khz = 2619000;
+  f.driver_version = 13000;
+  f.runtime_version = 13000;
+  return f;
+}
+
+DeviceFingerprint same_model_device() {
+  DeviceFingerprint f = sample_device();
+  f.name = "NVIDIA H100 80GB HBM3";
+  f.total_mem_bytes = 85045395456;
+  return f;
+}
+
+DeviceFingerprint other_model_device() {
+  DeviceFingerprint f;
+  f.name = "NVIDIA A100-SXM4-80GB";
+  f.cc_major = 8;
+  f.cc_minor = 0;
+  f.sm_count = 108;
+  f.bus_width_bits = 5120;
+  f.l2_bytes = 41943040;
+  f.ecc = true;
+  f.total_mem_bytes = 85198045184;
+  f.mem_clock_khz = 1593000;
+  f.driver_version = 13000;
+  f.runtime_version = 13000;
+  return f;
+}
+
+void add_device_rows(const std::filesystem::path& path, const DeviceFingerprint& fp,
+                     const std::vector<Row>& rows) {
+  db::Database d = db::Database::open_writer(path);
+  const std::int64_t dev = d.upsert_device(fp);
+  db::RunInfo info;
+  info.tool_version = "0.1.0";
+  info.manifest_hash = "0123456789abcdef";
+  info.config_hash = "fedcba9876543210";
+  info.host = "test-host";
+  const std::int64_t run = d.begin_run(info);
+  std::map<std::pair<DType, Op>, std::vector<db::Winner>> winners;
+  for (const Row& r : rows) {
+    db::Measurement m;
+    m.run_id = run;
+    m.device_id = dev;
+    m.kernel_id = r.kernel_id;
+    m.params.family = r.kernel_id.substr(0, r.kernel_id.find('.'));
+    m.params.block = 256;
+    m.dtype = r.dtype;
+    m.op = r.op;
+    m.n = r.n_lo;
+    m.median_us = r.median_us;
+    m.p10_us = r.median_us;
+    m.p90_us = r.median_us;
+    m.repeats = 10;
+    db::Winner w;
+    w.dtype = r.dtype;
+    w.op = r.op;
+    w.n_lo = r.n_lo;
+    w.n_hi = r.n_hi;
+    w.kernel_id = r.kernel_id;
+    w.measurement_id = d.insert_measurement(m);
+    w.driver_version = fp.driver_version;
+    w.runtime_version = fp.runtime_version;
+    w.run_id = run;
+    winners[{r.dtype, r.op}].push_back(w);
+  }
+  for (auto& [key, ws] : winners) d.replace_winners(dev, key.first, key.second, ws);
+  d.end_run(run, db::RunStatus::finished);
+}
+
+CapturedLog::CapturedLog() : out_(std::make_shared<std::ostringstream>()) {
+  auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(*out_);
+  logger_ = std::make_shared<spdlog::logger>("tunedreduce-test", sink);
+  logger_->set_pattern("%l %v");
+  logger_->set_level(spdlog::level::debug);
+  logger_->flush_on(spdlog::level::trace);
+}
+
+std::vector<std::string> CapturedLog::lines(const std::string& level) const {
+  std::vector<std::string> out;
+  std::istringstream in(all());
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind(level + " ", 0) == 0) out.push_back(line);
+  return out;
+}
+
+std::string CapturedLog::all() const {
+  logger_->flush();
+  return out_->str();
+}
+
+DeviceInfo info_of(const DeviceFingerprint& fp) {
+  DeviceInfo i;
+  i.fingerprint = fp;
+  i.limits.cc_major = fp.cc_major;
+  i.limits.cc_minor = fp.cc_minor;
+  i.limits.sm_count = fp.sm_count;
+  return i;
+}
+
+TestRuntime::TestRuntime(std::vector<DeviceFingerprint> devices,
+                         std::optional<std::string> database, int busy_timeout_ms) {
+  auto p = std::make_unique<FakePlatform>();
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    DeviceInfo info = info_of(devices[i]);
+    info.limits.ordinal = static_cast<int>(i);
+    p->devices.push_back(info);
+  }
+  fake = p.get();
+  Options opt;
+  opt.platform = std::move(p);
+  opt.logger = log.logger();
+  opt.database = std::move(database);
+  opt.reader.busy_timeout = std::chrono::milliseconds(busy_timeout_ms);
+  rt = std::make_unique<Runtime>(std::move(opt));
+}
+
+}  // namespace tunedreduce::runtime::test

@@ -1,0 +1,89 @@
+/* The C API from C (C99, no CUDA header), linked against the shared library. Without a GPU:
+ * lookup reports the built-in default and every reduction fails with a message; with one, the
+ * lookup names device 0. Argument errors are the same on both. Exit 0 when every check passes. */
+#include <stdio.h>
+#include <string.h>
+
+#include <tunedreduce/tunedreduce.h>
+
+static int failures = 0;
+
+#define CHECK(cond)                                                   \
+  do {                                                                \
+    if (!(cond)) {                                                    \
+      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+      ++failures;                                                     \
+    }                                                                 \
+  } while (0)
+
+static int contains(const char* s, const char* part) { return s && strstr(s, part) != NULL; }
+
+int main(void) {
+  tr_config cfg;
+  size_t bytes = 0;
+  char buf[64];
+  tr_status s;
+
+  CHECK(strcmp(tr_version(), TR_EXPECTED_VERSION) == 0);
+  CHECK(strcmp(tr_status_name(TR_ERROR_TEMP_TOO_SMALL), "temp_too_small") == 0);
+  CHECK(strcmp(tr_level_name(TR_LEVEL_SAME_MODEL), "same_model") == 0);
+  CHECK(strcmp(tr_level_name(99), "unknown") == 0);
+
+  /* A database that does not exist: defaults, one warning, no failure. */
+  CHECK(tr_set_database("/nonexistent/tunedreduce-c-test.db") == TR_SUCCESS);
+  CHECK(strcmp(tr_last_error(), "") == 0);
+
+  s = tr_lookup(TR_F32, TR_SUM, (uint64_t)1 << 20, -1, &cfg);
+  CHECK(s == TR_SUCCESS);
+  CHECK(cfg.level == TR_LEVEL_DEFAULT);
+  CHECK(strcmp(cfg.kernel_id, "vectorized.b1024.u4.single_pass.f32.sum") == 0);
+  CHECK(strcmp(cfg.family, "vectorized") == 0);
+  CHECK(cfg.block == 1024 && cfg.unroll == 4);
+  CHECK(strcmp(cfg.finish, "single_pass") == 0);
+  CHECK(cfg.dtype == TR_F32 && cfg.op == TR_SUM);
+  CHECK(contains(cfg.source, "built-in"));
+  printf("lookup: %s (%s) on device %d, from %s\n", cfg.kernel_id, tr_level_name(cfg.level),
+         cfg.device, cfg.source);
+
+  /* Argument errors: a status and a message naming the argument; nothing runs. */
+  s = tr_sum(buf, NULL, 16, TR_I32, NULL);
+  CHECK(s == TR_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tr_last_error(), "d_out is a null pointer"));
+  s = tr_max(NULL, buf, 16, TR_F64, NULL);
+  CHECK(s == TR_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tr_last_error(), "d_in is a null pointer"));
+  s = tr_reduce_cached(buf, buf, 16, 17, TR_SUM, NULL);
+  CHECK(s == TR_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tr_last_error(), "dtype 17"));
+  s = tr_reduce_cached(buf, buf, 16, TR_I32, -1, NULL);
+  CHECK(s == TR_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tr_last_error(), "op -1"));
+  s = tr_reduce(NULL, NULL, buf, buf, 16, TR_I32, TR_SUM, NULL);
+  CHECK(s == TR_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tr_last_error(), "temp_bytes is a null pointer"));
+  s = tr_lookup(TR_I32, TR_SUM, 16, -1, NULL);
+  CHECK(s == TR_ERROR_INVALID_ARGUMENT);
+  /* A successful call clears the message. */
+  CHECK(tr_lookup(TR_I32, TR_MIN, 16, -1, &cfg) == TR_SUCCESS);
+  CHECK(strcmp(tr_last_error(), "") == 0);
+
+  if (cfg.device < 0) {
+    /* No GPU: the size query and the reductions need one. */
+    s = tr_reduce(NULL, &bytes, NULL, NULL, 1000, TR_U64, TR_MAX, NULL);
+    CHECK(s == TR_ERROR_CUDA);
+    CHECK(contains(tr_last_error(), "no usable CUDA device"));
+    s = tr_sum(buf, buf, 16, TR_I32, NULL);
+    CHECK(s == TR_ERROR_CUDA);
+    printf("without a GPU: %s\n", tr_last_error());
+  } else {
+    /* A GPU: the size query works and a host buffer is refused. */
+    CHECK(tr_reduce(NULL, &bytes, NULL, NULL, 1000, TR_U64, TR_MAX, NULL) == TR_SUCCESS);
+    CHECK(bytes > 0);
+    s = tr_sum(buf, buf, 16, TR_I32, NULL);
+    CHECK(s == TR_ERROR_INVALID_ARGUMENT);
+    CHECK(contains(tr_last_error(), "host memory"));
+  }
+  CHECK(tr_set_database(NULL) == TR_SUCCESS);
+  if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
+  return failures ? 1 : 0;
+}

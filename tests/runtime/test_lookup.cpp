@@ -1,0 +1,220 @@
+// The lookup order and levels on snapshots of synthetic databases and of
+// tests/data/h100-sample.db, and the check of every row against the registry and the device.
+// No GPU: TuningTable makes no CUDA call.
+
+#include <gtest/gtest.h>
+
+#include "db/snapshot.hpp"
+#include "runtime/defaults.hpp"
+#include "runtime/tuning.hpp"
+#include "runtime_test_util.hpp"
+#include "tests/db/test_util.hpp"
+
+namespace tunedreduce::runtime::test {
+namespace {
+
+using db::test::TempDir;
+constexpr std::uint64_t max_n = std::uint64_t{1} << 40;
+
+db::Snapshot sample_snapshot(const DeviceFingerprint& fp) {
+  db::ReaderOptions opt;
+  opt.immutable = true;  // read in place, no -shm beside the source tree's file
+  db::Snapshot s = db::load_snapshot(sample_db(), fp, opt);
+  EXPECT_FALSE(s.problem) << s.message;
+  return s;
+}
+
+std::string id(const Choice& c) { return c.entry ? c.entry->id : "(none)"; }
+
+TEST(SampleDb, TunedKeysMatchTheirIntervalExactly) {
+  const DeviceFingerprint fp = sample_device();
+  ASSERT_EQ(fp.key(), "09b523d0aee380fb") << "the hand-made fingerprint must match the device row";
+  TuningTable t(sample_snapshot(fp), info_of(fp).limits);
+  EXPECT_EQ(t.exact_rows(), 25u);
+  EXPECT_TRUE(t.rejected().empty());
+  struct Case {
+    DType d;
+    Op o;
+    std::uint64_t n;
+    const char* kernel;
+  } cases[] = {
+      {DType::i32, Op::sum, 1, "vectorized.b128.u2.single_pass.i32.sum"},
+      {DType::i32, Op::sum, 4095, "vectorized.b128.u2.single_pass.i32.sum"},
+      {DType::i32, Op::sum, 4096, "vectorized.b1024.u4.single_pass.i32.sum"},
+      {DType::i32, Op::sum, 1 << 20, "vectorized.b128.u1.single_pass.i32.sum"},
+      {DType::i32, Op::sum, std::uint64_t{1} << 30, "vectorized.b1024.u4.single_pass.i32.sum"},
+      {DType::i32, Op::sum, max_n, "vectorized.b1024.u4.single_pass.i32.sum"},
+      {DType::i32, Op::max, std::uint64_t{1} << 26, "smem.b512.u16.dynamic.single_pass.i32.max"},
+      {DType::f32, Op::max, 5000, "smem.b128.u2.dynamic.single_pass.f32.max"},
+      {DType::f32, Op::sum, 33554431, "vectorized.b128.u1.single_pass.f32.sum"},
+  };
+  for (const Case& c : cases) {
+    const Choice ch = t.choose(c.d, c.o, c.n);
+    EXPECT_EQ(ch.level, Level::exact) << dtype_name(c.d) << " " << op_name(c.o) << " " << c.n;
+    EXPECT_EQ(id(ch), c.kernel) << dtype_name(c.d) << " " << op_name(c.o) << " " << c.n;
+    ASSERT_NE(ch.row, nullptr);
+    EXPECT_LE(ch.row->n_lo, c.n);
+    EXPECT_GE(ch.row->n_hi, c.n);
+    EXPECT_EQ(ch.row->device_key, fp.key());
+    EXPECT_GT(ch.row->median_us, 0);
+  }
+}
+
+TEST(SampleDb, SizesOutsideEveryIntervalTakeTheNearest) {
+  const DeviceFingerprint fp = sample_device();
+  TuningTable t(sample_snapshot(fp), info_of(fp).limits);
+  // The intervals start at 1 and end at 2^40: n = 0 and n above 2^40 are outside all of them.
+  Choice c = t.choose(DType::i32, Op::sum, 0);
+  EXPECT_EQ(c.level, Level::nearest);
+  EXPECT_EQ(id(c), "vectorized.b128.u2.single_pass.i32.sum");
+  c = t.choose(DType::f32, Op::max, max_n + 1);
+  EXPECT_EQ(c.level, Level::nearest);
+  EXPECT_EQ(id(c), "vectorized.b1024.u2.single_pass.f32.max");
+}
+
+TEST(SampleDb, AnotherDeviceOfTheSameModelUsesItsWinners) {
+  const DeviceFingerprint fp = same_model_device();
+  ASSERT_NE(fp.key(), sample_device().key());
+  db::Snapshot s = sample_snapshot(fp);
+  EXPECT_TRUE(s.exact.empty());
+  TuningTable t(s, info_of(fp).limits);
+  EXPECT_EQ(t.similar_rows(), 25u);
+  const Choice c = t.choose(DType::i32, Op::sum, 1 << 20);
+  EXPECT_EQ(c.level, Level::same_model);
+  EXPECT_EQ(id(c), "vectorized.b128.u1.single_pass.i32.sum");
+  EXPECT_EQ(c.row->device_key, sample_device().key());
+  // Untuned keys still fall to the default.
+  EXPECT_EQ(t.choose(DType::f64, Op::sum, 1 << 20).level, Level::builtin_default);
+}
+
+TEST(SampleDb, UntunedKeysAndOtherModelsGetTheBuiltInDefault) {
+  TuningTable same(sample_snapshot(sample_device()), info_of(sample_device()).limits);
+  for (DType d : {DType::u32, DType::i64, DType::u64, DType::f64})
+    for (Op o : all_ops) {
+      const Choice c = same.choose(d, o, 1 << 20);
+      EXPECT_EQ(c.level, Level::builtin_default);
+      EXPECT_EQ(id(c), builtin_default_id(d, o));
+      EXPECT_EQ(c.row, nullptr);
+    }
+  EXPECT_EQ(same.choose(DType::i32, Op::min, 1000).level, Level::builtin_default);
+
+  const DeviceFingerprint a100 = other_model_device();
+  TuningTable other(sample_snapshot(a100), info_of(a100).limits);
+  EXPECT_EQ(other.exact_rows() + other.similar_rows(), 0u);
+  const Choice c = other.choose(DType::i32, Op::sum, 1 << 20);
+  EXPECT_EQ(c.level, Level::builtin_default);
+  EXPECT_EQ(id(c), "vectorized.b1024.u4.single_pass.i32.sum");
+}
+
+TEST(Defaults, EveryKeyHasARegistryEntryThatRunsOnSm75AndUp) {
+  kernels::DeviceLimits turing;
+  turing.cc_major = 7;
+  turing.cc_minor = 5;
+  turing.max_threads_per_block = 1024;
+  TuningTable t(turing);
+  for (DType d : all_dtypes)
+    for (Op o : all_ops) {
+      const kernels::Entry* e = kernels::find(builtin_default_id(d, o));
+      ASSERT_NE(e, nullptr) << builtin_default_id(d, o);
+      EXPECT_EQ(e->params.dtype, d);
+      EXPECT_EQ(e->params.op, o);
+      EXPECT_FALSE(e->can_implement(1, dtype_size(d), turing));
+      EXPECT_FALSE(e->can_implement(max_n, dtype_size(d), turing));
+      EXPECT_EQ(t.default_entry(d, o), e);
+      EXPECT_EQ(t.choose(d, o, 12345).entry, e);
+    }
+}
+
+TEST(Order, ThisDevicesNearestSizeComesBeforeAnotherDevicesExactInterval) {
+  TempDir dir;
+  const auto path = dir / "tune.db";
+  const DeviceFingerprint me = sample_device(), twin = same_model_device();
+  add_device_rows(path, me, {{DType::f32, Op::sum, 1, 1000, "smem.b256.u4.static.two_pass.f32.sum"}});
+  add_device_rows(path, twin, {{DType::f32, Op::sum, 1, max_n, "warp_shuffle.b512.u8.single_pass.f32.sum"},
+                               {DType::i64, Op::min, 1, max_n, "warp_shuffle.b512.u8.single_pass.i64.min"}});
+  TuningTable t(db::load_snapshot(path, me), info_of(me).limits);
+  Choice c = t.choose(DType::f32, Op::sum, 500);
+  EXPECT_EQ(c.level, Level::exact);
+  c = t.choose(DType::f32, Op::sum, 5000);  // level 2 beats level 3
+  EXPECT_EQ(c.level, Level::nearest);
+  EXPECT_EQ(id(c), "smem.b256.u4.static.two_pass.f32.sum");
+  c = t.choose(DType::i64, Op::min, 5000);  // nothing of this device: level 3
+  EXPECT_EQ(c.level, Level::same_model);
+  EXPECT_EQ(id(c), "warp_shuffle.b512.u8.single_pass.i64.min");
+  EXPECT_EQ(c.row->device_key, twin.key());
+  c = t.choose(DType::u64, Op::max, 5000);  // nothing at all: level 4
+  EXPECT_EQ(c.level, Level::builtin_default);
+}
+
+TEST(Order, NearestPrefersTheCloserIntervalAndTheSmallerOnATie) {
+  TempDir dir;
+  const auto path = dir / "tune.db";
+  const DeviceFingerprint me = sample_device();
+  add_device_rows(path, me, {{DType::u32, Op::sum, 1000, 2000, "interleaved.b128.two_pass.u32.sum"},
+                             {DType::u32, Op::sum, 6000, 7000, "unroll.b256.u8.two_pass.u32.sum"}});
+  TuningTable t(db::load_snapshot(path, me), info_of(me).limits);
+  EXPECT_EQ(id(t.choose(DType::u32, Op::sum, 2500)), "interleaved.b128.two_pass.u32.sum");
+  EXPECT_EQ(id(t.choose(DType::u32, Op::sum, 5500)), "unroll.b256.u8.two_pass.u32.sum");
+  EXPECT_EQ(id(t.choose(DType::u32, Op::sum, 4000)), "interleaved.b128.two_pass.u32.sum");  // tie
+  EXPECT_EQ(id(t.choose(DType::u32, Op::sum, 10)), "interleaved.b128.two_pass.u32.sum");
+  EXPECT_EQ(id(t.choose(DType::u32, Op::sum, 1 << 30)), "unroll.b256.u8.two_pass.u32.sum");
+  EXPECT_EQ(t.choose(DType::u32, Op::sum, 6500).level, Level::exact);
+  EXPECT_EQ(t.choose(DType::u32, Op::sum, 6500).row->n_lo, 6000u);
+}
+
+TEST(Order, SameModelPrefersTheIntervalContainingN) {
+  TempDir dir;
+  const auto path = dir / "tune.db";
+  add_device_rows(path, same_model_device(),
+                  {{DType::f64, Op::max, 1, 99999, "smem.b128.u2.dynamic.single_pass.f64.max"},
+                   {DType::f64, Op::max, 100000, max_n, "vectorized.b256.u2.single_pass.f64.max"}});
+  TuningTable t(db::load_snapshot(path, sample_device()), info_of(sample_device()).limits);
+  EXPECT_EQ(id(t.choose(DType::f64, Op::max, 50)), "smem.b128.u2.dynamic.single_pass.f64.max");
+  EXPECT_EQ(id(t.choose(DType::f64, Op::max, 1 << 20)), "vectorized.b256.u2.single_pass.f64.max");
+  EXPECT_EQ(t.choose(DType::f64, Op::max, 1 << 20).level, Level::same_model);
+}
+
+TEST(RowChecks, RowsThisBinaryCannotRunAreDroppedWithTheReason) {
+  TempDir dir;
+  const auto path = dir / "tune.db";
+  const DeviceFingerprint me = sample_device();
+  add_device_rows(path, me,
+                  {{DType::i32, Op::sum, 1, 1000, "vectorized.b128.u2.single_pass.i32.sum"},
+                   {DType::i32, Op::sum, 1001, 5000, "hyperspeed.b256.single_pass.i32.sum"},
+                   {DType::i32, Op::sum, 5001, max_n, "vectorized.b128.u2.single_pass.f32.sum"},
+                   {DType::f32, Op::min, 1, max_n, "complete_unroll.b1024.u8.two_pass.f32.min"}});
+  kernels::DeviceLimits small = info_of(me).limits;
+  small.max_threads_per_block = 512;  // a device where block-1024 kernels cannot run
+  TuningTable t(db::load_snapshot(path, me), small);
+  ASSERT_EQ(t.rejected().size(), 3u);
+  std::string all;
+  for (const auto& r : t.rejected()) all += r + "\n";
+  EXPECT_NE(all.find("'hyperspeed.b256.single_pass.i32.sum', which this binary does not have"),
+            std::string::npos) << all;
+  EXPECT_NE(all.find("reduces another type or operator"), std::string::npos) << all;
+  EXPECT_NE(all.find("cannot run on this device: block size 1024 exceeds the device limit of 512"),
+            std::string::npos) << all;
+  EXPECT_EQ(t.exact_rows(), 1u);
+  // The dropped rows' sizes fall to the nearest usable row of this device.
+  EXPECT_EQ(t.choose(DType::i32, Op::sum, 3000).level, Level::nearest);
+  EXPECT_EQ(id(t.choose(DType::i32, Op::sum, 3000)), "vectorized.b128.u2.single_pass.i32.sum");
+  // A key whose only row was dropped gets the default (which itself must run on the device:
+  // block 1024 does not here, so another entry of the registry stands in).
+  const Choice c = t.choose(DType::f32, Op::min, 3000);
+  EXPECT_EQ(c.level, Level::builtin_default);
+  ASSERT_NE(c.entry, nullptr);
+  EXPECT_FALSE(c.entry->can_implement(3000, 4, small));
+  EXPECT_EQ(c.entry->params.dtype, DType::f32);
+  EXPECT_EQ(c.entry->params.op, Op::min);
+}
+
+TEST(RowChecks, ABrokenDatabaseGivesEmptyTablesAndDefaults) {
+  db::Snapshot s = db::load_snapshot("/nonexistent/folder/tune.db", sample_device());
+  ASSERT_TRUE(s.problem);
+  TuningTable t(s, info_of(sample_device()).limits);
+  for (DType d : all_dtypes)
+    for (Op o : all_ops) EXPECT_EQ(t.choose(d, o, 1 << 20).level, Level::builtin_default);
+}
+
+}  // namespace
+}  // namespace tunedreduce::runtime::test

@@ -1,0 +1,562 @@
+// The runtime on the fake platform: bad databases give the defaults and exactly one warning;
+// argument errors are reported before anything is enqueued (null pointers before any CUDA
+// call); the two-phase size query; the workspace cache's stream-ordered growth and clean flag.
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "runtime_test_util.hpp"
+#include "tests/db/test_util.hpp"
+
+namespace tunedreduce::runtime::test {
+namespace {
+
+namespace fs = std::filesystem;
+using db::test::TempDir;
+
+/// A copy of the sample database in \p dir (a reader of a WAL file writes its -shm beside it).
+fs::path sample_copy(const TempDir& dir) {
+  const fs::path p = dir / "tune.db";
+  fs::copy_file(sample_db(), p);
+  return p;
+}
+
+template <class F>
+ReduceError expect_error(F&& f, Status status, const std::string& needle) {
+  try {
+    f();
+  } catch (const ReduceError& e) {
+    EXPECT_EQ(e.status(), status) << e.what();
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos)
+        << "message: " << e.what() << "\nexpected to contain: " << needle;
+    return e;
+  }
+  ADD_FAILURE() << "no ReduceError (expected one containing '" << needle << "')";
+  return ReduceError(Status::success, "");
+}
+
+// ---- databases -------------------------------------------------------------------------------
+
+TEST(Database, TheSampleGivesExactLevelsWithoutWarnings) {
+  TempDir dir;
+  TestRuntime t({sample_device()}, sample_copy(dir).string());
+  const Config c = t.rt->lookup(DType::i32, Op::sum, 1 << 20, -1);
+  EXPECT_EQ(c.level, Level::exact);
+  EXPECT_STREQ(c.kernel_id, "vectorized.b128.u1.single_pass.i32.sum");
+  EXPECT_STREQ(c.family, "vectorized");
+  EXPECT_EQ(c.block, 128);
+  EXPECT_EQ(c.unroll, 1);
+  EXPECT_STREQ(c.smem, "none");
+  EXPECT_STREQ(c.finish, "single_pass");
+  EXPECT_EQ(c.n_lo, 65536u);
+  EXPECT_EQ(c.n_hi, 2097151u);
+  EXPECT_EQ(std::string(c.source), (dir / "tune.db").string());
+  EXPECT_STREQ(c.tuned_on, "09b523d0aee380fb");
+  EXPECT_GT(c.tuned_median_us, 0);
+  EXPECT_FALSE(c.stale);
+  EXPECT_EQ(c.device, 0);
+  EXPECT_TRUE(t.log.lines("warning").empty()) << t.log.all();
+  // The level is in the debug log.
+  EXPECT_NE(t.log.all().find("vectorized.b128.u1.single_pass.i32.sum (exact)"), std::string::npos)
+      << t.log.all();
+}
+
+TEST(Database, LoadedOncePerDevice) {
+  TempDir dir;
+  TestRuntime t({sample_device(), other_model_device()}, sample_copy(dir).string());
+  for (int i = 0; i < 100; ++i) {
+    t.rt->lookup(DType::f32, Op::max, 1000 + i, 0);
+    t.rt->lookup(DType::f32, Op::max, 1000 + i, 1);
+  }
+  EXPECT_EQ(t.fake->describe_calls.load(), 2);
+  EXPECT_EQ(t.rt->lookup(DType::f32, Op::max, 1000, 0).level, Level::exact);
+  EXPECT_EQ(t.rt->lookup(DType::f32, Op::max, 1000, 1).level, Level::builtin_default);
+}
+
+TEST(Database, AStaleWinnerIsUsedAndMarked) {
+  TempDir dir;
+  DeviceFingerprint newer_driver = sample_device();
+  newer_driver.driver_version = 13010;  // soft attribute: same key
+  TestRuntime t({newer_driver}, sample_copy(dir).string());
+  const Config c = t.rt->lookup(DType::i32, Op::sum, 1 << 20, 0);
+  EXPECT_EQ(c.level, Level::exact);
+  EXPECT_TRUE(c.stale);
+}
+
+struct BadCase {
+  const char* name;
+  std::function<fs::path(const TempDir&)> make;
+  const char* message;  // part of the one warning
+};
+
+void expect_defaults_and_one_warning(TestRuntime& t, const std::string& needle) {
+  for (int round = 0; round < 3; ++round)
+    for (DType d : all_dtypes)
+      for (Op o : all_ops) {
+        const Config c = t.rt->lookup(d, o, 1 << 20, 0);
+        EXPECT_EQ(c.level, Level::builtin_default);
+        EXPECT_EQ(std::string(c.source).rfind("built-in (", 0), 0u) << c.source;
+        EXPECT_NE(std::string(c.source).find(needle), std::string::npos) << c.source;
+      }
+  const auto warnings = t.log.lines("warning");
+  ASSERT_EQ(warnings.size(), 1u) << t.log.all();
+  EXPECT_NE(warnings[0].find(needle), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[0].find("built-in defaults"), std::string::npos) << warnings[0];
+}
+
+TEST(BadDatabase, MissingFile) {
+  TempDir dir;
+  TestRuntime t({sample_device()}, (dir / "nothing-here.db").string());
+  expect_defaults_and_one_warning(t, "no database (the file does not exist)");
+  EXPECT_NE(t.log.lines("warning")[0].find("nothing-here.db"), std::string::npos);
+  EXPECT_FALSE(fs::exists(dir / "nothing-here.db"));  // never created
+}
+
+TEST(BadDatabase, CorruptWinnersPage) {
+  TempDir dir;
+  const fs::path path = dir / "tune.db";
+  std::vector<Row> rows;
+  for (std::uint64_t i = 0; i < 200; ++i)  // enough rows for the table to span pages
+    rows.push_back({DType::i32, Op::sum, 1000 * i + 1, 1000 * i + 1000,
+                    "vectorized.b128.u2.single_pass.i32.sum"});
+  add_device_rows(path, sample_device(), rows);
+  // The b-tree header of the winners table's root page overwritten, as a disk error would.
+  std::int64_t page = 0, page_size = 0;
+  {
+    sqlite3* c = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &c), SQLITE_OK);
+    sqlite3_stmt* st = nullptr;
+    sqlite3_prepare_v2(c, "SELECT rootpage, (SELECT page_size FROM pragma_page_size) "
+                          "FROM sqlite_master WHERE name = 'winners'", -1, &st, nullptr);
+    ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+    page = sqlite3_column_int64(st, 0);
+    page_size = sqlite3_column_int64(st, 1);
+    sqlite3_finalize(st);
+    sqlite3_close(c);
+  }
+  ASSERT_GT(page, 1);
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp((page - 1) * page_size);
+    const std::string junk(64, '\xff');
+    f.write(junk.data(), static_cast<std::streamsize>(junk.size()));
+  }
+  TestRuntime t({sample_device()}, path.string());
+  expect_defaults_and_one_warning(t, "corrupt");
+}
+
+TEST(BadDatabase, CorruptMeasurementsOfAnotherDevice) {
+  // tests/data/db/corrupt.db: the damage is in measurements the snapshot never reads (no row of
+  // this device): it loads, finds nothing for this device, and the one warning is the fallback's.
+  TempDir dir;
+  TestRuntime t({sample_device()}, db::test::copy_fixture("corrupt.db", dir).string());
+  for (DType d : all_dtypes)
+    for (Op o : all_ops) EXPECT_EQ(t.rt->lookup(d, o, 1 << 20, 0).level, Level::builtin_default);
+  ASSERT_EQ(t.log.lines("warning").size(), 1u) << t.log.all();
+  EXPECT_NE(t.log.lines("warning")[0].find("no tuned winner"), std::string::npos);
+}
+
+TEST(BadDatabase, NotSqlite) {
+  TempDir dir;
+  TestRuntime t({sample_device()}, db::test::copy_fixture("not_sqlite.db", dir).string());
+  expect_defaults_and_one_warning(t, "not an SQLite database");
+}
+
+TEST(BadDatabase, NewerIncompatibleSchema) {
+  TempDir dir;
+  TestRuntime t({sample_device()}, db::test::copy_fixture("newer_incompatible.db", dir).string());
+  expect_defaults_and_one_warning(t, "needs readers of version");
+}
+
+TEST(BadDatabase, OlderSchema) {
+  TempDir dir;
+  TestRuntime t({sample_device()}, db::test::copy_fixture("schema_v0.db", dir).string());
+  expect_defaults_and_one_warning(t, "older than this binary");
+}
+
+TEST(BadDatabase, LockedPastTheBusyTimeout) {
+  TempDir dir;
+  const fs::path path = dir / "tune.db";
+  add_device_rows(path, sample_device(),
+                  {{DType::i32, Op::sum, 1, 1 << 30, "vectorized.b128.u2.single_pass.i32.sum"}});
+  // Another process's exclusive lock: a rollback-journal file in the middle of a write
+  // transaction (WAL readers are never blocked, so switch the journal mode first).
+  sqlite3* holder = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &holder), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(holder, "PRAGMA journal_mode=DELETE", nullptr, nullptr, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(holder, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr), SQLITE_OK);
+  TestRuntime t({sample_device()}, path.string(), /*busy_timeout_ms=*/300);
+  const auto t0 = std::chrono::steady_clock::now();
+  expect_defaults_and_one_warning(t, "busy timeout");
+  const auto waited = std::chrono::steady_clock::now() - t0;
+  EXPECT_LT(waited, std::chrono::seconds(5));  // waited once, never hung
+  sqlite3_exec(holder, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(holder);
+  // Released: a new database setting loads it.
+  t.rt->set_database(path.string());
+  EXPECT_EQ(t.rt->lookup(DType::i32, Op::sum, 1000, 0).level, Level::exact);
+}
+
+TEST(BadDatabase, RowsNamingUnknownKernelsAreIgnoredWithOneWarning) {
+  TempDir dir;
+  const fs::path path = dir / "tune.db";
+  add_device_rows(path, sample_device(),
+                  {{DType::i32, Op::sum, 1, 1000, "vectorized.b128.u2.single_pass.i32.sum"},
+                   {DType::i32, Op::sum, 1001, 1 << 30, "from_the_future.b256.single_pass.i32.sum"},
+                   {DType::f64, Op::max, 1, 1 << 30, "from_the_future.b512.single_pass.f64.max"}});
+  TestRuntime t({sample_device()}, path.string());
+  EXPECT_EQ(t.rt->lookup(DType::i32, Op::sum, 500, 0).level, Level::exact);
+  // The unknown rows' sizes: the nearest usable row of this device, else the default.
+  const Config near = t.rt->lookup(DType::i32, Op::sum, 1 << 20, 0);
+  EXPECT_EQ(near.level, Level::nearest);
+  EXPECT_STREQ(near.kernel_id, "vectorized.b128.u2.single_pass.i32.sum");
+  for (int i = 0; i < 5; ++i) {
+    const Config c = t.rt->lookup(DType::f64, Op::max, 1 << 20, 0);
+    EXPECT_EQ(c.level, Level::builtin_default);
+    EXPECT_STREQ(c.kernel_id, "vectorized.b1024.u4.single_pass.f64.max");
+    EXPECT_STREQ(c.source, "built-in");
+  }
+  const auto warnings = t.log.lines("warning");
+  ASSERT_EQ(warnings.size(), 1u) << t.log.all();
+  EXPECT_NE(warnings[0].find("2 winner row(s) cannot be used"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[0].find("which this binary does not have"), std::string::npos) << warnings[0];
+  // Both are listed at debug level.
+  EXPECT_NE(t.log.all().find("from_the_future.b512.single_pass.f64.max"), std::string::npos);
+}
+
+TEST(BadDatabase, NoLocationAtAll) {
+  // No --db, no $TUNEDREDUCE_DB, $XDG_DATA_HOME or $HOME: nothing to open.
+  struct Saved {
+    const char* name;
+    std::optional<std::string> value;
+  } saved[] = {{"TUNEDREDUCE_DB", {}}, {"XDG_DATA_HOME", {}}, {"HOME", {}}};
+  for (auto& s : saved) {
+    if (const char* v = std::getenv(s.name)) s.value = v;
+    unsetenv(s.name);
+  }
+  {
+    TestRuntime t({sample_device()}, std::nullopt);
+    EXPECT_EQ(t.rt->database_path(), "");
+    expect_defaults_and_one_warning(t, "cannot locate the tuning database");
+  }
+  for (auto& s : saved)
+    if (s.value) setenv(s.name, s.value->c_str(), 1);
+}
+
+TEST(Location, TheEnvironmentDecidesAsForTheCli) {
+  TempDir dir;
+  const fs::path path = sample_copy(dir);
+  const char* old = std::getenv("TUNEDREDUCE_DB");
+  const std::optional<std::string> saved = old ? std::optional<std::string>(old) : std::nullopt;
+  setenv("TUNEDREDUCE_DB", path.c_str(), 1);
+  {
+    TestRuntime t({sample_device()}, std::nullopt);
+    EXPECT_EQ(t.rt->database_path(), path.string());
+    EXPECT_EQ(t.rt->lookup(DType::f32, Op::sum, 1 << 24, 0).level, Level::exact);
+    // set_database wins over the environment, and an empty path restores the rules.
+    t.rt->set_database((dir / "other.db").string());
+    EXPECT_EQ(t.rt->database_path(), (dir / "other.db").string());
+    EXPECT_EQ(t.rt->lookup(DType::f32, Op::sum, 1 << 24, 0).level, Level::builtin_default);
+    t.rt->set_database(std::nullopt);
+    EXPECT_EQ(t.rt->lookup(DType::f32, Op::sum, 1 << 24, 0).level, Level::exact);
+  }
+  if (saved) setenv("TUNEDREDUCE_DB", saved->c_str(), 1);
+  else unsetenv("TUNEDREDUCE_DB");
+}
+
+TEST(Fallback, OneWarningForTheFirstLookupBelowLevelOneThenDebugOnly) {
+  TempDir dir;
+  TestRuntime t({sample_device()}, sample_copy(dir).string());
+  EXPECT_EQ(t.rt->lookup(DType::f64, Op::sum, 1 << 20, 0).level, Level::builtin_default);
+  EXPECT_EQ(t.rt->lookup(DType::u32, Op::min, 1 << 20, 0).level, Level::builtin_default);
+  EXPECT_EQ(t.rt->lookup(DType::i32, Op::sum, 0, 0).level, Level::nearest);
+  const auto warnings = t.log.lines("warning");
+  ASSERT_EQ(warnings.size(), 1u) << t.log.all();
+  EXPECT_NE(warnings[0].find("no tuned winner for f64 sum n=1048576"), std::string::npos)
+      << warnings[0];
+  EXPECT_NE(warnings[0].find("vectorized.b1024.u4.single_pass.f64.sum (default)"),
+            std::string::npos) << warnings[0];
+  EXPECT_NE(t.log.all().find("debug device 0 u32 min n=1048576: "
+                             "vectorized.b1024.u4.single_pass.u32.min (default)"),
+            std::string::npos) << t.log.all();
+}
+
+TEST(NoDevice, LookupReportsTheDefaultsAndReductionsFail) {
+  TempDir dir;
+  TestRuntime t({}, sample_copy(dir).string());
+  const Config c = t.rt->lookup(DType::f32, Op::sum, 1 << 20, -1);
+  EXPECT_EQ(c.level, Level::builtin_default);
+  EXPECT_EQ(c.device, -1);
+  EXPECT_STREQ(c.kernel_id, "vectorized.b1024.u4.single_pass.f32.sum");
+  EXPECT_NE(std::string(c.source).find("no CUDA device"), std::string::npos) << c.source;
+  t.rt->lookup(DType::i32, Op::max, 10, -1);
+  EXPECT_EQ(t.log.lines("warning").size(), 1u) << t.log.all();
+  float* in = reinterpret_cast<float*>(0x10000);
+  float* out = reinterpret_cast<float*>(0x20000);
+  expect_error([&] { t.rt->reduce(in, out, 100, DType::f32, Op::sum, nullptr); },
+               Status::cuda_error, "no usable CUDA device");
+  std::size_t bytes = 0;
+  expect_error([&] { t.rt->reduce(nullptr, bytes, in, out, 100, DType::f32, Op::sum, nullptr); },
+               Status::cuda_error, "no usable CUDA device");
+  expect_error([&] { t.rt->lookup(DType::f32, Op::sum, 1, 3); }, Status::invalid_argument,
+               "device 3 does not exist");
+}
+
+// ---- arguments -------------------------------------------------------------------------------
+
+struct Device0 {
+  TempDir dir;
+  TestRuntime t{{sample_device(), sample_device()}, sample_copy(dir).string()};
+  float* in = reinterpret_cast<float*>(0x7000'0000'0000);
+  float* out = reinterpret_cast<float*>(0x7000'1000'0000);
+  Device0() {
+    t.fake->set_pointer(in, {MemoryKind::device, 0});
+    t.fake->set_pointer(out, {MemoryKind::device, 0});
+  }
+};
+
+TEST(Arguments, NullPointersFailBeforeAnyCudaCall) {
+  Device0 d;
+  expect_error([&] { d.t.rt->reduce(d.in, nullptr, 10, DType::f32, Op::sum, nullptr); },
+               Status::invalid_argument, "d_out is a null pointer");
+  expect_error([&] { d.t.rt->reduce(nullptr, d.out, 10, DType::f32, Op::sum, nullptr); },
+               Status::invalid_argument, "d_in is a null pointer (n = 10)");
+  std::size_t bytes = 1 << 20;
+  void* temp = reinterpret_cast<void*>(0x7000'2000'0000);
+  expect_error([&] { d.t.rt->reduce(temp, bytes, nullptr, d.out, 10, DType::f32, Op::sum, nullptr); },
+               Status::invalid_argument, "d_in is a null pointer");
+  expect_error([&] { d.t.rt->reduce(temp, bytes, d.in, nullptr, 10, DType::f32, Op::sum, nullptr); },
+               Status::invalid_argument, "d_out is a null pointer");
+  EXPECT_EQ(d.t.fake->cuda_calls.load(), 0);
+  // n = 0 reads nothing: a null d_in is fine, the identity is written.
+  d.t.rt->reduce(nullptr, d.out, 0, DType::f32, Op::sum, nullptr);
+  ASSERT_EQ(d.t.fake->launches().size(), 1u);
+  EXPECT_EQ(d.t.fake->launches()[0].args.n, 0u);
+}
+
+TEST(Arguments, BadEnumsFailBeforeAnyCudaCall) {
+  Device0 d;
+  expect_error([&] { d.t.rt->reduce(d.in, d.out, 10, static_cast<DType>(6), Op::sum, nullptr); },
+               Status::invalid_argument, "dtype 6 is not an element type");
+  expect_error([&] { d.t.rt->reduce(d.in, d.out, 10, DType::f32, static_cast<Op>(3), nullptr); },
+               Status::invalid_argument, "op 3 is not an operator");
+  expect_error([&] { d.t.rt->lookup(DType::f32, static_cast<Op>(9), 10, 0); },
+               Status::invalid_argument, "op 9");
+  expect_error([&] { d.t.rt->lookup(DType::f32, Op::sum, 10, -2); }, Status::invalid_argument,
+               "device -2 is not a CUDA device ordinal");
+  EXPECT_EQ(d.t.fake->cuda_calls.load(), 0);
+}
+
+TEST(Arguments, HostPointersAreRefusedAndNothingLaunches) {
+  Device0 d;
+  std::vector<float> host(100);
+  expect_error([&] { d.t.rt->reduce(host.data(), d.out, 100, DType::f32, Op::sum, nullptr); },
+               Status::invalid_argument, "d_in (0x");
+  expect_error([&] { d.t.rt->reduce(host.data(), d.out, 100, DType::f32, Op::sum, nullptr); },
+               Status::invalid_argument, "is host memory (CUDA does not know it)");
+  float* pinned = reinterpret_cast<float*>(0x6000'0000'0000);
+  d.t.fake->set_pointer(pinned, {MemoryKind::host, -1});
+  expect_error([&] { d.t.rt->reduce(d.in, pinned, 100, DType::f32, Op::sum, nullptr); },
+               Status::invalid_argument, "d_out (0x600000000000) is page-locked host memory");
+  EXPECT_TRUE(d.t.fake->launches().empty());
+  EXPECT_TRUE(d.t.fake->events().empty());
+}
+
+TEST(Arguments, PointersOfAnotherDeviceAreRefused) {
+  Device0 d;
+  float* other = reinterpret_cast<float*>(0x7100'0000'0000);
+  d.t.fake->set_pointer(other, {MemoryKind::device, 1});
+  expect_error([&] { d.t.rt->reduce(other, d.out, 100, DType::f32, Op::sum, nullptr); },
+               Status::invalid_argument,
+               "d_in (0x710000000000) is memory of device 1, but the current device is 0");
+  d.t.fake->current = 1;  // the same call on device 1 is fine for d_in, not for d_out
+  expect_error([&] { d.t.rt->reduce(other, d.out, 100, DType::f32, Op::sum, nullptr); },
+               Status::invalid_argument, "d_out (0x700010000000) is memory of device 0");
+  EXPECT_TRUE(d.t.fake->launches().empty());
+  // Managed memory is accessible from every device.
+  float* managed = reinterpret_cast<float*>(0x7200'0000'0000);
+  d.t.fake->set_pointer(managed, {MemoryKind::managed, 0});
+  d.t.fake->current = 0;
+  d.t.rt->reduce(managed, d.out, 100, DType::f32, Op::sum, nullptr);
+  EXPECT_EQ(d.t.fake->launches().size(), 1u);
+}
+
+TEST(Arguments, MisalignedPointersAreRefused) {
+  Device0 d;
+  const float* odd = reinterpret_cast<const float*>(reinterpret_cast<char*>(d.in) + 2);
+  expect_error([&] { d.t.rt->reduce(odd, d.out, 100, DType::f32, Op::sum, nullptr); },
+               Status::invalid_argument, "is not aligned to 4 bytes");
+  // One element in: aligned to the element, fine.
+  d.t.fake->set_pointer(d.in + 1, {MemoryKind::device, 0});
+  d.t.rt->reduce(d.in + 1, d.out, 100, DType::f32, Op::sum, nullptr);
+  EXPECT_EQ(d.t.fake->launches().size(), 1u);
+}
+
+TEST(Arguments, NTooLargeForTheKernelIsUnsupported) {
+  Device0 d;
+  const std::uint64_t n = (std::uint64_t{1} << 40) + 1;
+  expect_error([&] { d.t.rt->reduce(d.in, d.out, n, DType::f32, Op::sum, nullptr); },
+               Status::unsupported, "n = 1099511627777: kernel 'vectorized.b1024.u2.single_pass.f32.sum'");
+  expect_error([&] { d.t.rt->reduce(d.in, d.out, n, DType::f32, Op::sum, nullptr); },
+               Status::unsupported, "exceeds the limit of 1099511627776 elements");
+  std::size_t bytes = 0;
+  expect_error([&] { d.t.rt->reduce(nullptr, bytes, d.in, d.out, n, DType::f32, Op::sum, nullptr); },
+               Status::unsupported, "cannot run this reduction");
+  EXPECT_TRUE(d.t.fake->launches().empty());
+}
+
+TEST(TwoPhase, TheQuerySetsTheSizeAndChecksNoPointer) {
+  Device0 d;
+  const std::uint64_t n = 1 << 20;
+  std::size_t bytes = 0;
+  d.t.rt->reduce(nullptr, bytes, nullptr, nullptr, n, DType::f32, Op::sum, nullptr);
+  const kernels::Entry* e = kernels::find("vectorized.b128.u2.single_pass.f32.sum");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(bytes, e->workspace_bytes(n, d.t.fake->devices[0].limits));
+  EXPECT_GE(bytes, 256u);
+  EXPECT_TRUE(d.t.fake->events().empty());
+  std::size_t zero = 0;
+  d.t.rt->reduce(nullptr, zero, nullptr, nullptr, 0, DType::f32, Op::sum, nullptr);
+  EXPECT_EQ(zero, 1u);  // never 0, so an allocation of that size is a real pointer
+}
+
+TEST(TwoPhase, TheRunChecksTheTempBufferAndLaunchesWithADirtyCounter) {
+  Device0 d;
+  const std::uint64_t n = 1 << 20;
+  std::size_t bytes = 0;
+  d.t.rt->reduce(nullptr, bytes, d.in, d.out, n, DType::f32, Op::sum, nullptr);
+  void* temp = reinterpret_cast<void*>(0x7000'2000'0000);
+  d.t.fake->set_pointer(temp, {MemoryKind::device, 0});
+  std::size_t small = bytes - 1;
+  expect_error([&] { d.t.rt->reduce(temp, small, d.in, d.out, n, DType::f32, Op::sum, nullptr); },
+               Status::temp_too_small, "temp_bytes = " + std::to_string(small) +
+                                           " is smaller than the " + std::to_string(bytes));
+  void* misaligned = static_cast<char*>(temp) + 64;
+  expect_error([&] { d.t.rt->reduce(misaligned, bytes, d.in, d.out, n, DType::f32, Op::sum, nullptr); },
+               Status::invalid_argument, "d_temp (0x700020000040) is not aligned to 256 bytes");
+  std::vector<char> host(bytes);
+  expect_error([&] { d.t.rt->reduce(host.data(), bytes, d.in, d.out, n, DType::f32, Op::sum, nullptr); },
+               Status::invalid_argument, "d_temp");
+  EXPECT_TRUE(d.t.fake->launches().empty());
+  cudaStream_t s = reinterpret_cast<cudaStream_t>(0x1234);
+  d.t.rt->reduce(temp, bytes, d.in, d.out, n, DType::f32, Op::sum, s);
+  d.t.rt->reduce(temp, bytes, d.in, d.out, n, DType::f32, Op::sum, s);
+  const auto launches = d.t.fake->launches();
+  ASSERT_EQ(launches.size(), 2u);
+  for (const auto& l : launches) {
+    EXPECT_EQ(l.kernel_id, "vectorized.b128.u2.single_pass.f32.sum");
+    EXPECT_EQ(l.args.workspace, temp);
+    EXPECT_EQ(l.args.workspace_bytes, bytes);
+    EXPECT_FALSE(l.args.workspace_clean);  // the caller's memory: never trusted to be zero
+    EXPECT_EQ(l.args.stream, s);
+    EXPECT_EQ(l.args.in, d.in);
+    EXPECT_EQ(l.args.out, d.out);
+    EXPECT_EQ(l.args.n, n);
+  }
+  // No workspace of the library's own was touched.
+  for (const auto& ev : d.t.fake->events()) EXPECT_EQ(ev.what.rfind("launch", 0), 0u) << ev.what;
+}
+
+TEST(Launch, AFailedLaunchIsACudaErrorAndTheNextOneZeroesTheCounter) {
+  Device0 d;
+  d.t.fake->launch_result = cudaErrorLaunchOutOfResources;
+  expect_error([&] { d.t.rt->reduce(d.in, d.out, 1 << 20, DType::f32, Op::sum, nullptr); },
+               Status::cuda_error,
+               "launching kernel 'vectorized.b128.u2.single_pass.f32.sum' on device 0 failed");
+  d.t.fake->launch_result = cudaSuccess;
+  d.t.rt->reduce(d.in, d.out, 1 << 20, DType::f32, Op::sum, nullptr);
+  d.t.rt->reduce(d.in, d.out, 1 << 20, DType::f32, Op::sum, nullptr);
+  const auto l = d.t.fake->launches();
+  ASSERT_EQ(l.size(), 3u);
+  EXPECT_TRUE(l[0].args.workspace_clean);   // fresh, zeroed
+  EXPECT_FALSE(l[1].args.workspace_clean);  // after the failure
+  EXPECT_TRUE(l[2].args.workspace_clean);
+}
+
+// ---- the workspace cache ---------------------------------------------------------------------
+
+TEST(Workspace, AllocatedOnceZeroedOnceAndReusedClean) {
+  Device0 d;
+  cudaStream_t a = reinterpret_cast<cudaStream_t>(0xA000);
+  for (int i = 0; i < 5; ++i) d.t.rt->reduce(d.in, d.out, 1 << 20, DType::f32, Op::sum, a);
+  const auto ev = d.t.fake->events();
+  ASSERT_EQ(ev.size(), 7u);
+  EXPECT_EQ(ev[0].what, "alloc");
+  EXPECT_EQ(ev[0].stream, a);
+  EXPECT_EQ(ev[1].what, "memset");
+  EXPECT_EQ(ev[1].ptr, ev[0].ptr);
+  EXPECT_EQ(ev[1].bytes, 256u);
+  EXPECT_EQ(ev[1].stream, a);
+  for (std::size_t i = 2; i < ev.size(); ++i) {
+    EXPECT_EQ(ev[i].what, "launch vectorized.b128.u2.single_pass.f32.sum");
+    EXPECT_EQ(ev[i].ptr, ev[0].ptr);
+    EXPECT_EQ(ev[i].stream, a);
+  }
+  for (const auto& l : d.t.fake->launches()) EXPECT_TRUE(l.args.workspace_clean);
+}
+
+TEST(Workspace, GrowsInStreamOrderAndPerStream) {
+  Device0 d;
+  WorkspaceCache& ws = d.t.rt->workspaces();
+  cudaStream_t a = reinterpret_cast<cudaStream_t>(0xA000);
+  cudaStream_t b = reinterpret_cast<cudaStream_t>(0xB000);
+  std::vector<std::pair<void*, bool>> used;
+  auto use = [&](void* p, std::size_t, bool clean) {
+    used.push_back({p, clean});
+    return cudaSuccess;
+  };
+  ws.run(0, a, 1000, use);
+  ws.run(0, a, 65536, use);          // still fits the first 64 KiB
+  ws.run(0, a, 1 << 20, use);        // grows
+  ws.run(0, b, 1000, use);           // another stream, another workspace
+  ws.run(0, a, 1000, use);           // a keeps its grown one
+  EXPECT_EQ(ws.held(0, a), std::size_t{1} << 20);
+  EXPECT_EQ(ws.held(0, b), 65536u);
+  const auto ev = d.t.fake->events();
+  std::vector<std::string> seq;
+  for (const auto& e : ev) seq.push_back(e.what + "@" + (e.stream == a ? "a" : "b"));
+  EXPECT_EQ(seq, (std::vector<std::string>{"alloc@a", "memset@a", "free@a", "alloc@a", "memset@a",
+                                           "alloc@b", "memset@b"}));
+  EXPECT_EQ(ev[2].ptr, ev[0].ptr);  // the old one freed in a's order, after a's launches
+  EXPECT_EQ(used[0].first, used[1].first);
+  EXPECT_NE(used[2].first, used[0].first);
+  EXPECT_EQ(used[4].first, used[2].first);
+  for (const auto& u : used) EXPECT_TRUE(u.second);
+  ws.release(0, a);
+  EXPECT_EQ(ws.held(0, a), 0u);
+  EXPECT_EQ(d.t.fake->events().back().what, "free");
+  ws.run(0, a, 1000, use);
+  EXPECT_EQ(ws.held(0, a), 65536u);
+}
+
+TEST(Workspace, ThePerThreadDefaultStreamGetsOneWorkspacePerThread) {
+  Device0 d;
+  WorkspaceCache& ws = d.t.rt->workspaces();
+  auto use = [](void*, std::size_t, bool) { return cudaSuccess; };
+  ws.run(0, cudaStreamPerThread, 1000, use);
+  std::thread([&] { ws.run(0, cudaStreamPerThread, 1000, use); }).join();
+  ws.run(0, cudaStreamPerThread, 1000, use);
+  int allocs = 0;
+  for (const auto& e : d.t.fake->events()) allocs += e.what == "alloc";
+  EXPECT_EQ(allocs, 2);
+}
+
+TEST(Workspace, AnAllocationFailureIsACudaErrorAndNothingLaunches) {
+  Device0 d;
+  d.t.fake->alloc_result = cudaErrorMemoryAllocation;
+  expect_error([&] { d.t.rt->reduce(d.in, d.out, 1 << 20, DType::f32, Op::sum, nullptr); },
+               Status::cuda_error, "allocating a workspace of 65536 bytes failed");
+  EXPECT_TRUE(d.t.fake->launches().empty());
+  d.t.fake->alloc_result = cudaSuccess;
+  d.t.rt->reduce(d.in, d.out, 1 << 20, DType::f32, Op::sum, nullptr);
+  ASSERT_EQ(d.t.fake->launches().size(), 1u);
+  EXPECT_TRUE(d.t.fake->launches()[0].args.workspace_clean);
+}
+
+}  // namespace
+}  // namespace tunedreduce::runtime::test
