@@ -37,5 +37,6 @@ int cmd_list(int argc, char** argv);
 int cmd_db(int argc, char** argv);
 int cmd_tune(int argc, char** argv);
 int cmd_report(int argc, char** argv);
+int cmd_bench(int argc, char** argv);
 
 }  // namespace tunedreduce::cli

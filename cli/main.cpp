@@ -25,6 +25,8 @@ constexpr Command commands[] = {
      tunedreduce::cli::cmd_tune},
     {"report", "tables and charts of the tuning database (best, variants, ladder, heatmap, ...)",
      tunedreduce::cli::cmd_report},
+    {"bench", "time the tuned reduction against cub::DeviceReduce and thrust::reduce (GPU)",
+     tunedreduce::cli::cmd_bench},
 };
 
 void print_usage(std::ostream& os) {

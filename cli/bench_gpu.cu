@@ -1,0 +1,95 @@
+// The device side of `tunedreduce bench`: data, CUB and Thrust. See bench_gpu.hpp.
+
+#include "cli/bench_gpu.hpp"
+
+#include <cub/device/device_reduce.cuh>
+#include <thrust/execution_policy.h>
+#include <thrust/functional.h>
+#include <thrust/reduce.h>
+
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "tuner/worker/datagen.hpp"
+
+namespace tunedreduce::cli::bench {
+
+namespace {
+
+template <class T>
+__global__ void fill_kernel(T* p, std::uint64_t n, std::uint64_t seed) {
+  const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
+  for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    p[i] = tuner::data_value<T>(seed, i);
+}
+
+template <class F>
+auto with_type(DType d, F&& f) {
+  switch (d) {
+    case DType::i32: return f(std::int32_t{});
+    case DType::u32: return f(std::uint32_t{});
+    case DType::i64: return f(std::int64_t{});
+    case DType::u64: return f(std::uint64_t{});
+    case DType::f32: return f(float{});
+    case DType::f64: break;
+  }
+  return f(double{});
+}
+
+template <class T>
+T identity(Op op) {
+  if (op == Op::sum) return T{};
+  if constexpr (std::is_floating_point_v<T>)
+    return op == Op::min ? std::numeric_limits<T>::infinity()
+                         : -std::numeric_limits<T>::infinity();
+  else
+    return op == Op::min ? std::numeric_limits<T>::max() : std::numeric_limits<T>::lowest();
+}
+
+}  // namespace
+
+cudaError_t fill(DType dtype, void* p, std::uint64_t n, std::uint64_t seed, int sm_count,
+                 cudaStream_t stream) {
+  return with_type(dtype, [&](auto t) {
+    using T = decltype(t);
+    fill_kernel<T><<<sm_count * 8, 256, 0, stream>>>(static_cast<T*>(p), n, seed);
+    return cudaGetLastError();
+  });
+}
+
+cudaError_t cub_reduce(DType dtype, Op op, void* temp, std::size_t& temp_bytes, const void* in,
+                       void* out, std::uint64_t n, cudaStream_t stream) {
+  return with_type(dtype, [&](auto t) {
+    using T = decltype(t);
+    const T* d_in = static_cast<const T*>(in);
+    T* d_out = static_cast<T*>(out);
+    const auto items = static_cast<std::int64_t>(n);
+    switch (op) {
+      case Op::sum: return cub::DeviceReduce::Sum(temp, temp_bytes, d_in, d_out, items, stream);
+      case Op::min: return cub::DeviceReduce::Min(temp, temp_bytes, d_in, d_out, items, stream);
+      case Op::max: break;
+    }
+    return cub::DeviceReduce::Max(temp, temp_bytes, d_in, d_out, items, stream);
+  });
+}
+
+void thrust_reduce(DType dtype, Op op, const void* in, std::uint64_t n, cudaStream_t stream,
+                   void* result) {
+  with_type(dtype, [&](auto t) {
+    using T = decltype(t);
+    const T* first = static_cast<const T*>(in);
+    const auto policy = thrust::cuda::par.on(stream);
+    const T init = identity<T>(op);
+    T r{};
+    switch (op) {
+      case Op::sum: r = thrust::reduce(policy, first, first + n, init, thrust::plus<T>()); break;
+      case Op::min: r = thrust::reduce(policy, first, first + n, init, thrust::minimum<T>()); break;
+      case Op::max: r = thrust::reduce(policy, first, first + n, init, thrust::maximum<T>()); break;
+    }
+    std::memcpy(result, &r, sizeof(T));
+    return 0;
+  });
+}
+
+}  // namespace tunedreduce::cli::bench

@@ -1,0 +1,513 @@
+// tunedreduce bench: the tuned reduction (what production gets: the library's lookup, launch and
+// cached workspace) against cub::DeviceReduce and thrust::reduce, in one process on the same
+// buffers, every result verified, timed the way the tuner times (tuner/worker/measurer.cu).
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <optional>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/bench_gpu.hpp"
+#include "cli/command.hpp"
+#include "common/error.hpp"
+#include "common/json.hpp"
+#include "common/names.hpp"
+#include "kernels/device.hpp"
+#include "kernels/registry.hpp"
+#include "tuner/worker/measurer.hpp"
+#include "tuner/worker/reference.hpp"
+#include "tunedreduce/tunedreduce.hpp"
+#include "tunedreduce/version.hpp"
+
+namespace po = boost::program_options;
+
+namespace tunedreduce::cli {
+
+namespace {
+
+constexpr unsigned char poison_byte = 0xA5;
+constexpr int warmups = 2;
+constexpr int batch = 10;
+
+struct Options {
+  std::vector<DType> dtypes;
+  std::vector<Op> ops;
+  std::vector<int> exponents;
+  int repeats = 20;
+  bool cold = true;
+  int device = 0;
+  std::uint64_t seed = 0;
+  std::string json;
+};
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+int parse_exponent(const std::string& s) {
+  try {
+    std::size_t used = 0;
+    const int e = std::stoi(s, &used);
+    if (used == s.size() && e >= 0 && e <= 34) return e;
+  } catch (const std::exception&) {
+  }
+  throw Error("--sizes: '" + s + "' is not an exponent of two between 0 and 34", exit_code::usage);
+}
+
+/// "10-30" or "10,14,20" or a mix: exponents of two.
+std::vector<int> parse_sizes(const std::string& s) {
+  std::vector<int> out;
+  for (const std::string& item : split(s)) {
+    const auto dash = item.find('-');
+    if (dash == std::string::npos) {
+      out.push_back(parse_exponent(item));
+      continue;
+    }
+    const int lo = parse_exponent(item.substr(0, dash)), hi = parse_exponent(item.substr(dash + 1));
+    if (lo > hi) throw Error("--sizes: empty range '" + item + "'", exit_code::usage);
+    for (int e = lo; e <= hi; ++e) out.push_back(e);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  if (out.empty()) throw Error("--sizes: no size given", exit_code::usage);
+  return out;
+}
+
+double percentile(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  const double pos = q * static_cast<double>(sorted.size() - 1);
+  const std::size_t lo = static_cast<std::size_t>(pos);
+  const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
+}
+
+void check(cudaError_t e, const std::string& what) {
+  if (e != cudaSuccess)
+    throw Error(what + " failed: " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
+}
+
+/// One method's figures at one (dtype, op, n).
+struct Timing {
+  bool ran = false;
+  std::string error;  // why it did not run or was wrong; empty when verified
+  double median_us = 0, p10_us = 0, p90_us = 0, gbps = 0, pct = 0;
+  int repeats = 0;
+  Json to_json() const {
+    Json j = Json::object();
+    j.set("verified", ran && error.empty());
+    if (!error.empty()) j.set("error", error);
+    if (ran && error.empty()) {
+      j.set("median_us", median_us);
+      j.set("p10_us", p10_us);
+      j.set("p90_us", p90_us);
+      j.set("gbps", gbps);
+      j.set("pct_attainable", pct);
+      j.set("repeats", repeats);
+    }
+    return j;
+  }
+};
+
+/// The benchmark's GPU resources, released in the destructor.
+class Bench {
+ public:
+  Bench(const Options& opt, int device) : opt_(opt), device_(device) {
+    check(cudaSetDevice(device), "cudaSetDevice");
+    fp_ = kernels::query_fingerprint(device);
+    limits_ = kernels::query_device_limits(device);
+    check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+    start_.resize(batch);
+    stop_.resize(batch);
+    for (int i = 0; i < batch; ++i) {
+      check(cudaEventCreate(&start_[i]), "cudaEventCreate");
+      check(cudaEventCreate(&stop_[i]), "cudaEventCreate");
+    }
+    check(cudaMalloc(&out_, 8), "cudaMalloc(output)");
+    // As the tuner: writing twice the L2 evicts what the previous launch left there.
+    flush_bytes_ = std::max<std::size_t>(2 * static_cast<std::size_t>(fp_.l2_bytes), 64u << 20);
+    check(cudaMalloc(&flush_, flush_bytes_), "cudaMalloc(L2 flush buffer)");
+  }
+  ~Bench() {
+    if (stream_) {
+      try {
+        tunedreduce::release_workspace(stream_);
+      } catch (const ReduceError&) {  // the context is gone: nothing left to free
+      }
+      cudaStreamSynchronize(stream_);
+    }
+    for (auto e : start_) cudaEventDestroy(e);
+    for (auto e : stop_) cudaEventDestroy(e);
+    cudaFree(in_);
+    cudaFree(out_);
+    cudaFree(flush_);
+    cudaFree(cub_temp_);
+    if (stream_) cudaStreamDestroy(stream_);
+  }
+  Bench(const Bench&) = delete;
+  Bench& operator=(const Bench&) = delete;
+
+  const DeviceFingerprint& fingerprint() const { return fp_; }
+  double attainable() {
+    if (attainable_ == 0)
+      attainable_ =
+          tuner::measure_attainable_read_gbps(limits_.sm_count, flush_, flush_bytes_, stream_);
+    return attainable_;
+  }
+
+  /// Fills the input with \p n elements of \p dtype; false when they do not fit.
+  bool prepare_input(DType dtype, std::uint64_t n) {
+    const std::size_t bytes = n * dtype_size(dtype);
+    if (bytes > in_bytes_) {
+      check(cudaFree(in_), "cudaFree(input)");
+      in_ = nullptr;
+      in_bytes_ = 0;
+      if (cudaMalloc(&in_, bytes) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+      }
+      in_bytes_ = bytes;
+    }
+    check(bench::fill(dtype, in_, n, tuner::data_seed(opt_.seed, dtype), limits_.sm_count, stream_),
+          "fill kernel");
+    check(cudaStreamSynchronize(stream_), "fill kernel");
+    return true;
+  }
+
+  /// Verifies one run of \p run against \p ref (poisoned output first), then times
+  /// opt_.repeats runs, each right after an L2 flush (cold) or a busy wait (warm).
+  /// \p run enqueues one reduction on the stream; \p result_host, when set, says where run
+  /// put the result on the host (Thrust) instead of the device output.
+  Timing measure(const std::function<void()>& run, const tuner::Reference& ref,
+                 unsigned char* result_host) {
+    Timing t;
+    const std::size_t elem = dtype_size(ref.dtype);
+    try {
+      for (int w = 0; w < warmups; ++w) run();
+      check(cudaStreamSynchronize(stream_), "warm-up");
+      check(cudaMemsetAsync(out_, poison_byte, 8, stream_), "cudaMemset(output)");
+      if (result_host) std::memset(result_host, poison_byte, elem);
+      run();
+      check(cudaStreamSynchronize(stream_), "verification run");
+      unsigned char got[8];
+      if (result_host) std::memcpy(got, result_host, elem);
+      else check(cudaMemcpy(got, out_, elem, cudaMemcpyDeviceToHost), "cudaMemcpy(result)");
+      t.ran = true;
+      if (std::string why = tuner::verify(ref, got); !why.empty()) {
+        t.error = "incorrect: " + why;
+        return t;
+      }
+      std::vector<double> times;
+      while (static_cast<int>(times.size()) < opt_.repeats) {
+        const int k = std::min(batch, opt_.repeats - static_cast<int>(times.size()));
+        for (int i = 0; i < k; ++i) {
+          if (opt_.cold)
+            check(cudaMemsetAsync(flush_, static_cast<int>(times.size()) + i, flush_bytes_,
+                                  stream_),
+                  "L2 flush");
+          else
+            tuner::enqueue_busy_wait(20000, stream_);
+          check(cudaEventRecord(start_[i], stream_), "cudaEventRecord");
+          run();
+          check(cudaEventRecord(stop_[i], stream_), "cudaEventRecord");
+        }
+        check(cudaStreamSynchronize(stream_), "timed runs");
+        for (int i = 0; i < k; ++i) {
+          float ms = 0;
+          check(cudaEventElapsedTime(&ms, start_[i], stop_[i]), "cudaEventElapsedTime");
+          times.push_back(static_cast<double>(ms) * 1e3);
+        }
+      }
+      std::sort(times.begin(), times.end());
+      t.median_us = percentile(times, 0.5);
+      t.p10_us = percentile(times, 0.1);
+      t.p90_us = percentile(times, 0.9);
+      t.repeats = static_cast<int>(times.size());
+      t.gbps = static_cast<double>(ref.n) * static_cast<double>(elem) / (t.median_us * 1e3);
+      t.pct = 100.0 * t.gbps / attainable();
+    } catch (const ReduceError& e) {
+      t.error = e.what();
+    } catch (const std::exception& e) {
+      // A CUDA error here may have poisoned the context: the run ends.
+      throw Error(std::string("benchmark aborted: ") + e.what());
+    }
+    return t;
+  }
+
+  void* input() const { return in_; }
+  void* output() const { return out_; }
+  cudaStream_t stream() const { return stream_; }
+
+  /// CUB's temporary storage for (dtype, op, n), allocated here, outside any timed region.
+  void* cub_temp(std::size_t bytes) {
+    if (bytes > cub_temp_bytes_) {
+      check(cudaFree(cub_temp_), "cudaFree(CUB temp)");
+      cub_temp_ = nullptr;
+      check(cudaMalloc(&cub_temp_, bytes), "cudaMalloc(CUB temp)");
+      cub_temp_bytes_ = bytes;
+    }
+    return cub_temp_;
+  }
+
+ private:
+  const Options& opt_;
+  int device_;
+  DeviceFingerprint fp_;
+  kernels::DeviceLimits limits_;
+  cudaStream_t stream_ = nullptr;
+  std::vector<cudaEvent_t> start_, stop_;
+  void* in_ = nullptr;
+  std::size_t in_bytes_ = 0;
+  void* out_ = nullptr;
+  void* flush_ = nullptr;
+  std::size_t flush_bytes_ = 0;
+  void* cub_temp_ = nullptr;
+  std::size_t cub_temp_bytes_ = 0;
+  double attainable_ = 0;
+};
+
+std::string fmt_us(const Timing& t) {
+  if (!t.ran || !t.error.empty()) return t.ran ? "WRONG" : "-";
+  char b[32];
+  std::snprintf(b, sizeof b, "%.2f", t.median_us);
+  return b;
+}
+
+std::string fmt_num(double v, const char* f) {
+  char b[32];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+
+}  // namespace
+
+int cmd_bench(int argc, char** argv) {
+  CommonOptions common;
+  std::string dtypes = "i32,u32,i64,u64,f32,f64", ops = "sum,min,max", sizes = "10-30", l2 = "cold";
+  Options opt;
+  std::string seed;
+  po::options_description desc("options");
+  add_common_options(desc, common);
+  desc.add_options()("dtypes", po::value<std::string>(&dtypes)->default_value(dtypes),
+                     "element types, comma-separated")(
+      "ops", po::value<std::string>(&ops)->default_value(ops), "operators, comma-separated")(
+      "sizes", po::value<std::string>(&sizes)->default_value(sizes),
+      "exponents of two: a range 10-30, a list 10,20,24, or both")(
+      "repeats", po::value<int>(&opt.repeats)->default_value(opt.repeats),
+      "timed runs per measurement (median, p10, p90)")(
+      "l2", po::value<std::string>(&l2)->default_value(l2),
+      "cold: L2 flushed before every timed run; warm: not flushed")(
+      "device", po::value<int>(&opt.device)->default_value(0), "CUDA device ordinal")(
+      "seed", po::value<std::string>(&seed), "data seed (default: random; printed)")(
+      "json", po::value<std::string>(&opt.json), "also write every figure to this JSON file");
+  po::variables_map vm;
+  if (parse_command_line(argc, argv, desc, nullptr, vm, common,
+                         "tunedreduce bench [--dtypes LIST] [--ops LIST] [--sizes EXPONENTS] "
+                         "[--repeats N] [--l2 cold|warm] [--json FILE]"))
+    return exit_code::ok;
+
+  for (const std::string& d : split(dtypes)) {
+    auto t = parse_dtype(d);
+    if (!t)
+      throw Error("--dtypes: unknown element type '" + d + "' (expected " + dtype_choices() + ")",
+                  exit_code::usage);
+    opt.dtypes.push_back(*t);
+  }
+  for (const std::string& o : split(ops)) {
+    auto op = parse_op(o);
+    if (!op) throw Error("--ops: unknown operator '" + o + "' (expected " + op_choices() + ")",
+                         exit_code::usage);
+    opt.ops.push_back(*op);
+  }
+  if (opt.dtypes.empty() || opt.ops.empty())
+    throw Error("--dtypes and --ops need at least one name each", exit_code::usage);
+  opt.exponents = parse_sizes(sizes);
+  if (opt.repeats < 1 || opt.repeats > 100000)
+    throw Error("--repeats must be between 1 and 100000", exit_code::usage);
+  if (l2 != "cold" && l2 != "warm")
+    throw Error("--l2 must be cold or warm, not '" + l2 + "'", exit_code::usage);
+  opt.cold = l2 == "cold";
+  if (vm.count("seed")) {
+    try {
+      opt.seed = std::stoull(seed, nullptr, 0);
+    } catch (const std::exception&) {
+      throw Error("--seed: '" + seed + "' is not a number", exit_code::usage);
+    }
+  } else {
+    std::random_device rd;
+    opt.seed = (std::uint64_t(rd()) << 32) ^ rd();
+  }
+
+  std::string why;
+  const int devices = kernels::device_count(&why);
+  if (devices == 0)
+    throw Error("no CUDA device (" + why + "): the benchmark needs a GPU", exit_code::no_gpu);
+  if (opt.device < 0 || opt.device >= devices)
+    throw Error("--device " + std::to_string(opt.device) + ": there are " +
+                    std::to_string(devices) + " CUDA device(s)",
+                exit_code::usage);
+  if (common.db) tunedreduce::set_database(*common.db);
+
+  Bench b(opt, opt.device);
+  const DeviceFingerprint& fp = b.fingerprint();
+  const tuner::Clocks clocks = tuner::read_clocks(opt.device);
+  const double attainable = b.attainable();
+  std::printf("tunedreduce %s bench: %s (%s, %d SMs), driver %d, CUDA runtime %d\n",
+              TUNEDREDUCE_VERSION_STRING, fp.name.c_str(), fp.arch().c_str(), fp.sm_count,
+              fp.driver_version, fp.runtime_version);
+  std::printf("clocks: SM %s MHz, memory %s MHz; theoretical %.0f GB/s; attainable read %.0f GB/s "
+              "(streaming read, same timing)\n",
+              clocks.sm_mhz ? std::to_string(*clocks.sm_mhz).c_str() : "?",
+              clocks.mem_mhz ? std::to_string(*clocks.mem_mhz).c_str() : "?",
+              fp.theoretical_gbps(), attainable);
+  std::printf("tuning database: %s\n", tunedreduce::database_path().c_str());
+  std::printf("timing: CUDA events, median of %d, L2 %s (%s before each start event, so the GPU "
+              "is busy and launch latency stays out); seed 0x%016llx\n",
+              opt.repeats, opt.cold ? "cold" : "warm",
+              opt.cold ? "a memset of twice the L2" : "a 20 us busy wait",
+              static_cast<unsigned long long>(opt.seed));
+  std::printf("tuned: tunedreduce::reduce (lookup + argument checks + launch), with the "
+              "library's cached workspace; CUB: temp storage allocated once per (type, op, size) "
+              "outside the timing; Thrust: thrust::reduce as called (its allocation and result "
+              "copy included)\n");
+
+  Json rows = Json::array();
+  int failures = 0;
+  for (DType dtype : opt.dtypes) {
+    std::vector<int> exps = opt.exponents;
+    while (!b.prepare_input(dtype, std::uint64_t{1} << exps.back())) {
+      std::printf("(%s: 2^%d elements do not fit in device memory; skipped)\n", dtype_name(dtype),
+                  exps.back());
+      exps.pop_back();
+      if (exps.empty()) break;
+    }
+    if (exps.empty()) continue;
+    const std::size_t elem = dtype_size(dtype);
+    for (Op op : opt.ops) {
+      std::printf("\n%s %s\n", dtype_name(dtype), op_name(op));
+      std::printf("%6s %10s %8s %6s %10s %8s %6s %10s %8s  %s\n", "n", "tuned us", "GB/s", "%att",
+                  "CUB us", "GB/s", "%att", "Thrust us", "vs CUB", "tuned kernel (lookup level)");
+      for (int e : exps) {
+        const std::uint64_t n = std::uint64_t{1} << e;
+        const tuner::Reference ref =
+            tuner::compute_reference(dtype, op, tuner::data_seed(opt.seed, dtype), n);
+        void* in = b.input();
+        void* out = b.output();
+        cudaStream_t s = b.stream();
+
+        const Config cfg = tunedreduce::lookup(dtype, op, n, opt.device);
+        const Timing tuned = b.measure(
+            [&] { tunedreduce::reduce(in, out, n, dtype, op, s); }, ref, nullptr);
+
+        std::size_t temp_bytes = 0;
+        check(bench::cub_reduce(dtype, op, nullptr, temp_bytes, in, out, n, s), "CUB size query");
+        void* temp = b.cub_temp(std::max<std::size_t>(temp_bytes, 1));
+        const Timing cub = b.measure(
+            [&] {
+              std::size_t tb = temp_bytes;
+              check(bench::cub_reduce(dtype, op, temp, tb, in, out, n, s), "cub::DeviceReduce");
+            },
+            ref, nullptr);
+
+        unsigned char thrust_result[8] = {};
+        const Timing thrust = b.measure(
+            [&] { bench::thrust_reduce(dtype, op, in, n, s, thrust_result); }, ref, thrust_result);
+
+        const bool comparable = tuned.ran && tuned.error.empty() && cub.ran && cub.error.empty();
+        const double speedup = comparable ? cub.median_us / tuned.median_us : 0;
+        std::printf("%6s %10s %8s %6s %10s %8s %6s %10s %8s  %s (%s)\n",
+                    ("2^" + std::to_string(e)).c_str(), fmt_us(tuned).c_str(),
+                    fmt_num(tuned.gbps, "%.0f").c_str(), fmt_num(tuned.pct, "%.1f").c_str(),
+                    fmt_us(cub).c_str(), fmt_num(cub.gbps, "%.0f").c_str(),
+                    fmt_num(cub.pct, "%.1f").c_str(), fmt_us(thrust).c_str(),
+                    comparable ? fmt_num(speedup, "%.3fx").c_str() : "-", cfg.kernel_id,
+                    level_name(cfg.level));
+        for (const auto* t : {&tuned, &cub, &thrust})
+          if (!t->error.empty()) {
+            ++failures;
+            std::printf("       %s: %s\n",
+                        t == &tuned ? "tuned" : t == &cub ? "CUB" : "Thrust", t->error.c_str());
+          }
+        std::fflush(stdout);
+
+        Json row = Json::object();
+        row.set("dtype", dtype_name(dtype));
+        row.set("op", op_name(op));
+        row.set("n", static_cast<std::int64_t>(n));
+        row.set("bytes", static_cast<std::int64_t>(n * elem));
+        Json tj = tuned.to_json();
+        tj.set("kernel_id", cfg.kernel_id);
+        tj.set("lookup_level", level_name(cfg.level));
+        tj.set("source", cfg.source);
+        row.set("tuned", tj);
+        Json cj = cub.to_json();
+        cj.set("temp_bytes", static_cast<std::int64_t>(temp_bytes));
+        row.set("cub", cj);
+        row.set("thrust", thrust.to_json());
+        if (comparable) row.set("speedup_vs_cub", speedup);
+        rows.push_back(row);
+      }
+    }
+  }
+
+  if (!opt.json.empty()) {
+    Json doc = Json::object();
+    doc.set("tool", "tunedreduce bench");
+    doc.set("version", TUNEDREDUCE_VERSION_STRING);
+    doc.set("manifest_hash", kernels::manifest_hash());
+    Json dev = Json::object();
+    dev.set("ordinal", opt.device);
+    dev.set("name", fp.name);
+    dev.set("fingerprint", fp.key());
+    dev.set("arch", fp.arch());
+    dev.set("sm_count", fp.sm_count);
+    dev.set("bus_width_bits", fp.bus_width_bits);
+    dev.set("l2_bytes", static_cast<std::int64_t>(fp.l2_bytes));
+    dev.set("mem_clock_khz", fp.mem_clock_khz);
+    dev.set("theoretical_gbps", fp.theoretical_gbps());
+    dev.set("driver_version", fp.driver_version);
+    dev.set("runtime_version", fp.runtime_version);
+    dev.set("sm_clock_mhz", clocks.sm_mhz);
+    dev.set("mem_clock_mhz", clocks.mem_mhz);
+    doc.set("device", dev);
+    doc.set("attainable_gbps", attainable);
+    doc.set("database", tunedreduce::database_path());
+    Json timing = Json::object();
+    timing.set("method", "CUDA events; median, p10, p90");
+    timing.set("l2", opt.cold ? "cold" : "warm");
+    timing.set("repeats", opt.repeats);
+    timing.set("warmups", warmups);
+    timing.set("seed", std::to_string(opt.seed));
+    timing.set("tuned", "tunedreduce::reduce with the library's cached workspace");
+    timing.set("cub", "cub::DeviceReduce, temp storage allocated outside the timing");
+    timing.set("thrust", "thrust::reduce as called (allocation and result copy included)");
+    doc.set("timing", timing);
+    doc.set("results", rows);
+    std::ofstream f(opt.json);
+    f << doc.dump(2) << "\n";
+    if (!f) throw Error("cannot write '" + opt.json + "'");
+    std::printf("\nwrote %s\n", opt.json.c_str());
+  }
+  if (failures) {
+    std::fprintf(stderr, "tunedreduce bench: %d result(s) wrong or failed (see above)\n", failures);
+    return exit_code::failure;
+  }
+  return exit_code::ok;
+}
+
+}  // namespace tunedreduce::cli

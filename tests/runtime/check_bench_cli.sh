@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# `tunedreduce bench` where CI runs: usage errors exit 2 before anything else; without a GPU it
+# exits 6 with a clear message; with one, a one-size run verifies and exits 0.
+set -uo pipefail
+cli=$1
+out=$("$cli" bench --dtypes i8 2>&1); rc=$?
+[ $rc -eq 2 ] && grep -q "unknown element type 'i8'" <<<"$out" || { echo "bad dtype: rc=$rc: $out"; exit 1; }
+out=$("$cli" bench --sizes 40 2>&1); rc=$?
+[ $rc -eq 2 ] || { echo "bad size: rc=$rc: $out"; exit 1; }
+out=$("$cli" bench --l2 lukewarm 2>&1); rc=$?
+[ $rc -eq 2 ] || { echo "bad --l2: rc=$rc: $out"; exit 1; }
+out=$("$cli" bench --dtypes i32 --ops sum --sizes 10 --repeats 3 2>&1); rc=$?
+echo "$out"
+case $rc in
+  6) grep -q "tunedreduce bench: error: no CUDA device (.*): the benchmark needs a GPU" <<<"$out" ||
+       { echo "exit 6 without the message"; exit 1; } ;;
+  0) grep -q "i32 sum" <<<"$out" || { echo "exit 0 without a table"; exit 1; } ;;
+  *) echo "unexpected exit code $rc"; exit 1 ;;
+esac
+echo "OK (exit $rc)"
