@@ -14,7 +14,8 @@ TEST(Plan, ModelTerms) {
   EstimateModel m;
   EXPECT_DOUBLE_EQ(m.launch_us(DType::f32, 1024), 5.0);                 // launch-bound
   EXPECT_NEAR(m.launch_us(DType::f32, 1u << 30), 4294967296.0 / 3e6, 1e-6);  // 1432 us
-  MeasurePolicy p;  // warm-up 2, min 5 -> 10 expected repeats, cold
+  MeasurePolicy p;
+  p.warmup = 2;  // warm-up 2, min 5 -> 10 expected repeats, cold
   EXPECT_NEAR(m.measurement_s(DType::f32, 1024, p), (12 * 25.0) / 1e6 + 1e-3, 1e-12);
   p.l2 = L2Mode::warm;
   EXPECT_NEAR(m.measurement_s(DType::f32, 1024, p), (12 * 5.0) / 1e6 + 1e-3, 1e-12);
