@@ -39,8 +39,19 @@ if command -v compute-sanitizer >/dev/null && [ -x "$bin/test_registry_gpu" ]; t
   run_step synccheck compute-sanitizer --tool synccheck --error-exitcode 99 \
     "$bin/test_registry_gpu" --gtest_filter='SanitizerSubset.*'
 fi
+# The benchmark: the tuned reduction (through the library, with the tuning database carried as
+# .carry/tune.db.xz when there is one, else the built-in defaults) against CUB and Thrust.
+if [ "${GPU_SUITE_BENCH:-1}" = 1 ] && [ -x "$bin/tunedreduce" ]; then
+  bench_db=/tmp/tr-bench-none.db
+  if [ -f .carry/tune.db.xz ]; then bench_db=/tmp/tr-tune.db; xz -dc .carry/tune.db.xz > "$bench_db"; fi
+  run_step bench "$bin/tunedreduce" bench --db "$bench_db" --json "$out/bench.json" ${BENCH_ARGS:-}
+fi
 echo
 echo "==== GPU suite summary ($(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)) ===="
 grep -h -A40 "^GPU registry suite" "$out/test_registry_gpu.log" 2>/dev/null | grep -v "^\[" | head -20
+if [ -f "$out/bench.log" ]; then
+  echo "benchmark (tunedreduce bench; full table in bench.log / bench.json):"
+  grep -E "^(dtype|i32|u32|i64|u64|f32|f64) " "$out/bench.log" | grep -E "^dtype|sum" | head -60
+fi
 printf '%-34s %-12s %9s\n' step result time
 for r in "${rows[@]}"; do echo "$r"; done
