@@ -18,28 +18,14 @@
 #include "runtime/fake_platform.hpp"
 #include "runtime/runtime.hpp"
 #include "tunedreduce/version.hpp"
+#include "tests/support/fixtures.hpp"
 
 namespace {
 
 using namespace tunedreduce;
 using Clock = std::chrono::steady_clock;
 
-DeviceFingerprint h100_sample_device() {
-  // The device row of tests/data/h100-sample.db.
-  DeviceFingerprint f;
-  f.name = "NVIDIA H100 80GB HBM3";
-  f.cc_major = 9;
-  f.cc_minor = 0;
-  f.sm_count = 132;
-  f.bus_width_bits = 5120;
-  f.l2_bytes = 52428800;
-  f.ecc = true;
-  f.total_mem_bytes = 85017493504;
-  f.mem_clock_khz = 2619000;
-  f.driver_version = 13000;
-  f.runtime_version = 13000;
-  return f;
-}
+DeviceFingerprint h100_sample_device() { return tunedreduce::test::h100_fingerprint(); }
 
 struct Key {
   int device;

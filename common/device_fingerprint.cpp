@@ -1,6 +1,7 @@
 #include "device_fingerprint.hpp"
 
 #include "hash.hpp"
+#include "json.hpp"
 
 namespace tunedreduce {
 
@@ -15,6 +16,18 @@ std::string DeviceFingerprint::key() const {
     s += std::to_string(v);
   }
   return hex64(fnv1a64(s));
+}
+
+void append_hard_attributes(Json& j, const DeviceFingerprint& f) {
+  j.set("name", f.name);
+  j.set("cc_major", f.cc_major);
+  j.set("cc_minor", f.cc_minor);
+  j.set("sm_count", f.sm_count);
+  j.set("bus_width_bits", f.bus_width_bits);
+  j.set("l2_bytes", f.l2_bytes);
+  j.set("ecc", f.ecc);
+  j.set("total_mem_bytes", f.total_mem_bytes);
+  j.set("mem_clock_khz", f.mem_clock_khz);
 }
 
 }  // namespace tunedreduce

@@ -7,6 +7,8 @@
 
 namespace tunedreduce {
 
+class Json;  // common/json.hpp
+
 struct DeviceFingerprint {
   // Hard attributes: part of key().
   std::string name;             // cudaDeviceProp::name, e.g. "NVIDIA H100 80GB HBM3"
@@ -33,5 +35,9 @@ struct DeviceFingerprint {
   /// "sm_90".
   std::string arch() const { return "sm_" + std::to_string(cc_major * 10 + cc_minor); }
 };
+
+/// Appends the hard attributes to JSON object \p obj, in a fixed order: name, cc_major, cc_minor,
+/// sm_count, bus_width_bits, l2_bytes, ecc, total_mem_bytes, mem_clock_khz.
+void append_hard_attributes(Json& obj, const DeviceFingerprint& f);
 
 }  // namespace tunedreduce

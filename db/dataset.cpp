@@ -31,15 +31,7 @@ Json device_json(const DeviceRow& d) {
   const DeviceFingerprint& f = d.fingerprint;
   Json j = Json::object();
   j.set("fingerprint", d.key);
-  j.set("name", f.name);
-  j.set("cc_major", f.cc_major);
-  j.set("cc_minor", f.cc_minor);
-  j.set("sm_count", f.sm_count);
-  j.set("bus_width_bits", f.bus_width_bits);
-  j.set("l2_bytes", f.l2_bytes);
-  j.set("ecc", f.ecc);
-  j.set("total_mem_bytes", f.total_mem_bytes);
-  j.set("mem_clock_khz", f.mem_clock_khz);
+  append_hard_attributes(j, f);
   j.set("theoretical_gbps", d.theoretical_gbps);
   j.set("driver_version", f.driver_version);
   j.set("runtime_version", f.runtime_version);

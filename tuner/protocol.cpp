@@ -97,15 +97,7 @@ Result result_from_json(const Json& j) {
 
 Json to_json(const DeviceFingerprint& f) {
   Json j = Json::object();
-  j.set("name", f.name);
-  j.set("cc_major", f.cc_major);
-  j.set("cc_minor", f.cc_minor);
-  j.set("sm_count", f.sm_count);
-  j.set("bus_width_bits", f.bus_width_bits);
-  j.set("l2_bytes", f.l2_bytes);
-  j.set("ecc", f.ecc);
-  j.set("total_mem_bytes", f.total_mem_bytes);
-  j.set("mem_clock_khz", f.mem_clock_khz);
+  append_hard_attributes(j, f);
   j.set("driver_version", f.driver_version);
   j.set("runtime_version", f.runtime_version);
   return j;

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include "tests/support/fixtures.hpp"
 
 extern char** environ;
 
@@ -34,21 +35,7 @@ TempDir::~TempDir() {
   fs::remove_all(path_, ec);
 }
 
-DeviceFingerprint h100() {
-  DeviceFingerprint f;
-  f.name = "NVIDIA H100 80GB HBM3";
-  f.cc_major = 9;
-  f.cc_minor = 0;
-  f.sm_count = 132;
-  f.bus_width_bits = 5120;
-  f.l2_bytes = 52428800;
-  f.ecc = true;
-  f.total_mem_bytes = 85045395456;
-  f.mem_clock_khz = 2619000;
-  f.driver_version = 13000;
-  f.runtime_version = 13000;
-  return f;
-}
+DeviceFingerprint h100() { return tunedreduce::test::h100_fingerprint(85045395456); }
 
 DeviceFingerprint h200() {
   DeviceFingerprint f = h100();

@@ -9,6 +9,7 @@
 #include "common/hash.hpp"
 #include "db/statement.hpp"
 #include "kernels/manifest.hpp"
+#include "tests/support/fixtures.hpp"
 
 namespace tunedreduce::reports::test {
 
@@ -180,21 +181,7 @@ std::string hostile_error() {
 std::string hostile_kernel() { return "x\",\"y<script>alert(2)</script>.b256.two_pass.i32.sum"; }
 std::string hostile_family() { return "fam\"ily,<i>x</i>\n2"; }
 
-DeviceFingerprint demo_h100() {
-  DeviceFingerprint f;
-  f.name = "NVIDIA H100 80GB HBM3";
-  f.cc_major = 9;
-  f.cc_minor = 0;
-  f.sm_count = 132;
-  f.bus_width_bits = 5120;
-  f.l2_bytes = 52428800;
-  f.ecc = true;
-  f.total_mem_bytes = 85045395456;
-  f.mem_clock_khz = 2619000;
-  f.driver_version = 12080;
-  f.runtime_version = 12080;
-  return f;
-}
+DeviceFingerprint demo_h100() { return tunedreduce::test::h100_fingerprint(85045395456, 12080); }
 
 DeviceFingerprint demo_h200() {
   DeviceFingerprint f = demo_h100();

@@ -1,26 +1,13 @@
 #include "runtime_test_util.hpp"
 
 #include "db/database.hpp"
+#include "tests/support/fixtures.hpp"
 
 namespace tunedreduce::runtime::test {
 
 std::filesystem::path sample_db() { return TR_SAMPLE_DB; }
 
-DeviceFingerprint sample_device() {
-  DeviceFingerprint f;
-  f.name = "NVIDIA H100 80GB HBM3";
-  f.cc_major = 9;
-  f.cc_minor = 0;
-  f.sm_count = 132;
-  f.bus_width_bits = 5120;
-  f.l2_bytes = 52428800;
-  f.ecc = true;
-  f.total_mem_bytes = 85017493504;
-  f.mem_clock_khz = 2619000;
-  f.driver_version = 13000;
-  f.runtime_version = 13000;
-  return f;
-}
+DeviceFingerprint sample_device() { return tunedreduce::test::h100_fingerprint(); }
 
 DeviceFingerprint same_model_device() {
   DeviceFingerprint f = sample_device();

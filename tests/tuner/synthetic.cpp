@@ -4,6 +4,7 @@
 
 #include "common/hash.hpp"
 #include "kernels/registry.hpp"
+#include "tests/support/fixtures.hpp"
 
 namespace tunedreduce::tuner::test {
 
@@ -87,20 +88,7 @@ FnRunner model_runner(std::set<std::string> incorrect) {
   });
 }
 
-DeviceFingerprint h100() {
-  DeviceFingerprint f;
-  f.name = "NVIDIA H100 80GB HBM3";
-  f.cc_major = 9;
-  f.sm_count = 132;
-  f.bus_width_bits = 5120;
-  f.l2_bytes = 52428800;
-  f.ecc = true;
-  f.total_mem_bytes = 85045395456;
-  f.mem_clock_khz = 2619000;
-  f.driver_version = 13000;
-  f.runtime_version = 13000;
-  return f;
-}
+DeviceFingerprint h100() { return tunedreduce::test::h100_fingerprint(85045395456); }
 
 std::int64_t fill_database(db::Database& db, const std::vector<std::string>& ids,
                            const std::vector<std::uint64_t>& sizes,

@@ -10,6 +10,7 @@
 #include "common/log.hpp"
 #include "common/names.hpp"
 #include "common/paths.hpp"
+#include "tests/support/fixtures.hpp"
 
 namespace tunedreduce {
 namespace {
@@ -38,20 +39,7 @@ TEST(Hash, Fnv1aKnownValues) {
   EXPECT_EQ(hex64(0), "0000000000000000");
 }
 
-DeviceFingerprint h100() {
-  DeviceFingerprint f;
-  f.name = "NVIDIA H100 80GB HBM3";
-  f.cc_major = 9;
-  f.sm_count = 132;
-  f.bus_width_bits = 5120;
-  f.l2_bytes = 52428800;
-  f.ecc = true;
-  f.total_mem_bytes = 85520809984;
-  f.mem_clock_khz = 2619000;
-  f.driver_version = 13000;
-  f.runtime_version = 13000;
-  return f;
-}
+DeviceFingerprint h100() { return test::h100_fingerprint(); }
 
 TEST(Fingerprint, KeyCoversHardAttributesOnly) {
   const DeviceFingerprint a = h100();
