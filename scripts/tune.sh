@@ -14,8 +14,4 @@ if ! nvidia-smi -L >/dev/null 2>&1; then
   echo "tune.sh: the build is in $build/; '$build/bin/tunedreduce list' shows the kernel registry." >&2
   exit 6
 fi
-if "$build/bin/tunedreduce" tune --help >/dev/null 2>&1; then
-  exec "$build/bin/tunedreduce" tune --config tune.toml "$@"
-fi
-# Until the tuner lands, the main job lists the registry it would tune.
-exec "$build/bin/tunedreduce" list
+exec "$build/bin/tunedreduce" tune --config tune.toml "$@"
