@@ -204,10 +204,12 @@ int real_run(const Options& o, const tuner::TuneConfig& cfg) {
     std::error_code ec;
     std::filesystem::create_directories(loc.path.parent_path(), ec);
   }
-  // The database must be usable before any GPU work (and a problem with it is its exit code).
+  // Devices first (a worker process answers; no GPU work), so that a machine without a GPU gets
+  // no database file; then the database must be usable before any GPU work (and a problem with
+  // it is its exit code).
+  const auto devices = select_devices(o.devices, tuner::probe_devices());
   db::Database::open_writer(loc.path);
 
-  const auto devices = select_devices(o.devices, tuner::probe_devices());
   const std::string hash = tuner::config_hash(cfg);
   spdlog::info("tuning {} device(s) into '{}' (from {}), config hash {}", devices.size(),
                loc.path.string(), loc.source, hash);
