@@ -12,6 +12,7 @@
 #include "kernels/device.hpp"
 #include "tests/db/test_util.hpp"
 #include "tuner/gpu_runner.hpp"
+#include "tests/gpu/gpu_main.hpp"
 
 namespace tunedreduce::tuner {
 namespace {
@@ -67,12 +68,4 @@ TEST(Isolation, TrapAndHangAreRecordedAndSurvived) {
 }  // namespace
 }  // namespace tunedreduce::tuner
 
-int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  std::string why;
-  if (tunedreduce::kernels::device_count(&why) == 0) {
-    std::printf("SKIPPED: no CUDA device (%s)\n", why.c_str());
-    return 77;
-  }
-  return RUN_ALL_TESTS();
-}
+int main(int argc, char** argv) { return tunedreduce::test::gpu_test_main(argc, argv); }

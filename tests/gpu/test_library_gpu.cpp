@@ -17,6 +17,7 @@
 #include "tests/db/test_util.hpp"
 #include "tunedreduce/tunedreduce.h"
 #include "tunedreduce/tunedreduce.hpp"
+#include "tests/gpu/gpu_main.hpp"
 
 namespace tunedreduce::test {
 namespace {
@@ -408,17 +409,4 @@ TEST(Library, TheCApiOnTheGpu) {
 }  // namespace
 }  // namespace tunedreduce::test
 
-int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  std::string why;
-  if (tunedreduce::kernels::device_count(&why) == 0) {
-    std::printf("SKIPPED: no CUDA device (%s)\n", why.c_str());
-    return tunedreduce::test::skip_exit_code;
-  }
-  const auto fp = tunedreduce::kernels::query_fingerprint(0);
-  std::printf("device 0: %s (sm_%d%d, %d SMs, key %s), seed 0x%016" PRIx64
-              " (set TR_TEST_SEED to repeat)\n",
-              fp.name.c_str(), fp.cc_major, fp.cc_minor, fp.sm_count, fp.key().c_str(),
-              tunedreduce::test::test_seed());
-  return RUN_ALL_TESTS();
-}
+int main(int argc, char** argv) { return tunedreduce::test::gpu_test_main(argc, argv); }

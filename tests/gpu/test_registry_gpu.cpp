@@ -13,6 +13,7 @@
 #include "gpu_util.hpp"
 #include "kernels/device.hpp"
 #include "kernels/registry.hpp"
+#include "tests/gpu/gpu_main.hpp"
 
 namespace tunedreduce::test {
 namespace {
@@ -373,16 +374,5 @@ void print_summary() {
 }  // namespace tunedreduce::test
 
 int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  std::string why;
-  if (tunedreduce::kernels::device_count(&why) == 0) {
-    std::printf("SKIPPED: no CUDA device (%s)\n", why.c_str());
-    return tunedreduce::test::skip_exit_code;
-  }
-  auto fp = tunedreduce::kernels::query_fingerprint(0);
-  std::printf("device 0: %s (sm_%d%d, %d SMs), seed 0x%016" PRIx64 " (set TR_TEST_SEED to repeat)\n",
-              fp.name.c_str(), fp.cc_major, fp.cc_minor, fp.sm_count, tunedreduce::test::test_seed());
-  int rc = RUN_ALL_TESTS();
-  tunedreduce::test::print_summary();
-  return rc;
+  return tunedreduce::test::gpu_test_main(argc, argv, tunedreduce::test::print_summary);
 }

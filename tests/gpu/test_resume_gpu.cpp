@@ -15,6 +15,7 @@
 #include "db/database.hpp"
 #include "kernels/device.hpp"
 #include "tests/db/test_util.hpp"
+#include "tests/gpu/gpu_main.hpp"
 
 namespace tunedreduce {
 namespace {
@@ -92,12 +93,4 @@ enabled = false
 }  // namespace
 }  // namespace tunedreduce
 
-int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  std::string why;
-  if (tunedreduce::kernels::device_count(&why) == 0) {
-    std::printf("SKIPPED: no CUDA device (%s)\n", why.c_str());
-    return 77;
-  }
-  return RUN_ALL_TESTS();
-}
+int main(int argc, char** argv) { return tunedreduce::test::gpu_test_main(argc, argv); }
