@@ -46,4 +46,14 @@ const ManifestEntry* manifest_find(std::string_view id) {
 
 const std::string& manifest_hash() { return the_manifest().hash; }
 
+db::CandidateParams stored_params(const KernelParams& p) {
+  db::CandidateParams c;
+  c.family = family_name(p.family);
+  c.block = p.block;
+  c.unroll = p.unroll;
+  c.smem = smem_mode_name(p.smem);
+  c.finish = finish_name(p.finish);
+  return c;
+}
+
 }  // namespace tunedreduce::kernels

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "db/records.hpp"
 #include "kernels/registry.hpp"
 
 namespace tunedreduce::kernels {
@@ -21,5 +22,8 @@ struct ManifestEntry {
 std::span<const ManifestEntry> manifest();
 /// nullptr when no compiled configuration has that id.
 const ManifestEntry* manifest_find(std::string_view id);
+
+/// The parameters as the database stores them (strings, so db/ needs no kernels/).
+db::CandidateParams stored_params(const KernelParams& p);
 
 }  // namespace tunedreduce::kernels

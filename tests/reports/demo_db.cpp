@@ -121,11 +121,7 @@ db::Measurement measurement_of(const kernels::ManifestEntry& e, std::int64_t run
   m.run_id = run;
   m.device_id = dev;
   m.kernel_id = e.id;
-  m.params.family = kernels::family_name(e.params.family);
-  m.params.block = e.params.block;
-  m.params.unroll = e.params.unroll;
-  m.params.smem = kernels::smem_mode_name(e.params.smem);
-  m.params.finish = kernels::finish_name(e.params.finish);
+  m.params = kernels::stored_params(e.params);
   m.dtype = e.params.dtype;
   m.op = e.params.op;
   m.n = n;

@@ -8,6 +8,7 @@
 
 #include "common/error.hpp"
 #include "demo_db.hpp"
+#include "kernels/manifest.hpp"
 #include "kernels/registry.hpp"
 #include "reports/reports.hpp"
 
@@ -62,11 +63,7 @@ class Kinds : public ::testing::Test {
     m.run_id = run;
     m.device_id = device ? device : dev;
     m.kernel_id = id;
-    m.params.family = kernels::family_name(p->family);
-    m.params.block = p->block;
-    m.params.unroll = p->unroll;
-    m.params.smem = kernels::smem_mode_name(p->smem);
-    m.params.finish = kernels::finish_name(p->finish);
+    m.params = kernels::stored_params(*p);
     m.dtype = p->dtype;
     m.op = p->op;
     m.n = n;

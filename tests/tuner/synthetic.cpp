@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "common/hash.hpp"
+#include "kernels/manifest.hpp"
 #include "kernels/registry.hpp"
 #include "tests/support/fixtures.hpp"
 
@@ -111,11 +112,7 @@ std::int64_t fill_database(db::Database& db, const std::vector<std::string>& ids
         m.device_id = device;
         m.kernel_id = id;
         const auto p = kernels::parse_id(id);
-        m.params.family = kernels::family_name(p->family);
-        m.params.block = p->block;
-        m.params.unroll = p->unroll;
-        m.params.smem = kernels::smem_mode_name(p->smem);
-        m.params.finish = kernels::finish_name(p->finish);
+        m.params = kernels::stored_params(*p);
         m.dtype = p->dtype;
         m.op = p->op;
         m.n = n;

@@ -36,16 +36,9 @@ std::uint64_t fresh_seed() {
 }
 
 db::CandidateParams candidate_params(const std::string& id) {
+  if (const kernels::ManifestEntry* m = kernels::manifest_find(id)) return kernels::stored_params(m->params);
   db::CandidateParams c;
-  if (const kernels::ManifestEntry* m = kernels::manifest_find(id)) {
-    c.family = kernels::family_name(m->params.family);
-    c.block = m->params.block;
-    c.unroll = m->params.unroll;
-    c.smem = kernels::smem_mode_name(m->params.smem);
-    c.finish = kernels::finish_name(m->params.finish);
-  } else {
-    c.family = id.substr(0, id.find('.'));  // test-only kernels
-  }
+  c.family = id.substr(0, id.find('.'));  // test-only kernels
   return c;
 }
 
