@@ -44,7 +44,7 @@ struct Options {
   std::vector<DType> dtypes;
   std::vector<Op> ops;
   std::vector<int> exponents;
-  int repeats = 20;
+  int repeats = 50;
   bool cold = true;
   int device = 0;
   std::uint64_t seed = 0;

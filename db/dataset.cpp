@@ -410,8 +410,9 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
     if (m.params.smem != "none" && m.params.smem != "static" && m.params.smem != "dynamic")
       r.at("smem").fail("expected none, static or dynamic");
     m.params.finish = r.at("finish").str();
-    if (m.params.finish != "two_pass" && m.params.finish != "single_pass")
-      r.at("finish").fail("expected two_pass or single_pass");
+    if (m.params.finish != "two_pass" && m.params.finish != "single_pass" &&
+        m.params.finish != "packed")
+      r.at("finish").fail("expected two_pass, single_pass or packed");
     m.dtype = r.at("dtype").parse(parse_dtype, "i32, u32, i64, u64, f32, f64");
     if (r.at("dtype").str() != dtype_name(m.dtype)) r.at("dtype").fail("use the short name");
     m.op = r.at("op").parse(parse_op, "sum, min, max");

@@ -72,7 +72,7 @@ struct CandidateParams {
   int block = 0;
   int unroll = 1;
   std::string smem = "none";  // "none" | "static" | "dynamic"
-  std::string finish = "two_pass";  // "two_pass" | "single_pass"
+  std::string finish = "two_pass";  // "two_pass" | "single_pass" | "packed"
   friend bool operator==(const CandidateParams&, const CandidateParams&) = default;
 };
 

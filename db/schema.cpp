@@ -171,8 +171,39 @@ void migrate_0_to_1(Connection& conn) {
       "DROP TABLE v0_measurements; DROP TABLE v0_runs; DROP TABLE v0_devices;");
 }
 
+// Version 2 allows the finish 'packed' in measurements. Loosening a CHECK constraint changes no
+// stored row, so this uses SQLite's documented procedure for it (https://sqlite.org/lang_altertable.html,
+// "Making Other Kinds Of Table Schema Changes"): edit the table's CREATE statement in
+// sqlite_schema under writable_schema, bump schema_version, check. Rebuilding the table instead
+// would need foreign keys off, which cannot change inside the migration's transaction.
+constexpr const char* v1_finish_check = "CHECK (finish IN ('two_pass', 'single_pass'))";
+constexpr const char* v2_finish_check = "CHECK (finish IN ('two_pass', 'single_pass', 'packed'))";
+
+void migrate_1_to_2(Connection& conn) {
+  const std::int64_t cookie = conn.query_int("PRAGMA schema_version");
+  conn.exec("PRAGMA writable_schema = ON");
+  Statement st = conn.prepare(
+      "UPDATE sqlite_schema SET sql = replace(sql, ?1, ?2)"
+      " WHERE type = 'table' AND name = 'measurements' AND instr(sql, ?1) > 0");
+  st.bind(1, v1_finish_check);
+  st.bind(2, v2_finish_check);
+  st.run();
+  const std::int64_t changed = conn.query_int("SELECT changes()");
+  // PRAGMA values cannot be bound; this is an integer read from the file, never input.
+  conn.exec("PRAGMA schema_version = " + std::to_string(cookie + 1));
+  conn.exec("PRAGMA writable_schema = OFF");
+  if (changed != 1)
+    throw DbError(Problem::io, conn.path(),
+                  quoted(conn.path()) + ": cannot migrate to schema version 2: the measurements "
+                                        "table does not have version 1's finish constraint");
+  if (conn.query_int("SELECT count(*) FROM pragma_quick_check WHERE quick_check <> 'ok'") != 0)
+    throw DbError(Problem::io, conn.path(),
+                  quoted(conn.path()) + ": quick_check failed after migrating to schema version 2");
+}
+
 constexpr Migration history[] = {
     {0, "create the schema, or upgrade the version-0 prototype layout", migrate_0_to_1},
+    {1, "allow the finish 'packed' in measurements", migrate_1_to_2},
 };
 
 }  // namespace

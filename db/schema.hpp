@@ -13,10 +13,12 @@ class Connection;
 /// PRAGMA application_id of every tunedreduce database: 'TRDB'.
 inline constexpr std::int32_t application_id = 0x54524442;
 /// PRAGMA user_version this binary writes and reads.
-inline constexpr int schema_version = 1;
+/// 1: the first release. 2: measurements.finish may also be 'packed' (kernel revision 2).
+inline constexpr int schema_version = 2;
 /// Stored in meta.min_reader_version: the oldest reader that may read this schema. A schema that
-/// only adds tables or nullable columns keeps it; one that changes meaning raises it.
-inline constexpr int min_reader_version = 1;
+/// only adds tables or nullable columns keeps it; one that changes meaning raises it. Version 2
+/// raised it: a version-1 reader does not know the finish 'packed'.
+inline constexpr int min_reader_version = 2;
 
 /// What a database file says about itself, read without touching any table but meta.
 struct SchemaState {

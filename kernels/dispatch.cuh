@@ -21,6 +21,9 @@ constexpr std::size_t align_up(std::size_t v, std::size_t a) { return (v + a - 1
 /// The seeds' grid is one block per chunk; beyond this many blocks each block loops over several
 /// chunks, which bounds the partials the finishing pass reads.
 inline constexpr std::uint64_t max_seed_grid = 65536;
+/// tiled / streaming: one tile per block up to this many blocks (below 2^16, the packed finish's
+/// ticket field), then each block loops over several tiles.
+inline constexpr std::uint64_t max_tile_grid = 65535;
 inline constexpr int max_devices = 64;
 inline constexpr std::size_t counter_bytes = 256;
 
@@ -68,19 +71,27 @@ struct Dispatch {
   static std::uint64_t grid_size(std::uint64_t n, const DeviceLimits& dev) {
     if (n == 0) return 0;
     const std::uint64_t chunks = nchunks(n);
-    const std::uint64_t cap =
-        persistent_grid ? std::uint64_t(resident_blocks_per_sm(dev)) * std::max(dev.sm_count, 1)
-                        : detail::max_seed_grid;
+    std::uint64_t cap = detail::max_seed_grid;
+    if constexpr (persistent_grid)
+      cap = std::uint64_t(resident_blocks_per_sm(dev)) * std::max(dev.sm_count, 1);
+    else if constexpr (P.family == Family::tiled || P.family == Family::streaming)
+      cap = detail::max_tile_grid;
+    if constexpr (P.finish == Finish::packed) cap = std::min(cap, detail::max_tile_grid);
     return std::max<std::uint64_t>(1, std::min(chunks, cap));
   }
 
   struct Layout {
     std::size_t partials_offset, ws_blocks_offset, total;
   };
+  /// Bytes of the partials area per block: one T (two_pass), one flagged slot of
+  /// 2 * sizeof(T) (single_pass), none (packed: the partial travels in the atomic).
+  static constexpr std::size_t partial_bytes =
+      P.finish == Finish::two_pass ? sizeof(T) : P.finish == Finish::single_pass ? 2 * sizeof(T) : 0;
+
   static Layout layout(std::uint64_t grid) {
     Layout l{};
     l.partials_offset = detail::counter_bytes;
-    std::size_t end = l.partials_offset + detail::align_up(grid * sizeof(T), 256);
+    std::size_t end = l.partials_offset + detail::align_up(grid * partial_bytes, 256);
     l.ws_blocks_offset = end;
     if constexpr (is_global_memory_family(P.family))
       end += detail::align_up(grid * std::size_t(P.block) * sizeof(T), 256);
@@ -129,10 +140,11 @@ struct Dispatch {
                        reinterpret_cast<T*>(base + l.partials_offset),
                        reinterpret_cast<unsigned*>(base),
                        static_cast<T*>(a.out)};
-    if constexpr (P.finish == Finish::single_pass) {
+    if constexpr (P.finish != Finish::two_pass) {
+      // The counter (8 bytes for packed) and the slots this grid uses must start at zero.
       if (grid > 1 && !a.workspace_clean) {
-        if (cudaError_t e = cudaMemsetAsync(base, 0, sizeof(unsigned), a.stream); e != cudaSuccess)
-          return e;
+        const std::size_t used = l.partials_offset + grid * partial_bytes;
+        if (cudaError_t e = cudaMemsetAsync(base, 0, used, a.stream); e != cudaSuccess) return e;
       }
     }
     reduce_kernel_v<P><<<static_cast<unsigned>(grid), P.block, dynamic_smem_bytes(), a.stream>>>(args);

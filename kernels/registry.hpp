@@ -27,6 +27,8 @@ enum class Family : std::uint8_t {
   smem,             // shared-memory copy (static or dynamic), complete unroll, last warp unrolled
   warp_shuffle,     // register folding, then __shfl_down_sync inside warps and across warps
   vectorized,       // 16-byte loads, grid sized from the device, scalar head and tail
+  tiled,            // 16-byte loads, one contiguous tile of block x unroll vectors per block
+  streaming,        // tiled, with loads that do not allocate in L1 (ld.global.nc.L1::no_allocate)
 };
 
 /// Where the block's working array lives for the families that have one.
@@ -36,16 +38,27 @@ enum class SmemMode : std::uint8_t { none, static_, dynamic };
 enum class Finish : std::uint8_t {
   two_pass,     // a second kernel (one block) reduces the partials
   single_pass,  // the last block to finish reduces the partials (deterministic order)
+  packed,       // 32-bit integer sums only: one 64-bit atomic per block carries the partial and
+                // the ticket; the last block's atomic returns the sum
 };
 
 inline constexpr Family all_families[] = {
     Family::neighbored,   Family::neighbored_less, Family::interleaved,
     Family::unroll,       Family::unroll_warps,    Family::complete_unroll,
-    Family::smem,         Family::warp_shuffle,    Family::vectorized};
+    Family::smem,         Family::warp_shuffle,    Family::vectorized,
+    Family::tiled,        Family::streaming};
+
+inline constexpr Finish all_finishes[] = {Finish::two_pass, Finish::single_pass, Finish::packed};
+
+/// The packed finish exists for 32-bit integer sums only (the sum wraps modulo 2^32 in the low
+/// half of the atomic word, the ticket count in the high half).
+constexpr bool packed_finish_applies(DType d, Op o) {
+  return o == Op::sum && (d == DType::i32 || d == DType::u32);
+}
 
 const char* family_name(Family f) noexcept;
 const char* smem_mode_name(SmemMode m) noexcept;  // "none", "static", "dynamic"
-const char* finish_name(Finish f) noexcept;       // "two_pass", "single_pass"
+const char* finish_name(Finish f) noexcept;       // "two_pass", "single_pass", "packed"
 std::optional<Family> parse_family(std::string_view s);
 std::optional<SmemMode> parse_smem_mode(std::string_view s);
 std::optional<Finish> parse_finish(std::string_view s);
@@ -60,7 +73,7 @@ constexpr bool is_global_memory_family(Family f) {
 struct KernelParams {
   Family family{};
   int block = 0;   // threads per block, 64..1024
-  int unroll = 1;  // elements (or 16-byte vectors for `vectorized`) per thread per step; 1 where
+  int unroll = 1;  // elements (16-byte vectors for vectorized/tiled/streaming) per thread per step; 1 where
                    // the family has no unroll factor
   SmemMode smem = SmemMode::none;
   Finish finish = Finish::two_pass;
@@ -102,8 +115,9 @@ struct LaunchArgs {
   void* workspace = nullptr;
   std::size_t workspace_bytes = 0;
   cudaStream_t stream = nullptr;
-  /// The workspace's completion counter is known to be zero (it was zeroed once and every launch
-  /// leaves it zero again). When false the launch zeroes it first with cudaMemsetAsync.
+  /// The workspace's completion counter and partial slots are known to be zero (they were zeroed
+  /// once and every launch leaves them zero again). When false the launch zeroes what it uses
+  /// first, with one cudaMemsetAsync.
   bool workspace_clean = false;
 };
 
@@ -131,6 +145,8 @@ const Entry* find(const KernelParams& p);
 /// manifest.cpp: available without linking the kernels.
 const std::string& manifest_hash();
 /// Bumped whenever kernel code changes in a way that changes results or performance.
-inline constexpr int kernel_revision = 1;
+/// 2: single_pass publishes partials in flagged slots (no fence); families tiled, streaming;
+///    finish packed.
+inline constexpr int kernel_revision = 2;
 
 }  // namespace tunedreduce::kernels

@@ -19,6 +19,8 @@ const char* family_name(Family f) noexcept {
     case Family::smem: return "smem";
     case Family::warp_shuffle: return "warp_shuffle";
     case Family::vectorized: return "vectorized";
+    case Family::tiled: return "tiled";
+    case Family::streaming: return "streaming";
   }
   return "?";
 }
@@ -33,7 +35,12 @@ const char* smem_mode_name(SmemMode m) noexcept {
 }
 
 const char* finish_name(Finish f) noexcept {
-  return f == Finish::two_pass ? "two_pass" : "single_pass";
+  switch (f) {
+    case Finish::two_pass: return "two_pass";
+    case Finish::single_pass: return "single_pass";
+    case Finish::packed: return "packed";
+  }
+  return "?";
 }
 
 std::optional<Family> parse_family(std::string_view s) {
@@ -49,7 +56,7 @@ std::optional<SmemMode> parse_smem_mode(std::string_view s) {
 }
 
 std::optional<Finish> parse_finish(std::string_view s) {
-  for (Finish f : {Finish::two_pass, Finish::single_pass})
+  for (Finish f : all_finishes)
     if (s == finish_name(f)) return f;
   return std::nullopt;
 }

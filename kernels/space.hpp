@@ -4,7 +4,8 @@
 //
 // Meaningless combinations are not generated: families without an unroll factor (neighbored,
 // neighbored_less, interleaved) have unroll 1 only; only `smem` has a shared-memory mode
-// (static or dynamic); every other family has mode `none`.
+// (static or dynamic); every other family has mode `none`. The `packed` finish exists only for the
+// 16-byte-load families (vectorized, tiled, streaming) of the 32-bit integer sums.
 
 #include <array>
 #include <cstddef>
@@ -33,9 +34,19 @@ inline constexpr FamilyAxes families[] = {
     {Family::warp_shuffle, {1, 2, 4, 8, 16}, {SmemMode::none}, 1},
     // vectorized: unroll counts 16-byte vectors per thread per step.
     {Family::vectorized, {1, 2, 4, 8}, {SmemMode::none}, 1},
+    // tiled, streaming: unroll counts 16-byte vectors per thread per tile.
+    {Family::tiled, {1, 2, 4, 8}, {SmemMode::none}, 1},
+    {Family::streaming, {1, 2, 4, 8}, {SmemMode::none}, 1},
 };
 
-inline constexpr Finish finishes[] = {Finish::two_pass, Finish::single_pass};
+inline constexpr Finish finishes[] = {Finish::two_pass, Finish::single_pass, Finish::packed};
+
+/// Whether configuration (f, fin) exists for (d, o): every finish but `packed` exists everywhere.
+constexpr bool has_finish(Family f, Finish fin, DType d, Op o) {
+  if (fin != Finish::packed) return true;
+  return packed_finish_applies(d, o) &&
+         (f == Family::vectorized || f == Family::tiled || f == Family::streaming);
+}
 
 /// Calls f(params) for every configuration of one (dtype, op), in a fixed order.
 template <class F>
@@ -45,20 +56,22 @@ constexpr void for_each_config(DType dtype, Op op, F&& f) {
       for (int u : fam.unrolls) {
         if (u == 0) continue;
         for (int m = 0; m < fam.n_modes; ++m)
-          for (Finish fin : finishes) f(KernelParams{fam.family, b, u, fam.modes[m], fin, dtype, op});
+          for (Finish fin : all_finishes)
+            if (has_finish(fam.family, fin, dtype, op))
+              f(KernelParams{fam.family, b, u, fam.modes[m], fin, dtype, op});
       }
 }
 
-constexpr std::size_t configs_per_key() {
+constexpr std::size_t configs_per_key(DType d, Op o) {
   std::size_t n = 0;
-  for_each_config(DType::i32, Op::sum, [&](const KernelParams&) { ++n; });
+  for_each_config(d, o, [&](const KernelParams&) { ++n; });
   return n;
 }
 
 /// Every configuration of one (dtype, op) as an array.
 template <DType D, Op O>
 constexpr auto configs() {
-  std::array<KernelParams, configs_per_key()> out{};
+  std::array<KernelParams, configs_per_key(D, O)> out{};
   std::size_t i = 0;
   for_each_config(D, O, [&](const KernelParams& p) { out[i++] = p; });
   return out;

@@ -176,6 +176,8 @@ constexpr Step ladder_steps[] = {
     {"smem dynamic", kernels::Family::smem, 0, "dynamic"},
     {"warp_shuffle", kernels::Family::warp_shuffle, 0, nullptr},
     {"vectorized", kernels::Family::vectorized, 0, nullptr},
+    {"tiled", kernels::Family::tiled, 0, nullptr},
+    {"streaming", kernels::Family::streaming, 0, nullptr},
 };
 
 bool step_takes(const Step& st, const db::MeasurementRecord& m) {

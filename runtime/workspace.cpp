@@ -46,7 +46,7 @@ cudaError_t WorkspaceCache::run_erased(int device, cudaStream_t stream, std::siz
     if (cudaError_t e = platform_.alloc_async(&p, grown, stream); e != cudaSuccess)
       throw ReduceError(Status::cuda_error, "allocating a workspace of " + std::to_string(grown) +
                                                 " bytes failed: " + platform_.error_text(e));
-    if (cudaError_t e = platform_.memset_async(p, 0, counter_bytes, stream); e != cudaSuccess) {
+    if (cudaError_t e = platform_.memset_async(p, 0, grown, stream); e != cudaSuccess) {
       (void)platform_.free_async(p, stream);
       throw ReduceError(Status::cuda_error,
                         "zeroing a new workspace failed: " + platform_.error_text(e));

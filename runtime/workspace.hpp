@@ -1,8 +1,9 @@
 #pragma once
 // The workspace that tunedreduce::sum/min/max use: one per (device, stream), allocated, grown
 // and freed in stream order, so a call never synchronises and growing never frees memory that a
-// kernel still in flight uses. Its completion counter is zeroed once when it is allocated;
-// every single-pass launch leaves it at zero, so launches run with workspace_clean = true.
+// kernel still in flight uses. It is zeroed whole once when it is allocated; every single-pass or
+// packed launch leaves its counter and partial slots at zero again, so launches run with
+// workspace_clean = true.
 
 #include <cuda_runtime_api.h>
 

@@ -659,6 +659,23 @@ class Validator {
                              (why.empty() ? std::string() : " (" + why + ")"));
       }
     }
+    // A selected (dtype, op) left with no entry (only `packed`, which exists for i32/u32 sum).
+    if (diag_.size() == errors_before) {
+      for (DType t : s.dtypes)
+        for (Op o : s.ops) {
+          std::size_t count = 0;
+          kernels::space::for_each_config(t, o, [&](const kernels::KernelParams& p) {
+            count += contains(s.families, p.family) && contains(s.blocks, p.block) &&
+                     (!has_unroll_axis(p.family) || contains(s.unrolls, p.unroll)) &&
+                     (!has_smem_axis(p.family) || contains(s.smem, p.smem)) &&
+                     contains(s.finishes, p.finish);
+          });
+          if (count == 0)
+            diag_.add(get("space.finishes") ? get("space.finishes")->where : "space.finishes",
+                      std::string("selects no compiled entry for ") + dtype_name(t) + " " +
+                          op_name(o) + " (finish 'packed' exists for i32 and u32 sum only)");
+        }
+    }
     sizes(s.sizes);
   }
 

@@ -26,8 +26,9 @@ bool within_noise(const Result& a, const Result& b, const TieRule& rule) {
 bool preferred_in_tie(std::string_view a, std::string_view b) {
   const auto pa = kernels::parse_id(a), pb = kernels::parse_id(b);
   if (pa && pb) {
-    const bool sa = pa->finish == kernels::Finish::single_pass;
-    const bool sb = pb->finish == kernels::Finish::single_pass;
+    // One launch (single_pass, packed) before two.
+    const bool sa = pa->finish != kernels::Finish::two_pass;
+    const bool sb = pb->finish != kernels::Finish::two_pass;
     if (sa != sb) return sa;
     const long wa = static_cast<long>(pa->block) * pa->unroll;
     const long wb = static_cast<long>(pb->block) * pb->unroll;

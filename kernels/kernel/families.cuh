@@ -22,11 +22,14 @@ struct Kernel {
   using OpT = op_t<P.op, T>;
   static constexpr int block = P.block;
   static constexpr int unroll = P.unroll;
-  /// Elements per 16-byte vector (vectorized family).
+  /// The families whose unroll counts 16-byte vectors.
+  static constexpr bool vector_loads = P.family == Family::vectorized ||
+                                       P.family == Family::tiled || P.family == Family::streaming;
+  /// Elements per 16-byte vector.
   static constexpr int vec = 16 / sizeof(T);
   /// Input elements one chunk (one block, one step of the grid loop) covers.
   static constexpr std::uint64_t chunk =
-      std::uint64_t(P.block) * P.unroll * (P.family == Family::vectorized ? vec : 1);
+      std::uint64_t(P.block) * P.unroll * (vector_loads ? vec : 1);
 };
 
 namespace detail {
@@ -196,6 +199,70 @@ __device__ __forceinline__ T fold_vectorized(const T* __restrict__ in, std::uint
   return v;
 }
 
+/// One 16-byte load; NoL1 = ld.global.nc.L1::no_allocate (the line is not kept in L1, which
+/// nothing here would reuse), else the read-only path (__ldg).
+template <bool NoL1>
+__device__ __forceinline__ uint4 load16(const uint4* p) {
+  if constexpr (NoL1) {
+    uint4 r;
+    asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+                 : "l"(p));
+    return r;
+  } else {
+    return __ldg(p);
+  }
+}
+
+/// The `tiled` / `streaming` body: the 16-byte vectors are cut into tiles of Block * U; block b
+/// takes tiles b, b + grid, ... (with the default grid, exactly one), and each thread issues its
+/// U loads (tid, tid + Block, ...) before folding any. Head and tail as in fold_vectorized.
+template <class T, class OpT, int Block, int U, bool NoL1>
+__device__ __forceinline__ T fold_tiled(const T* __restrict__ in, std::uint64_t n) {
+  constexpr int V = 16 / sizeof(T);
+  constexpr std::uint64_t tile = std::uint64_t(Block) * U;
+  struct alignas(16) Vec { T e[V]; };
+  union Raw {
+    uint4 u;
+    Vec v;
+  };
+  OpT op;
+  T v = OpT::identity();
+  const std::uint64_t addr = reinterpret_cast<std::uintptr_t>(in);
+  std::uint64_t head = (addr % 16) ? (16 - addr % 16) / sizeof(T) : 0;
+  if (head > n) head = n;
+  const std::uint64_t nvec = (n - head) / V;
+  const uint4* vin = reinterpret_cast<const uint4*>(in + head);
+  const std::uint64_t tiles = (nvec + tile - 1) / tile;
+  for (std::uint64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const std::uint64_t base = t * tile + threadIdx.x;
+    Raw x[U];
+    if (base + (U - 1) * Block < nvec) {
+#pragma unroll
+      for (int k = 0; k < U; ++k) x[k].u = load16<NoL1>(vin + base + k * Block);
+    } else {
+#pragma unroll
+      for (int k = 0; k < U; ++k) {
+        if (base + k * Block < nvec) {
+          x[k].u = load16<NoL1>(vin + base + k * Block);
+        } else {
+#pragma unroll
+          for (int e = 0; e < V; ++e) x[k].v.e[e] = OpT::identity();
+        }
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < U; ++k)
+#pragma unroll
+      for (int e = 0; e < V; ++e) v = op(v, x[k].v.e[e]);
+  }
+  const std::uint64_t g = std::uint64_t(blockIdx.x) * Block + threadIdx.x;
+  if (g < head) v = op(v, in[g]);
+  const std::uint64_t tail = head + nvec * V;
+  if (tail + g < n) v = op(v, in[tail + g]);
+  return v;
+}
+
 /// The `smem` body: fold into a register, one shared-memory store per thread, complete unroll
 /// in shared memory with the last warp unrolled.
 template <KernelParams P>
@@ -238,9 +305,12 @@ __device__ __forceinline__ dtype_t<P.dtype> block_result(const dtype_t<P.dtype>*
   } else if constexpr (P.family == Family::warp_shuffle) {
     T v = detail::fold_grid<T, OpT, P.block, P.unroll>(in, n, nchunks);
     return block_reduce_shuffle<T, OpT, P.block>(v);
-  } else {
-    static_assert(P.family == Family::vectorized);
+  } else if constexpr (P.family == Family::vectorized) {
     T v = detail::fold_vectorized<T, OpT, P.block, P.unroll>(in, n);
+    return block_reduce_shuffle<T, OpT, P.block>(v);
+  } else {
+    static_assert(P.family == Family::tiled || P.family == Family::streaming);
+    T v = detail::fold_tiled<T, OpT, P.block, P.unroll, P.family == Family::streaming>(in, n);
     return block_reduce_shuffle<T, OpT, P.block>(v);
   }
 }

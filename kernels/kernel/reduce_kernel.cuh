@@ -2,6 +2,7 @@
 // Kernel level: the reduction kernel of every entry, and the finishing pass.
 
 #include <cstdint>
+#include <cstring>
 
 #include "kernels/kernel/families.cuh"
 
@@ -13,10 +14,47 @@ struct KernelArgs {
   std::uint64_t n;
   std::uint64_t nchunks;
   T* ws_blocks;        // global-memory families: Block elements per block
-  T* partials;         // one per block
-  unsigned* counter;   // single_pass: blocks finished; zero on entry, left zero on exit
+  T* partials;         // two_pass: one T per block; single_pass: one flagged slot per block
+  unsigned* counter;   // single_pass: blocks finished; packed: the 64-bit packed word. Zero on
+                       // entry, left zero on exit
   T* out;
 };
+
+/// single_pass slots: a partial of T is published as sizeof(T) / 4 64-bit words, each
+/// {32 bits of the value, a flag of 1 in the high half}. A 64-bit store is single-copy atomic, so
+/// a reader that sees the flag sees the value stored with it, and no fence is needed.
+template <class T>
+inline constexpr int slot_words = sizeof(T) / 4;
+
+template <class T>
+__device__ __forceinline__ void publish_slot(unsigned long long* slot, T v) {
+  unsigned bits[slot_words<T>];
+  memcpy(bits, &v, sizeof(T));
+#pragma unroll
+  for (int w = 0; w < slot_words<T>; ++w) {
+    const unsigned long long word = (1ull << 32) | bits[w];
+    asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(slot + w), "l"(word) : "memory");
+  }
+}
+
+/// Reads one slot, waiting until every word carries its flag (the writer stored it before taking
+/// its ticket, so it becomes visible), then clears it for the next launch.
+template <class T>
+__device__ __forceinline__ T collect_slot(unsigned long long* slot) {
+  unsigned bits[slot_words<T>];
+#pragma unroll
+  for (int w = 0; w < slot_words<T>; ++w) {
+    unsigned long long word;
+    do {
+      asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(word) : "l"(slot + w) : "memory");
+    } while ((word >> 32) == 0);
+    bits[w] = static_cast<unsigned>(word);
+    slot[w] = 0;
+  }
+  T v;
+  memcpy(&v, bits, sizeof(T));
+  return v;
+}
 
 /// Reduces partials[0..count) in a fixed order (thread tid folds tid, tid+Block, ...; then a
 /// fixed shuffle tree): the result does not depend on which block runs it, or when.
@@ -25,6 +63,16 @@ __device__ __forceinline__ T reduce_partials(const T* partials, std::uint64_t co
   OpT op;
   T v = OpT::identity();
   for (std::uint64_t i = threadIdx.x; i < count; i += Block) v = op(v, __ldcg(partials + i));
+  return block_reduce_shuffle<T, OpT, Block>(v);
+}
+
+/// The same fixed order over single_pass slots.
+template <class T, class OpT, int Block>
+__device__ __forceinline__ T reduce_slots(unsigned long long* slots, std::uint64_t count) {
+  OpT op;
+  T v = OpT::identity();
+  for (std::uint64_t i = threadIdx.x; i < count; i += Block)
+    v = op(v, collect_slot<T>(slots + i * slot_words<T>));
   return block_reduce_shuffle<T, OpT, Block>(v);
 }
 
@@ -41,21 +89,34 @@ __global__ void __launch_bounds__(Block) reduce_kernel(KernelArgs<dtype_t<D>> a)
     if (tid == 0) *a.out = r;
     return;
   }
-  if (tid == 0) a.partials[blockIdx.x] = r;
-  if constexpr (P.finish == Finish::single_pass) {
+  if constexpr (P.finish == Finish::two_pass) {
+    if (tid == 0) a.partials[blockIdx.x] = r;
+  } else if constexpr (P.finish == Finish::single_pass) {
+    auto* slots = reinterpret_cast<unsigned long long*>(a.partials);
     __shared__ bool is_last;
     if (tid == 0) {
-      __threadfence();  // publish the partial before taking a ticket
-      const unsigned ticket = atomicAdd(a.counter, 1u);
-      is_last = ticket == gridDim.x - 1;
+      publish_slot(slots + std::uint64_t(blockIdx.x) * slot_words<T>, r);
+      is_last = atomicAdd(a.counter, 1u) == gridDim.x - 1;  // relaxed: the slots carry flags
     }
     __syncthreads();
     if (!is_last) return;
-    __threadfence();
-    const T v = reduce_partials<T, OpT, P.block>(a.partials, gridDim.x);
+    const T v = reduce_slots<T, OpT, P.block>(slots, gridDim.x);
     if (tid == 0) {
       *a.out = v;
       *a.counter = 0;  // ready for the next launch on this workspace
+    }
+  } else {
+    static_assert(packed_finish_applies(P.dtype, P.op));
+    // Bits 0..31: the sum modulo 2^32; 32..47: the carries out of it (fewer than the grid);
+    // 48..63: the tickets. The grid is below 2^16, so no field overflows into the next.
+    if (tid == 0) {
+      auto* word = reinterpret_cast<unsigned long long*>(a.counter);
+      const unsigned long long inc = (1ull << 48) | static_cast<unsigned>(r);
+      const unsigned long long old = atomicAdd(word, inc);
+      if ((old >> 48) == gridDim.x - 1) {
+        *a.out = static_cast<T>(static_cast<unsigned>(old + inc));
+        *word = 0;  // ready for the next launch on this workspace
+      }
     }
   }
 }

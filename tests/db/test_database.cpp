@@ -310,20 +310,20 @@ TEST(Migration, AFailingStepRollsBackEverything) {
   { Database::open_writer(dir / "tune.db").upsert_device(test::h100()); }
   Connection c = Connection::open(dir / "tune.db", OpenMode::read_write);
   std::vector<Migration> steps(migrations().begin(), migrations().end());
-  steps.push_back({1, "test: broken", broken_v2});
+  steps.push_back({schema_version, "test: broken", broken_v2});
   {
     Transaction tx(c, TxKind::immediate);
-    EXPECT_THROW(apply_migrations(c, steps, 2), DbError);
+    EXPECT_THROW(apply_migrations(c, steps, schema_version + 1), DbError);
   }  // rolled back
-  EXPECT_EQ(c.query_int("PRAGMA user_version"), 1);
+  EXPECT_EQ(c.query_int("PRAGMA user_version"), schema_version);
   EXPECT_EQ(c.query_int("SELECT count(*) FROM pragma_table_info('runs') WHERE name = 'note'"), 0);
-  steps.back() = {1, "test: add a column", add_v2_column};
+  steps.back() = {schema_version, "test: add a column", add_v2_column};
   {
     Transaction tx(c, TxKind::immediate);
-    apply_migrations(c, steps, 2);
+    apply_migrations(c, steps, schema_version + 1);
     tx.commit();
   }
-  EXPECT_EQ(c.query_int("PRAGMA user_version"), 2);
+  EXPECT_EQ(c.query_int("PRAGMA user_version"), schema_version + 1);
   EXPECT_EQ(c.query_int("SELECT count(*) FROM pragma_table_info('runs') WHERE name = 'note'"), 1);
   EXPECT_EQ(c.query_int("SELECT count(*) FROM devices"), 1);
 }
@@ -369,6 +369,35 @@ TEST(Migration, Version0PrototypeIsMigratedWithoutLosingARow) {
   // It is usable: new runs continue the sequence.
   const auto run = db.begin_run(test::run_info());
   EXPECT_GT(run, 2);
+}
+
+TEST(Migration, Version1GainsThePackedFinishWithEveryRowKept) {
+  TempDir dir;
+  const auto path = test::copy_fixture("schema_v1.db", dir);
+  {
+    Connection c = Connection::open(path, OpenMode::read_only);
+    EXPECT_EQ(c.query_int("PRAGMA user_version"), 1);
+  }
+  Database db = Database::open_writer(path);
+  EXPECT_EQ(db.file_schema_version(), 2);
+  EXPECT_EQ(db.counts().measurements, 40);
+  EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
+  EXPECT_EQ(db.connection().query_int("SELECT count(*) FROM pragma_foreign_key_check"), 0);
+  EXPECT_EQ(db.connection().query_text(
+                "SELECT value FROM meta WHERE key = 'min_reader_version'"), "2");
+  // The migrated file has exactly the schema of a new one ...
+  Database fresh = Database::open_writer(dir / "fresh.db");
+  const char* q = "SELECT group_concat(sql, ';') FROM (SELECT sql FROM sqlite_schema ORDER BY name)";
+  EXPECT_EQ(db.connection().query_text(q), fresh.connection().query_text(q));
+  // ... and takes a packed measurement, which version 1 refused.
+  const auto dev = db.upsert_device(test::h100());
+  const auto run = db.begin_run(test::run_info());
+  Measurement m = test::measurement(run, dev, "tiled.b512.u2.packed.i32.sum", 1 << 20, 6.5);
+  m.params = {"tiled", 512, 2, "none", "packed"};
+  const auto id = db.insert_measurement(m);
+  ASSERT_TRUE(db.find_measurement(id));
+  EXPECT_EQ(db.find_measurement(id)->params.finish, "packed");
+  EXPECT_EQ(db.counts().measurements, 41);
 }
 
 // --- hostile strings ----------------------------------------------------------------------------

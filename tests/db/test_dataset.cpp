@@ -256,7 +256,7 @@ TEST(Check, ReportsUnknownIdsAndCorruption) {
   Database db = Database::open_reader(dir / "a.db");
   CheckReport all_known = check_database(db, {k_shuffle, k_vec}, false);
   EXPECT_TRUE(all_known.ok());
-  EXPECT_EQ(all_known.schema_version, 1);
+  EXPECT_EQ(all_known.schema_version, db::schema_version);
   CheckReport missing = check_database(db, {k_vec}, true);
   EXPECT_TRUE(missing.sound());
   EXPECT_FALSE(missing.ok());

@@ -54,7 +54,10 @@ std::vector<const Entry*> entries_of(DType d, Op op) {
 
 std::uint64_t chunk_elements(const Entry& e) {
   std::uint64_t c = std::uint64_t(e.params.block) * e.params.unroll;
-  if (e.params.family == kernels::Family::vectorized) c *= 16 / dtype_size(e.params.dtype);
+  const kernels::Family f = e.params.family;
+  if (f == kernels::Family::vectorized || f == kernels::Family::tiled ||
+      f == kernels::Family::streaming)
+    c *= 16 / dtype_size(e.params.dtype);
   return c;
 }
 
@@ -321,7 +324,9 @@ TEST(SanitizerSubset, OneEntryPerFamily) {
                                          p.family == kernels::Family::interleaved ||
                                          p.family == kernels::Family::smem ||
                                          p.family == kernels::Family::warp_shuffle ||
-                                         p.family == kernels::Family::vectorized
+                                         p.family == kernels::Family::vectorized ||
+                                         p.family == kernels::Family::tiled ||
+                                         p.family == kernels::Family::streaming
                                      ? 1 : 2;
         if (p.unroll != first_unroll && p.unroll != 4) continue;
         DeviceBuffer ws(e.workspace_bytes(max_n, ctx.dev));

@@ -39,6 +39,8 @@ double family_efficiency(const kernels::KernelParams& p) {
       return by_unroll(0.46, 0.66, 0.83, 0.93, 0.935) * (p.smem == kernels::SmemMode::dynamic ? 0.998 : 1.0);
     case Family::warp_shuffle: return by_unroll(0.70, 0.85, 0.93, 0.95, 0.945);
     case Family::vectorized: return by_unroll(0.90, 0.945, 0.96, 0.955, 0.95);
+    case Family::tiled: return by_unroll(0.89, 0.94, 0.955, 0.95, 0.945);
+    case Family::streaming: return by_unroll(0.885, 0.935, 0.95, 0.945, 0.94);
   }
   return 0.5;
 }

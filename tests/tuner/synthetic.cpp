@@ -34,10 +34,12 @@ double model_us(const std::string& kernel_id, std::uint64_t n) {
     case Family::smem: eff = 0.74 + (p->smem == kernels::SmemMode::dynamic ? 0.005 : 0); break;
     case Family::warp_shuffle: eff = 0.82, launch = 3.6; break;
     case Family::vectorized: eff = 0.90, launch = 4.2; break;
+    case Family::tiled: eff = 0.89, launch = 4.3; break;
+    case Family::streaming: eff = 0.885, launch = 4.3; break;
   }
   eff *= 1 - 0.04 * std::abs(std::log2(p->block / 256.0));
   eff *= 1 - 0.03 * std::abs(std::log2(p->unroll / 4.0)) * (p->unroll > 1 || p->family >= Family::smem);
-  launch += p->finish == kernels::Finish::two_pass ? 2.4 : 0.3;
+  launch += p->finish == kernels::Finish::two_pass ? 2.4 : p->finish == kernels::Finish::packed ? 0.1 : 0.3;
   // Small problems: fewer elements per thread means more blocks to schedule.
   const double work = static_cast<double>(p->block) * p->unroll;
   launch += 0.2 * std::log2(work / 64.0) * (n < 65536 ? 1 : 0);

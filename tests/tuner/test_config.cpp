@@ -171,7 +171,7 @@ TEST(ConfigSpace, UnknownFamily) {
             fixture("unknown_family.toml") +
                 ":2:21: space.families[1]: unknown family 'smemm' (did you mean 'smem'?); "
                 "choices: neighbored, neighbored_less, interleaved, unroll, unroll_warps, "
-                "complete_unroll, smem, warp_shuffle, vectorized");
+                "complete_unroll, smem, warp_shuffle, vectorized, tiled, streaming");
 }
 
 TEST(ConfigSpace, UnrollIgnoredForFamiliesWithoutOne) {
@@ -338,7 +338,7 @@ TEST(ConfigFile, TheDefaultTuneTomlIsTheDefaultConfig) {
   EXPECT_EQ(c.space.sizes.size(), 21u);  // 2^10 .. 2^30
   EXPECT_EQ(c.strategy.name, "halving");
   EXPECT_EQ(c.measure.l2, L2Mode::cold);
-  EXPECT_EQ(c.space.families.size(), 9u);
+  EXPECT_EQ(c.space.families.size(), 11u);
   EXPECT_EQ(c.space.dtypes.size(), 6u);
   EXPECT_EQ(c.space.ops.size(), 3u);
   // Every key of the schema appears in the default file (commented out or set).

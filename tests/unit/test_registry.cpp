@@ -26,7 +26,30 @@ TEST(Registry, HasEveryFamilyTypeAndOperator) {
     for (DType d : all_dtypes)
       for (Op o : all_ops)
         EXPECT_GT((count[{f, d, o}]), 0) << family_name(f) << " " << dtype_name(d) << " " << op_name(o);
-  EXPECT_EQ(registry().size(), space::configs_per_key() * std::size(all_dtypes) * std::size(all_ops));
+  std::size_t expected = 0;
+  for (DType d : all_dtypes)
+    for (Op o : all_ops) expected += space::configs_per_key(d, o);
+  EXPECT_EQ(registry().size(), expected);
+}
+
+TEST(Registry, PackedFinishOnlyForThe32BitIntegerSumsOfTheVectorFamilies) {
+  std::map<std::pair<DType, Op>, int> packed;
+  for (const Entry& e : registry()) {
+    const auto& p = e.params;
+    if (p.finish != Finish::packed) continue;
+    ++packed[{p.dtype, p.op}];
+    EXPECT_TRUE(p.family == Family::vectorized || p.family == Family::tiled ||
+                p.family == Family::streaming) << e.id;
+  }
+  for (DType d : all_dtypes)
+    for (Op o : all_ops)
+      if (packed_finish_applies(d, o))
+        EXPECT_EQ((packed[{d, o}]), 3 * 5 * 4) << dtype_name(d) << " " << op_name(o);  // 3 families x 5 blocks x 4 unrolls
+      else
+        EXPECT_EQ((packed[{d, o}]), 0) << dtype_name(d) << " " << op_name(o);
+  EXPECT_TRUE(find("tiled.b256.u2.packed.i32.sum"));
+  EXPECT_FALSE(find("tiled.b256.u2.packed.f32.sum"));
+  EXPECT_FALSE(find("smem.b256.u2.static.packed.i32.sum"));
 }
 
 TEST(Registry, IdsAreUniqueSortedAndRoundTrip) {
@@ -96,7 +119,8 @@ TEST(Registry, MeaninglessCombinationsAreNotCompiled) {
       EXPECT_EQ(p.unroll, 1) << e.id;
     else
       EXPECT_GE(p.unroll, p.family == Family::smem || p.family == Family::warp_shuffle ||
-                                  p.family == Family::vectorized
+                                  p.family == Family::vectorized || p.family == Family::tiled ||
+                                  p.family == Family::streaming
                               ? 1 : 2) << e.id;
     EXPECT_LE(p.unroll, 16) << e.id;
     EXPECT_EQ(p.smem != SmemMode::none, p.family == Family::smem) << e.id;
@@ -166,19 +190,27 @@ TEST(Workspace, SizesFollowTheLayout) {
       prev = ws;
       EXPECT_EQ(ws % 256, 0u) << e.id;
       const std::size_t elem = dtype_size(p.dtype);
-      std::size_t need = 256 + grid * elem;  // completion counter + one partial per block
+      // Completion counter + the partials: one T per block (two_pass), one flagged slot of
+      // 2 * sizeof(T) per block (single_pass), none (packed).
+      const std::size_t per_block =
+          p.finish == Finish::two_pass ? elem : p.finish == Finish::single_pass ? 2 * elem : 0;
+      std::size_t need = 256 + grid * per_block;
       if (is_global_memory_family(p.family)) need += grid * p.block * elem;  // the in-place copy
       EXPECT_GE(ws, need) << e.id << " n=" << n;
       EXPECT_LT(ws, need + 3 * 256) << e.id << " n=" << n;  // only alignment padding on top
-      // The seeds' families take one block per chunk up to 65536 blocks; the persistent ones
-      // at most what is resident on the device at once.
-      const std::uint64_t chunk = std::uint64_t(p.block) * p.unroll *
-                                  (p.family == Family::vectorized ? 16 / elem : 1);
+      // The seeds' families take one block per chunk up to 65536 blocks, tiled and streaming
+      // up to 65535 (as does every packed entry); the persistent ones at most what is resident
+      // on the device at once.
+      const bool vec = p.family == Family::vectorized || p.family == Family::tiled ||
+                       p.family == Family::streaming;
+      const std::uint64_t chunk = std::uint64_t(p.block) * p.unroll * (vec ? 16 / elem : 1);
       const std::uint64_t chunks = (n + chunk - 1) / chunk;
       if (p.family == Family::warp_shuffle || p.family == Family::vectorized) {
         const std::uint64_t resident =
             std::uint64_t(dev.sm_count) * std::min(dev.max_blocks_per_sm, dev.max_threads_per_sm / p.block);
         EXPECT_LE(grid, std::min(chunks, resident)) << e.id << " n=" << n;
+      } else if (p.family == Family::tiled || p.family == Family::streaming) {
+        EXPECT_EQ(grid, std::min<std::uint64_t>(chunks, 65535)) << e.id << " n=" << n;
       } else {
         EXPECT_EQ(grid, std::min<std::uint64_t>(chunks, 65536)) << e.id << " n=" << n;
       }

@@ -33,12 +33,20 @@ shrink schema_v0.db
 "$helper" write "$tmp/base.db" 0 40 0
 shrink "$tmp/base.db"
 
-# Newer schemas: version 2 that declares version-1 readers compatible, version 3 that does not.
+# Newer schemas (this binary writes version 2): version 3 that declares version-2 readers
+# compatible, version 4 that does not.
 cp "$tmp/base.db" newer_compatible.db
-sqlite3 newer_compatible.db "PRAGMA user_version=2; UPDATE meta SET value='1' WHERE key='min_reader_version'; CREATE TABLE future_notes(id INTEGER PRIMARY KEY, body TEXT);"
+sqlite3 newer_compatible.db "PRAGMA user_version=3; UPDATE meta SET value='2' WHERE key='min_reader_version'; CREATE TABLE future_notes(id INTEGER PRIMARY KEY, body TEXT);"
 cp "$tmp/base.db" newer_incompatible.db
-sqlite3 newer_incompatible.db "PRAGMA user_version=3; UPDATE meta SET value='3' WHERE key='min_reader_version';"
+sqlite3 newer_incompatible.db "PRAGMA user_version=4; UPDATE meta SET value='4' WHERE key='min_reader_version';"
 shrink newer_compatible.db; shrink newer_incompatible.db
+
+# Version 1, the first release, with rows: its measurements table allows only the finishes
+# two_pass and single_pass (version 2 added packed).
+cp "$tmp/base.db" schema_v1.db
+sqlite3 schema_v1.db ".dbconfig defensive off" "PRAGMA writable_schema=ON; UPDATE sqlite_schema SET sql=replace(sql, 'CHECK (finish IN (''two_pass'', ''single_pass'', ''packed''))', 'CHECK (finish IN (''two_pass'', ''single_pass''))') WHERE name='measurements'; PRAGMA writable_schema=OFF; PRAGMA user_version=1; UPDATE meta SET value='1' WHERE key='min_reader_version';" >/dev/null
+sqlite3 schema_v1.db "PRAGMA integrity_check;" | grep -qx ok
+shrink schema_v1.db
 
 # Corrupt pages: the b-tree header of a leaf page of measurements overwritten with 0xff.
 cp "$tmp/base.db" corrupt.db

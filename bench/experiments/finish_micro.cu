@@ -1,0 +1,436 @@
+// Issue 7 experiment: where the time of a one-launch int32 sum goes, and which way of finishing
+// (combining the blocks' results) costs least on this GPU. Standalone; build and run with
+//   nvcc -O3 -std=c++20 -arch=sm_90 -o finish_micro bench/experiments/finish_micro.cu
+//   ./finish_micro [log2 sizes...]
+// Timing: the method of docs/performance.md — a cudaMemsetAsync of twice the L2 size keeps the
+// GPU busy before the start event (cold L2, launch latency not inside), CUDA events, median of 31.
+// Every launch's result is checked against the host sum (uint32 wrap-around).
+
+#include <cooperative_groups.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cuda/atomic>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace cg = cooperative_groups;
+
+#define CK(x)                                                                               \
+  do {                                                                                      \
+    cudaError_t e_ = (x);                                                                   \
+    if (e_ != cudaSuccess) {                                                                \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                         \
+    }                                                                                       \
+  } while (0)
+
+__global__ void empty_kernel() {}
+
+template <int B>
+__device__ __forceinline__ int block_sum(int v) {
+  __shared__ int w[B / 32];
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+  if constexpr (B == 32) return v;
+  if (threadIdx.x % 32 == 0) w[threadIdx.x / 32] = v;
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    v = threadIdx.x < B / 32 ? w[threadIdx.x] : 0;
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+  }
+  return v;
+}
+
+// H: 0 ld.global.nc (__ldg), 1 ld.global.nc.L1::no_allocate, 2 ld.global.nc.L2::256B,
+//    3 ld.global.cs (__ldcs, evict-first), 4 ld.global.nc.L1::no_allocate with an L2 evict_first
+//    cache policy
+template <int H>
+__device__ __forceinline__ int4 load4(const int4* p) {
+  if constexpr (H == 0) return __ldg(p);
+  if constexpr (H == 3) return __ldcs(p);
+  int4 r;
+  if constexpr (H == 4) {
+    std::uint64_t pol;
+    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+    asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.v4.s32 {%0,%1,%2,%3}, [%4], %5;"
+                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+    return r;
+  }
+  if constexpr (H == 1)
+    asm volatile("ld.global.nc.L1::no_allocate.v4.s32 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
+  else
+    asm volatile("ld.global.nc.L2::256B.v4.s32 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
+  return r;
+}
+
+/// Tiles of B*U vectors; block b takes tiles b, b + grid, ...; all U loads issued before use.
+template <int B, int U, int H>
+__device__ __forceinline__ int fold(const int4* __restrict__ in, long long nvec) {
+  int v = 0;
+  const long long tiles = (nvec + B * U - 1) / (B * U);
+  for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const long long base = t * (B * U) + threadIdx.x;
+    int4 x[U];
+    if (base + (U - 1) * B < nvec) {
+#pragma unroll
+      for (int k = 0; k < U; ++k) x[k] = load4<H>(in + base + k * B);
+    } else {
+#pragma unroll
+      for (int k = 0; k < U; ++k)
+        x[k] = base + k * B < nvec ? load4<H>(in + base + k * B) : make_int4(0, 0, 0, 0);
+    }
+#pragma unroll
+    for (int k = 0; k < U; ++k) v += (x[k].x + x[k].y) + (x[k].z + x[k].w);
+  }
+  return v;
+}
+
+struct Args {
+  const int4* in;
+  long long nvec;
+  int* partials;
+  unsigned* counter;
+  int* out;
+};
+
+template <int B>
+__device__ __forceinline__ int sum_partials(const int* p, unsigned count) {
+  int v = 0;
+  for (unsigned i = threadIdx.x; i < count; i += B) v += __ldcg(p + i);
+  return block_sum<B>(v);
+}
+
+// MODE 0: every block writes its partial, no finish (a lower bound; the result is not the sum)
+// MODE 1: partial; __threadfence; atomicAdd ticket; the last block sums the partials
+// MODE 2: partial; one fetch_add(acq_rel) ticket; the last block sums the partials
+// MODE 3: (32-bit integer sum only) one relaxed 64-bit atomicAdd per block carries both the value
+//         (bits 0..31, mod 2^32), its carries (32..47) and the ticket (48..63); no fence, no
+//         partials: the last block's returned word holds the sum.
+template <int B, int U, int H, int MODE>
+__global__ void __launch_bounds__(B) k_lastblock(Args a) {
+  const int r = block_sum<B>(fold<B, U, H>(a.in, a.nvec));
+  if (gridDim.x == 1) {
+    if (threadIdx.x == 0) *a.out = r;
+    return;
+  }
+  if constexpr (MODE == 3) {
+    if (threadIdx.x == 0) {
+      auto* word = reinterpret_cast<unsigned long long*>(a.counter);
+      const unsigned long long inc = (1ull << 48) | unsigned(r);
+      const unsigned long long old = atomicAdd(word, inc);
+      if ((old >> 48) == gridDim.x - 1) {
+        *a.out = int(unsigned(old + inc));
+        *word = 0;
+      }
+    }
+    return;
+  } else if constexpr (MODE == 4) {
+    // Flagged slots: each block stores {value, 1} into its 64-bit slot (one single-copy-atomic
+    // store, no fence), then takes a relaxed ticket. The last block reads every slot until its
+    // flag is set (a relaxed store becomes visible eventually), then clears it for the next launch.
+    __shared__ bool last;
+    auto* slots = reinterpret_cast<unsigned long long*>(a.partials);
+    if (threadIdx.x == 0) {
+      const unsigned long long word = (1ull << 32) | unsigned(r);
+      asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(slots + blockIdx.x), "l"(word)
+                   : "memory");
+      last = atomicAdd(a.counter, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last) return;
+    int v = 0;
+    for (unsigned i = threadIdx.x; i < gridDim.x; i += B) {
+      unsigned long long w;
+      do {
+        asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(w) : "l"(slots + i) : "memory");
+      } while ((w >> 32) == 0);
+      v += int(unsigned(w));
+      slots[i] = 0;
+    }
+    v = block_sum<B>(v);
+    if (threadIdx.x == 0) {
+      *a.out = v;
+      *a.counter = 0;
+    }
+  } else if constexpr (MODE == 0) {
+    if (threadIdx.x == 0) a.partials[blockIdx.x] = r;
+    return;
+  } else {
+    __shared__ bool last;
+    if (threadIdx.x == 0) {
+      a.partials[blockIdx.x] = r;
+      unsigned ticket;
+      if constexpr (MODE == 1) {
+        __threadfence();
+        ticket = atomicAdd(a.counter, 1u);
+      } else {
+        cuda::atomic_ref<unsigned, cuda::thread_scope_device> c(*a.counter);
+        ticket = c.fetch_add(1u, cuda::memory_order_acq_rel);
+      }
+      last = ticket == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last) return;
+    if constexpr (MODE == 1) __threadfence();
+    const int v = sum_partials<B>(a.partials, gridDim.x);
+    if (threadIdx.x == 0) {
+      *a.out = v;
+      *a.counter = 0;
+    }
+  }
+}
+
+// Clusters of C blocks: each block's result goes into the rank-0 block's shared memory (DSMEM),
+// one cluster barrier, rank 0 sums C values; one cluster → done, else the clusters' leaders
+// finish with a ticket (MODE 2 style).
+template <int B, int U, int H, int C>
+__global__ void __launch_bounds__(B) k_cluster(Args a) {
+  __shared__ int slot[C];
+  cg::cluster_group cl = cg::this_cluster();
+  cl.barrier_arrive();  // rank 0 must have started before anyone writes its shared memory
+  const int r = block_sum<B>(fold<B, U, H>(a.in, a.nvec));
+  const unsigned rank = cl.block_rank();
+  cl.barrier_wait();
+  if (threadIdx.x == 0) *cl.map_shared_rank(&slot[rank], 0) = r;
+  cl.sync();
+  if (rank != 0) return;
+  int v = 0;
+  if (threadIdx.x < 32) {
+    v = threadIdx.x < C ? slot[threadIdx.x] : 0;
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+  }
+  const unsigned nclusters = gridDim.x / C, cid = blockIdx.x / C;
+  if (nclusters == 1) {
+    if (threadIdx.x == 0) *a.out = v;
+    return;
+  }
+  __shared__ bool last;
+  if (threadIdx.x == 0) {
+    a.partials[cid] = v;
+    cuda::atomic_ref<unsigned, cuda::thread_scope_device> c(*a.counter);
+    last = c.fetch_add(1u, cuda::memory_order_acq_rel) == nclusters - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  v = sum_partials<B>(a.partials, nclusters);
+  if (threadIdx.x == 0) {
+    *a.out = v;
+    *a.counter = 0;
+  }
+}
+
+struct Config {
+  std::string name;
+  int block, unroll, cluster;  // cluster 0 = plain launch
+  const void* fn;
+  bool checks;                  // MODE 0 computes no sum
+};
+
+std::vector<Config> g_configs;
+
+template <int B, int U, int H, int MODE>
+void add_lastblock() {
+  const char* modes[] = {"partials_only", "fence_atomic", "acqrel_atomic", "packed_atomic", "flagged_slots"};
+  g_configs.push_back({std::string(modes[MODE]) + ".h" + std::to_string(H) + ".b" +
+                           std::to_string(B) + ".u" + std::to_string(U),
+                       B, U, 0, reinterpret_cast<const void*>(&k_lastblock<B, U, H, MODE>),
+                       MODE != 0});
+}
+template <int B, int U, int H, int C>
+void add_cluster() {
+  g_configs.push_back({"cluster" + std::to_string(C) + ".h" + std::to_string(H) + ".b" +
+                           std::to_string(B) + ".u" + std::to_string(U),
+                       B, U, C, reinterpret_cast<const void*>(&k_cluster<B, U, H, C>), true});
+}
+template <int B, int U, int H>
+void add_buh() {
+  add_lastblock<B, U, H, 0>();
+  add_lastblock<B, U, H, 1>();
+  add_lastblock<B, U, H, 2>();
+  add_lastblock<B, U, H, 3>();
+  add_lastblock<B, U, H, 4>();
+#ifdef CLUSTERS
+  if constexpr (U <= 8) {
+    add_cluster<B, U, H, 8>();
+    add_cluster<B, U, H, 16>();
+  }
+#endif
+}
+
+template <int B, int U>
+void add_bu() {
+  add_buh<B, U, 0>();
+  add_buh<B, U, 1>();
+#ifdef ALL_HINTS
+  add_buh<B, U, 3>();
+  add_buh<B, U, 4>();
+#endif
+}
+template <int B>
+void add_b() {
+  add_bu<B, 1>();
+  add_bu<B, 2>();
+  add_bu<B, 4>();
+  add_bu<B, 8>();
+  add_bu<B, 16>();
+}
+
+int main(int argc, char** argv) {
+  add_b<128>();
+  add_b<256>();
+  add_b<512>();
+  add_b<1024>();
+  std::vector<int> logs;
+  for (int i = 1; i < argc; ++i) logs.push_back(std::atoi(argv[i]));
+  if (logs.empty()) logs = {10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30};
+
+  cudaDeviceProp prop{};
+  CK(cudaGetDeviceProperties(&prop, 0));
+  std::printf("device: %s, %d SMs, L2 %d bytes\n", prop.name, prop.multiProcessorCount,
+              prop.l2CacheSize);
+  const std::size_t flush_bytes = 2 * std::size_t(prop.l2CacheSize);
+  const long long max_n = 1LL << *std::max_element(logs.begin(), logs.end());
+  int *in, *ws, *out;
+  unsigned* counter;
+  void* flush;
+  CK(cudaMalloc(&in, max_n * 4));
+  CK(cudaMalloc(&ws, 8 << 20));
+  CK(cudaMemset(ws, 0, 8 << 20));
+  CK(cudaMalloc(&counter, 256));
+  CK(cudaMalloc(&out, 256));
+  CK(cudaMalloc(&flush, flush_bytes));
+  CK(cudaMemset(counter, 0, 256));
+  std::vector<int> host(max_n);
+  std::mt19937 rng(12345);
+  for (auto& x : host) x = int(rng() % 2001) - 1000;
+  CK(cudaMemcpy(in, host.data(), max_n * 4, cudaMemcpyHostToDevice));
+  cudaStream_t s;
+  CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  for (auto& c : g_configs) {
+    CK(cudaFuncSetAttribute(c.fn, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+  }
+
+  auto time_one = [&](const std::function<void()>& launch) {
+    std::vector<float> t;
+    for (int r = 0; r < 31; ++r) {
+      CK(cudaMemsetAsync(flush, r & 0xff, flush_bytes, s));
+      CK(cudaEventRecord(e0, s));
+      launch();
+      CK(cudaEventRecord(e1, s));
+      CK(cudaEventSynchronize(e1));
+      float ms;
+      CK(cudaEventElapsedTime(&ms, e0, e1));
+      t.push_back(ms * 1000.f);
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+  };
+
+  std::printf("empty kernel <<<1,32>>>: %.2f us\n",
+              time_one([&] { empty_kernel<<<1, 32, 0, s>>>(); }));
+  std::printf("empty kernel <<<264,1024>>>: %.2f us\n",
+              time_one([&] { empty_kernel<<<264, 1024, 0, s>>>(); }));
+  std::printf("empty kernel <<<2048,256>>>: %.2f us\n",
+              time_one([&] { empty_kernel<<<2048, 256, 0, s>>>(); }));
+  std::printf("two empty kernels <<<1,32>>>: %.2f us\n", time_one([&] {
+                empty_kernel<<<1, 32, 0, s>>>();
+                empty_kernel<<<1, 32, 0, s>>>();
+              }));
+
+  std::printf("%-6s %-34s %8s %6s %8s %9s\n", "log2n", "config", "grid", "cap", "us", "GB/s");
+  for (int lg : logs) {
+    const long long n = 1LL << lg, nvec = n / 4;
+    std::uint32_t expect = 0;
+    for (long long i = 0; i < n; ++i) expect += std::uint32_t(host[i]);
+    struct Row {
+      std::string name;
+      long long grid;
+      bool persistent;
+      float us;
+    };
+    std::vector<Row> rows;
+    for (auto& c : g_configs) {
+      const long long tile = (long long)c.block * c.unroll;
+      long long tiles = (nvec + tile - 1) / tile;
+      int occ = 0;
+      if (c.cluster == 0) {
+        CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, c.fn, c.block, 0));
+        occ *= prop.multiProcessorCount;
+      } else {
+        cudaLaunchConfig_t lc{};
+        cudaLaunchAttribute at{};
+        at.id = cudaLaunchAttributeClusterDimension;
+        at.val.clusterDim.x = c.cluster;
+        at.val.clusterDim.y = at.val.clusterDim.z = 1;
+        lc.gridDim = dim3(c.cluster);
+        lc.blockDim = dim3(c.block);
+        lc.attrs = &at;
+        lc.numAttrs = 1;
+        int clusters = 0;
+        CK(cudaOccupancyMaxActiveClusters(&clusters, c.fn, &lc));
+        occ = clusters * c.cluster;
+        if (occ == 0) continue;
+      }
+      for (int persistent = 0; persistent < 2; ++persistent) {
+        long long grid = persistent ? std::min<long long>(tiles, occ) : tiles;
+        if (persistent && grid == tiles) continue;  // same as the full grid
+        if (grid > (1LL << 20)) continue;           // partials buffer bound
+        if (c.name.rfind("packed", 0) == 0 && grid >= (1LL << 16)) continue;  // 16 ticket bits
+        if (c.cluster) grid = (grid + c.cluster - 1) / c.cluster * c.cluster;
+        Args a{reinterpret_cast<const int4*>(in), nvec, ws, counter, out};
+        void* params[] = {&a};
+        auto launch = [&] {
+          if (c.cluster == 0) {
+            CK(cudaLaunchKernel(c.fn, dim3(unsigned(grid)), dim3(c.block), params, 0, s));
+          } else {
+            cudaLaunchConfig_t lc{};
+            cudaLaunchAttribute at{};
+            at.id = cudaLaunchAttributeClusterDimension;
+            at.val.clusterDim.x = c.cluster;
+            at.val.clusterDim.y = at.val.clusterDim.z = 1;
+            lc.gridDim = dim3(unsigned(grid));
+            lc.blockDim = dim3(c.block);
+            lc.stream = s;
+            lc.attrs = &at;
+            lc.numAttrs = 1;
+            CK(cudaLaunchKernelExC(&lc, c.fn, params));
+          }
+        };
+        if (std::getenv("TRACE")) std::fprintf(stderr, "%s grid %lld\n", c.name.c_str(), grid);
+        CK(cudaMemsetAsync(out, 0x5a, 4, s));
+        launch();
+        std::uint32_t got = 0;
+        CK(cudaMemcpyAsync(&got, out, 4, cudaMemcpyDeviceToHost, s));
+        CK(cudaStreamSynchronize(s));
+        if (c.checks && got != expect) {
+          std::printf("WRONG %s n=2^%d grid=%lld: got %u want %u\n", c.name.c_str(), lg, grid, got,
+                      expect);
+          return 1;
+        }
+        rows.push_back({c.name, grid, bool(persistent), time_one(launch)});
+      }
+    }
+    std::sort(rows.begin(), rows.end(), [](auto& x, auto& y) { return x.us < y.us; });
+    // The best row of every design (name up to ".b"), then the overall ranking's top 5.
+    std::vector<std::string> seen;
+    for (auto& r : rows) {
+      std::string design = r.name.substr(0, r.name.find(".b"));
+      if (std::find(seen.begin(), seen.end(), design) != seen.end()) continue;
+      seen.push_back(design);
+      std::printf("2^%-4d %-34s %8lld %6s %8.2f %9.1f\n", lg, r.name.c_str(), r.grid,
+                  r.persistent ? "occ" : "full", r.us, n * 4 / (r.us * 1e3));
+    }
+    std::fflush(stdout);
+  }
+  return 0;
+}
