@@ -7,6 +7,7 @@
 #include "common/exit_codes.hpp"
 #include "db/check.hpp"
 #include "db/dataset.hpp"
+#include "db/schema.hpp"
 #include "db/statement.hpp"
 #include "test_util.hpp"
 

@@ -118,13 +118,14 @@ TEST_F(Browser, TheRenderedDomHoldsTheChartsAndNoInjectedElement) {
   EXPECT_EQ(count(dom, "<svg class=\"chart line-chart\""), 2u);
   // A line and a legend entry per family, in both charts; the hostile family is a line too.
   for (const char* family : {"neighbored", "neighbored_less", "interleaved", "unroll", "unroll_warps",
-                             "complete_unroll", "smem", "warp_shuffle", "vectorized"}) {
+                             "complete_unroll", "smem", "warp_shuffle", "vectorized", "tiled",
+                             "streaming"}) {
     const std::string attr = std::string("data-series=\"") + family + "\"";
     EXPECT_EQ(count(dom, "<g class=\"series\" " + attr), 2u) << family;
     EXPECT_EQ(count(dom, "<g class=\"legend-item\" " + attr), 2u) << family;
   }
-  EXPECT_EQ(count(dom, "<path class=\"line\" d=\"M"), 19u);  // 9 + 9 + the hostile family
-  EXPECT_GE(count(dom, "<circle class=\"point\""), 19u * 5);
+  EXPECT_EQ(count(dom, "<path class=\"line\" d=\"M"), 23u);  // 11 + 11 + the hostile family
+  EXPECT_GE(count(dom, "<circle class=\"point\""), 23u * 5);
   // Axes: log2 ticks from 2^10 to 2^30.
   EXPECT_NE(dom.find("2<tspan dy=\"-6\" font-size=\"9\">10</tspan>"), std::string::npos);
   EXPECT_NE(dom.find("2<tspan dy=\"-6\" font-size=\"9\">30</tspan>"), std::string::npos);

@@ -212,10 +212,12 @@ TEST_F(Kinds, LadderStepsSpeedUpsAndMissingSteps) {
   const Report r = build(Kind::ladder);
   ASSERT_EQ(r.sections.size(), 1u);
   const Section& s = r.sections[0];
-  ASSERT_EQ(s.rows.size(), 12u);
-  const std::vector<std::string> names{"neighbored", "neighbored_less", "interleaved", "unroll ×2",
-                                       "unroll ×4", "unroll ×8", "unroll_warps", "complete_unroll",
-                                       "smem static", "smem dynamic", "warp_shuffle", "vectorized"};
+  ASSERT_EQ(s.rows.size(), 14u);
+  const std::vector<std::string> names{"neighbored",   "neighbored_less", "interleaved",
+                                       "unroll ×2",    "unroll ×4",       "unroll ×8",
+                                       "unroll_warps", "complete_unroll", "smem static",
+                                       "smem dynamic", "warp_shuffle",    "vectorized",
+                                       "tiled",        "streaming"};
   for (std::size_t i = 0; i < names.size(); ++i) EXPECT_EQ(str(cell(s, i, "name")), names[i]);
   EXPECT_TRUE(cell(s, 1, "kernel").is_null());
   EXPECT_EQ(cell(s, 1, "kernel").text, "not measured");
@@ -229,8 +231,10 @@ TEST_F(Kinds, LadderStepsSpeedUpsAndMissingSteps) {
   EXPECT_NEAR(num(cell(s, 11, "total_speedup")), 5.0, 1e-12);
   EXPECT_TRUE(cell(s, 0, "speedup").is_null());
   const auto& bars = std::get<BarChart>(s.charts.at(0)).bars;
-  ASSERT_EQ(bars.size(), 12u);
+  ASSERT_EQ(bars.size(), 14u);
   EXPECT_FALSE(bars[1].value);
+  EXPECT_FALSE(bars[12].value);  // tiled and streaming were not measured
+  EXPECT_FALSE(bars[13].value);
   EXPECT_NEAR(*bars[11].value, 16777216.0 * 4 / 20e3, 1e-9);
   EXPECT_TRUE(s.notes.empty());
 
@@ -500,7 +504,7 @@ TEST_F(Demo, TheLadderAtTheSeedsSizeClimbs) {
   const Report r = build(Kind::ladder, o);
   ASSERT_EQ(r.sections.size(), 1u);
   const auto& bars = std::get<BarChart>(r.sections[0].charts.at(0)).bars;
-  ASSERT_EQ(bars.size(), 12u);
+  ASSERT_EQ(bars.size(), 14u);
   for (const auto& b : bars) EXPECT_TRUE(b.value) << b.label;
   EXPECT_LT(*bars[0].value * 4, *bars[11].value);  // vectorized is > 4x neighbored at 2^24
 }

@@ -65,7 +65,7 @@ TEST_F(Recorded, VariantsLadderHeatmapAndCompareCoverTheSample) {
   ASSERT_EQ(v.sections.size(), 4u);  // i32/f32 × sum/max
   for (const Section& s : v.sections) {
     EXPECT_EQ(s.rows.size(), 7u);  // the seven sizes
-    EXPECT_EQ(std::get<LineChart>(s.charts.at(0)).series.size(), 9u);  // every family
+    EXPECT_EQ(std::get<LineChart>(s.charts.at(0)).series.size(), 11u);  // every family
   }
   const Report l = build(Kind::ladder);
   ASSERT_EQ(l.sections.size(), 4u);

@@ -38,15 +38,15 @@ TEST(SampleDb, TunedKeysMatchTheirIntervalExactly) {
     std::uint64_t n;
     const char* kernel;
   } cases[] = {
-      {DType::i32, Op::sum, 1, "vectorized.b128.u2.single_pass.i32.sum"},
-      {DType::i32, Op::sum, 4095, "vectorized.b128.u2.single_pass.i32.sum"},
-      {DType::i32, Op::sum, 4096, "vectorized.b1024.u4.single_pass.i32.sum"},
-      {DType::i32, Op::sum, 1 << 20, "vectorized.b128.u1.single_pass.i32.sum"},
-      {DType::i32, Op::sum, std::uint64_t{1} << 30, "vectorized.b1024.u4.single_pass.i32.sum"},
-      {DType::i32, Op::sum, max_n, "vectorized.b1024.u4.single_pass.i32.sum"},
-      {DType::i32, Op::max, std::uint64_t{1} << 26, "smem.b512.u16.dynamic.single_pass.i32.max"},
-      {DType::f32, Op::max, 5000, "smem.b128.u2.dynamic.single_pass.f32.max"},
-      {DType::f32, Op::sum, 33554431, "vectorized.b128.u1.single_pass.f32.sum"},
+      {DType::i32, Op::sum, 1, "streaming.b128.u2.packed.i32.sum"},
+      {DType::i32, Op::sum, 4095, "streaming.b128.u2.packed.i32.sum"},
+      {DType::i32, Op::sum, 4096, "streaming.b64.u1.packed.i32.sum"},
+      {DType::i32, Op::sum, 1 << 20, "vectorized.b128.u1.packed.i32.sum"},
+      {DType::i32, Op::sum, std::uint64_t{1} << 30, "streaming.b256.u2.packed.i32.sum"},
+      {DType::i32, Op::sum, max_n, "streaming.b256.u2.packed.i32.sum"},
+      {DType::i32, Op::max, std::uint64_t{1} << 26, "streaming.b1024.u2.single_pass.i32.max"},
+      {DType::f32, Op::max, 5000, "tiled.b1024.u4.single_pass.f32.max"},
+      {DType::f32, Op::sum, 33554431, "streaming.b1024.u2.single_pass.f32.sum"},
   };
   for (const Case& c : cases) {
     const Choice ch = t.choose(c.d, c.o, c.n);
@@ -66,10 +66,10 @@ TEST(SampleDb, SizesOutsideEveryIntervalTakeTheNearest) {
   // The intervals start at 1 and end at 2^40: n = 0 and n above 2^40 are outside all of them.
   Choice c = t.choose(DType::i32, Op::sum, 0);
   EXPECT_EQ(c.level, Level::nearest);
-  EXPECT_EQ(id(c), "vectorized.b128.u2.single_pass.i32.sum");
+  EXPECT_EQ(id(c), "streaming.b128.u2.packed.i32.sum");
   c = t.choose(DType::f32, Op::max, max_n + 1);
   EXPECT_EQ(c.level, Level::nearest);
-  EXPECT_EQ(id(c), "vectorized.b1024.u2.single_pass.f32.max");
+  EXPECT_EQ(id(c), "streaming.b1024.u2.single_pass.f32.max");
 }
 
 TEST(SampleDb, AnotherDeviceOfTheSameModelUsesItsWinners) {
@@ -81,7 +81,7 @@ TEST(SampleDb, AnotherDeviceOfTheSameModelUsesItsWinners) {
   EXPECT_EQ(t.similar_rows(), 25u);
   const Choice c = t.choose(DType::i32, Op::sum, 1 << 20);
   EXPECT_EQ(c.level, Level::same_model);
-  EXPECT_EQ(id(c), "vectorized.b128.u1.single_pass.i32.sum");
+  EXPECT_EQ(id(c), "vectorized.b128.u1.packed.i32.sum");
   EXPECT_EQ(c.row->device_key, sample_device().key());
   // Untuned keys still fall to the default.
   EXPECT_EQ(t.choose(DType::f64, Op::sum, 1 << 20).level, Level::builtin_default);

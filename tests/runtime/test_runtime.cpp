@@ -47,13 +47,13 @@ TEST(Database, TheSampleGivesExactLevelsWithoutWarnings) {
   TestRuntime t({sample_device()}, sample_copy(dir).string());
   const Config c = t.rt->lookup(DType::i32, Op::sum, 1 << 20, -1);
   EXPECT_EQ(c.level, Level::exact);
-  EXPECT_STREQ(c.kernel_id, "vectorized.b128.u1.single_pass.i32.sum");
+  EXPECT_STREQ(c.kernel_id, "vectorized.b128.u1.packed.i32.sum");
   EXPECT_STREQ(c.family, "vectorized");
   EXPECT_EQ(c.block, 128);
   EXPECT_EQ(c.unroll, 1);
   EXPECT_STREQ(c.smem, "none");
-  EXPECT_STREQ(c.finish, "single_pass");
-  EXPECT_EQ(c.n_lo, 65536u);
+  EXPECT_STREQ(c.finish, "packed");
+  EXPECT_EQ(c.n_lo, 524288u);
   EXPECT_EQ(c.n_hi, 2097151u);
   EXPECT_EQ(std::string(c.source), (dir / "tune.db").string());
   EXPECT_STREQ(c.tuned_on, "09b523d0aee380fb");
@@ -62,7 +62,7 @@ TEST(Database, TheSampleGivesExactLevelsWithoutWarnings) {
   EXPECT_EQ(c.device, 0);
   EXPECT_TRUE(t.log.lines("warning").empty()) << t.log.all();
   // The level is in the debug log.
-  EXPECT_NE(t.log.all().find("vectorized.b128.u1.single_pass.i32.sum (exact)"), std::string::npos)
+  EXPECT_NE(t.log.all().find("vectorized.b128.u1.packed.i32.sum (exact)"), std::string::npos)
       << t.log.all();
 }
 
@@ -401,7 +401,7 @@ TEST(Arguments, NTooLargeForTheKernelIsUnsupported) {
   Device0 d;
   const std::uint64_t n = (std::uint64_t{1} << 40) + 1;
   expect_error([&] { d.t.rt->reduce(d.in, d.out, n, DType::f32, Op::sum, nullptr); },
-               Status::unsupported, "n = 1099511627777: kernel 'vectorized.b1024.u2.single_pass.f32.sum'");
+               Status::unsupported, "n = 1099511627777: kernel 'streaming.b1024.u2.single_pass.f32.sum'");
   expect_error([&] { d.t.rt->reduce(d.in, d.out, n, DType::f32, Op::sum, nullptr); },
                Status::unsupported, "exceeds the limit of 1099511627776 elements");
   std::size_t bytes = 0;
@@ -415,7 +415,7 @@ TEST(TwoPhase, TheQuerySetsTheSizeAndChecksNoPointer) {
   const std::uint64_t n = 1 << 20;
   std::size_t bytes = 0;
   d.t.rt->reduce(nullptr, bytes, nullptr, nullptr, n, DType::f32, Op::sum, nullptr);
-  const kernels::Entry* e = kernels::find("vectorized.b128.u2.single_pass.f32.sum");
+  const kernels::Entry* e = kernels::find("tiled.b512.u1.single_pass.f32.sum");
   ASSERT_NE(e, nullptr);
   EXPECT_EQ(bytes, e->workspace_bytes(n, d.t.fake->devices[0].limits));
   EXPECT_GE(bytes, 256u);
@@ -449,7 +449,7 @@ TEST(TwoPhase, TheRunChecksTheTempBufferAndLaunchesWithADirtyCounter) {
   const auto launches = d.t.fake->launches();
   ASSERT_EQ(launches.size(), 2u);
   for (const auto& l : launches) {
-    EXPECT_EQ(l.kernel_id, "vectorized.b128.u2.single_pass.f32.sum");
+    EXPECT_EQ(l.kernel_id, "tiled.b512.u1.single_pass.f32.sum");
     EXPECT_EQ(l.args.workspace, temp);
     EXPECT_EQ(l.args.workspace_bytes, bytes);
     EXPECT_FALSE(l.args.workspace_clean);  // the caller's memory: never trusted to be zero
@@ -467,7 +467,7 @@ TEST(Launch, AFailedLaunchIsACudaErrorAndTheNextOneZeroesTheCounter) {
   d.t.fake->launch_result = cudaErrorLaunchOutOfResources;
   expect_error([&] { d.t.rt->reduce(d.in, d.out, 1 << 20, DType::f32, Op::sum, nullptr); },
                Status::cuda_error,
-               "launching kernel 'vectorized.b128.u2.single_pass.f32.sum' on device 0 failed");
+               "launching kernel 'tiled.b512.u1.single_pass.f32.sum' on device 0 failed");
   d.t.fake->launch_result = cudaSuccess;
   d.t.rt->reduce(d.in, d.out, 1 << 20, DType::f32, Op::sum, nullptr);
   d.t.rt->reduce(d.in, d.out, 1 << 20, DType::f32, Op::sum, nullptr);
@@ -493,7 +493,7 @@ TEST(Workspace, AllocatedOnceZeroedOnceAndReusedClean) {
   EXPECT_EQ(ev[1].bytes, ev[0].bytes);  // the whole workspace: counter and partial slots
   EXPECT_EQ(ev[1].stream, a);
   for (std::size_t i = 2; i < ev.size(); ++i) {
-    EXPECT_EQ(ev[i].what, "launch vectorized.b128.u2.single_pass.f32.sum");
+    EXPECT_EQ(ev[i].what, "launch tiled.b512.u1.single_pass.f32.sum");
     EXPECT_EQ(ev[i].ptr, ev[0].ptr);
     EXPECT_EQ(ev[i].stream, a);
   }

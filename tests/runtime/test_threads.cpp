@@ -86,7 +86,7 @@ TEST(Threads, SetDatabaseWhileOthersLookUp) {
         const Config c = t.rt->lookup(DType::i32, Op::sum, 1 << 20, 0);
         // Either the sample's winner or the default, never anything else.
         const std::string id = c.kernel_id;
-        if (id != "vectorized.b128.u1.single_pass.i32.sum" &&
+        if (id != "vectorized.b128.u1.packed.i32.sum" &&
             id != "vectorized.b1024.u4.single_pass.i32.sum")
           ++bad;
         if (c.source == nullptr || c.source[0] == '\0') ++bad;

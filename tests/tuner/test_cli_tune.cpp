@@ -48,14 +48,14 @@ TEST(CliTune, DryRunPrintsThePlan) {
 TEST(CliTune, DryRunOfTheDefaultFileWithOverrides) {
   auto r = tune({"--dry-run", "--config", TR_DEFAULT_TUNE_TOML});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_HAS(r.out, "total: 18 keys (dtype, op), 6120 candidates, 21 sizes each");
+  EXPECT_HAS(r.out, "total: 18 keys (dtype, op), 7680 candidates, 21 sizes each");
   r = tune({"--dry-run", "--config", TR_DEFAULT_TUNE_TOML, "--strategy", "exhaustive", "--dtypes",
             "f32", "--ops", "sum,max", "--sizes", "2^10..2^20*2", "--l2", "warm", "--bisect", "off"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_HAS(r.out, "plan: strategy exhaustive, L2 warm");
   EXPECT_HAS(r.out, "bisection off");
-  EXPECT_HAS(r.out, "f32   max          340     11          3740");
-  EXPECT_HAS(r.out, "total: 2 keys (dtype, op), 680 candidates, 11 sizes each, 7480 measurements");
+  EXPECT_HAS(r.out, "f32   max          420     11          4620");
+  EXPECT_HAS(r.out, "total: 2 keys (dtype, op), 840 candidates, 11 sizes each, 9240 measurements");
 }
 
 TEST(CliTune, InvalidConfigurationIsExit2WithThePosition) {
@@ -133,7 +133,7 @@ TEST(CliTune, ReplayOfTheRecordedH100Database) {
   const auto r = tune({"--config", TR_TEST_DATA "/h100-sample.toml", "--replay",
                        TR_TEST_DATA "/h100-sample.db", "--strategy", "halving", "--progress", "off"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_HAS(r.err, "replaying 9520 measurements (L2 cold) of NVIDIA H100 80GB HBM3");
+  EXPECT_HAS(r.err, "replaying 12180 measurements (L2 cold) of NVIDIA H100 80GB HBM3");
   EXPECT_EQ(r.err.find("no recorded measurement"), std::string::npos) << r.err;  // bisection off
   for (const char* key : {"i32    sum", "i32    max", "f32    sum", "f32    max"})
     EXPECT_HAS(r.out, key);

@@ -354,7 +354,7 @@ TEST(ConfigFile, TheDefaultTuneTomlIsTheDefaultConfig) {
 TEST(ConfigFile, AllSelectsEveryCompiledValue) {
   auto c = validate_config(parse_config_text(
       "[space]\nfamilies = \"all\"\nblocks = \"all\"\ndtypes = [\"float\", \"f32\"]\n", "t.toml"));
-  EXPECT_EQ(c.space.families.size(), 9u);
+  EXPECT_EQ(c.space.families.size(), 11u);
   EXPECT_EQ(c.space.blocks.size(), 5u);
   EXPECT_EQ(c.space.dtypes, std::vector<DType>{DType::f32});  // aliases; duplicates dropped
 }
@@ -375,7 +375,7 @@ TEST(ConfigOverrides, FlagsReplaceFileKeysAndAreRevalidated) {
   EXPECT_EQ(c.measure.min_repeats, 7);
   EXPECT_EQ(c.measure.max_repeats, 7);
   EXPECT_EQ(c.measure.l2, L2Mode::warm);
-  EXPECT_EQ(c.space.families.size(), 9u);
+  EXPECT_EQ(c.space.families.size(), 11u);
   EXPECT_FALSE(c.bisect.enabled);
 
   ConfigOverrides add;
