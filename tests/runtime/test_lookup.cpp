@@ -103,7 +103,7 @@ TEST(SampleDb, UntunedKeysAndOtherModelsGetTheBuiltInDefault) {
   EXPECT_EQ(other.exact_rows() + other.similar_rows(), 0u);
   const Choice c = other.choose(DType::i32, Op::sum, 1 << 20);
   EXPECT_EQ(c.level, Level::builtin_default);
-  EXPECT_EQ(id(c), "vectorized.b1024.u4.single_pass.i32.sum");
+  EXPECT_EQ(id(c), "streaming.b256.u2.packed.i32.sum");
 }
 
 TEST(Defaults, EveryKeyHasARegistryEntryThatRunsOnSm75AndUp) {
