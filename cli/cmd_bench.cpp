@@ -39,6 +39,8 @@ namespace {
 constexpr unsigned char poison_byte = 0xA5;
 constexpr int warmups = 2;
 constexpr int batch = 10;
+/// Methods timed in alternation by one Bench::measure call (the tuned reduction and CUB).
+constexpr int max_methods = 2;
 
 struct Options {
   std::vector<DType> dtypes;
@@ -132,9 +134,9 @@ class Bench {
     fp_ = kernels::query_fingerprint(device);
     limits_ = kernels::query_device_limits(device);
     check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
-    start_.resize(batch);
-    stop_.resize(batch);
-    for (int i = 0; i < batch; ++i) {
+    start_.resize(batch * max_methods);
+    stop_.resize(batch * max_methods);
+    for (int i = 0; i < batch * max_methods; ++i) {
       check(cudaEventCreate(&start_[i]), "cudaEventCreate");
       check(cudaEventCreate(&stop_[i]), "cudaEventCreate");
     }
@@ -189,59 +191,82 @@ class Bench {
     return true;
   }
 
-  /// Verifies one run of \p run against \p ref (poisoned output first), then times
-  /// opt_.repeats runs, each right after an L2 flush (cold) or a busy wait (warm).
-  /// \p run enqueues one reduction on the stream; \p result_host, when set, says where run
-  /// put the result on the host (Thrust) instead of the device output.
-  Timing measure(const std::function<void()>& run, const tuner::Reference& ref,
-                 unsigned char* result_host) {
-    Timing t;
+  /// One method to time: \p run enqueues one reduction on the stream; \p result_host, when
+  /// set, says where run put the result on the host (Thrust) instead of the device output.
+  struct Method {
+    std::function<void()> run;
+    unsigned char* result_host = nullptr;
+  };
+
+  /// Verifies one run of each method against \p ref (poisoned output first), then times
+  /// opt_.repeats runs of each, every run right after an L2 flush (cold) or a busy wait (warm).
+  /// The methods' timed runs alternate (A B A B ...), so a drift of clocks or of the machine
+  /// during the measurement weighs on every method alike.
+  std::vector<Timing> measure(const std::vector<Method>& methods, const tuner::Reference& ref) {
+    const std::size_t m = methods.size();
+    std::vector<Timing> t(m);
     const std::size_t elem = dtype_size(ref.dtype);
     try {
-      for (int w = 0; w < warmups; ++w) run();
-      check(cudaStreamSynchronize(stream_), "warm-up");
-      check(cudaMemsetAsync(out_, poison_byte, 8, stream_), "cudaMemset(output)");
-      if (result_host) std::memset(result_host, poison_byte, elem);
-      run();
-      check(cudaStreamSynchronize(stream_), "verification run");
-      unsigned char got[8];
-      if (result_host) std::memcpy(got, result_host, elem);
-      else check(cudaMemcpy(got, out_, elem, cudaMemcpyDeviceToHost), "cudaMemcpy(result)");
-      t.ran = true;
-      if (std::string why = tuner::verify(ref, got); !why.empty()) {
-        t.error = "incorrect: " + why;
-        return t;
-      }
-      std::vector<double> times;
-      while (static_cast<int>(times.size()) < opt_.repeats) {
-        const int k = std::min(batch, opt_.repeats - static_cast<int>(times.size()));
-        for (int i = 0; i < k; ++i) {
-          if (opt_.cold)
-            check(cudaMemsetAsync(flush_, static_cast<int>(times.size()) + i, flush_bytes_,
-                                  stream_),
-                  "L2 flush");
-          else
-            tuner::enqueue_busy_wait(20000, stream_);
-          check(cudaEventRecord(start_[i], stream_), "cudaEventRecord");
-          run();
-          check(cudaEventRecord(stop_[i], stream_), "cudaEventRecord");
+      std::vector<std::size_t> timed;  // the methods that ran and were right
+      for (std::size_t k = 0; k < m; ++k) {
+        const Method& me = methods[k];
+        try {
+          for (int w = 0; w < warmups; ++w) me.run();
+          check(cudaStreamSynchronize(stream_), "warm-up");
+          check(cudaMemsetAsync(out_, poison_byte, 8, stream_), "cudaMemset(output)");
+          if (me.result_host) std::memset(me.result_host, poison_byte, elem);
+          me.run();
+          check(cudaStreamSynchronize(stream_), "verification run");
+        } catch (const ReduceError& e) {
+          t[k].error = e.what();
+          continue;
         }
+        unsigned char got[8];
+        if (me.result_host) std::memcpy(got, me.result_host, elem);
+        else check(cudaMemcpy(got, out_, elem, cudaMemcpyDeviceToHost), "cudaMemcpy(result)");
+        t[k].ran = true;
+        if (std::string why = tuner::verify(ref, got); !why.empty()) {
+          t[k].error = "incorrect: " + why;
+          continue;
+        }
+        timed.push_back(k);
+      }
+      std::vector<std::vector<double>> times(m);
+      int done = 0;
+      while (!timed.empty() && done < opt_.repeats) {
+        const int reps = std::min(batch, opt_.repeats - done);
+        for (int i = 0; i < reps; ++i)
+          for (std::size_t j = 0; j < timed.size(); ++j) {
+            const std::size_t slot = static_cast<std::size_t>(i) * timed.size() + j;
+            if (opt_.cold)
+              check(cudaMemsetAsync(flush_, static_cast<int>(done + i), flush_bytes_, stream_),
+                    "L2 flush");
+            else
+              tuner::enqueue_busy_wait(20000, stream_);
+            check(cudaEventRecord(start_[slot], stream_), "cudaEventRecord");
+            methods[timed[j]].run();
+            check(cudaEventRecord(stop_[slot], stream_), "cudaEventRecord");
+          }
         check(cudaStreamSynchronize(stream_), "timed runs");
-        for (int i = 0; i < k; ++i) {
-          float ms = 0;
-          check(cudaEventElapsedTime(&ms, start_[i], stop_[i]), "cudaEventElapsedTime");
-          times.push_back(static_cast<double>(ms) * 1e3);
-        }
+        for (int i = 0; i < reps; ++i)
+          for (std::size_t j = 0; j < timed.size(); ++j) {
+            const std::size_t slot = static_cast<std::size_t>(i) * timed.size() + j;
+            float ms = 0;
+            check(cudaEventElapsedTime(&ms, start_[slot], stop_[slot]), "cudaEventElapsedTime");
+            times[timed[j]].push_back(static_cast<double>(ms) * 1e3);
+          }
+        done += reps;
       }
-      std::sort(times.begin(), times.end());
-      t.median_us = percentile(times, 0.5);
-      t.p10_us = percentile(times, 0.1);
-      t.p90_us = percentile(times, 0.9);
-      t.repeats = static_cast<int>(times.size());
-      t.gbps = static_cast<double>(ref.n) * static_cast<double>(elem) / (t.median_us * 1e3);
-      t.pct = 100.0 * t.gbps / attainable();
-    } catch (const ReduceError& e) {
-      t.error = e.what();
+      for (std::size_t k : timed) {
+        std::vector<double>& v = times[k];
+        std::sort(v.begin(), v.end());
+        t[k].median_us = percentile(v, 0.5);
+        t[k].p10_us = percentile(v, 0.1);
+        t[k].p90_us = percentile(v, 0.9);
+        t[k].repeats = static_cast<int>(v.size());
+        t[k].gbps = static_cast<double>(ref.n) * static_cast<double>(elem) / (t[k].median_us * 1e3);
+        t[k].pct = 100.0 * t[k].gbps / attainable();
+      }
     } catch (const std::exception& e) {
       // A CUDA error here may have poisoned the context: the run ends.
       throw Error(std::string("benchmark aborted: ") + e.what());
@@ -411,22 +436,26 @@ int cmd_bench(int argc, char** argv) {
         cudaStream_t s = b.stream();
 
         const Config cfg = tunedreduce::lookup(dtype, op, n, opt.device);
-        const Timing tuned = b.measure(
-            [&] { tunedreduce::reduce(in, out, n, dtype, op, s); }, ref, nullptr);
-
         std::size_t temp_bytes = 0;
         check(bench::cub_reduce(dtype, op, nullptr, temp_bytes, in, out, n, s), "CUB size query");
         void* temp = b.cub_temp(std::max<std::size_t>(temp_bytes, 1));
-        const Timing cub = b.measure(
-            [&] {
-              std::size_t tb = temp_bytes;
-              check(bench::cub_reduce(dtype, op, temp, tb, in, out, n, s), "cub::DeviceReduce");
-            },
-            ref, nullptr);
+        // The tuned reduction and CUB alternate run by run; Thrust, which synchronises on every
+        // call, is timed on its own afterwards.
+        const std::vector<Timing> pair = b.measure(
+            {{[&] { tunedreduce::reduce(in, out, n, dtype, op, s); }},
+             {[&] {
+               std::size_t tb = temp_bytes;
+               check(bench::cub_reduce(dtype, op, temp, tb, in, out, n, s), "cub::DeviceReduce");
+             }}},
+            ref);
+        const Timing& tuned = pair[0];
+        const Timing& cub = pair[1];
 
         unsigned char thrust_result[8] = {};
-        const Timing thrust = b.measure(
-            [&] { bench::thrust_reduce(dtype, op, in, n, s, thrust_result); }, ref, thrust_result);
+        const Timing thrust =
+            b.measure({{[&] { bench::thrust_reduce(dtype, op, in, n, s, thrust_result); },
+                        thrust_result}},
+                      ref)[0];
 
         const bool comparable = tuned.ran && tuned.error.empty() && cub.ran && cub.error.empty();
         const double speedup = comparable ? cub.median_us / tuned.median_us : 0;
