@@ -275,6 +275,21 @@ struct Config {
 
 std::vector<Config> g_configs;
 
+/// A launch configuration of `grid` blocks in clusters of c.cluster; `at` must outlive it.
+cudaLaunchConfig_t cluster_launch(const Config& c, unsigned grid, cudaStream_t s,
+                                  cudaLaunchAttribute& at) {
+  at.id = cudaLaunchAttributeClusterDimension;
+  at.val.clusterDim.x = c.cluster;
+  at.val.clusterDim.y = at.val.clusterDim.z = 1;
+  cudaLaunchConfig_t lc{};
+  lc.gridDim = dim3(grid);
+  lc.blockDim = dim3(c.block);
+  lc.stream = s;
+  lc.attrs = &at;
+  lc.numAttrs = 1;
+  return lc;
+}
+
 template <int B, int U, int H, int MODE>
 void add_lastblock() {
   const char* modes[] = {"partials_only", "fence_atomic", "acqrel_atomic", "packed_atomic", "flagged_slots", "flagged_spec"};
@@ -408,15 +423,8 @@ int main(int argc, char** argv) {
         CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, c.fn, c.block, 0));
         occ *= prop.multiProcessorCount;
       } else {
-        cudaLaunchConfig_t lc{};
         cudaLaunchAttribute at{};
-        at.id = cudaLaunchAttributeClusterDimension;
-        at.val.clusterDim.x = c.cluster;
-        at.val.clusterDim.y = at.val.clusterDim.z = 1;
-        lc.gridDim = dim3(c.cluster);
-        lc.blockDim = dim3(c.block);
-        lc.attrs = &at;
-        lc.numAttrs = 1;
+        cudaLaunchConfig_t lc = cluster_launch(c, c.cluster, nullptr, at);
         int clusters = 0;
         CK(cudaOccupancyMaxActiveClusters(&clusters, c.fn, &lc));
         occ = clusters * c.cluster;
@@ -435,16 +443,8 @@ int main(int argc, char** argv) {
           if (c.cluster == 0) {
             CK(cudaLaunchKernel(c.fn, dim3(unsigned(grid)), dim3(c.block), params, 0, s));
           } else {
-            cudaLaunchConfig_t lc{};
             cudaLaunchAttribute at{};
-            at.id = cudaLaunchAttributeClusterDimension;
-            at.val.clusterDim.x = c.cluster;
-            at.val.clusterDim.y = at.val.clusterDim.z = 1;
-            lc.gridDim = dim3(unsigned(grid));
-            lc.blockDim = dim3(c.block);
-            lc.stream = s;
-            lc.attrs = &at;
-            lc.numAttrs = 1;
+            cudaLaunchConfig_t lc = cluster_launch(c, unsigned(grid), s, at);
             CK(cudaLaunchKernelExC(&lc, c.fn, params));
           }
         };

@@ -157,24 +157,53 @@ __device__ __forceinline__ T fold_grid(const T* __restrict__ in, std::uint64_t n
   return v;
 }
 
-/// The `vectorized` body: 16-byte loads of U vectors per thread per step over a grid-stride
-/// loop. Elements before the first 16-byte boundary (head) and after the last whole vector (tail)
-/// are read one by one, so any alignment of `in` and any n work.
-template <class T, class OpT, int Block, int U>
-__device__ __forceinline__ T fold_vectorized(const T* __restrict__ in, std::uint64_t n) {
-  constexpr int V = 16 / sizeof(T);
+/// How the 16-byte-load families see the input: `head` elements before the first 16-byte
+/// boundary, then `nvec` whole 16-byte vectors from `vin`, then the tail. The head and the tail
+/// (each fewer than 16 / sizeof(T) elements) are read one by one, so any alignment of `in` and any
+/// n work.
+template <class T>
+struct VectorView {
+  static constexpr int V = 16 / sizeof(T);
   struct alignas(16) Vec { T e[V]; };
   union Raw {
     uint4 u;
     Vec v;
   };
+  std::uint64_t head, nvec;
+  const uint4* vin;
+
+  __device__ __forceinline__ VectorView(const T* in, std::uint64_t n) {
+    const std::uint64_t addr = reinterpret_cast<std::uintptr_t>(in);
+    head = (addr % 16) ? (16 - addr % 16) / sizeof(T) : 0;
+    if (head > n) head = n;
+    nvec = (n - head) / V;
+    vin = reinterpret_cast<const uint4*>(in + head);
+  }
+
+  /// Folds the head and the tail into v: global thread g takes head element g and tail element g.
+  template <class OpT, int Block>
+  __device__ __forceinline__ T fold_ends(const T* in, std::uint64_t n, T v) const {
+    OpT op;
+    const std::uint64_t g = std::uint64_t(blockIdx.x) * Block + threadIdx.x;
+    if (g < head) v = op(v, in[g]);
+    const std::uint64_t tail = head + nvec * V;
+    if (tail + g < n) v = op(v, in[tail + g]);
+    return v;
+  }
+};
+
+/// The `vectorized` body: 16-byte loads of U vectors per thread per step over a grid-stride
+/// loop; head and tail as in VectorView.
+template <class T, class OpT, int Block, int U>
+__device__ __forceinline__ T fold_vectorized(const T* __restrict__ in, std::uint64_t n) {
+  using View = VectorView<T>;
+  using Raw = typename View::Raw;
+  constexpr int V = View::V;
   OpT op;
   T v = OpT::identity();
-  const std::uint64_t addr = reinterpret_cast<std::uintptr_t>(in);
-  std::uint64_t head = (addr % 16) ? (16 - addr % 16) / sizeof(T) : 0;
-  if (head > n) head = n;
-  const std::uint64_t nvec = (n - head) / V;
-  const uint4* vin = reinterpret_cast<const uint4*>(in + head);
+  const View view(in, n);
+  const std::uint64_t nvec = view.nvec;
+  const uint4* vin = view.vin;
   const std::uint64_t stride = std::uint64_t(gridDim.x) * Block;
   std::uint64_t i = std::uint64_t(blockIdx.x) * Block + threadIdx.x;
   for (; i + (U - 1) * stride < nvec; i += U * stride) {
@@ -192,11 +221,7 @@ __device__ __forceinline__ T fold_vectorized(const T* __restrict__ in, std::uint
 #pragma unroll
     for (int e = 0; e < V; ++e) v = op(v, x.v.e[e]);
   }
-  const std::uint64_t g = std::uint64_t(blockIdx.x) * Block + threadIdx.x;
-  if (g < head) v = op(v, in[g]);
-  const std::uint64_t tail = head + nvec * V;
-  if (tail + g < n) v = op(v, in[tail + g]);
-  return v;
+  return view.template fold_ends<OpT, Block>(in, n, v);
 }
 
 /// One 16-byte load; NoL1 = ld.global.nc.L1::no_allocate (the line is not kept in L1, which
@@ -216,23 +241,18 @@ __device__ __forceinline__ uint4 load16(const uint4* p) {
 
 /// The `tiled` / `streaming` body: the 16-byte vectors are cut into tiles of Block * U; block b
 /// takes tiles b, b + grid, ... (with the default grid, exactly one), and each thread issues its
-/// U loads (tid, tid + Block, ...) before folding any. Head and tail as in fold_vectorized.
+/// U loads (tid, tid + Block, ...) before folding any. Head and tail as in VectorView.
 template <class T, class OpT, int Block, int U, bool NoL1>
 __device__ __forceinline__ T fold_tiled(const T* __restrict__ in, std::uint64_t n) {
-  constexpr int V = 16 / sizeof(T);
+  using View = VectorView<T>;
+  using Raw = typename View::Raw;
+  constexpr int V = View::V;
   constexpr std::uint64_t tile = std::uint64_t(Block) * U;
-  struct alignas(16) Vec { T e[V]; };
-  union Raw {
-    uint4 u;
-    Vec v;
-  };
   OpT op;
   T v = OpT::identity();
-  const std::uint64_t addr = reinterpret_cast<std::uintptr_t>(in);
-  std::uint64_t head = (addr % 16) ? (16 - addr % 16) / sizeof(T) : 0;
-  if (head > n) head = n;
-  const std::uint64_t nvec = (n - head) / V;
-  const uint4* vin = reinterpret_cast<const uint4*>(in + head);
+  const View view(in, n);
+  const std::uint64_t nvec = view.nvec;
+  const uint4* vin = view.vin;
   const std::uint64_t tiles = (nvec + tile - 1) / tile;
   for (std::uint64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
     const std::uint64_t base = t * tile + threadIdx.x;
@@ -256,11 +276,7 @@ __device__ __forceinline__ T fold_tiled(const T* __restrict__ in, std::uint64_t 
 #pragma unroll
       for (int e = 0; e < V; ++e) v = op(v, x[k].v.e[e]);
   }
-  const std::uint64_t g = std::uint64_t(blockIdx.x) * Block + threadIdx.x;
-  if (g < head) v = op(v, in[g]);
-  const std::uint64_t tail = head + nvec * V;
-  if (tail + g < n) v = op(v, in[tail + g]);
-  return v;
+  return view.template fold_ends<OpT, Block>(in, n, v);
 }
 
 /// The `smem` body: fold into a register, one shared-memory store per thread, complete unroll
