@@ -1,4 +1,4 @@
-// The device side of `tunedreduce bench`: data, CUB and Thrust. See bench_gpu.hpp.
+// The device side of `tunedreduce bench`: CUB and Thrust. See bench_gpu.hpp.
 
 #include "cli/bench_gpu.hpp"
 
@@ -11,18 +11,9 @@
 #include <limits>
 #include <type_traits>
 
-#include "tuner/worker/datagen.hpp"
-
 namespace tunedreduce::cli::bench {
 
 namespace {
-
-template <class T>
-__global__ void fill_kernel(T* p, std::uint64_t n, std::uint64_t seed) {
-  const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
-  for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
-    p[i] = tuner::data_value<T>(seed, i);
-}
 
 template <class F>
 auto with_type(DType d, F&& f) {
@@ -48,15 +39,6 @@ T identity(Op op) {
 }
 
 }  // namespace
-
-cudaError_t fill(DType dtype, void* p, std::uint64_t n, std::uint64_t seed, int sm_count,
-                 cudaStream_t stream) {
-  return with_type(dtype, [&](auto t) {
-    using T = decltype(t);
-    fill_kernel<T><<<sm_count * 8, 256, 0, stream>>>(static_cast<T*>(p), n, seed);
-    return cudaGetLastError();
-  });
-}
 
 cudaError_t cub_reduce(DType dtype, Op op, void* temp, std::size_t& temp_bytes, const void* in,
                        void* out, std::uint64_t n, cudaStream_t stream) {

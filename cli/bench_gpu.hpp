@@ -1,6 +1,7 @@
 #pragma once
-// The device side of `tunedreduce bench` (bench_gpu.cu, compiled by nvcc): the benchmark's data
-// and the CUB and Thrust reductions it compares against, over type-erased buffers.
+// The device side of `tunedreduce bench` (bench_gpu.cu, compiled by nvcc): the CUB and Thrust
+// reductions it compares against, over type-erased buffers. Its data come from
+// tuner::fill_input, as the tuner's.
 
 #include <cuda_runtime_api.h>
 
@@ -10,11 +11,6 @@
 #include "tunedreduce/types.hpp"
 
 namespace tunedreduce::cli::bench {
-
-/// Writes tuner::data_value<T>(seed, i) to p[i] for i < n (tuner/worker/datagen.hpp), so
-/// tuner::compute_reference gives the host reference of every prefix without a copy.
-cudaError_t fill(DType dtype, void* p, std::uint64_t n, std::uint64_t seed, int sm_count,
-                 cudaStream_t stream);
 
 /// cub::DeviceReduce::Sum / Min / Max, two-phase: with temp == nullptr sets temp_bytes.
 cudaError_t cub_reduce(DType dtype, Op op, void* temp, std::size_t& temp_bytes, const void* in,

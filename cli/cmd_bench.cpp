@@ -22,6 +22,7 @@
 #include "cli/command.hpp"
 #include "common/error.hpp"
 #include "common/json.hpp"
+#include "common/percentile.hpp"
 #include "common/names.hpp"
 #include "kernels/device.hpp"
 #include "kernels/registry.hpp"
@@ -89,14 +90,6 @@ std::vector<int> parse_sizes(const std::string& s) {
   out.erase(std::unique(out.begin(), out.end()), out.end());
   if (out.empty()) throw Error("--sizes: no size given", exit_code::usage);
   return out;
-}
-
-double percentile(const std::vector<double>& sorted, double q) {
-  if (sorted.empty()) return 0;
-  const double pos = q * static_cast<double>(sorted.size() - 1);
-  const std::size_t lo = static_cast<std::size_t>(pos);
-  const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
 }
 
 void check(cudaError_t e, const std::string& what) {
@@ -185,7 +178,8 @@ class Bench {
       }
       in_bytes_ = bytes;
     }
-    check(bench::fill(dtype, in_, n, tuner::data_seed(opt_.seed, dtype), limits_.sm_count, stream_),
+    check(tuner::fill_input(dtype, in_, n, tuner::data_seed(opt_.seed, dtype), limits_.sm_count,
+                            stream_),
           "fill kernel");
     check(cudaStreamSynchronize(stream_), "fill kernel");
     return true;

@@ -39,8 +39,6 @@ inline constexpr FamilyAxes families[] = {
     {Family::streaming, {1, 2, 4, 8}, {SmemMode::none}, 1},
 };
 
-inline constexpr Finish finishes[] = {Finish::two_pass, Finish::single_pass, Finish::packed};
-
 /// Whether configuration (f, fin) exists for (d, o): every finish but `packed` exists everywhere.
 constexpr bool has_finish(Family f, Finish fin, DType d, Op o) {
   if (fin != Finish::packed) return true;

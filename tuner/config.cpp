@@ -553,7 +553,7 @@ class Validator {
         "space.smem", modes, [](const std::string& x) { return kernels::parse_smem_mode(x); },
         [](SmemMode m) { return std::string(kernels::smem_mode_name(m)); }, "shared-memory mode");
     s.finishes = names<Finish>(
-        "space.finishes", kernels::space::finishes,
+        "space.finishes", kernels::all_finishes,
         [](const std::string& x) { return kernels::parse_finish(x); },
         [](Finish f) { return std::string(kernels::finish_name(f)); }, "finishing strategy");
     s.dtypes = names<DType>(
@@ -632,15 +632,21 @@ class Validator {
       s.unrolls.assign(all_unrolls.begin(), all_unrolls.end());
     }
 
+    // Whether a compiled configuration lies on the selected blocks, unrolls, modes and finishes.
+    auto axes_selected = [&](const kernels::KernelParams& p) {
+      return contains(s.blocks, p.block) &&
+             (!has_unroll_axis(p.family) || contains(s.unrolls, p.unroll)) &&
+             (!has_smem_axis(p.family) || contains(s.smem, p.smem)) &&
+             contains(s.finishes, p.finish);
+    };
+
     // A selected family whose axes leave no compiled entry: reported at the family.
     if (diag_.size() == errors_before) {
       for (std::size_t i = 0; i < s.families.size(); ++i) {
         const Family f = s.families[i];
         std::size_t count = 0;
         kernels::space::for_each_config(DType::i32, Op::sum, [&](const kernels::KernelParams& p) {
-          count += p.family == f && contains(s.blocks, p.block) &&
-                   (!has_unroll_axis(f) || contains(s.unrolls, p.unroll)) &&
-                   (!has_smem_axis(f) || contains(s.smem, p.smem)) && contains(s.finishes, p.finish);
+          count += p.family == f && axes_selected(p);
         });
         if (count) continue;
         std::string where = families_where;
@@ -665,10 +671,7 @@ class Validator {
         for (Op o : s.ops) {
           std::size_t count = 0;
           kernels::space::for_each_config(t, o, [&](const kernels::KernelParams& p) {
-            count += contains(s.families, p.family) && contains(s.blocks, p.block) &&
-                     (!has_unroll_axis(p.family) || contains(s.unrolls, p.unroll)) &&
-                     (!has_smem_axis(p.family) || contains(s.smem, p.smem)) &&
-                     contains(s.finishes, p.finish);
+            count += contains(s.families, p.family) && axes_selected(p);
           });
           if (count == 0)
             diag_.add(get("space.finishes") ? get("space.finishes")->where : "space.finishes",
@@ -955,7 +958,7 @@ TuneConfig default_config() {
       if (u) unrolls.insert(u);
   s.unrolls.assign(unrolls.begin(), unrolls.end());
   s.smem = {SmemMode::static_, SmemMode::dynamic};
-  s.finishes.assign(std::begin(kernels::space::finishes), std::end(kernels::space::finishes));
+  s.finishes.assign(std::begin(kernels::all_finishes), std::end(kernels::all_finishes));
   s.dtypes.assign(std::begin(all_dtypes), std::end(all_dtypes));
   s.ops.assign(std::begin(all_ops), std::end(all_ops));
   s.sizes = expand_range(default_size_from, default_size_to, std::nullopt, 2.0);

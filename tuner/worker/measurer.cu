@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "common/percentile.hpp"
 #include "kernels/device.hpp"
 #include "kernels/thread/ops.cuh"
 #include "tuner/worker/datagen.hpp"
@@ -62,30 +63,24 @@ void launch_fill(void* p, std::uint64_t n, std::uint64_t seed, int sms, cudaStre
   fill_kernel<T><<<sms * 8, 256, 0, s>>>(static_cast<T*>(p), n, seed);
 }
 
-void fill(DType d, void* p, std::uint64_t n, std::uint64_t seed, int sms, cudaStream_t s) {
-  switch (d) {
-    case DType::i32: launch_fill<std::int32_t>(p, n, seed, sms, s); break;
-    case DType::u32: launch_fill<std::uint32_t>(p, n, seed, sms, s); break;
-    case DType::i64: launch_fill<std::int64_t>(p, n, seed, sms, s); break;
-    case DType::u64: launch_fill<std::uint64_t>(p, n, seed, sms, s); break;
-    case DType::f32: launch_fill<float>(p, n, seed, sms, s); break;
-    case DType::f64: launch_fill<double>(p, n, seed, sms, s); break;
-  }
-}
-
-double percentile(const std::vector<double>& sorted, double q) {
-  if (sorted.empty()) return 0;
-  const double pos = q * static_cast<double>(sorted.size() - 1);
-  const std::size_t lo = static_cast<std::size_t>(pos);
-  const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
-}
-
 std::string cuda_error_text(cudaError_t e) {
   return std::string(cudaGetErrorName(e)) + " (" + cudaGetErrorString(e) + ")";
 }
 
 }  // namespace
+
+cudaError_t fill_input(DType d, void* p, std::uint64_t n, std::uint64_t seed, int sm_count,
+                       cudaStream_t stream) {
+  switch (d) {
+    case DType::i32: launch_fill<std::int32_t>(p, n, seed, sm_count, stream); break;
+    case DType::u32: launch_fill<std::uint32_t>(p, n, seed, sm_count, stream); break;
+    case DType::i64: launch_fill<std::int64_t>(p, n, seed, sm_count, stream); break;
+    case DType::u64: launch_fill<std::uint64_t>(p, n, seed, sm_count, stream); break;
+    case DType::f32: launch_fill<float>(p, n, seed, sm_count, stream); break;
+    case DType::f64: launch_fill<double>(p, n, seed, sm_count, stream); break;
+  }
+  return cudaGetLastError();
+}
 
 struct Measurer::Buffers {
   cudaStream_t stream = nullptr;
@@ -154,8 +149,9 @@ const void* Measurer::input(DType dtype, std::uint64_t n, const std::function<vo
     b_->input_bytes = elems * dtype_size(dtype);
   }
   heartbeat();
-  fill(dtype, b_->input, elems, data_seed(run_seed_, dtype), limits_.sm_count, b_->stream);
-  check(cudaGetLastError(), "fill kernel launch");
+  check(fill_input(dtype, b_->input, elems, data_seed(run_seed_, dtype), limits_.sm_count,
+                   b_->stream),
+        "fill kernel launch");
   check(cudaStreamSynchronize(b_->stream), "fill kernel");
   b_->input_dtype = dtype;
   b_->input_elems = elems;

@@ -82,6 +82,12 @@ class Measurer {
 double measure_attainable_read_gbps(int sm_count, void* flush, std::size_t flush_bytes,
                                     cudaStream_t stream);
 
+/// Writes data_value<T>(seed, i) to p[i] for i < n (tuner/worker/datagen.hpp), so
+/// compute_reference gives the host reference of every prefix: the input of the tuner's workers
+/// and of `tunedreduce bench`. Returns the launch's error.
+cudaError_t fill_input(DType dtype, void* p, std::uint64_t n, std::uint64_t seed, int sm_count,
+                       cudaStream_t stream);
+
 /// Enqueues a kernel that keeps the GPU busy for about \p ns without touching memory: what
 /// precedes a warm-L2 timed launch, so its start event is not recorded on an idle GPU.
 void enqueue_busy_wait(std::uint64_t ns, cudaStream_t stream);
