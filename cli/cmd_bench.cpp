@@ -48,7 +48,10 @@ struct Options {
   std::vector<Op> ops;
   std::vector<int> exponents;
   int repeats = 50;
-  bool cold = true;
+  /// cold: a memset of twice the L2 before each timed run (as the tuner; it leaves L2 full of
+  /// dirty lines, which the timed kernel writes back as it evicts them); clean: a read of twice
+  /// the L2 instead (L2 left holding clean lines of another buffer); warm: a busy wait.
+  std::string l2 = "cold";
   int device = 0;
   std::uint64_t seed = 0;
   std::string json;
@@ -137,6 +140,9 @@ class Bench {
     // As the tuner: writing twice the L2 evicts what the previous launch left there.
     flush_bytes_ = std::max<std::size_t>(2 * static_cast<std::size_t>(fp_.l2_bytes), 64u << 20);
     check(cudaMalloc(&flush_, flush_bytes_), "cudaMalloc(L2 flush buffer)");
+    check(cudaMemset(flush_, 0x5b, flush_bytes_), "cudaMemset(L2 flush buffer)");
+    check(cudaMalloc(reinterpret_cast<void**>(&sink_), sizeof(unsigned)),
+          "cudaMalloc(read flush sink)");
   }
   ~Bench() {
     if (stream_) {
@@ -151,6 +157,7 @@ class Bench {
     cudaFree(in_);
     cudaFree(out_);
     cudaFree(flush_);
+    cudaFree(sink_);
     cudaFree(cub_temp_);
     if (stream_) cudaStreamDestroy(stream_);
   }
@@ -193,9 +200,12 @@ class Bench {
   };
 
   /// Verifies one run of each method against \p ref (poisoned output first), then times
-  /// opt_.repeats runs of each, every run right after an L2 flush (cold) or a busy wait (warm).
+  /// opt_.repeats runs of each, every run right after an L2 flush (cold, clean) or a busy wait
+  /// (warm).
   /// The methods' timed runs alternate (A B A B ...), so a drift of clocks or of the machine
-  /// during the measurement weighs on every method alike.
+  /// during the measurement weighs on every method alike. Each timed run is waited for before
+  /// the next is enqueued: a host enqueueing more work while a timed kernel runs adds about
+  /// 0.6 us to it on the H100 (docs/performance.md, "the host's queue"), as nvbench avoids too.
   std::vector<Timing> measure(const std::vector<Method>& methods, const tuner::Reference& ref) {
     const std::size_t m = methods.size();
     std::vector<Timing> t(m);
@@ -232,14 +242,18 @@ class Bench {
         for (int i = 0; i < reps; ++i)
           for (std::size_t j = 0; j < timed.size(); ++j) {
             const std::size_t slot = static_cast<std::size_t>(i) * timed.size() + j;
-            if (opt_.cold)
+            if (opt_.l2 == "cold")
               check(cudaMemsetAsync(flush_, static_cast<int>(done + i), flush_bytes_, stream_),
                     "L2 flush");
+            else if (opt_.l2 == "clean")
+              check(tuner::enqueue_read(flush_, flush_bytes_, limits_.sm_count, sink_, stream_),
+                    "L2 read flush");
             else
               tuner::enqueue_busy_wait(20000, stream_);
             check(cudaEventRecord(start_[slot], stream_), "cudaEventRecord");
             methods[timed[j]].run();
             check(cudaEventRecord(stop_[slot], stream_), "cudaEventRecord");
+            check(cudaEventSynchronize(stop_[slot]), "timed run");
           }
         check(cudaStreamSynchronize(stream_), "timed runs");
         for (int i = 0; i < reps; ++i)
@@ -295,6 +309,7 @@ class Bench {
   void* out_ = nullptr;
   void* flush_ = nullptr;
   std::size_t flush_bytes_ = 0;
+  unsigned* sink_ = nullptr;
   void* cub_temp_ = nullptr;
   std::size_t cub_temp_bytes_ = 0;
   double attainable_ = 0;
@@ -330,14 +345,15 @@ int cmd_bench(int argc, char** argv) {
       "repeats", po::value<int>(&opt.repeats)->default_value(opt.repeats),
       "timed runs per measurement (median, p10, p90)")(
       "l2", po::value<std::string>(&l2)->default_value(l2),
-      "cold: L2 flushed before every timed run; warm: not flushed")(
+      "cold: a memset of twice the L2 before every timed run (as the tuner); clean: a read of "
+      "twice the L2 instead (no dirty lines left to write back); warm: not flushed")(
       "device", po::value<int>(&opt.device)->default_value(0), "CUDA device ordinal")(
       "seed", po::value<std::string>(&seed), "data seed (default: random; printed)")(
       "json", po::value<std::string>(&opt.json), "also write every figure to this JSON file");
   po::variables_map vm;
   if (parse_command_line(argc, argv, desc, nullptr, vm, common,
                          "tunedreduce bench [--dtypes LIST] [--ops LIST] [--sizes EXPONENTS] "
-                         "[--repeats N] [--l2 cold|warm] [--json FILE]"))
+                         "[--repeats N] [--l2 cold|clean|warm] [--json FILE]"))
     return exit_code::ok;
 
   for (const std::string& d : split(dtypes)) {
@@ -358,9 +374,9 @@ int cmd_bench(int argc, char** argv) {
   opt.exponents = parse_sizes(sizes);
   if (opt.repeats < 1 || opt.repeats > 100000)
     throw Error("--repeats must be between 1 and 100000", exit_code::usage);
-  if (l2 != "cold" && l2 != "warm")
-    throw Error("--l2 must be cold or warm, not '" + l2 + "'", exit_code::usage);
-  opt.cold = l2 == "cold";
+  if (l2 != "cold" && l2 != "clean" && l2 != "warm")
+    throw Error("--l2 must be cold, clean or warm, not '" + l2 + "'", exit_code::usage);
+  opt.l2 = l2;
   if (vm.count("seed")) {
     try {
       opt.seed = std::stoull(seed, nullptr, 0);
@@ -396,9 +412,12 @@ int cmd_bench(int argc, char** argv) {
               fp.theoretical_gbps(), attainable);
   std::printf("tuning database: %s\n", tunedreduce::database_path().c_str());
   std::printf("timing: CUDA events, median of %d, L2 %s (%s before each start event, so the GPU "
-              "is busy and launch latency stays out); seed 0x%016llx\n",
-              opt.repeats, opt.cold ? "cold" : "warm",
-              opt.cold ? "a memset of twice the L2" : "a 20 us busy wait",
+              "is busy and launch latency stays out; each run waited for before the next is "
+              "enqueued); seed 0x%016llx\n",
+              opt.repeats, opt.l2.c_str(),
+              opt.l2 == "cold"    ? "a memset of twice the L2"
+              : opt.l2 == "clean" ? "a read of twice the L2"
+                                  : "a 20 us busy wait",
               static_cast<unsigned long long>(opt.seed));
   std::printf("tuned: tunedreduce::reduce (lookup + argument checks + launch), with the "
               "library's cached workspace; CUB: temp storage allocated once per (type, op, size) "
@@ -511,8 +530,8 @@ int cmd_bench(int argc, char** argv) {
     doc.set("attainable_gbps", attainable);
     doc.set("database", tunedreduce::database_path());
     Json timing = Json::object();
-    timing.set("method", "CUDA events; median, p10, p90");
-    timing.set("l2", opt.cold ? "cold" : "warm");
+    timing.set("method", "CUDA events; median, p10, p90; each run waited for before the next");
+    timing.set("l2", opt.l2);
     timing.set("repeats", opt.repeats);
     timing.set("warmups", warmups);
     timing.set("seed", std::to_string(opt.seed));

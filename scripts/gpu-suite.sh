@@ -45,6 +45,10 @@ if [ "${GPU_SUITE_BENCH:-1}" = 1 ] && [ -x "$bin/tunedreduce" ]; then
   bench_db=/tmp/tr-bench-none.db
   if [ -f .carry/tune.db.xz ]; then bench_db=/tmp/tr-tune.db; xz -dc .carry/tune.db.xz > "$bench_db"; fi
   run_step bench "$bin/tunedreduce" bench --db "$bench_db" --json "$out/bench.json" ${BENCH_ARGS:-}
+  # The same for int32 sum at the large sizes with a read flush (--l2 clean): what the memset
+  # flush's dirty lines cost every kernel there (docs/performance.md, "Two cold flushes").
+  run_step bench_clean "$bin/tunedreduce" bench --db "$bench_db" --l2 clean --dtypes i32 \
+    --ops sum --sizes 24-30 --json "$out/bench-clean.json"
 fi
 echo
 echo "==== GPU suite summary ($(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)) ===="
@@ -69,6 +73,14 @@ if [ -f "$out/bench.log" ]; then
       }
       printf "rows (every type and operator) slower than CUB: %d of %d\n", below, rows
     }' "$out/bench.log"
+  if [ -f "$out/bench_clean.log" ]; then
+    echo "i32 sum, large sizes: tuned and CUB GB/s with each flush (cold: memset, clean: read)"
+    printf '%-6s %12s %12s %12s %12s\n' n tuned-cold CUB-cold tuned-clean CUB-clean
+    awk 'FNR == 1 { f++ } /^i32 sum$/ { on = 1; next } /^(i32|u32|i64|u64|f32|f64) (sum|min|max)$/ { on = 0 }
+      on && $1 ~ /^2\^(2[4-9]|30)$/ { t[f, $1] = $3; c[f, $1] = $6; if (f == 1) n[++k] = $1 }
+      END { for (i = 1; i <= k; ++i) printf "%-6s %12s %12s %12s %12s\n", n[i], t[1, n[i]], c[1, n[i]], t[2, n[i]], c[2, n[i]] }' \
+      "$out/bench.log" "$out/bench_clean.log"
+  fi
 fi
 printf '%-34s %-12s %9s\n' step result time
 for r in "${rows[@]}"; do echo "$r"; done

@@ -8,7 +8,8 @@ out=$("$cli" bench --dtypes i8 2>&1); rc=$?
 out=$("$cli" bench --sizes 40 2>&1); rc=$?
 [ $rc -eq 2 ] || { echo "bad size: rc=$rc: $out"; exit 1; }
 out=$("$cli" bench --l2 lukewarm 2>&1); rc=$?
-[ $rc -eq 2 ] || { echo "bad --l2: rc=$rc: $out"; exit 1; }
+[ $rc -eq 2 ] && grep -q "\-\-l2 must be cold, clean or warm, not .lukewarm." <<<"$out" ||
+  { echo "bad --l2: rc=$rc: $out"; exit 1; }
 out=$("$cli" bench --dtypes i32 --ops sum --sizes 10 --repeats 3 2>&1); rc=$?
 echo "$out"
 case $rc in

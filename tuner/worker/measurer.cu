@@ -219,6 +219,13 @@ void enqueue_busy_wait(std::uint64_t ns, cudaStream_t stream) {
   spin_kernel<<<1, 32, 0, stream>>>(ns);
 }
 
+cudaError_t enqueue_read(const void* p, std::size_t bytes, int sm_count, unsigned* sink,
+                         cudaStream_t stream) {
+  read_kernel<<<static_cast<unsigned>(4 * std::max(sm_count, 1)), 512, 0, stream>>>(
+      static_cast<const uint4*>(p), bytes / 16, sink);
+  return cudaGetLastError();
+}
+
 double Measurer::attainable_read_gbps() {
   return measure_attainable_read_gbps(limits_.sm_count, b_->flush, b_->flush_bytes, b_->stream);
 }

@@ -92,4 +92,11 @@ cudaError_t fill_input(DType dtype, void* p, std::uint64_t n, std::uint64_t seed
 /// precedes a warm-L2 timed launch, so its start event is not recorded on an idle GPU.
 void enqueue_busy_wait(std::uint64_t ns, cudaStream_t stream);
 
+/// Enqueues the streaming read of measure_attainable_read_gbps over the \p bytes at \p p (16-byte
+/// aligned; 4 blocks per multiprocessor; \p sink is written practically never): what precedes a
+/// timed run of `tunedreduce bench --l2 clean`, which leaves L2 holding clean lines of \p p only.
+/// Returns the launch's error.
+cudaError_t enqueue_read(const void* p, std::size_t bytes, int sm_count, unsigned* sink,
+                         cudaStream_t stream);
+
 }  // namespace tunedreduce::tuner
