@@ -419,6 +419,7 @@ void add_b() {
   add_bu<B, 16>();
 }
 
+#ifndef FINISH_MICRO_NO_MAIN  // kernel_overhead.cu includes this file for its kernels
 int main(int argc, char** argv) {
   add_b<128>();
   add_b<256>();
@@ -641,3 +642,4 @@ int main(int argc, char** argv) {
   }
   return 0;
 }
+#endif  // FINISH_MICRO_NO_MAIN
