@@ -281,6 +281,28 @@ __global__ void __launch_bounds__(B) k_lastblock(Args a) {
   }
 }
 
+// Two kernels, the second launched with programmatic dependent launch (PDL, sm_90): the first
+// lets its dependent be scheduled at once (griddepcontrol.launch_dependents) and stores one
+// partial per block; the second, one block, waits for the first grid to complete and its
+// memory to be visible (griddepcontrol.wait), then sums the partials in a fixed order. P = 1
+// launches the second kernel plainly (a two-pass reduction as revision 1's two_pass), P = 2 with
+// the PDL attribute.
+template <int B, int U, int H>
+__global__ void __launch_bounds__(B) k_pdl_first(Args a) {
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  const int r = block_sum<B>(fold<B, U, H>(a.in, a.nvec, a.chunked));
+  if (threadIdx.x == 0) {
+    if (gridDim.x == 1) *a.out = r;
+    else a.partials[blockIdx.x] = r;
+  }
+}
+template <int B>
+__global__ void __launch_bounds__(B) k_pdl_finish(const int* partials, unsigned count, int* out) {
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  const int v = sum_partials<B>(partials, count);
+  if (threadIdx.x == 0) *out = v;
+}
+
 // One block, one tile: the shortest code for n <= B * U * 4 (a test of how much a single-block
 // launch's time depends on the code it runs: the flush evicts the kernel's instructions too).
 template <int B, int U, int H>
@@ -343,6 +365,8 @@ struct Config {
   const void* fn;
   bool checks;                  // MODE 0 computes no sum
   bool single = false;          // one block only: for n <= block * unroll * 4
+  const void* finish = nullptr;  // two kernels: the second (one block of 256), after fn
+  bool pdl = false;              // ... launched with programmatic stream serialization
 };
 
 std::vector<Config> g_configs;
@@ -384,8 +408,19 @@ void add_single() {
                        B, U, 0, reinterpret_cast<const void*>(&k_single<B, U, H>), true, true});
 }
 template <int B, int U, int H>
+void add_two(bool pdl) {
+  Config c{std::string(pdl ? "pdl" : "two_launch") + ".h" + std::to_string(H) + ".b" +
+               std::to_string(B) + ".u" + std::to_string(U),
+           B, U, 0, reinterpret_cast<const void*>(&k_pdl_first<B, U, H>), true};
+  c.finish = reinterpret_cast<const void*>(&k_pdl_finish<256>);
+  c.pdl = pdl;
+  g_configs.push_back(c);
+}
+template <int B, int U, int H>
 void add_buh() {
   add_single<B, U, H>();
+  add_two<B, U, H>(false);
+  add_two<B, U, H>(true);
   add_lastblock<B, U, H, 0>();
   add_lastblock<B, U, H, 1>();
   add_lastblock<B, U, H, 2>();
@@ -604,7 +639,24 @@ int main(int argc, char** argv) {
         Args a{reinterpret_cast<const int4*>(in), nvec, ws, counter, out, persistent == 2};
         void* params[] = {&a};
         auto launch = [&] {
-          if (c.cluster == 0) {
+          if (c.finish) {
+            CK(cudaLaunchKernel(c.fn, dim3(unsigned(grid)), dim3(c.block), params, 0, s));
+            if (grid == 1) return;
+            const int* partials = ws;
+            unsigned count = unsigned(grid);
+            int* o = out;
+            void* fparams[] = {&partials, &count, &o};
+            cudaLaunchAttribute at{};
+            at.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+            at.val.programmaticStreamSerializationAllowed = 1;
+            cudaLaunchConfig_t lc{};
+            lc.gridDim = dim3(1);
+            lc.blockDim = dim3(256);
+            lc.stream = s;
+            lc.attrs = &at;
+            lc.numAttrs = c.pdl ? 1 : 0;
+            CK(cudaLaunchKernelExC(&lc, c.finish, fparams));
+          } else if (c.cluster == 0) {
             CK(cudaLaunchKernel(c.fn, dim3(unsigned(grid)), dim3(c.block), params, 0, s));
           } else {
             cudaLaunchAttribute at{};
