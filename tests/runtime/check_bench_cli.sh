@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `tunedreduce bench` where CI runs: usage errors exit 2 before anything else; without a GPU it
-# exits 6 with a clear message; with one, a one-size run verifies and exits 0.
+# exits 6 with a clear message; with one, a one-size run (read flush: --l2 clean) verifies and
+# exits 0.
 set -uo pipefail
 cli=$1
 out=$("$cli" bench --dtypes i8 2>&1); rc=$?
@@ -10,7 +11,7 @@ out=$("$cli" bench --sizes 40 2>&1); rc=$?
 out=$("$cli" bench --l2 lukewarm 2>&1); rc=$?
 [ $rc -eq 2 ] && grep -q "\-\-l2 must be cold, clean or warm, not .lukewarm." <<<"$out" ||
   { echo "bad --l2: rc=$rc: $out"; exit 1; }
-out=$("$cli" bench --dtypes i32 --ops sum --sizes 10 --repeats 3 2>&1); rc=$?
+out=$("$cli" bench --dtypes i32 --ops sum --sizes 10 --repeats 3 --l2 clean 2>&1); rc=$?
 echo "$out"
 case $rc in
   6) grep -q "tunedreduce bench: error: no CUDA device (.*): the benchmark needs a GPU" <<<"$out" ||
