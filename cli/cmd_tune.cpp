@@ -208,7 +208,12 @@ int real_run(const Options& o, const tuner::TuneConfig& cfg) {
   // no database file; then the database must be usable before any GPU work (and a problem with
   // it is its exit code).
   const auto devices = select_devices(o.devices, tuner::probe_devices());
-  db::Database::open_writer(loc.path);
+  {
+    // Runs a killed tuner left `running` (on this host, their lease released by its death).
+    db::Database database = db::Database::open_writer(loc.path);
+    for (std::int64_t id : database.settle_abandoned_runs())
+      spdlog::warn("run {} was left running by a tuner that is gone; marked interrupted", id);
+  }
 
   const std::string hash = tuner::config_hash(cfg);
   spdlog::info("tuning {} device(s) into '{}' (from {}), config hash {}", devices.size(),

@@ -314,18 +314,27 @@ std::int64_t Database::upsert_device(const DeviceFingerprint& fp) {
   return id;
 }
 
+namespace {
+
+std::string this_host() {
+  char buf[256] = {};
+  return gethostname(buf, sizeof buf - 1) == 0 ? std::string(buf) : std::string();
+}
+
+}  // namespace
+
 std::int64_t Database::begin_run(const RunInfo& info) {
   require_writable("begin a run");
-  std::string host = info.host;
-  if (host.empty()) {
-    char buf[256] = {};
-    if (gethostname(buf, sizeof buf - 1) == 0) host = buf;
-  }
+  std::string host = info.host.empty() ? this_host() : info.host;
+  const std::string uuid = random_uuid();
+  // The lease first: a `running` row must never be visible without it.
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(path(), ec)) leases_.push_back(RunLease::acquire(path(), uuid));
   Transaction tx(conn_, TxKind::immediate);
   Statement st = conn_.prepare(
       "INSERT INTO runs (uuid, tool_version, manifest_hash, config_hash, host, origin,"
       " started_at, status, l2_mode) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', ?8)");
-  st.bind_all(random_uuid(), info.tool_version, info.manifest_hash, info.config_hash, host,
+  st.bind_all(uuid, info.tool_version, info.manifest_hash, info.config_hash, host,
               path().string(), utc_timestamp(), l2_mode_name(info.l2_mode))
       .run();
   const std::int64_t id = conn_.last_insert_rowid();
@@ -380,7 +389,40 @@ void Database::end_run(std::int64_t run_id, RunStatus status) {
   if (conn_.changes() != 1)
     throw DbError(Problem::invalid_data, path(),
                   quoted(path()) + ": no run with id " + std::to_string(run_id));
+  Statement q = conn_.prepare("SELECT uuid FROM runs WHERE id = ?1");
+  q.bind_all(run_id);
+  const std::string uuid = q.step() ? q.column_text(0) : std::string();
   tx.commit();
+  std::erase_if(leases_, [&](const RunLease& l) { return l.uuid() == uuid; });
+}
+
+std::vector<std::int64_t> Database::settle_abandoned_runs() {
+  require_writable("settle abandoned runs");
+  std::vector<std::int64_t> settled;
+  const std::string host = this_host();
+  std::error_code ec;
+  // An in-memory database's runs live and die with this process: nothing to settle.
+  if (host.empty() || !std::filesystem::is_regular_file(path(), ec)) return settled;
+  std::vector<std::pair<std::int64_t, std::string>> running;
+  {
+    Statement q = conn_.prepare("SELECT id, uuid FROM runs WHERE status = 'running' AND host = ?1");
+    q.bind_all(host);
+    while (q.step()) running.emplace_back(q.column_int(0), q.column_text(1));
+  }
+  for (const auto& [id, uuid] : running) {
+    if (RunLease::held(path(), uuid)) continue;
+    Transaction tx(conn_, TxKind::immediate);
+    Statement st = conn_.prepare(
+        "UPDATE runs SET status = 'interrupted', ended_at = COALESCE("
+        "(SELECT max(measured_at) FROM measurements WHERE run_id = ?1), started_at)"
+        " WHERE id = ?1 AND status = 'running'");
+    st.bind_all(id).run();
+    const bool changed = conn_.changes() == 1;
+    tx.commit();
+    if (changed) settled.push_back(id);
+    std::filesystem::remove(RunLease::file(path(), uuid), ec);
+  }
+  return settled;
 }
 
 void Database::replace_winners(std::int64_t device_id, DType dtype, Op op,

@@ -14,6 +14,7 @@
 
 #include "db/connection.hpp"
 #include "db/records.hpp"
+#include "db/run_lease.hpp"
 
 namespace tunedreduce::db {
 
@@ -62,13 +63,20 @@ class Database {
 
   /// Inserts the device or refreshes its soft attributes (driver, runtime, last seen); its id.
   std::int64_t upsert_device(const DeviceFingerprint& fp);
-  /// Starts a run with status `running`; its id. \p info.host empty: this machine's name.
+  /// Starts a run with status `running`; its id. \p info.host empty: this machine's name. For a
+  /// database file, this object holds the run's lease (db/run_lease.hpp) until end_run or its
+  /// destruction, so other processes can tell the run's tuner is alive.
   std::int64_t begin_run(const RunInfo& info);
   void record_attainable_bandwidth(std::int64_t run_id, std::int64_t device_id, double gbps);
   /// Stores one measurement, committed before returning (a crash after it loses nothing); its id.
   std::int64_t insert_measurement(const Measurement& m);
-  /// Sets the final status and end time.
+  /// Sets the final status and end time, and releases the run's lease if this object holds it.
   void end_run(std::int64_t run_id, RunStatus status);
+  /// Runs of this host left `running` by a process that is gone (nobody holds their lease: the
+  /// tuner was killed, or ran out of power) become `interrupted`, with the time of their last
+  /// measurement (else their start) as `ended_at`; their stale lease files are removed. Runs of
+  /// other hosts are left alone. Returns the ids it settled.
+  std::vector<std::int64_t> settle_abandoned_runs();
   /// Replaces every winner of (device, dtype, op) with \p winners, atomically. Intervals must not
   /// overlap, and each must name a measurement of that device, dtype and op.
   void replace_winners(std::int64_t device_id, DType dtype, Op op,
@@ -99,6 +107,7 @@ class Database {
   Connection conn_;
   bool writable_ = false;
   int file_version_ = 0;
+  std::vector<RunLease> leases_;  // of the runs this object began and has not ended
 };
 
 }  // namespace tunedreduce::db

@@ -75,7 +75,18 @@ TEST(Concurrency, KillNineInTheMiddleOfATransactionKeepsEveryCommittedRow) {
   Database w = Database::open_writer(path, opt);
   auto runs = w.runs();
   ASSERT_EQ(runs.size(), 1u);
-  EXPECT_EQ(runs[0].status, RunStatus::running);  // never ended: the tuner marks it on resume
+  EXPECT_EQ(runs[0].status, RunStatus::running);  // never ended
+  // Its lease died with it: the next tuner on this host marks the run interrupted, ended at its
+  // last committed measurement, and removes the stale lease file.
+  EXPECT_TRUE(fs::exists(RunLease::file(path, runs[0].uuid)));
+  EXPECT_EQ(w.settle_abandoned_runs(), std::vector<std::int64_t>{runs[0].id});
+  runs = w.runs();
+  EXPECT_EQ(runs[0].status, RunStatus::interrupted);
+  ASSERT_TRUE(runs[0].ended_at);
+  EXPECT_EQ(*runs[0].ended_at,
+            w.connection().query_text("SELECT max(measured_at) FROM measurements"));
+  EXPECT_FALSE(fs::exists(RunLease::file(path, runs[0].uuid)));
+  EXPECT_TRUE(w.settle_abandoned_runs().empty());
   w.insert_measurement(test::measurement(runs[0].id, w.devices()[0].id,
                                          "smem.b256.u8.dynamic.single_pass.f32.sum", 999, 1.0));
   MeasurementFilter f;

@@ -14,6 +14,7 @@ namespace tunedreduce::db {
 namespace {
 
 using test::TempDir;
+namespace fs = std::filesystem;
 
 TEST(Database, WriterCreatesACurrentSchemaInWalMode) {
   TempDir dir;
@@ -100,6 +101,48 @@ TEST(Database, RunAndMeasurementsRoundTrip) {
   f.dtype = DType::i64;
   EXPECT_EQ(db.measurements(f).size(), 1u);
   EXPECT_EQ(db.counts().measurements, 2);
+}
+
+TEST(Database, ARunIsSettledOnlyWhenNoLiveProcessHoldsItsLease) {
+  TempDir dir;
+  const auto path = dir / "tune.db";
+  RunInfo here = test::run_info();
+  here.host.clear();  // this machine
+  RunInfo elsewhere = test::run_info();
+  elsewhere.host = "another-host";
+  std::int64_t live = 0, orphan = 0, foreign = 0;
+  std::string live_uuid;
+  Database settler = Database::open_writer(path);
+  {
+    Database tuner = Database::open_writer(path);
+    live = tuner.begin_run(here);
+    live_uuid = tuner.find_run(live)->uuid;
+    EXPECT_TRUE(fs::exists(RunLease::file(path, live_uuid)));
+    EXPECT_TRUE(RunLease::held(path, live_uuid));
+    // Another connection, in this very process, still sees the lease held: nothing to settle.
+    EXPECT_TRUE(settler.settle_abandoned_runs().empty());
+    EXPECT_EQ(settler.find_run(live)->status, RunStatus::running);
+    {
+      Database dead = Database::open_writer(path);
+      orphan = dead.begin_run(here);
+      foreign = dead.begin_run(elsewhere);
+    }  // gone without end_run, as a killed tuner: the leases are released
+    EXPECT_EQ(settler.settle_abandoned_runs(), std::vector<std::int64_t>{orphan});
+    EXPECT_EQ(settler.find_run(orphan)->status, RunStatus::interrupted);
+    EXPECT_EQ(settler.find_run(orphan)->ended_at, settler.find_run(orphan)->started_at);
+    EXPECT_EQ(settler.find_run(foreign)->status, RunStatus::running);  // not this host's to judge
+    EXPECT_EQ(settler.find_run(live)->status, RunStatus::running);
+    tuner.end_run(live, RunStatus::finished);
+    EXPECT_FALSE(fs::exists(RunLease::file(path, live_uuid)));  // end_run released it
+    EXPECT_FALSE(RunLease::held(path, live_uuid));
+  }
+  EXPECT_EQ(settler.find_run(live)->status, RunStatus::finished);
+  EXPECT_TRUE(settler.settle_abandoned_runs().empty());
+  // An in-memory database has no file to lease beside.
+  Database mem = Database::create_in_memory();
+  const auto run = mem.begin_run(here);
+  EXPECT_TRUE(mem.settle_abandoned_runs().empty());  // its runs live and die with this process
+  EXPECT_EQ(mem.find_run(run)->status, RunStatus::running);
 }
 
 TEST(Database, InvalidMeasurementsAreRefusedWithTheirReason) {

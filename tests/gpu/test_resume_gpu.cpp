@@ -1,5 +1,5 @@
-// kill -9 of `tunedreduce tune` in the middle of a run, then a rerun: the rerun finishes, and no
-// candidate finished before the kill is measured again.
+// kill -9 of `tunedreduce tune` in the middle of a run, then a rerun: the rerun marks the killed
+// run interrupted, finishes, and no candidate finished before the kill is measured again.
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -73,6 +73,13 @@ enabled = false
   auto database = db::Database::open_reader(db_path);
   auto runs = database.runs();
   ASSERT_EQ(runs.size(), 2u);
+  // The rerun found the killed run's lease released and marked it interrupted.
+  EXPECT_EQ(runs[0].status, db::RunStatus::interrupted);
+  EXPECT_NE(rerun.err.find("run " + std::to_string(runs[0].id) +
+                           " was left running by a tuner that is gone; marked interrupted"),
+            std::string::npos)
+      << rerun.err;
+  EXPECT_EQ(runs[1].status, db::RunStatus::finished);
   std::map<std::pair<std::string, std::uint64_t>, int> measured;  // final rows per candidate key
   std::size_t second_run_rows = 0;
   for (const auto& m : database.measurements()) {
