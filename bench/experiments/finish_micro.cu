@@ -22,16 +22,10 @@
 #include <string>
 #include <vector>
 
+#include "check.cuh"
+
 namespace cg = cooperative_groups;
 
-#define CK(x)                                                                               \
-  do {                                                                                      \
-    cudaError_t e_ = (x);                                                                   \
-    if (e_ != cudaSuccess) {                                                                \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                         \
-    }                                                                                       \
-  } while (0)
 
 __global__ void empty_kernel() {}
 
@@ -136,6 +130,22 @@ __device__ __forceinline__ int sum_partials(const int* p, unsigned count) {
   return block_sum<B>(v);
 }
 
+/// Adds slots first, first + B, ... below count to v, waiting for each one's flag (the high
+/// half), and clears them for the next launch.
+template <int B>
+__device__ __forceinline__ int collect_slots(unsigned long long* slots, unsigned first,
+                                             unsigned count, int v) {
+  for (unsigned i = first; i < count; i += B) {
+    unsigned long long w;
+    do {
+      asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(w) : "l"(slots + i) : "memory");
+    } while ((w >> 32) == 0);
+    v += int(unsigned(w));
+    slots[i] = 0;
+  }
+  return v;
+}
+
 // MODE 0: every block writes its partial, no finish (a lower bound; the result is not the sum)
 // MODE 1: partial; __threadfence; atomicAdd ticket; the last block sums the partials
 // MODE 2: partial; one fetch_add(acq_rel) ticket; the last block sums the partials
@@ -174,16 +184,7 @@ __global__ void __launch_bounds__(B) k_lastblock(Args a) {
     }
     __syncthreads();
     if (!last) return;
-    int v = 0;
-    for (unsigned i = threadIdx.x; i < gridDim.x; i += B) {
-      unsigned long long w;
-      do {
-        asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(w) : "l"(slots + i) : "memory");
-      } while ((w >> 32) == 0);
-      v += int(unsigned(w));
-      slots[i] = 0;
-    }
-    v = block_sum<B>(v);
+    const int v = block_sum<B>(collect_slots<B>(slots, threadIdx.x, gridDim.x, 0));
     if (threadIdx.x == 0) {
       *a.out = v;
       *a.counter = 0;
@@ -241,17 +242,9 @@ __global__ void __launch_bounds__(B) k_lastblock(Args a) {
       }
       return;
     }
-    int v = threadIdx.x == 0 ? r : 0;
     __syncthreads();  // block_sum's shared words are reused below
-    for (unsigned i = 1 + threadIdx.x; i < gridDim.x; i += B) {
-      unsigned long long w;
-      do {
-        asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(w) : "l"(slots + i) : "memory");
-      } while ((w >> 32) == 0);
-      v += int(unsigned(w));
-      slots[i] = 0;
-    }
-    v = block_sum<B>(v);
+    const int v = block_sum<B>(
+        collect_slots<B>(slots, 1 + threadIdx.x, gridDim.x, threadIdx.x == 0 ? r : 0));
     if (threadIdx.x == 0) *a.out = v;
   } else if constexpr (MODE == 0) {
     if (threadIdx.x == 0) a.partials[blockIdx.x] = r;

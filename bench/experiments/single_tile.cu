@@ -22,19 +22,12 @@
 #include <string>
 #include <vector>
 
+#include "bench/experiments/check.cuh"
 #include "kernels/kernel/families.cuh"
 
 using namespace tunedreduce;
 using namespace tunedreduce::kernels;
 
-#define CK(x)                                                                               \
-  do {                                                                                      \
-    cudaError_t e_ = (x);                                                                   \
-    if (e_ != cudaSuccess) {                                                                \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                         \
-    }                                                                                       \
-  } while (0)
 
 template <class T, class OpT, int Block, int U>
 __global__ void __launch_bounds__(Block) k_single(const T* __restrict__ in, std::uint64_t n,
