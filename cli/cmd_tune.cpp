@@ -23,6 +23,7 @@
 #include "common/paths.hpp"
 #include "db/database.hpp"
 #include "tuner/config.hpp"
+#include "tuner/devices.hpp"
 #include "tuner/driver.hpp"
 #include "tuner/gpu_runner.hpp"
 #include "tuner/output.hpp"
@@ -103,38 +104,6 @@ void add_override_options(po::options_description& desc, tuner::ConfigOverrides&
   }
 }
 
-// --devices: "all" or a comma-separated list of ordinals among the probed ones.
-std::vector<std::pair<int, DeviceFingerprint>> select_devices(
-    const std::string& text, const std::vector<std::pair<int, DeviceFingerprint>>& probed) {
-  if (text == "all") return probed;
-  std::vector<std::pair<int, DeviceFingerprint>> out;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');) {
-    int ordinal = -1;
-    try {
-      std::size_t used = 0;
-      ordinal = std::stoi(item, &used);
-      if (used != item.size()) ordinal = -1;
-    } catch (const std::exception&) {
-    }
-    if (ordinal < 0) throw Error("--devices: '" + item + "' is not a device ordinal or 'all'", exit_code::usage);
-    bool found = false;
-    for (const auto& d : probed)
-      if (d.first == ordinal) {
-        if (std::none_of(out.begin(), out.end(), [&](const auto& x) { return x.first == ordinal; }))
-          out.push_back(d);
-        found = true;
-      }
-    if (!found) {
-      std::string have;
-      for (const auto& d : probed) have += (have.empty() ? "" : ", ") + std::to_string(d.first);
-      throw Error("--devices: there is no device " + item + " (devices: " + have + ")", exit_code::usage);
-    }
-  }
-  if (out.empty()) throw Error("--devices: no device given", exit_code::usage);
-  return out;
-}
-
 std::size_t count_devices_for_plan(const std::string& text) {
   if (text == "all") return 1;
   std::size_t n = 1;
@@ -207,7 +176,13 @@ int real_run(const Options& o, const tuner::TuneConfig& cfg) {
   // Devices first (a worker process answers; no GPU work), so that a machine without a GPU gets
   // no database file; then the database must be usable before any GPU work (and a problem with
   // it is its exit code).
-  const auto devices = select_devices(o.devices, tuner::probe_devices());
+  const tuner::DeviceChoice choice =
+      tuner::one_per_model(tuner::select_devices(o.devices, tuner::probe_devices()));
+  for (const auto& [skipped, tuned] : choice.same_model)
+    spdlog::warn("GPU {} is the same model as GPU {}: one set of winners serves both, so it is "
+                 "tuned on GPU {} only",
+                 skipped, tuned, tuned);
+  const auto& devices = choice.tuned;
   {
     // Runs a killed tuner left `running` (on this host, their lease released by its death).
     db::Database database = db::Database::open_writer(loc.path);
