@@ -39,19 +39,19 @@ namespace {
 
 constexpr unsigned char poison_byte = 0xA5;
 constexpr int warmups = 2;
-constexpr int batch = 10;
-/// Methods timed in alternation by one Bench::measure call (the tuned reduction and CUB).
-constexpr int max_methods = 2;
+
+/// What precedes each timed run. cold: a memset of twice the L2 (as the tuner; it leaves L2 full
+/// of dirty lines, which the timed kernel writes back as it evicts them); clean: a read of twice
+/// the L2 (L2 left holding clean lines of another buffer); warm: a busy wait, no flush.
+enum class L2Prelude { cold, clean, warm };
+constexpr const char* l2_names[] = {"cold", "clean", "warm"};
 
 struct Options {
   std::vector<DType> dtypes;
   std::vector<Op> ops;
   std::vector<int> exponents;
   int repeats = 50;
-  /// cold: a memset of twice the L2 before each timed run (as the tuner; it leaves L2 full of
-  /// dirty lines, which the timed kernel writes back as it evicts them); clean: a read of twice
-  /// the L2 instead (L2 left holding clean lines of another buffer); warm: a busy wait.
-  std::string l2 = "cold";
+  L2Prelude l2 = L2Prelude::cold;
   int device = 0;
   std::uint64_t seed = 0;
   std::string json;
@@ -130,12 +130,8 @@ class Bench {
     fp_ = kernels::query_fingerprint(device);
     limits_ = kernels::query_device_limits(device);
     check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
-    start_.resize(batch * max_methods);
-    stop_.resize(batch * max_methods);
-    for (int i = 0; i < batch * max_methods; ++i) {
-      check(cudaEventCreate(&start_[i]), "cudaEventCreate");
-      check(cudaEventCreate(&stop_[i]), "cudaEventCreate");
-    }
+    check(cudaEventCreate(&start_), "cudaEventCreate");
+    check(cudaEventCreate(&stop_), "cudaEventCreate");
     check(cudaMalloc(&out_, 8), "cudaMalloc(output)");
     // As the tuner: writing twice the L2 evicts what the previous launch left there.
     flush_bytes_ = std::max<std::size_t>(2 * static_cast<std::size_t>(fp_.l2_bytes), 64u << 20);
@@ -152,8 +148,8 @@ class Bench {
       }
       cudaStreamSynchronize(stream_);
     }
-    for (auto e : start_) cudaEventDestroy(e);
-    for (auto e : stop_) cudaEventDestroy(e);
+    if (start_) cudaEventDestroy(start_);
+    if (stop_) cudaEventDestroy(stop_);
     cudaFree(in_);
     cudaFree(out_);
     cudaFree(flush_);
@@ -236,35 +232,17 @@ class Bench {
         timed.push_back(k);
       }
       std::vector<std::vector<double>> times(m);
-      int done = 0;
-      while (!timed.empty() && done < opt_.repeats) {
-        const int reps = std::min(batch, opt_.repeats - done);
-        for (int i = 0; i < reps; ++i)
-          for (std::size_t j = 0; j < timed.size(); ++j) {
-            const std::size_t slot = static_cast<std::size_t>(i) * timed.size() + j;
-            if (opt_.l2 == "cold")
-              check(cudaMemsetAsync(flush_, static_cast<int>(done + i), flush_bytes_, stream_),
-                    "L2 flush");
-            else if (opt_.l2 == "clean")
-              check(tuner::enqueue_read(flush_, flush_bytes_, limits_.sm_count, sink_, stream_),
-                    "L2 read flush");
-            else
-              tuner::enqueue_busy_wait(20000, stream_);
-            check(cudaEventRecord(start_[slot], stream_), "cudaEventRecord");
-            methods[timed[j]].run();
-            check(cudaEventRecord(stop_[slot], stream_), "cudaEventRecord");
-            check(cudaEventSynchronize(stop_[slot]), "timed run");
-          }
-        check(cudaStreamSynchronize(stream_), "timed runs");
-        for (int i = 0; i < reps; ++i)
-          for (std::size_t j = 0; j < timed.size(); ++j) {
-            const std::size_t slot = static_cast<std::size_t>(i) * timed.size() + j;
-            float ms = 0;
-            check(cudaEventElapsedTime(&ms, start_[slot], stop_[slot]), "cudaEventElapsedTime");
-            times[timed[j]].push_back(static_cast<double>(ms) * 1e3);
-          }
-        done += reps;
-      }
+      for (int r = 0; !timed.empty() && r < opt_.repeats; ++r)
+        for (std::size_t k : timed) {
+          enqueue_prelude(r);
+          check(cudaEventRecord(start_, stream_), "cudaEventRecord");
+          methods[k].run();
+          check(cudaEventRecord(stop_, stream_), "cudaEventRecord");
+          check(cudaEventSynchronize(stop_), "timed run");
+          float ms = 0;
+          check(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
+          times[k].push_back(static_cast<double>(ms) * 1e3);
+        }
       for (std::size_t k : timed) {
         std::vector<double>& v = times[k];
         std::sort(v.begin(), v.end());
@@ -280,6 +258,24 @@ class Bench {
       throw Error(std::string("benchmark aborted: ") + e.what());
     }
     return t;
+  }
+
+  /// What precedes timed run \p r: the flush of opt_.l2 (cold: a memset, its value changing
+  /// run by run; clean: a read) or a 20 us busy wait (warm). Each keeps the GPU busy, so the
+  /// start event is not recorded on an idle GPU.
+  void enqueue_prelude(int r) {
+    switch (opt_.l2) {
+      case L2Prelude::cold:
+        check(cudaMemsetAsync(flush_, r, flush_bytes_, stream_), "L2 flush");
+        break;
+      case L2Prelude::clean:
+        check(tuner::enqueue_read(flush_, flush_bytes_, limits_.sm_count, sink_, stream_),
+              "L2 read flush");
+        break;
+      case L2Prelude::warm:
+        tuner::enqueue_busy_wait(20000, stream_);
+        break;
+    }
   }
 
   void* input() const { return in_; }
@@ -303,7 +299,7 @@ class Bench {
   DeviceFingerprint fp_;
   kernels::DeviceLimits limits_;
   cudaStream_t stream_ = nullptr;
-  std::vector<cudaEvent_t> start_, stop_;
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
   void* in_ = nullptr;
   std::size_t in_bytes_ = 0;
   void* out_ = nullptr;
@@ -374,9 +370,10 @@ int cmd_bench(int argc, char** argv) {
   opt.exponents = parse_sizes(sizes);
   if (opt.repeats < 1 || opt.repeats > 100000)
     throw Error("--repeats must be between 1 and 100000", exit_code::usage);
-  if (l2 != "cold" && l2 != "clean" && l2 != "warm")
+  const auto named = std::find(std::begin(l2_names), std::end(l2_names), l2);
+  if (named == std::end(l2_names))
     throw Error("--l2 must be cold, clean or warm, not '" + l2 + "'", exit_code::usage);
-  opt.l2 = l2;
+  opt.l2 = static_cast<L2Prelude>(named - std::begin(l2_names));
   if (vm.count("seed")) {
     try {
       opt.seed = std::stoull(seed, nullptr, 0);
@@ -414,10 +411,10 @@ int cmd_bench(int argc, char** argv) {
   std::printf("timing: CUDA events, median of %d, L2 %s (%s before each start event, so the GPU "
               "is busy and launch latency stays out; each run waited for before the next is "
               "enqueued); seed 0x%016llx\n",
-              opt.repeats, opt.l2.c_str(),
-              opt.l2 == "cold"    ? "a memset of twice the L2"
-              : opt.l2 == "clean" ? "a read of twice the L2"
-                                  : "a 20 us busy wait",
+              opt.repeats, l2.c_str(),
+              opt.l2 == L2Prelude::cold    ? "a memset of twice the L2"
+              : opt.l2 == L2Prelude::clean ? "a read of twice the L2"
+                                           : "a 20 us busy wait",
               static_cast<unsigned long long>(opt.seed));
   std::printf("tuned: tunedreduce::reduce (lookup + argument checks + launch), with the "
               "library's cached workspace; CUB: temp storage allocated once per (type, op, size) "
@@ -531,7 +528,7 @@ int cmd_bench(int argc, char** argv) {
     doc.set("database", tunedreduce::database_path());
     Json timing = Json::object();
     timing.set("method", "CUDA events; median, p10, p90; each run waited for before the next");
-    timing.set("l2", opt.l2);
+    timing.set("l2", l2_names[static_cast<int>(opt.l2)]);
     timing.set("repeats", opt.repeats);
     timing.set("warmups", warmups);
     timing.set("seed", std::to_string(opt.seed));

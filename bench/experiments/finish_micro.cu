@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "check.cuh"
+#include "common.cuh"
 
 namespace cg = cooperative_groups;
 

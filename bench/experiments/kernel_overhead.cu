@@ -43,34 +43,12 @@ int main() {
   std::mt19937 rng(7);
   for (auto& x : host) x = int(rng() % 2001) - 1000;
   CK(cudaMemcpy(in, host.data(), max_n * 4, cudaMemcpyHostToDevice));
-  cudaStream_t s;
-  CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  const std::size_t flush_bytes = 2 * std::size_t(prop.l2CacheSize);
-  void* flush;
-  CK(cudaMalloc(&flush, flush_bytes));
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
+  const ColdTimer timer(prop.l2CacheSize);
+  cudaStream_t s = timer.s;
   std::size_t cub_bytes = 0;
   CK(cub::DeviceReduce::Sum(nullptr, cub_bytes, in, out, max_n, s));
   void* cub_temp;
   CK(cudaMalloc(&cub_temp, cub_bytes));
-
-  auto time_one = [&](const std::function<void()>& launch) {
-    std::vector<float> t;
-    for (int r = 0; r < 31; ++r) {
-      CK(cudaMemsetAsync(flush, r & 0xff, flush_bytes, s));
-      CK(cudaEventRecord(e0, s));
-      launch();
-      CK(cudaEventRecord(e1, s));
-      CK(cudaEventSynchronize(e1));
-      float ms;
-      CK(cudaEventElapsedTime(&ms, e0, e1));
-      t.push_back(ms * 1000.f);
-    }
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-  };
 
   struct Method {
     std::string name;
@@ -134,7 +112,7 @@ int main() {
     }
     for (int round = 0; round < 3; ++round)
       for (std::size_t k = 0; k < methods.size(); ++k)
-        med[k].push_back(time_one([&] { methods[k].run(n); }));
+        med[k].push_back(timer.median_us([&] { methods[k].run(n); }));
     std::printf("2^%-4d", lg);
     for (auto& v : med) {
       std::sort(v.begin(), v.end());

@@ -5,8 +5,8 @@
 //   nvcc -O3 -std=c++20 -arch=sm_90 --expt-relaxed-constexpr -I. -Iinclude \
 //     -o single_tile bench/experiments/single_tile.cu
 //   ./single_tile
-// Timing as finish_micro.cu: a cudaMemsetAsync of twice the L2 before each start event (cold L2,
-// launch latency not inside), each run waited for, CUDA events, median of 31. Every result is
+// Timing: ColdTimer (common.cuh), finish_micro.cu's method: a cudaMemsetAsync of twice the L2
+// before each start event (cold L2, launch latency not inside), each run waited for, median of 31. Every result is
 // checked against the host reduction of the same data.
 
 #include <cub/device/device_reduce.cuh>
@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/experiments/check.cuh"
+#include "bench/experiments/common.cuh"
 #include "kernels/kernel/families.cuh"
 
 using namespace tunedreduce;
@@ -58,31 +58,8 @@ __global__ void __launch_bounds__(Block) k_single(const T* __restrict__ in, std:
   if (threadIdx.x == 0) *out = v;
 }
 
-struct Ctx {
-  cudaStream_t s;
-  void* flush;
-  std::size_t flush_bytes;
-  std::vector<cudaEvent_t> ev;
-};
-
-float time_median(Ctx& c, const std::function<void()>& launch) {
-  std::vector<float> t;
-  for (int r = 0; r < 31; ++r) {
-    CK(cudaMemsetAsync(c.flush, r & 0xff, c.flush_bytes, c.s));
-    CK(cudaEventRecord(c.ev[0], c.s));
-    launch();
-    CK(cudaEventRecord(c.ev[1], c.s));
-    CK(cudaEventSynchronize(c.ev[1]));
-    float ms;
-    CK(cudaEventElapsedTime(&ms, c.ev[0], c.ev[1]));
-    t.push_back(ms * 1000.f);
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-
 template <class T, Op O>
-void run_type(Ctx& c, const char* name, const std::vector<int>& logs) {
+void run_type(const ColdTimer& c, const char* name, const std::vector<int>& logs) {
   using OpT = op_t<O, T>;
   const std::uint64_t max_n = 1ull << *std::max_element(logs.begin(), logs.end());
   std::vector<T> host(max_n);
@@ -121,7 +98,7 @@ void run_type(Ctx& c, const char* name, const std::vector<int>& logs) {
       else CK(cub::DeviceReduce::Max(cub_temp, b, in, out, n, c.s));
     };
     verify("cub", cub_launch);
-    const float cub_us = time_median(c, cub_launch);
+    const float cub_us = c.median_us(cub_launch);
     struct Row {
       std::string cfg;
       float us;
@@ -136,7 +113,7 @@ void run_type(Ctx& c, const char* name, const std::vector<int>& logs) {
       };
       const std::string cfg = "b" + std::to_string(block) + ".u" + std::to_string(unroll);
       verify(cfg.c_str(), launch);
-      rows.push_back({cfg, time_median(c, launch)});
+      rows.push_back({cfg, c.median_us(launch)});
     };
     try_cfg(k_single<T, OpT, 128, 4>, 128, 4);
     try_cfg(k_single<T, OpT, 128, 8>, 128, 8);
@@ -166,12 +143,7 @@ int main() {
   cudaDeviceProp prop{};
   CK(cudaGetDeviceProperties(&prop, 0));
   std::printf("device: %s\n", prop.name);
-  Ctx c;
-  CK(cudaStreamCreateWithFlags(&c.s, cudaStreamNonBlocking));
-  c.flush_bytes = 2 * std::size_t(prop.l2CacheSize);
-  CK(cudaMalloc(&c.flush, c.flush_bytes));
-  c.ev.resize(2);
-  for (auto& e : c.ev) CK(cudaEventCreate(&e));
+  const ColdTimer c(prop.l2CacheSize);
   const std::vector<int> logs = {10, 11, 12, 13};
   run_type<std::int32_t, Op::sum>(c, "i32.sum", logs);
   run_type<std::int32_t, Op::max>(c, "i32.max", logs);
