@@ -1,6 +1,8 @@
-// tunedreduce bench: the tuned reduction (what production gets: the library's lookup, launch and
-// cached workspace) against cub::DeviceReduce and thrust::reduce, in one process on the same
-// buffers, every result verified, timed the way the tuner times (tuner/worker/measurer.cu).
+// tunedreduce bench: the tuned reduction as production calls it (the library's public API: the
+// cached-workspace call and CUB's two-phase call with caller-owned temporary storage) against
+// cub::DeviceReduce (and thrust::reduce on request), in one process on the same buffers, every
+// result verified, timed after the tuner's L2 flush (tuner/worker/measurer.cu). With
+// --host-calls, the host's cost per call instead.
 
 #include <cuda_runtime_api.h>
 
@@ -40,11 +42,15 @@ namespace {
 constexpr unsigned char poison_byte = 0xA5;
 constexpr int warmups = 2;
 
-/// What precedes each timed run. cold: a memset of twice the L2 (as the tuner; it leaves L2 full
-/// of dirty lines, which the timed kernel writes back as it evicts them); clean: a read of twice
-/// the L2 (L2 left holding clean lines of another buffer); warm: a busy wait, no flush.
-enum class L2Prelude { cold, clean, warm };
-constexpr const char* l2_names[] = {"cold", "clean", "warm"};
+/// What precedes each timed run. cold (also spelt clean): a read of tuner::cold_flush_bytes, as
+/// the tuner (L2 left holding clean lines of another buffer); dirty: a memset of twice the L2
+/// (L2 left full of dirty lines, which the timed kernel writes back as it evicts them); warm: a
+/// busy wait, no flush (the input stays in L2 from the previous run where it fits).
+enum class L2Prelude { cold, dirty, warm };
+constexpr const char* l2_names[] = {"cold", "dirty", "warm"};
+
+/// Which of the library's entry points are timed.
+enum class Api { cached, two_phase, both };
 
 struct Options {
   std::vector<DType> dtypes;
@@ -52,6 +58,9 @@ struct Options {
   std::vector<int> exponents;
   int repeats = 50;
   L2Prelude l2 = L2Prelude::cold;
+  Api api = Api::both;
+  bool thrust = false;
+  int host_calls = 0;  // > 0: measure the host's cost per call instead
   int device = 0;
   std::uint64_t seed = 0;
   std::string json;
@@ -133,8 +142,12 @@ class Bench {
     check(cudaEventCreate(&start_), "cudaEventCreate");
     check(cudaEventCreate(&stop_), "cudaEventCreate");
     check(cudaMalloc(&out_, 8), "cudaMalloc(output)");
-    // As the tuner: writing twice the L2 evicts what the previous launch left there.
-    flush_bytes_ = std::max<std::size_t>(2 * static_cast<std::size_t>(fp_.l2_bytes), 64u << 20);
+    // cold: as the tuner, a read of tuner::cold_flush_bytes; dirty: a memset of twice the L2
+    // (the tuner's flush before kernel revision 3), of the first part of the same buffer.
+    flush_bytes_ = tuner::cold_flush_bytes(fp_.l2_bytes);
+    dirty_flush_bytes_ =
+        std::min(flush_bytes_, std::max<std::size_t>(2 * static_cast<std::size_t>(fp_.l2_bytes),
+                                                     64u << 20));
     check(cudaMalloc(&flush_, flush_bytes_), "cudaMalloc(L2 flush buffer)");
     check(cudaMemset(flush_, 0x5b, flush_bytes_), "cudaMemset(L2 flush buffer)");
     check(cudaMalloc(reinterpret_cast<void**>(&sink_), sizeof(unsigned)),
@@ -155,6 +168,7 @@ class Bench {
     cudaFree(flush_);
     cudaFree(sink_);
     cudaFree(cub_temp_);
+    cudaFree(tuned_temp_);
     if (stream_) cudaStreamDestroy(stream_);
   }
   Bench(const Bench&) = delete;
@@ -260,17 +274,17 @@ class Bench {
     return t;
   }
 
-  /// What precedes timed run \p r: the flush of opt_.l2 (cold: a memset, its value changing
-  /// run by run; clean: a read) or a 20 us busy wait (warm). Each keeps the GPU busy, so the
+  /// What precedes timed run \p r: the flush of opt_.l2 (cold: a read; dirty: a memset, its
+  /// value changing run by run) or a 20 us busy wait (warm). Each keeps the GPU busy, so the
   /// start event is not recorded on an idle GPU.
   void enqueue_prelude(int r) {
     switch (opt_.l2) {
       case L2Prelude::cold:
-        check(cudaMemsetAsync(flush_, r, flush_bytes_, stream_), "L2 flush");
-        break;
-      case L2Prelude::clean:
         check(tuner::enqueue_read(flush_, flush_bytes_, limits_.sm_count, sink_, stream_),
               "L2 read flush");
+        break;
+      case L2Prelude::dirty:
+        check(cudaMemsetAsync(flush_, r, dirty_flush_bytes_, stream_), "L2 flush");
         break;
       case L2Prelude::warm:
         tuner::enqueue_busy_wait(20000, stream_);
@@ -278,20 +292,26 @@ class Bench {
     }
   }
 
+  std::size_t flush_bytes() const { return opt_.l2 == L2Prelude::dirty ? dirty_flush_bytes_ : flush_bytes_; }
+
   void* input() const { return in_; }
   void* output() const { return out_; }
   cudaStream_t stream() const { return stream_; }
 
   /// CUB's temporary storage for (dtype, op, n), allocated here, outside any timed region.
-  void* cub_temp(std::size_t bytes) {
-    if (bytes > cub_temp_bytes_) {
-      check(cudaFree(cub_temp_), "cudaFree(CUB temp)");
-      cub_temp_ = nullptr;
-      check(cudaMalloc(&cub_temp_, bytes), "cudaMalloc(CUB temp)");
-      cub_temp_bytes_ = bytes;
-    }
-    return cub_temp_;
+  void* cub_temp(std::size_t bytes) { return grow(cub_temp_, cub_temp_bytes_, bytes, "CUB temp"); }
+
+  /// The two-phase call's temporary storage (the size its query gave), outside any timed region,
+  /// filled with garbage: the library must not need it zeroed.
+  void* tuned_temp(std::size_t bytes) {
+    void* p = grow(tuned_temp_, tuned_temp_bytes_, bytes, "two-phase temp");
+    check(cudaMemsetAsync(p, 0xff, bytes, stream_), "cudaMemset(two-phase temp)");
+    check(cudaStreamSynchronize(stream_), "cudaMemset(two-phase temp)");
+    return p;
   }
+
+  /// Enqueues a busy wait of \p ns on the stream (the GPU holds the calls queued behind it).
+  void gate(std::uint64_t ns) { tuner::enqueue_busy_wait(ns, stream_); }
 
  private:
   const Options& opt_;
@@ -308,7 +328,21 @@ class Bench {
   unsigned* sink_ = nullptr;
   void* cub_temp_ = nullptr;
   std::size_t cub_temp_bytes_ = 0;
+  void* tuned_temp_ = nullptr;
+  std::size_t tuned_temp_bytes_ = 0;
+  std::size_t dirty_flush_bytes_ = 0;
   double attainable_ = 0;
+
+  static void* grow(void*& p, std::size_t& have, std::size_t bytes, const char* what) {
+    if (bytes > have) {
+      check(cudaFree(p), std::string("cudaFree(") + what + ")");
+      p = nullptr;
+      have = 0;
+      check(cudaMalloc(&p, bytes), std::string("cudaMalloc(") + what + ")");
+      have = bytes;
+    }
+    return p;
+  }
 };
 
 std::string fmt_us(const Timing& t) {
@@ -324,11 +358,62 @@ std::string fmt_num(double v, const char* f) {
   return b;
 }
 
+/// The three calls a row times, over the same buffers: the library's cached-workspace call, its
+/// two-phase call with caller-owned temporary storage, and CUB's two-phase call.
+struct Calls {
+  std::function<void()> cached, two_phase, cub;
+};
+
+/// --host-calls: the host's cost per call, for CUB and both of the library's calls. Two figures
+/// per call: back-to-back (N calls enqueued as fast as the host can, then one synchronisation:
+/// wall time / N, the GPU's time per call included where it is the larger) and enqueue (the
+/// host's time per call alone: batches of calls enqueued behind a busy-wait kernel, so that
+/// neither the GPU nor a full launch queue holds the host up; median of the batches).
+struct HostCost {
+  double b2b_us = 0, enqueue_us = 0;
+};
+
+HostCost host_cost(Bench& b, const std::function<void()>& call, int n_calls) {
+  using clock = std::chrono::steady_clock;
+  auto us_since = [](clock::time_point t0) {
+    return std::chrono::duration<double, std::micro>(clock::now() - t0).count();
+  };
+  for (int i = 0; i < 100; ++i) call();
+  check(cudaStreamSynchronize(b.stream()), "host-cost warm-up");
+  HostCost c;
+  std::vector<double> rounds;
+  for (int r = 0; r < 3; ++r) {
+    const auto t0 = clock::now();
+    for (int i = 0; i < n_calls; ++i) call();
+    check(cudaStreamSynchronize(b.stream()), "back-to-back calls");
+    rounds.push_back(us_since(t0) / n_calls);
+  }
+  std::sort(rounds.begin(), rounds.end());
+  c.b2b_us = percentile(rounds, 0.5);
+  constexpr int batch = 200;  // at most 2 launches each: the launch queue never fills
+  std::vector<double> batches;
+  for (int done = 0; done < n_calls; done += batch) {
+    b.gate(3'000'000);  // 3 ms: longer than 200 enqueues take
+    const auto t0 = clock::now();
+    for (int i = 0; i < batch; ++i) call();
+    batches.push_back(us_since(t0) / batch);
+    check(cudaStreamSynchronize(b.stream()), "gated calls");
+  }
+  std::sort(batches.begin(), batches.end());
+  c.enqueue_us = percentile(batches, 0.5);
+  return c;
+}
+
+std::string api_name(Api a) {
+  return a == Api::cached ? "cached" : a == Api::two_phase ? "two-phase" : "both";
+}
+
 }  // namespace
 
 int cmd_bench(int argc, char** argv) {
   CommonOptions common;
-  std::string dtypes = "i32,u32,i64,u64,f32,f64", ops = "sum,min,max", sizes = "10-30", l2 = "cold";
+  std::string dtypes = "i32,u32,i64,u64,f32,f64", ops = "sum,min,max", sizes = "10-30",
+              l2 = "cold", api = "both";
   Options opt;
   std::string seed;
   po::options_description desc("options");
@@ -340,16 +425,26 @@ int cmd_bench(int argc, char** argv) {
       "exponents of two: a range 10-30, a list 10,20,24, or both")(
       "repeats", po::value<int>(&opt.repeats)->default_value(opt.repeats),
       "timed runs per measurement (median, p10, p90)")(
+      "api", po::value<std::string>(&api)->default_value(api),
+      "the library's calls to time: cached (tunedreduce::sum/reduce with the library's "
+      "workspace), two-phase (reduce(d_temp, temp_bytes, ...) with caller-owned temporary "
+      "storage, as CUB), or both")(
       "l2", po::value<std::string>(&l2)->default_value(l2),
-      "cold: a memset of twice the L2 before every timed run (as the tuner); clean: a read of "
-      "twice the L2 instead (no dirty lines left to write back); warm: not flushed")(
+      "cold (or clean): a read of 4x the L2 (at least 256 MiB) before every timed run, as the "
+      "tuner; dirty: a memset of twice the L2 instead (its dirty lines are written back during "
+      "the timed run); warm: no flush (data that fits stays in L2)")(
+      "thrust", po::bool_switch(&opt.thrust), "also time thrust::reduce (synchronises per call)")(
+      "host-calls", po::value<int>(&opt.host_calls)->default_value(0),
+      "measure the host's cost per call instead: N back-to-back calls of CUB and of both "
+      "library calls per size (e.g. 20000)")(
       "device", po::value<int>(&opt.device)->default_value(0), "CUDA device ordinal")(
       "seed", po::value<std::string>(&seed), "data seed (default: random; printed)")(
       "json", po::value<std::string>(&opt.json), "also write every figure to this JSON file");
   po::variables_map vm;
   if (parse_command_line(argc, argv, desc, nullptr, vm, common,
                          "tunedreduce bench [--dtypes LIST] [--ops LIST] [--sizes EXPONENTS] "
-                         "[--repeats N] [--l2 cold|clean|warm] [--json FILE]"))
+                         "[--repeats N] [--api cached|two-phase|both] [--l2 cold|dirty|warm] "
+                         "[--thrust] [--host-calls N] [--json FILE]"))
     return exit_code::ok;
 
   for (const std::string& d : split(dtypes)) {
@@ -370,10 +465,17 @@ int cmd_bench(int argc, char** argv) {
   opt.exponents = parse_sizes(sizes);
   if (opt.repeats < 1 || opt.repeats > 100000)
     throw Error("--repeats must be between 1 and 100000", exit_code::usage);
+  if (opt.host_calls < 0 || opt.host_calls > 10'000'000)
+    throw Error("--host-calls must be between 1 and 10000000 (0: off)", exit_code::usage);
+  if (l2 == "clean") l2 = "cold";
   const auto named = std::find(std::begin(l2_names), std::end(l2_names), l2);
   if (named == std::end(l2_names))
-    throw Error("--l2 must be cold, clean or warm, not '" + l2 + "'", exit_code::usage);
+    throw Error("--l2 must be cold (or clean), dirty or warm, not '" + l2 + "'", exit_code::usage);
   opt.l2 = static_cast<L2Prelude>(named - std::begin(l2_names));
+  if (api == "cached") opt.api = Api::cached;
+  else if (api == "two-phase") opt.api = Api::two_phase;
+  else if (api == "both") opt.api = Api::both;
+  else throw Error("--api must be cached, two-phase or both, not '" + api + "'", exit_code::usage);
   if (vm.count("seed")) {
     try {
       opt.seed = std::stoull(seed, nullptr, 0);
@@ -394,11 +496,13 @@ int cmd_bench(int argc, char** argv) {
                     std::to_string(devices) + " CUDA device(s)",
                 exit_code::usage);
   if (common.db) tunedreduce::set_database(*common.db);
+  check(cudaSetDevice(opt.device), "cudaSetDevice");
 
   Bench b(opt, opt.device);
   const DeviceFingerprint& fp = b.fingerprint();
   const tuner::Clocks clocks = tuner::read_clocks(opt.device);
   const double attainable = b.attainable();
+  const bool want_cached = opt.api != Api::two_phase, want_two_phase = opt.api != Api::cached;
   std::printf("tunedreduce %s bench: %s (%s, %d SMs), driver %d, CUDA runtime %d\n",
               TUNEDREDUCE_VERSION_STRING, fp.name.c_str(), fp.arch().c_str(), fp.sm_count,
               fp.driver_version, fp.runtime_version);
@@ -408,18 +512,30 @@ int cmd_bench(int argc, char** argv) {
               clocks.mem_mhz ? std::to_string(*clocks.mem_mhz).c_str() : "?",
               fp.theoretical_gbps(), attainable);
   std::printf("tuning database: %s\n", tunedreduce::database_path().c_str());
-  std::printf("timing: CUDA events, median of %d, L2 %s (%s before each start event, so the GPU "
-              "is busy and launch latency stays out; each run waited for before the next is "
-              "enqueued); seed 0x%016llx\n",
-              opt.repeats, l2.c_str(),
-              opt.l2 == L2Prelude::cold    ? "a memset of twice the L2"
-              : opt.l2 == L2Prelude::clean ? "a read of twice the L2"
-                                           : "a 20 us busy wait",
-              static_cast<unsigned long long>(opt.seed));
-  std::printf("tuned: tunedreduce::reduce (lookup + argument checks + launch), with the "
-              "library's cached workspace; CUB: temp storage allocated once per (type, op, size) "
-              "outside the timing; Thrust: thrust::reduce as called (its allocation and result "
-              "copy included)\n");
+  if (opt.host_calls > 0) {
+    std::printf("host cost per call: %d calls of each method per size on one stream, the input "
+                "warm in L2; b2b: wall time of back-to-back calls / calls (median of 3 rounds; "
+                "the GPU's time is inside where it is the larger); enqueue: the host's time per "
+                "call while a busy-wait kernel holds the GPU (median of batches of 200)\n",
+                opt.host_calls);
+  } else {
+    std::printf("timing: CUDA events, median of %d, L2 %s (%s before each start event, so the "
+                "GPU is busy and launch latency stays out; each run waited for before the next "
+                "is enqueued); seed 0x%016llx\n",
+                opt.repeats, l2_names[static_cast<int>(opt.l2)],
+                opt.l2 == L2Prelude::cold    ? ("a read of " + std::to_string(b.flush_bytes() >> 20) + " MiB").c_str()
+                : opt.l2 == L2Prelude::dirty ? ("a memset of " + std::to_string(b.flush_bytes() >> 20) + " MiB").c_str()
+                                             : "a 20 us busy wait",
+                static_cast<unsigned long long>(opt.seed));
+    std::printf("calls timed (alternating run by run): cached = tunedreduce::reduce(d_in, d_out, "
+                "n, ...) with the library's workspace; two-phase = tunedreduce::reduce(d_temp, "
+                "temp_bytes, ...) with caller-owned storage of the size its query gave (filled "
+                "with 0xff bytes first); CUB = cub::DeviceReduce two-phase, its storage "
+                "allocated outside the timing%s\n",
+                opt.thrust ? "; Thrust: thrust::reduce as called (its allocation and result "
+                             "copy included), timed on its own"
+                           : "");
+  }
 
   Json rows = Json::array();
   int failures = 0;
@@ -435,70 +551,133 @@ int cmd_bench(int argc, char** argv) {
     const std::size_t elem = dtype_size(dtype);
     for (Op op : opt.ops) {
       std::printf("\n%s %s\n", dtype_name(dtype), op_name(op));
-      std::printf("%6s %10s %8s %6s %10s %8s %6s %10s %8s  %s\n", "n", "tuned us", "GB/s", "%att",
-                  "CUB us", "GB/s", "%att", "Thrust us", "vs CUB", "tuned kernel (lookup level)");
+      if (opt.host_calls > 0)
+        std::printf("%6s %9s %9s %9s %9s %9s %9s  %s\n", "n", "CUB b2b", "cached", "2-phase",
+                    "CUB enq", "cached", "2-phase", "tuned kernel (lookup level)");
+      else
+        std::printf("%6s %10s %10s %10s %8s %6s %10s %10s%s  %s\n", "n", "cached us",
+                    "2-phase us", "CUB us", "GB/s", "%att", "cached/CUB", "2-phase/CUB",
+                    opt.thrust ? "  Thrust us" : "", "tuned kernel (lookup level)");
       for (int e : exps) {
         const std::uint64_t n = std::uint64_t{1} << e;
-        const tuner::Reference ref =
-            tuner::compute_reference(dtype, op, tuner::data_seed(opt.seed, dtype), n);
         void* in = b.input();
         void* out = b.output();
         cudaStream_t s = b.stream();
 
         const Config cfg = tunedreduce::lookup(dtype, op, n, opt.device);
-        std::size_t temp_bytes = 0;
-        check(bench::cub_reduce(dtype, op, nullptr, temp_bytes, in, out, n, s), "CUB size query");
-        void* temp = b.cub_temp(std::max<std::size_t>(temp_bytes, 1));
-        // The tuned reduction and CUB alternate run by run; Thrust, which synchronises on every
-        // call, is timed on its own afterwards.
-        const std::vector<Timing> pair = b.measure(
-            {{[&] { tunedreduce::reduce(in, out, n, dtype, op, s); }},
-             {[&] {
-               std::size_t tb = temp_bytes;
-               check(bench::cub_reduce(dtype, op, temp, tb, in, out, n, s), "cub::DeviceReduce");
-             }}},
-            ref);
-        const Timing& tuned = pair[0];
-        const Timing& cub = pair[1];
-
-        unsigned char thrust_result[8] = {};
-        const Timing thrust =
-            b.measure({{[&] { bench::thrust_reduce(dtype, op, in, n, s, thrust_result); },
-                        thrust_result}},
-                      ref)[0];
-
-        const bool comparable = tuned.ran && tuned.error.empty() && cub.ran && cub.error.empty();
-        const double speedup = comparable ? cub.median_us / tuned.median_us : 0;
-        std::printf("%6s %10s %8s %6s %10s %8s %6s %10s %8s  %s (%s)\n",
-                    ("2^" + std::to_string(e)).c_str(), fmt_us(tuned).c_str(),
-                    fmt_num(tuned.gbps, "%.0f").c_str(), fmt_num(tuned.pct, "%.1f").c_str(),
-                    fmt_us(cub).c_str(), fmt_num(cub.gbps, "%.0f").c_str(),
-                    fmt_num(cub.pct, "%.1f").c_str(), fmt_us(thrust).c_str(),
-                    comparable ? fmt_num(speedup, "%.3fx").c_str() : "-", cfg.kernel_id,
-                    level_name(cfg.level));
-        for (const auto* t : {&tuned, &cub, &thrust})
-          if (!t->error.empty()) {
-            ++failures;
-            std::printf("       %s: %s\n",
-                        t == &tuned ? "tuned" : t == &cub ? "CUB" : "Thrust", t->error.c_str());
-          }
-        std::fflush(stdout);
+        std::size_t cub_bytes = 0;
+        check(bench::cub_reduce(dtype, op, nullptr, cub_bytes, in, out, n, s), "CUB size query");
+        void* cub_temp = b.cub_temp(std::max<std::size_t>(cub_bytes, 1));
+        std::size_t tuned_bytes = 0;
+        tunedreduce::reduce(nullptr, tuned_bytes, in, out, n, dtype, op, s);
+        void* tuned_temp = b.tuned_temp(tuned_bytes);
+        const Calls calls{
+            [&] { tunedreduce::reduce(in, out, n, dtype, op, s); },
+            [&] {
+              std::size_t tb = tuned_bytes;
+              tunedreduce::reduce(tuned_temp, tb, in, out, n, dtype, op, s);
+            },
+            [&] {
+              std::size_t tb = cub_bytes;
+              check(bench::cub_reduce(dtype, op, cub_temp, tb, in, out, n, s), "cub::DeviceReduce");
+            }};
 
         Json row = Json::object();
         row.set("dtype", dtype_name(dtype));
         row.set("op", op_name(op));
         row.set("n", static_cast<std::int64_t>(n));
         row.set("bytes", static_cast<std::int64_t>(n * elem));
-        Json tj = tuned.to_json();
-        tj.set("kernel_id", cfg.kernel_id);
-        tj.set("lookup_level", level_name(cfg.level));
-        tj.set("source", cfg.source);
-        row.set("tuned", tj);
+        row.set("kernel_id", cfg.kernel_id);
+        row.set("lookup_level", level_name(cfg.level));
+        row.set("source", cfg.source);
+
+        if (opt.host_calls > 0) {
+          HostCost hc[3];
+          const std::function<void()>* fns[3] = {&calls.cub, &calls.cached, &calls.two_phase};
+          try {
+            for (int k = 0; k < 3; ++k) hc[k] = host_cost(b, *fns[k], opt.host_calls);
+          } catch (const std::exception& ex) {
+            throw Error(std::string("benchmark aborted: ") + ex.what());
+          }
+          std::printf("%6s %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f  %s (%s)\n",
+                      ("2^" + std::to_string(e)).c_str(), hc[0].b2b_us, hc[1].b2b_us,
+                      hc[2].b2b_us, hc[0].enqueue_us, hc[1].enqueue_us, hc[2].enqueue_us,
+                      cfg.kernel_id, level_name(cfg.level));
+          const char* names[3] = {"cub", "cached", "two_phase"};
+          Json hj = Json::object();
+          for (int k = 0; k < 3; ++k) {
+            Json one = Json::object();
+            one.set("back_to_back_us_per_call", hc[k].b2b_us);
+            one.set("enqueue_us_per_call", hc[k].enqueue_us);
+            hj.set(names[k], one);
+          }
+          row.set("host_cost", hj);
+          rows.push_back(row);
+          std::fflush(stdout);
+          continue;
+        }
+
+        const tuner::Reference ref =
+            tuner::compute_reference(dtype, op, tuner::data_seed(opt.seed, dtype), n);
+        // The timed calls alternate run by run; Thrust, which synchronises on every call, is
+        // timed on its own afterwards.
+        std::vector<Bench::Method> methods;
+        if (want_cached) methods.push_back({calls.cached});
+        if (want_two_phase) methods.push_back({calls.two_phase});
+        methods.push_back({calls.cub});
+        const std::vector<Timing> t = b.measure(methods, ref);
+        const Timing none;
+        const Timing& cached = want_cached ? t[0] : none;
+        const Timing& two_phase = want_two_phase ? t[want_cached ? 1 : 0] : none;
+        const Timing& cub = t.back();
+        Timing thrust;
+        unsigned char thrust_result[8] = {};
+        if (opt.thrust)
+          thrust = b.measure({{[&] { bench::thrust_reduce(dtype, op, in, n, s, thrust_result); },
+                               thrust_result}},
+                             ref)[0];
+
+        auto ok = [](const Timing& x) { return x.ran && x.error.empty(); };
+        auto ratio = [&](const Timing& x) {
+          return ok(x) && ok(cub) ? fmt_num(cub.median_us / x.median_us, "%.3fx") : std::string("-");
+        };
+        const Timing& shown = want_cached ? cached : two_phase;
+        std::printf("%6s %10s %10s %10s %8s %6s %10s %10s%s  %s (%s)\n",
+                    ("2^" + std::to_string(e)).c_str(),
+                    want_cached ? fmt_us(cached).c_str() : "-",
+                    want_two_phase ? fmt_us(two_phase).c_str() : "-", fmt_us(cub).c_str(),
+                    fmt_num(shown.gbps, "%.0f").c_str(), fmt_num(shown.pct, "%.1f").c_str(),
+                    want_cached ? ratio(cached).c_str() : "-",
+                    want_two_phase ? ratio(two_phase).c_str() : "-",
+                    opt.thrust ? (" " + std::string(10 - std::min<std::size_t>(10, fmt_us(thrust).size()), ' ') + fmt_us(thrust)).c_str() : "",
+                    cfg.kernel_id, level_name(cfg.level));
+        const std::pair<const char*, const Timing*> all[] = {
+            {"cached", want_cached ? &cached : nullptr},
+            {"two-phase", want_two_phase ? &two_phase : nullptr},
+            {"CUB", &cub},
+            {"Thrust", opt.thrust ? &thrust : nullptr}};
+        for (const auto& [name, x] : all)
+          if (x && !x->error.empty()) {
+            ++failures;
+            std::printf("       %s: %s\n", name, x->error.c_str());
+          }
+        std::fflush(stdout);
+
+        if (want_cached) {
+          row.set("cached", cached.to_json());
+          if (ok(cached) && ok(cub)) row.set("cached_speedup_vs_cub", cub.median_us / cached.median_us);
+        }
+        if (want_two_phase) {
+          Json tj = two_phase.to_json();
+          tj.set("temp_bytes", static_cast<std::int64_t>(tuned_bytes));
+          row.set("two_phase", tj);
+          if (ok(two_phase) && ok(cub))
+            row.set("two_phase_speedup_vs_cub", cub.median_us / two_phase.median_us);
+        }
         Json cj = cub.to_json();
-        cj.set("temp_bytes", static_cast<std::int64_t>(temp_bytes));
+        cj.set("temp_bytes", static_cast<std::int64_t>(cub_bytes));
         row.set("cub", cj);
-        row.set("thrust", thrust.to_json());
-        if (comparable) row.set("speedup_vs_cub", speedup);
+        if (opt.thrust) row.set("thrust", thrust.to_json());
         rows.push_back(row);
       }
     }
@@ -527,18 +706,33 @@ int cmd_bench(int argc, char** argv) {
     doc.set("attainable_gbps", attainable);
     doc.set("database", tunedreduce::database_path());
     Json timing = Json::object();
-    timing.set("method", "CUDA events; median, p10, p90; each run waited for before the next");
-    timing.set("l2", l2_names[static_cast<int>(opt.l2)]);
-    timing.set("repeats", opt.repeats);
-    timing.set("warmups", warmups);
+    if (opt.host_calls > 0) {
+      timing.set("mode", "host cost per call");
+      timing.set("calls", opt.host_calls);
+      timing.set("method",
+                 "back_to_back: wall time of N calls then one synchronisation / N (median of 3); "
+                 "enqueue: host time per call behind a busy-wait kernel (median of batches of 200)");
+    } else {
+      timing.set("mode", "device time per call");
+      timing.set("method", "CUDA events; median, p10, p90; each run waited for before the next");
+      timing.set("l2", l2_names[static_cast<int>(opt.l2)]);
+      timing.set("flush_bytes", static_cast<std::int64_t>(opt.l2 == L2Prelude::warm ? 0 : b.flush_bytes()));
+      timing.set("repeats", opt.repeats);
+      timing.set("warmups", warmups);
+    }
+    timing.set("api", api_name(opt.api));
     timing.set("seed", std::to_string(opt.seed));
-    timing.set("tuned", "tunedreduce::reduce with the library's cached workspace");
+    timing.set("cached", "tunedreduce::reduce(d_in, d_out, n, ...) with the library's workspace");
+    timing.set("two_phase",
+               "tunedreduce::reduce(d_temp, temp_bytes, ...), caller storage allocated outside the "
+               "timing and filled with 0xff bytes");
     timing.set("cub", "cub::DeviceReduce, temp storage allocated outside the timing");
-    timing.set("thrust", "thrust::reduce as called (allocation and result copy included)");
+    if (opt.thrust) timing.set("thrust", "thrust::reduce as called (allocation and result copy included)");
     doc.set("timing", timing);
     doc.set("results", rows);
     std::ofstream f(opt.json);
     f << doc.dump(2) << "\n";
+    f.close();
     if (!f) throw Error("cannot write '" + opt.json + "'");
     std::printf("\nwrote %s\n", opt.json.c_str());
   }

@@ -44,8 +44,10 @@ WinnerTable load_similar_winners(Database& db, const DeviceFingerprint& fp) {
   Statement st = db.connection().prepare(
       std::string(entry_select) +
       "WHERE d.cc_major = ?1 AND d.cc_minor = ?2 AND d.sm_count = ?3 AND d.fingerprint <> ?4"
+      " AND d.bus_width_bits = ?6 AND d.l2_bytes = ?7 AND d.mem_clock_khz = ?8"
       " ORDER BY d.name <> ?5, d.fingerprint, w.dtype, w.op, w.n_lo");
-  st.bind_all(fp.cc_major, fp.cc_minor, fp.sm_count, fp.key(), fp.name);
+  st.bind_all(fp.cc_major, fp.cc_minor, fp.sm_count, fp.key(), fp.name, fp.bus_width_bits,
+              fp.l2_bytes, fp.mem_clock_khz);
   // Rows arrive best device first; keep, per (dtype, op), the first device that has any.
   std::map<std::pair<DType, Op>, std::string> chosen;
   std::vector<SnapshotEntry> rows;

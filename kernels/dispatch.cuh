@@ -133,16 +133,21 @@ struct Dispatch {
     const Layout l = layout(grid);
     if (!a.workspace || a.workspace_bytes < l.total) return cudaErrorInvalidValue;
     auto* base = static_cast<unsigned char*>(a.workspace);
+    // With an external counter the workspace may hold anything: single_pass uses plain
+    // partials, and nothing in the workspace needs zeroing.
+    const bool external = a.counter != nullptr;
     KernelArgs<T> args{static_cast<const T*>(a.in),
                        a.n,
                        nchunks(a.n),
                        reinterpret_cast<T*>(base + l.ws_blocks_offset),
                        reinterpret_cast<T*>(base + l.partials_offset),
-                       reinterpret_cast<unsigned*>(base),
-                       static_cast<T*>(a.out)};
+                       external ? reinterpret_cast<unsigned*>(a.counter)
+                                : reinterpret_cast<unsigned*>(base),
+                       static_cast<T*>(a.out),
+                       !external};
     if constexpr (P.finish != Finish::two_pass) {
       // The counter (8 bytes for packed) and the slots this grid uses must start at zero.
-      if (grid > 1 && !a.workspace_clean) {
+      if (grid > 1 && !external && !a.workspace_clean) {
         const std::size_t used = l.partials_offset + grid * partial_bytes;
         if (cudaError_t e = cudaMemsetAsync(base, 0, used, a.stream); e != cudaSuccess) return e;
       }

@@ -116,9 +116,15 @@ struct LaunchArgs {
   std::size_t workspace_bytes = 0;
   cudaStream_t stream = nullptr;
   /// The workspace's completion counter and partial slots are known to be zero (they were zeroed
-  /// once and every launch leaves them zero again). When false the launch zeroes what it uses
-  /// first, with one cudaMemsetAsync.
+  /// once and every launch leaves them zero again). When false (and no `counter` is given) the
+  /// launch zeroes what it uses first, with one cudaMemsetAsync.
   bool workspace_clean = false;
+  /// A completion counter outside the workspace (8 bytes, 8-byte aligned, zero on entry; every
+  /// launch leaves it zero again; not used by another launch in flight): the two-phase call's,
+  /// from kernels/counters.hpp. With it the workspace may hold anything on entry and nothing is
+  /// enqueued but the kernel(s): single_pass publishes plain partials behind an acq_rel ticket
+  /// instead of flagged slots, packed keeps its word here. workspace_clean is then ignored.
+  unsigned long long* counter = nullptr;
 };
 
 /// Why an entry cannot run a problem, or empty when it can.
@@ -147,6 +153,8 @@ const std::string& manifest_hash();
 /// Bumped whenever kernel code changes in a way that changes results or performance.
 /// 2: single_pass publishes partials in flagged slots (no fence); families tiled, streaming;
 ///    finish packed.
-inline constexpr int kernel_revision = 2;
+/// 3: an external completion counter (LaunchArgs::counter): the two-phase call launches no
+///    memset; single_pass then finishes with an acq_rel ticket over plain partials.
+inline constexpr int kernel_revision = 3;
 
 }  // namespace tunedreduce::kernels

@@ -42,25 +42,36 @@ namespace {
 // the recording: it has max's memory traffic and instruction count (one compare per element),
 // and max's ranking puts vectorized.b1024.u4 first for i32 (13.22 us) and second for f32
 // (13.46 us, 0.2 % behind), so min takes the same configuration.
-constexpr const char* default_ids[6][3] = {
-    {"streaming.b256.u2.packed.i32.sum", "vectorized.b1024.u4.single_pass.i32.min",
-     "vectorized.b1024.u4.single_pass.i32.max"},
-    {"streaming.b256.u2.packed.u32.sum", "vectorized.b1024.u4.single_pass.u32.min",
-     "vectorized.b1024.u4.single_pass.u32.max"},
-    {"vectorized.b1024.u4.single_pass.i64.sum", "vectorized.b1024.u4.single_pass.i64.min",
-     "vectorized.b1024.u4.single_pass.i64.max"},
-    {"vectorized.b1024.u4.single_pass.u64.sum", "vectorized.b1024.u4.single_pass.u64.min",
-     "vectorized.b1024.u4.single_pass.u64.max"},
-    {"vectorized.b1024.u4.single_pass.f32.sum", "vectorized.b1024.u4.single_pass.f32.min",
-     "vectorized.b1024.u4.single_pass.f32.max"},
-    {"vectorized.b1024.u4.single_pass.f64.sum", "vectorized.b1024.u4.single_pass.f64.min",
-     "vectorized.b1024.u4.single_pass.f64.max"},
+constexpr std::uint64_t all = ~std::uint64_t{0};
+constexpr DefaultRule rules[] = {
+    {DType::i32, Op::sum, all, "streaming.b256.u2.packed.i32.sum"},
+    {DType::i32, Op::min, all, "vectorized.b1024.u4.single_pass.i32.min"},
+    {DType::i32, Op::max, all, "vectorized.b1024.u4.single_pass.i32.max"},
+    {DType::u32, Op::sum, all, "streaming.b256.u2.packed.u32.sum"},
+    {DType::u32, Op::min, all, "vectorized.b1024.u4.single_pass.u32.min"},
+    {DType::u32, Op::max, all, "vectorized.b1024.u4.single_pass.u32.max"},
+    {DType::i64, Op::sum, all, "vectorized.b1024.u4.single_pass.i64.sum"},
+    {DType::i64, Op::min, all, "vectorized.b1024.u4.single_pass.i64.min"},
+    {DType::i64, Op::max, all, "vectorized.b1024.u4.single_pass.i64.max"},
+    {DType::u64, Op::sum, all, "vectorized.b1024.u4.single_pass.u64.sum"},
+    {DType::u64, Op::min, all, "vectorized.b1024.u4.single_pass.u64.min"},
+    {DType::u64, Op::max, all, "vectorized.b1024.u4.single_pass.u64.max"},
+    {DType::f32, Op::sum, all, "vectorized.b1024.u4.single_pass.f32.sum"},
+    {DType::f32, Op::min, all, "vectorized.b1024.u4.single_pass.f32.min"},
+    {DType::f32, Op::max, all, "vectorized.b1024.u4.single_pass.f32.max"},
+    {DType::f64, Op::sum, all, "vectorized.b1024.u4.single_pass.f64.sum"},
+    {DType::f64, Op::min, all, "vectorized.b1024.u4.single_pass.f64.min"},
+    {DType::f64, Op::max, all, "vectorized.b1024.u4.single_pass.f64.max"},
 };
 
 }  // namespace
 
-const char* builtin_default_id(DType dtype, Op op) noexcept {
-  return default_ids[static_cast<int>(dtype)][static_cast<int>(op)];
+std::span<const DefaultRule> builtin_default_rules() noexcept { return rules; }
+
+const char* builtin_default_id(DType dtype, Op op, std::uint64_t n) noexcept {
+  for (const DefaultRule& r : rules)
+    if (r.dtype == dtype && r.op == op && n <= r.n_hi) return r.kernel_id;
+  return "";  // never: the last rule of every key ends at UINT64_MAX (a unit test checks)
 }
 
 }  // namespace tunedreduce::runtime

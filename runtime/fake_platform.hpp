@@ -96,6 +96,19 @@ class FakePlatform final : public Platform {
     events_.push_back({"memset", p, bytes, stream});
     return cudaSuccess;
   }
+  /// The fake counter table: counters[i * 4], `table_entries` of them per device (0: no table,
+  /// counter_table fails).
+  /// Set before the first two-phase call.
+  std::size_t table_entries = 64;
+  cudaError_t counter_table(CounterTable& table) override {
+    ++cuda_calls;
+    if (table_entries == 0 || current < 0 || current >= 8) return cudaErrorInvalidSymbol;
+    std::lock_guard lk(m_);
+    if (counters_.empty()) counters_.assign(table_entries * 4 * 8, 0);
+    table = {counters_.data() + static_cast<std::size_t>(current) * table_entries * 4,
+             table_entries, 4};
+    return cudaSuccess;
+  }
   cudaError_t launch(const kernels::Entry& entry, const kernels::LaunchArgs& args,
                      const kernels::DeviceLimits&) override {
     ++cuda_calls;
@@ -112,6 +125,7 @@ class FakePlatform final : public Platform {
  private:
   std::mutex m_;
   std::map<const void*, PointerInfo> pointers_;
+  std::vector<unsigned long long> counters_;
   std::vector<Launch> launches_;
   std::vector<Event> events_;
   std::uintptr_t next_ = 0x7f0000000000;

@@ -26,6 +26,14 @@ struct PointerInfo {
   int device = -1;  // for device memory
 };
 
+/// The completion counters of the two-phase call on the current device (kernels/counters.hpp):
+/// counter i is at base[i * stride_words]; all zero when not in use.
+struct CounterTable {
+  unsigned long long* base = nullptr;
+  std::size_t entries = 0;
+  std::size_t stride_words = 1;
+};
+
 /// Every member may be called from many threads at once. CUDA failures are returned as
 /// cudaError_t or thrown as ReduceError(Status::cuda_error) with the call named.
 class Platform {
@@ -45,6 +53,8 @@ class Platform {
   virtual cudaError_t alloc_async(void** p, std::size_t bytes, cudaStream_t stream) = 0;
   virtual cudaError_t free_async(void* p, cudaStream_t stream) = 0;
   virtual cudaError_t memset_async(void* p, int value, std::size_t bytes, cudaStream_t stream) = 0;
+  /// The current device's counter table (loads the kernels' module).
+  virtual cudaError_t counter_table(CounterTable& table) = 0;
   /// entry.launch(args, dev) (a fake records the call instead).
   virtual cudaError_t launch(const kernels::Entry& entry, const kernels::LaunchArgs& args,
                              const kernels::DeviceLimits& dev) = 0;

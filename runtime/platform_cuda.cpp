@@ -4,6 +4,7 @@
 #include <atomic>
 
 #include "common/error.hpp"
+#include "kernels/counters.hpp"
 #include "kernels/device.hpp"
 #include "runtime/platform.hpp"
 #include "tunedreduce/tunedreduce.hpp"
@@ -73,6 +74,16 @@ class CudaPlatform final : public Platform {
 
   cudaError_t memset_async(void* p, int value, std::size_t bytes, cudaStream_t stream) override {
     return cudaMemsetAsync(p, value, bytes, stream);
+  }
+
+  cudaError_t counter_table(CounterTable& table) override {
+    unsigned long long* base = nullptr;
+    if (cudaError_t e = kernels::counter_table(&base); e != cudaSuccess) {
+      (void)cudaGetLastError();
+      return e;
+    }
+    table = {base, kernels::counter_table_entries, kernels::counter_stride_words};
+    return cudaSuccess;
   }
 
   cudaError_t launch(const kernels::Entry& entry, const kernels::LaunchArgs& args,

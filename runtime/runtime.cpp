@@ -35,6 +35,8 @@ std::size_t alignment_of(const void* p) {
   return std::min<std::size_t>(a & (~a + 1), 256);
 }
 
+std::atomic<std::uint64_t> next_runtime_id{1};
+
 std::string key_text(DType dtype, Op op, std::uint64_t n) {
   return std::string(dtype_name(dtype)) + " " + op_name(op) + " n=" + std::to_string(n);
 }
@@ -46,6 +48,8 @@ Runtime::Runtime(Options opt)
       logger_(opt.logger ? std::move(opt.logger) : default_logger()),
       reader_(opt.reader),
       workspaces_(*platform_),
+      temp_counters_(*platform_),
+      id_(next_runtime_id++),
       database_(std::move(opt.database)) {}
 
 Runtime::~Runtime() = default;
@@ -255,12 +259,33 @@ Config Runtime::lookup(DType dtype, Op op, std::uint64_t n, int device) {
   return describe(s, choose(s, dtype, op, n), dtype, op);
 }
 
+PointerInfo Runtime::pointer_info(const void* p) {
+  // A few entries: the input, output and temporary buffers of a loop or two. Only answers that
+  // pass a check are kept (device and managed memory), so a bad pointer is asked about and
+  // refused every time. What is not seen: memory freed after its first check (as with CUB, the
+  // launch then fails).
+  struct Remembered {
+    std::uint64_t owner = 0;
+    const void* p = nullptr;
+    PointerInfo info;
+  };
+  constexpr std::size_t slots = 8;
+  thread_local std::array<Remembered, slots> seen{};
+  thread_local std::size_t next = 0;
+  for (const Remembered& r : seen)
+    if (r.owner == id_ && r.p == p) return r.info;
+  const PointerInfo info = platform_->pointer(p);
+  if (info.kind == MemoryKind::device || info.kind == MemoryKind::managed)
+    seen[next++ % slots] = {id_, p, info};
+  return info;
+}
+
 void Runtime::check_pointer(const char* name, const void* p, int device, std::size_t alignment) {
   if (reinterpret_cast<std::uintptr_t>(p) % alignment != 0)
     throw ReduceError(Status::invalid_argument,
                       std::string(name) + " (" + hex(p) + ") is not aligned to " +
                           std::to_string(alignment) + " bytes");
-  const PointerInfo info = platform_->pointer(p);
+  const PointerInfo info = pointer_info(p);
   const std::string dev = std::to_string(device);
   switch (info.kind) {
     case MemoryKind::managed:
@@ -346,7 +371,13 @@ void Runtime::reduce(void* d_temp, std::size_t& temp_bytes, const void* d_in, vo
   a.workspace = d_temp;
   a.workspace_bytes = temp_bytes;
   a.stream = stream;
-  a.workspace_clean = false;  // the caller's memory: the counter is zeroed by the launch
+  // The caller's memory may hold anything: the completion counter is the library's, one per
+  // caller buffer, and nothing is zeroed before the kernel. Without one (a full table) the
+  // launch zeroes a counter inside the buffer first.
+  a.workspace_clean = false;
+  std::string why;
+  a.counter = temp_counters_.counter(r.device, d_temp, why);
+  if (!why.empty()) logger_->warn("{}", why);  // once per device (TempCounters says it once)
   if (cudaError_t e = platform_->launch(*r.choice.entry, a, s.info.limits); e != cudaSuccess)
     launch_failed(s, r.choice, e);
 }

@@ -18,6 +18,7 @@
 
 #include "db/database.hpp"
 #include "runtime/platform.hpp"
+#include "runtime/temp_counters.hpp"
 #include "runtime/tuning.hpp"
 #include "runtime/workspace.hpp"
 #include "tunedreduce/tunedreduce.hpp"
@@ -87,6 +88,7 @@ class Runtime {
 
   Platform& platform() { return *platform_; }
   WorkspaceCache& workspaces() { return workspaces_; }
+  TempCounters& temp_counters() { return temp_counters_; }
   spdlog::logger& log() { return *logger_; }
 
  private:
@@ -99,6 +101,9 @@ class Runtime {
   /// call), the device, pointer kinds and devices, alignment, can_implement.
   Resolved prepare(const void* d_in, const void* d_out, std::uint64_t n, DType dtype, Op op);
   void check_pointer(const char* name, const void* p, int device, std::size_t alignment);
+  /// platform().pointer(p), remembered per thread for device and managed memory: a loop that
+  /// passes the same buffers asks CUDA once per buffer and thread.
+  PointerInfo pointer_info(const void* p);
   void check_implementable(const DeviceState& s, const Choice& c, std::uint64_t n,
                            std::size_t in_alignment);
   [[noreturn]] void launch_failed(const DeviceState& s, const Choice& c, cudaError_t e);
@@ -109,6 +114,8 @@ class Runtime {
   std::shared_ptr<spdlog::logger> logger_;
   db::ReaderOptions reader_;
   WorkspaceCache workspaces_;
+  TempCounters temp_counters_;
+  const std::uint64_t id_;  // tells this runtime's entries in per-thread caches
 
   std::mutex config_mutex_;  // database_, generation_, owned_, warned_
   std::optional<std::string> database_;

@@ -15,20 +15,20 @@ TuningTable::TuningTable(const db::Snapshot& snapshot, const kernels::DeviceLimi
 }
 
 void TuningTable::init_defaults(const kernels::DeviceLimits& dev) {
-  for (DType d : all_dtypes)
-    for (Op o : all_ops) {
-      const kernels::Entry* e = kernels::find(builtin_default_id(d, o));
-      if (!e || e->can_implement(1, 256, dev)) {
-        // Never expected (a unit test checks the defaults): any entry that can run here.
-        e = nullptr;
-        for (const kernels::Entry& cand : kernels::registry())
-          if (cand.params.dtype == d && cand.params.op == o && !cand.can_implement(1, 256, dev)) {
-            e = &cand;
-            break;
-          }
-      }
-      defaults_[static_cast<int>(d)][static_cast<int>(o)] = e;
+  for (const DefaultRule& r : builtin_default_rules()) {
+    const kernels::Entry* e = kernels::find(r.kernel_id);
+    if (!e || e->can_implement(1, 256, dev)) {
+      // Never expected (a unit test checks the defaults): any entry that can run here.
+      e = nullptr;
+      for (const kernels::Entry& cand : kernels::registry())
+        if (cand.params.dtype == r.dtype && cand.params.op == r.op &&
+            !cand.can_implement(1, 256, dev)) {
+          e = &cand;
+          break;
+        }
     }
+    defaults_[static_cast<int>(r.dtype)][static_cast<int>(r.op)].push_back({r.n_hi, e});
+  }
 }
 
 TuningTable::Checked TuningTable::check(const db::WinnerTable& rows,
@@ -67,13 +67,27 @@ Choice TuningTable::pick(const Checked& c, const db::SnapshotEntry* row, Level l
   return {c.entries[static_cast<std::size_t>(row - c.table.entries().data())], level, row};
 }
 
+namespace {
+
+/// A row tuned for sizes [n_lo, n_hi] stands in for n only within a factor of nearest_reach of
+/// that interval; further away the built-in default (chosen per size from measurements on
+/// several GPUs) is the better guess.
+bool within_reach(const db::SnapshotEntry& r, std::uint64_t n) {
+  const std::uint64_t lo = std::max<std::uint64_t>(r.n_lo, 1), hi = std::max<std::uint64_t>(r.n_hi, 1);
+  if (n < lo) return n >= lo / TuningTable::nearest_reach;
+  if (n > hi) return n / TuningTable::nearest_reach <= hi;
+  return true;
+}
+
+}  // namespace
+
 Choice TuningTable::choose(DType dtype, Op op, std::uint64_t n) const noexcept {
   if (const db::SnapshotEntry* r = exact_.table.find(dtype, op, n)) return pick(exact_, r, Level::exact);
-  if (const db::SnapshotEntry* r = exact_.table.nearest(dtype, op, n))
+  if (const db::SnapshotEntry* r = exact_.table.nearest(dtype, op, n); r && within_reach(*r, n))
     return pick(exact_, r, Level::nearest);
-  if (const db::SnapshotEntry* r = similar_.table.nearest(dtype, op, n))
+  if (const db::SnapshotEntry* r = similar_.table.nearest(dtype, op, n); r && within_reach(*r, n))
     return pick(similar_, r, Level::same_model);
-  return {default_entry(dtype, op), Level::builtin_default, nullptr};
+  return {default_entry(dtype, op, n), Level::builtin_default, nullptr};
 }
 
 }  // namespace tunedreduce::runtime

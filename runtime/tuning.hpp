@@ -30,14 +30,22 @@ class TuningTable {
   /// operator than the row, or can_implement refuses it on this device.
   TuningTable(const db::Snapshot& snapshot, const kernels::DeviceLimits& dev);
 
-  /// Lookup order: (1) this device, interval containing n; (2) this device, nearest interval;
-  /// (3) same compute capability and SM count, interval containing n, else the nearest one;
-  /// (4) the built-in default. Lock-free and allocation-free; \p dtype and \p op must be valid.
+  /// Lookup order: (1) this device, interval containing n; (2) this device, nearest interval
+  /// within nearest_reach; (3) another device of the same model (compute capability, SM count
+  /// and memory system), interval containing n, else the nearest one within nearest_reach;
+  /// (4) the built-in default for n. Lock-free and allocation-free; \p dtype and \p op must be
+  /// valid.
   Choice choose(DType dtype, Op op, std::uint64_t n) const noexcept;
 
-  /// The built-in default's entry for (dtype, op) on this device.
-  const kernels::Entry* default_entry(DType dtype, Op op) const noexcept {
-    return defaults_[static_cast<int>(dtype)][static_cast<int>(op)];
+  /// A row tuned for [n_lo, n_hi] serves sizes down to n_lo / nearest_reach and up to
+  /// n_hi * nearest_reach at levels 2 and 3; further away the built-in default is used.
+  static constexpr std::uint64_t nearest_reach = 4;
+
+  /// The built-in default's entry for (dtype, op) at n on this device.
+  const kernels::Entry* default_entry(DType dtype, Op op, std::uint64_t n) const noexcept {
+    for (const Default& d : defaults_[static_cast<int>(dtype)][static_cast<int>(op)])
+      if (n <= d.n_hi) return d.entry;
+    return nullptr;  // never: the last rule ends at UINT64_MAX
   }
 
   /// One sentence per dropped row.
@@ -55,8 +63,12 @@ class TuningTable {
   static Choice pick(const Checked& c, const db::SnapshotEntry* row, Level level) noexcept;
   void init_defaults(const kernels::DeviceLimits& dev);
 
+  struct Default {
+    std::uint64_t n_hi;
+    const kernels::Entry* entry;
+  };
   Checked exact_, similar_;
-  const kernels::Entry* defaults_[6][3] = {};
+  std::vector<Default> defaults_[6][3];
   std::vector<std::string> rejected_;
 };
 

@@ -38,48 +38,46 @@ if command -v compute-sanitizer >/dev/null && [ -x "$bin/test_registry_gpu" ]; t
     "$bin/test_registry_gpu" --gtest_filter='SanitizerSubset.*'
   run_step synccheck compute-sanitizer --tool synccheck --error-exitcode 99 \
     "$bin/test_registry_gpu" --gtest_filter='SanitizerSubset.*'
+  # The two-phase launches of the subset run over temporary storage nothing wrote: initcheck
+  # fails if a kernel reads any byte of it before writing it.
+  run_step initcheck compute-sanitizer --tool initcheck --error-exitcode 99 \
+    "$bin/test_registry_gpu" --gtest_filter='SanitizerSubset.*'
 fi
-# The benchmark: the tuned reduction (through the library, with the tuning database carried as
-# .carry/tune.db.xz when there is one, else the built-in defaults) against CUB and Thrust.
+# The benchmark: both of the library's calls (the cached workspace and CUB's two-phase
+# convention), through the library, with the tuning database carried as .carry/tune.db.xz when
+# there is one (else the built-in defaults), against CUB; cold L2 (a read flush); then the
+# host's cost per call; then int32 sum at the large sizes with the memset flush (--l2 dirty).
 if [ "${GPU_SUITE_BENCH:-1}" = 1 ] && [ -x "$bin/tunedreduce" ]; then
   bench_db=/tmp/tr-bench-none.db
   if [ -f .carry/tune.db.xz ]; then bench_db=/tmp/tr-tune.db; xz -dc .carry/tune.db.xz > "$bench_db"; fi
-  run_step bench "$bin/tunedreduce" bench --db "$bench_db" --json "$out/bench.json" ${BENCH_ARGS:-}
-  # The same for int32 sum at the large sizes with a read flush (--l2 clean): what the memset
-  # flush's dirty lines cost every kernel there (docs/performance.md, "Two cold flushes").
-  run_step bench_clean "$bin/tunedreduce" bench --db "$bench_db" --l2 clean --dtypes i32 \
-    --ops sum --sizes 24-30 --json "$out/bench-clean.json"
+  run_step bench "$bin/tunedreduce" bench --db "$bench_db" --api both --l2 cold \
+    --json "$out/bench.json" ${BENCH_ARGS:-}
+  run_step bench_host "$bin/tunedreduce" bench --db "$bench_db" --host-calls 20000 \
+    --dtypes f32 --ops sum --sizes 12,16 --json "$out/bench-host.json"
+  run_step bench_dirty "$bin/tunedreduce" bench --db "$bench_db" --l2 dirty --dtypes i32 \
+    --ops sum --sizes 24-30 --json "$out/bench-dirty.json"
 fi
 echo
 echo "==== GPU suite summary ($(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)) ===="
 grep -h -A40 "^GPU registry suite" "$out/test_registry_gpu.log" 2>/dev/null | grep -v "^\[" | head -20
-if [ -f "$out/bench.log" ]; then
-  echo "benchmark: speed-up of the tuned reduction over cub::DeviceReduce (CUB us / tuned us,"
-  echo "cold L2, medians; full table in bench.log / bench.json)"
-  awk '
-    /^(i32|u32|i64|u64|f32|f64) (sum|min|max)$/ { key = $1 "." $2; if (!(key in seen)) { seen[key] = 1; keys[++nk] = key } next }
-    key != "" && $1 ~ /^2\^[0-9]+$/ {
-      if (!($1 in sz)) { sz[$1] = 1; sizes[++ns] = $1 }
-      v[key, $1] = $9; ++rows; if ($9 + 0 < 1) ++below
-    }
-    END {
-      want = "i32.sum i64.sum f32.sum f64.sum i32.min i32.max f32.min f32.max"
-      nw = split(want, w, " ")
-      printf "%-6s", "n"; for (i = 1; i <= nw; ++i) if (w[i] in seen) printf " %8s", w[i]; printf "\n"
-      for (j = 1; j <= ns; ++j) {
-        printf "%-6s", sizes[j]
-        for (i = 1; i <= nw; ++i) if (w[i] in seen) printf " %8s", v[w[i], sizes[j]]
-        printf "\n"
-      }
-      printf "rows (every type and operator) slower than CUB: %d of %d\n", below, rows
-    }' "$out/bench.log"
-  if [ -f "$out/bench_clean.log" ]; then
-    echo "i32 sum, large sizes: tuned and CUB GB/s with each flush (cold: memset, clean: read)"
-    printf '%-6s %12s %12s %12s %12s\n' n tuned-cold CUB-cold tuned-clean CUB-clean
-    awk 'FNR == 1 { f++ } /^i32 sum$/ { on = 1; next } /^(i32|u32|i64|u64|f32|f64) (sum|min|max)$/ { on = 0 }
-      on && $1 ~ /^2\^(2[4-9]|30)$/ { t[f, $1] = $3; c[f, $1] = $6; if (f == 1) n[++k] = $1 }
-      END { for (i = 1; i <= k; ++i) printf "%-6s %12s %12s %12s %12s\n", n[i], t[1, n[i]], c[1, n[i]], t[2, n[i]], c[2, n[i]] }' \
-      "$out/bench.log" "$out/bench_clean.log"
+if [ -f "$out/bench.json" ]; then
+  host=""; [ -f "$out/bench-host.json" ] && host="$out/bench-host.json"
+  python3 scripts/bench-summary.py "$out/bench.json" $host
+  if [ -f "$out/bench-dirty.json" ]; then
+    echo "i32 sum, large sizes, GB/s of the cached call and CUB with each flush (cold: read, dirty: memset)"
+    python3 - "$out/bench.json" "$out/bench-dirty.json" <<'PY'
+import json, sys
+docs = [json.load(open(p)) for p in sys.argv[1:]]
+def rows(d):
+    return {r["n"]: r for r in d["results"] if r["dtype"] == "i32" and r["op"] == "sum"}
+cold, dirty = rows(docs[0]), rows(docs[1])
+print("%-6s %12s %12s %12s %12s" % ("n", "tuned-cold", "CUB-cold", "tuned-dirty", "CUB-dirty"))
+for n in sorted(dirty):
+    g = lambda r, m: "%.0f" % r[m]["gbps"] if r and m in r and r[m].get("verified") else "-"
+    c = cold.get(n)
+    print("%-6s %12s %12s %12s %12s" % ("2^%d" % (n.bit_length() - 1), g(c, "cached"), g(c, "cub"),
+                                        g(dirty[n], "cached"), g(dirty[n], "cub")))
+PY
   fi
 fi
 printf '%-34s %-12s %9s\n' step result time

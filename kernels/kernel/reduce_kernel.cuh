@@ -15,10 +15,23 @@ struct KernelArgs {
   std::uint64_t nchunks;
   T* ws_blocks;        // global-memory families: Block elements per block
   T* partials;         // two_pass: one T per block; single_pass: one flagged slot per block
+                       // (flagged) or one T per block (not flagged)
   unsigned* counter;   // single_pass: blocks finished; packed: the 64-bit packed word. Zero on
                        // entry, left zero on exit
   T* out;
+  bool flagged;        // single_pass: the slots are zero on entry (a workspace of the library's
+                       // or one zeroed before the launch): publish flagged slots. Otherwise the
+                       // partials area may hold anything: plain partials behind an acq_rel ticket
 };
+
+/// The acq_rel ticket of a single_pass launch over plain partials: the release orders this
+/// thread's partial before the ticket; the acquire of the block that takes the last ticket
+/// orders every published partial before its reads (made by the whole block after a barrier).
+__device__ __forceinline__ unsigned take_ticket_acq_rel(unsigned* counter) {
+  unsigned old;
+  asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(counter) : "memory");
+  return old;
+}
 
 /// single_pass slots: a partial of T is published as sizeof(T) / 4 64-bit words, each
 /// {32 bits of the value, a flag of 1 in the high half}. A 64-bit store is single-copy atomic, so
@@ -95,12 +108,20 @@ __global__ void __launch_bounds__(Block) reduce_kernel(KernelArgs<dtype_t<D>> a)
     auto* slots = reinterpret_cast<unsigned long long*>(a.partials);
     __shared__ bool is_last;
     if (tid == 0) {
-      publish_slot(slots + std::uint64_t(blockIdx.x) * slot_words<T>, r);
-      is_last = atomicAdd(a.counter, 1u) == gridDim.x - 1;  // relaxed: the slots carry flags
+      if (a.flagged) {
+        publish_slot(slots + std::uint64_t(blockIdx.x) * slot_words<T>, r);
+        is_last = atomicAdd(a.counter, 1u) == gridDim.x - 1;  // relaxed: the slots carry flags
+      } else {
+        a.partials[blockIdx.x] = r;
+        is_last = take_ticket_acq_rel(a.counter) == gridDim.x - 1;
+      }
     }
     __syncthreads();
     if (!is_last) return;
-    const T v = reduce_slots<T, OpT, P.block>(slots, gridDim.x);
+    // Flagged slots are cleared as they are read; plain partials are written before they are
+    // read, so whatever the area held before does not matter.
+    const T v = a.flagged ? reduce_slots<T, OpT, P.block>(slots, gridDim.x)
+                          : reduce_partials<T, OpT, P.block>(a.partials, gridDim.x);
     if (tid == 0) {
       *a.out = v;
       *a.counter = 0;  // ready for the next launch on this workspace

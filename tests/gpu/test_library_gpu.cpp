@@ -232,6 +232,88 @@ TEST(Library, TwoPhase) {
   for (unsigned char c : b) EXPECT_EQ(c, poison);
 }
 
+/// The two-phase call of every type and operator with storage full of garbage before every
+/// call (CUB's contract: it may hold anything), back to back on one stream without waiting
+/// (one buffer, so one counter, reused by launches in flight), then eight buffers on eight
+/// streams at once; every result checked.
+template <class T>
+void check_two_phase_type(std::uint64_t stream_id) {
+  const std::vector<std::uint64_t> ns = {1, 1000, 65537, (1u << 20) + 3, (1u << 24) + 7};
+  const std::uint64_t max_n = ns.back() + 1;
+  std::vector<T> host(max_n);
+  fill_random(host, test_seed() ^ stream_id);
+  DeviceBuffer in(max_n * sizeof(T));
+  TR_CUDA_CHECK(cudaMemcpy(in.get(), host.data(), max_n * sizeof(T), cudaMemcpyHostToDevice));
+  std::size_t bytes = 1;
+  for (Op op : all_ops)
+    for (std::uint64_t n : ns) {
+      std::size_t b = 0;
+      tunedreduce::reduce<T>(nullptr, b, nullptr, nullptr, n, op);
+      bytes = std::max(bytes, b);
+    }
+  constexpr int streams = 8;
+  const std::size_t calls = std::size(all_ops) * ns.size() * 2;
+  DeviceBuffer out(calls * streams * sizeof(T));
+  std::vector<DeviceBuffer> temps;
+  std::vector<cudaStream_t> ss(streams);
+  for (int i = 0; i < streams; ++i) {
+    temps.emplace_back(bytes);
+    TR_CUDA_CHECK(cudaStreamCreateWithFlags(&ss[i], cudaStreamNonBlocking));
+  }
+  TR_CUDA_CHECK(cudaMemset(out.get(), poison, calls * streams * sizeof(T)));
+  auto* o = static_cast<T*>(out.get());
+  struct Call {
+    Op op;
+    std::uint64_t n;
+    int offset;
+  };
+  std::vector<Call> done;
+  for (Op op : all_ops)
+    for (std::uint64_t n : ns)
+      for (int offset : {0, 1}) done.push_back({op, n, offset});
+  // Stream 0 alone first, then all eight at once; garbage written into each buffer in stream
+  // order before each call.
+  for (int round = 0; round < 2; ++round)
+    for (int k = 0; k < (round == 0 ? 1 : streams); ++k)
+      for (std::size_t c = 0; c < done.size(); ++c) {
+        TR_CUDA_CHECK(cudaMemsetAsync(temps[k].get(), int(0x11 * (c % 15) + k), bytes, ss[k]));
+        std::size_t b = bytes;
+        tunedreduce::reduce<T>(temps[k].get(), b, static_cast<const T*>(in.get()) + done[c].offset,
+                               o + k * done.size() + c, done[c].n, done[c].op, ss[k]);
+      }
+  TR_CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<T> got(calls * streams);
+  TR_CUDA_CHECK(cudaMemcpy(got.data(), o, got.size() * sizeof(T), cudaMemcpyDeviceToHost));
+  for (int k = 0; k < streams; ++k)
+    for (std::size_t c = 0; c < done.size(); ++c)
+      check_result<T>(done[c].op, host.data() + done[c].offset, done[c].n,
+                      got[k * done.size() + c],
+                      std::string("two-phase ") + dtype_name(dtype_of<T>) + " " +
+                          op_name(done[c].op) + " n=" + std::to_string(done[c].n) + " offset " +
+                          std::to_string(done[c].offset) + " stream " + std::to_string(k) + " (" +
+                          tunedreduce::lookup<T>(done[c].op, done[c].n).kernel_id + ")");
+  for (cudaStream_t s : ss) TR_CUDA_CHECK(cudaStreamDestroy(s));
+}
+
+void check_two_phase_every_type() {
+  check_two_phase_type<std::int32_t>(21);
+  check_two_phase_type<std::uint32_t>(22);
+  check_two_phase_type<std::int64_t>(23);
+  check_two_phase_type<std::uint64_t>(24);
+  check_two_phase_type<float>(25);
+  check_two_phase_type<double>(26);
+}
+
+TEST(Library, TwoPhaseWithGarbageInTheCallersStorageEveryTypeAndOperator) {
+  use_defaults();
+  check_two_phase_every_type();
+  const std::string db = sample_copy();
+  if (db.empty()) return;
+  tunedreduce::set_database(db);
+  check_two_phase_every_type();
+  use_defaults();
+}
+
 void expect_refused(const std::function<void()>& f, Status status, const std::string& needle) {
   try {
     f();

@@ -4,6 +4,7 @@
 // poisoned before every run, with guard elements on both sides of it.
 
 #include <algorithm>
+#include <array>
 #include <cinttypes>
 #include <cstdio>
 #include <map>
@@ -73,12 +74,27 @@ std::vector<std::uint64_t> sizes_for(const Entry& e, bool with_large_prime) {
   return {s.begin(), s.end()};
 }
 
+/// The two-phase launch (LaunchArgs::counter): an external counter, zero on entry and checked
+/// to be zero again after every launch, and a workspace that holds garbage (`garbage` is
+/// written over its first bytes before each launch: the counter area and every partial slot),
+/// or, with garbage = -1, memory nothing ever wrote (compute-sanitizer initcheck then proves
+/// the launch reads nothing it did not write).
+struct External {
+  unsigned long long* counter = nullptr;  // device memory, 8 bytes
+  int garbage = 0xff;
+};
+
+/// Bytes of a workspace that hold the counter area and the partials of any grid.
+constexpr std::size_t garbage_bytes = 256 + 65536 * 16;
+
 /// Runs entry e on in[offset .. offset+n) and checks the result; returns "" or what was wrong.
-/// Throws on CUDA errors (a sticky error ends the process's usefulness).
+/// With \p ext, the launch uses its external counter over a workspace of garbage. Throws on
+/// CUDA errors (a sticky error ends the process's usefulness).
 template <class T>
 std::string run_and_check(const Entry& e, const kernels::DeviceLimits& dev, const T* d_in,
                           std::uint64_t n, const Reference<T>& ref, T* d_out3, void* ws,
-                          std::size_t ws_bytes, bool& workspace_clean, cudaStream_t stream) {
+                          std::size_t ws_bytes, bool& workspace_clean, cudaStream_t stream,
+                          const External* ext = nullptr) {
   TR_CUDA_CHECK(cudaMemsetAsync(d_out3, poison_byte, 3 * sizeof(T), stream));
   kernels::LaunchArgs a;
   a.in = d_in;
@@ -88,6 +104,12 @@ std::string run_and_check(const Entry& e, const kernels::DeviceLimits& dev, cons
   a.workspace_bytes = ws_bytes;
   a.stream = stream;
   a.workspace_clean = workspace_clean;
+  if (ext) {
+    a.counter = ext->counter;
+    a.workspace_clean = false;
+    if (ext->garbage >= 0)
+      TR_CUDA_CHECK(cudaMemsetAsync(ws, ext->garbage, std::min(ws_bytes, garbage_bytes), stream));
+  }
   if (e.workspace_bytes(n, dev) > ws_bytes) return "workspace too small for the test";
   if (auto why = e.can_implement(n, reinterpret_cast<std::uintptr_t>(d_in) & 255 ? sizeof(T) : 256, dev))
     return "can_implement refused: " + *why;
@@ -96,12 +118,20 @@ std::string run_and_check(const Entry& e, const kernels::DeviceLimits& dev, cons
     throw std::runtime_error(std::string("launch of ") + e.id + " n=" + std::to_string(n) +
                              " failed: " + cudaGetErrorName(err));
   TR_CUDA_CHECK(cudaStreamSynchronize(stream));
-  workspace_clean = true;
+  if (!ext) workspace_clean = true;
   T out[3];
   TR_CUDA_CHECK(cudaMemcpy(out, d_out3, sizeof out, cudaMemcpyDeviceToHost));
   T poison;
   std::memset(&poison, poison_byte, sizeof poison);
   std::ostringstream msg;
+  if (ext) {
+    unsigned long long counter = 1;
+    TR_CUDA_CHECK(cudaMemcpy(&counter, ext->counter, sizeof counter, cudaMemcpyDeviceToHost));
+    if (counter != 0) {
+      msg << "left the external counter at " << counter << "; ";
+      TR_CUDA_CHECK(cudaMemset(ext->counter, 0, sizeof counter));
+    }
+  }
   if (std::memcmp(&out[0], &poison, sizeof(T)) || std::memcmp(&out[2], &poison, sizeof(T)))
     msg << "wrote outside the output element; ";
   const T got = out[1];
@@ -131,7 +161,13 @@ std::string run_and_check(const Entry& e, const kernels::DeviceLimits& dev, cons
 struct KeyContext {
   kernels::DeviceLimits dev = kernels::query_device_limits(0);
   cudaStream_t stream = nullptr;
-  KeyContext() { TR_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)); }
+  DeviceBuffer counter{8};
+  External ext;
+  KeyContext() {
+    TR_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    TR_CUDA_CHECK(cudaMemset(counter.get(), 0, 8));
+    ext.counter = static_cast<unsigned long long*>(counter.get());
+  }
   ~KeyContext() { cudaStreamDestroy(stream); }
 };
 
@@ -153,6 +189,7 @@ void check_key(DType d, Op op) {
   DeviceBuffer out(3 * sizeof(T));
   std::map<std::pair<std::uint64_t, int>, Reference<T>> refs;
   int reported = 0;
+  int garbage = 0;
   for (const Entry* e : entries) {
     bool clean = false;
     for (std::uint64_t n : sizes_for(*e, true))
@@ -161,12 +198,19 @@ void check_key(DType d, Op op) {
         auto it = refs.find(key);
         if (it == refs.end()) it = refs.emplace(key, host_reference<T>(op, host.data() + offset, n)).first;
         const T* in = static_cast<const T*>(d_in.get()) + offset;
-        std::string why = run_and_check<T>(*e, ctx.dev, in, n, it->second,
-                                           static_cast<T*>(out.get()), ws.get(), ws.bytes(), clean,
-                                           ctx.stream);
-        summary().add(*e, why.empty());
-        if (!why.empty() && reported++ < 40)
-          ADD_FAILURE() << e->id << " n=" << n << " offset=" << offset << ": " << why;
+        // Each size and offset twice: as the library's cached call runs it (the workspace the
+        // previous launch left), and as the two-phase call does (an external counter over a
+        // workspace of garbage: 0xff, 0x01, 0xa5, 0x00 bytes in turn).
+        for (bool two_phase : {false, true}) {
+          ctx.ext.garbage = std::array{0xff, 0x01, 0xa5, 0x00}[garbage++ % 4];
+          std::string why = run_and_check<T>(*e, ctx.dev, in, n, it->second,
+                                             static_cast<T*>(out.get()), ws.get(), ws.bytes(),
+                                             clean, ctx.stream, two_phase ? &ctx.ext : nullptr);
+          summary().add(*e, why.empty());
+          if (!why.empty() && reported++ < 40)
+            ADD_FAILURE() << e->id << " n=" << n << " offset=" << offset
+                          << (two_phase ? " (two-phase)" : "") << ": " << why;
+        }
       }
   }
 }
@@ -239,10 +283,11 @@ void check_large(DType d) {
     for (std::size_t i = 0; i < entries.size(); ++i) {
       const int offset = static_cast<int>(i % 2);
       bool clean = false;
+      // Every third entry as the two-phase call runs it (external counter, garbage workspace).
       std::string why = run_and_check<T>(*entries[i], ctx.dev,
                                          static_cast<const T*>(d_in.get()) + offset, n, refs[offset],
                                          static_cast<T*>(out.get()), ws.get(), ws.bytes(), clean,
-                                         ctx.stream);
+                                         ctx.stream, i % 3 == 2 ? &ctx.ext : nullptr);
       summary().add(*entries[i], why.empty());
       if (!why.empty() && reported++ < 20)
         ADD_FAILURE() << entries[i]->id << " n=" << n << " offset=" << offset << ": " << why;
@@ -330,16 +375,23 @@ TEST(SanitizerSubset, OneEntryPerFamily) {
                                      ? 1 : 2;
         if (p.unroll != first_unroll && p.unroll != 4) continue;
         DeviceBuffer ws(e.workspace_bytes(max_n, ctx.dev));
+        // The two-phase call's: memory nothing wrote (initcheck sees any read before a write).
+        DeviceBuffer never_written(e.workspace_bytes(max_n, ctx.dev));
+        External fresh = ctx.ext;
+        fresh.garbage = -1;
         bool clean = false;
         for (std::uint64_t n : {std::uint64_t{1}, std::uint64_t{33}, std::uint64_t{1000}, max_n})
-          for (int offset : {0, 1}) {
-            const Reference<T> ref = host_reference<T>(Op::sum, host.data() + offset, n);
-            std::string why = run_and_check<T>(e, ctx.dev, static_cast<const T*>(d_in.get()) + offset, n,
-                                               ref, static_cast<T*>(out.get()), ws.get(), ws.bytes(),
-                                               clean, ctx.stream);
-            summary().add(e, why.empty());
-            EXPECT_EQ(why, "") << e.id << " n=" << n << " offset=" << offset;
-          }
+          for (int offset : {0, 1})
+            for (bool two_phase : {false, true}) {
+              const Reference<T> ref = host_reference<T>(Op::sum, host.data() + offset, n);
+              std::string why = run_and_check<T>(
+                  e, ctx.dev, static_cast<const T*>(d_in.get()) + offset, n, ref,
+                  static_cast<T*>(out.get()), two_phase ? never_written.get() : ws.get(),
+                  ws.bytes(), clean, ctx.stream, two_phase ? &fresh : nullptr);
+              summary().add(e, why.empty());
+              EXPECT_EQ(why, "") << e.id << " n=" << n << " offset=" << offset
+                                 << (two_phase ? " (two-phase)" : "");
+            }
       }
     });
   }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `tunedreduce bench` where CI runs: usage errors exit 2 before anything else; without a GPU it
-# exits 6 with a clear message; with one, a one-size run (read flush: --l2 clean) verifies and
-# exits 0.
+# exits 6 with a clear message; with one, a one-size run of both library calls (read flush:
+# --l2 clean, the same as cold) verifies and exits 0.
 set -uo pipefail
 cli=$1
 out=$("$cli" bench --dtypes i8 2>&1); rc=$?
@@ -9,9 +9,15 @@ out=$("$cli" bench --dtypes i8 2>&1); rc=$?
 out=$("$cli" bench --sizes 40 2>&1); rc=$?
 [ $rc -eq 2 ] || { echo "bad size: rc=$rc: $out"; exit 1; }
 out=$("$cli" bench --l2 lukewarm 2>&1); rc=$?
-[ $rc -eq 2 ] && grep -q "\-\-l2 must be cold, clean or warm, not .lukewarm." <<<"$out" ||
+[ $rc -eq 2 ] && grep -q "\-\-l2 must be cold (or clean), dirty or warm, not .lukewarm." <<<"$out" ||
   { echo "bad --l2: rc=$rc: $out"; exit 1; }
-out=$("$cli" bench --dtypes i32 --ops sum --sizes 10 --repeats 3 --l2 clean 2>&1); rc=$?
+out=$("$cli" bench --api three-phase 2>&1); rc=$?
+[ $rc -eq 2 ] && grep -q "\-\-api must be cached, two-phase or both, not .three-phase." <<<"$out" ||
+  { echo "bad --api: rc=$rc: $out"; exit 1; }
+out=$("$cli" bench --host-calls -5 2>&1); rc=$?
+[ $rc -eq 2 ] && grep -q "\-\-host-calls must be between" <<<"$out" ||
+  { echo "bad --host-calls: rc=$rc: $out"; exit 1; }
+out=$("$cli" bench --dtypes i32 --ops sum --sizes 10 --repeats 3 --l2 clean --api both 2>&1); rc=$?
 echo "$out"
 case $rc in
   6) grep -q "tunedreduce bench: error: no CUDA device (.*): the benchmark needs a GPU" <<<"$out" ||

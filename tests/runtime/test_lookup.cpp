@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "db/snapshot.hpp"
 #include "runtime/defaults.hpp"
 #include "runtime/tuning.hpp"
@@ -87,13 +89,60 @@ TEST(SampleDb, AnotherDeviceOfTheSameModelUsesItsWinners) {
   EXPECT_EQ(t.choose(DType::f64, Op::sum, 1 << 20).level, Level::builtin_default);
 }
 
+TEST(SampleDb, ADeviceWithTheSameCoresButAnotherMemorySystemGetsTheBuiltInDefault) {
+  // An H200: the H100's compute capability and SM count, another bus, memory clock and L2. Its
+  // timings are not the H100's, so the H100's rows are no evidence for it.
+  DeviceFingerprint h200 = sample_device();
+  h200.name = "NVIDIA H200";
+  h200.bus_width_bits = 6144;
+  h200.l2_bytes = 62914560;
+  h200.mem_clock_khz = 3201000;
+  h200.total_mem_bytes = 150754820096;
+  const db::Snapshot s = sample_snapshot(h200);
+  EXPECT_TRUE(s.exact.empty());
+  EXPECT_TRUE(s.similar.empty());
+  TuningTable t(s, info_of(h200).limits);
+  for (std::uint64_t n : {std::uint64_t{1} << 12, std::uint64_t{1} << 20, std::uint64_t{1} << 26}) {
+    const Choice c = t.choose(DType::i32, Op::sum, n);
+    EXPECT_EQ(c.level, Level::builtin_default);
+    EXPECT_STREQ(c.entry->id, builtin_default_id(DType::i32, Op::sum, n));
+  }
+  // One difference of the memory system is enough.
+  for (int which = 0; which < 3; ++which) {
+    DeviceFingerprint f = same_model_device();
+    if (which == 0) f.bus_width_bits += 1024;
+    if (which == 1) f.l2_bytes *= 2;
+    if (which == 2) f.mem_clock_khz += 100000;
+    EXPECT_TRUE(sample_snapshot(f).similar.empty()) << which;
+  }
+}
+
+TEST(Order, ANearestRowServesOnlyWithinAFactorOfFourOfItsInterval) {
+  TempDir dir;
+  const auto path = dir / "tune.db";
+  const DeviceFingerprint me = sample_device(), twin = same_model_device();
+  add_device_rows(path, me, {{DType::f32, Op::sum, 1 << 16, 1 << 20,
+                              "smem.b256.u4.static.two_pass.f32.sum"}});
+  add_device_rows(path, twin, {{DType::i64, Op::min, 1 << 16, 1 << 20,
+                                "warp_shuffle.b512.u8.single_pass.i64.min"}});
+  TuningTable t(db::load_snapshot(path, me), info_of(me).limits);
+  EXPECT_EQ(t.choose(DType::f32, Op::sum, 1 << 14).level, Level::nearest);
+  EXPECT_EQ(t.choose(DType::f32, Op::sum, (1 << 14) - 1).level, Level::builtin_default);
+  EXPECT_EQ(t.choose(DType::f32, Op::sum, 1 << 22).level, Level::nearest);
+  EXPECT_EQ(t.choose(DType::f32, Op::sum, (1 << 22) + 4).level, Level::builtin_default);
+  EXPECT_EQ(t.choose(DType::f32, Op::sum, 1 << 30).level, Level::builtin_default);
+  EXPECT_EQ(t.choose(DType::i64, Op::min, 1 << 22).level, Level::same_model);
+  EXPECT_EQ(t.choose(DType::i64, Op::min, 1 << 24).level, Level::builtin_default);
+  EXPECT_EQ(t.choose(DType::i64, Op::min, 1 << 12).level, Level::builtin_default);
+}
+
 TEST(SampleDb, UntunedKeysAndOtherModelsGetTheBuiltInDefault) {
   TuningTable same(sample_snapshot(sample_device()), info_of(sample_device()).limits);
   for (DType d : {DType::u32, DType::i64, DType::u64, DType::f64})
     for (Op o : all_ops) {
       const Choice c = same.choose(d, o, 1 << 20);
       EXPECT_EQ(c.level, Level::builtin_default);
-      EXPECT_EQ(id(c), builtin_default_id(d, o));
+      EXPECT_EQ(id(c), builtin_default_id(d, o, 1 << 20));
       EXPECT_EQ(c.row, nullptr);
     }
   EXPECT_EQ(same.choose(DType::i32, Op::min, 1000).level, Level::builtin_default);
@@ -112,16 +161,42 @@ TEST(Defaults, EveryKeyHasARegistryEntryThatRunsOnSm75AndUp) {
   turing.cc_minor = 5;
   turing.max_threads_per_block = 1024;
   TuningTable t(turing);
+  for (const DefaultRule& r : builtin_default_rules()) {
+    const kernels::Entry* e = kernels::find(r.kernel_id);
+    ASSERT_NE(e, nullptr) << r.kernel_id;
+    EXPECT_EQ(e->params.dtype, r.dtype) << r.kernel_id;
+    EXPECT_EQ(e->params.op, r.op) << r.kernel_id;
+    EXPECT_FALSE(e->can_implement(1, dtype_size(r.dtype), turing)) << r.kernel_id;
+    EXPECT_FALSE(e->can_implement(max_n, dtype_size(r.dtype), turing)) << r.kernel_id;
+    EXPECT_EQ(t.default_entry(r.dtype, r.op, r.n_hi), e);
+    EXPECT_EQ(std::string(builtin_default_id(r.dtype, r.op, r.n_hi)), r.kernel_id);
+  }
+}
+
+TEST(Defaults, EveryKeyHasRulesInIncreasingSizeEndingAtTheLargestSize) {
+  const auto rules = builtin_default_rules();
   for (DType d : all_dtypes)
     for (Op o : all_ops) {
-      const kernels::Entry* e = kernels::find(builtin_default_id(d, o));
-      ASSERT_NE(e, nullptr) << builtin_default_id(d, o);
-      EXPECT_EQ(e->params.dtype, d);
-      EXPECT_EQ(e->params.op, o);
-      EXPECT_FALSE(e->can_implement(1, dtype_size(d), turing));
-      EXPECT_FALSE(e->can_implement(max_n, dtype_size(d), turing));
-      EXPECT_EQ(t.default_entry(d, o), e);
-      EXPECT_EQ(t.choose(d, o, 12345).entry, e);
+      std::vector<std::uint64_t> ends;
+      for (const DefaultRule& r : rules)
+        if (r.dtype == d && r.op == o) ends.push_back(r.n_hi);
+      ASSERT_FALSE(ends.empty()) << dtype_name(d) << " " << op_name(o);
+      EXPECT_TRUE(std::is_sorted(ends.begin(), ends.end()));
+      EXPECT_EQ(std::adjacent_find(ends.begin(), ends.end()), ends.end());
+      EXPECT_EQ(ends.back(), ~std::uint64_t{0}) << dtype_name(d) << " " << op_name(o);
+      // Every size gets the rule whose interval contains it.
+      for (std::uint64_t n : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{1} << 12,
+                              std::uint64_t{1} << 20, std::uint64_t{1} << 30, max_n}) {
+        const char* want = nullptr;
+        for (const DefaultRule& r : rules)
+          if (r.dtype == d && r.op == o && n <= r.n_hi) {
+            want = r.kernel_id;
+            break;
+          }
+        EXPECT_STREQ(builtin_default_id(d, o, n), want);
+        TuningTable t((kernels::DeviceLimits()));
+        EXPECT_STREQ(t.choose(d, o, n).entry->id, want);
+      }
     }
 }
 
@@ -135,9 +210,12 @@ TEST(Order, ThisDevicesNearestSizeComesBeforeAnotherDevicesExactInterval) {
   TuningTable t(db::load_snapshot(path, me), info_of(me).limits);
   Choice c = t.choose(DType::f32, Op::sum, 500);
   EXPECT_EQ(c.level, Level::exact);
-  c = t.choose(DType::f32, Op::sum, 5000);  // level 2 beats level 3
+  c = t.choose(DType::f32, Op::sum, 3000);  // level 2 beats level 3
   EXPECT_EQ(c.level, Level::nearest);
   EXPECT_EQ(id(c), "smem.b256.u4.static.two_pass.f32.sum");
+  c = t.choose(DType::f32, Op::sum, 5000);  // beyond 4 x 1000: level 3
+  EXPECT_EQ(c.level, Level::same_model);
+  EXPECT_EQ(id(c), "warp_shuffle.b512.u8.single_pass.f32.sum");
   c = t.choose(DType::i64, Op::min, 5000);  // nothing of this device: level 3
   EXPECT_EQ(c.level, Level::same_model);
   EXPECT_EQ(id(c), "warp_shuffle.b512.u8.single_pass.i64.min");
@@ -156,8 +234,12 @@ TEST(Order, NearestPrefersTheCloserIntervalAndTheSmallerOnATie) {
   EXPECT_EQ(id(t.choose(DType::u32, Op::sum, 2500)), "interleaved.b128.two_pass.u32.sum");
   EXPECT_EQ(id(t.choose(DType::u32, Op::sum, 5500)), "unroll.b256.u8.two_pass.u32.sum");
   EXPECT_EQ(id(t.choose(DType::u32, Op::sum, 4000)), "interleaved.b128.two_pass.u32.sum");  // tie
-  EXPECT_EQ(id(t.choose(DType::u32, Op::sum, 10)), "interleaved.b128.two_pass.u32.sum");
-  EXPECT_EQ(id(t.choose(DType::u32, Op::sum, 1 << 30)), "unroll.b256.u8.two_pass.u32.sum");
+  EXPECT_EQ(id(t.choose(DType::u32, Op::sum, 250)), "interleaved.b128.two_pass.u32.sum");
+  EXPECT_EQ(id(t.choose(DType::u32, Op::sum, 28000)), "unroll.b256.u8.two_pass.u32.sum");
+  // Further than a factor of 4 from every interval: the built-in default.
+  EXPECT_EQ(t.choose(DType::u32, Op::sum, 249).level, Level::builtin_default);
+  EXPECT_EQ(t.choose(DType::u32, Op::sum, 28004).level, Level::builtin_default);
+  EXPECT_EQ(t.choose(DType::u32, Op::sum, 1 << 30).level, Level::builtin_default);
   EXPECT_EQ(t.choose(DType::u32, Op::sum, 6500).level, Level::exact);
   EXPECT_EQ(t.choose(DType::u32, Op::sum, 6500).row->n_lo, 6000u);
 }

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "runtime_test_util.hpp"
 #include "tests/db/test_util.hpp"
@@ -211,10 +212,12 @@ TEST(BadDatabase, RowsNamingUnknownKernelsAreIgnoredWithOneWarning) {
                    {DType::f64, Op::max, 1, 1 << 30, "from_the_future.b512.single_pass.f64.max"}});
   TestRuntime t({sample_device()}, path.string());
   EXPECT_EQ(t.rt->lookup(DType::i32, Op::sum, 500, 0).level, Level::exact);
-  // The unknown rows' sizes: the nearest usable row of this device, else the default.
-  const Config near = t.rt->lookup(DType::i32, Op::sum, 1 << 20, 0);
+  // The unknown rows' sizes: the nearest usable row of this device within a factor of 4 of its
+  // interval, else the default.
+  const Config near = t.rt->lookup(DType::i32, Op::sum, 4000, 0);
   EXPECT_EQ(near.level, Level::nearest);
   EXPECT_STREQ(near.kernel_id, "vectorized.b128.u2.single_pass.i32.sum");
+  EXPECT_EQ(t.rt->lookup(DType::i32, Op::sum, 1 << 20, 0).level, Level::builtin_default);
   for (int i = 0; i < 5; ++i) {
     const Config c = t.rt->lookup(DType::f64, Op::max, 1 << 20, 0);
     EXPECT_EQ(c.level, Level::builtin_default);
@@ -425,7 +428,7 @@ TEST(TwoPhase, TheQuerySetsTheSizeAndChecksNoPointer) {
   EXPECT_EQ(zero, 1u);  // never 0, so an allocation of that size is a real pointer
 }
 
-TEST(TwoPhase, TheRunChecksTheTempBufferAndLaunchesWithADirtyCounter) {
+TEST(TwoPhase, TheRunChecksTheTempBufferAndLaunchesWithTheLibrarysCounter) {
   Device0 d;
   const std::uint64_t n = 1 << 20;
   std::size_t bytes = 0;
@@ -453,13 +456,119 @@ TEST(TwoPhase, TheRunChecksTheTempBufferAndLaunchesWithADirtyCounter) {
     EXPECT_EQ(l.args.workspace, temp);
     EXPECT_EQ(l.args.workspace_bytes, bytes);
     EXPECT_FALSE(l.args.workspace_clean);  // the caller's memory: never trusted to be zero
+    EXPECT_NE(l.args.counter, nullptr);    // ... so the counter is the library's
+    EXPECT_EQ(l.args.counter, launches[0].args.counter);  // one per buffer
     EXPECT_EQ(l.args.stream, s);
     EXPECT_EQ(l.args.in, d.in);
     EXPECT_EQ(l.args.out, d.out);
     EXPECT_EQ(l.args.n, n);
   }
-  // No workspace of the library's own was touched.
+  // Nothing but the launches was enqueued: no memset, no workspace of the library's own.
   for (const auto& ev : d.t.fake->events()) EXPECT_EQ(ev.what.rfind("launch", 0), 0u) << ev.what;
+}
+
+TEST(TwoPhase, EachTempBufferHasItsOwnCounterOnEachDevice) {
+  Device0 d;
+  const std::uint64_t n = 1 << 20;
+  std::size_t bytes = 0;
+  d.t.rt->reduce(nullptr, bytes, d.in, d.out, n, DType::f32, Op::sum, nullptr);
+  char* a = reinterpret_cast<char*>(0x7000'2000'0000);
+  char* b = a + bytes / 256 * 256 + 256;  // another buffer right after a
+  char* c = reinterpret_cast<char*>(0x7100'2000'0000);  // device 1
+  float* in1 = reinterpret_cast<float*>(0x7100'0000'0000);
+  float* out1 = reinterpret_cast<float*>(0x7100'1000'0000);
+  d.t.fake->set_pointer(a, {MemoryKind::device, 0});
+  d.t.fake->set_pointer(b, {MemoryKind::device, 0});
+  d.t.fake->set_pointer(c, {MemoryKind::device, 1});
+  d.t.fake->set_pointer(in1, {MemoryKind::device, 1});
+  d.t.fake->set_pointer(out1, {MemoryKind::device, 1});
+  d.t.rt->reduce(a, bytes, d.in, d.out, n, DType::f32, Op::sum, nullptr);
+  d.t.rt->reduce(b, bytes, d.in, d.out, n, DType::i32, Op::sum, nullptr);  // packed finish
+  d.t.rt->reduce(a, bytes, d.in, d.out, n, DType::f32, Op::max, nullptr);
+  d.t.fake->current = 1;
+  d.t.rt->reduce(c, bytes, in1, out1, n, DType::f32, Op::sum, nullptr);
+  std::thread([&] {  // another thread, the same buffer: the same counter
+    d.t.fake->current = 0;
+    d.t.rt->reduce(b, bytes, d.in, d.out, n, DType::f32, Op::sum, nullptr);
+  }).join();
+  const auto l = d.t.fake->launches();
+  ASSERT_EQ(l.size(), 5u);
+  for (const auto& x : l) ASSERT_NE(x.args.counter, nullptr);
+  EXPECT_NE(l[0].args.counter, l[1].args.counter);
+  EXPECT_EQ(l[0].args.counter, l[2].args.counter);
+  EXPECT_NE(l[3].args.counter, l[0].args.counter);
+  EXPECT_NE(l[3].args.counter, l[1].args.counter);
+  EXPECT_EQ(l[4].args.counter, l[1].args.counter);
+  EXPECT_EQ(d.t.rt->temp_counters().assigned(0), 2u);
+  EXPECT_EQ(d.t.rt->temp_counters().assigned(1), 1u);
+  // Each counter on its own 32-byte sector.
+  EXPECT_GE(std::abs(reinterpret_cast<char*>(l[0].args.counter) -
+                     reinterpret_cast<char*>(l[1].args.counter)), 32);
+  // The cached path keeps its own workspace and counter.
+  d.t.rt->reduce(d.in, d.out, n, DType::f32, Op::sum, nullptr);
+  EXPECT_EQ(d.t.fake->launches().back().args.counter, nullptr);
+}
+
+TEST(TwoPhase, AFullCounterTableFallsBackToZeroingInTheBufferAndSaysSoOnce) {
+  TempDir dir;
+  TestRuntime t{{sample_device()}, sample_copy(dir).string()};
+  t.fake->table_entries = 2;
+  float* in = reinterpret_cast<float*>(0x7000'0000'0000);
+  float* out = reinterpret_cast<float*>(0x7000'1000'0000);
+  t.fake->set_pointer(in, {MemoryKind::device, 0});
+  t.fake->set_pointer(out, {MemoryKind::device, 0});
+  const std::uint64_t n = 1 << 20;
+  std::size_t bytes = 0;
+  t.rt->reduce(nullptr, bytes, in, out, n, DType::f32, Op::sum, nullptr);
+  std::vector<char*> temps;
+  for (int i = 0; i < 4; ++i) {
+    temps.push_back(reinterpret_cast<char*>(0x7000'2000'0000 + std::uintptr_t(i) * 0x100000));
+    t.fake->set_pointer(temps.back(), {MemoryKind::device, 0});
+  }
+  for (char* p : temps) t.rt->reduce(p, bytes, in, out, n, DType::f32, Op::sum, nullptr);
+  t.rt->reduce(temps[0], bytes, in, out, n, DType::f32, Op::sum, nullptr);  // still has one
+  const auto l = t.fake->launches();
+  ASSERT_EQ(l.size(), 5u);
+  EXPECT_NE(l[0].args.counter, nullptr);
+  EXPECT_NE(l[1].args.counter, nullptr);
+  EXPECT_EQ(l[2].args.counter, nullptr);  // the launch zeroes a counter in the buffer itself
+  EXPECT_EQ(l[3].args.counter, nullptr);
+  EXPECT_EQ(l[4].args.counter, l[0].args.counter);
+  const auto warnings = t.log.lines("warning");
+  int said = 0;
+  for (const auto& w : warnings) said += w.find("distinct temporary buffers") != std::string::npos;
+  EXPECT_EQ(said, 1) << t.log.all();
+}
+
+TEST(TwoPhase, WithoutACounterTableTheLaunchZeroesTheBufferAndSaysSoOnce) {
+  TempDir dir;
+  TestRuntime t{{sample_device()}, sample_copy(dir).string()};
+  t.fake->table_entries = 0;
+  float* in = reinterpret_cast<float*>(0x7000'0000'0000);
+  float* out = reinterpret_cast<float*>(0x7000'1000'0000);
+  char* temp = reinterpret_cast<char*>(0x7000'2000'0000);
+  for (const void* p : {static_cast<const void*>(in), static_cast<const void*>(out),
+                        static_cast<const void*>(temp)})
+    t.fake->set_pointer(p, {MemoryKind::device, 0});
+  std::size_t bytes = 1 << 20;
+  for (int i = 0; i < 3; ++i) t.rt->reduce(temp, bytes, in, out, 1 << 20, DType::f32, Op::sum, nullptr);
+  for (const auto& x : t.fake->launches()) EXPECT_EQ(x.args.counter, nullptr);
+  int said = 0;
+  for (const auto& w : t.log.lines("warning")) said += w.find("counter table") != std::string::npos;
+  EXPECT_EQ(said, 1) << t.log.all();
+}
+
+TEST(Arguments, ABufferThatPassedIsNotAskedAboutAgainButABadOneIsAlwaysRefused) {
+  Device0 d;
+  d.t.rt->reduce(d.in, d.out, 1 << 20, DType::f32, Op::sum, nullptr);
+  const int after_first = d.t.fake->cuda_calls.load();
+  d.t.rt->reduce(d.in, d.out, 1 << 20, DType::f32, Op::sum, nullptr);
+  const int per_call = d.t.fake->cuda_calls.load() - after_first;
+  EXPECT_EQ(per_call, 2);  // the current device and the launch: no pointer query
+  std::vector<float> host(16);
+  for (int i = 0; i < 3; ++i)
+    expect_error([&] { d.t.rt->reduce(host.data(), d.out, 16, DType::f32, Op::sum, nullptr); },
+                 Status::invalid_argument, "is host memory");
 }
 
 TEST(Launch, AFailedLaunchIsACudaErrorAndTheNextOneZeroesTheCounter) {

@@ -94,6 +94,7 @@ struct Measurer::Buffers {
   void* out = nullptr;  // three elements: guard, result, guard
   void* flush = nullptr;
   std::size_t flush_bytes = 0;
+  unsigned* sink = nullptr;
 };
 
 void Measurer::check(cudaError_t e, const char* what) {
@@ -114,9 +115,12 @@ Measurer::Measurer(int device, std::uint64_t run_seed)
     check(cudaEventCreate(&b_->stop[i]), "cudaEventCreate");
   }
   check(cudaMalloc(&b_->out, 3 * 8), "cudaMalloc(output)");
-  // Writing twice the L2 evicts whatever a candidate's input left there.
-  b_->flush_bytes = std::max<std::size_t>(2 * static_cast<std::size_t>(fingerprint_.l2_bytes), 64u << 20);
+  // Reading cold_flush_bytes evicts whatever a candidate's input left in L2, and leaves only
+  // clean lines behind (a memset would leave dirty ones for the timed kernel to write back).
+  b_->flush_bytes = cold_flush_bytes(fingerprint_.l2_bytes);
   check(cudaMalloc(&b_->flush, b_->flush_bytes), "cudaMalloc(L2 flush buffer)");
+  check(cudaMemset(b_->flush, 0x5b, b_->flush_bytes), "cudaMemset(L2 flush buffer)");
+  check(cudaMalloc(reinterpret_cast<void**>(&b_->sink), sizeof(unsigned)), "cudaMalloc(sink)");
 }
 
 Measurer::~Measurer() {
@@ -127,6 +131,7 @@ Measurer::~Measurer() {
   cudaFree(b_->workspace);
   cudaFree(b_->out);
   cudaFree(b_->flush);
+  cudaFree(b_->sink);
   if (b_->stream) cudaStreamDestroy(b_->stream);
 }
 
@@ -219,6 +224,11 @@ void enqueue_busy_wait(std::uint64_t ns, cudaStream_t stream) {
   spin_kernel<<<1, 32, 0, stream>>>(ns);
 }
 
+std::size_t cold_flush_bytes(std::int64_t l2_bytes) {
+  return std::max<std::size_t>(4 * static_cast<std::size_t>(std::max<std::int64_t>(l2_bytes, 0)),
+                               std::size_t{256} << 20);
+}
+
 cudaError_t enqueue_read(const void* p, std::size_t bytes, int sm_count, unsigned* sink,
                          cudaStream_t stream) {
   read_kernel<<<static_cast<unsigned>(4 * std::max(sm_count, 1)), 512, 0, stream>>>(
@@ -300,8 +310,9 @@ Result Measurer::measure(const kernels::Entry& entry, std::uint64_t n, const Mea
     return r;
   }
 
-  // Time: batches of launches, each preceded by an L2 flush (cold) or a short spin (warm) so the
-  // GPU is busy when the start event is recorded and launch latency stays out of the figure.
+  // Time: batches of launches, each preceded by an L2 flush (cold: a read of cold_flush_bytes)
+  // or a short spin (warm) so the GPU is busy when the start event is recorded and launch
+  // latency stays out of the figure.
   const int min_repeats = std::max(1, policy.min_repeats);
   const int max_repeats = std::max(min_repeats, policy.max_repeats);
   std::vector<double> times;
@@ -310,8 +321,8 @@ Result Measurer::measure(const kernels::Entry& entry, std::uint64_t n, const Mea
     const int batch = std::min<int>(batch_size, max_repeats - static_cast<int>(times.size()));
     for (int i = 0; i < batch; ++i) {
       if (policy.l2 == L2Mode::cold)
-        check(cudaMemsetAsync(b_->flush, static_cast<int>(times.size() + i), b_->flush_bytes,
-                              b_->stream), "L2 flush");
+        check(enqueue_read(b_->flush, b_->flush_bytes, limits_.sm_count, b_->sink, b_->stream),
+              "L2 flush");
       else
         spin_kernel<<<1, 32, 0, b_->stream>>>(20000);
       check(cudaEventRecord(b_->start[i], b_->stream), "cudaEventRecord");

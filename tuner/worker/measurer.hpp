@@ -92,10 +92,14 @@ cudaError_t fill_input(DType dtype, void* p, std::uint64_t n, std::uint64_t seed
 /// precedes a warm-L2 timed launch, so its start event is not recorded on an idle GPU.
 void enqueue_busy_wait(std::uint64_t ns, cudaStream_t stream);
 
+/// Bytes of the read that precedes every cold timed run, in the tuner and in `tunedreduce
+/// bench`: 4 times the L2, at least 256 MiB, so that no line of the input survives it.
+std::size_t cold_flush_bytes(std::int64_t l2_bytes);
+
 /// Enqueues the streaming read of measure_attainable_read_gbps over the \p bytes at \p p (16-byte
-/// aligned; 4 blocks per multiprocessor; \p sink is written practically never): what precedes a
-/// timed run of `tunedreduce bench --l2 clean`, which leaves L2 holding clean lines of \p p only.
-/// Returns the launch's error.
+/// aligned, initialised; 4 blocks per multiprocessor; \p sink is written practically never):
+/// the cold L2 flush of the tuner and of `tunedreduce bench`, which leaves L2 holding clean
+/// lines of \p p only. Returns the launch's error.
 cudaError_t enqueue_read(const void* p, std::size_t bytes, int sm_count, unsigned* sink,
                          cudaStream_t stream);
 

@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""The summary tables of `tunedreduce bench --json` files, for scripts/gpu-suite.sh.
+
+usage: scripts/bench-summary.py BENCH.json [HOST.json]
+
+Prints, per library call (cached, two-phase), the speed-up over cub::DeviceReduce (CUB's median
+/ the call's median) for the keys the issues name (i32/i64/f32/f64 sum, i32/f32 min and max) at
+every size, and how many rows of every type and operator are below 1.0x (and below 0.985x, the
+1.5 % allowance at CUB's single-tile size); then, when HOST.json is given, the host's cost per
+call.
+"""
+import json
+import sys
+
+KEYS = ["i32.sum", "i64.sum", "f32.sum", "f64.sum", "i32.min", "i32.max", "f32.min", "f32.max"]
+
+
+def exp2(n):
+    return n.bit_length() - 1
+
+
+def device_line(doc):
+    d = doc["device"]
+    t = doc.get("timing", {})
+    return "%s (%s), L2 %s, %s" % (d["name"], d["fingerprint"], t.get("l2", "-"),
+                                    "medians of %s" % t.get("repeats", "-"))
+
+
+def speedups(doc):
+    rows = doc["results"]
+    for api, field in (("cached", "cached_speedup_vs_cub"), ("two-phase", "two_phase_speedup_vs_cub")):
+        have = [r for r in rows if field in r]
+        if not have:
+            continue
+        table = {}
+        sizes = set()
+        levels = {}
+        for r in have:
+            key = "%s.%s" % (r["dtype"], r["op"])
+            table[(key, r["n"])] = r[field]
+            sizes.add(r["n"])
+            levels[r["lookup_level"]] = levels.get(r["lookup_level"], 0) + 1
+        keys = [k for k in KEYS if any((k, n) in table for n in sizes)]
+        print("%s call: speed-up over cub::DeviceReduce (CUB us / tuned us)" % api)
+        print("%-6s" % "n" + "".join(" %8s" % k for k in keys))
+        for n in sorted(sizes):
+            line = "%-6s" % ("2^%d" % exp2(n))
+            for k in keys:
+                v = table.get((k, n))
+                line += " %8s" % ("-" if v is None else "%.3fx" % v)
+            print(line)
+        below = [(r, r[field]) for r in have if r[field] < 1.0]
+        far = [(r, v) for r, v in below if v < 0.985]
+        print("rows of every type and operator below 1.0x: %d of %d (below 0.985x: %d); lookup "
+              "levels: %s" % (len(below), len(have), len(far),
+                              ", ".join("%s %d" % kv for kv in sorted(levels.items()))))
+        for r, v in sorted(below, key=lambda x: x[1])[:12]:
+            print("  %s %s 2^%d: %.3fx (%s)" % (r["dtype"], r["op"], exp2(r["n"]), v, r["kernel_id"]))
+    wrong = [r for r in rows for m in ("cached", "two_phase", "cub")
+             if m in r and not r[m].get("verified", False)]
+    if wrong:
+        print("rows with a result that was wrong or did not run: %d" % len(wrong))
+
+
+def host_costs(doc):
+    print("host cost per call, us (b2b: back-to-back wall time / calls; enq: host time alone)")
+    print("%-10s %-6s %9s %9s %9s %9s %9s %9s" % ("key", "n", "CUB b2b", "cached", "2-phase",
+                                                   "CUB enq", "cached", "2-phase"))
+    for r in doc["results"]:
+        h = r.get("host_cost")
+        if not h:
+            continue
+        print("%-10s %-6s %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f" % (
+            "%s %s" % (r["dtype"], r["op"]), "2^%d" % exp2(r["n"]),
+            h["cub"]["back_to_back_us_per_call"], h["cached"]["back_to_back_us_per_call"],
+            h["two_phase"]["back_to_back_us_per_call"], h["cub"]["enqueue_us_per_call"],
+            h["cached"]["enqueue_us_per_call"], h["two_phase"]["enqueue_us_per_call"]))
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    with open(argv[1]) as f:
+        doc = json.load(f)
+    print("benchmark: " + device_line(doc))
+    speedups(doc)
+    if len(argv) > 2:
+        with open(argv[2]) as f:
+            host_costs(json.load(f))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
