@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -373,34 +374,45 @@ struct HostCost {
   double b2b_us = 0, enqueue_us = 0;
 };
 
-HostCost host_cost(Bench& b, const std::function<void()>& call, int n_calls) {
+/// CUB's call and the library's two, measured interleaved: in each of 7 rounds every method makes
+/// n_calls / 7 back-to-back calls (the order rotating round by round), so a drift of clocks or
+/// of the machine weighs on all three alike; then the gated batches, interleaved the same way.
+std::array<HostCost, 3> host_costs(Bench& b, const std::array<const std::function<void()>*, 3>& calls,
+                                   int n_calls) {
   using clock = std::chrono::steady_clock;
   auto us_since = [](clock::time_point t0) {
     return std::chrono::duration<double, std::micro>(clock::now() - t0).count();
   };
-  for (int i = 0; i < 100; ++i) call();
+  for (const auto* call : calls)
+    for (int i = 0; i < 100; ++i) (*call)();
   check(cudaStreamSynchronize(b.stream()), "host-cost warm-up");
-  HostCost c;
-  std::vector<double> rounds;
-  for (int r = 0; r < 3; ++r) {
-    const auto t0 = clock::now();
-    for (int i = 0; i < n_calls; ++i) call();
-    check(cudaStreamSynchronize(b.stream()), "back-to-back calls");
-    rounds.push_back(us_since(t0) / n_calls);
-  }
-  std::sort(rounds.begin(), rounds.end());
-  c.b2b_us = percentile(rounds, 0.5);
+  constexpr int rounds = 7;
+  const int per_round = std::max(1, n_calls / rounds);
+  std::array<std::vector<double>, 3> b2b, enq;
+  for (int r = 0; r < rounds; ++r)
+    for (int j = 0; j < 3; ++j) {
+      const int m = (r + j) % 3;
+      const auto t0 = clock::now();
+      for (int i = 0; i < per_round; ++i) (*calls[m])();
+      check(cudaStreamSynchronize(b.stream()), "back-to-back calls");
+      b2b[m].push_back(us_since(t0) / per_round);
+    }
   constexpr int batch = 200;  // at most 2 launches each: the launch queue never fills
-  std::vector<double> batches;
-  for (int done = 0; done < n_calls; done += batch) {
-    b.gate(3'000'000);  // 3 ms: longer than 200 enqueues take
-    const auto t0 = clock::now();
-    for (int i = 0; i < batch; ++i) call();
-    batches.push_back(us_since(t0) / batch);
-    check(cudaStreamSynchronize(b.stream()), "gated calls");
+  for (int done = 0, r = 0; done < n_calls; done += batch, ++r)
+    for (int j = 0; j < 3; ++j) {
+      const int m = (r + j) % 3;
+      b.gate(3'000'000);  // 3 ms: longer than 200 enqueues take
+      const auto t0 = clock::now();
+      for (int i = 0; i < batch; ++i) (*calls[m])();
+      enq[m].push_back(us_since(t0) / batch);
+      check(cudaStreamSynchronize(b.stream()), "gated calls");
+    }
+  std::array<HostCost, 3> c;
+  for (int m = 0; m < 3; ++m) {
+    std::sort(b2b[m].begin(), b2b[m].end());
+    std::sort(enq[m].begin(), enq[m].end());
+    c[m] = {percentile(b2b[m], 0.5), percentile(enq[m], 0.5)};
   }
-  std::sort(batches.begin(), batches.end());
-  c.enqueue_us = percentile(batches, 0.5);
   return c;
 }
 
@@ -514,9 +526,10 @@ int cmd_bench(int argc, char** argv) {
   std::printf("tuning database: %s\n", tunedreduce::database_path().c_str());
   if (opt.host_calls > 0) {
     std::printf("host cost per call: %d calls of each method per size on one stream, the input "
-                "warm in L2; b2b: wall time of back-to-back calls / calls (median of 3 rounds; "
-                "the GPU's time is inside where it is the larger); enqueue: the host's time per "
-                "call while a busy-wait kernel holds the GPU (median of batches of 200)\n",
+                "warm in L2, the three methods interleaved; b2b: wall time of back-to-back calls "
+                "/ calls (median of 7 rounds; the GPU's time is inside where it is the larger); "
+                "enqueue: the host's time per call while a busy-wait kernel holds the GPU "
+                "(median of batches of 200)\n",
                 opt.host_calls);
   } else {
     std::printf("timing: CUDA events, median of %d, L2 %s (%s before each start event, so the "
@@ -592,10 +605,9 @@ int cmd_bench(int argc, char** argv) {
         row.set("source", cfg.source);
 
         if (opt.host_calls > 0) {
-          HostCost hc[3];
-          const std::function<void()>* fns[3] = {&calls.cub, &calls.cached, &calls.two_phase};
+          std::array<HostCost, 3> hc;
           try {
-            for (int k = 0; k < 3; ++k) hc[k] = host_cost(b, *fns[k], opt.host_calls);
+            hc = host_costs(b, {&calls.cub, &calls.cached, &calls.two_phase}, opt.host_calls);
           } catch (const std::exception& ex) {
             throw Error(std::string("benchmark aborted: ") + ex.what());
           }
@@ -710,7 +722,8 @@ int cmd_bench(int argc, char** argv) {
       timing.set("mode", "host cost per call");
       timing.set("calls", opt.host_calls);
       timing.set("method",
-                 "back_to_back: wall time of N calls then one synchronisation / N (median of 3); "
+                 "back_to_back: wall time of N/7 calls then one synchronisation / (N/7), median of "
+                 "7 rounds, methods interleaved; "
                  "enqueue: host time per call behind a busy-wait kernel (median of batches of 200)");
     } else {
       timing.set("mode", "device time per call");

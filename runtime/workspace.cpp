@@ -1,5 +1,7 @@
 #include "runtime/workspace.hpp"
 
+#include <atomic>
+
 #include "tunedreduce/tunedreduce.hpp"
 
 namespace tunedreduce::runtime {
@@ -8,7 +10,21 @@ namespace {
 // Grown in steps of 64 KiB: the small workspaces of the persistent-grid kernels fit the first
 // allocation, and a large one is not doubled past what it needs.
 constexpr std::size_t growth_step = 64 * 1024;
+
+std::atomic<std::uint64_t> next_id{1};
+
+/// The slot this thread used last: a loop on one stream finds it without the map's lock. Slots
+/// are never erased, so the pointer stays valid while its cache lives.
+struct LastSlot {
+  std::uint64_t owner = 0;
+  int device = -1;
+  std::uintptr_t stream = 0;
+  void* slot = nullptr;
+};
+thread_local LastSlot last_slot;
 }  // namespace
+
+WorkspaceCache::WorkspaceCache(Platform& platform) : platform_(platform), id_(next_id++) {}
 
 WorkspaceCache::Key WorkspaceCache::key(int device, cudaStream_t stream) {
   const bool per_thread = stream == cudaStreamPerThread;
@@ -29,7 +45,17 @@ WorkspaceCache::Slot& WorkspaceCache::slot(const Key& k) {
 
 cudaError_t WorkspaceCache::run_erased(int device, cudaStream_t stream, std::size_t bytes,
                                        void* ctx, UseFn use) {
-  Slot& s = slot(key(device, stream));
+  // The key of the per-thread default stream includes the thread, which the thread-local
+  // cache is anyway.
+  const auto sid = reinterpret_cast<std::uintptr_t>(stream);
+  Slot* sp;
+  if (last_slot.owner == id_ && last_slot.device == device && last_slot.stream == sid) {
+    sp = static_cast<Slot*>(last_slot.slot);
+  } else {
+    sp = &slot(key(device, stream));
+    last_slot = {id_, device, sid, sp};
+  }
+  Slot& s = *sp;
   std::lock_guard lk(s.m);
   if (s.bytes < bytes) {
     if (s.ptr) {

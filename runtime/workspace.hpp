@@ -23,7 +23,7 @@ namespace tunedreduce::runtime {
 
 class WorkspaceCache {
  public:
-  explicit WorkspaceCache(Platform& platform) : platform_(platform) {}
+  explicit WorkspaceCache(Platform& platform);
   WorkspaceCache(const WorkspaceCache&) = delete;
   WorkspaceCache& operator=(const WorkspaceCache&) = delete;
 
@@ -63,6 +63,7 @@ class WorkspaceCache {
   Slot& slot(const Key& k);
 
   Platform& platform_;
+  const std::uint64_t id_;  // tells this cache's entries in the per-thread last-slot cache
   std::shared_mutex map_mutex_;
   std::map<Key, std::unique_ptr<Slot>> slots_;  // never erased: released slots keep bytes = 0
 };

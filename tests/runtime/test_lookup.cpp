@@ -152,7 +152,7 @@ TEST(SampleDb, UntunedKeysAndOtherModelsGetTheBuiltInDefault) {
   EXPECT_EQ(other.exact_rows() + other.similar_rows(), 0u);
   const Choice c = other.choose(DType::i32, Op::sum, 1 << 20);
   EXPECT_EQ(c.level, Level::builtin_default);
-  EXPECT_EQ(id(c), "streaming.b256.u2.packed.i32.sum");
+  EXPECT_EQ(id(c), builtin_default_id(DType::i32, Op::sum, 1 << 20));
 }
 
 TEST(Defaults, EveryKeyHasARegistryEntryThatRunsOnSm75AndUp) {

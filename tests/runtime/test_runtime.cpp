@@ -11,6 +11,7 @@
 #include <fstream>
 #include <thread>
 
+#include "runtime/defaults.hpp"
 #include "runtime_test_util.hpp"
 #include "tests/db/test_util.hpp"
 
@@ -221,7 +222,7 @@ TEST(BadDatabase, RowsNamingUnknownKernelsAreIgnoredWithOneWarning) {
   for (int i = 0; i < 5; ++i) {
     const Config c = t.rt->lookup(DType::f64, Op::max, 1 << 20, 0);
     EXPECT_EQ(c.level, Level::builtin_default);
-    EXPECT_STREQ(c.kernel_id, "vectorized.b1024.u4.single_pass.f64.max");
+    EXPECT_STREQ(c.kernel_id, builtin_default_id(DType::f64, Op::max, 1 << 20));
     EXPECT_STREQ(c.source, "built-in");
   }
   const auto warnings = t.log.lines("warning");
@@ -282,10 +283,11 @@ TEST(Fallback, OneWarningForTheFirstLookupBelowLevelOneThenDebugOnly) {
   ASSERT_EQ(warnings.size(), 1u) << t.log.all();
   EXPECT_NE(warnings[0].find("no tuned winner for f64 sum n=1048576"), std::string::npos)
       << warnings[0];
-  EXPECT_NE(warnings[0].find("vectorized.b1024.u4.single_pass.f64.sum (default)"),
+  EXPECT_NE(warnings[0].find(std::string(builtin_default_id(DType::f64, Op::sum, 1 << 20)) +
+                             " (default)"),
             std::string::npos) << warnings[0];
-  EXPECT_NE(t.log.all().find("debug device 0 u32 min n=1048576: "
-                             "vectorized.b1024.u4.single_pass.u32.min (default)"),
+  EXPECT_NE(t.log.all().find(std::string("debug device 0 u32 min n=1048576: ") +
+                             builtin_default_id(DType::u32, Op::min, 1 << 20) + " (default)"),
             std::string::npos) << t.log.all();
 }
 
@@ -295,7 +297,7 @@ TEST(NoDevice, LookupReportsTheDefaultsAndReductionsFail) {
   const Config c = t.rt->lookup(DType::f32, Op::sum, 1 << 20, -1);
   EXPECT_EQ(c.level, Level::builtin_default);
   EXPECT_EQ(c.device, -1);
-  EXPECT_STREQ(c.kernel_id, "vectorized.b1024.u4.single_pass.f32.sum");
+  EXPECT_STREQ(c.kernel_id, builtin_default_id(DType::f32, Op::sum, 1 << 20));
   EXPECT_NE(std::string(c.source).find("no CUDA device"), std::string::npos) << c.source;
   t.rt->lookup(DType::i32, Op::max, 10, -1);
   EXPECT_EQ(t.log.lines("warning").size(), 1u) << t.log.all();

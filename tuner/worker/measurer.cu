@@ -312,7 +312,9 @@ Result Measurer::measure(const kernels::Entry& entry, std::uint64_t n, const Mea
 
   // Time: batches of launches, each preceded by an L2 flush (cold: a read of cold_flush_bytes)
   // or a short spin (warm) so the GPU is busy when the start event is recorded and launch
-  // latency stays out of the figure.
+  // latency stays out of the figure. Each timed launch is waited for before the next flush is
+  // enqueued, as `tunedreduce bench` does: with work queued behind it a small kernel took 0.2-0.6
+  // us longer, by an amount that varied from batch to batch (docs/performance.md, session 4).
   const int min_repeats = std::max(1, policy.min_repeats);
   const int max_repeats = std::max(min_repeats, policy.max_repeats);
   std::vector<double> times;
@@ -328,6 +330,9 @@ Result Measurer::measure(const kernels::Entry& entry, std::uint64_t n, const Mea
       check(cudaEventRecord(b_->start[i], b_->stream), "cudaEventRecord");
       if (cudaError_t e = entry.launch(args, limits_); e != cudaSuccess) return failed_launch(e);
       check(cudaEventRecord(b_->stop[i], b_->stream), "cudaEventRecord");
+      if (cudaError_t e = cudaEventSynchronize(b_->stop[i]); e != cudaSuccess)
+        throw StickyCudaError("timed run of " + r.kernel_id + " n=" + std::to_string(n) + ": " +
+                              cuda_error_text(e));
     }
     sync("timed runs");
     for (int i = 0; i < batch; ++i) {

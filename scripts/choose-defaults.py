@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""Choose the built-in default rules (runtime/defaults.cpp) from tuning databases of several GPUs.
+
+usage: scripts/choose-defaults.py DB [DB ...] [--bench BENCH.json ...] [--slack 0.02]
+
+Every database must hold a full search of the default tune.toml on one GPU (halving measures
+every candidate at every grid size in its first round). For each (dtype, op) and grid size n,
+each candidate measured on every GPU gets a score: the largest, over the GPUs, of its median
+over the fastest median there (1.00 = the fastest on every GPU). A rule covers the longest run
+of sizes over which some candidate stays within --slack of the lowest score at every size
+(greedy interval covering: the fewest rules); among those candidates it takes the one the
+tuners stored as a winner at most of those sizes (their winners were measured with more
+repeats than the first round's three), then the lowest worst score. A rule ends at the geometric
+midpoint between two grid sizes (as the tuner's intervals do without bisection).
+
+With --bench (tunedreduce bench --json of the same GPUs, matched by device fingerprint), each
+rule's predicted speed-up over CUB is printed: CUB's bench median over the chosen candidate's
+tuner median (the two are timed alike: cold L2, read flush; the bench waits for each run, the
+tuner does not, which costs the tuner's figure ~0.1-0.6 us at the smallest sizes).
+
+Prints the C++ table, then per GPU the worst predicted score and speed-up.
+"""
+import argparse
+import json
+import math
+import sqlite3
+from collections import defaultdict
+
+DTYPES = ["i32", "u32", "i64", "u64", "f32", "f64"]
+WINNERS = defaultdict(list)  # device key -> (dtype, op, n_lo, n_hi, kernel) of its stored winners
+OPS = ["sum", "min", "max"]
+
+
+def load(path):
+    """device key -> {(dtype, op, n, kernel): median of its most-repeated ok measurement}"""
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    for dev, dtype, op, lo, hi, kid in con.execute(
+            "select d.fingerprint, w.dtype, w.op, w.n_lo, w.n_hi, w.kernel_id "
+            "from winners w join devices d on d.id = w.device_id"):
+        WINNERS[dev].append((dtype, op, lo, hi, kid))
+    out = defaultdict(dict)
+    reps = {}
+    for dev, dtype, op, n, kid, med, rep in con.execute(
+            "select d.fingerprint, m.dtype, m.op, m.n, m.kernel_id, m.median_us, m.repeats "
+            "from measurements m join devices d on d.id = m.device_id "
+            "where m.outcome = 'ok' and m.l2_mode = 'cold'"):
+        key = (dtype, op, n, kid)
+        if (dev, key) not in reps or rep > reps[(dev, key)]:
+            reps[(dev, key)] = rep
+            out[dev][key] = med
+    names = dict(con.execute("select fingerprint, name from devices"))
+    return out, names
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("dbs", nargs="+")
+    ap.add_argument("--bench", action="append", default=[])
+    ap.add_argument("--slack", type=float, default=0.03)
+    a = ap.parse_args()
+    devices, names = {}, {}
+    for p in a.dbs:
+        d, nm = load(p)
+        devices.update(d)
+        names.update(nm)
+    cub = defaultdict(dict)  # dev -> (dtype, op, n) -> CUB median
+    for p in a.bench:
+        doc = json.load(open(p))
+        dev = doc["device"]["fingerprint"]
+        for r in doc["results"]:
+            if r.get("cub", {}).get("verified"):
+                cub[dev][(r["dtype"], r["op"], r["n"])] = r["cub"]["median_us"]
+    devs = sorted(devices)
+    rules = []
+    worst = {d: (0, None) for d in devs}
+    worst_cub = {d: (9, None) for d in devs}
+    for dtype in DTYPES:
+        for op in OPS:
+            # Grid sizes: powers of two measured on every GPU.
+            sizes = None
+            for d in devs:
+                s = {n for (dt, o, n, k) in devices[d] if dt == dtype and o == op and n & (n - 1) == 0}
+                sizes = s if sizes is None else sizes & s
+            sizes = sorted(sizes)
+            # Per size: each candidate's score (its worst ratio to the fastest over the GPUs).
+            scores = []
+            for n in sizes:
+                best = {}
+                cands = None
+                for d in devs:
+                    m = {k: v for (dt, o, nn, k), v in devices[d].items()
+                         if dt == dtype and o == op and nn == n}
+                    best[d] = min(m.values())
+                    cands = set(m) if cands is None else cands & set(m)
+                scores.append({k: max(devices[d][(dtype, op, n, k)] / best[d] for d in devs)
+                               for k in cands})
+            # Fewest rules: a rule grows over consecutive sizes while some candidate stays within
+            # --slack of the fastest at every one of them (greedy covering, optimal for
+            # intervals); the rule's kernel is the one with the lowest worst score over them.
+            chosen = []
+            i = 0
+            while i < len(sizes):
+                ok = {k for k, v in scores[i].items() if v <= scores[i][min(scores[i], key=scores[i].get)] * (1 + a.slack)}
+                j = i + 1
+                while j < len(sizes):
+                    lo = min(scores[j].values())
+                    nxt = {k for k in ok if k in scores[j] and scores[j][k] <= lo * (1 + a.slack)}
+                    if not nxt:
+                        break
+                    ok = nxt
+                    j += 1
+                # The tuners' own winners first (chosen with more repeats than the first round's
+                # three), then the lowest worst score.
+                def won(c):
+                    return -sum(1 for t in range(i, j) for d in devs for (dt, o, lo, hi, kid) in WINNERS[d]
+                                if dt == dtype and o == op and lo <= sizes[t] <= hi and kid == c)
+                k = min(ok, key=lambda c: (won(c), max(scores[t][c] for t in range(i, j)), c))
+                for t in range(i, j):
+                    chosen.append((sizes[t], k, scores[t][k]))
+                i = j
+            for n, top, _ in chosen:
+                for d in devs:
+                    best_d = min(v for (dt, o, nn, kk), v in devices[d].items()
+                                 if dt == dtype and o == op and nn == n)
+                    s_ = devices[d][(dtype, op, n, top)] / best_d
+                    if s_ > worst[d][0]:
+                        worst[d] = (s_, (dtype, op, n, top))
+                    c = cub[d].get((dtype, op, n))
+                    if c:
+                        sp = c / devices[d][(dtype, op, n, top)]
+                        if sp < worst_cub[d][0]:
+                            worst_cub[d] = (sp, (dtype, op, n, top))
+            # Runs of one kernel become one rule, ending at the geometric midpoint to the next size.
+            for i, (n, k, s) in enumerate(chosen):
+                if i + 1 < len(chosen) and chosen[i + 1][1] == k:
+                    continue
+                hi = "all" if i + 1 == len(chosen) else str(int(math.sqrt(n * chosen[i + 1][0])))
+                rules.append((dtype, op, hi, k, n))
+    print("constexpr DefaultRule rules[] = {")
+    for dtype, op, hi, k, n in rules:
+        print('    {DType::%s, Op::%s, %s, "%s"},' % (dtype, op, hi, k))
+    print("};")
+    print("// %d rules" % len(rules))
+    for d in devs:
+        s, where = worst[d]
+        print("// %s (%s): worst score %.3f at %s" % (names.get(d, d), d, s, where))
+        if cub[d]:
+            sp, where = worst_cub[d]
+            print("//   worst predicted speed-up over CUB %.3f at %s" % (sp, where))
+
+
+if __name__ == "__main__":
+    main()
