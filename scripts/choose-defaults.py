@@ -10,7 +10,11 @@ over the fastest median there (1.00 = the fastest on every GPU). A rule covers t
 of sizes over which some candidate stays within --slack of the lowest score at every size
 (greedy interval covering: the fewest rules); among those candidates it takes the one the
 tuners stored as a winner at most of those sizes (their winners were measured with more
-repeats than the first round's three), then the lowest worst score. A rule ends at the geometric
+repeats than the first round's three), then the lowest worst score. Before both, for rules
+reaching 2^24 and above, the fewest blocks at the rule's largest size: every block of a single-pass kernel ends with a ticket, and
+the two-phase call's acq_rel ticket makes that tail longer (on the H200, streaming.b1024.u4's
+65535 blocks ran 3% slower at 2^30 through the two-phase call than through the cached one,
+while persistent grids showed no difference), so among equals the longer-lived blocks win. A rule ends at the geometric
 midpoint between two grid sizes (as the tuner's intervals do without bisection).
 
 With --bench (tunedreduce bench --json of the same GPUs, matched by device fingerprint), each
@@ -27,8 +31,29 @@ import sqlite3
 from collections import defaultdict
 
 DTYPES = ["i32", "u32", "i64", "u64", "f32", "f64"]
+LARGE = 1 << 24  # from here on, fewer blocks first (see the docstring)
 WINNERS = defaultdict(list)  # device key -> (dtype, op, n_lo, n_hi, kernel) of its stored winners
 OPS = ["sum", "min", "max"]
+
+
+def blocks(kernel_id, n, sms=132):
+    """Blocks of the first kernel for n on an H100/H200 (kernels/dispatch.cuh's grid_size, with
+    the resident blocks of a persistent grid approximated by 2048 threads per multiprocessor)."""
+    parts = kernel_id.split(".")
+    family, block = parts[0], int(parts[1][1:])
+    unroll = int(parts[2][1:]) if parts[2].startswith("u") else 1
+    size = 8 if parts[-2] in ("i64", "u64", "f64") else 4
+    chunk = block * unroll * (16 // size if family in ("vectorized", "tiled", "streaming") else 1)
+    chunks = -(-n // chunk)
+    if family in ("vectorized", "warp_shuffle"):
+        cap = sms * max(1, min(32, 2048 // block))
+    elif family in ("tiled", "streaming"):
+        cap = 65535
+    else:
+        cap = 65536
+    if ".packed." in kernel_id:
+        cap = min(cap, 65535)
+    return max(1, min(chunks, cap))
 
 
 def load(path):
@@ -114,7 +139,9 @@ def main():
                 def won(c):
                     return -sum(1 for t in range(i, j) for d in devs for (dt, o, lo, hi, kid) in WINNERS[d]
                                 if dt == dtype and o == op and lo <= sizes[t] <= hi and kid == c)
-                k = min(ok, key=lambda c: (won(c), max(scores[t][c] for t in range(i, j)), c))
+                top_n = sizes[j - 1]
+                k = min(ok, key=lambda c: (blocks(c, top_n) if top_n >= LARGE else 0, won(c),
+                                           max(scores[t][c] for t in range(i, j)), c))
                 for t in range(i, j):
                     chosen.append((sizes[t], k, scores[t][k]))
                 i = j
