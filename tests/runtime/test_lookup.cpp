@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "db/dataset.hpp"
 #include "db/snapshot.hpp"
 #include "runtime/defaults.hpp"
 #include "runtime/tuning.hpp"
@@ -94,10 +95,10 @@ TEST(SampleDb, ADeviceWithTheSameCoresButAnotherMemorySystemGetsTheBuiltInDefaul
   // timings are not the H100's, so the H100's rows are no evidence for it.
   DeviceFingerprint h200 = sample_device();
   h200.name = "NVIDIA H200";
-  h200.bus_width_bits = 6144;
+  h200.bus_width_bits = 6016;  // as the driver reports it (tests/data/h200-sample.db)
   h200.l2_bytes = 62914560;
   h200.mem_clock_khz = 3201000;
-  h200.total_mem_bytes = 150754820096;
+  h200.total_mem_bytes = 150109880320;
   const db::Snapshot s = sample_snapshot(h200);
   EXPECT_TRUE(s.exact.empty());
   EXPECT_TRUE(s.similar.empty());
@@ -296,6 +297,71 @@ TEST(RowChecks, ABrokenDatabaseGivesEmptyTablesAndDefaults) {
   TuningTable t(s, info_of(sample_device()).limits);
   for (DType d : all_dtypes)
     for (Op o : all_ops) EXPECT_EQ(t.choose(d, o, 1 << 20).level, Level::builtin_default);
+}
+
+}  // namespace
+}  // namespace tunedreduce::runtime::test
+
+namespace tunedreduce::runtime::test {
+namespace {
+
+/// The device row of a recorded database.
+DeviceFingerprint recorded_device(const std::filesystem::path& path) {
+  db::ReaderOptions ro;
+  ro.immutable = true;
+  db::Database d = db::Database::open_reader(path, ro);
+  const auto devs = d.devices();
+  EXPECT_EQ(devs.size(), 1u);
+  return devs.empty() ? DeviceFingerprint{} : devs.front().fingerprint;
+}
+
+db::Snapshot snapshot_of(const std::filesystem::path& path, const DeviceFingerprint& fp) {
+  db::ReaderOptions ro;
+  ro.immutable = true;
+  db::Snapshot s = db::load_snapshot(path, fp, ro);
+  EXPECT_FALSE(s.problem) << s.message;
+  return s;
+}
+
+TEST(H200SampleDb, TheH200GetsItsOwnRowsAndTheH100NoneOfThem) {
+  const DeviceFingerprint h200 = recorded_device(TR_H200_SAMPLE_DB);
+  EXPECT_EQ(h200.name, "NVIDIA H200");
+  EXPECT_EQ(h200.cc_major * 10 + h200.cc_minor, sample_device().cc_major * 10 + sample_device().cc_minor);
+  EXPECT_EQ(h200.sm_count, sample_device().sm_count);
+  TuningTable t(snapshot_of(TR_H200_SAMPLE_DB, h200), info_of(h200).limits);
+  EXPECT_EQ(t.exact_rows(), 26u);
+  EXPECT_TRUE(t.rejected().empty());
+  for (DType d : {DType::i32, DType::f32})
+    for (Op o : {Op::sum, Op::max})
+      for (std::uint64_t n : {std::uint64_t{1} << 10, std::uint64_t{1} << 18, std::uint64_t{1} << 26}) {
+        const Choice c = t.choose(d, o, n);
+        EXPECT_EQ(c.level, Level::exact) << dtype_name(d) << " " << op_name(o) << " " << n;
+        ASSERT_NE(c.row, nullptr);
+        EXPECT_EQ(c.row->device_key, h200.key());
+      }
+  // The H100 is another memory system: nothing of the H200's serves it, and vice versa.
+  TuningTable h100_on_h200(snapshot_of(TR_H200_SAMPLE_DB, sample_device()), info_of(sample_device()).limits);
+  EXPECT_EQ(h100_on_h200.exact_rows() + h100_on_h200.similar_rows(), 0u);
+  EXPECT_EQ(h100_on_h200.choose(DType::f32, Op::max, 1 << 26).level, Level::builtin_default);
+  TuningTable h200_on_h100(sample_snapshot(h200), info_of(h200).limits);
+  EXPECT_EQ(h200_on_h100.exact_rows() + h200_on_h100.similar_rows(), 0u);
+}
+
+TEST(TwoSamples, AMergedDatabaseServesEachGpuItsOwnRowsAtLevelExact) {
+  TempDir dir;
+  const auto merged = dir / "fleet.db";
+  db::merge_files({sample_db(), TR_H200_SAMPLE_DB}, merged);
+  const DeviceFingerprint h100 = sample_device(), h200 = recorded_device(TR_H200_SAMPLE_DB);
+  for (const DeviceFingerprint& fp : {h100, h200}) {
+    TuningTable t(snapshot_of(merged, fp), info_of(fp).limits);
+    EXPECT_EQ(t.similar_rows(), 0u) << fp.name;
+    for (std::uint64_t n : {std::uint64_t{1} << 12, std::uint64_t{1} << 20, std::uint64_t{1} << 26}) {
+      const Choice c = t.choose(DType::i32, Op::sum, n);
+      EXPECT_EQ(c.level, Level::exact) << fp.name << " " << n;
+      ASSERT_NE(c.row, nullptr);
+      EXPECT_EQ(c.row->device_key, fp.key());
+    }
+  }
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
-// Strategies replayed against a database recorded on an H100 (tests/data/h100-sample.db:
-// exhaustive, every candidate of i32/f32 x sum/max at seven sizes): halving and random against
-// the full truth.
+// Strategies replayed against databases recorded on an H100 and an H200 (tests/data/h100-sample.db,
+// h200-sample.db: exhaustive, every candidate of i32/f32 x sum/max at seven sizes): halving and
+// random against the full truth, on each GPU's own measurements.
 
 #include <gtest/gtest.h>
 
@@ -16,13 +16,15 @@
 namespace tunedreduce::tuner {
 namespace {
 
-class RealReplay : public ::testing::Test {
+/// The recorded sample of one GPU: "h100-sample" or "h200-sample" (.db and .toml).
+class RealReplay : public ::testing::TestWithParam<const char*> {
  protected:
   void SetUp() override {
     db::ReaderOptions ro;
     ro.immutable = true;
-    db_.emplace(db::Database::open_reader(TR_TEST_DATA "/h100-sample.db", ro));
-    config_ = validate_config(parse_config_file(TR_TEST_DATA "/h100-sample.toml"));
+    const std::string base = std::string(TR_TEST_DATA "/") + GetParam();
+    db_.emplace(db::Database::open_reader(base + ".db", ro));
+    config_ = validate_config(parse_config_file(base + ".toml"));
     device_ = choose_replay_device(*db_, std::nullopt).id;
   }
   ReplayRunner runner() {
@@ -37,7 +39,7 @@ class RealReplay : public ::testing::Test {
   std::int64_t device_ = 0;
 };
 
-TEST_F(RealReplay, HalvingWinnerIsExhaustivesOrWithinItsNoise) {
+TEST_P(RealReplay, HalvingWinnerIsExhaustivesOrWithinItsNoise) {
   std::size_t keys = 0, same = 0;
   auto r1 = runner(), r2 = runner();
   for (const KeySpace& k : enumerate_space(config_.space)) {
@@ -67,7 +69,7 @@ TEST_F(RealReplay, HalvingWinnerIsExhaustivesOrWithinItsNoise) {
             << " recorded sizes, the others within its noise\n";
 }
 
-TEST_F(RealReplay, RandomIsDeterministicAndItsWinnerNeverBeatsExhaustive) {
+TEST_P(RealReplay, RandomIsDeterministicAndItsWinnerNeverBeatsExhaustive) {
   for (const KeySpace& k : enumerate_space(config_.space)) {
     const std::uint64_t n = k.sizes[3];
     StrategyConfig sc = config_.strategy;
@@ -88,7 +90,7 @@ TEST_F(RealReplay, RandomIsDeterministicAndItsWinnerNeverBeatsExhaustive) {
   }
 }
 
-TEST_F(RealReplay, TheDriverGivesCompleteIntervalsForEveryKey) {
+TEST_P(RealReplay, TheDriverGivesCompleteIntervalsForEveryKey) {
   TuneConfig c = config_;
   c.strategy.name = "halving";
   c.bisect.enabled = true;  // midpoints were not recorded: each crossover stops at its first
@@ -113,6 +115,11 @@ TEST_F(RealReplay, TheDriverGivesCompleteIntervalsForEveryKey) {
     return crossovers;
   }());
 }
+
+INSTANTIATE_TEST_SUITE_P(Recorded, RealReplay, ::testing::Values("h100-sample", "h200-sample"),
+                         [](const auto& info) {
+                           return std::string(info.param).substr(0, 4);  // h100, h200
+                         });
 
 }  // namespace
 }  // namespace tunedreduce::tuner
