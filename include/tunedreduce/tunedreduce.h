@@ -39,9 +39,10 @@ typedef enum tr_op { TR_SUM = 0, TR_MIN = 1, TR_MAX = 2 } tr_op;
 /** Lookup levels (the numbers of tunedreduce::Level). */
 typedef enum tr_level {
   TR_LEVEL_EXACT = 1,      /**< this device, a tuned size interval containing n */
-  TR_LEVEL_NEAREST = 2,    /**< this device, the nearest tuned size interval */
-  TR_LEVEL_SAME_MODEL = 3, /**< another device with the same compute capability and SM count */
-  TR_LEVEL_DEFAULT = 4     /**< the built-in default for (dtype, op) */
+  TR_LEVEL_NEAREST = 2,    /**< this device, the nearest tuned interval, within 4x of n */
+  TR_LEVEL_SAME_MODEL = 3, /**< another device of the same compute capability, SM count and
+                                memory system (bus width, memory clock, L2 size) */
+  TR_LEVEL_DEFAULT = 4     /**< the built-in default for (dtype, op, n) */
 } tr_level;
 
 /** What tr_lookup() reports. The strings live until the process ends. */

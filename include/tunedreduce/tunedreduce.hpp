@@ -53,9 +53,10 @@ class ReduceError : public std::runtime_error {
 /// How a configuration was found (design.md, "Lookup order at run time").
 enum class Level : int {
   exact = 1,            ///< this device, a tuned size interval containing n
-  nearest = 2,          ///< this device, the nearest tuned size interval
-  same_model = 3,       ///< another device with the same compute capability and SM count
-  builtin_default = 4,  ///< no usable tuning data: the built-in default for (dtype, op)
+  nearest = 2,          ///< this device, the nearest tuned interval, within a factor of 4 of n
+  same_model = 3,       ///< another device with the same compute capability, SM count and
+                        ///< memory system (bus width, memory clock, L2 size)
+  builtin_default = 4,  ///< no usable tuning data: the built-in default for (dtype, op, n)
 };
 
 /// "exact", "nearest", "same_model", "default".
@@ -100,7 +101,9 @@ std::string database_path();
 /// Two-phase reduction with caller-owned temporary storage (CUB's convention): with
 /// \p d_temp == nullptr only \p temp_bytes is set (no pointer is checked, nothing is enqueued);
 /// otherwise reduces d_in[0, n) into *d_out on \p stream using d_temp (256-byte aligned, at
-/// least temp_bytes bytes, not used by other work in flight). Throws ReduceError.
+/// least temp_bytes bytes, not used by other work in flight). d_temp may hold anything on entry
+/// and nothing is enqueued but the reduction's kernel(s): the completion counter is the
+/// library's own, one per temporary buffer (docs/library.md). Throws ReduceError.
 void reduce(void* d_temp, std::size_t& temp_bytes, const void* d_in, void* d_out,
             std::uint64_t n, DType dtype, Op op, cudaStream_t stream);
 
