@@ -30,14 +30,22 @@ CheckReport check_database(Database& db, const std::set<std::string>& known_ids,
       if (!known_ids.count(id)) r.unknown_kernel_ids[id] = st.column_int(1);
     }
   }
-  r.overlapping_winners = c.query_int(
-      "SELECT count(*) FROM winners a JOIN winners b ON a.device_id = b.device_id"
-      " AND a.dtype = b.dtype AND a.op = b.op AND a.id < b.id"
-      " AND a.n_lo <= b.n_hi AND b.n_lo <= a.n_hi");
+  {
+    Statement st = c.prepare(
+        "SELECT a.l2_mode, count(*) FROM winners a JOIN winners b ON a.device_id = b.device_id"
+        " AND a.dtype = b.dtype AND a.op = b.op AND a.l2_mode = b.l2_mode AND a.id < b.id"
+        " AND a.n_lo <= b.n_hi AND b.n_lo <= a.n_hi GROUP BY a.l2_mode");
+    while (st.step()) {
+      const auto mode = parse_l2_mode(st.column_text(0)).value_or(L2Mode::cold);
+      r.overlapping_by_mode[static_cast<int>(mode)] += st.column_int(1);
+      r.overlapping_winners += st.column_int(1);
+    }
+  }
   r.winners_without_ok_evidence = c.query_int(
       "SELECT count(*) FROM winners w LEFT JOIN measurements m ON m.id = w.measurement_id"
       " WHERE m.id IS NULL OR m.outcome <> 'ok' OR m.kernel_id <> w.kernel_id"
-      " OR m.device_id <> w.device_id OR m.dtype <> w.dtype OR m.op <> w.op");
+      " OR m.device_id <> w.device_id OR m.dtype <> w.dtype OR m.op <> w.op"
+      " OR m.l2_mode <> w.l2_mode");
   tx.commit();
   return r;
 }

@@ -1,6 +1,7 @@
 #pragma once
 // `db check`: is the file sound, and can this binary use every row in it?
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -16,7 +17,11 @@ struct CheckReport {
   int schema_version = 0;              // of the file
   std::int64_t foreign_key_violations = 0;
   std::map<std::string, std::int64_t> unknown_kernel_ids;  // id -> rows (measurements + winners)
-  std::int64_t overlapping_winners = 0;
+  std::int64_t overlapping_winners = 0;  // pairs overlapping within one L2 mode, both modes
+  /// The same, per L2 mode (indexed by static_cast<int>(L2Mode)): a cold and a warm winner of
+  /// the same sizes do not overlap.
+  std::array<std::int64_t, 2> overlapping_by_mode{};
+  /// Evidence missing, not ok, or not of the winner's kernel, device, dtype, op and L2 mode.
   std::int64_t winners_without_ok_evidence = 0;
 
   bool sound() const { return integrity.size() == 1 && integrity[0] == "ok"; }
@@ -29,7 +34,7 @@ struct CheckReport {
 
 /// Runs PRAGMA quick_check (integrity_check when \p full), the foreign-key check, and looks for
 /// rows naming kernel ids outside \p known_ids (the registry of the calling binary) and for
-/// winners that overlap or lack ok evidence. Reads only.
+/// winners that overlap (within their L2 mode) or lack ok evidence of their mode. Reads only.
 CheckReport check_database(Database& db, const std::set<std::string>& known_ids, bool full);
 
 }  // namespace tunedreduce::db

@@ -426,12 +426,14 @@ std::vector<std::int64_t> Database::settle_abandoned_runs() {
 }
 
 void Database::replace_winners(std::int64_t device_id, DType dtype, Op op,
-                               std::span<const Winner> winners) {
+                               std::span<const Winner> winners, L2Mode mode) {
   require_writable("replace winners");
   const std::string file = quoted(path());
+  const std::string mode_name = l2_mode_name(mode);
   auto bad = [&](const std::string& what) {
     return DbError(Problem::invalid_data, path(),
-                   file + ": winners of " + dtype_name(dtype) + " " + op_name(op) + ": " + what);
+                   file + ": " + mode_name + " winners of " + dtype_name(dtype) + " " +
+                       op_name(op) + ": " + what);
   };
   std::vector<Winner> sorted(winners.begin(), winners.end());
   std::sort(sorted.begin(), sorted.end(),
@@ -439,6 +441,9 @@ void Database::replace_winners(std::int64_t device_id, DType dtype, Op op,
   for (std::size_t i = 0; i < sorted.size(); ++i) {
     const Winner& w = sorted[i];
     if (w.dtype != dtype || w.op != op) throw bad("a winner of another dtype or op was passed");
+    if (w.l2_mode != mode)
+      throw bad("a " + std::string(l2_mode_name(w.l2_mode)) + " winner ('" + w.kernel_id +
+                "') was passed");
     if (w.n_lo > w.n_hi)
       throw bad("interval [" + std::to_string(w.n_lo) + ", " + std::to_string(w.n_hi) +
                 "] is empty");
@@ -449,7 +454,7 @@ void Database::replace_winners(std::int64_t device_id, DType dtype, Op op,
   }
   Transaction tx(conn_, TxKind::immediate);
   Statement evidence = conn_.prepare(
-      "SELECT kernel_id, outcome FROM measurements"
+      "SELECT kernel_id, outcome, l2_mode FROM measurements"
       " WHERE id = ?1 AND device_id = ?2 AND dtype = ?3 AND op = ?4");
   for (const Winner& w : sorted) {
     evidence.reset();
@@ -460,25 +465,32 @@ void Database::replace_winners(std::int64_t device_id, DType dtype, Op op,
     if (evidence.column_text(0) != w.kernel_id || evidence.column_text(1) != "ok")
       throw bad("measurement " + std::to_string(w.measurement_id) + " is not an ok measurement of '" +
                 w.kernel_id + "'");
+    // A winner's mode is its evidence's: a warm time says nothing about a cold launch.
+    if (evidence.column_text(2) != mode_name)
+      throw bad("measurement " + std::to_string(w.measurement_id) + " of '" + w.kernel_id +
+                "' is a " + evidence.column_text(2) + "-L2 measurement, not " + mode_name);
     if (w.runner_up_measurement_id) {
       evidence.reset();
       evidence.bind_all(*w.runner_up_measurement_id, device_id, dtype_name(dtype), op_name(op));
       if (!evidence.step())
         throw bad("runner-up measurement " + std::to_string(*w.runner_up_measurement_id) +
                   " is not one of this device, dtype and op");
+      if (evidence.column_text(2) != mode_name)
+        throw bad("runner-up measurement " + std::to_string(*w.runner_up_measurement_id) +
+                  " is a " + evidence.column_text(2) + "-L2 measurement, not " + mode_name);
     }
   }
   evidence.reset();
-  Statement del =
-      conn_.prepare("DELETE FROM winners WHERE device_id = ?1 AND dtype = ?2 AND op = ?3");
-  del.bind_all(device_id, dtype_name(dtype), op_name(op)).run();
+  Statement del = conn_.prepare(
+      "DELETE FROM winners WHERE device_id = ?1 AND dtype = ?2 AND op = ?3 AND l2_mode = ?4");
+  del.bind_all(device_id, dtype_name(dtype), op_name(op), mode_name).run();
   Statement ins = conn_.prepare(
-      "INSERT INTO winners (device_id, dtype, op, n_lo, n_hi, kernel_id, measurement_id,"
+      "INSERT INTO winners (device_id, dtype, op, l2_mode, n_lo, n_hi, kernel_id, measurement_id,"
       " runner_up_kernel_id, runner_up_measurement_id, driver_version, runtime_version, run_id)"
-      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
   for (const Winner& w : sorted) {
     ins.reset();
-    ins.bind_all(device_id, dtype_name(dtype), op_name(op), to_db_n(w.n_lo, path()),
+    ins.bind_all(device_id, dtype_name(dtype), op_name(op), mode_name, to_db_n(w.n_lo, path()),
                  to_db_n(w.n_hi, path()), w.kernel_id, w.measurement_id, w.runner_up_kernel_id,
                  w.runner_up_measurement_id, w.driver_version, w.runtime_version, w.run_id)
         .run();
@@ -587,8 +599,9 @@ std::vector<WinnerRecord> Database::winners(std::optional<std::int64_t> device_i
   Statement st = conn_.prepare(
       "SELECT w.id, w.device_id, w.dtype, w.op, w.n_lo, w.n_hi, w.kernel_id, w.measurement_id,"
       " w.runner_up_kernel_id, w.runner_up_measurement_id, w.driver_version, w.runtime_version,"
-      " w.run_id, s.path FROM winners w LEFT JOIN sources s ON s.id = w.source_id"
-      " WHERE ?1 IS NULL OR w.device_id = ?1 ORDER BY w.device_id, w.dtype, w.op, w.n_lo");
+      " w.run_id, s.path, w.l2_mode FROM winners w LEFT JOIN sources s ON s.id = w.source_id"
+      " WHERE ?1 IS NULL OR w.device_id = ?1"
+      " ORDER BY w.device_id, w.dtype, w.op, w.l2_mode, w.n_lo");
   st.bind(1, device_id);
   while (st.step()) {
     WinnerRecord w;
@@ -606,6 +619,7 @@ std::vector<WinnerRecord> Database::winners(std::optional<std::int64_t> device_i
     w.runtime_version = static_cast<int>(st.column_int(11));
     w.run_id = st.column_opt_int(12);
     w.source = st.column_opt_text(13);
+    w.l2_mode = parse_l2_mode(st.column_text(14)).value_or(L2Mode::cold);
     out.push_back(std::move(w));
   }
   return out;

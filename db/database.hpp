@@ -77,10 +77,12 @@ class Database {
   /// measurement (else their start) as `ended_at`; their stale lease files are removed. Runs of
   /// other hosts are left alone. Returns the ids it settled.
   std::vector<std::int64_t> settle_abandoned_runs();
-  /// Replaces every winner of (device, dtype, op) with \p winners, atomically. Intervals must not
-  /// overlap, and each must name a measurement of that device, dtype and op.
+  /// Replaces every winner of (device, dtype, op, \p mode) with \p winners, atomically; the
+  /// winners of the other L2 mode stay. Intervals must not overlap, each winner must be of
+  /// \p mode, and its evidence (and runner-up) an ok measurement of that device, dtype, op and
+  /// L2 mode.
   void replace_winners(std::int64_t device_id, DType dtype, Op op,
-                       std::span<const Winner> winners);
+                       std::span<const Winner> winners, L2Mode mode = L2Mode::cold);
 
   // --- queries -------------------------------------------------------------------------------
 
@@ -95,7 +97,8 @@ class Database {
   std::optional<RunRecord> find_run(std::int64_t run_id);
   std::vector<MeasurementRecord> measurements(const MeasurementFilter& filter = {});
   std::optional<MeasurementRecord> find_measurement(std::int64_t id);
-  /// Winners ordered by device, dtype, op, n_lo; all devices when \p device_id is empty.
+  /// Winners ordered by device, dtype, op, L2 mode (cold first), n_lo; all devices when
+  /// \p device_id is empty.
   std::vector<WinnerRecord> winners(std::optional<std::int64_t> device_id = std::nullopt);
   Counts counts();
 

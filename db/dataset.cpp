@@ -101,6 +101,7 @@ Json winner_json(const WinnerRow& row) {
   j.set("device", row.device_key);
   j.set("dtype", dtype_name(w.dtype));
   j.set("op", op_name(w.op));
+  j.set("l2_mode", l2_mode_name(w.l2_mode));
   j.set("n_lo", static_cast<std::int64_t>(w.n_lo));
   j.set("n_hi", static_cast<std::int64_t>(w.n_hi));
   j.set("kernel_id", w.kernel_id);
@@ -213,17 +214,22 @@ void merge_run(RunRow& into, const RunRow& from) {
   into.sources = std::move(sources);
 }
 
+// The unit winners are decided in: intervals of one group never overlap; cold and warm winners
+// of one (device, dtype, op) are two groups, which may cover the same sizes.
 struct GroupKey {
   std::string device;
-  std::string dtype, op;
+  std::string dtype, op, l2_mode;
   friend auto operator<=>(const GroupKey&, const GroupKey&) = default;
 };
-GroupKey group_of(const WinnerRow& w) { return {w.device_key, dtype_name(w.w.dtype), op_name(w.w.op)}; }
+GroupKey group_of(const WinnerRow& w) {
+  return {w.device_key, dtype_name(w.w.dtype), op_name(w.w.op), l2_mode_name(w.w.l2_mode)};
+}
 
 // Everything that makes two winner rows the same winner, apart from the interval.
 auto identity(const WinnerRow& w) {
-  return std::make_tuple(w.w.kernel_id, w.evidence, w.w.runner_up_kernel_id, w.runner_up,
-                         w.w.driver_version, w.w.runtime_version, w.run_uuid, w.source);
+  return std::make_tuple(w.w.kernel_id, w.w.l2_mode, w.evidence, w.w.runner_up_kernel_id,
+                         w.runner_up, w.w.driver_version, w.w.runtime_version, w.run_uuid,
+                         w.source);
 }
 
 void sort_winners(std::vector<WinnerRow>& ws) {
@@ -452,6 +458,16 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
     if (ev->second.device_key != row.device_key || em.dtype != w.dtype || em.op != w.op ||
         em.kernel_id != w.kernel_id || em.outcome != Outcome::ok)
       r.at("measurement").fail("not an ok measurement of this kernel, device, dtype and op");
+    // Exports before schema version 3 have no l2_mode on winners: a winner's mode is its
+    // evidence's, as the migration 2 -> 3 decides it (cold for every export of a cold run).
+    if (r.json().find("l2_mode")) {
+      w.l2_mode = r.at("l2_mode").parse(parse_l2_mode, "cold, warm");
+      if (em.l2_mode != w.l2_mode)
+        r.at("measurement").fail(std::string("a ") + l2_mode_name(em.l2_mode) +
+                                 "-L2 measurement, but the winner is " + l2_mode_name(w.l2_mode));
+    } else {
+      w.l2_mode = em.l2_mode;
+    }
     w.runner_up_kernel_id = r.at("runner_up_kernel_id").opt_str();
     if (!r.at("runner_up_measurement").null()) {
       row.runner_up = read_ref(r.at("runner_up_measurement"));
@@ -470,8 +486,8 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
     const WinnerRow &a = d.winners[i - 1], &b = d.winners[i];
     if (group_of(a) == group_of(b) && b.w.n_lo <= a.w.n_hi)
       doc.at("winners").fail("overlapping intervals for device " + a.device_key + " " +
-                             dtype_name(a.w.dtype) + " " + op_name(a.w.op) + " at n = " +
-                             std::to_string(b.w.n_lo));
+                             dtype_name(a.w.dtype) + " " + op_name(a.w.op) + " " +
+                             l2_mode_name(a.w.l2_mode) + " at n = " + std::to_string(b.w.n_lo));
   }
   return d;
 }
@@ -665,9 +681,9 @@ void bind_measurement(Statement& st, const MeasurementRow& row, const Ids& ids) 
 
 void insert_winners(Connection& c, const std::vector<WinnerRow>& ws, const Ids& ids) {
   Statement st = c.prepare(
-      "INSERT INTO winners (device_id, dtype, op, n_lo, n_hi, kernel_id, measurement_id,"
+      "INSERT INTO winners (device_id, dtype, op, l2_mode, n_lo, n_hi, kernel_id, measurement_id,"
       " runner_up_kernel_id, runner_up_measurement_id, driver_version, runtime_version, run_id,"
-      " source_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
+      " source_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
   for (const WinnerRow& w : ws) {
     std::optional<std::int64_t> runner_up, run, source;
     if (w.runner_up) runner_up = ids.measurement.at(*w.runner_up);
@@ -675,7 +691,8 @@ void insert_winners(Connection& c, const std::vector<WinnerRow>& ws, const Ids& 
     if (w.source) source = ids.source.at(*w.source);
     st.reset();
     st.bind_all(ids.device.at(w.device_key), dtype_name(w.w.dtype), op_name(w.w.op),
-                static_cast<std::int64_t>(w.w.n_lo), static_cast<std::int64_t>(w.w.n_hi),
+                l2_mode_name(w.w.l2_mode), static_cast<std::int64_t>(w.w.n_lo),
+                static_cast<std::int64_t>(w.w.n_hi),
                 w.w.kernel_id, ids.measurement.at(w.evidence), w.w.runner_up_kernel_id, runner_up,
                 w.w.driver_version, w.w.runtime_version, run, source)
         .run();
@@ -783,8 +800,9 @@ MergeStats import_dataset(Database& db, const Dataset& incoming) {
     auto old = before.find(key);
     if (old != before.end() && dump(old->second) == dump(ws)) continue;
     ++stats.winner_groups_changed;
-    Statement del = c.prepare("DELETE FROM winners WHERE device_id = ?1 AND dtype = ?2 AND op = ?3");
-    del.bind_all(ids.device.at(key.device), key.dtype, key.op).run();
+    Statement del = c.prepare(
+        "DELETE FROM winners WHERE device_id = ?1 AND dtype = ?2 AND op = ?3 AND l2_mode = ?4");
+    del.bind_all(ids.device.at(key.device), key.dtype, key.op, key.l2_mode).run();
     std::vector<WinnerRow> rows;
     for (const WinnerRow* w : ws) rows.push_back(*w);
     insert_winners(c, rows, ids);

@@ -69,7 +69,7 @@ struct Dataset {
   std::map<std::string, DeviceRow> devices;
   std::map<std::string, RunRow> runs;
   std::map<MeasurementRef, MeasurementRow> measurements;
-  std::vector<WinnerRow> winners;  // sorted by device key, dtype, op, n_lo
+  std::vector<WinnerRow> winners;  // sorted by device key, dtype, op, L2 mode, n_lo
 };
 
 /// What a merge or an import did, for the CLI to report.
@@ -94,10 +94,11 @@ void add_provenance(Dataset& d, const std::string& path, const std::string& kind
 
 /// Unions \p from into \p into. Commutative and associative, so any order of inputs gives the
 /// same result: devices by fingerprint, runs by uuid, measurements by (run, seq), sources by path;
-/// winners by the best evidence for every size (see resolve_winners).
+/// winners by the best evidence for every size of each (device, dtype, op, L2 mode) (see
+/// resolve_winners).
 void merge_dataset(Dataset& into, const Dataset& from, MergeStats& stats);
 
-/// Decides overlapping winners of one (device, dtype, op): for every n, the winner whose
+/// Decides overlapping winners of one (device, dtype, op, L2 mode): for every n, the winner whose
 /// evidence has the lowest median time per element (median_us / n; for equal n, the lower
 /// median); ties go to the smaller kernel id, then the smaller (run uuid, seq), then the smaller
 /// source. Adjacent sizes with the same winner are one interval again.

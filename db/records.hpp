@@ -112,10 +112,13 @@ struct MeasurementRecord : Measurement {
   std::string measured_at;
 };
 
-/// One winner: for sizes n_lo <= n <= n_hi, run kernel_id.
+/// One winner: for sizes n_lo <= n <= n_hi, run kernel_id, when the input is in the L2 state
+/// l2_mode (cold: flushed before the launch; warm: just touched). Its evidence is a measurement
+/// of that mode; a device may have a cold and a warm winner for the same sizes.
 struct Winner {
   DType dtype = DType::i32;
   Op op = Op::sum;
+  L2Mode l2_mode = L2Mode::cold;
   std::uint64_t n_lo = 0;
   std::uint64_t n_hi = 0;
   std::string kernel_id;

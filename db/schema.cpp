@@ -201,9 +201,64 @@ void migrate_1_to_2(Connection& conn) {
                   quoted(conn.path()) + ": quick_check failed after migrating to schema version 2");
 }
 
+// Version 3 gives every winner the L2 mode of its evidence, and makes the mode part of its
+// identity, so that cold and warm winners of one (device, dtype, op) can cover the same sizes.
+// A UNIQUE constraint cannot be edited in place like a CHECK (its index would no longer match),
+// so the table is rebuilt. Unlike measurements, no table references winners: dropping it deletes
+// no parent row, so this works with foreign keys on, inside the migration's transaction.
+// Before version 3 a merge could mix modes within one (device, dtype, op); each winner keeps its
+// own measurement's mode ('cold' where the measurement is missing, which the foreign key check
+// below rules out in practice), and since intervals did not overlap then, they do not overlap
+// within a mode now.
+constexpr const char* v3_winners_sql = R"sql(
+CREATE TABLE winners_v3 (
+  id                       INTEGER PRIMARY KEY,
+  device_id                INTEGER NOT NULL REFERENCES devices (id),
+  dtype                    TEXT NOT NULL CHECK (dtype IN ('i32', 'u32', 'i64', 'u64', 'f32', 'f64')),
+  op                       TEXT NOT NULL CHECK (op IN ('sum', 'min', 'max')),
+  l2_mode                  TEXT NOT NULL CHECK (l2_mode IN ('cold', 'warm')),
+  n_lo                     INTEGER NOT NULL,
+  n_hi                     INTEGER NOT NULL,
+  kernel_id                TEXT NOT NULL CHECK (kernel_id <> ''),
+  measurement_id           INTEGER NOT NULL REFERENCES measurements (id),
+  runner_up_kernel_id      TEXT,
+  runner_up_measurement_id INTEGER REFERENCES measurements (id),
+  driver_version           INTEGER NOT NULL,
+  runtime_version          INTEGER NOT NULL,
+  run_id                   INTEGER REFERENCES runs (id),
+  source_id                INTEGER REFERENCES sources (id),
+  CHECK (0 <= n_lo AND n_lo <= n_hi),
+  UNIQUE (device_id, dtype, op, l2_mode, n_lo)
+);
+INSERT INTO winners_v3 (id, device_id, dtype, op, l2_mode, n_lo, n_hi, kernel_id, measurement_id,
+                        runner_up_kernel_id, runner_up_measurement_id, driver_version,
+                        runtime_version, run_id, source_id)
+  SELECT w.id, w.device_id, w.dtype, w.op, coalesce(m.l2_mode, 'cold'), w.n_lo, w.n_hi,
+         w.kernel_id, w.measurement_id, w.runner_up_kernel_id, w.runner_up_measurement_id,
+         w.driver_version, w.runtime_version, w.run_id, w.source_id
+  FROM winners w LEFT JOIN measurements m ON m.id = w.measurement_id ORDER BY w.id;
+DROP TABLE winners;
+ALTER TABLE winners_v3 RENAME TO winners;
+)sql";
+
+void migrate_2_to_3(Connection& conn) {
+  // With foreign keys on, copying a row whose references dangle (a file some other tool wrote
+  // with foreign keys off) would fail with SQLite's bare "FOREIGN KEY constraint failed".
+  const std::int64_t dangling =
+      conn.query_int("SELECT count(*) FROM pragma_foreign_key_check('winners')");
+  if (dangling != 0)
+    throw DbError(Problem::invalid_data, conn.path(),
+                  quoted(conn.path()) + ": cannot migrate to schema version 3: " +
+                      std::to_string(dangling) +
+                      " rows of winners refer to devices, measurements, runs or sources that do"
+                      " not exist (PRAGMA foreign_key_check lists them)");
+  conn.exec(v3_winners_sql);
+}
+
 constexpr Migration history[] = {
     {0, "create the schema, or upgrade the version-0 prototype layout", migrate_0_to_1},
     {1, "allow the finish 'packed' in measurements", migrate_1_to_2},
+    {2, "give winners an L2 mode, part of their identity", migrate_2_to_3},
 };
 
 }  // namespace
@@ -226,7 +281,8 @@ SchemaState read_schema_state(Connection& conn) {
   return s;
 }
 
-SchemaAction classify(const SchemaState& s, const Connection& conn, bool for_writing) {
+SchemaAction classify(const SchemaState& s, const Connection& conn, bool for_writing,
+                      int binary_version) {
   const std::string file = quoted(conn.path());
   if (s.application_id != application_id) {
     if (s.application_id == 0 && s.table_count == 0) {
@@ -241,20 +297,20 @@ SchemaAction classify(const SchemaState& s, const Connection& conn, bool for_wri
                       ", " + std::to_string(s.table_count) +
                       " tables), not a tunedreduce database (application_id 0x54524442)");
   }
-  if (s.user_version == schema_version) return SchemaAction::use;
-  if (s.user_version < schema_version) {
+  if (s.user_version == binary_version) return SchemaAction::use;
+  if (s.user_version < binary_version) {
     if (for_writing) return SchemaAction::migrate;
     throw DbError(Problem::too_old, conn.path(),
                   file + ": schema version " + std::to_string(s.user_version) +
-                      " is older than this binary's " + std::to_string(schema_version) +
+                      " is older than this binary's " + std::to_string(binary_version) +
                       "; readers never migrate: upgrade it with `tunedreduce db migrate --db PATH`");
   }
   const std::string versions = "schema version " + std::to_string(s.user_version) +
-                               " is newer than this binary's " + std::to_string(schema_version);
+                               " is newer than this binary's " + std::to_string(binary_version);
   if (for_writing)
     throw DbError(Problem::too_new, conn.path(),
                   file + ": " + versions + "; it is never written by an older binary");
-  if (s.min_reader_version && *s.min_reader_version <= schema_version) return SchemaAction::use;
+  if (s.min_reader_version && *s.min_reader_version <= binary_version) return SchemaAction::use;
   throw DbError(Problem::too_new, conn.path(),
                 file + ": " + versions + " and needs readers of version " +
                     (s.min_reader_version ? std::to_string(*s.min_reader_version)

@@ -14,11 +14,14 @@ class Connection;
 inline constexpr std::int32_t application_id = 0x54524442;
 /// PRAGMA user_version this binary writes and reads.
 /// 1: the first release. 2: measurements.finish may also be 'packed' (kernel revision 2).
-inline constexpr int schema_version = 2;
+/// 3: winners have an L2 mode (cold or warm), unique per (device, dtype, op, l2_mode, n_lo).
+inline constexpr int schema_version = 3;
 /// Stored in meta.min_reader_version: the oldest reader that may read this schema. A schema that
 /// only adds tables or nullable columns keeps it; one that changes meaning raises it. Version 2
-/// raised it: a version-1 reader does not know the finish 'packed'.
-inline constexpr int min_reader_version = 2;
+/// raised it to 2: a version-1 reader does not know the finish 'packed'. Version 3 raised it to 3:
+/// a file may hold a cold and a warm winner for the same sizes, which a version-2 reader, blind to
+/// the mode, would take for two overlapping winners of one (device, dtype, op).
+inline constexpr int min_reader_version = 3;
 
 /// What a database file says about itself, read without touching any table but meta.
 struct SchemaState {
@@ -38,8 +41,10 @@ enum class SchemaAction {
 };
 
 /// Throws DbError (foreign, empty, too_new, too_old) when the file cannot be used for the access
-/// asked for; otherwise says what to do.
-SchemaAction classify(const SchemaState& state, const Connection& conn, bool for_writing);
+/// asked for; otherwise says what to do. \p binary_version is the schema version of the binary
+/// that asks: this one's, except in tests that play an older binary.
+SchemaAction classify(const SchemaState& state, const Connection& conn, bool for_writing,
+                      int binary_version = schema_version);
 
 /// One step of the schema history: turns version `from` into `from + 1`.
 struct Migration {
@@ -48,7 +53,9 @@ struct Migration {
   void (*apply)(Connection& conn);
 };
 
-/// The real history: step 0 -> 1 creates the schema or upgrades the version-0 prototype layout.
+/// The real history: step 0 -> 1 creates the schema or upgrades the version-0 prototype layout;
+/// 1 -> 2 admits the finish 'packed'; 2 -> 3 gives winners an L2 mode. A new file is created at
+/// version 1 and migrated forward, so it has exactly the schema of a migrated one.
 std::span<const Migration> migrations();
 
 /// Brings the schema to \p target with \p steps, inside the caller's BEGIN IMMEDIATE transaction,

@@ -1,6 +1,7 @@
 #include "db/snapshot.hpp"
 
 #include <map>
+#include <tuple>
 
 #include "common/names.hpp"
 #include "db/statement.hpp"
@@ -20,27 +21,29 @@ SnapshotEntry read_entry(const Statement& st) {
   e.driver_version = static_cast<int>(st.column_int(6));
   e.runtime_version = static_cast<int>(st.column_int(7));
   e.median_us = st.column_double(8);
+  e.l2_mode = parse_l2_mode(st.column_text(10)).value_or(L2Mode::cold);
   return e;
 }
 
 constexpr const char* entry_select =
     "SELECT d.fingerprint, w.dtype, w.op, w.n_lo, w.n_hi, w.kernel_id, w.driver_version,"
-    " w.runtime_version, coalesce(m.median_us, 0), d.name"
+    " w.runtime_version, coalesce(m.median_us, 0), d.name, w.l2_mode"
     " FROM winners w JOIN devices d ON d.id = w.device_id"
     " LEFT JOIN measurements m ON m.id = w.measurement_id ";
 
 }  // namespace
 
-WinnerTable load_device_winners(Database& db, std::string_view device_key) {
-  Statement st = db.connection().prepare(std::string(entry_select) +
-                                         "WHERE d.fingerprint = ?1 ORDER BY w.dtype, w.op, w.n_lo");
+WinnerTables load_device_winners(Database& db, std::string_view device_key) {
+  Statement st = db.connection().prepare(
+      std::string(entry_select) +
+      "WHERE d.fingerprint = ?1 ORDER BY w.dtype, w.op, w.l2_mode, w.n_lo");
   st.bind(1, device_key);
   std::vector<SnapshotEntry> rows;
   while (st.step()) rows.push_back(read_entry(st));
-  return WinnerTable(std::move(rows));
+  return WinnerTables::split(std::move(rows));
 }
 
-WinnerTable load_similar_winners(Database& db, const DeviceFingerprint& fp) {
+WinnerTables load_similar_winners(Database& db, const DeviceFingerprint& fp) {
   Statement st = db.connection().prepare(
       std::string(entry_select) +
       "WHERE d.cc_major = ?1 AND d.cc_minor = ?2 AND d.sm_count = ?3 AND d.fingerprint <> ?4"
@@ -48,15 +51,15 @@ WinnerTable load_similar_winners(Database& db, const DeviceFingerprint& fp) {
       " ORDER BY d.name <> ?5, d.fingerprint, w.dtype, w.op, w.n_lo");
   st.bind_all(fp.cc_major, fp.cc_minor, fp.sm_count, fp.key(), fp.name, fp.bus_width_bits,
               fp.l2_bytes, fp.mem_clock_khz);
-  // Rows arrive best device first; keep, per (dtype, op), the first device that has any.
-  std::map<std::pair<DType, Op>, std::string> chosen;
+  // Rows arrive best device first; keep, per (dtype, op, L2 mode), the first device that has any.
+  std::map<std::tuple<DType, Op, L2Mode>, std::string> chosen;
   std::vector<SnapshotEntry> rows;
   while (st.step()) {
     SnapshotEntry e = read_entry(st);
-    auto [it, inserted] = chosen.try_emplace({e.dtype, e.op}, e.device_key);
+    auto [it, inserted] = chosen.try_emplace({e.dtype, e.op, e.l2_mode}, e.device_key);
     if (inserted || it->second == e.device_key) rows.push_back(std::move(e));
   }
-  return WinnerTable(std::move(rows));
+  return WinnerTables::split(std::move(rows));
 }
 
 Snapshot load_snapshot(const std::filesystem::path& path, const DeviceFingerprint& fp,

@@ -13,22 +13,25 @@
 
 namespace tunedreduce::db {
 
-/// Every winner of the device with fingerprint key \p device_key (lookup levels 1 and 2).
-WinnerTable load_device_winners(Database& db, std::string_view device_key);
+/// Every winner of the device with fingerprint key \p device_key (lookup levels 1 and 2), per
+/// L2 mode.
+WinnerTables load_device_winners(Database& db, std::string_view device_key);
 
 /// Winners tuned on *other* devices of the same model (lookup level 3): the same compute
 /// capability and SM count and the same memory system (bus width, memory clock, L2 size), so
 /// that a winner's timing carries over; an H200 is not served an H100's rows (same compute
 /// capability and SM count, another memory). For each (dtype, op) the table holds the winners
 /// of one device only: a device with the same name first, then the smallest fingerprint key; so
-/// intervals never overlap.
-WinnerTable load_similar_winners(Database& db, const DeviceFingerprint& fp);
+/// intervals never overlap. The choice is made per (dtype, op, L2 mode): the warm table may come
+/// from another device than the cold one where the first device has no warm winners.
+WinnerTables load_similar_winners(Database& db, const DeviceFingerprint& fp);
 
 /// What the runtime library loads once per device. Never throws for database problems: they
 /// are reported in `problem` and `message` (one line naming the file), and the tables are empty.
+/// Each table is per L2 mode: `exact[L2Mode::cold]`, `similar[L2Mode::warm]`, ...
 struct Snapshot {
-  WinnerTable exact;    // this device
-  WinnerTable similar;  // same model: compute capability, SM count, memory system
+  WinnerTables exact;    // this device
+  WinnerTables similar;  // same model: compute capability, SM count, memory system
   std::optional<Problem> problem;
   std::string message;
 };

@@ -1,11 +1,15 @@
 #include "db/winner_table.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 #include <tuple>
 
 namespace tunedreduce::db {
 
 WinnerTable::WinnerTable(std::vector<SnapshotEntry> rows) : rows_(std::move(rows)) {
+  for (const SnapshotEntry& e : rows_)
+    if (e.l2_mode != rows_.front().l2_mode)
+      throw std::invalid_argument("WinnerTable: rows of both L2 modes (split them by mode)");
   std::sort(rows_.begin(), rows_.end(), [](const SnapshotEntry& a, const SnapshotEntry& b) {
     return std::tie(a.dtype, a.op, a.n_lo) < std::tie(b.dtype, b.op, b.n_lo);
   });
@@ -18,6 +22,14 @@ std::span<const SnapshotEntry> WinnerTable::range(DType dtype, Op op) const {
   auto hi = std::upper_bound(lo, rows_.end(), std::pair(dtype, op),
                              [&](auto k, const SnapshotEntry& e) { return k < key(e); });
   return {lo, hi};
+}
+
+WinnerTables WinnerTables::split(std::vector<SnapshotEntry> rows) {
+  std::array<std::vector<SnapshotEntry>, 2> parts;
+  for (SnapshotEntry& e : rows) parts[static_cast<int>(e.l2_mode)].push_back(std::move(e));
+  WinnerTables t;
+  for (int m = 0; m < 2; ++m) t.by_mode[m] = WinnerTable(std::move(parts[m]));
+  return t;
 }
 
 const SnapshotEntry* WinnerTable::find(DType dtype, Op op, std::uint64_t n) const {

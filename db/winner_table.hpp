@@ -1,11 +1,14 @@
 #pragma once
-// An in-memory, read-only table of winners, as the runtime library keeps it.
+// An in-memory, read-only table of winners, as the runtime library keeps it: one table per L2
+// mode, since a device may have a cold and a warm winner for the same sizes.
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "db/records.hpp"
 #include "tunedreduce/types.hpp"
 
 namespace tunedreduce::db {
@@ -14,6 +17,7 @@ struct SnapshotEntry {
   std::string device_key;  // the device the winner was tuned on
   DType dtype = DType::i32;
   Op op = Op::sum;
+  L2Mode l2_mode = L2Mode::cold;  // the L2 state the winner was tuned for (its evidence's)
   std::uint64_t n_lo = 0, n_hi = 0;
   std::string kernel_id;
   int driver_version = 0;   // at tuning time
@@ -26,10 +30,12 @@ struct SnapshotEntry {
   }
 };
 
+/// The winners of one L2 mode.
 class WinnerTable {
  public:
   WinnerTable() = default;
-  /// \p rows must not overlap within one (dtype, op); they are sorted here.
+  /// \p rows must all be of one L2 mode (else std::invalid_argument: the lookups below would mix
+  /// modes) and must not overlap within one (dtype, op); they are sorted here.
   explicit WinnerTable(std::vector<SnapshotEntry> rows);
 
   /// The entry whose interval contains n (lookup level 1 or 3), or nullptr.
@@ -45,6 +51,20 @@ class WinnerTable {
  private:
   std::span<const SnapshotEntry> range(DType dtype, Op op) const;
   std::vector<SnapshotEntry> rows_;  // sorted by dtype, op, n_lo
+};
+
+/// A WinnerTable per L2 mode: `tables[L2Mode::warm]` (a plain index, no allocation).
+struct WinnerTables {
+  std::array<WinnerTable, 2> by_mode;  // indexed by static_cast<int>(L2Mode)
+
+  WinnerTable& operator[](L2Mode m) { return by_mode[static_cast<int>(m)]; }
+  const WinnerTable& operator[](L2Mode m) const { return by_mode[static_cast<int>(m)]; }
+  /// Rows of both modes.
+  std::size_t size() const { return by_mode[0].size() + by_mode[1].size(); }
+  bool empty() const { return by_mode[0].empty() && by_mode[1].empty(); }
+
+  /// Splits \p rows by their L2 mode; within a mode they must not overlap (see WinnerTable).
+  static WinnerTables split(std::vector<SnapshotEntry> rows);
 };
 
 }  // namespace tunedreduce::db

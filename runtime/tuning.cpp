@@ -10,8 +10,9 @@ TuningTable::TuningTable(const kernels::DeviceLimits& dev) { init_defaults(dev);
 
 TuningTable::TuningTable(const db::Snapshot& snapshot, const kernels::DeviceLimits& dev) {
   init_defaults(dev);
-  exact_ = check(snapshot.exact, dev, "this device");
-  similar_ = check(snapshot.similar, dev, "a device of the same model");
+  // Cold-L2 winners only, as before winners had a mode (the mode preference is still to come).
+  exact_ = check(snapshot.exact[db::L2Mode::cold], dev, "this device");
+  similar_ = check(snapshot.similar[db::L2Mode::cold], dev, "a device of the same model");
 }
 
 void TuningTable::init_defaults(const kernels::DeviceLimits& dev) {

@@ -101,10 +101,11 @@ TEST(CliDb, BadFilesMapToTheirExitCodes) {
       {"other_app_noid.db", "migrate", exit_code::db_unusable, "another application"},
       {"corrupt.db", "check", exit_code::db_unusable, "is corrupt"},
       {"corrupt.db", "export", exit_code::db_unusable, "is corrupt"},
-      {"newer_incompatible.db", "info", exit_code::db_too_new, "needs readers of version 4"},
+      {"newer_incompatible.db", "info", exit_code::db_too_new, "needs readers of version 5"},
       {"newer_compatible.db", "migrate", exit_code::db_too_new, "never written"},
       {"schema_v0.db", "info", exit_code::db_needs_migration, "tunedreduce db migrate"},
       {"schema_v1.db", "info", exit_code::db_needs_migration, "tunedreduce db migrate"},
+      {"schema_v2.db", "info", exit_code::db_needs_migration, "tunedreduce db migrate"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(std::string(c.fixture) + " " + c.action);
@@ -124,11 +125,11 @@ TEST(CliDb, NewerCompatibleIsReadableAndOlderIsMigrated) {
   const auto newer = test::copy_fixture("newer_compatible.db", dir);
   ProcessResult r = cli({"db", "info", "--db", newer.string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("version 3 (this binary: 2)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("version 4 (this binary: 3)"), std::string::npos) << r.out;
   const auto old = test::copy_fixture("schema_v0.db", dir);
   r = cli({"db", "migrate", "--db", old.string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("schema version 0 -> 2"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("schema version 0 -> 3"), std::string::npos) << r.out;
   r = cli({"db", "info", "--db", old.string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("4 measurements"), std::string::npos) << r.out;

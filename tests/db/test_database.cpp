@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <stdexcept>
+#include <tuple>
+
 #include "common/exit_codes.hpp"
 #include "db/database.hpp"
 #include "db/schema.hpp"
@@ -279,26 +283,188 @@ TEST_F(WinnerFixture, SnapshotLoadsExactAndSimilarDevices) {
   Snapshot s = load_snapshot(dir / "tune.db", test::h100());
   ASSERT_FALSE(s.problem) << s.message;
   ASSERT_EQ(s.exact.size(), 2u);
-  const SnapshotEntry* e = s.exact.find(DType::f32, Op::sum, 4096);
+  const WinnerTable& exact = s.exact[L2Mode::cold];
+  ASSERT_EQ(exact.size(), 2u);
+  EXPECT_TRUE(s.exact[L2Mode::warm].empty());
+  const SnapshotEntry* e = exact.find(DType::f32, Op::sum, 4096);
   ASSERT_TRUE(e);
   EXPECT_EQ(e->kernel_id, "warp_shuffle.b256.u4.two_pass.f32.sum");
+  EXPECT_EQ(e->l2_mode, L2Mode::cold);
   EXPECT_DOUBLE_EQ(e->median_us, 4.0);
   EXPECT_FALSE(e->stale(13000, 13000));
   EXPECT_TRUE(e->stale(13010, 13000));
-  EXPECT_FALSE(s.exact.find(DType::f32, Op::sum, 100000));  // in the gap
-  EXPECT_FALSE(s.exact.find(DType::f32, Op::sum, 0));
-  EXPECT_EQ(s.exact.nearest(DType::f32, Op::sum, 100000)->n_hi, 65535u);   // closer below
-  EXPECT_EQ(s.exact.nearest(DType::f32, Op::sum, 1000000)->n_lo, 1u << 20);  // closer above
-  EXPECT_EQ(s.exact.nearest(DType::f32, Op::sum, std::uint64_t{1} << 40)->n_lo, 1u << 20);
-  EXPECT_FALSE(s.exact.find(DType::i32, Op::max, 10));
+  EXPECT_FALSE(exact.find(DType::f32, Op::sum, 100000));  // in the gap
+  EXPECT_FALSE(exact.find(DType::f32, Op::sum, 0));
+  EXPECT_EQ(exact.nearest(DType::f32, Op::sum, 100000)->n_hi, 65535u);   // closer below
+  EXPECT_EQ(exact.nearest(DType::f32, Op::sum, 1000000)->n_lo, 1u << 20);  // closer above
+  EXPECT_EQ(exact.nearest(DType::f32, Op::sum, std::uint64_t{1} << 40)->n_lo, 1u << 20);
+  EXPECT_FALSE(exact.find(DType::i32, Op::max, 10));
   ASSERT_EQ(s.similar.size(), 1u);
-  EXPECT_EQ(s.similar.find(DType::i32, Op::max, 10)->device_key, twin.key());
+  EXPECT_EQ(s.similar[L2Mode::cold].find(DType::i32, Op::max, 10)->device_key, twin.key());
 
   DeviceFingerprint other = test::h100();
   other.sm_count = 114;  // H100 PCIe-like: no similar device
   Snapshot t = load_snapshot(dir / "tune.db", other);
   EXPECT_TRUE(t.exact.empty());
   EXPECT_TRUE(t.similar.empty());
+}
+
+// --- L2 modes -----------------------------------------------------------------------------------
+
+struct ModeFixture : WinnerFixture {
+  RunInfo warm_info() {
+    RunInfo info = test::run_info();
+    info.l2_mode = L2Mode::warm;
+    return info;
+  }
+  std::int64_t warm_run = db.begin_run(warm_info());
+  std::int64_t m_warm = insert_warm("vectorized.b512.u2.two_pass.f32.sum", 1024, 2.5);
+  std::int64_t m_warm_2nd = insert_warm("warp_shuffle.b256.u4.two_pass.f32.sum", 1024, 2.75);
+
+  std::int64_t insert_warm(const std::string& id, std::uint64_t n, double us) {
+    Measurement m = test::measurement(warm_run, dev, id, n, us);
+    m.l2_mode = L2Mode::warm;
+    return db.insert_measurement(m);
+  }
+  Winner warm(std::uint64_t lo, std::uint64_t hi) {
+    Winner w = winner(lo, hi, m_warm, "vectorized.b512.u2.two_pass.f32.sum");
+    w.l2_mode = L2Mode::warm;
+    w.run_id = warm_run;
+    return w;
+  }
+  std::vector<Winner> cold() {
+    return {winner(1, 65535, m_small, "warp_shuffle.b256.u4.two_pass.f32.sum"),
+            winner(65536, 1 << 30, m_large, "vectorized.b512.u2.two_pass.f32.sum")};
+  }
+  static std::size_t count(const std::vector<WinnerRecord>& ws, L2Mode m) {
+    return static_cast<std::size_t>(
+        std::count_if(ws.begin(), ws.end(), [m](const WinnerRecord& w) { return w.l2_mode == m; }));
+  }
+};
+
+TEST_F(ModeFixture, ReplacingWinnersOfOneModeKeepsTheOther) {
+  db.replace_winners(dev, DType::f32, Op::sum, cold());  // the default mode: cold
+  db.replace_winners(dev, DType::f32, Op::sum, std::vector<Winner>{warm(1, 1 << 30)},
+                     L2Mode::warm);
+  auto stored = db.winners(dev);
+  ASSERT_EQ(stored.size(), 3u);  // the same sizes, once per mode
+  EXPECT_EQ(stored[0].l2_mode, L2Mode::cold);
+  EXPECT_EQ(stored[1].l2_mode, L2Mode::cold);
+  EXPECT_EQ(stored[2].l2_mode, L2Mode::warm);  // ordered by mode, then n_lo
+  EXPECT_EQ(stored[2].n_lo, 1u);
+  EXPECT_EQ(stored[2].measurement_id, m_warm);
+
+  // A cold run's winners replace the cold ones only ...
+  db.replace_winners(
+      dev, DType::f32, Op::sum,
+      std::vector<Winner>{winner(1, 4096, m_small, "warp_shuffle.b256.u4.two_pass.f32.sum")});
+  stored = db.winners(dev);
+  EXPECT_EQ(count(stored, L2Mode::cold), 1u);
+  EXPECT_EQ(count(stored, L2Mode::warm), 1u);
+  // ... and a warm run's the warm ones only.
+  std::vector<Winner> two_warm = {warm(1, 100), warm(101, 1 << 20)};
+  two_warm[1].runner_up_kernel_id = "warp_shuffle.b256.u4.two_pass.f32.sum";
+  two_warm[1].runner_up_measurement_id = m_warm_2nd;
+  db.replace_winners(dev, DType::f32, Op::sum, two_warm, L2Mode::warm);
+  stored = db.winners(dev);
+  EXPECT_EQ(count(stored, L2Mode::cold), 1u);
+  EXPECT_EQ(count(stored, L2Mode::warm), 2u);
+  EXPECT_EQ(stored[0].n_hi, 4096u);
+  db.replace_winners(dev, DType::f32, Op::sum, {}, L2Mode::warm);
+  stored = db.winners(dev);
+  ASSERT_EQ(stored.size(), 1u);
+  EXPECT_EQ(stored[0].l2_mode, L2Mode::cold);
+}
+
+TEST_F(ModeFixture, AWinnerOfTheOtherModeOrWithEvidenceOfTheOtherModeIsRefused) {
+  auto expect_refused = [&](std::vector<Winner> ws, L2Mode mode, const std::string& words) {
+    try {
+      db.replace_winners(dev, DType::f32, Op::sum, ws, mode);
+      ADD_FAILURE() << "accepted: " << words;
+    } catch (const DbError& e) {
+      EXPECT_EQ(e.problem(), Problem::invalid_data);
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  db.replace_winners(dev, DType::f32, Op::sum, cold());
+  // A cold winner passed to replace the warm ones (its mode says cold) ...
+  expect_refused(cold(), L2Mode::warm, "warm winners of f32 sum: a cold winner");
+  // ... and winners whose evidence is of the other mode.
+  Winner w = winner(1, 100, m_small, "warp_shuffle.b256.u4.two_pass.f32.sum");
+  w.l2_mode = L2Mode::warm;
+  expect_refused({w}, L2Mode::warm,
+                 "measurement " + std::to_string(m_small) +
+                     " of 'warp_shuffle.b256.u4.two_pass.f32.sum' is a cold-L2 measurement, not"
+                     " warm");
+  Winner c = warm(1, 100);
+  c.l2_mode = L2Mode::cold;
+  expect_refused({c}, L2Mode::cold, "is a warm-L2 measurement, not cold");
+  Winner ru = warm(1, 100);
+  ru.runner_up_kernel_id = "warp_shuffle.b256.u4.two_pass.f32.sum";
+  ru.runner_up_measurement_id = m_small;
+  expect_refused({ru}, L2Mode::warm,
+                 "runner-up measurement " + std::to_string(m_small) + " is a cold-L2 measurement");
+  // Nothing changed.
+  const auto stored = db.winners(dev);
+  EXPECT_EQ(count(stored, L2Mode::cold), 2u);
+  EXPECT_EQ(count(stored, L2Mode::warm), 0u);
+}
+
+TEST_F(ModeFixture, SnapshotHoldsEachModeInATableOfItsOwn) {
+  db.replace_winners(dev, DType::f32, Op::sum, cold());
+  db.replace_winners(dev, DType::f32, Op::sum, std::vector<Winner>{warm(1, 1 << 20)},
+                     L2Mode::warm);
+  // Two devices of the same model: one with cold winners of i32 max, one with warm ones.
+  DeviceFingerprint twin = test::h100(), other_twin = test::h100();
+  twin.ecc = false;
+  other_twin.total_mem_bytes -= 1 << 30;
+  const auto twin_id = db.upsert_device(twin), other_id = db.upsert_device(other_twin);
+  for (auto [device, mode] :
+       {std::pair(twin_id, L2Mode::cold), std::pair(other_id, L2Mode::warm)}) {
+    Measurement m = test::measurement(mode == L2Mode::cold ? run : warm_run, device,
+                                      "unroll.b128.u2.two_pass.i32.max", 100, 2.0, DType::i32,
+                                      Op::max);
+    m.l2_mode = mode;
+    Winner w = winner(1, 1000, db.insert_measurement(m), "unroll.b128.u2.two_pass.i32.max");
+    w.dtype = DType::i32;
+    w.op = Op::max;
+    w.l2_mode = mode;
+    db.replace_winners(device, DType::i32, Op::max, std::vector<Winner>{w}, mode);
+  }
+
+  Snapshot s = load_snapshot(dir / "tune.db", test::h100());
+  ASSERT_FALSE(s.problem) << s.message;
+  EXPECT_EQ(s.exact.size(), 3u);
+  ASSERT_EQ(s.exact[L2Mode::cold].size(), 2u);
+  ASSERT_EQ(s.exact[L2Mode::warm].size(), 1u);
+  const SnapshotEntry* c = s.exact[L2Mode::cold].find(DType::f32, Op::sum, 4096);
+  const SnapshotEntry* w = s.exact[L2Mode::warm].find(DType::f32, Op::sum, 4096);
+  ASSERT_TRUE(c && w);
+  EXPECT_EQ(c->kernel_id, "warp_shuffle.b256.u4.two_pass.f32.sum");
+  EXPECT_EQ(c->l2_mode, L2Mode::cold);
+  EXPECT_EQ(w->kernel_id, "vectorized.b512.u2.two_pass.f32.sum");
+  EXPECT_EQ(w->l2_mode, L2Mode::warm);
+  EXPECT_DOUBLE_EQ(w->median_us, 2.5);
+  EXPECT_FALSE(s.exact[L2Mode::warm].find(DType::f32, Op::sum, 1 << 21));
+  EXPECT_EQ(s.exact[L2Mode::warm].nearest(DType::f32, Op::sum, 1 << 21)->n_hi, 1u << 20);
+  EXPECT_EQ(s.exact[L2Mode::cold].find(DType::f32, Op::sum, 1 << 21)->n_lo, 65536u);
+  // Same model: each mode takes the first device that has winners of that mode.
+  ASSERT_EQ(s.similar[L2Mode::cold].size(), 1u);
+  ASSERT_EQ(s.similar[L2Mode::warm].size(), 1u);
+  EXPECT_EQ(s.similar[L2Mode::cold].find(DType::i32, Op::max, 10)->device_key, twin.key());
+  EXPECT_EQ(s.similar[L2Mode::warm].find(DType::i32, Op::max, 10)->device_key, other_twin.key());
+}
+
+TEST(WinnerTable, HoldsTheRowsOfOneL2ModeOnly) {
+  SnapshotEntry cold, warm;
+  cold.n_lo = warm.n_lo = 1;
+  cold.n_hi = warm.n_hi = 10;
+  warm.l2_mode = L2Mode::warm;
+  EXPECT_THROW((void)WinnerTable({cold, warm}), std::invalid_argument);
+  const WinnerTables t = WinnerTables::split({warm, cold});
+  EXPECT_EQ(t[L2Mode::cold].size(), 1u);
+  EXPECT_EQ(t[L2Mode::warm].size(), 1u);
+  EXPECT_EQ(t[L2Mode::warm].find(DType::i32, Op::sum, 5)->l2_mode, L2Mode::warm);
 }
 
 TEST(Database, SnapshotOfAMissingFileSaysNoDatabaseOnce) {
@@ -422,12 +588,13 @@ TEST(Migration, Version1GainsThePackedFinishWithEveryRowKept) {
     EXPECT_EQ(c.query_int("PRAGMA user_version"), 1);
   }
   Database db = Database::open_writer(path);
-  EXPECT_EQ(db.file_schema_version(), 2);
+  EXPECT_EQ(db.file_schema_version(), schema_version);  // 1 -> 2 -> 3
   EXPECT_EQ(db.counts().measurements, 40);
   EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
   EXPECT_EQ(db.connection().query_int("SELECT count(*) FROM pragma_foreign_key_check"), 0);
   EXPECT_EQ(db.connection().query_text(
-                "SELECT value FROM meta WHERE key = 'min_reader_version'"), "2");
+                "SELECT value FROM meta WHERE key = 'min_reader_version'"),
+            std::to_string(min_reader_version));
   // The migrated file has exactly the schema of a new one ...
   Database fresh = Database::open_writer(dir / "fresh.db");
   const char* q = "SELECT group_concat(sql, ';') FROM (SELECT sql FROM sqlite_schema ORDER BY name)";
@@ -441,6 +608,118 @@ TEST(Migration, Version1GainsThePackedFinishWithEveryRowKept) {
   ASSERT_TRUE(db.find_measurement(id));
   EXPECT_EQ(db.find_measurement(id)->params.finish, "packed");
   EXPECT_EQ(db.counts().measurements, 41);
+}
+
+TEST(Migration, Version2WinnersTakeTheL2ModeOfTheirMeasurement) {
+  TempDir dir;
+  const auto path = test::copy_fixture("schema_v2.db", dir);
+  std::vector<std::tuple<std::int64_t, std::string, std::int64_t, std::int64_t>> before;
+  {
+    Connection c = Connection::open(path, OpenMode::read_only);
+    EXPECT_EQ(c.query_int("PRAGMA user_version"), 2);
+    EXPECT_EQ(c.query_int("SELECT count(*) FROM pragma_table_info('winners')"
+                          " WHERE name = 'l2_mode'"), 0);
+    Statement st = c.prepare("SELECT id, kernel_id, n_lo, measurement_id FROM winners ORDER BY id");
+    while (st.step())
+      before.emplace_back(st.column_int(0), st.column_text(1), st.column_int(2), st.column_int(3));
+  }
+  ASSERT_EQ(before.size(), 3u);
+  // Readers never migrate: this binary's reader refuses the older file.
+  try {
+    Database::open_reader(path);
+    FAIL() << "a reader opened a version-2 file";
+  } catch (const DbError& e) {
+    EXPECT_EQ(e.problem(), Problem::too_old);
+    EXPECT_NE(std::string(e.what()).find("schema version 2 is older"), std::string::npos);
+  }
+
+  Database db = Database::open_writer(path);  // foreign keys on, as for every writer
+  EXPECT_EQ(db.file_schema_version(), 3);
+  EXPECT_EQ(db.connection().query_int("PRAGMA foreign_keys"), 1);
+  EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
+  EXPECT_EQ(db.connection().query_int("SELECT count(*) FROM pragma_foreign_key_check"), 0);
+  EXPECT_EQ(db.connection().query_text("SELECT value FROM meta WHERE key = 'min_reader_version'"),
+            "3");
+  // Every winner is kept, with its id, and takes the mode of its measurement.
+  auto ws = db.winners();
+  ASSERT_EQ(ws.size(), before.size());
+  std::sort(ws.begin(), ws.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+  for (std::size_t i = 0; i < ws.size(); ++i) {
+    SCOPED_TRACE(ws[i].kernel_id);
+    EXPECT_EQ(ws[i].id, std::get<0>(before[i]));
+    EXPECT_EQ(ws[i].kernel_id, std::get<1>(before[i]));
+    EXPECT_EQ(static_cast<std::int64_t>(ws[i].n_lo), std::get<2>(before[i]));
+    EXPECT_EQ(ws[i].measurement_id, std::get<3>(before[i]));
+    EXPECT_EQ(ws[i].l2_mode, db.find_measurement(ws[i].measurement_id)->l2_mode);
+    // f32 sum below 2^16 came from the cold run (with a runner-up); f32 sum above and f32 max
+    // from the warm one.
+    const bool from_warm_run = ws[i].op == Op::max || ws[i].n_lo == 65536;
+    EXPECT_EQ(ws[i].l2_mode, from_warm_run ? L2Mode::warm : L2Mode::cold);
+    EXPECT_EQ(ws[i].runner_up_measurement_id.has_value(), !from_warm_run);
+  }
+  EXPECT_EQ(std::count_if(ws.begin(), ws.end(),
+                          [](const WinnerRecord& w) { return w.l2_mode == L2Mode::warm; }),
+            2);
+  // The migrated file has exactly the schema of a new one.
+  Database fresh = Database::open_writer(dir / "fresh.db");
+  const char* q = "SELECT group_concat(sql, ';') FROM (SELECT sql FROM sqlite_schema ORDER BY name)";
+  EXPECT_EQ(db.connection().query_text(q), fresh.connection().query_text(q));
+  // Cold winners for every size now leave the warm ones alone.
+  const auto cold_m = db.measurements()[0];
+  Winner w;
+  w.dtype = DType::f32;
+  w.op = Op::sum;
+  w.n_lo = 1;
+  w.n_hi = std::uint64_t{1} << 40;
+  w.kernel_id = cold_m.kernel_id;
+  w.measurement_id = cold_m.id;
+  db.replace_winners(cold_m.device_id, DType::f32, Op::sum, std::vector<Winner>{w});
+  EXPECT_EQ(db.winners().size(), 3u);
+}
+
+TEST(Migration, Version2WithDanglingWinnerReferencesIsRefusedAndLeftAsItWas) {
+  TempDir dir;
+  const auto path = test::copy_fixture("schema_v2.db", dir);
+  {
+    Connection c = Connection::open(path, OpenMode::read_write);
+    c.exec("PRAGMA foreign_keys = OFF");
+    c.exec("UPDATE winners SET measurement_id = 999 WHERE op = 'max'");
+  }
+  try {
+    Database::open_writer(path);
+    FAIL() << "migrated a file whose winners refer to a missing measurement";
+  } catch (const DbError& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot migrate to schema version 3: 1 rows of winners"),
+              std::string::npos)
+        << e.what();
+  }
+  Connection c = Connection::open(path, OpenMode::read_only);
+  EXPECT_EQ(c.query_int("PRAGMA user_version"), 2);  // the whole migration rolled back
+  EXPECT_EQ(c.query_int("SELECT count(*) FROM winners"), 3);
+}
+
+TEST(Migration, AVersion2ReaderIsRefusedAVersion3File) {
+  TempDir dir;
+  { Database::open_writer(dir / "tune.db"); }
+  Connection c = Connection::open(dir / "tune.db", OpenMode::read_only);
+  const SchemaState state = read_schema_state(c);
+  EXPECT_EQ(state.user_version, 3);
+  EXPECT_EQ(state.min_reader_version, 3);
+  EXPECT_EQ(classify(state, c, false), SchemaAction::use);
+  // A binary of schema version 2 would take a cold and a warm winner of the same sizes for an
+  // overlap: min_reader_version 3 keeps it out, cleanly.
+  try {
+    classify(state, c, false, 2);
+    FAIL() << "a version-2 reader was let in";
+  } catch (const DbError& e) {
+    EXPECT_EQ(e.problem(), Problem::too_new);
+    EXPECT_EQ(e.exit_code(), exit_code::db_too_new);
+    EXPECT_NE(std::string(e.what()).find("schema version 3 is newer than this binary's 2 and needs"
+                                         " readers of version 3 or later"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(classify(state, c, true, 2), DbError);
 }
 
 // --- hostile strings ----------------------------------------------------------------------------

@@ -37,21 +37,49 @@ Winner winner(std::uint64_t lo, std::uint64_t hi, std::int64_t m, const std::str
 }
 
 /// A database with one finished run on \p fp: \p id wins [lo, hi] with median \p median at 512.
+/// The run, its measurements and the winner are of L2 mode \p mode; a database that exists
+/// already gets the run added.
 void make_db(const fs::path& path, const DeviceFingerprint& fp, const std::string& id,
-             std::uint64_t lo, std::uint64_t hi, double median, const std::string& host) {
+             std::uint64_t lo, std::uint64_t hi, double median, const std::string& host,
+             L2Mode mode = L2Mode::cold) {
   Database db = Database::open_writer(path);
   const auto dev = db.upsert_device(fp);
   RunInfo info = test::run_info();
   info.host = host;
+  info.l2_mode = mode;
   const auto run = db.begin_run(info);
   db.record_attainable_bandwidth(run, dev, 3000);
-  const auto m = db.insert_measurement(test::measurement(run, dev, id, 512, median));
-  const auto other = db.insert_measurement(test::measurement(run, dev, k_vec, 512, median * 2));
+  Measurement best = test::measurement(run, dev, id, 512, median);
+  Measurement second = test::measurement(run, dev, k_vec, 512, median * 2);
+  best.l2_mode = second.l2_mode = mode;
+  const auto m = db.insert_measurement(best);
+  const auto other = db.insert_measurement(second);
   Winner w = winner(lo, hi, m, id, run);
+  w.l2_mode = mode;
   w.runner_up_kernel_id = k_vec;
   w.runner_up_measurement_id = other;
-  db.replace_winners(dev, DType::f32, Op::sum, std::vector<Winner>{w});
+  db.replace_winners(dev, DType::f32, Op::sum, std::vector<Winner>{w}, mode);
   db.end_run(run, RunStatus::finished);
+}
+
+/// \p doc with the member l2_mode taken off every winner, as exports before schema version 3.
+Json without_winner_modes(const Json& doc) {
+  Json out = Json::object();
+  for (const auto& [key, value] : doc.as_object()) {
+    if (key != "winners") {
+      out.set(key, value);
+      continue;
+    }
+    Json ws = Json::array();
+    for (const Json& w : value.as_array()) {
+      Json bare = Json::object();
+      for (const auto& [k, v] : w.as_object())
+        if (k != "l2_mode") bare.set(k, v);
+      ws.push_back(std::move(bare));
+    }
+    out.set(key, std::move(ws));
+  }
+  return out;
 }
 
 std::string export_of(const fs::path& path) {
@@ -249,6 +277,176 @@ TEST(Merge, RefusesAnExistingOutputAndBadInputs) {
   }
   EXPECT_FALSE(fs::exists(dir / "out.db"));
   EXPECT_THROW(merge_files({dir / "a.db"}, dir / "nope" / "out.db"), DbError);
+}
+
+// --- L2 modes -----------------------------------------------------------------------------------
+
+TEST(Export, WinnersOfBothL2ModesRoundTrip) {
+  TempDir dir;
+  // Cold and warm winners of the same sizes in one database.
+  make_db(dir / "a.db", test::h100(), k_shuffle, 1, 4096, 5.0, "cold-host");
+  make_db(dir / "a.db", test::h100(), k_smem, 1, 4096, 3.0, "warm-host", L2Mode::warm);
+  const std::string text = export_of(dir / "a.db");
+  const Json doc = Json::parse(text);
+  const auto& ws = doc.find("winners")->as_array();
+  ASSERT_EQ(ws.size(), 2u);
+  EXPECT_EQ(ws[0].find("l2_mode")->as_string(), "cold");  // sorted cold first
+  EXPECT_EQ(ws[1].find("l2_mode")->as_string(), "warm");
+  EXPECT_EQ(ws[1].find("kernel_id")->as_string(), k_smem);
+
+  // Import into a fresh database: the same winners, modes included.
+  Database fresh = Database::open_writer(dir / "b.db");
+  MergeStats s = import_dataset(fresh, dataset_from_json(doc, dir / "a.json"));
+  EXPECT_EQ(s.winner_groups_changed, 2);  // (h100, f32, sum) cold and warm
+  EXPECT_EQ(s.winner_conflicts, 0);
+  Dataset back = read_dataset(fresh);
+  for (auto& [uuid, r] : back.runs) r.sources.clear();
+  back.sources.clear();
+  for (auto& w : back.winners) w.source.reset();
+  EXPECT_EQ(dataset_to_json(back).dump(2), text);
+
+  // A merge keeps both: a warm winner does not compete with a cold one.
+  merge_files({dir / "a.db"}, dir / "merged.db");
+  Database merged = Database::open_reader(dir / "merged.db");
+  const auto mw = merged.winners();
+  ASSERT_EQ(mw.size(), 2u);
+  EXPECT_EQ(mw[0].l2_mode, L2Mode::cold);
+  EXPECT_EQ(mw[0].kernel_id, k_shuffle);
+  EXPECT_EQ(mw[1].l2_mode, L2Mode::warm);
+  EXPECT_EQ(mw[1].kernel_id, k_smem);
+  EXPECT_EQ(mw[1].n_lo, 1u);
+  EXPECT_EQ(mw[1].n_hi, 4096u);
+}
+
+TEST(Export, AnExportWithoutWinnerModesImportsAsTheirEvidencesMode) {
+  TempDir dir;
+  make_db(dir / "a.db", test::h100(), k_shuffle, 1, 4096, 5.0, "a");
+  make_db(dir / "w.db", test::h200(), k_smem, 1, 4096, 3.0, "w", L2Mode::warm);
+  for (const char* name : {"a.db", "w.db"}) {
+    SCOPED_TRACE(name);
+    const Json old = without_winner_modes(Json::parse(export_of(dir / name)));
+    ASSERT_EQ(old.dump().find("\"l2_mode\":\"cold\",\"n_lo\""), std::string::npos);
+    Database db = Database::open_writer(dir / ("imported-" + std::string(name)));
+    import_dataset(db, dataset_from_json(old, dir / "old.json"));
+    const auto ws = db.winners();
+    ASSERT_EQ(ws.size(), 1u);
+    // An older export's winners are cold (every tuning run was, by default); a winner whose
+    // evidence is warm takes warm, as the migration to schema version 3 decides it.
+    EXPECT_EQ(ws[0].l2_mode, std::string(name) == "a.db" ? L2Mode::cold : L2Mode::warm);
+    EXPECT_EQ(db.find_measurement(ws[0].measurement_id)->l2_mode, ws[0].l2_mode);
+  }
+}
+
+TEST(Export, ImportRefusesAWinnerOfTheOtherModeThanItsEvidenceAndOverlapsWithinAMode) {
+  TempDir dir;
+  make_db(dir / "a.db", test::h100(), k_shuffle, 1, 4096, 5.0, "a");
+  const std::string t = Json::parse(export_of(dir / "a.db")).dump();
+  auto expect_bad = [&](const std::string& text, const std::string& words) {
+    Database db = Database::open_writer(dir / "target.db");
+    try {
+      import_dataset(db, dataset_from_json(Json::parse(text), dir / "in.json"));
+      ADD_FAILURE() << "accepted: " << words;
+    } catch (const DbError& e) {
+      EXPECT_EQ(e.problem(), Problem::invalid_data) << e.what();
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(db.counts().winners, 0);
+  };
+  const std::string cold = "\"l2_mode\":\"cold\",\"n_lo\"";
+  ASSERT_NE(t.find(cold), std::string::npos) << t;
+  std::string warm = t;
+  warm.replace(t.find(cold), cold.size(), "\"l2_mode\":\"warm\",\"n_lo\"");
+  expect_bad(warm, "$.winners[0].measurement: a cold-L2 measurement, but the winner is warm");
+  std::string hot = t;
+  hot.replace(t.find(cold), cold.size(), "\"l2_mode\":\"hot\",\"n_lo\"");
+  expect_bad(hot, "$.winners[0].l2_mode: 'hot' is not one of cold, warm");
+
+  // Two cold winners of the same sizes overlap; a cold and a warm one do not.
+  make_db(dir / "a.db", test::h100(), k_smem, 1, 4096, 3.0, "w", L2Mode::warm);
+  const Json both = Json::parse(export_of(dir / "a.db"));
+  std::string twice = both.dump();
+  const std::string warm_mode = "\"l2_mode\":\"warm\",\"n_lo\"";
+  ASSERT_NE(twice.find(warm_mode), std::string::npos);
+  {
+    Database db = Database::open_writer(dir / "both.db");
+    import_dataset(db, dataset_from_json(both, dir / "both.json"));
+    EXPECT_EQ(db.counts().winners, 2);
+  }
+  // The warm winner claims cold: its evidence check fails first, so make the evidence cold too.
+  const std::string warm_measurement = "\"n\":512,\"l2_mode\":\"warm\"";
+  std::size_t pos;
+  while ((pos = twice.find(warm_measurement)) != std::string::npos)
+    twice.replace(pos, warm_measurement.size(), "\"n\":512,\"l2_mode\":\"cold\"");
+  twice.replace(twice.find(warm_mode), warm_mode.size(), cold);
+  expect_bad(twice, "overlapping intervals for device " + test::h100().key() + " f32 sum cold");
+}
+
+TEST(Merge, WinnersCompeteOnlyWithinTheirL2Mode) {
+  TempDir dir;
+  // A: shuffle wins [1, 1000] cold in 5 us; B: smem wins [500, 2000] warm in 4 us.
+  make_db(dir / "a.db", test::h100(), k_shuffle, 1, 1000, 5.0, "a");
+  make_db(dir / "b.db", test::h100(), k_smem, 500, 2000, 4.0, "b", L2Mode::warm);
+  MergeStats s = merge_files({dir / "a.db", dir / "b.db"}, dir / "out.db");
+  EXPECT_EQ(s.winner_conflicts, 0);
+  Database out = Database::open_reader(dir / "out.db");
+  const auto ws = out.winners();
+  ASSERT_EQ(ws.size(), 2u);
+  EXPECT_EQ(ws[0].l2_mode, L2Mode::cold);  // untouched by the faster warm winner
+  EXPECT_EQ(ws[0].n_lo, 1u);
+  EXPECT_EQ(ws[0].n_hi, 1000u);
+  EXPECT_EQ(ws[1].l2_mode, L2Mode::warm);
+  EXPECT_EQ(ws[1].n_lo, 500u);
+  EXPECT_EQ(ws[1].n_hi, 2000u);
+  EXPECT_TRUE(check_database(out, {k_shuffle, k_smem, k_vec}, false).ok());
+
+  // Importing b into a changes one winner group, the warm one; the cold winner keeps its row.
+  Database a = Database::open_writer(dir / "a.db");
+  const std::int64_t cold_id = a.winners()[0].id;
+  Dataset b;
+  {
+    Database bdb = Database::open_reader(dir / "b.db");
+    b = read_dataset(bdb);
+  }
+  MergeStats si = import_dataset(a, b);
+  EXPECT_EQ(si.winner_groups_changed, 1);
+  const auto aw = a.winners();
+  ASSERT_EQ(aw.size(), 2u);
+  EXPECT_EQ(aw[0].id, cold_id);
+  EXPECT_EQ(aw[1].l2_mode, L2Mode::warm);
+}
+
+TEST(Check, CountsOverlapsPerL2ModeAndEvidenceOfTheOtherMode) {
+  TempDir dir;
+  make_db(dir / "a.db", test::h100(), k_shuffle, 1, 1000, 5.0, "a");
+  make_db(dir / "a.db", test::h100(), k_smem, 1, 1000, 4.0, "w", L2Mode::warm);
+  const std::set<std::string> known = {k_shuffle, k_smem, k_vec};
+  {
+    Database db = Database::open_reader(dir / "a.db");
+    const CheckReport r = check_database(db, known, false);
+    EXPECT_TRUE(r.ok());  // a cold and a warm winner of the same sizes do not overlap
+    EXPECT_EQ(r.overlapping_winners, 0);
+  }
+  {
+    // Rows no writer call would make: a second cold winner over the first, and a warm winner
+    // whose evidence is the cold measurement.
+    Database db = Database::open_writer(dir / "a.db");
+    db.connection().exec(
+        "INSERT INTO winners (device_id, dtype, op, l2_mode, n_lo, n_hi, kernel_id,"
+        " measurement_id, driver_version, runtime_version)"
+        " SELECT device_id, dtype, op, l2_mode, 500, 600, kernel_id, measurement_id,"
+        " driver_version, runtime_version FROM winners WHERE l2_mode = 'cold';"
+        "INSERT INTO winners (device_id, dtype, op, l2_mode, n_lo, n_hi, kernel_id,"
+        " measurement_id, driver_version, runtime_version)"
+        " SELECT device_id, dtype, op, 'warm', 5000, 6000, kernel_id, measurement_id,"
+        " driver_version, runtime_version FROM winners WHERE l2_mode = 'cold' AND n_lo = 1");
+  }
+  Database db = Database::open_reader(dir / "a.db");
+  const CheckReport r = check_database(db, known, false);
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(r.overlapping_winners, 1);
+  EXPECT_EQ(r.overlapping_by_mode[static_cast<int>(L2Mode::cold)], 1);
+  EXPECT_EQ(r.overlapping_by_mode[static_cast<int>(L2Mode::warm)], 0);
+  EXPECT_EQ(r.winners_without_ok_evidence, 1);
 }
 
 TEST(Check, ReportsUnknownIdsAndCorruption) {

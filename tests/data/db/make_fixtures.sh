@@ -33,17 +33,79 @@ shrink schema_v0.db
 "$helper" write "$tmp/base.db" 0 40 0
 shrink "$tmp/base.db"
 
-# Newer schemas (this binary writes version 2): version 3 that declares version-2 readers
-# compatible, version 4 that does not.
+# Newer schemas (this binary writes version 3): version 4 that declares version-3 readers
+# compatible, version 5 that does not.
 cp "$tmp/base.db" newer_compatible.db
-sqlite3 newer_compatible.db "PRAGMA user_version=3; UPDATE meta SET value='2' WHERE key='min_reader_version'; CREATE TABLE future_notes(id INTEGER PRIMARY KEY, body TEXT);"
+sqlite3 newer_compatible.db "PRAGMA user_version=4; UPDATE meta SET value='3' WHERE key='min_reader_version'; CREATE TABLE future_notes(id INTEGER PRIMARY KEY, body TEXT);"
 cp "$tmp/base.db" newer_incompatible.db
-sqlite3 newer_incompatible.db "PRAGMA user_version=4; UPDATE meta SET value='4' WHERE key='min_reader_version';"
+sqlite3 newer_incompatible.db "PRAGMA user_version=5; UPDATE meta SET value='5' WHERE key='min_reader_version';"
 shrink newer_compatible.db; shrink newer_incompatible.db
+
+# Versions 1 and 2 had winners without an L2 mode, unique per (device, dtype, op, n_lo) (schema.cpp's
+# v1_sql). The table is recreated under its own name, so sqlite_schema holds the old text exactly.
+old_winners_layout() {
+  sqlite3 "$1" "
+CREATE TEMP TABLE old_winners AS SELECT id, device_id, dtype, op, n_lo, n_hi, kernel_id,
+  measurement_id, runner_up_kernel_id, runner_up_measurement_id, driver_version, runtime_version,
+  run_id, source_id FROM winners;
+DROP TABLE winners;
+CREATE TABLE winners (
+  id                       INTEGER PRIMARY KEY,
+  device_id                INTEGER NOT NULL REFERENCES devices (id),
+  dtype                    TEXT NOT NULL CHECK (dtype IN ('i32', 'u32', 'i64', 'u64', 'f32', 'f64')),
+  op                       TEXT NOT NULL CHECK (op IN ('sum', 'min', 'max')),
+  n_lo                     INTEGER NOT NULL,
+  n_hi                     INTEGER NOT NULL,
+  kernel_id                TEXT NOT NULL CHECK (kernel_id <> ''),
+  measurement_id           INTEGER NOT NULL REFERENCES measurements (id),
+  runner_up_kernel_id      TEXT,
+  runner_up_measurement_id INTEGER REFERENCES measurements (id),
+  driver_version           INTEGER NOT NULL,
+  runtime_version          INTEGER NOT NULL,
+  run_id                   INTEGER REFERENCES runs (id),
+  source_id                INTEGER REFERENCES sources (id),
+  CHECK (0 <= n_lo AND n_lo <= n_hi),
+  UNIQUE (device_id, dtype, op, n_lo)
+);
+INSERT INTO winners SELECT * FROM old_winners;"
+}
+
+# Version 2 with winners of both L2 modes, as a merge of a cold and a warm database could leave
+# them: f32 sum cold below 2^16 and warm above (one (device, dtype, op), no overlap), f32 max warm.
+# Migrating it to version 3 must give each winner its measurement's mode.
+cp "$tmp/base.db" schema_v2.db
+sqlite3 schema_v2.db "
+INSERT INTO runs (uuid, tool_version, manifest_hash, config_hash, host, origin, started_at,
+  ended_at, status, l2_mode) VALUES ('0000000000000000000000000000feed', '0.1.0',
+  '0123456789abcdef', 'fedcba9876543210', 'warm-host', '/lab/warm.db', '2026-11-20T10:00:00.000Z',
+  '2026-11-20T10:05:00.000Z', 'finished', 'warm');
+INSERT INTO measurements (run_id, seq, device_id, kernel_id, family, block, unroll, smem, finish,
+  dtype, op, n, l2_mode, outcome, median_us, p10_us, p90_us, repeats, gbps, sm_clock_mhz,
+  mem_clock_mhz, error, measured_at)
+  SELECT r.id, 1, 1, 'vectorized.b256.u4.single_pass.f32.sum', 'vectorized', 256, 4, 'none',
+    'single_pass', 'f32', 'sum', 1048576, 'warm', 'ok', 3.0, 2.9, 3.1, 20, NULL, 1980, 2619, '',
+    '2026-11-20T10:01:00.000Z' FROM runs r WHERE r.uuid = '0000000000000000000000000000feed'
+  UNION ALL
+  SELECT r.id, 2, 1, 'vectorized.b256.u4.single_pass.f32.max', 'vectorized', 256, 4, 'none',
+    'single_pass', 'f32', 'max', 1048576, 'warm', 'ok', 3.5, 3.4, 3.6, 20, NULL, 1980, 2619, '',
+    '2026-11-20T10:02:00.000Z' FROM runs r WHERE r.uuid = '0000000000000000000000000000feed';
+INSERT INTO winners (device_id, dtype, op, l2_mode, n_lo, n_hi, kernel_id, measurement_id,
+  runner_up_kernel_id, runner_up_measurement_id, driver_version, runtime_version, run_id)
+  SELECT 1, 'f32', 'sum', 'cold', 1, 65535, m.kernel_id, m.id, m.kernel_id, m.id + 1, 13000,
+    13000, m.run_id FROM measurements m WHERE m.run_id = 1 AND m.seq = 1
+  UNION ALL
+  SELECT 1, m.dtype, m.op, 'warm', CASE m.op WHEN 'sum' THEN 65536 ELSE 1 END, 1099511627776,
+    m.kernel_id, m.id, NULL, NULL, 13000, 13000, m.run_id FROM measurements m
+    WHERE m.l2_mode = 'warm';"
+old_winners_layout schema_v2.db
+sqlite3 schema_v2.db "PRAGMA user_version=2; UPDATE meta SET value='2' WHERE key='min_reader_version';"
+sqlite3 schema_v2.db "PRAGMA integrity_check; PRAGMA foreign_key_check;" | tr '\n' ' ' | grep -qx 'ok '
+shrink schema_v2.db
 
 # Version 1, the first release, with rows: its measurements table allows only the finishes
 # two_pass and single_pass (version 2 added packed).
 cp "$tmp/base.db" schema_v1.db
+old_winners_layout schema_v1.db
 sqlite3 schema_v1.db ".dbconfig defensive off" "PRAGMA writable_schema=ON; UPDATE sqlite_schema SET sql=replace(sql, 'CHECK (finish IN (''two_pass'', ''single_pass'', ''packed''))', 'CHECK (finish IN (''two_pass'', ''single_pass''))') WHERE name='measurements'; PRAGMA writable_schema=OFF; PRAGMA user_version=1; UPDATE meta SET value='1' WHERE key='min_reader_version';" >/dev/null
 sqlite3 schema_v1.db "PRAGMA integrity_check;" | grep -qx ok
 shrink schema_v1.db
