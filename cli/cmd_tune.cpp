@@ -250,10 +250,12 @@ int real_run(const Options& o, const tuner::TuneConfig& cfg) {
     std::size_t stored = 0;
     for (const tuner::KeyOutcome& k : run.outcome.keys) {
       if (!k.complete || k.bisect.intervals.empty()) continue;
+      // Winners of this run's L2 mode replace only that mode's: a warm run keeps the cold ones.
       database.replace_winners(rec->device_id, k.dtype, k.op,
-                               tuner::to_db_winners(k.bisect.intervals, k.dtype, k.op,
+                               tuner::to_db_winners(k.bisect.intervals, k.dtype, k.op, k.l2_mode,
                                                     rec->driver_version, rec->runtime_version,
-                                                    rec->run_id));
+                                                    rec->run_id),
+                               k.l2_mode);
       ++stored;
     }
     cancelled |= run.outcome.cancelled;

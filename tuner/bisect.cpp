@@ -111,7 +111,7 @@ BisectOutcome bisect_intervals(std::span<const SizeWinner> grid, Runner& runner,
 }
 
 std::vector<db::Winner> to_db_winners(std::span<const IntervalWinner> intervals, DType dtype, Op op,
-                                      int driver_version, int runtime_version,
+                                      db::L2Mode l2_mode, int driver_version, int runtime_version,
                                       std::optional<std::int64_t> run_id) {
   std::vector<db::Winner> out;
   for (const IntervalWinner& iw : intervals) {
@@ -121,6 +121,7 @@ std::vector<db::Winner> to_db_winners(std::span<const IntervalWinner> intervals,
     db::Winner w;
     w.dtype = dtype;
     w.op = op;
+    w.l2_mode = l2_mode;
     w.n_lo = iw.n_lo;
     w.n_hi = iw.n_hi;
     w.kernel_id = iw.winner.kernel_id;

@@ -67,10 +67,11 @@ BisectOutcome bisect_intervals(std::span<const SizeWinner> grid, Runner& runner,
                                const TieRule& rule = {},
                                const std::function<void(std::size_t)>& on_measured = {});
 
-/// Converts intervals to database winners of one (dtype, op). Results without a measurement id
-/// (not recorded) make the winner unusable: those throw Error.
+/// Converts intervals to database winners of one (dtype, op) measured in L2 mode \p l2_mode (the
+/// run's: its measurements are the evidence). Results without a measurement id (not recorded)
+/// make the winner unusable: those throw Error.
 std::vector<db::Winner> to_db_winners(std::span<const IntervalWinner> intervals, DType dtype, Op op,
-                                      int driver_version, int runtime_version,
+                                      db::L2Mode l2_mode, int driver_version, int runtime_version,
                                       std::optional<std::int64_t> run_id);
 
 }  // namespace tunedreduce::tuner

@@ -77,6 +77,7 @@ TuneOutcome run_tuning(const TuneConfig& config, Runner& runner, const DriverOpt
     KeyOutcome key;
     key.dtype = k.dtype;
     key.op = k.op;
+    key.l2_mode = config.measure.l2;
     key.candidates = k.candidates.size();
     spdlog::debug("tune {} {}: {} candidates at {} sizes", dtype_name(k.dtype), op_name(k.op),
                   k.candidates.size(), k.sizes.size());

@@ -39,6 +39,7 @@ struct SizeOutcome {
 struct KeyOutcome {
   DType dtype = DType::i32;
   Op op = Op::sum;
+  L2Mode l2_mode = L2Mode::cold;  // of every measurement: the winners are of this mode
   std::size_t candidates = 0;
   std::vector<SizeOutcome> sizes;
   BisectOutcome bisect;  // bisect.intervals: the winners, ready for db::Database::replace_winners

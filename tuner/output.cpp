@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <vector>
@@ -67,9 +68,11 @@ void print_winners(std::ostream& os, const TuneOutcome& outcome, const std::stri
   std::vector<std::vector<std::string>> rows = {
       {"dtype", "op", "n from", "n to", "winner", "us", "at n", "GB/s", "runner-up", "margin"}};
   std::size_t keys = 0;
+  std::optional<L2Mode> mode;  // every key of a run has the run's
   for (const KeyOutcome& k : outcome.keys) {
     if (!k.complete) continue;
     ++keys;
+    mode = k.l2_mode;
     if (k.bisect.intervals.empty())
       rows.push_back({dtype_name(k.dtype), op_name(k.op), "-", "-", "(no candidate was ok)", "",
                       "", "", "", ""});
@@ -82,7 +85,9 @@ void print_winners(std::ostream& os, const TuneOutcome& outcome, const std::stri
                       w.margin ? format_margin(*w.margin) : "-"});
     }
   }
-  if (!device.empty()) os << "winners on " << device << ":\n";
+  if (!device.empty())
+    os << "winners on " << device
+       << (mode ? std::string(", ") + db::l2_mode_name(*mode) + " L2" : std::string()) << ":\n";
   if (keys == 0) {
     os << "no key finished: no winners\n";
     return;

@@ -95,13 +95,14 @@ DeviceFingerprint h100() { return tunedreduce::test::h100_fingerprint(8504539545
 
 std::int64_t fill_database(db::Database& db, const std::vector<std::string>& ids,
                            const std::vector<std::uint64_t>& sizes,
-                           const std::set<std::string>& incorrect) {
+                           const std::set<std::string>& incorrect, db::L2Mode l2) {
   const std::int64_t device = db.upsert_device(h100());
   db::RunInfo info;
   info.tool_version = "test";
   info.manifest_hash = "0000000000000000";
   info.config_hash = "synthetic";
   info.host = "test-host";
+  info.l2_mode = l2;
   const std::int64_t run = db.begin_run(info);
   db.record_attainable_bandwidth(run, device, 3190);
   for (std::uint64_t n : sizes)
@@ -118,7 +119,7 @@ std::int64_t fill_database(db::Database& db, const std::vector<std::string>& ids
         m.dtype = p->dtype;
         m.op = p->op;
         m.n = n;
-        m.l2_mode = db::L2Mode::cold;
+        m.l2_mode = l2;
         m.repeats = r.repeats;
         if (incorrect.count(id)) {
           m.outcome = db::Outcome::incorrect;

@@ -53,7 +53,8 @@ FnRunner model_runner(std::set<std::string> incorrect = {});
 /// 0.5% noise), both cold L2. Returns the device id.
 std::int64_t fill_database(db::Database& db, const std::vector<std::string>& ids,
                            const std::vector<std::uint64_t>& sizes,
-                           const std::set<std::string>& incorrect = {});
+                           const std::set<std::string>& incorrect = {},
+                           db::L2Mode l2 = db::L2Mode::cold);
 
 DeviceFingerprint h100();
 

@@ -193,11 +193,13 @@ TEST(Bisect, WinnersGoIntoTheDatabase) {
   const BisectOutcome o = bisect_intervals(grid, r, cfg.bisect);
   expect_complete(o.intervals);
   EXPECT_GE(o.intervals.size(), 2u);
-  const auto winners = to_db_winners(o.intervals, DType::f32, Op::sum, 13000, 13000, std::nullopt);
+  const auto winners =
+      to_db_winners(o.intervals, DType::f32, Op::sum, db::L2Mode::cold, 13000, 13000, std::nullopt);
   db.replace_winners(dev, DType::f32, Op::sum, winners);
   const auto stored = db.winners(dev);
   ASSERT_EQ(stored.size(), o.intervals.size());
   for (std::size_t i = 0; i < stored.size(); ++i) {
+    EXPECT_EQ(stored[i].l2_mode, db::L2Mode::cold);
     EXPECT_EQ(stored[i].kernel_id, o.intervals[i].winner.kernel_id);
     EXPECT_EQ(stored[i].n_lo, o.intervals[i].n_lo);
     EXPECT_EQ(stored[i].n_hi, o.intervals[i].n_hi);
@@ -206,7 +208,44 @@ TEST(Bisect, WinnersGoIntoTheDatabase) {
   // A winner without a recorded measurement cannot be stored.
   std::vector<IntervalWinner> bare = o.intervals;
   bare[0].winner.measurement_id.reset();
-  EXPECT_THROW(to_db_winners(bare, DType::f32, Op::sum, 0, 0, std::nullopt), Error);
+  EXPECT_THROW(to_db_winners(bare, DType::f32, Op::sum, db::L2Mode::cold, 0, 0, std::nullopt),
+               Error);
+}
+
+TEST(Bisect, AWarmRunsWinnersKeepTheColdOnes) {
+  auto cfg = validate_config(parse_config_file(TR_TUNER_DATA "/small.toml"));
+  auto db = db::Database::create_in_memory();
+  const auto ids = candidates_for(cfg.space, DType::f32, Op::sum);
+  const std::int64_t dev = test::fill_database(db, ids, cfg.space.sizes);
+  EXPECT_EQ(test::fill_database(db, ids, cfg.space.sizes, {}, db::L2Mode::warm), dev);
+  std::size_t count[2] = {};
+  for (db::L2Mode mode : {db::L2Mode::cold, db::L2Mode::warm}) {
+    ReplayOptions ro;
+    ro.device_id = dev;
+    ro.policy = cfg.measure;
+    ro.policy.l2 = mode;  // the replay answers with the measurements of this mode
+    ReplayRunner r(db, ro);
+    const BisectOutcome o = bisect_intervals(grid_of(r, ids, cfg.space.sizes), r, cfg.bisect);
+    expect_complete(o.intervals);
+    const auto ws =
+        to_db_winners(o.intervals, DType::f32, Op::sum, mode, 13000, 13000, std::nullopt);
+    for (const db::Winner& w : ws) EXPECT_EQ(w.l2_mode, mode);
+    db.replace_winners(dev, DType::f32, Op::sum, ws, mode);
+    count[static_cast<int>(mode)] = ws.size();
+    // Storing them under the other mode is refused: their evidence is of this one.
+    EXPECT_THROW(db.replace_winners(dev, DType::f32, Op::sum, ws,
+                                    mode == db::L2Mode::cold ? db::L2Mode::warm : db::L2Mode::cold),
+                 db::DbError);
+  }
+  const auto stored = db.winners(dev);
+  ASSERT_EQ(stored.size(), count[0] + count[1]);  // the warm run replaced no cold winner
+  for (const auto& w : stored) {
+    const auto m = db.find_measurement(w.measurement_id);
+    ASSERT_TRUE(m);
+    EXPECT_EQ(m->l2_mode, w.l2_mode);
+  }
+  EXPECT_EQ(stored.front().l2_mode, db::L2Mode::cold);  // ordered cold first
+  EXPECT_EQ(stored.back().l2_mode, db::L2Mode::warm);
 }
 
 }  // namespace

@@ -162,12 +162,15 @@ TEST(Driver, ReplayedRunGivesWinnersAndATable) {
     EXPECT_TRUE(k.complete);
     expect_complete(k);
     db.replace_winners(dev, k.dtype, k.op,
-                       to_db_winners(k.bisect.intervals, k.dtype, k.op, 13000, 13000, std::nullopt));
+                       to_db_winners(k.bisect.intervals, k.dtype, k.op, k.l2_mode, 13000, 13000,
+                                     std::nullopt),
+                       k.l2_mode);
+    EXPECT_EQ(k.l2_mode, c.measure.l2);
   }
   EXPECT_GT(runner.answered(), 0u);
   std::ostringstream table;
   print_winners(table, out, "test device");
-  EXPECT_NE(table.str().find("winners on test device:"), std::string::npos);
+  EXPECT_NE(table.str().find("winners on test device, cold L2:"), std::string::npos) << table.str();
   EXPECT_NE(table.str().find("runner-up"), std::string::npos);
   EXPECT_NE(table.str().find(out.keys[0].bisect.intervals[0].winner.kernel_id), std::string::npos);
   EXPECT_NE(table.str().find("1099511627776"), std::string::npos);
