@@ -111,7 +111,8 @@ int info(const Options& o) {
     const auto& f = dev.fingerprint;
     db::Statement st = c.prepare(
         "SELECT (SELECT count(*) FROM measurements WHERE device_id = ?1),"
-        " (SELECT count(*) FROM winners WHERE device_id = ?1)");
+        " (SELECT count(*) FROM winners WHERE device_id = ?1 AND l2_mode = 'cold'),"
+        " (SELECT count(*) FROM winners WHERE device_id = ?1 AND l2_mode = 'warm')");
     st.bind(1, dev.id);
     st.step();
     std::cout << "  " << dev.key << "  " << f.name << "\n"
@@ -121,7 +122,8 @@ int info(const Options& o) {
               << (f.ecc ? "on" : "off") << ", " << fmt_double(dev.theoretical_gbps, 0)
               << " GB/s theoretical; driver " << f.driver_version << ", runtime "
               << f.runtime_version << "; " << st.column_int(0) << " measurements, "
-              << st.column_int(1) << " winners\n";
+              << st.column_int(1) + st.column_int(2) << " winners (" << st.column_int(1)
+              << " cold-L2, " << st.column_int(2) << " warm-L2)\n";
   }
   const auto runs = d.runs();
   if (!runs.empty()) std::cout << "runs:\n";
@@ -177,8 +179,11 @@ int check(const Options& o, bool full) {
     for (const auto& [id, rows] : r.unknown_kernel_ids)
       std::cout << "  " << id << " (" << rows << " rows)\n";
   }
-  std::cout << "winners:     " << r.overlapping_winners << " overlapping, "
-            << r.winners_without_ok_evidence << " without ok evidence\n";
+  // Overlaps are within one L2 mode: a cold and a warm winner of the same sizes do not overlap.
+  std::cout << "winners:     " << r.overlapping_winners << " overlapping ("
+            << r.overlapping_by_mode[static_cast<int>(db::L2Mode::cold)] << " cold-L2, "
+            << r.overlapping_by_mode[static_cast<int>(db::L2Mode::warm)] << " warm-L2), "
+            << r.winners_without_ok_evidence << " without ok evidence of their L2 mode\n";
   if (r.ok()) {
     std::cout << "result:      ok\n";
     return exit_code::ok;

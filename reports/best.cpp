@@ -23,9 +23,11 @@ bool is_stale(const db::WinnerRecord& w, const db::DeviceRecord& dev) {
          w.runtime_version != dev.fingerprint.runtime_version;
 }
 
-void build_best(const Data& d, const ReportOptions&, Report& r) {
+void build_best(const Data& d, const ReportOptions& o, Report& r) {
   r.notes.push_back(
-      "Each row is a size interval [n_lo, n_hi] and the kernel tuned for it. Time and GB/s are "
+      "Each row is a size interval [n_lo, n_hi] and the kernel tuned for it, for the L2 state "
+      "under 'L2' (cold: flushed before each launch; warm: the input just touched); a device may "
+      "have a cold and a warm winner for the same sizes. Time and GB/s are "
       "the winner's evidence: its measurement at the size shown under 'measured at'. % theoretical "
       "is of the device's theoretical DRAM bandwidth (memory clock × bus width × 2); % attainable "
       "is of the attainable read bandwidth measured in the winner's run. Margin: how much slower "
@@ -40,6 +42,7 @@ void build_best(const Data& d, const ReportOptions&, Report& r) {
     add_device_key(d, dev.id, s);
     s.columns = {col("dtype", "type"),
                  col("op", "op"),
+                 col("l2", "L2"),
                  col("n_lo", "n from", true),
                  col("n_hi", "n to", true),
                  col("kernel", "kernel"),
@@ -51,13 +54,18 @@ void build_best(const Data& d, const ReportOptions&, Report& r) {
                  col("runner_up", "runner-up"),
                  col("margin_pct", "margin", true, "%"),
                  col("stale", "stale")};
-    s.columns[10].show = Show::not_terminal;
-    s.empty_text = "no winners recorded for this device";
+    s.columns[11].show = Show::not_terminal;
+    s.empty_text = o.l2 ? std::string("no ") + db::l2_mode_name(*o.l2) +
+                              "-L2 winners recorded for this device"
+                        : std::string("no winners recorded for this device");
+    // Rows come by dtype, op, L2 mode and n_lo: each mode's intervals together.
     for (const db::WinnerRecord& w : d.winners) {
       if (w.device_id != dev.id) continue;
+      if (o.l2 && w.l2_mode != *o.l2) continue;
       std::vector<Cell> row;
       row.push_back(Cell::str(dtype_name(w.dtype)));
       row.push_back(Cell::str(op_name(w.op)));
+      row.push_back(Cell::str(db::l2_mode_name(w.l2_mode)));
       row.push_back(Cell::count(w.n_lo));
       row.push_back(Cell::count(w.n_hi));
       row.push_back(Cell::str(w.kernel_id));
@@ -116,6 +124,12 @@ void build_best(const Data& d, const ReportOptions&, Report& r) {
     if (s.rows.empty() && chart.series.empty()) continue;
     if (!chart.series.empty()) s.charts.push_back(std::move(chart));
     r.sections.push_back(std::move(s));
+  }
+  if (o.l2 && r.sections.empty() && !d.winners.empty()) {
+    const db::L2Mode other = *o.l2 == db::L2Mode::cold ? db::L2Mode::warm : db::L2Mode::cold;
+    r.empty = std::string("no ") + db::l2_mode_name(*o.l2) +
+              "-L2 winners in the selection: it has " + std::to_string(d.winners.size()) +
+              " of the other L2 mode (--l2 " + db::l2_mode_name(other) + " shows them)";
   }
   if (d.winners.empty() && !d.measurements.empty())
     r.empty = "no winners in the selection: it has " + std::to_string(d.measurements.size()) +

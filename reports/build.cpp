@@ -94,7 +94,8 @@ Report build_report(db::Database& db, const ReportOptions& options) {
     r.filters.emplace_back("family", o.families.empty() ? "all" : join(o.families));
   if (o.kind == Kind::ladder || o.kind == Kind::heatmap)
     r.filters.emplace_back("n", std::to_string(o.n.value_or(default_n)));
-  if (o.kind != Kind::coverage && o.kind != Kind::best)
+  // best lists the winners of both L2 modes unless --l2 picks one; coverage always both.
+  if (o.kind != Kind::coverage && (o.kind != Kind::best || o.l2))
     r.filters.emplace_back("l2", db::l2_mode_name(d.l2));
 
   if (d.counts.devices == 0 && d.counts.runs == 0 && d.counts.measurements == 0) {

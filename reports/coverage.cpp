@@ -5,10 +5,13 @@
 // asked for is inferred from what it measured: tune.toml's space is a cross product, so a run
 // that measured some types and some operators on a device asked for every type × operator of
 // those, at the sizes it measured for each. The manifest says which configurations exist.
+// Everything is per L2 mode as well: a run measures in one mode, and winners of each mode cover
+// that mode's sizes only.
 
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "common/names.hpp"
 #include "db/statement.hpp"
@@ -28,6 +31,15 @@ struct KeyStats {
   std::set<std::string> families;                // measured
   std::int64_t failed = 0;                       // measurements not ok
   std::vector<const db::WinnerRecord*> winners;  // its intervals
+};
+
+/// A report key and an L2 mode: the unit coverage is counted in.
+struct ModeKey {
+  std::int64_t device = 0;
+  DType dtype = DType::i32;
+  Op op = Op::sum;
+  db::L2Mode l2 = db::L2Mode::cold;
+  friend auto operator<=>(const ModeKey&, const ModeKey&) = default;
 };
 
 bool covered(const std::vector<const db::WinnerRecord*>& ws, std::uint64_t n) {
@@ -50,6 +62,7 @@ struct FailureKey {
   std::int64_t device;
   DType dtype;
   Op op;
+  db::L2Mode l2;
   std::string kernel;
   db::Outcome outcome;
   std::string error;
@@ -70,35 +83,43 @@ void build_coverage(db::Database& db, const Data& d, const ReportOptions& o, Rep
       "The database keeps each run's configuration only as a hash, so what was asked for is "
       "inferred: a run that measured some types and operators on a device asked for every type × "
       "operator of them (tune.toml's space is a cross product), at the sizes it measured for that "
-      "key. 'configurations' counts the distinct kernels measured at least once against the "
-      "configurations this binary compiles for the key (the manifest).");
+      "key. Each L2 mode is a key of its own: a warm run asks for warm winners, which do not "
+      "cover cold sizes. 'configurations' counts the distinct kernels measured at least once "
+      "against the configurations this binary compiles for the key (the manifest).");
 
   std::set<std::int64_t> device_ids;
   for (const auto& dev : d.devices) device_ids.insert(dev.id);
-  std::map<Key, KeyStats> keys;
+  std::map<ModeKey, KeyStats> keys;
 
-  // What each run asked for: the cross product of its types and operators, per device.
+  // What each run asked for: the cross product of its types and operators, per device (and L2
+  // mode, which is the run's).
   {
-    std::map<std::pair<std::int64_t, std::int64_t>, std::pair<std::set<DType>, std::set<Op>>> per_run;
+    std::map<std::tuple<std::int64_t, std::int64_t, db::L2Mode>,
+             std::pair<std::set<DType>, std::set<Op>>>
+        per_run;
     db::Statement st = db.connection().prepare(
-        "SELECT DISTINCT run_id, device_id, dtype, op FROM measurements");
+        "SELECT DISTINCT run_id, device_id, dtype, op, l2_mode FROM measurements");
     while (st.step()) {
       const std::int64_t dev = st.column_int(1);
       if (!device_ids.count(dev)) continue;
-      auto& [ts, os] = per_run[{st.column_int(0), dev}];
+      const db::L2Mode l2 = db::parse_l2_mode(st.column_text(4)).value_or(db::L2Mode::cold);
+      auto& [ts, os] = per_run[{st.column_int(0), dev, l2}];
       if (auto t = parse_dtype(st.column_text(2))) ts.insert(*t);
       if (auto op = parse_op(st.column_text(3))) os.insert(*op);
     }
-    for (const auto& [rd, types_ops] : per_run)
+    for (const auto& [rd, types_ops] : per_run) {
+      const auto& [run_id, dev, l2] = rd;
       for (DType t : types_ops.first)
         for (Op op : types_ops.second)
-          if (selected(o.dtypes, t) && selected(o.ops, op)) keys[{rd.second, t, op}].runs.insert(rd.first);
+          if (selected(o.dtypes, t) && selected(o.ops, op))
+            keys[{dev, t, op, l2}].runs.insert(run_id);
+    }
   }
   std::map<std::int64_t, std::map<std::pair<DType, Op>, std::set<std::string>>> ok_kernels_at;
   std::map<FailureKey, FailureGroup> failures;
   std::map<std::pair<std::int64_t, std::string>, std::pair<std::int64_t, std::int64_t>> unknown;
   for (const auto& m : d.measurements) {
-    KeyStats& k = keys[{m.device_id, m.dtype, m.op}];
+    KeyStats& k = keys[{m.device_id, m.dtype, m.op, m.l2_mode}];
     k.runs.insert(m.run_id);
     k.sizes.insert(m.n);
     k.kernels.insert(m.kernel_id);
@@ -109,14 +130,15 @@ void build_coverage(db::Database& db, const Data& d, const ReportOptions& o, Rep
       continue;
     }
     ++k.failed;
-    FailureGroup& g = failures[{m.device_id, m.dtype, m.op, m.kernel_id, m.outcome, m.error}];
+    FailureGroup& g =
+        failures[{m.device_id, m.dtype, m.op, m.l2_mode, m.kernel_id, m.outcome, m.error}];
     g.sizes.insert(m.n);
     g.runs.insert(m.run_id);
     ++g.count;
     g.last_at = std::max(g.last_at, m.measured_at);
   }
   for (const auto& w : d.winners) {
-    keys[{w.device_id, w.dtype, w.op}].winners.push_back(&w);
+    keys[{w.device_id, w.dtype, w.op, w.l2_mode}].winners.push_back(&w);
     if (!kernels::manifest_find(w.kernel_id)) ++unknown[{w.device_id, w.kernel_id}].second;
   }
   if (keys.empty()) return;  // nothing in the selection: build_report says so
@@ -132,11 +154,12 @@ void build_coverage(db::Database& db, const Data& d, const ReportOptions& o, Rep
     s.columns.push_back(col("fingerprint", "fingerprint", false, {}, Show::machines));
     s.columns.push_back(col("dtype", "type"));
     s.columns.push_back(col("op", "op"));
+    s.columns.push_back(col("l2", "L2"));
   };
-  auto device_cells = [&](std::int64_t dev, DType t, Op op) {
+  auto device_cells = [&](std::int64_t dev, DType t, Op op, db::L2Mode l2) {
     return std::vector<Cell>{Cell::str(d.label(dev)).with_detail(d.full_label(dev)),
                              Cell::str(d.device(dev).key), Cell::str(dtype_name(t)),
-                             Cell::str(op_name(op))};
+                             Cell::str(op_name(op)), Cell::str(db::l2_mode_name(l2))};
   };
 
   // --- keys ---
@@ -195,7 +218,7 @@ void build_coverage(db::Database& db, const Data& d, const ReportOptions& o, Rep
         stale_by_version[{w->driver_version, w->runtime_version}].push_back(w);
       }
     for (const auto& [versions, ws] : stale_by_version) {
-      auto row = device_cells(key.device, key.dtype, key.op);
+      auto row = device_cells(key.device, key.dtype, key.op, key.l2);
       std::uint64_t lo = ws.front()->n_lo, hi = ws.front()->n_hi;
       std::string kernels_list;
       for (const auto* w : ws) {
@@ -228,7 +251,7 @@ void build_coverage(db::Database& db, const Data& d, const ReportOptions& o, Rep
       for (const auto& f : compiled_families[{key.dtype, key.op}])
         if (!k.families.count(f)) missing_families += (missing_families.empty() ? "" : ", ") + f;
 
-    auto row = device_cells(key.device, key.dtype, key.op);
+    auto row = device_cells(key.device, key.dtype, key.op, key.l2);
     row.push_back(Cell::str(status).marked(status != "tuned"));
     row.push_back(Cell::integer(static_cast<std::int64_t>(k.runs.size())));
     row.push_back(Cell::integer(static_cast<std::int64_t>(k.sizes.size())));
@@ -242,7 +265,7 @@ void build_coverage(db::Database& db, const Data& d, const ReportOptions& o, Rep
     keys_s.rows.push_back(std::move(row));
 
     auto add_not_tuned = [&](const std::string& reason, const std::set<std::uint64_t>& sizes) {
-      auto nt = device_cells(key.device, key.dtype, key.op);
+      auto nt = device_cells(key.device, key.dtype, key.op, key.l2);
       nt.push_back(Cell::str(reason));
       nt.push_back(Cell::integer(static_cast<std::int64_t>(sizes.size())));
       Cell c = Cell::str(sizes_value(sizes));
@@ -281,11 +304,12 @@ void build_coverage(db::Database& db, const Data& d, const ReportOptions& o, Rep
   {
     // Sizes where the same kernel later (or elsewhere) measured ok: crashed and timeout are
     // retried on resume, so they may have been settled since.
-    std::set<std::tuple<std::int64_t, DType, Op, std::string, std::uint64_t>> ok_at;
+    std::set<std::tuple<std::int64_t, DType, Op, db::L2Mode, std::string, std::uint64_t>> ok_at;
     for (const auto& m : d.measurements)
-      if (m.outcome == db::Outcome::ok) ok_at.insert({m.device_id, m.dtype, m.op, m.kernel_id, m.n});
+      if (m.outcome == db::Outcome::ok)
+        ok_at.insert({m.device_id, m.dtype, m.op, m.l2_mode, m.kernel_id, m.n});
     for (const auto& [fk, g] : failures) {
-      auto row = device_cells(fk.device, fk.dtype, fk.op);
+      auto row = device_cells(fk.device, fk.dtype, fk.op, fk.l2);
       row.push_back(Cell::str(fk.kernel));
       row.push_back(Cell::str(db::outcome_name(fk.outcome)));
       row.push_back(fk.error.empty() ? Cell::none("(no message)") : Cell::str(fk.error));
@@ -294,7 +318,8 @@ void build_coverage(db::Database& db, const Data& d, const ReportOptions& o, Rep
       sizes.text = sizes_text(g.sizes, 4);
       row.push_back(std::move(sizes));
       std::int64_t later = 0;
-      for (std::uint64_t n : g.sizes) later += ok_at.count({fk.device, fk.dtype, fk.op, fk.kernel, n});
+      for (std::uint64_t n : g.sizes)
+        later += ok_at.count({fk.device, fk.dtype, fk.op, fk.l2, fk.kernel, n});
       Cell lc = Cell::integer(later);
       lc.text = std::to_string(later) + " of " + std::to_string(g.sizes.size());
       row.push_back(std::move(lc));

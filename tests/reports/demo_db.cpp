@@ -78,7 +78,8 @@ struct Candidate {
 // geometric midpoints, the first interval from 1, the last to the registry's maximum.
 std::vector<db::Winner> make_winners(DType dtype, Op op,
                                      const std::map<std::uint64_t, std::vector<Candidate>>& by_n,
-                                     int driver, int runtime, std::int64_t run) {
+                                     int driver, int runtime, std::int64_t run,
+                                     db::L2Mode l2 = db::L2Mode::cold) {
   std::vector<db::Winner> out;
   std::uint64_t prev_n = 0;
   for (const auto& [n, cands] : by_n) {
@@ -94,6 +95,7 @@ std::vector<db::Winner> make_winners(DType dtype, Op op,
     db::Winner w;
     w.dtype = dtype;
     w.op = op;
+    w.l2_mode = l2;
     w.kernel_id = best.entry->id;
     w.measurement_id = best.id;
     if (sorted.size() > 1) {
@@ -147,13 +149,13 @@ void set_failed(db::Measurement& m, db::Outcome o, std::string error) {
   m.repeats = 0;
 }
 
-db::RunInfo run_info(const std::string& host) {
+db::RunInfo run_info(const std::string& host, db::L2Mode l2 = db::L2Mode::cold) {
   db::RunInfo r;
   r.tool_version = "0.1.0";
   r.manifest_hash = kernels::manifest_hash();
   r.config_hash = "3f1c9a7e5b2d4c68";
   r.host = host;
-  r.l2_mode = db::L2Mode::cold;
+  r.l2_mode = l2;
   return r;
 }
 
@@ -312,6 +314,25 @@ DemoIds build_demo(db::Database& d, const DemoOptions& o) {
       d.insert_measurement(m);
     }
     d.end_run(ids.run2, db::RunStatus::interrupted);
+  }
+  if (o.warm_run) {
+    // Warm L2: an input that fits in the H100's 50 MiB L2 is read from it, about twice as fast.
+    ids.run_warm = d.begin_run(run_info("gpu-node-09", db::L2Mode::warm));
+    d.record_attainable_bandwidth(ids.run_warm, ids.h100, 3188.0);
+    std::map<std::uint64_t, std::vector<Candidate>> by_n;
+    for (std::uint64_t n : sizes)
+      for (const auto* e : configs(DType::i32, Op::sum, 8)) {
+        db::Measurement m = measurement_of(*e, ids.run_warm, ids.h100, n);
+        m.l2_mode = db::L2Mode::warm;
+        const double us = model_us(e->params, n) * (n * 4 < (std::uint64_t{50} << 20) ? 0.55 : 1.0);
+        set_ok(m, us);
+        by_n[n].push_back({e, d.insert_measurement(m), us});
+      }
+    d.replace_winners(ids.h100, DType::i32, Op::sum,
+                      make_winners(DType::i32, Op::sum, by_n, h100.driver_version,
+                                   h100.runtime_version, ids.run_warm, db::L2Mode::warm),
+                      db::L2Mode::warm);
+    d.end_run(ids.run_warm, db::RunStatus::finished);
   }
   if (o.stale) {
     h100.driver_version = 13000;

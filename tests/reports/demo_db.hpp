@@ -28,6 +28,9 @@ struct DemoOptions {
   /// A second, interrupted run on the H100 that measured i32 min and f32 max in part: i32 max and
   /// f32 min are then asked for (the cross product) but never measured.
   bool interrupted_run = true;
+  /// A warm-L2 run on the H100 that tuned i32 sum too (every 8th configuration): warm winners
+  /// over the same sizes as the cold ones, faster where the input fits in L2.
+  bool warm_run = false;
   /// Quotes, commas, <script>, CR/LF, ESC, invalid UTF-8 and emoji in the H200's name, hosts,
   /// error texts, a kernel id and a family name.
   bool hostile = false;
@@ -46,7 +49,7 @@ DeviceFingerprint demo_h200();
 
 struct DemoIds {
   std::int64_t h100 = 0, h200 = 0;
-  std::int64_t run1_h100 = 0, run1_h200 = 0, run2 = 0;
+  std::int64_t run1_h100 = 0, run1_h200 = 0, run2 = 0, run_warm = 0;
 };
 
 /// The model's median in µs of configuration \p p at n on the H100 (h200: on the H200).

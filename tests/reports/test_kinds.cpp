@@ -368,6 +368,87 @@ TEST_F(Kinds, OneL2ModeAtATime) {
   EXPECT_EQ(num(cell(r.sections[0], 0, "vectorized_us")), 22.0);
 }
 
+TEST_F(Kinds, BestListsTheWinnersOfEachL2Mode) {
+  const std::string cold_id = "vectorized.b256.u4.single_pass.i32.sum";
+  const std::string warm_id = "smem.b256.u8.static.single_pass.i32.sum";
+  db::Winner win;
+  win.dtype = DType::i32;
+  win.op = Op::sum;
+  win.n_lo = 1;
+  win.n_hi = kernels::max_elements;
+  win.kernel_id = cold_id;
+  win.measurement_id = ok(cold_id, n24, 25.0);
+  win.driver_version = win.runtime_version = 12080;
+  win.run_id = run;
+  d.replace_winners(dev, DType::i32, Op::sum, std::span(&win, 1));
+  // The same sizes, warm: a winner of its own, not a replacement of the cold one.
+  win.l2_mode = db::L2Mode::warm;
+  win.kernel_id = warm_id;
+  win.measurement_id = ok(warm_id, n24, 12.0, 0, db::L2Mode::warm);
+  d.replace_winners(dev, DType::i32, Op::sum, std::span(&win, 1), db::L2Mode::warm);
+
+  Report r = build(Kind::best);
+  ASSERT_FALSE(r.empty) << *r.empty;
+  ASSERT_EQ(r.sections.size(), 1u);
+  const Section& s = r.sections[0];
+  ASSERT_EQ(s.rows.size(), 2u);
+  EXPECT_EQ(str(cell(s, 0, "l2")), "cold");
+  EXPECT_EQ(str(cell(s, 0, "kernel")), cold_id);
+  EXPECT_EQ(num(cell(s, 0, "median_us")), 25.0);
+  EXPECT_NE(cell(s, 0, "median_us").detail.find("L2 cold"), std::string::npos);
+  EXPECT_EQ(str(cell(s, 1, "l2")), "warm");
+  EXPECT_EQ(str(cell(s, 1, "kernel")), warm_id);
+  EXPECT_EQ(num(cell(s, 1, "median_us")), 12.0);
+  EXPECT_NE(cell(s, 1, "median_us").detail.find("L2 warm"), std::string::npos);
+  EXPECT_EQ(num(cell(s, 1, "n_lo")), 1);
+  EXPECT_EQ(cell(s, 1, "n_hi").text, "2^40");
+  for (Format f : {Format::table, Format::markdown, Format::csv, Format::json, Format::html}) {
+    std::string text = render(r, f);
+    // HTML lets ids break at their dots.
+    for (std::size_t pos; (pos = text.find("<wbr>")) != std::string::npos;) text.erase(pos, 5);
+    EXPECT_NE(text.find(cold_id), std::string::npos) << format_name(f);
+    EXPECT_NE(text.find(warm_id), std::string::npos) << format_name(f);
+  }
+
+  // --l2 picks one mode, and says so.
+  ReportOptions o;
+  o.l2 = db::L2Mode::warm;
+  r = build(Kind::best, o);
+  ASSERT_EQ(r.sections.size(), 1u);
+  ASSERT_EQ(r.sections[0].rows.size(), 1u);
+  EXPECT_EQ(str(cell(r.sections[0], 0, "kernel")), warm_id);
+  EXPECT_EQ(r.filters.back(), (std::pair<std::string, std::string>{"l2", "warm"}));
+}
+
+TEST_F(Kinds, CoverageCountsEachL2ModeApart) {
+  const std::string id = "vectorized.b256.u4.single_pass.i32.sum";
+  db::Winner win;
+  win.dtype = DType::i32;
+  win.op = Op::sum;
+  win.n_lo = 1;
+  win.n_hi = kernels::max_elements;
+  win.kernel_id = id;
+  win.measurement_id = ok(id, n24, 25.0);
+  win.driver_version = win.runtime_version = 12080;
+  d.replace_winners(dev, DType::i32, Op::sum, std::span(&win, 1));
+  ok(id, n20, 2.0, 0, db::L2Mode::warm);  // measured warm, but no warm winner
+
+  const Report r = build(Kind::coverage);
+  ASSERT_EQ(r.sections.size(), 5u);
+  const Section& keys = r.sections[0];
+  ASSERT_EQ(keys.rows.size(), 2u);
+  EXPECT_EQ(str(cell(keys, 0, "l2")), "cold");
+  EXPECT_EQ(str(cell(keys, 0, "status")), "tuned");  // the warm measurement is not its concern
+  EXPECT_EQ(num(cell(keys, 0, "winners")), 1);
+  EXPECT_EQ(str(cell(keys, 1, "l2")), "warm");
+  EXPECT_EQ(str(cell(keys, 1, "status")), "no winner");  // the cold winner does not cover it
+  EXPECT_EQ(num(cell(keys, 1, "winners")), 0);
+  const Section& not_tuned = r.sections[1];
+  ASSERT_EQ(not_tuned.rows.size(), 1u);
+  EXPECT_EQ(str(cell(not_tuned, 0, "l2")), "warm");
+  EXPECT_EQ(str(cell(not_tuned, 0, "sizes")), std::to_string(n20));
+}
+
 TEST_F(Kinds, CoverageWhenEveryCandidateFailed) {
   failed("vectorized.b256.u4.single_pass.i32.sum", n24, db::Outcome::launch_failed, "no");
   failed("smem.b256.u4.static.single_pass.i32.sum", n24, db::Outcome::timeout, "");
@@ -494,6 +575,47 @@ TEST_F(Demo, EveryKindAndFormatRendersAndIsDeterministic) {
       EXPECT_EQ(a, render(build(k), f)) << kind_name(k) << " " << format_name(f);
     }
   }
+}
+
+TEST(DemoWithBothL2Modes, EveryKindAndFormatRendersAndBestListsBoth) {
+  db::Database d = db::Database::create_in_memory();
+  test::DemoOptions o;
+  o.log2_step = 4;  // 2^10, 2^14, ..., 2^30
+  o.config_stride = 4;
+  o.warm_run = true;
+  const test::DemoIds ids = test::build_demo(d, o);
+  std::size_t cold = 0, warm = 0;  // i32 sum winners of the H100
+  for (const auto& w : d.winners(ids.h100))
+    if (w.dtype == DType::i32) (w.l2_mode == db::L2Mode::cold ? cold : warm) += 1;
+  ASSERT_GT(cold, 0u);
+  ASSERT_GT(warm, 0u);
+  for (Kind k : {Kind::best, Kind::variants, Kind::ladder, Kind::heatmap, Kind::compare, Kind::coverage}) {
+    ReportOptions ro;
+    ro.kind = k;
+    const Report r = build_report(d, ro);
+    ASSERT_FALSE(r.empty) << kind_name(k);
+    for (Format f : {Format::table, Format::markdown, Format::csv, Format::json, Format::html})
+      EXPECT_GT(render(r, f).size(), 200u) << kind_name(k) << " " << format_name(f);
+  }
+  ReportOptions ro;
+  ro.kind = Kind::best;
+  ro.devices = {"H100"};
+  ro.dtypes = {DType::i32};
+  const Report best = build_report(d, ro);
+  ASSERT_EQ(best.sections.size(), 1u);
+  const Section& s = best.sections[0];
+  ASSERT_EQ(s.rows.size(), cold + warm);  // every winner of both modes, cold first
+  for (std::size_t i = 0; i < s.rows.size(); ++i)
+    EXPECT_EQ(text_of(s, i, "l2"), i < cold ? "cold" : "warm") << i;
+  ro.kind = Kind::coverage;
+  const Report cov = build_report(d, ro);
+  std::size_t warm_keys = 0;
+  for (std::size_t i = 0; i < cov.sections[0].rows.size(); ++i)
+    if (text_of(cov.sections[0], i, "l2") == "warm") {
+      ++warm_keys;
+      EXPECT_EQ(text_of(cov.sections[0], i, "status"), "tuned");
+    }
+  EXPECT_EQ(warm_keys, 1u);  // i32 sum on the H100
 }
 
 TEST_F(Demo, TheLadderAtTheSeedsSizeClimbs) {

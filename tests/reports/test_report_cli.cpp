@@ -77,7 +77,7 @@ TEST_F(ReportCli, OutputFileTakesItsFormatFromTheExtension) {
   const fs::path csv = dir_->path() / "out" / "coverage.csv";
   r = report({"coverage", "-o", csv.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(db::test::read_file(csv).starts_with("table,device,fingerprint,dtype,op,status"));
+  EXPECT_TRUE(db::test::read_file(csv).starts_with("table,device,fingerprint,dtype,op,l2,status"));
 
   const fs::path forced = dir_->path() / "out" / "best.txt";
   r = report({"best", "--format", "json", "-o", forced.string()});
