@@ -114,7 +114,7 @@ TEST(CliTune, ReplayPrintsTheWinners) {
   EXPECT_HAS(r.err, "tune: f32 sum n=2^10: ");
   EXPECT_HAS(r.err, "tune: i64 sum done: ");
   EXPECT_HAS(r.out, "winners on NVIDIA H100 80GB HBM3 (");
-  EXPECT_HAS(r.out, "replayed):");
+  EXPECT_HAS(r.out, "replayed), cold L2:");
   EXPECT_HAS(r.out, "dtype  op    n from");
   EXPECT_HAS(r.out, "f32    sum        1  ");
   EXPECT_HAS(r.out, "1099511627776");
