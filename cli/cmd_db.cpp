@@ -11,6 +11,7 @@
 
 #include "cli/command.hpp"
 #include "common/error.hpp"
+#include "common/files.hpp"
 #include "common/exit_codes.hpp"
 #include "common/json.hpp"
 #include "common/paths.hpp"
@@ -201,25 +202,20 @@ int do_export(const Options& o, const std::string& output) {
   db::Database d = open_reader(o, loc);
   const std::string text = db::dataset_to_json(db::read_dataset(d)).dump(2) + "\n";
   if (output.empty() || output == "-") {
-    std::cout << text;
+    write_stdout(text);
     return exit_code::ok;
   }
-  std::ofstream out(output, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) throw Error("cannot write '" + output + "'", exit_code::failure);
+  write_file(output, text);
   std::cerr << "exported " << loc.path.string() << " to " << output << "\n";
   return exit_code::ok;
 }
 
 int do_import(const Options& o, const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw Error("cannot read '" + file + "': no such file or not readable", exit_code::failure);
-  std::ostringstream ss;
-  ss << in.rdbuf();
+  const std::string text = read_file_limited(file, max_import_bytes, "an export to import",
+                                             exit_code::failure);
   Json doc;
   try {
-    doc = Json::parse(ss.str());
+    doc = Json::parse(text);
   } catch (const std::runtime_error& e) {
     throw db::DbError(db::Problem::invalid_data, file,
                       "'" + file + "': not valid JSON: " + e.what());

@@ -12,6 +12,7 @@
 
 #include "cli/command.hpp"
 #include "common/error.hpp"
+#include "common/files.hpp"
 #include "common/exit_codes.hpp"
 #include "common/paths.hpp"
 #include "db/database.hpp"
@@ -37,29 +38,6 @@ constexpr const char* usage_text =
     "Exit codes: 0 (also for an empty database or selection, which the report says), 2 for an\n"
     "unknown kind, format, type, operator, family, device or size, 3-8 for an unusable database\n"
     "(docs/database.md).";
-
-// Writes next to the target and renames, so an interrupted write never leaves half a report.
-void write_file(const std::string& path, const std::string& text) {
-  const std::filesystem::path target(path);
-  std::filesystem::path tmp = target;
-  tmp += ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) {
-      std::error_code ec;
-      std::filesystem::remove(tmp, ec);
-      throw Error("cannot write '" + reports::terminal_escape(path) + "'");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, target, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    throw Error("cannot write '" + reports::terminal_escape(path) + "': " + ec.message());
-  }
-}
 
 }  // namespace
 
@@ -124,8 +102,7 @@ int cmd_report(int argc, char** argv) {
   if (r.empty && (fmt == reports::Format::csv || fmt == reports::Format::json))
     std::cerr << "tunedreduce report: " << reports::terminal_escape(*r.empty) << "\n";
   if (output.empty() || output == "-") {
-    std::cout << text << std::flush;
-    if (!std::cout) throw Error("cannot write the report to stdout");
+    write_stdout(text);
   } else {
     write_file(output, text);
   }

@@ -9,6 +9,7 @@
 
 #include "cli/command.hpp"
 #include "common/error.hpp"
+#include "common/files.hpp"
 #include "kernels/registry.hpp"
 #include "tunedreduce/version.hpp"
 #include "tuner/worker/worker.hpp"
@@ -39,9 +40,27 @@ void print_usage(std::ostream& os) {
   os << "\n'tunedreduce COMMAND --help' describes a command's options.\n";
 }
 
+int run(int argc, char** argv);
+
 }  // namespace
 
+// Every command's standard output is checked to the end: a command whose output could not be
+// written (a full disk, a closed pipe) fails with exit_code::io, never "done".
 int main(int argc, char** argv) {
+  const std::string command = argc >= 2 && argv[1][0] != '-' ? std::string(" ") + argv[1] : "";
+  tunedreduce::install_checked_stdout();
+  const int rc = run(argc, argv);
+  if (const std::string why = tunedreduce::finish_stdout(); !why.empty()) {
+    std::cerr << "tunedreduce" << command << ": error: cannot write to standard output: " << why
+              << "\n";
+    return tunedreduce::exit_code::io;
+  }
+  return rc;
+}
+
+namespace {
+
+int run(int argc, char** argv) {
   namespace ec = tunedreduce::exit_code;
   if (argc < 2) {
     print_usage(std::cerr);
@@ -81,3 +100,5 @@ int main(int argc, char** argv) {
   print_usage(std::cerr);
   return ec::usage;
 }
+
+}  // namespace

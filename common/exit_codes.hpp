@@ -15,6 +15,9 @@ inline constexpr int db_needs_migration = 8;  // schema older than this binary; 
                                               // upgrade it (`tunedreduce db migrate` does)
 inline constexpr int db_check_failed = 9;  // `db check` found rows this binary cannot use
                                            // (unknown registry ids, overlapping winners, ...)
+inline constexpr int io = 10;             // an output could not be written completely (a full
+                                          // disk, a closed pipe, no permission); nothing partial
+                                          // is left at the path
 inline constexpr int interrupted = 130;   // SIGINT: finished work committed, then stopped
 
 }  // namespace tunedreduce::exit_code

@@ -1,6 +1,10 @@
 #include "db/dataset.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <limits>
 #include <tuple>
 
@@ -831,8 +835,33 @@ MergeStats merge_files(const std::vector<fs::path>& inputs, const fs::path& out)
   }
   Database mem = Database::create_in_memory(out.string());
   write_dataset(mem, acc);
-  Statement vacuum = mem.connection().prepare("VACUUM INTO ?1");
-  vacuum.bind(1, out.string()).run();
+  // Written beside the target and linked into place only when complete: a merge that fails
+  // (a full disk, a file-size limit) leaves nothing at \p out, and link(2) never replaces a file
+  // that appeared meanwhile.
+  fs::path tmp = out;
+  tmp += ".tmp." + std::to_string(::getpid());
+  auto remove_tmp = [&] {
+    std::error_code ignored;
+    fs::remove(tmp, ignored);
+    fs::remove(fs::path(tmp.string() + "-journal"), ignored);
+  };
+  remove_tmp();
+  try {
+    Statement vacuum = mem.connection().prepare("VACUUM INTO ?1");
+    vacuum.bind(1, tmp.string()).run();
+  } catch (...) {
+    remove_tmp();
+    throw;
+  }
+  if (::link(tmp.c_str(), out.c_str()) != 0) {
+    const int err = errno;
+    remove_tmp();
+    if (err == EEXIST)
+      throw DbError(Problem::exists, out,
+                    quoted(out) + ": already exists; db merge writes a new file only");
+    throw DbError(Problem::io, out, "cannot create " + quoted(out) + ": " + std::strerror(err));
+  }
+  remove_tmp();
   return stats;
 }
 

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "common/error.hpp"
+#include "common/files.hpp"
 #include "common/hash.hpp"
 #include "common/names.hpp"
 #include "kernels/manifest.hpp"
@@ -990,12 +991,8 @@ RawConfig parse_config_file(const std::filesystem::path& path) {
                 exit_code::usage);
   if (std::filesystem::is_directory(path, ec))
     throw Error(path.string() + ": is a directory, not a tune.toml file", exit_code::usage);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path.string() + ": cannot be read", exit_code::usage);
-  std::ostringstream s;
-  s << in.rdbuf();
-  if (in.bad()) throw Error(path.string() + ": cannot be read", exit_code::usage);
-  return parse_config_text(s.str(), path.string());
+  return parse_config_text(
+      read_file_limited(path, max_config_bytes, "a tune.toml", exit_code::usage), path.string());
 }
 
 void apply_overrides(RawConfig& raw, const ConfigOverrides& o) {

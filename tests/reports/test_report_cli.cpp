@@ -85,7 +85,7 @@ TEST_F(ReportCli, OutputFileTakesItsFormatFromTheExtension) {
   EXPECT_NO_THROW(Json::parse(db::test::read_file(forced)));
 
   r = report({"best", "-o", (dir_->path() / "no-such-folder" / "x.html").string()});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, 10);
   EXPECT_NE(r.err.find("cannot write"), std::string::npos) << r.err;
 }
 

@@ -3,6 +3,7 @@
 //   n == 13: dies (abort)            n == 17: hangs (never answers)
 //   n == 19: reports a sticky CUDA error as `crashed`, then exits
 //   n == 23: answers with a line that is not JSON
+//   n == 29: answers with a line that never ends (bytes without a newline until killed)
 //   otherwise: an ok result whose median is a function of the kernel id and n
 // With FAKE_WORKER_LOG set, every measure request is appended to that file (one "id n" a line).
 
@@ -75,6 +76,10 @@ int main(int argc, char** argv) {
       if (n == 23) {
         std::cout << "this is not json\n" << std::flush;
         continue;
+      }
+      if (n == 29) {
+        const std::string chunk(65536, 'x');
+        for (;;) std::cout << chunk << std::flush;
       }
       tuner::Result r;
       r.kernel_id = id;

@@ -75,6 +75,7 @@ ChildProcess::ReadStatus ChildProcess::read_line(std::string& line, int timeout_
       buffer_.erase(0, nl + 1);
       return ReadStatus::line;
     }
+    if (buffer_.size() > max_line_bytes) return ReadStatus::too_long;
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
                           deadline - std::chrono::steady_clock::now()).count();
     if (left <= 0) return ReadStatus::timeout;

@@ -22,8 +22,12 @@ class ChildProcess {
   /// Writes one line (a newline is appended). False when the child no longer reads.
   bool write_line(const std::string& line);
 
-  enum class ReadStatus { line, timeout, eof };
-  /// Waits up to timeout_ms for a whole line on the child's stdout.
+  /// The longest line read_line accepts: a worker's reply is a few hundred bytes.
+  static constexpr std::size_t max_line_bytes = std::size_t{1} << 20;
+
+  enum class ReadStatus { line, timeout, eof, too_long };
+  /// Waits up to timeout_ms for a whole line on the child's stdout. too_long: more than
+  /// max_line_bytes arrived without a newline (the child is broken; nothing more is read).
   ReadStatus read_line(std::string& line, int timeout_ms);
 
   void kill_now();

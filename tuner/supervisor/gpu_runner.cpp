@@ -112,6 +112,13 @@ class Worker {
         case ChildProcess::ReadStatus::eof:
           lose(db::Outcome::crashed, "the worker died (" + describe_exit(proc_.wait()) + ")");
           break;
+        case ChildProcess::ReadStatus::too_long:
+          proc_.kill_now();
+          proc_.wait();
+          lose(db::Outcome::crashed, "unreadable worker output: a line longer than " +
+                                         std::to_string(ChildProcess::max_line_bytes) +
+                                         " bytes: killed");
+          break;
         case ChildProcess::ReadStatus::line: {
           Json reply;
           try {
@@ -374,9 +381,13 @@ std::vector<std::pair<int, DeviceFingerprint>> probe_devices(
   argv.push_back("--probe");
   ChildProcess proc(argv);
   std::string line;
-  if (proc.read_line(line, 120000) != ChildProcess::ReadStatus::line)
+  if (const auto st = proc.read_line(line, 120000); st != ChildProcess::ReadStatus::line) {
+    if (st != ChildProcess::ReadStatus::eof) proc.kill_now();
     throw Error("the device probe (" + argv[0] + " --probe) gave no answer (" +
-                describe_exit(proc.wait()) + ")");
+                (st == ChildProcess::ReadStatus::too_long ? std::string("a line without an end")
+                                                          : describe_exit(proc.wait())) +
+                ")");
+  }
   Json reply = Json::parse(line);
   std::vector<std::pair<int, DeviceFingerprint>> out;
   for (const Json& d : protocol::member(reply, "devices").as_array())

@@ -1,0 +1,200 @@
+#include "common/files.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <streambuf>
+
+#include "common/error.hpp"
+
+namespace tunedreduce {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string os_error(int err) { return std::strerror(err); }
+
+/// Closes a descriptor on every path out of a scope.
+struct Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+  /// close(2) checked: on NFS and some FUSE filesystems a failed write surfaces only here.
+  int release_and_close() {
+    const int f = fd;
+    fd = -1;
+    return ::close(f) == 0 ? 0 : errno;
+  }
+};
+
+/// write(2) until all of \p text is written; 0 or the errno.
+int write_all(int fd, std::string_view text) {
+  const char* p = text.data();
+  std::size_t left = text.size();
+  while (left > 0) {
+    const ssize_t w = ::write(fd, p, left);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    p += w;
+    left -= static_cast<std::size_t>(w);
+  }
+  return 0;
+}
+
+std::atomic<unsigned> temp_counter{0};
+
+}  // namespace
+
+std::string read_file_limited(const fs::path& path, std::size_t limit, const char* what,
+                              int exit_code) {
+  const std::string name = path.string();
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    const int err = errno;
+    throw Error(name + ": " + (err == ENOENT ? std::string("no such file") : os_error(err)) +
+                    " (" + what + ")",
+                exit_code);
+  }
+  if (S_ISDIR(st.st_mode))
+    throw Error(name + ": is a folder, not a file (" + what + ")", exit_code);
+  if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > limit)
+    throw Error(name + ": " + std::to_string(st.st_size) + " bytes is larger than " + what +
+                    " may be (at most " + std::to_string(limit) + " bytes)",
+                exit_code);
+  Fd in{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  if (in.fd < 0) throw Error(name + ": cannot be read: " + os_error(errno), exit_code);
+  std::string text;
+  text.reserve(S_ISREG(st.st_mode) ? static_cast<std::size_t>(st.st_size) : 4096);
+  char buf[65536];
+  for (;;) {
+    const ssize_t got = ::read(in.fd, buf, sizeof buf);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      throw Error(name + ": cannot be read: " + os_error(errno), exit_code);
+    }
+    if (got == 0) break;
+    if (text.size() + static_cast<std::size_t>(got) > limit)
+      throw Error(name + ": more than " + std::to_string(limit) + " bytes, larger than " + what +
+                      " may be (an input without an end, such as a device, is refused)",
+                  exit_code);
+    text.append(buf, static_cast<std::size_t>(got));
+  }
+  return text;
+}
+
+void write_file(const fs::path& path, std::string_view text) {
+  const std::string name = path.string();
+  auto fail = [&](const std::string& why) {
+    throw Error("cannot write '" + name + "': " + why, exit_code::io);
+  };
+  struct stat st {};
+  const bool exists = ::stat(path.c_str(), &st) == 0;
+  if (exists && S_ISDIR(st.st_mode)) fail("it is a folder");
+  if (exists && !S_ISREG(st.st_mode)) {
+    // A device or a FIFO: written in place (no rename can replace it).
+    Fd out{::open(path.c_str(), O_WRONLY | O_CLOEXEC)};
+    if (out.fd < 0) fail(os_error(errno));
+    if (int e = write_all(out.fd, text)) fail(os_error(e));
+    if (int e = out.release_and_close()) fail(os_error(e));
+    return;
+  }
+  fs::path tmp = path;
+  tmp += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(temp_counter++);
+  Fd out{::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666)};
+  if (out.fd < 0) fail(os_error(errno));
+  int err = write_all(out.fd, text);
+  if (!err && ::fsync(out.fd) != 0 && errno != EINVAL && errno != EROFS) err = errno;
+  if (!err && exists) ::fchmod(out.fd, st.st_mode & 07777);  // keep the old file's mode
+  const int close_err = out.release_and_close();
+  if (!err) err = close_err;
+  if (!err && ::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
+  if (err) {
+    ::unlink(tmp.c_str());
+    fail(os_error(err));
+  }
+}
+
+namespace {
+
+/// The errno of the first write to standard output that failed; 0 while none has.
+std::atomic<int> stdout_errno{0};
+
+void note_stdout_failure(int err) {
+  int none = 0;
+  stdout_errno.compare_exchange_strong(none, err ? err : EIO);
+}
+
+/// std::cout's buffer once install_checked_stdout() ran: every write goes to the C stream
+/// (so printf and std::cout stay in order) and the first failure's errno is kept, which a later
+/// call would otherwise overwrite before the command ends.
+class CheckedStdoutBuf : public std::streambuf {
+ protected:
+  int_type overflow(int_type c) override {
+    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+    errno = 0;
+    if (std::fputc(traits_type::to_char_type(c), stdout) == EOF) {
+      note_stdout_failure(errno);
+      return traits_type::eof();
+    }
+    return c;
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    errno = 0;
+    const std::size_t w = std::fwrite(s, 1, static_cast<std::size_t>(n), stdout);
+    if (w != static_cast<std::size_t>(n)) note_stdout_failure(errno);
+    return static_cast<std::streamsize>(w);
+  }
+  int sync() override {
+    errno = 0;
+    if (std::fflush(stdout) != 0) {
+      note_stdout_failure(errno);
+      return -1;
+    }
+    return 0;
+  }
+};
+
+}  // namespace
+
+void install_checked_stdout() {
+  static CheckedStdoutBuf buf;
+  std::cout.rdbuf(&buf);
+}
+
+void write_stdout(std::string_view text) {
+  std::cout.flush();
+  errno = 0;
+  if (!text.empty() && std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) {
+    const int err = errno;
+    note_stdout_failure(err);
+    throw Error("cannot write to standard output: " + os_error(err ? err : EIO), exit_code::io);
+  }
+  if (std::fflush(stdout) != 0) {
+    const int err = errno;
+    note_stdout_failure(err);
+    throw Error("cannot write to standard output: " + os_error(err ? err : EIO), exit_code::io);
+  }
+}
+
+std::string finish_stdout() {
+  std::cout.flush();
+  const bool cout_failed = !std::cout;
+  errno = 0;
+  if (std::fflush(stdout) != 0) note_stdout_failure(errno);
+  if (const int err = stdout_errno.load()) return os_error(err);
+  // A failure of printf's (not through std::cout) leaves only the stream's error flag.
+  if (cout_failed || std::ferror(stdout)) return "a write failed";
+  return {};
+}
+
+}  // namespace tunedreduce
