@@ -13,13 +13,21 @@ double relative_spread(const Result& r) {
   return std::max(0.0, (*r.p90_us - *r.p10_us) / *r.median_us);
 }
 
+double relative_median_error(const Result& r) {
+  const double spread = relative_spread(r);
+  if (r.repeats <= 0) return spread;
+  // 1.2533 / 2.5631: the median's standard error per sigma over the p10-p90 span per sigma.
+  return 0.48898 * spread / std::sqrt(static_cast<double>(r.repeats));
+}
+
 bool within_noise(const Result& a, const Result& b, const TieRule& rule) {
   if (!a.ok() || !b.ok()) return false;
   const double ma = *a.median_us, mb = *b.median_us;
   const double lo = std::min(ma, mb), hi = std::max(ma, mb);
   if (lo <= 0) return hi <= 0;
-  const double tolerance = std::clamp(std::min(relative_spread(a), relative_spread(b)),
-                                      rule.min_relative, rule.max_relative);
+  const double ea = relative_median_error(a), eb = relative_median_error(b);
+  const double tolerance =
+      std::clamp(2 * std::sqrt(ea * ea + eb * eb), rule.min_relative, rule.max_relative);
   return (hi - lo) / lo < tolerance;
 }
 

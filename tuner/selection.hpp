@@ -12,21 +12,30 @@
 
 namespace tunedreduce::tuner {
 
-/// When two ok results count as equal.
+/// When two ok results count as equal: what the tie rule below may give away.
 struct TieRule {
-  /// Medians closer than this fraction are always within noise (run-to-run drift of a GPU).
-  double min_relative = 0.01;
-  /// ... and never when they differ by this much, however noisy both measurements are.
-  double max_relative = 0.05;
+  /// Medians closer than this fraction are always within noise (the smallest difference a
+  /// second measurement minutes later would reproduce).
+  double min_relative = 0.005;
+  /// ... and never when they differ by this much, however uncertain both medians are: the most
+  /// speed the tie rule may trade for its preference.
+  double max_relative = 0.01;
 };
 
 /// (p90 - p10) / median of an ok result; 0 when p10 or p90 is missing.
 double relative_spread(const Result& r);
 
+/// The standard error of an ok result's median, relative to it: 0.489 x relative_spread /
+/// sqrt(repeats) (the median of n samples of a normal distribution has a standard error of
+/// 1.2533 sigma / sqrt(n), and its p10-p90 span is 2.563 sigma). The relative spread itself when
+/// the repeats are unknown (0).
+double relative_median_error(const Result& r);
+
 /// Two ok results are within noise when their medians differ, relative to the smaller median, by
-/// less than the smaller relative p10-p90 spread of the two, clamped to [rule.min_relative,
-/// rule.max_relative]. The smaller spread, so that a noisy measurement cannot claim a tie with a
-/// tight one that is clearly faster. False when either is not ok.
+/// less than two standard errors of that difference (sqrt of the sum of both medians' squared
+/// relative_median_error), clamped to [rule.min_relative, rule.max_relative]. It is the medians
+/// that are compared, so their uncertainty counts, not the spread of single runs: 100 runs with a
+/// 7 % p10-p90 spread locate a median within ~0.35 %. False when either is not ok.
 bool within_noise(const Result& a, const Result& b, const TieRule& rule = {});
 
 /// Preference among tied candidates: single_pass before two_pass, then the smaller

@@ -34,20 +34,36 @@ const std::string small = "smem.b128.u4.dynamic.single_pass.f32.sum";
 const std::string big = "smem.b512.u4.dynamic.single_pass.f32.sum";
 
 TEST(TieRule, WithinNoise) {
-  EXPECT_TRUE(within_noise(ok(a1, 100), ok(a2, 100.9)));   // < 1%
-  EXPECT_FALSE(within_noise(ok(a1, 100), ok(a2, 101.5)));  // > 1%, no spread
-  EXPECT_TRUE(within_noise(ok(a1, 100, 0.03), ok(a2, 102.5, 0.04)));  // within the smaller, 3%
-  EXPECT_FALSE(within_noise(ok(a1, 100, 0.03), ok(a2, 103.5, 0.04)));
-  // A noisy measurement cannot claim a tie with a tight one: the smaller spread counts.
+  // ok() results have 10 repeats: a median's relative standard error is 0.1546 x the spread.
+  EXPECT_TRUE(within_noise(ok(a1, 100), ok(a2, 100.4)));   // < 0.5%: always a tie
+  EXPECT_FALSE(within_noise(ok(a1, 100), ok(a2, 100.6)));  // > 0.5%, no spread
+  // Spreads of 2% over 10 runs: the medians are known to 0.31% each, 2 x 0.44% = 0.87%.
+  EXPECT_TRUE(within_noise(ok(a1, 100, 0.02), ok(a2, 100.8, 0.02)));
+  EXPECT_FALSE(within_noise(ok(a1, 100, 0.02), ok(a2, 100.9, 0.02)));
+  // A noisy measurement widens the tolerance of the pair, but never past 1%: 1% is the most the
+  // rule may give away, however noisy both are (a 5% cap let winners 3-5% slower than the
+  // fastest stand at the single-tile size).
+  EXPECT_TRUE(within_noise(ok(a1, 100, 0.2), ok(a2, 100.9, 0.3)));
+  EXPECT_FALSE(within_noise(ok(a1, 100, 0.2), ok(a2, 101.1, 0.3)));
   EXPECT_FALSE(within_noise(ok(a1, 102.5, 0.15), ok(a2, 100, 0.002)));
-  EXPECT_FALSE(within_noise(ok(a1, 100, 0.002), ok(a2, 102.5, 0.15)));
-  // However noisy both are, 5% apart is never a tie.
-  EXPECT_TRUE(within_noise(ok(a1, 100, 0.2), ok(a2, 104.9, 0.3)));
-  EXPECT_FALSE(within_noise(ok(a1, 100, 0.2), ok(a2, 105.1, 0.3)));
   EXPECT_FALSE(within_noise(ok(a1, 100), failed(a2, Outcome::incorrect)));
   TieRule wide{0.05, 0.05};
   EXPECT_TRUE(within_noise(ok(a1, 100), ok(a2, 104), wide));
   EXPECT_NEAR(relative_spread(ok(a1, 100, 0.04)), 0.04, 1e-12);
+}
+
+TEST(TieRule, MoreRepeatsLocateTheMedianBetter) {
+  Result a = ok(a1, 100, 0.07), b = ok(a2, 100.8, 0.07);
+  a.repeats = b.repeats = 10;  // 2 x sqrt(2) x 0.1546 x 7% = 3.1%: capped at 1%
+  EXPECT_TRUE(within_noise(a, b));
+  a.repeats = b.repeats = 100;  // 2 x sqrt(2) x 0.0489 x 7% = 0.97%
+  EXPECT_TRUE(within_noise(a, b));
+  a.repeats = b.repeats = 400;  // 0.48%: the floor, 0.5%
+  EXPECT_FALSE(within_noise(a, b));
+  EXPECT_NEAR(relative_median_error(a), 0.48898 * 0.07 / 20, 1e-12);
+  // Unknown repeats: the spread itself stands for the median's uncertainty.
+  a.repeats = 0;
+  EXPECT_NEAR(relative_median_error(a), 0.07, 1e-12);
 }
 
 TEST(TieRule, Preference) {
@@ -88,18 +104,21 @@ TEST(Selection, NotOkNeverWins) {
 }
 
 TEST(Selection, TieBrokenByTheRule) {
-  // big is fastest, but a1 (smaller block) and a2 (two_pass) are within 1%: a1 wins, big is the
-  // runner-up and the margin is negative.
-  std::vector<Result> rs = {ok(a2, 100.2), ok(big, 100.0), ok(a1, 100.5), ok(small, 103)};
+  // big is fastest, but a1 (smaller block) and a2 (two_pass) are within 0.5%: a1 wins, big is
+  // the runner-up and the margin is negative.
+  std::vector<Result> rs = {ok(a2, 100.2), ok(big, 100.0), ok(a1, 100.4), ok(small, 100.9)};
   const Selection s = select_winner(rs);
   EXPECT_EQ(s.winner, 2u);
   EXPECT_EQ(s.runner_up, 1u);
   EXPECT_EQ(s.tied, 3u);
-  EXPECT_NEAR(*s.margin, 100.0 / 100.5 - 1, 1e-12);
-  // small is tied too once the spreads say the measurements are that noisy.
+  EXPECT_NEAR(*s.margin, 100.0 / 100.4 - 1, 1e-12);
+  // small is tied too once the spreads say the medians are that uncertain (up to 1%).
   for (Result& r : rs) r = ok(r.kernel_id, *r.median_us, 0.04);
   EXPECT_EQ(select_winner(rs).winner, 3u);
   EXPECT_EQ(select_winner(rs).tied, 4u);
+  // 1.5% slower is never tied, however noisy.
+  rs[3] = ok(small, 101.5, 0.3);
+  EXPECT_EQ(select_winner(rs).winner, 2u);
 }
 
 TEST(Selection, DeterministicForEqualMedians) {
