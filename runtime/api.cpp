@@ -33,6 +33,18 @@ const char* level_name(Level l) noexcept {
   return "unknown";
 }
 
+const char* cache_state_name(CacheState s) noexcept {
+  switch (s) {
+    case CacheState::cold: return "cold";
+    case CacheState::warm: return "warm";
+  }
+  return "unknown";
+}
+
+void set_cache_state(CacheState s) { runtime::Runtime::global().set_cache_state(s); }
+
+CacheState cache_state() noexcept { return runtime::Runtime::global().cache_state(); }
+
 Config lookup(DType dtype, Op op, std::uint64_t n, int device) {
   return runtime::Runtime::global().lookup(dtype, op, n, device);
 }

@@ -74,6 +74,7 @@ void fill(tr_config* out, const tunedreduce::Config& c) {
   out->tuned_median_us = c.tuned_median_us;
   out->stale = c.stale ? 1 : 0;
   out->device = c.device;
+  out->cache_state = static_cast<int>(c.cache_state);
 }
 
 void require(bool ok, const char* message) {
@@ -127,6 +128,19 @@ tr_status tr_set_database(const char* path) {
   return guarded([&] { tunedreduce::set_database(path ? path : ""); });
 }
 
+tr_status tr_set_cache_state(int state) {
+  return guarded([&] {
+    if (state != TR_CACHE_COLD && state != TR_CACHE_WARM)
+      throw tunedreduce::ReduceError(tunedreduce::Status::invalid_argument,
+                                     "cache state " + std::to_string(state) +
+                                         " is not a tr_cache_state (0: TR_CACHE_COLD, 1: "
+                                         "TR_CACHE_WARM)");
+    tunedreduce::set_cache_state(static_cast<tunedreduce::CacheState>(state));
+  });
+}
+
+int tr_get_cache_state(void) { return static_cast<int>(tunedreduce::cache_state()); }
+
 const char* tr_last_error(void) { return last_error.c_str(); }
 
 const char* tr_status_name(int status) {
@@ -137,6 +151,11 @@ const char* tr_status_name(int status) {
 const char* tr_level_name(int level) {
   if (level < TR_LEVEL_EXACT || level > TR_LEVEL_DEFAULT) return "unknown";
   return tunedreduce::level_name(static_cast<tunedreduce::Level>(level));
+}
+
+const char* tr_cache_state_name(int state) {
+  if (state != TR_CACHE_COLD && state != TR_CACHE_WARM) return "unknown";
+  return tunedreduce::cache_state_name(static_cast<tunedreduce::CacheState>(state));
 }
 
 const char* tr_version(void) { return tunedreduce::version(); }

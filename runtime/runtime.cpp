@@ -2,6 +2,7 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 
 #include "common/error.hpp"
 #include "common/paths.hpp"
@@ -41,6 +42,23 @@ std::string key_text(DType dtype, Op op, std::uint64_t n) {
   return std::string(dtype_name(dtype)) + " " + op_name(op) + " n=" + std::to_string(n);
 }
 
+static_assert(static_cast<int>(CacheState::cold) == static_cast<int>(db::L2Mode::cold) &&
+              static_cast<int>(CacheState::warm) == static_cast<int>(db::L2Mode::warm));
+
+bool valid(CacheState s) { return s == CacheState::cold || s == CacheState::warm; }
+
+/// $TUNEDREDUCE_CACHE_STATE: "cold" or "warm"; unset or empty is cold. \p bad gets a value that
+/// is neither.
+CacheState cache_state_from_env(std::string& bad) {
+  const char* env = std::getenv("TUNEDREDUCE_CACHE_STATE");
+  if (!env || !*env) return CacheState::cold;
+  const std::string v = env;
+  if (v == "cold") return CacheState::cold;
+  if (v == "warm") return CacheState::warm;
+  bad = v;
+  return CacheState::cold;
+}
+
 }  // namespace
 
 Runtime::Runtime(Options opt)
@@ -50,7 +68,16 @@ Runtime::Runtime(Options opt)
       workspaces_(*platform_),
       temp_counters_(*platform_),
       id_(next_runtime_id++),
-      database_(std::move(opt.database)) {}
+      database_(std::move(opt.database)) {
+  std::string bad;
+  CacheState cs = opt.cache_state ? *opt.cache_state : cache_state_from_env(bad);
+  if (!valid(cs)) cs = CacheState::cold;
+  cache_state_.store(static_cast<int>(cs), std::memory_order_relaxed);
+  if (!bad.empty())
+    logger_->warn("TUNEDREDUCE_CACHE_STATE='{}' is not a cache state (cold or warm): lookups "
+                  "prefer cold-L2 winners",
+                  bad);
+}
 
 Runtime::~Runtime() = default;
 
@@ -68,6 +95,14 @@ void Runtime::set_database(std::optional<std::string> path) {
   ++generation_;
   for (auto& s : states_) s.store(nullptr, std::memory_order_release);
   no_device_.store(nullptr, std::memory_order_release);
+}
+
+void Runtime::set_cache_state(CacheState s) {
+  if (!valid(s))
+    throw ReduceError(Status::invalid_argument,
+                      "cache state " + std::to_string(static_cast<int>(s)) +
+                          " is not a CacheState (0: cold, 1: warm)");
+  cache_state_.store(static_cast<int>(s), std::memory_order_relaxed);
 }
 
 std::string Runtime::database_path() {
@@ -187,17 +222,23 @@ const DeviceState& Runtime::no_device_state(const std::string& why) {
 }
 
 Choice Runtime::choose(const DeviceState& s, DType dtype, Op op, std::uint64_t n) {
-  const Choice c = s.table.choose(dtype, op, n);
-  if (c.level != Level::exact && n > 0 && !fallback_warned_.load(std::memory_order_relaxed) &&
+  const auto prefer = static_cast<db::L2Mode>(cache_state_.load(std::memory_order_relaxed));
+  const Choice c = s.table.choose(dtype, op, n, prefer);
+  const bool other_mode = c.row && c.row->l2_mode != prefer;
+  if ((c.level != Level::exact || other_mode) && n > 0 &&
+      !fallback_warned_.load(std::memory_order_relaxed) &&
       !load_warned_.load(std::memory_order_relaxed) && !fallback_warned_.exchange(true)) {
     logger_->warn(
-        "device {} ({}): no tuned winner for {} in {}: using {} ({}); later fallbacks are "
-        "logged at debug level (run `tunedreduce tune` to tune this device)",
-        s.device, s.info.fingerprint.name, key_text(dtype, op, n), s.source, c.entry->id,
-        level_name(c.level));
+        "device {} ({}): no tuned {}-L2 winner for {} in {}: using {} ({}){}; later fallbacks "
+        "are logged at debug level (run `tunedreduce tune` to tune this device)",
+        s.device, s.info.fingerprint.name, db::l2_mode_name(prefer), key_text(dtype, op, n),
+        s.source, c.entry->id, level_name(c.level),
+        other_mode ? std::string(", tuned with ") + db::l2_mode_name(c.row->l2_mode) + " L2" : "");
   } else if (logger_->should_log(spdlog::level::debug)) {
-    logger_->debug("device {} {}: {} ({})", s.device, key_text(dtype, op, n), c.entry->id,
-                   level_name(c.level));
+    logger_->debug("device {} {}: {} ({}){}", s.device, key_text(dtype, op, n), c.entry->id,
+                   level_name(c.level),
+                   c.row ? std::string(", tuned with ") + db::l2_mode_name(c.row->l2_mode) + " L2"
+                         : "");
   }
   return c;
 }
@@ -215,6 +256,7 @@ Config Runtime::describe(const DeviceState& s, const Choice& c, DType dtype, Op 
   cfg.op = op;
   cfg.level = c.level;
   cfg.device = s.device;
+  cfg.cache_state = c.row ? static_cast<CacheState>(c.row->l2_mode) : CacheState::cold;
   if (c.row) {
     cfg.n_lo = c.row->n_lo;
     cfg.n_hi = c.row->n_hi;
@@ -245,7 +287,9 @@ Config Runtime::lookup(DType dtype, Op op, std::uint64_t n, int device) {
       std::string why;
       if (platform_->device_count(why) > 0) throw;
       const DeviceState& s = no_device_state(why);
-      return describe(s, s.table.choose(dtype, op, n), dtype, op);
+      return describe(s, s.table.choose(dtype, op, n, static_cast<db::L2Mode>(cache_state_.load(
+                                                              std::memory_order_relaxed))),
+                      dtype, op);
     }
   } else if (!states_[device].load(std::memory_order_acquire)) {
     std::string why;

@@ -47,6 +47,7 @@ struct Options {
   std::shared_ptr<spdlog::logger> logger;  // default: default_logger()
   std::optional<std::string> database;     // default: common/paths.hpp's rules
   db::ReaderOptions reader;                // busy timeout 2 s
+  std::optional<CacheState> cache_state;   // default: $TUNEDREDUCE_CACHE_STATE, else cold
 };
 
 class Runtime {
@@ -63,6 +64,11 @@ class Runtime {
   static Runtime& global();
 
   void set_database(std::optional<std::string> path);
+  /// The L2 state lookups prefer (TuningTable::choose); throws ReduceError for a bad value.
+  void set_cache_state(CacheState s);
+  CacheState cache_state() const noexcept {
+    return static_cast<CacheState>(cache_state_.load(std::memory_order_relaxed));
+  }
   /// The explicit path, else the resolved default location; empty when none can be derived.
   std::string database_path();
 
@@ -75,7 +81,8 @@ class Runtime {
   /// CUDA); warns about an unusable database or rows as the library does.
   std::unique_ptr<DeviceState> load(int device, DeviceInfo info);
 
-  /// choose() + the debug log and the once-per-runtime warning on falling below level 1.
+  /// choose() under cache_state() + the debug log and the once-per-runtime warning on falling
+  /// below level 1 or to the other cache state's rows.
   Choice choose(const DeviceState& s, DType dtype, Op op, std::uint64_t n);
   static Config describe(const DeviceState& s, const Choice& c, DType dtype, Op op);
 
@@ -126,6 +133,8 @@ class Runtime {
   std::array<std::atomic<const DeviceState*>, max_devices> states_{};
   std::array<std::mutex, max_devices> init_mutex_;
   std::atomic<const DeviceState*> no_device_{nullptr};
+
+  std::atomic<int> cache_state_{0};
 
   std::atomic<bool> load_warned_{false};      // a load problem was reported
   std::atomic<bool> fallback_warned_{false};  // a lookup below level 1 was reported

@@ -10,9 +10,10 @@ TuningTable::TuningTable(const kernels::DeviceLimits& dev) { init_defaults(dev);
 
 TuningTable::TuningTable(const db::Snapshot& snapshot, const kernels::DeviceLimits& dev) {
   init_defaults(dev);
-  // Cold-L2 winners only, as before winners had a mode (the mode preference is still to come).
-  exact_ = check(snapshot.exact[db::L2Mode::cold], dev, "this device");
-  similar_ = check(snapshot.similar[db::L2Mode::cold], dev, "a device of the same model");
+  for (const db::L2Mode m : {db::L2Mode::cold, db::L2Mode::warm}) {
+    exact_[static_cast<int>(m)] = check(snapshot.exact[m], dev, "this device");
+    similar_[static_cast<int>(m)] = check(snapshot.similar[m], dev, "a device of the same model");
+  }
 }
 
 void TuningTable::init_defaults(const kernels::DeviceLimits& dev) {
@@ -37,8 +38,9 @@ TuningTable::Checked TuningTable::check(const db::WinnerTable& rows,
   std::vector<db::SnapshotEntry> kept;
   for (const db::SnapshotEntry& r : rows.entries()) {
     const std::string where = std::string(dtype_name(r.dtype)) + " " + op_name(r.op) + " [" +
-                              std::to_string(r.n_lo) + ", " + std::to_string(r.n_hi) +
-                              "] of " + what + " (" + r.device_key + ")";
+                              std::to_string(r.n_lo) + ", " + std::to_string(r.n_hi) + "] (L2 " +
+                              db::l2_mode_name(r.l2_mode) + ") of " + what + " (" +
+                              r.device_key + ")";
     const kernels::Entry* e = kernels::find(r.kernel_id);
     if (!e) {
       rejected_.push_back("the winner for " + where + " names kernel '" + r.kernel_id +
@@ -82,12 +84,19 @@ bool within_reach(const db::SnapshotEntry& r, std::uint64_t n) {
 
 }  // namespace
 
-Choice TuningTable::choose(DType dtype, Op op, std::uint64_t n) const noexcept {
-  if (const db::SnapshotEntry* r = exact_.table.find(dtype, op, n)) return pick(exact_, r, Level::exact);
-  if (const db::SnapshotEntry* r = exact_.table.nearest(dtype, op, n); r && within_reach(*r, n))
-    return pick(exact_, r, Level::nearest);
-  if (const db::SnapshotEntry* r = similar_.table.nearest(dtype, op, n); r && within_reach(*r, n))
-    return pick(similar_, r, Level::same_model);
+Choice TuningTable::choose(DType dtype, Op op, std::uint64_t n, db::L2Mode prefer) const noexcept {
+  const int first = static_cast<int>(prefer), second = 1 - first;
+  for (const int m : {first, second}) {
+    const Checked& c = exact_[m];
+    if (const db::SnapshotEntry* r = c.table.find(dtype, op, n)) return pick(c, r, Level::exact);
+    if (const db::SnapshotEntry* r = c.table.nearest(dtype, op, n); r && within_reach(*r, n))
+      return pick(c, r, Level::nearest);
+  }
+  for (const int m : {first, second}) {
+    const Checked& c = similar_[m];
+    if (const db::SnapshotEntry* r = c.table.nearest(dtype, op, n); r && within_reach(*r, n))
+      return pick(c, r, Level::same_model);
+  }
   return {default_entry(dtype, op, n), Level::builtin_default, nullptr};
 }
 

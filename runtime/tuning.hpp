@@ -33,9 +33,12 @@ class TuningTable {
   /// Lookup order: (1) this device, interval containing n; (2) this device, nearest interval
   /// within nearest_reach; (3) another device of the same model (compute capability, SM count
   /// and memory system), interval containing n, else the nearest one within nearest_reach;
-  /// (4) the built-in default for n. Lock-free and allocation-free; \p dtype and \p op must be
-  /// valid.
-  Choice choose(DType dtype, Op op, std::uint64_t n) const noexcept;
+  /// (4) the built-in default for n. Rows of the L2 mode \p prefer come first at each device
+  /// level: this device's rows of \p prefer (1, 2), then its rows of the other mode (1, 2),
+  /// then the same model's rows of \p prefer, then of the other mode (3). Lock-free and
+  /// allocation-free; \p dtype and \p op must be valid.
+  Choice choose(DType dtype, Op op, std::uint64_t n,
+                db::L2Mode prefer = db::L2Mode::cold) const noexcept;
 
   /// A row tuned for [n_lo, n_hi] serves sizes down to n_lo / nearest_reach and up to
   /// n_hi * nearest_reach at levels 2 and 3; further away the built-in default is used.
@@ -50,9 +53,9 @@ class TuningTable {
 
   /// One sentence per dropped row.
   const std::vector<std::string>& rejected() const { return rejected_; }
-  /// Rows kept, this device / same model.
-  std::size_t exact_rows() const { return exact_.table.size(); }
-  std::size_t similar_rows() const { return similar_.table.size(); }
+  /// Rows kept, this device / same model, both L2 modes.
+  std::size_t exact_rows() const { return exact_[0].table.size() + exact_[1].table.size(); }
+  std::size_t similar_rows() const { return similar_[0].table.size() + similar_[1].table.size(); }
 
  private:
   struct Checked {
@@ -67,7 +70,7 @@ class TuningTable {
     std::uint64_t n_hi;
     const kernels::Entry* entry;
   };
-  Checked exact_, similar_;
+  Checked exact_[2], similar_[2];  // indexed by db::L2Mode
   std::vector<Default> defaults_[6][3];
   std::vector<std::string> rejected_;
 };

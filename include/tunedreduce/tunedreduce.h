@@ -45,6 +45,13 @@ typedef enum tr_level {
   TR_LEVEL_DEFAULT = 4     /**< the built-in default for (dtype, op, n) */
 } tr_level;
 
+/** Cache states (the numbers of tunedreduce::CacheState): where the input is when a reduction
+ * starts, the L2 state a winner was measured in. */
+typedef enum tr_cache_state {
+  TR_CACHE_COLD = 0, /**< in device memory, not in L2 (the default) */
+  TR_CACHE_WARM = 1  /**< still in L2 from the work before */
+} tr_cache_state;
+
 /** What tr_lookup() reports. The strings live until the process ends. */
 typedef struct tr_config {
   const char* kernel_id; /**< registry id, e.g. "vectorized.b1024.u4.single_pass.f32.sum" */
@@ -62,6 +69,7 @@ typedef struct tr_config {
   double tuned_median_us;
   int stale;  /**< 1: tuned under another driver or CUDA runtime version */
   int device; /**< CUDA device ordinal; -1 when no CUDA device is visible */
+  int cache_state; /**< a tr_cache_state: the L2 state the winner was measured in */
 } tr_config;
 
 /** The configuration a reduction of n elements would run on device (-1: the current one). */
@@ -84,6 +92,12 @@ TR_API tr_status tr_release_workspace(void* stream);
 /** Uses path as the tuning database from now on; NULL or "" restores the default rules. */
 TR_API tr_status tr_set_database(const char* path);
 
+/** The cache state lookups prefer from now on (a tr_cache_state), process-wide; the initial
+ * value is $TUNEDREDUCE_CACHE_STATE ("cold" or "warm"), else cold. */
+TR_API tr_status tr_set_cache_state(int state);
+/** The cache state lookups prefer now (a tr_cache_state). */
+TR_API int tr_get_cache_state(void);
+
 /** The message of this thread's last tr_* call: "" when it succeeded. Valid until the thread's
  * next tr_* call. */
 TR_API const char* tr_last_error(void);
@@ -92,6 +106,8 @@ TR_API const char* tr_last_error(void);
 TR_API const char* tr_status_name(int status);
 /** "exact", "nearest", "same_model", "default". */
 TR_API const char* tr_level_name(int level);
+/** "cold", "warm". */
+TR_API const char* tr_cache_state_name(int state);
 /** "MAJOR.MINOR.PATCH". */
 TR_API const char* tr_version(void);
 

@@ -62,6 +62,27 @@ enum class Level : int {
 /// "exact", "nearest", "same_model", "default".
 const char* level_name(Level l) noexcept;
 
+/// Where the input is expected to be when a reduction starts: the L2 state the tuner measured
+/// a winner in (`tune.toml`'s `[measure] l2`). A database may hold winners of both states for
+/// the same sizes; the library prefers those of the state set here and falls back to the other
+/// state's before it leaves the device (docs/library.md, "Cache state").
+enum class CacheState : int {
+  cold = 0,  ///< the input is in device memory, not in L2 (the default: data read once)
+  warm = 1,  ///< the input was just written or read and is still in L2
+};
+
+/// "cold", "warm".
+const char* cache_state_name(CacheState s) noexcept;
+
+/// The cache state this process's lookups prefer from now on, on every device and thread (the
+/// next call uses it; no database is reloaded). The initial value is $TUNEDREDUCE_CACHE_STATE
+/// ("cold" or "warm"; anything else is reported once and means cold), else cold. Throws
+/// ReduceError for a value that is not a CacheState.
+void set_cache_state(CacheState s);
+
+/// The cache state lookups prefer now.
+CacheState cache_state() noexcept;
+
 /// The kernel a reduction would run and where that choice came from. Every string points to
 /// storage owned by the library that lives until the process ends.
 struct Config {
@@ -81,9 +102,13 @@ struct Config {
   double tuned_median_us = 0;   ///< the winner's measured median (0 for the built-in default)
   bool stale = false;           ///< tuned under another driver or CUDA runtime version
   int device = -1;              ///< CUDA device ordinal (-1: no CUDA device is visible)
+  /// The L2 state the winner was measured in (cold for the built-in default, which was chosen
+  /// from cold measurements); another state than cache_state() when only that one was tuned.
+  CacheState cache_state = CacheState::cold;
 };
 
-/// The configuration a reduction of n elements would run on \p device (-1: the current device).
+/// The configuration a reduction of n elements would run on \p device (-1: the current device)
+/// under the current cache_state().
 /// Never fails for database problems (they give the built-in default and one warning); with no
 /// CUDA device at all it returns the built-in default with device -1. Throws ReduceError for an
 /// invalid dtype/op or device ordinal. After the first call for a device it is lock-free.

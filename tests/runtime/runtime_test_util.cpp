@@ -33,7 +33,7 @@ DeviceFingerprint other_model_device() {
 }
 
 void add_device_rows(const std::filesystem::path& path, const DeviceFingerprint& fp,
-                     const std::vector<Row>& rows) {
+                     const std::vector<Row>& rows, db::L2Mode l2) {
   db::Database d = db::Database::open_writer(path);
   const std::int64_t dev = d.upsert_device(fp);
   db::RunInfo info;
@@ -41,6 +41,7 @@ void add_device_rows(const std::filesystem::path& path, const DeviceFingerprint&
   info.manifest_hash = "0123456789abcdef";
   info.config_hash = "fedcba9876543210";
   info.host = "test-host";
+  info.l2_mode = l2;
   const std::int64_t run = d.begin_run(info);
   std::map<std::pair<DType, Op>, std::vector<db::Winner>> winners;
   for (const Row& r : rows) {
@@ -53,6 +54,7 @@ void add_device_rows(const std::filesystem::path& path, const DeviceFingerprint&
     m.dtype = r.dtype;
     m.op = r.op;
     m.n = r.n_lo;
+    m.l2_mode = l2;
     m.median_us = r.median_us;
     m.p10_us = r.median_us;
     m.p90_us = r.median_us;
@@ -67,9 +69,10 @@ void add_device_rows(const std::filesystem::path& path, const DeviceFingerprint&
     w.driver_version = fp.driver_version;
     w.runtime_version = fp.runtime_version;
     w.run_id = run;
+    w.l2_mode = l2;
     winners[{r.dtype, r.op}].push_back(w);
   }
-  for (auto& [key, ws] : winners) d.replace_winners(dev, key.first, key.second, ws);
+  for (auto& [key, ws] : winners) d.replace_winners(dev, key.first, key.second, ws, l2);
   d.end_run(run, db::RunStatus::finished);
 }
 

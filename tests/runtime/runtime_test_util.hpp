@@ -34,9 +34,10 @@ struct Row {
   std::string kernel_id;
   double median_us = 10;
 };
-/// Writes a database at \p path (created) with \p rows as the winners of device \p fp.
+/// Writes a database at \p path (created) with \p rows as the winners of device \p fp, measured
+/// in L2 mode \p l2 (the winners of the other mode are kept).
 void add_device_rows(const std::filesystem::path& path, const DeviceFingerprint& fp,
-                     const std::vector<Row>& rows);
+                     const std::vector<Row>& rows, db::L2Mode l2 = db::L2Mode::cold);
 
 /// Lines logged, as "LEVEL message".
 class CapturedLog {

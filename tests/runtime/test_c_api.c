@@ -48,7 +48,23 @@ int main(void) {
     CHECK(cfg.unroll >= 1 && cfg.unroll <= 16);
   }
   CHECK(cfg.dtype == TR_F32 && cfg.op == TR_SUM);
+  CHECK(cfg.cache_state == TR_CACHE_COLD);
   CHECK(contains(cfg.source, "built-in"));
+
+  /* The cache state: cold unless set (this test runs without $TUNEDREDUCE_CACHE_STATE). */
+  CHECK(tr_get_cache_state() == TR_CACHE_COLD);
+  CHECK(strcmp(tr_cache_state_name(TR_CACHE_WARM), "warm") == 0);
+  CHECK(strcmp(tr_cache_state_name(2), "unknown") == 0);
+  CHECK(tr_set_cache_state(TR_CACHE_WARM) == TR_SUCCESS);
+  CHECK(tr_get_cache_state() == TR_CACHE_WARM);
+  s = tr_set_cache_state(5);
+  CHECK(s == TR_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tr_last_error(), "cache state 5 is not a tr_cache_state"));
+  CHECK(tr_get_cache_state() == TR_CACHE_WARM);
+  /* No warm row anywhere: still the built-in default, which says cold. */
+  CHECK(tr_lookup(TR_F32, TR_SUM, (uint64_t)1 << 20, -1, &cfg) == TR_SUCCESS);
+  CHECK(cfg.cache_state == TR_CACHE_COLD && cfg.level == TR_LEVEL_DEFAULT);
+  CHECK(tr_set_cache_state(TR_CACHE_COLD) == TR_SUCCESS);
   printf("lookup: %s (%s) on device %d, from %s\n", cfg.kernel_id, tr_level_name(cfg.level),
          cfg.device, cfg.source);
 

@@ -257,6 +257,62 @@ TEST(Order, SameModelPrefersTheIntervalContainingN) {
   EXPECT_EQ(t.choose(DType::f64, Op::max, 1 << 20).level, Level::same_model);
 }
 
+TEST(CacheStateOrder, ThePreferredModeComesFirstThenTheOtherModeOfThisDeviceThenTheSameModel) {
+  TempDir dir;
+  const auto path = dir / "tune.db";
+  const DeviceFingerprint me = sample_device(), twin = same_model_device();
+  const auto cold = db::L2Mode::cold, warm = db::L2Mode::warm;
+  // This device: cold rows over every size, warm rows below 2^20 only; the twin: warm rows of
+  // i64 min, cold rows of u32 max.
+  add_device_rows(path, me, {{DType::f32, Op::sum, 1, max_n, "vectorized.b256.u4.single_pass.f32.sum"}},
+                  cold);
+  add_device_rows(path, me,
+                  {{DType::f32, Op::sum, 1, (1u << 20) - 1, "smem.b128.u2.dynamic.single_pass.f32.sum"}},
+                  warm);
+  add_device_rows(path, twin, {{DType::i64, Op::min, 1, max_n, "warp_shuffle.b512.u8.single_pass.i64.min"}},
+                  warm);
+  add_device_rows(path, twin, {{DType::i64, Op::min, 1, max_n, "smem.b256.u4.dynamic.single_pass.i64.min"}},
+                  cold);
+  add_device_rows(path, me, {{DType::u32, Op::max, 1, 1000, "interleaved.b128.two_pass.u32.max"}}, warm);
+  TuningTable t(db::load_snapshot(path, me), info_of(me).limits);
+  EXPECT_EQ(t.exact_rows(), 3u);
+  EXPECT_EQ(t.similar_rows(), 2u);
+
+  // Cold preferred (the default): the cold row everywhere.
+  for (std::uint64_t n : {std::uint64_t{1000}, std::uint64_t{1} << 30}) {
+    const Choice c = t.choose(DType::f32, Op::sum, n);
+    EXPECT_EQ(id(c), "vectorized.b256.u4.single_pass.f32.sum");
+    EXPECT_EQ(c.level, Level::exact);
+    EXPECT_EQ(c.row->l2_mode, cold);
+  }
+  // Warm preferred: the warm row where it is tuned, and within reach (level nearest) before the
+  // cold row of the exact size; beyond reach, this device's cold row.
+  Choice c = t.choose(DType::f32, Op::sum, 1000, warm);
+  EXPECT_EQ(id(c), "smem.b128.u2.dynamic.single_pass.f32.sum");
+  EXPECT_EQ(c.level, Level::exact);
+  EXPECT_EQ(c.row->l2_mode, warm);
+  c = t.choose(DType::f32, Op::sum, 1u << 21, warm);
+  EXPECT_EQ(id(c), "smem.b128.u2.dynamic.single_pass.f32.sum");
+  EXPECT_EQ(c.level, Level::nearest);
+  c = t.choose(DType::f32, Op::sum, 1u << 24, warm);
+  EXPECT_EQ(id(c), "vectorized.b256.u4.single_pass.f32.sum");
+  EXPECT_EQ(c.level, Level::exact);
+  EXPECT_EQ(c.row->l2_mode, cold);
+  // This device's rows of either mode come before the same model's rows.
+  c = t.choose(DType::u32, Op::max, 500, db::L2Mode::cold);
+  EXPECT_EQ(c.level, Level::exact);
+  EXPECT_EQ(c.row->l2_mode, warm);
+  // At the same-model level the preferred mode comes first too.
+  c = t.choose(DType::i64, Op::min, 1u << 20, warm);
+  EXPECT_EQ(c.level, Level::same_model);
+  EXPECT_EQ(id(c), "warp_shuffle.b512.u8.single_pass.i64.min");
+  c = t.choose(DType::i64, Op::min, 1u << 20, cold);
+  EXPECT_EQ(c.level, Level::same_model);
+  EXPECT_EQ(id(c), "smem.b256.u4.dynamic.single_pass.i64.min");
+  // Nothing of either mode: the built-in default.
+  EXPECT_EQ(t.choose(DType::u64, Op::sum, 1u << 20, warm).level, Level::builtin_default);
+}
+
 TEST(RowChecks, RowsThisBinaryCannotRunAreDroppedWithTheReason) {
   TempDir dir;
   const auto path = dir / "tune.db";

@@ -160,7 +160,7 @@ TEST(BadDatabase, CorruptMeasurementsOfAnotherDevice) {
   for (DType d : all_dtypes)
     for (Op o : all_ops) EXPECT_EQ(t.rt->lookup(d, o, 1 << 20, 0).level, Level::builtin_default);
   ASSERT_EQ(t.log.lines("warning").size(), 1u) << t.log.all();
-  EXPECT_NE(t.log.lines("warning")[0].find("no tuned winner"), std::string::npos);
+  EXPECT_NE(t.log.lines("warning")[0].find("no tuned cold-L2 winner"), std::string::npos);
 }
 
 TEST(BadDatabase, NotSqlite) {
@@ -281,7 +281,7 @@ TEST(Fallback, OneWarningForTheFirstLookupBelowLevelOneThenDebugOnly) {
   EXPECT_EQ(t.rt->lookup(DType::i32, Op::sum, 0, 0).level, Level::nearest);
   const auto warnings = t.log.lines("warning");
   ASSERT_EQ(warnings.size(), 1u) << t.log.all();
-  EXPECT_NE(warnings[0].find("no tuned winner for f64 sum n=1048576"), std::string::npos)
+  EXPECT_NE(warnings[0].find("no tuned cold-L2 winner for f64 sum n=1048576"), std::string::npos)
       << warnings[0];
   EXPECT_NE(warnings[0].find(std::string(builtin_default_id(DType::f64, Op::sum, 1 << 20)) +
                              " (default)"),
@@ -289,6 +289,70 @@ TEST(Fallback, OneWarningForTheFirstLookupBelowLevelOneThenDebugOnly) {
   EXPECT_NE(t.log.all().find(std::string("debug device 0 u32 min n=1048576: ") +
                              builtin_default_id(DType::u32, Op::min, 1 << 20) + " (default)"),
             std::string::npos) << t.log.all();
+}
+
+TEST(CacheState, TheLookupPrefersTheRowsOfTheStateSetAndSaysWhichItUsed) {
+  TempDir dir;
+  const fs::path path = sample_copy(dir);  // cold rows of i32/f32 sum, min, max
+  add_device_rows(path, sample_device(),
+                  {{DType::f32, Op::sum, 1, std::uint64_t{1} << 40,
+                    "smem.b128.u2.dynamic.single_pass.f32.sum", 3.25}},
+                  db::L2Mode::warm);
+  TestRuntime t({sample_device()}, path.string());
+  EXPECT_EQ(t.rt->cache_state(), CacheState::cold);
+  Config c = t.rt->lookup(DType::f32, Op::sum, 1 << 20, 0);
+  EXPECT_EQ(c.cache_state, CacheState::cold);
+  EXPECT_STRNE(c.kernel_id, "smem.b128.u2.dynamic.single_pass.f32.sum");
+  t.rt->set_cache_state(CacheState::warm);
+  EXPECT_EQ(t.rt->cache_state(), CacheState::warm);
+  c = t.rt->lookup(DType::f32, Op::sum, 1 << 20, 0);  // no reload: the same state serves both
+  EXPECT_EQ(c.cache_state, CacheState::warm);
+  EXPECT_EQ(c.level, Level::exact);
+  EXPECT_STREQ(c.kernel_id, "smem.b128.u2.dynamic.single_pass.f32.sum");
+  EXPECT_EQ(c.tuned_median_us, 3.25);
+  // Warm preferred, only cold rows: this device's cold row, reported as such, one warning.
+  c = t.rt->lookup(DType::i32, Op::max, 1 << 20, 0);
+  EXPECT_EQ(c.level, Level::exact);
+  EXPECT_EQ(c.cache_state, CacheState::cold);
+  const auto warnings = t.log.lines("warning");
+  ASSERT_EQ(warnings.size(), 1u) << t.log.all();
+  EXPECT_NE(warnings[0].find("no tuned warm-L2 winner for i32 max n=1048576"), std::string::npos)
+      << warnings[0];
+  EXPECT_NE(warnings[0].find("(exact), tuned with cold L2"), std::string::npos) << warnings[0];
+  // The built-in default says cold (it was chosen from cold measurements).
+  c = t.rt->lookup(DType::u64, Op::sum, 1 << 20, 0);
+  EXPECT_EQ(c.level, Level::builtin_default);
+  EXPECT_EQ(c.cache_state, CacheState::cold);
+  expect_error([&] { t.rt->set_cache_state(static_cast<CacheState>(7)); },
+               Status::invalid_argument, "cache state 7 is not a CacheState");
+  EXPECT_EQ(t.rt->cache_state(), CacheState::warm);
+}
+
+TEST(CacheState, TheEnvironmentSetsTheInitialStateAndABadValueIsReportedOnce) {
+  const char* old = std::getenv("TUNEDREDUCE_CACHE_STATE");
+  const std::optional<std::string> saved = old ? std::optional<std::string>(old) : std::nullopt;
+  setenv("TUNEDREDUCE_CACHE_STATE", "warm", 1);
+  {
+    TestRuntime t({sample_device()}, std::nullopt);
+    EXPECT_EQ(t.rt->cache_state(), CacheState::warm);
+    EXPECT_TRUE(t.log.lines("warning").empty()) << t.log.all();
+  }
+  setenv("TUNEDREDUCE_CACHE_STATE", "tepid", 1);
+  {
+    TestRuntime t({sample_device()}, std::nullopt);
+    EXPECT_EQ(t.rt->cache_state(), CacheState::cold);
+    const auto warnings = t.log.lines("warning");
+    ASSERT_EQ(warnings.size(), 1u) << t.log.all();
+    EXPECT_NE(warnings[0].find("TUNEDREDUCE_CACHE_STATE='tepid' is not a cache state (cold or warm)"),
+              std::string::npos) << warnings[0];
+  }
+  setenv("TUNEDREDUCE_CACHE_STATE", "", 1);
+  {
+    TestRuntime t({sample_device()}, std::nullopt);
+    EXPECT_EQ(t.rt->cache_state(), CacheState::cold);
+  }
+  if (saved) setenv("TUNEDREDUCE_CACHE_STATE", saved->c_str(), 1);
+  else unsetenv("TUNEDREDUCE_CACHE_STATE");
 }
 
 TEST(NoDevice, LookupReportsTheDefaultsAndReductionsFail) {
