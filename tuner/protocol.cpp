@@ -1,5 +1,7 @@
 #include "tuner/protocol.hpp"
 
+#include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "common/names.hpp"
@@ -16,9 +18,38 @@ std::optional<double> opt_double(const Json& j, const char* key) {
   const Json* v = j.find(key);
   return (v && !v->is_null()) ? std::optional<double>(v->as_double()) : std::nullopt;
 }
+/// An integer that must lie in [lo, hi].
+std::int64_t in_range(const Json& v, const char* key, std::int64_t lo, std::int64_t hi) {
+  const std::int64_t x = v.as_int();
+  if (x < lo || x > hi)
+    throw std::runtime_error(std::string("protocol message: \"") + key + "\" = " +
+                             std::to_string(x) + " is out of range");
+  return x;
+}
+int int_member(const Json& j, const char* key, int lo = std::numeric_limits<int>::min()) {
+  return static_cast<int>(in_range(member(j, key), key, lo, std::numeric_limits<int>::max()));
+}
+std::uint64_t count_member(const Json& j, const char* key) {
+  return static_cast<std::uint64_t>(
+      in_range(member(j, key), key, 0, std::numeric_limits<std::int64_t>::max()));
+}
+double finite_member(const Json& j, const char* key) {
+  const double x = member(j, key).as_double();
+  if (!std::isfinite(x))
+    throw std::runtime_error(std::string("protocol message: \"") + key + "\" is not finite");
+  return x;
+}
 std::optional<int> opt_int(const Json& j, const char* key) {
   const Json* v = j.find(key);
-  return (v && !v->is_null()) ? std::optional<int>(static_cast<int>(v->as_int())) : std::nullopt;
+  return (v && !v->is_null())
+             ? std::optional<int>(static_cast<int>(in_range(
+                   *v, key, std::numeric_limits<int>::min(), std::numeric_limits<int>::max())))
+             : std::nullopt;
+}
+Json parse_object(std::string_view line) {
+  Json j = Json::parse(line);
+  if (!j.is_object()) throw std::runtime_error("protocol message: not a JSON object");
+  return j;
 }
 
 }  // namespace
@@ -43,15 +74,15 @@ Json to_json(const MeasurePolicy& p) {
 
 MeasurePolicy policy_from_json(const Json& j) {
   MeasurePolicy p;
-  p.warmup = static_cast<int>(member(j, "warmup").as_int());
-  p.min_repeats = static_cast<int>(member(j, "min_repeats").as_int());
-  p.max_repeats = static_cast<int>(member(j, "max_repeats").as_int());
-  p.budget_ms = member(j, "budget_ms").as_double();
-  p.target_spread = member(j, "target_spread").as_double();
+  p.warmup = int_member(j, "warmup", 0);
+  p.min_repeats = int_member(j, "min_repeats", 1);
+  p.max_repeats = int_member(j, "max_repeats", 1);
+  p.budget_ms = finite_member(j, "budget_ms");
+  p.target_spread = finite_member(j, "target_spread");
   auto l2 = db::parse_l2_mode(member(j, "l2").as_string());
   if (!l2) throw std::runtime_error("bad l2 mode in protocol message");
   p.l2 = *l2;
-  p.timeout_s = member(j, "timeout_s").as_double();
+  p.timeout_s = finite_member(j, "timeout_s");
   return p;
 }
 
@@ -83,11 +114,11 @@ Result result_from_json(const Json& j) {
   r.dtype = *d;
   r.op = *o;
   r.outcome = *out;
-  r.n = static_cast<std::uint64_t>(member(j, "n").as_int());
+  r.n = count_member(j, "n");
   r.median_us = opt_double(j, "median_us");
   r.p10_us = opt_double(j, "p10_us");
   r.p90_us = opt_double(j, "p90_us");
-  r.repeats = static_cast<int>(member(j, "repeats").as_int());
+  r.repeats = int_member(j, "repeats", 0);
   r.gbps = opt_double(j, "gbps");
   r.sm_clock_mhz = opt_int(j, "sm_clock_mhz");
   r.mem_clock_mhz = opt_int(j, "mem_clock_mhz");
@@ -106,17 +137,76 @@ Json to_json(const DeviceFingerprint& f) {
 DeviceFingerprint fingerprint_from_json(const Json& j) {
   DeviceFingerprint f;
   f.name = member(j, "name").as_string();
-  f.cc_major = static_cast<int>(member(j, "cc_major").as_int());
-  f.cc_minor = static_cast<int>(member(j, "cc_minor").as_int());
-  f.sm_count = static_cast<int>(member(j, "sm_count").as_int());
-  f.bus_width_bits = static_cast<int>(member(j, "bus_width_bits").as_int());
+  f.cc_major = int_member(j, "cc_major");
+  f.cc_minor = int_member(j, "cc_minor");
+  f.sm_count = int_member(j, "sm_count");
+  f.bus_width_bits = int_member(j, "bus_width_bits");
   f.l2_bytes = member(j, "l2_bytes").as_int();
   f.ecc = member(j, "ecc").as_bool();
   f.total_mem_bytes = member(j, "total_mem_bytes").as_int();
-  f.mem_clock_khz = static_cast<int>(member(j, "mem_clock_khz").as_int());
-  f.driver_version = static_cast<int>(member(j, "driver_version").as_int());
-  f.runtime_version = static_cast<int>(member(j, "runtime_version").as_int());
+  f.mem_clock_khz = int_member(j, "mem_clock_khz");
+  f.driver_version = int_member(j, "driver_version");
+  f.runtime_version = int_member(j, "runtime_version");
   return f;
+}
+
+Command parse_command(std::string_view line) {
+  const Json j = parse_object(line);
+  const std::string& cmd = member(j, "cmd").as_string();
+  Command c;
+  if (cmd == "init") {
+    c.kind = Command::Kind::init;
+    c.device = int_member(j, "device");
+    c.seed = static_cast<std::uint64_t>(member(j, "seed").as_int());
+  } else if (cmd == "bandwidth") {
+    c.kind = Command::Kind::bandwidth;
+  } else if (cmd == "measure") {
+    c.kind = Command::Kind::measure;
+    c.kernel_id = member(j, "kernel_id").as_string();
+    c.n = count_member(j, "n");
+    c.policy = policy_from_json(member(j, "policy"));
+  } else if (cmd == "quit") {
+    c.kind = Command::Kind::quit;
+  } else {
+    throw std::runtime_error("protocol message: unknown command '" + cmd + "'");
+  }
+  return c;
+}
+
+Reply parse_reply(std::string_view line) {
+  const Json j = parse_object(line);
+  const std::string& ev = member(j, "event").as_string();
+  Reply r;
+  if (ev == "ready") {
+    r.event = Reply::Event::ready;
+    r.fingerprint = fingerprint_from_json(member(j, "fingerprint"));
+  } else if (ev == "busy") {
+    r.event = Reply::Event::busy;
+  } else if (ev == "bandwidth") {
+    r.event = Reply::Event::bandwidth;
+    r.gbps = finite_member(j, "gbps");
+  } else if (ev == "result") {
+    r.event = Reply::Event::result;
+    r.result = result_from_json(member(j, "result"));
+  } else if (ev == "fatal") {
+    r.event = Reply::Event::fatal;
+    r.error = member(j, "error").as_string();
+    r.exit_code = int_member(j, "exit_code");
+  } else {
+    throw std::runtime_error("protocol message: unknown event '" + ev + "'");
+  }
+  return r;
+}
+
+Probe parse_probe(std::string_view line) {
+  const Json j = parse_object(line);
+  Probe p;
+  for (const Json& d : member(j, "devices").as_array()) {
+    const int ordinal = int_member(d, "ordinal", 0);
+    p.devices.emplace_back(ordinal, fingerprint_from_json(member(d, "fingerprint")));
+  }
+  if (const Json* why = j.find("error"); why && !why->is_null()) p.error = why->as_string();
+  return p;
 }
 
 }  // namespace tunedreduce::tuner::protocol

@@ -15,7 +15,12 @@
 //   {"event":"fatal","error":"...","exit_code":6}   the worker cannot go on (no GPU, ...)
 // `tunedreduce _worker --probe` prints {"devices":[{"ordinal":0,"fingerprint":{...}},...]}.
 
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "common/device_fingerprint.hpp"
 #include "common/json.hpp"
@@ -34,5 +39,41 @@ DeviceFingerprint fingerprint_from_json(const Json& j);
 
 /// The member \p key of object \p j, or throws std::runtime_error naming it.
 const Json& member(const Json& j, const char* key);
+
+/// One line of the supervisor, as the worker reads it.
+struct Command {
+  enum class Kind { init, bandwidth, measure, quit };
+  Kind kind = Kind::quit;
+  int device = 0;           // init
+  std::uint64_t seed = 0;   // init
+  std::string kernel_id;    // measure
+  std::uint64_t n = 0;      // measure
+  MeasurePolicy policy;     // measure
+};
+
+/// One line of the worker, as the supervisor reads it.
+struct Reply {
+  enum class Event { ready, busy, bandwidth, result, fatal };
+  Event event = Event::busy;
+  DeviceFingerprint fingerprint;  // ready
+  double gbps = 0;                // bandwidth
+  Result result;                  // result
+  std::string error;              // fatal
+  int exit_code = 0;              // fatal
+};
+
+/// What `_worker --probe` prints: the devices, and why there are none.
+struct Probe {
+  std::vector<std::pair<int, DeviceFingerprint>> devices;  // ordinal, fingerprint
+  std::optional<std::string> error;
+};
+
+/// The parsers of the three kinds of line. Each reads a whole line and throws
+/// std::runtime_error naming what is wrong (not JSON, not an object, an unknown command or event,
+/// a missing member, a member of the wrong type or out of range) for anything else: a broken
+/// peer is reported, never trusted (tests/fuzz runs them on arbitrary bytes).
+Command parse_command(std::string_view line);
+Reply parse_reply(std::string_view line);
+Probe parse_probe(std::string_view line);
 
 }  // namespace tunedreduce::tuner::protocol

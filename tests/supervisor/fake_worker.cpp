@@ -4,6 +4,8 @@
 //   n == 19: reports a sticky CUDA error as `crashed`, then exits
 //   n == 23: answers with a line that is not JSON
 //   n == 29: answers with a line that never ends (bytes without a newline until killed)
+//   n == 31: answers with JSON that is not a reply (a result without its members)
+//   n == 37: answers with an event the protocol does not have
 //   otherwise: an ok result whose median is a function of the kernel id and n
 // With FAKE_WORKER_LOG set, every measure request is appended to that file (one "id n" a line).
 
@@ -48,11 +50,11 @@ int main(int argc, char** argv) {
     }
   std::string line;
   while (std::getline(std::cin, line)) {
-    Json msg = Json::parse(line);
-    const std::string cmd = msg.find("cmd")->as_string();
+    const tuner::protocol::Command msg = tuner::protocol::parse_command(line);
+    using Kind = tuner::protocol::Command::Kind;
     Json reply = Json::object();
-    if (cmd == "quit") return 0;
-    if (cmd == "init") {
+    if (msg.kind == Kind::quit) return 0;
+    if (msg.kind == Kind::init) {
       DeviceFingerprint fp;
       fp.name = "Fake GPU";
       fp.cc_major = 9;
@@ -61,12 +63,12 @@ int main(int argc, char** argv) {
       fp.runtime_version = 13000;
       reply.set("event", "ready");
       reply.set("fingerprint", tuner::protocol::to_json(fp));
-    } else if (cmd == "bandwidth") {
+    } else if (msg.kind == Kind::bandwidth) {
       reply.set("event", "bandwidth");
       reply.set("gbps", 3000.0);
-    } else if (cmd == "measure") {
-      const std::string id = msg.find("kernel_id")->as_string();
-      const auto n = static_cast<std::uint64_t>(msg.find("n")->as_int());
+    } else if (msg.kind == Kind::measure) {
+      const std::string& id = msg.kernel_id;
+      const std::uint64_t n = msg.n;
       if (const char* log = std::getenv("FAKE_WORKER_LOG")) std::ofstream(log, std::ios::app) << id << " " << n << "\n";
       Json busy = Json::object();
       busy.set("event", "busy");
@@ -80,6 +82,15 @@ int main(int argc, char** argv) {
       if (n == 29) {
         const std::string chunk(65536, 'x');
         for (;;) std::cout << chunk << std::flush;
+      }
+      if (n == 31) {
+        std::cout << "{\"event\":\"result\",\"result\":{\"kernel_id\":\"" << id << "\"}}\n"
+                  << std::flush;
+        continue;
+      }
+      if (n == 37) {
+        std::cout << "{\"event\":\"teleport\"}\n" << std::flush;
+        continue;
       }
       tuner::Result r;
       r.kernel_id = id;
@@ -96,7 +107,7 @@ int main(int argc, char** argv) {
         r.median_us = base + static_cast<double>(n) * 1e-6;
         r.p10_us = *r.median_us * 0.99;
         r.p90_us = *r.median_us * 1.01;
-        r.repeats = static_cast<int>(msg.find("policy")->find("min_repeats")->as_int());
+        r.repeats = msg.policy.min_repeats;
         r.gbps = static_cast<double>(n) * 4 / (*r.median_us * 1e3);
       }
       reply.set("event", "result");

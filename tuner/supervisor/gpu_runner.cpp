@@ -70,14 +70,14 @@ class Worker {
     Json init = command("init");
     init.set("device", device);
     init.set("seed", static_cast<std::int64_t>(fresh_seed()));
-    Json reply = request(init, std::max(timeout_ms_, 120000));  // context creation can be slow
-    const std::string ev = protocol::member(reply, "event").as_string();
-    if (ev == "fatal")
-      throw Error("worker on device " + std::to_string(device) + ": " +
-                      protocol::member(reply, "error").as_string(),
-                  static_cast<int>(protocol::member(reply, "exit_code").as_int()));
-    if (ev != "ready") throw Error("worker answered '" + ev + "' to init");
-    fingerprint_ = protocol::fingerprint_from_json(protocol::member(reply, "fingerprint"));
+    const protocol::Reply reply =
+        request(init, std::max(timeout_ms_, 120000));  // context creation can be slow
+    if (reply.event == protocol::Reply::Event::fatal)
+      throw Error("worker on device " + std::to_string(device) + ": " + reply.error,
+                  reply.exit_code);
+    if (reply.event != protocol::Reply::Event::ready)
+      lose(db::Outcome::crashed, "the worker did not answer 'ready' to init");
+    fingerprint_ = reply.fingerprint;
   }
   ~Worker() {
     if (alive_) proc_.write_line(command("quit").dump());
@@ -91,14 +91,16 @@ class Worker {
     db::Outcome outcome;
     std::string why;
   };
-  Json request(const Json& msg, int timeout_ms) {
+  protocol::Reply request(const Json& msg, int timeout_ms) {
     send(msg);
     return receive(timeout_ms);
   }
   void send(const Json& msg) {
     if (!proc_.write_line(msg.dump())) lose(db::Outcome::crashed, "the worker stopped reading");
   }
-  Json receive(int timeout_ms) {
+  /// The next reply that is not a heartbeat. A line that is not a well-formed reply (not JSON,
+  /// an unknown event, a missing or mistyped member) kills the worker: `crashed`.
+  protocol::Reply receive(int timeout_ms) {
     std::string line;
     for (;;) {
       switch (proc_.read_line(line, timeout_ms)) {
@@ -120,14 +122,15 @@ class Worker {
                                          " bytes: killed");
           break;
         case ChildProcess::ReadStatus::line: {
-          Json reply;
+          protocol::Reply reply;
           try {
-            reply = Json::parse(line);
+            reply = protocol::parse_reply(line);
           } catch (const std::exception& e) {
             proc_.kill_now();
+            proc_.wait();
             lose(db::Outcome::crashed, "unreadable worker output: " + std::string(e.what()));
           }
-          if (protocol::member(reply, "event").as_string() == "busy") continue;
+          if (reply.event == protocol::Reply::Event::busy) continue;
           return reply;
         }
       }
@@ -175,8 +178,11 @@ class GpuRunner final : public Runner {
     spdlog::info("device {}: {} (fingerprint {}), run {}", opt_.device, fp.name, fp.key(), rec_.run_id);
     if (opt_.measure_bandwidth) {
       try {
-        Json reply = worker_->request(command("bandwidth"), std::max(worker_->timeout_ms(), 60000));
-        bandwidth_ = protocol::member(reply, "gbps").as_double();
+        const protocol::Reply reply =
+            worker_->request(command("bandwidth"), std::max(worker_->timeout_ms(), 60000));
+        if (reply.event != protocol::Reply::Event::bandwidth)
+          throw Worker::Lost{db::Outcome::crashed, "the worker did not answer 'bandwidth'"};
+        bandwidth_ = reply.gbps;
         db_.record_attainable_bandwidth(rec_.run_id, rec_.device_id, *bandwidth_);
         spdlog::info("attainable read bandwidth: {:.0f} GB/s", *bandwidth_);
       } catch (const Worker::Lost& lost) {
@@ -292,18 +298,18 @@ class GpuRunner final : public Runner {
   Result await(const Request& req) {
     Result r;
     try {
-      Json reply = worker_->receive(worker_->timeout_ms());
-      const std::string ev = protocol::member(reply, "event").as_string();
-      if (ev == "result") {
-        r = protocol::result_from_json(protocol::member(reply, "result"));
+      protocol::Reply reply = worker_->receive(worker_->timeout_ms());
+      if (reply.event == protocol::Reply::Event::result) {
+        r = std::move(reply.result);
         if (r.outcome == db::Outcome::crashed) {
           worker_->retire();
           worker_.reset();
         }
       } else {
         r.outcome = db::Outcome::crashed;
-        r.error = ev == "fatal" ? protocol::member(reply, "error").as_string()
-                                : "unexpected worker answer '" + ev + "'";
+        r.error = reply.event == protocol::Reply::Event::fatal
+                      ? reply.error
+                      : "unexpected worker answer (not a result) to a measure request";
         worker_.reset();
       }
     } catch (const Worker::Lost& lost) {
@@ -388,15 +394,17 @@ std::vector<std::pair<int, DeviceFingerprint>> probe_devices(
                                                           : describe_exit(proc.wait())) +
                 ")");
   }
-  Json reply = Json::parse(line);
-  std::vector<std::pair<int, DeviceFingerprint>> out;
-  for (const Json& d : protocol::member(reply, "devices").as_array())
-    out.emplace_back(static_cast<int>(protocol::member(d, "ordinal").as_int()),
-                     protocol::fingerprint_from_json(protocol::member(d, "fingerprint")));
+  protocol::Probe probe;
+  try {
+    probe = protocol::parse_probe(line);
+  } catch (const std::exception& e) {
+    throw Error("the device probe (" + argv[0] + " --probe) answered something unreadable: " +
+                e.what());
+  }
+  std::vector<std::pair<int, DeviceFingerprint>> out = std::move(probe.devices);
   if (out.empty()) {
-    const Json* why = reply.find("error");
     throw Error(std::string("no CUDA device is available") +
-                    (why ? " (" + why->as_string() + ")" : std::string()),
+                    (probe.error ? " (" + *probe.error + ")" : std::string()),
                 exit_code::no_gpu);
   }
   return out;

@@ -70,39 +70,39 @@ int worker_main(int argc, char** argv, std::span<const kernels::Entry> extra_ent
   std::unique_ptr<Measurer> measurer;
   std::string line;
   while (std::getline(std::cin, line)) {
-    Json msg;
+    protocol::Command msg;
     try {
-      msg = Json::parse(line);
+      msg = protocol::parse_command(line);
     } catch (const std::exception& e) {
       return fatal(std::string("unreadable request: ") + e.what(), exit_code::failure);
     }
-    const std::string cmd = protocol::member(msg, "cmd").as_string();
+    using Kind = protocol::Command::Kind;
     try {
-      if (cmd == "quit") return exit_code::ok;
-      if (cmd == "init") {
+      if (msg.kind == Kind::quit) return exit_code::ok;
+      if (msg.kind == Kind::init) {
         std::string why;
-        const int device = static_cast<int>(protocol::member(msg, "device").as_int());
         const int count = kernels::device_count(&why);
         if (count == 0) return fatal("no CUDA device: " + why, exit_code::no_gpu);
-        if (device < 0 || device >= count)
-          return fatal("no CUDA device " + std::to_string(device) + " (this machine has " +
+        if (msg.device < 0 || msg.device >= count)
+          return fatal("no CUDA device " + std::to_string(msg.device) + " (this machine has " +
                            std::to_string(count) + ")",
                        exit_code::usage);
-        measurer = std::make_unique<Measurer>(
-            device, static_cast<std::uint64_t>(protocol::member(msg, "seed").as_int()));
+        measurer = std::make_unique<Measurer>(msg.device, msg.seed);
         Json j = event("ready");
         j.set("fingerprint", protocol::to_json(measurer->fingerprint()));
         send(j);
       } else if (!measurer) {
-        return fatal("'" + cmd + "' before 'init'", exit_code::failure);
-      } else if (cmd == "bandwidth") {
+        return fatal(std::string("'") + (msg.kind == Kind::bandwidth ? "bandwidth" : "measure") +
+                         "' before 'init'",
+                     exit_code::failure);
+      } else if (msg.kind == Kind::bandwidth) {
         Json j = event("bandwidth");
         j.set("gbps", measurer->attainable_read_gbps());
         send(j);
-      } else if (cmd == "measure") {
-        const std::string id = protocol::member(msg, "kernel_id").as_string();
-        const std::uint64_t n = static_cast<std::uint64_t>(protocol::member(msg, "n").as_int());
-        const MeasurePolicy policy = protocol::policy_from_json(protocol::member(msg, "policy"));
+      } else {  // measure
+        const std::string& id = msg.kernel_id;
+        const std::uint64_t n = msg.n;
+        const MeasurePolicy& policy = msg.policy;
         const kernels::Entry* entry = find_entry(id, extra_entries);
         Result r;
         if (!entry) {
@@ -129,8 +129,6 @@ int worker_main(int argc, char** argv, std::span<const kernels::Entry> extra_ent
         Json j = event("result");
         j.set("result", protocol::to_json(r));
         send(j);
-      } else {
-        return fatal("unknown command '" + cmd + "'", exit_code::failure);
       }
     } catch (const StickyCudaError& e) {
       return fatal(e.what(), exit_code::failure);

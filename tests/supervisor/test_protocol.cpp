@@ -1,0 +1,173 @@
+// The worker protocol's parsers: what each side writes reads back the same, and every line that
+// is not a well-formed message is refused with std::runtime_error naming the fault (a broken
+// peer is reported, never trusted; tests/fuzz runs the same parsers on arbitrary bytes).
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "tuner/protocol.hpp"
+
+namespace tunedreduce::tuner::protocol {
+namespace {
+
+#define EXPECT_REFUSED(call, part)                                                   \
+  do {                                                                               \
+    try {                                                                            \
+      (void)(call);                                                                  \
+      ADD_FAILURE() << #call << " was accepted";                                     \
+    } catch (const std::runtime_error& e) {                                          \
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();   \
+    }                                                                                \
+  } while (0)
+
+DeviceFingerprint h100() {
+  DeviceFingerprint f;
+  f.name = "NVIDIA H100 80GB HBM3";
+  f.cc_major = 9;
+  f.sm_count = 132;
+  f.bus_width_bits = 5120;
+  f.l2_bytes = 52428800;
+  f.ecc = true;
+  f.total_mem_bytes = 85520809984;
+  f.mem_clock_khz = 2619000;
+  f.driver_version = 13000;
+  f.runtime_version = 13000;
+  return f;
+}
+
+TEST(Protocol, WhatTheWorkerWritesTheSupervisorReadsBack) {
+  Result r;
+  r.kernel_id = "smem.b256.u4.dynamic.single_pass.f32.sum";
+  r.dtype = DType::f32;
+  r.n = std::uint64_t{1} << 30;
+  r.outcome = Outcome::ok;
+  r.median_us = 1350.5;
+  r.p10_us = 1349.0;
+  r.p90_us = 1352.25;
+  r.repeats = 21;
+  r.gbps = 3180.2;
+  r.sm_clock_mhz = 1980;
+  Json line = Json::object();
+  line.set("event", "result");
+  line.set("result", to_json(r));
+  const Reply got = parse_reply(line.dump());
+  ASSERT_EQ(got.event, Reply::Event::result);
+  EXPECT_EQ(got.result.kernel_id, r.kernel_id);
+  EXPECT_EQ(got.result.n, r.n);
+  EXPECT_EQ(got.result.median_us, r.median_us);
+  EXPECT_EQ(got.result.p90_us, r.p90_us);
+  EXPECT_EQ(got.result.repeats, 21);
+  EXPECT_EQ(got.result.sm_clock_mhz, 1980);
+  EXPECT_FALSE(got.result.mem_clock_mhz);
+
+  Json ready = Json::object();
+  ready.set("event", "ready");
+  ready.set("fingerprint", to_json(h100()));
+  const Reply rd = parse_reply(ready.dump());
+  ASSERT_EQ(rd.event, Reply::Event::ready);
+  EXPECT_EQ(rd.fingerprint.key(), h100().key());
+  EXPECT_EQ(rd.fingerprint.driver_version, 13000);
+
+  EXPECT_EQ(parse_reply(R"({"event":"busy"})").event, Reply::Event::busy);
+  EXPECT_EQ(parse_reply(R"({"event":"bandwidth","gbps":3100.5})").gbps, 3100.5);
+  const Reply fatal = parse_reply(R"({"event":"fatal","error":"no CUDA device","exit_code":6})");
+  EXPECT_EQ(fatal.event, Reply::Event::fatal);
+  EXPECT_EQ(fatal.error, "no CUDA device");
+  EXPECT_EQ(fatal.exit_code, 6);
+}
+
+TEST(Protocol, WhatTheSupervisorWritesTheWorkerReadsBack) {
+  MeasurePolicy p;
+  p.warmup = 1;
+  p.min_repeats = 5;
+  p.max_repeats = 100;
+  p.budget_ms = 250;
+  p.target_spread = 0.02;
+  p.l2 = db::L2Mode::warm;
+  p.timeout_s = 10;
+  Json m = Json::object();
+  m.set("cmd", "measure");
+  m.set("kernel_id", "tiled.b256.u4.single_pass.i32.max");
+  m.set("n", static_cast<std::int64_t>(999983));
+  m.set("policy", to_json(p));
+  const Command c = parse_command(m.dump());
+  ASSERT_EQ(c.kind, Command::Kind::measure);
+  EXPECT_EQ(c.kernel_id, "tiled.b256.u4.single_pass.i32.max");
+  EXPECT_EQ(c.n, 999983u);
+  EXPECT_EQ(c.policy.max_repeats, 100);
+  EXPECT_EQ(c.policy.l2, db::L2Mode::warm);
+  EXPECT_EQ(c.policy.target_spread, 0.02);
+  const Command init = parse_command(R"({"cmd":"init","device":1,"seed":123})");
+  EXPECT_EQ(init.kind, Command::Kind::init);
+  EXPECT_EQ(init.device, 1);
+  EXPECT_EQ(init.seed, 123u);
+  EXPECT_EQ(parse_command(R"({"cmd":"bandwidth"})").kind, Command::Kind::bandwidth);
+  EXPECT_EQ(parse_command(R"({"cmd":"quit"})").kind, Command::Kind::quit);
+
+  Json dev = Json::object();
+  dev.set("ordinal", 0);
+  dev.set("fingerprint", to_json(h100()));
+  Json devices = Json::array();
+  devices.push_back(dev);
+  Json probe = Json::object();
+  probe.set("devices", devices);
+  const Probe got = parse_probe(probe.dump());
+  ASSERT_EQ(got.devices.size(), 1u);
+  EXPECT_EQ(got.devices[0].second.name, "NVIDIA H100 80GB HBM3");
+  EXPECT_FALSE(got.error);
+  const Probe none = parse_probe(R"({"devices":[],"error":"no CUDA-capable device is detected"})");
+  EXPECT_TRUE(none.devices.empty());
+  EXPECT_EQ(none.error, "no CUDA-capable device is detected");
+}
+
+TEST(Protocol, EveryMalformedLineIsRefusedWithTheFault) {
+  EXPECT_REFUSED(parse_reply("this is not json"), "");
+  EXPECT_REFUSED(parse_reply(""), "");
+  EXPECT_REFUSED(parse_reply("[1,2]"), "not a JSON object");
+  EXPECT_REFUSED(parse_reply("{}"), "lacks \"event\"");
+  EXPECT_REFUSED(parse_reply(R"({"event":5})"), "");
+  EXPECT_REFUSED(parse_reply(R"({"event":"teleport"})"), "unknown event 'teleport'");
+  EXPECT_REFUSED(parse_reply(R"({"event":"result"})"), "lacks \"result\"");
+  EXPECT_REFUSED(parse_reply(R"({"event":"result","result":{"kernel_id":"x"}})"), "lacks \"dtype\"");
+  EXPECT_REFUSED(parse_reply(R"({"event":"result","result":[]})"), "");
+  EXPECT_REFUSED(parse_reply(R"({"event":"bandwidth","gbps":"fast"})"), "");
+  EXPECT_REFUSED(parse_reply(R"({"event":"fatal","error":"x","exit_code":4294967296})"),
+                 "out of range");
+  EXPECT_REFUSED(parse_reply(R"({"event":"ready","fingerprint":{"name":"x"}})"), "lacks \"cc_major\"");
+  // A result with a negative size or repeat count, or a bad outcome.
+  Result r;
+  r.kernel_id = "k";
+  r.outcome = Outcome::ok;
+  Json j = to_json(r);
+  j.set("n", -1);
+  Json line = Json::object();
+  line.set("event", "result");
+  line.set("result", j);
+  EXPECT_REFUSED(parse_reply(line.dump()), "\"n\" = -1 is out of range");
+  j = to_json(r);
+  j.set("repeats", -3);
+  line.set("result", j);
+  EXPECT_REFUSED(parse_reply(line.dump()), "\"repeats\" = -3 is out of range");
+  j = to_json(r);
+  j.set("outcome", "great");
+  line.set("result", j);
+  EXPECT_REFUSED(parse_reply(line.dump()), "bad dtype, op or outcome");
+
+  EXPECT_REFUSED(parse_command("{\"cmd\":\"measure\"}"), "lacks \"kernel_id\"");
+  EXPECT_REFUSED(parse_command(R"({"cmd":"dance"})"), "unknown command 'dance'");
+  EXPECT_REFUSED(parse_command(R"({"cmd":"init","device":0})"), "lacks \"seed\"");
+  EXPECT_REFUSED(parse_command(
+                     R"({"cmd":"measure","kernel_id":"k","n":1,"policy":{"warmup":1,"min_repeats":0,"max_repeats":1,"budget_ms":1,"target_spread":0,"l2":"cold","timeout_s":1}})"),
+                 "\"min_repeats\" = 0 is out of range");
+  EXPECT_REFUSED(parse_command(
+                     R"({"cmd":"measure","kernel_id":"k","n":1,"policy":{"warmup":1,"min_repeats":1,"max_repeats":1,"budget_ms":1,"target_spread":0,"l2":"lukewarm","timeout_s":1}})"),
+                 "bad l2 mode");
+  EXPECT_REFUSED(parse_probe(R"({"devices":{}})"), "");
+  EXPECT_REFUSED(parse_probe(R"({"devices":[{"ordinal":-1,"fingerprint":{}}]})"), "out of range");
+  EXPECT_REFUSED(parse_probe(R"({"devices":[7]})"), "");
+}
+
+}  // namespace
+}  // namespace tunedreduce::tuner::protocol
