@@ -11,6 +11,7 @@ packages=(
   libboost-program-options-dev
   libtomlplusplus-dev
   libgtest-dev
+  clang libclang-rt-14-dev
 )
 if [ "${TUNEDREDUCE_WITH_CHROMIUM:-0}" = 1 ]; then
   packages+=(chromium)

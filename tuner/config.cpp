@@ -7,8 +7,10 @@
 #include <charconv>
 #include <cmath>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "common/error.hpp"
 #include "common/files.hpp"
@@ -49,6 +51,78 @@ class Diagnostics {
  private:
   std::vector<std::string> lines_;
 };
+
+/// Where (1-based line and column, in characters) the first non-ASCII character outside a string
+/// and a comment is, if any. toml++ 3.3.0 (Debian 12's) reaches __builtin_unreachable(), which is
+/// undefined behaviour, when it meets one of many such characters where whitespace may stand
+/// (U+00A1..U+0499, U+2CDE..U+30D7 but U+3000: Latin letters with accents, CJK punctuation) in a
+/// bare key, a table name or a bare value; tests/fuzz found it. TOML allows non-ASCII only inside
+/// strings and comments, so such a document is a syntax error anyway: it is refused before
+/// toml++ reads it. The scan knows the four kinds of TOML string and their escapes; an
+/// unterminated string ends at its line's end, where toml++ reports it.
+std::optional<std::pair<std::size_t, std::size_t>> non_ascii_outside_strings(std::string_view t) {
+  enum class In { code, comment, basic, literal, ml_basic, ml_literal } in = In::code;
+  std::size_t line = 1, column = 0;
+  auto run_of = [&](std::size_t i, char q) {
+    std::size_t r = 0;
+    while (i + r < t.size() && t[i + r] == q) ++r;
+    return r;
+  };
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    const auto c = static_cast<unsigned char>(t[i]);
+    if ((c & 0xC0) != 0x80) ++column;  // a character starts here (not a UTF-8 continuation)
+    if (c == '\n') {
+      ++line;
+      column = 0;
+      if (in == In::comment || in == In::basic || in == In::literal) in = In::code;
+      continue;
+    }
+    switch (in) {
+      case In::code:
+        if (c >= 0x80) return std::pair{line, column};
+        if (c == '#') {
+          in = In::comment;
+        } else if (c == '"' || c == '\'') {
+          const std::size_t r = run_of(i, static_cast<char>(c));
+          if (r >= 3) {
+            in = c == '"' ? In::ml_basic : In::ml_literal;
+            i += 2;
+            column += 2;
+          } else if (r == 2) {  // an empty string
+            ++i;
+            ++column;
+          } else {
+            in = c == '"' ? In::basic : In::literal;
+          }
+        }
+        break;
+      case In::comment:
+        break;
+      case In::basic:
+      case In::ml_basic:
+        if (c == '\\' && i + 1 < t.size() && t[i + 1] != '\n') {
+          ++i;  // the escaped character (a quote, a backslash, ...)
+          if ((static_cast<unsigned char>(t[i]) & 0xC0) != 0x80) ++column;
+        } else if (c == '"') {
+          const std::size_t r = run_of(i, '"');
+          if (in == In::basic || r >= 3) in = In::code;
+          i += r - 1;  // a closing """ may follow up to two quotes of the string
+          column += r - 1;
+        }
+        break;
+      case In::literal:
+      case In::ml_literal:
+        if (c == '\'') {
+          const std::size_t r = run_of(i, '\'');
+          if (in == In::literal || r >= 3) in = In::code;
+          i += r - 1;
+          column += r - 1;
+        }
+        break;
+    }
+  }
+  return std::nullopt;
+}
 
 std::string join(const auto& items, std::string_view sep = ", ") {
   std::ostringstream s;
@@ -971,6 +1045,12 @@ RawConfig parse_config_text(std::string_view text, const std::string& file) {
   raw.file = file;
   Diagnostics diag;
   toml::table root;
+  if (const auto at = non_ascii_outside_strings(text)) {
+    diag.add(file + ":" + std::to_string(at->first) + ":" + std::to_string(at->second),
+             "syntax error: a non-ASCII character outside a string or a comment (TOML allows "
+             "them only there; keys and table names are ASCII)");
+    diag.throw_if_any();
+  }
   try {
     root = toml::parse(text, file);
   } catch (const toml::parse_error& e) {

@@ -68,6 +68,39 @@ TEST(ConfigSyntax, UnknownKeyWithNothingNearListsTheValidOnes) {
   }
 }
 
+// toml++ 3.3.0 meets undefined behaviour on many non-ASCII characters outside strings (found by
+// tests/fuzz, regression input tests/fuzz/regressions/toml/): they are refused first, with their
+// position; inside strings and comments they stay allowed.
+TEST(ConfigSyntax, NonAsciiOutsideStringsAndCommentsIsASyntaxErrorWithItsPosition) {
+  auto syntax_error = [](const std::string& text) -> std::string {
+    try {
+      parse_config_text(text, "t.toml");
+    } catch (const Error& e) {
+      EXPECT_EQ(e.exit_code(), exit_code::usage);
+      return e.what();
+    }
+    return "accepted";
+  };
+  const std::string what =
+      "syntax error: a non-ASCII character outside a string or a comment (TOML allows them only "
+      "there; keys and table names are ASCII)";
+  EXPECT_EQ(syntax_error("[\xc8\xa5p]\n"), "t.toml:1:2: " + what);  // a table name
+  EXPECT_EQ(syntax_error("[space]\nbl\xc3\xb6" "cks = [64]\n"), "t.toml:2:3: " + what);  // a key
+  EXPECT_EQ(syntax_error("[space]\nfamilies = [\xc3\xa9]\n"), "t.toml:2:13: " + what);
+  EXPECT_EQ(syntax_error("a = 1 \xe3\x80\x81\n"), "t.toml:1:7: " + what);  // CJK comma
+  // Inside every kind of string, and in comments: no syntax error (the values are then judged
+  // by the validation, which finds no such family).
+  for (const std::string text : {
+           "# caf\xc3\xa9 \xe3\x80\x81\n[space]\nfamilies = [\"smem\"] # \xc8\xa5\n",
+           "[space]\nfamilies = [\"sm\\\"\xc3\xa9\", 'x\xc3\xa9', \"\"]\n",
+           "[space]\nfamilies = [\"\"\"\n\xc3\xa9 \"\" \\\"\"\"\n\xc3\xa9\"\"\"\"]\n",
+           "[space]\nfamilies = ['''\xc3\xa9\n\xe3\x80\x81'''']\n",
+       }) {
+    const std::string e = syntax_error(text);
+    EXPECT_EQ(e.find("syntax error"), std::string::npos) << text << "\n" << e;
+  }
+}
+
 TEST(ConfigTypes, WrongScalarType) {
   EXPECT_EQ(error_of("wrong_type.toml"),
             fixture("wrong_type.toml") + ":2:10: measure.warmup: expected an integer, got a string");

@@ -1,0 +1,67 @@
+// Fuzz target: the database loader of the library (db::load_snapshot, what libtunedreduce reads
+// once per device), on a file of arbitrary bytes. Its contract: it never throws; a database it
+// cannot use is reported in Snapshot::problem with a message, and every row it returns has a
+// registry-shaped id and an interval n_lo <= n_hi. Anything else is a finding.
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "common/device_fingerprint.hpp"
+#include "db/snapshot.hpp"
+
+namespace {
+
+const std::filesystem::path& scratch() {
+  static const std::filesystem::path p =
+      std::filesystem::temp_directory_path() / ("tr-fuzz-snapshot-" + std::to_string(::getpid()) + ".db");
+  return p;
+}
+
+/// The device of the seed database (tests/fuzz/corpus/snapshot/v3-both-modes.db), so that the
+/// loader's queries find its rows.
+tunedreduce::DeviceFingerprint h100() {
+  tunedreduce::DeviceFingerprint f;
+  f.name = "NVIDIA H100 80GB HBM3";
+  f.cc_major = 9;
+  f.sm_count = 132;
+  f.bus_width_bits = 5120;
+  f.l2_bytes = 52428800;
+  f.ecc = true;
+  f.total_mem_bytes = 85045395456;
+  f.mem_clock_khz = 2619000;
+  return f;
+}
+
+void check(const tunedreduce::db::WinnerTables& tables) {
+  for (const auto mode : {tunedreduce::db::L2Mode::cold, tunedreduce::db::L2Mode::warm})
+    for (const auto& e : tables[mode].entries())
+      if (e.n_lo > e.n_hi || e.kernel_id.empty()) __builtin_trap();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace tunedreduce;
+  const std::filesystem::path& path = scratch();
+  for (const char* suffix : {"", "-journal", "-wal", "-shm"})
+    std::remove((path.string() + suffix).c_str());
+  if (FILE* f = std::fopen(path.c_str(), "wb")) {
+    if (size) std::fwrite(data, 1, size, f);
+    std::fclose(f);
+  } else {
+    return 0;
+  }
+  db::ReaderOptions opt;
+  opt.busy_timeout = std::chrono::milliseconds(0);
+  const db::Snapshot s = db::load_snapshot(path, h100(), opt);
+  check(s.exact);
+  check(s.similar);
+  if (s.problem && s.message.empty()) __builtin_trap();
+  return 0;
+}
