@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole GPU suite in one call on the device machine; prints a summary table last.
 # Expects the binaries packed by scripts/device-pack.sh in .carry/ (carried with the call).
-# Logs go to $OUT (the device tool returns them) or ./gpu-suite-out.
+# Logs go to $OUT (the device tool returns them; packed into logs.tar.xz) or ./gpu-suite-out.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-gpu-suite-out}
@@ -57,7 +57,7 @@ if [ "${GPU_SUITE_BENCH:-1}" = 1 ] && [ -x "$bin/tunedreduce" ]; then
   run_step bench_dirty "$bin/tunedreduce" bench --db "$bench_db" --l2 dirty --dtypes i32 \
     --ops sum --sizes 24-30 --json "$out/bench-dirty.json"
 fi
-echo
+summary() {
 echo "==== GPU suite summary ($(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)) ===="
 grep -h -A40 "^GPU registry suite" "$out/test_registry_gpu.log" 2>/dev/null | grep -v "^\[" | head -20
 if [ -f "$out/bench.json" ]; then
@@ -82,3 +82,12 @@ PY
 fi
 printf '%-34s %-12s %9s\n' step result time
 for r in "${rows[@]}"; do echo "$r"; done
+}
+echo
+# The summary also goes to summary.txt; on the device machine ($OUT set) the step logs are packed
+# into one logs.tar.xz, so that what comes back (at most 8 files) is summary.txt, logs.tar.xz and
+# the bench JSON files.
+summary | tee "$out/summary.txt"
+if [ -n "${OUT:-}" ]; then
+  (cd "$out" && tar -cJf logs.tar.xz ./*.log && rm -f ./*.log)
+fi
