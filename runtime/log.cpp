@@ -17,7 +17,14 @@ std::shared_ptr<spdlog::logger> default_logger() {
     l->set_level(spdlog::level::warn);
     if (const char* env = std::getenv("TUNEDREDUCE_LOG_LEVEL"); env && *env) {
       const auto lvl = spdlog::level::from_str(env);
-      if (lvl != spdlog::level::off || std::string(env) == "off") l->set_level(lvl);
+      // from_str maps unknown names to off: only "off" itself may mean off. Once per process
+      // (this initialiser runs once), at warn, which is the level kept.
+      if (lvl != spdlog::level::off || std::string(env) == "off")
+        l->set_level(lvl);
+      else
+        l->warn("TUNEDREDUCE_LOG_LEVEL='{}' is not a log level (trace, debug, info, warn, error, "
+                "critical or off): logging at warn",
+                env);
     }
     try {
       spdlog::register_logger(l);
