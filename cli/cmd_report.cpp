@@ -77,7 +77,16 @@ int cmd_report(int argc, char** argv) {
   if (!format.empty()) {
     fmt = reports::format_from_text(format);
   } else if (!output.empty() && output != "-") {
-    fmt = reports::format_for_path(output).value_or(reports::Format::table);
+    // A known extension picks the format; none means a text table; any other extension is
+    // refused rather than filled with a text table the reader would not expect (x.xlsx).
+    const std::string ext = std::filesystem::path(output).extension().string();
+    if (const auto f = reports::format_for_path(output))
+      fmt = *f;
+    else if (!ext.empty())
+      throw Error("--output '" + reports::terminal_escape(output) + "': no report format has the "
+                      "extension '" + reports::terminal_escape(ext) +
+                      "' (.txt, .md, .csv, .json, .html; or name one with --format)",
+                  exit_code::usage);
   }
   for (const auto& t : dtypes) o.dtypes.push_back(reports::dtype_from_text(t));
   for (const auto& op : ops) o.ops.push_back(reports::op_from_text(op));

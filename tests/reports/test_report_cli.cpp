@@ -87,6 +87,23 @@ TEST_F(ReportCli, OutputFileTakesItsFormatFromTheExtension) {
   r = report({"best", "-o", (dir_->path() / "no-such-folder" / "x.html").string()});
   EXPECT_EQ(r.exit_code, 10);
   EXPECT_NE(r.err.find("cannot write"), std::string::npos) << r.err;
+
+  // An extension no format has is refused (nothing written); --format overrides; no extension
+  // is a text table.
+  const fs::path xlsx = dir_->path() / "out" / "best.xlsx";
+  r = report({"best", "-o", xlsx.string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no report format has the extension '.xlsx' (.txt, .md, .csv, .json, "
+                       ".html; or name one with --format)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(xlsx));
+  r = report({"best", "--format", "csv", "-o", xlsx.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const fs::path plain = dir_->path() / "out" / "best";
+  r = report({"best", "-o", plain.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(db::test::read_file(plain).starts_with("Winners:"));
 }
 
 TEST_F(ReportCli, BadValuesExitTwoAndNameTheValue) {
