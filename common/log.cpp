@@ -3,6 +3,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <cstdlib>
 #include <string>
 
 #include "error.hpp"
@@ -19,7 +20,11 @@ void init_logging(std::string_view level) {
                 exit_code::usage);
   auto logger = spdlog::get("tunedreduce");
   if (!logger) {
-    logger = spdlog::stderr_color_mt("tunedreduce");
+    // NO_COLOR (https://no-color.org): set and not empty, no colour; else colour on a terminal.
+    const char* no_color = std::getenv("NO_COLOR");
+    logger = spdlog::stderr_color_mt("tunedreduce", no_color && *no_color
+                                                        ? spdlog::color_mode::never
+                                                        : spdlog::color_mode::automatic);
     logger->set_pattern("[%H:%M:%S.%e] [%^%l%$] %v");
     spdlog::set_default_logger(logger);
   }

@@ -11,8 +11,12 @@ namespace tunedreduce::runtime {
 std::shared_ptr<spdlog::logger> default_logger() {
   static const std::shared_ptr<spdlog::logger> logger = [] {
     if (auto existing = spdlog::get("tunedreduce")) return existing;
+    // NO_COLOR (https://no-color.org): set and not empty, no colour; else colour on a terminal.
+    const char* no_color = std::getenv("NO_COLOR");
     auto l = std::make_shared<spdlog::logger>(
-        "tunedreduce", std::make_shared<spdlog::sinks::stderr_color_sink_mt>());
+        "tunedreduce", std::make_shared<spdlog::sinks::stderr_color_sink_mt>(
+                           no_color && *no_color ? spdlog::color_mode::never
+                                                 : spdlog::color_mode::automatic));
     l->set_pattern("[%H:%M:%S.%e] [tunedreduce] [%^%l%$] %v");
     l->set_level(spdlog::level::warn);
     if (const char* env = std::getenv("TUNEDREDUCE_LOG_LEVEL"); env && *env) {
