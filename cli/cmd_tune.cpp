@@ -279,6 +279,24 @@ int real_run(const Options& o, const tuner::TuneConfig& cfg) {
 
 }  // namespace
 
+/// Without --config: ./tune.toml, else the one installed beside this executable
+/// (BIN/../share/tunedreduce/tune.toml, as `cmake --install` lays it out), else an error naming
+/// both places.
+std::string default_config_path() {
+  namespace fs = std::filesystem;
+  if (fs::exists("tune.toml")) return "tune.toml";
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  const fs::path installed =
+      ec ? fs::path() : exe.parent_path().parent_path() / "share" / "tunedreduce" / "tune.toml";
+  if (!installed.empty() && fs::exists(installed, ec)) return installed.string();
+  throw Error("no tune.toml in the current folder" +
+                  (installed.empty() ? std::string()
+                                     : " nor at " + installed.string() + " (the installed one)") +
+                  ": name one with --config",
+              exit_code::usage);
+}
+
 int cmd_tune(int argc, char** argv) {
   Options o;
   po::options_description desc("options");
@@ -288,7 +306,8 @@ int cmd_tune(int argc, char** argv) {
         o.config = v;
         o.config_given = true;
       }),
-      "tune.toml to read (default: ./tune.toml)")(
+      "tune.toml to read (default: ./tune.toml, else the installed "
+      "BIN/../share/tunedreduce/tune.toml)")(
       "dry-run", po::bool_switch(&o.dry_run),
       "print the candidates per key and an estimated time; needs no GPU")(
       "replay", po::value<std::string>()->notifier([&o](const std::string& v) { o.replay = v; }),
@@ -316,6 +335,7 @@ int cmd_tune(int argc, char** argv) {
   if (o.replay_device && !o.replay)
     throw Error("--replay-device needs --replay DB", exit_code::usage);
 
+  if (!o.config_given) o.config = default_config_path();
   tuner::RawConfig raw = tuner::parse_config_file(o.config);
   tuner::apply_overrides(raw, o.overrides);
   const tuner::TuneConfig cfg = tuner::validate_config(raw);

@@ -20,12 +20,20 @@ for f in "$libdir/libtunedreduce.so" "$libdir/libtunedreduce.a" \
          include/tunedreduce/types.hpp bin/tunedreduce \
          "$libdir/cmake/TunedReduce/TunedReduceConfig.cmake" \
          "$libdir/cmake/TunedReduce/TunedReduceConfigVersion.cmake" \
-         "$libdir/pkgconfig/tunedreduce.pc"; do
+         "$libdir/pkgconfig/tunedreduce.pc" share/tunedreduce/tune.toml; do
   [ -e "$prefix/$f" ] || { echo "not installed: $f" >&2; exit 1; }
 done
 echo "installed into $prefix:"
 (cd "$prefix" && find . -type f -o -type l | sort | sed 's/^/  /')
 if grep -rq sqlite3.h "$prefix/include"; then echo "a public header includes SQLite" >&2; exit 1; fi
+
+# The installed CLI finds the installed tune.toml from a folder that has none.
+mkdir -p "$work/elsewhere"
+(cd "$work/elsewhere" && "$prefix/bin/tunedreduce" tune --dry-run > "$work/dry-run.log" 2>&1) ||
+  { cat "$work/dry-run.log"; echo "tune --dry-run without --config failed" >&2; exit 1; }
+grep -q "configuration: $prefix/share/tunedreduce/tune.toml" "$work/dry-run.log" ||
+  { cat "$work/dry-run.log"; echo "tune --dry-run did not read the installed tune.toml" >&2; exit 1; }
+echo "--- the installed tune.toml is found: $(grep -m1 'configuration:' "$work/dry-run.log")"
 
 # CMake consumer.
 "$cmake" -S "$src/tests/consumer" -B "$work/build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \

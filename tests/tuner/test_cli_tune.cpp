@@ -78,6 +78,23 @@ TEST(CliTune, InvalidConfigurationIsExit2WithThePosition) {
   EXPECT_HAS(r.err, "missing.toml: no such file");
 }
 
+TEST(CliTune, WithoutConfigAndWithoutTuneTomlHereTheInstalledOneOrAClearError) {
+  // The build tree has no BIN/../share/tunedreduce/tune.toml (an install has: the consumer test
+  // checks that one is found), so from a folder without tune.toml the error names both places.
+  TempDir dir;
+  const auto r = run_process({"/bin/sh", "-c", "cd '" + dir.path().string() + "' && exec '" +
+                                                   std::string(TR_CLI) + "' tune --dry-run"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_HAS(r.err, "tunedreduce tune: error: no tune.toml in the current folder nor at ");
+  EXPECT_HAS(r.err, "/share/tunedreduce/tune.toml (the installed one): name one with --config");
+  // With a tune.toml in the folder, that one.
+  db::test::write_file(dir / "tune.toml", "[space]\nfamilies = [\"smem\"]\n");
+  const auto here = run_process({"/bin/sh", "-c", "cd '" + dir.path().string() + "' && exec '" +
+                                                      std::string(TR_CLI) + "' tune --dry-run"});
+  EXPECT_EQ(here.exit_code, 0) << here.err;
+  EXPECT_HAS(here.out, "configuration: tune.toml (config hash ");
+}
+
 TEST(CliTune, BadFlagsAreExit2) {
   for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
            {"--frobnicate"},
