@@ -74,7 +74,8 @@ int run(int argc, char** argv) {
   if (first == "--version" || first == "-V") {
     std::cout << "tunedreduce " << TUNEDREDUCE_VERSION_STRING << " (registry manifest "
               << tunedreduce::kernels::manifest_hash() << ", "
-              << tunedreduce::kernels::registry().size() << " kernels)\n";
+              << tunedreduce::kernels::registry().size() << " kernels, CUDA architectures "
+              << TUNEDREDUCE_CUDA_ARCHITECTURES << ")\n";
     return ec::ok;
   }
   // Hidden: the tuner's worker process (tuner/protocol.hpp), started by the supervisor.

@@ -72,4 +72,6 @@ void release_workspace(cudaStream_t stream) {
 
 const char* version() noexcept { return TUNEDREDUCE_VERSION_STRING; }
 
+const char* cuda_architectures() noexcept { return TUNEDREDUCE_CUDA_ARCHITECTURES; }
+
 }  // namespace tunedreduce

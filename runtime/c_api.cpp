@@ -160,4 +160,6 @@ const char* tr_cache_state_name(int state) {
 
 const char* tr_version(void) { return tunedreduce::version(); }
 
+const char* tr_cuda_architectures(void) { return tunedreduce::cuda_architectures(); }
+
 }  // extern "C"

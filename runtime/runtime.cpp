@@ -7,6 +7,7 @@
 #include "common/error.hpp"
 #include "common/paths.hpp"
 #include "runtime/log.hpp"
+#include "tunedreduce/version.hpp"
 
 namespace tunedreduce::runtime {
 
@@ -382,9 +383,20 @@ Runtime::Resolved Runtime::prepare(const void* d_in, const void* d_out, std::uin
 }
 
 void Runtime::launch_failed(const DeviceState& s, const Choice& c, cudaError_t e) {
+  std::string why = platform_->error_text(e);
+  if (e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidDeviceFunction ||
+      e == cudaErrorUnsupportedPtxVersion) {
+    const DeviceFingerprint& fp = s.info.fingerprint;
+    const std::string cc = std::to_string(fp.cc_major) + std::to_string(fp.cc_minor);
+    why = "this library has no code for device " + std::to_string(s.device) + " (" + fp.name +
+          ", compute capability " + std::to_string(fp.cc_major) + "." +
+          std::to_string(fp.cc_minor) + "): its kernels were compiled for CUDA architectures " +
+          TUNEDREDUCE_CUDA_ARCHITECTURES + "; rebuild it with -DTUNEDREDUCE_CUDA_ARCHS including " +
+          cc + " (" + why + ")";
+  }
   throw ReduceError(Status::cuda_error, "launching kernel '" + std::string(c.entry->id) +
                                             "' on device " + std::to_string(s.device) +
-                                            " failed: " + platform_->error_text(e));
+                                            " failed: " + why);
 }
 
 void Runtime::reduce(void* d_temp, std::size_t& temp_bytes, const void* d_in, void* d_out,

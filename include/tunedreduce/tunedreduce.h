@@ -110,6 +110,8 @@ TR_API const char* tr_level_name(int level);
 TR_API const char* tr_cache_state_name(int state);
 /** "MAJOR.MINOR.PATCH". */
 TR_API const char* tr_version(void);
+/** The CUDA architectures the kernels were compiled for, e.g. "90" or "80;90;100". */
+TR_API const char* tr_cuda_architectures(void);
 
 #ifdef __cplusplus
 }

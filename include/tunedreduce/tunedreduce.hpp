@@ -145,6 +145,12 @@ void release_workspace(cudaStream_t stream);
 /// The library's version, "MAJOR.MINOR.PATCH".
 const char* version() noexcept;
 
+/// The CUDA architectures the library's kernels were compiled for, as CMake lists them ("90",
+/// "75;80;86;89;90;100;120"): machine code for each and PTX that a newer GPU compiles when the
+/// library loads. A GPU older than all of them has no code: its reductions fail with a
+/// cuda_error that says so.
+const char* cuda_architectures() noexcept;
+
 namespace detail {
 template <class T>
 constexpr DType dtype_of() {

@@ -30,6 +30,9 @@ TEST(Cli, VersionNamesTheManifest) {
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("tunedreduce 0."), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(kernels::manifest_hash()), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(std::string("CUDA architectures ") + TR_EXPECTED_ARCHS + ")"),
+            std::string::npos)
+      << r.out;
 }
 
 TEST(Cli, HelpListsCommands) {

@@ -25,6 +25,7 @@ int main(void) {
   tr_status s;
 
   CHECK(strcmp(tr_version(), TR_EXPECTED_VERSION) == 0);
+  CHECK(strcmp(tr_cuda_architectures(), TR_EXPECTED_ARCHS) == 0);
   CHECK(strcmp(tr_status_name(TR_ERROR_TEMP_TOO_SMALL), "temp_too_small") == 0);
   CHECK(strcmp(tr_level_name(TR_LEVEL_SAME_MODEL), "same_model") == 0);
   CHECK(strcmp(tr_level_name(99), "unknown") == 0);

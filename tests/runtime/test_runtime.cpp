@@ -653,6 +653,18 @@ TEST(Launch, AFailedLaunchIsACudaErrorAndTheNextOneZeroesTheCounter) {
   EXPECT_TRUE(l[2].args.workspace_clean);
 }
 
+TEST(Launch, ALibraryWithoutCodeForThisGpuSaysSoAndHowToRebuild) {
+  Device0 d;
+  d.t.fake->launch_result = cudaErrorNoKernelImageForDevice;
+  expect_error([&] { d.t.rt->reduce(d.in, d.out, 1 << 20, DType::f32, Op::sum, nullptr); },
+               Status::cuda_error,
+               std::string("failed: this library has no code for device 0 (") +
+                   sample_device().name + ", compute capability 9.0): its kernels were compiled "
+                   "for CUDA architectures " + tunedreduce::cuda_architectures() +
+                   "; rebuild it with -DTUNEDREDUCE_CUDA_ARCHS including 90 (");
+  EXPECT_FALSE(std::string(tunedreduce::cuda_architectures()).empty());
+}
+
 // ---- the workspace cache ---------------------------------------------------------------------
 
 TEST(Workspace, AllocatedOnceZeroedOnceAndReusedClean) {
