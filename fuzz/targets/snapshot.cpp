@@ -14,6 +14,7 @@
 
 #include "common/device_fingerprint.hpp"
 #include "db/snapshot.hpp"
+#include "tests/support/fixtures.hpp"
 
 namespace {
 
@@ -25,18 +26,7 @@ const std::filesystem::path& scratch() {
 
 /// The device of the seed database (tests/fuzz/corpus/snapshot/v3-both-modes.db), so that the
 /// loader's queries find its rows.
-tunedreduce::DeviceFingerprint h100() {
-  tunedreduce::DeviceFingerprint f;
-  f.name = "NVIDIA H100 80GB HBM3";
-  f.cc_major = 9;
-  f.sm_count = 132;
-  f.bus_width_bits = 5120;
-  f.l2_bytes = 52428800;
-  f.ecc = true;
-  f.total_mem_bytes = 85045395456;
-  f.mem_clock_khz = 2619000;
-  return f;
-}
+tunedreduce::DeviceFingerprint h100() { return tunedreduce::test::h100_fingerprint(85045395456); }
 
 void check(const tunedreduce::db::WinnerTables& tables) {
   for (const auto mode : {tunedreduce::db::L2Mode::cold, tunedreduce::db::L2Mode::warm})

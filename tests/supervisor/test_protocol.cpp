@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "tests/support/fixtures.hpp"
 #include "tuner/protocol.hpp"
 
 namespace tunedreduce::tuner::protocol {
@@ -22,20 +23,7 @@ namespace {
     }                                                                                \
   } while (0)
 
-DeviceFingerprint h100() {
-  DeviceFingerprint f;
-  f.name = "NVIDIA H100 80GB HBM3";
-  f.cc_major = 9;
-  f.sm_count = 132;
-  f.bus_width_bits = 5120;
-  f.l2_bytes = 52428800;
-  f.ecc = true;
-  f.total_mem_bytes = 85520809984;
-  f.mem_clock_khz = 2619000;
-  f.driver_version = 13000;
-  f.runtime_version = 13000;
-  return f;
-}
+DeviceFingerprint h100() { return test::h100_fingerprint(); }
 
 TEST(Protocol, WhatTheWorkerWritesTheSupervisorReadsBack) {
   Result r;
