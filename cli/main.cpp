@@ -37,7 +37,19 @@ void print_usage(std::ostream& os) {
     name.resize(10, ' ');
     os << "  " << name << c.summary << "\n";
   }
-  os << "\n'tunedreduce COMMAND --help' describes a command's options.\n";
+  os << "\noptions every command takes:\n"
+        "  --db PATH          the tuning database (default: $TUNEDREDUCE_DB, else\n"
+        "                     $XDG_DATA_HOME/tunedreduce/tune.db, else\n"
+        "                     ~/.local/share/tunedreduce/tune.db)\n"
+        "  --log-level LEVEL  trace, debug, info, warn (default), error, critical or off\n"
+        "\nexit codes (docs/cli.md):\n"
+        "  0 success             1 other failure        2 bad command line or configuration\n"
+        "  3 database unusable   4 database busy        5 database schema too new\n"
+        "  6 no CUDA device      7 database read-only   8 database needs `db migrate`\n"
+        "  9 db check found rows this binary cannot use\n"
+        " 10 an output could not be written completely  130 interrupted (work so far kept)\n"
+        "\nenvironment: TUNEDREDUCE_DB, TUNEDREDUCE_LOG_LEVEL, TUNEDREDUCE_CACHE_STATE, NO_COLOR\n"
+        "\n'tunedreduce COMMAND --help' describes a command's options.\n";
 }
 
 int run(int argc, char** argv);

@@ -38,6 +38,12 @@ TEST(Cli, VersionNamesTheManifest) {
 TEST(Cli, HelpListsCommands) {
   auto r = cli({"--help"});
   EXPECT_EQ(r.exit_code, 0);
+  // The options every command takes, every exit code and the environment.
+  for (const char* part : {"--db PATH", "--log-level LEVEL", "exit codes", " 2 bad command line",
+                           " 6 no CUDA device", " 9 db check found rows", " 10 an output could not",
+                           "130 interrupted", "TUNEDREDUCE_DB", "TUNEDREDUCE_CACHE_STATE",
+                           "NO_COLOR"})
+    EXPECT_NE(r.out.find(part), std::string::npos) << part << "\n" << r.out;
   EXPECT_NE(r.out.find("list"), std::string::npos);
   EXPECT_NE(r.out.find("db"), std::string::npos);
   auto none = cli({});
