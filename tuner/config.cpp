@@ -52,16 +52,28 @@ class Diagnostics {
   std::vector<std::string> lines_;
 };
 
-/// Where (1-based line and column, in characters) the first non-ASCII character outside a string
-/// and a comment is, if any. toml++ 3.3.0 (Debian 12's) reaches __builtin_unreachable(), which is
-/// undefined behaviour, when it meets one of many such characters where whitespace may stand
-/// (U+00A1..U+0499, U+2CDE..U+30D7 but U+3000: Latin letters with accents, CJK punctuation) in a
-/// bare key, a table name or a bare value; tests/fuzz found it. TOML allows non-ASCII only inside
-/// strings and comments, so such a document is a syntax error anyway: it is refused before
-/// toml++ reads it. The scan knows the four kinds of TOML string and their escapes; an
-/// unterminated string ends at its line's end, where toml++ reports it.
-std::optional<std::pair<std::size_t, std::size_t>> non_ascii_outside_strings(std::string_view t) {
+/// What toml++ may read of a tune.toml: the text with the non-ASCII bytes of its comments replaced
+/// by spaces, or where (1-based line and column, in characters) the first non-ASCII character
+/// outside a comment is.
+///
+/// toml++ 3.3.0 (Debian 12's) reaches __builtin_unreachable(), which is undefined behaviour, when
+/// it asks whether one of many non-ASCII characters is whitespace (U+00A1..U+0499 and
+/// U+2CDE..U+30D7 but U+3000: Latin letters with accents, CJK punctuation); tests/fuzz found it
+/// first in a table name (`[ȥp`), then after a malformed value (`[64"0...ħ`), where toml++ scans
+/// ahead to report the error. Every value of a tune.toml is an ASCII name or a number, so a
+/// non-ASCII character outside a comment is refused here (a string with one could only be an
+/// unknown name), and the comments' are blanked: toml++ never reads a byte above 0x7F. The scan
+/// knows the four kinds of TOML string (a '#' inside one starts no comment); an unterminated
+/// string ends at its line's end, where toml++ reports it.
+struct AsciiToml {
+  std::string text;                                          // for toml++
+  std::optional<std::pair<std::size_t, std::size_t>> error;  // line, column of a non-ASCII
+};
+
+AsciiToml ascii_toml(std::string_view t) {
   enum class In { code, comment, basic, literal, ml_basic, ml_literal } in = In::code;
+  AsciiToml out;
+  out.text.assign(t);
   std::size_t line = 1, column = 0;
   auto run_of = [&](std::size_t i, char q) {
     std::size_t r = 0;
@@ -77,9 +89,16 @@ std::optional<std::pair<std::size_t, std::size_t>> non_ascii_outside_strings(std
       if (in == In::comment || in == In::basic || in == In::literal) in = In::code;
       continue;
     }
+    if (c >= 0x80) {
+      if (in != In::comment) {
+        out.error = std::pair{line, column};
+        return out;
+      }
+      out.text[i] = ' ';
+      continue;
+    }
     switch (in) {
       case In::code:
-        if (c >= 0x80) return std::pair{line, column};
         if (c == '#') {
           in = In::comment;
         } else if (c == '"' || c == '\'') {
@@ -100,9 +119,10 @@ std::optional<std::pair<std::size_t, std::size_t>> non_ascii_outside_strings(std
         break;
       case In::basic:
       case In::ml_basic:
-        if (c == '\\' && i + 1 < t.size() && t[i + 1] != '\n') {
+        if (c == '\\' && i + 1 < t.size() && t[i + 1] != '\n' &&
+            static_cast<unsigned char>(t[i + 1]) < 0x80) {
           ++i;  // the escaped character (a quote, a backslash, ...)
-          if ((static_cast<unsigned char>(t[i]) & 0xC0) != 0x80) ++column;
+          ++column;
         } else if (c == '"') {
           const std::size_t r = run_of(i, '"');
           if (in == In::basic || r >= 3) in = In::code;
@@ -121,7 +141,7 @@ std::optional<std::pair<std::size_t, std::size_t>> non_ascii_outside_strings(std
         break;
     }
   }
-  return std::nullopt;
+  return out;
 }
 
 std::string join(const auto& items, std::string_view sep = ", ") {
@@ -1045,14 +1065,16 @@ RawConfig parse_config_text(std::string_view text, const std::string& file) {
   raw.file = file;
   Diagnostics diag;
   toml::table root;
-  if (const auto at = non_ascii_outside_strings(text)) {
-    diag.add(file + ":" + std::to_string(at->first) + ":" + std::to_string(at->second),
-             "syntax error: a non-ASCII character outside a string or a comment (TOML allows "
-             "them only there; keys and table names are ASCII)");
+  const AsciiToml ascii = ascii_toml(text);
+  if (ascii.error) {
+    diag.add(file + ":" + std::to_string(ascii.error->first) + ":" +
+                 std::to_string(ascii.error->second),
+             "syntax error: a non-ASCII character outside a comment (every key and value of a "
+             "tune.toml is an ASCII name or number)");
     diag.throw_if_any();
   }
   try {
-    root = toml::parse(text, file);
+    root = toml::parse(ascii.text, file);
   } catch (const toml::parse_error& e) {
     const auto& b = e.source().begin;
     diag.add(file + ":" + std::to_string(b.line) + ":" + std::to_string(b.column),
