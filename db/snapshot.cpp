@@ -10,18 +10,39 @@ namespace tunedreduce::db {
 
 namespace {
 
-SnapshotEntry read_entry(const Statement& st) {
+/// One winner row, checked: a row that breaks the schema's own rules (a NULL, a type, operator or
+/// L2 mode the schema does not have, an empty kernel id, n_lo > n_hi) can only come from a damaged
+/// file, since SQLite enforces the rules on every write. Such a database is corrupt: DbError, which
+/// load_snapshot turns into Snapshot::problem (the library then uses its built-in rules).
+SnapshotEntry read_entry(const Statement& st, const std::filesystem::path& path) {
+  auto corrupt = [&](const std::string& what) {
+    return DbError(Problem::corrupt, path,
+                   quoted(path) + ": is corrupt (a winner row breaks the schema's rules: " + what +
+                       "); run `tunedreduce db check`");
+  };
+  for (int col = 0; col <= 7; ++col)
+    if (st.is_null(col)) throw corrupt("a NULL where the schema forbids one");
   SnapshotEntry e;
   e.device_key = st.column_text(0);
-  e.dtype = parse_dtype(st.column_text(1)).value_or(DType::i32);
-  e.op = parse_op(st.column_text(2)).value_or(Op::sum);
-  e.n_lo = static_cast<std::uint64_t>(st.column_int(3));
-  e.n_hi = static_cast<std::uint64_t>(st.column_int(4));
+  const std::string dtype = st.column_text(1), op = st.column_text(2), l2 = st.column_text(10);
+  const auto d = parse_dtype(dtype);
+  const auto o = parse_op(op);
+  const auto m = parse_l2_mode(l2);
+  if (!d || !o || !m)
+    throw corrupt("element type '" + dtype + "', operator '" + op + "', L2 mode '" + l2 + "'");
+  e.dtype = *d;
+  e.op = *o;
+  e.l2_mode = *m;
+  const std::int64_t lo = st.column_int(3), hi = st.column_int(4);
+  if (lo < 0 || lo > hi)
+    throw corrupt("the interval [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  e.n_lo = static_cast<std::uint64_t>(lo);
+  e.n_hi = static_cast<std::uint64_t>(hi);
   e.kernel_id = st.column_text(5);
+  if (e.kernel_id.empty()) throw corrupt("an empty kernel id");
   e.driver_version = static_cast<int>(st.column_int(6));
   e.runtime_version = static_cast<int>(st.column_int(7));
   e.median_us = st.column_double(8);
-  e.l2_mode = parse_l2_mode(st.column_text(10)).value_or(L2Mode::cold);
   return e;
 }
 
@@ -39,7 +60,7 @@ WinnerTables load_device_winners(Database& db, std::string_view device_key) {
       "WHERE d.fingerprint = ?1 ORDER BY w.dtype, w.op, w.l2_mode, w.n_lo");
   st.bind(1, device_key);
   std::vector<SnapshotEntry> rows;
-  while (st.step()) rows.push_back(read_entry(st));
+  while (st.step()) rows.push_back(read_entry(st, db.path()));
   return WinnerTables::split(std::move(rows));
 }
 
@@ -55,7 +76,7 @@ WinnerTables load_similar_winners(Database& db, const DeviceFingerprint& fp) {
   std::map<std::tuple<DType, Op, L2Mode>, std::string> chosen;
   std::vector<SnapshotEntry> rows;
   while (st.step()) {
-    SnapshotEntry e = read_entry(st);
+    SnapshotEntry e = read_entry(st, db.path());
     auto [it, inserted] = chosen.try_emplace({e.dtype, e.op, e.l2_mode}, e.device_key);
     if (inserted || it->second == e.device_key) rows.push_back(std::move(e));
   }

@@ -309,6 +309,37 @@ TEST_F(WinnerFixture, SnapshotLoadsExactAndSimilarDevices) {
   EXPECT_TRUE(t.similar.empty());
 }
 
+// A winner row that breaks the schema's rules can only come from a damaged file (SQLite checks the
+// rules on every write; the fuzzer made one): the loader reports the database as corrupt instead
+// of reading the row as something else (it read an unknown type as i32 and an empty id as a row).
+TEST_F(WinnerFixture, SnapshotOfARowThatBreaksTheSchemasRulesIsACorruptDatabase) {
+  db.replace_winners(dev, DType::f32, Op::sum,
+                     std::vector<Winner>{
+                         winner(1, 65535, m_small, "warp_shuffle.b256.u4.two_pass.f32.sum")});
+  ASSERT_FALSE(load_snapshot(dir / "tune.db", test::h100()).problem);
+  const std::pair<const char*, const char*> damages[] = {
+      {"dtype = 'q8'", "dtype = 'f32'"},
+      {"op = 'avg'", "op = 'sum'"},
+      {"l2_mode = 'tepid'", "l2_mode = 'cold'"},
+      {"kernel_id = ''", "kernel_id = 'warp_shuffle.b256.u4.two_pass.f32.sum'"},
+      {"n_lo = 70000", "n_lo = 1"},
+      {"n_lo = -5", "n_lo = 1"}};
+  for (const auto& [damage, repair] : damages) {
+    db.connection().exec("PRAGMA ignore_check_constraints = ON; UPDATE winners SET " +
+                         std::string(damage));
+    const Snapshot s = load_snapshot(dir / "tune.db", test::h100());
+    db.connection().exec("UPDATE winners SET " + std::string(repair) +
+                         "; PRAGMA ignore_check_constraints = OFF");
+    ASSERT_TRUE(s.problem) << damage;
+    EXPECT_EQ(*s.problem, Problem::corrupt) << damage;
+    EXPECT_NE(s.message.find("is corrupt (a winner row breaks the schema's rules: "),
+              std::string::npos)
+        << damage << ": " << s.message;
+    EXPECT_TRUE(s.exact.empty() && s.similar.empty()) << damage;
+  }
+  EXPECT_FALSE(load_snapshot(dir / "tune.db", test::h100()).problem);
+}
+
 // --- L2 modes -----------------------------------------------------------------------------------
 
 struct ModeFixture : WinnerFixture {
