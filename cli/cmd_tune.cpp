@@ -285,10 +285,10 @@ int real_run(const Options& o, const tuner::TuneConfig& cfg) {
 std::string default_config_path() {
   namespace fs = std::filesystem;
   if (fs::exists("tune.toml")) return "tune.toml";
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  const fs::path exe = this_executable();
   const fs::path installed =
-      ec ? fs::path() : exe.parent_path().parent_path() / "share" / "tunedreduce" / "tune.toml";
+      exe.empty() ? fs::path() : exe.parent_path().parent_path() / "share" / "tunedreduce" / "tune.toml";
+  std::error_code ec;
   if (!installed.empty() && fs::exists(installed, ec)) return installed.string();
   throw Error("no tune.toml in the current folder" +
                   (installed.empty() ? std::string()

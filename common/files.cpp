@@ -174,12 +174,8 @@ void install_checked_stdout() {
 void write_stdout(std::string_view text) {
   std::cout.flush();
   errno = 0;
-  if (!text.empty() && std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) {
-    const int err = errno;
-    note_stdout_failure(err);
-    throw Error("cannot write to standard output: " + os_error(err ? err : EIO), exit_code::io);
-  }
-  if (std::fflush(stdout) != 0) {
+  if ((!text.empty() && std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) ||
+      std::fflush(stdout) != 0) {
     const int err = errno;
     note_stdout_failure(err);
     throw Error("cannot write to standard output: " + os_error(err ? err : EIO), exit_code::io);

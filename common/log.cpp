@@ -10,25 +10,32 @@
 
 namespace tunedreduce {
 
+std::optional<spdlog::level::level_enum> parse_log_level(std::string_view name) {
+  const std::string s(name);
+  const auto lvl = spdlog::level::from_str(s);
+  // from_str maps unknown names to off; only "off" itself may mean off.
+  if (lvl == spdlog::level::off && s != "off") return std::nullopt;
+  return lvl;
+}
+
+spdlog::color_mode stderr_color_mode() {
+  const char* no_color = std::getenv("NO_COLOR");
+  return no_color && *no_color ? spdlog::color_mode::never : spdlog::color_mode::automatic;
+}
+
 void init_logging(std::string_view level) {
-  const std::string name(level);
-  auto lvl = spdlog::level::from_str(name);
-  // from_str maps unknown names to "off"; only "off" itself may do that.
-  if (lvl == spdlog::level::off && name != "off")
-    throw Error("unknown log level '" + name +
+  const auto lvl = parse_log_level(level);
+  if (!lvl)
+    throw Error("unknown log level '" + std::string(level) +
                     "' (expected trace, debug, info, warn, error, critical or off)",
                 exit_code::usage);
   auto logger = spdlog::get("tunedreduce");
   if (!logger) {
-    // NO_COLOR (https://no-color.org): set and not empty, no colour; else colour on a terminal.
-    const char* no_color = std::getenv("NO_COLOR");
-    logger = spdlog::stderr_color_mt("tunedreduce", no_color && *no_color
-                                                        ? spdlog::color_mode::never
-                                                        : spdlog::color_mode::automatic);
+    logger = spdlog::stderr_color_mt("tunedreduce", stderr_color_mode());
     logger->set_pattern("[%H:%M:%S.%e] [%^%l%$] %v");
     spdlog::set_default_logger(logger);
   }
-  logger->set_level(lvl);
+  logger->set_level(*lvl);
 }
 
 }  // namespace tunedreduce

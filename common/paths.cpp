@@ -29,4 +29,10 @@ DbLocation resolve_db_path(const std::optional<std::string>& cli_db) {
       exit_code::usage);
 }
 
+std::filesystem::path this_executable() {
+  std::error_code ec;
+  std::filesystem::path p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::filesystem::path() : p;
+}
+
 }  // namespace tunedreduce

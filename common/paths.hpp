@@ -16,4 +16,7 @@ struct DbLocation {
 /// Throws Error(usage) when no location can be derived (no HOME and nothing else set).
 DbLocation resolve_db_path(const std::optional<std::string>& cli_db);
 
+/// The running executable (/proc/self/exe); empty when it cannot be read.
+std::filesystem::path this_executable();
+
 }  // namespace tunedreduce

@@ -223,7 +223,7 @@ const DeviceState& Runtime::no_device_state(const std::string& why) {
 }
 
 Choice Runtime::choose(const DeviceState& s, DType dtype, Op op, std::uint64_t n) {
-  const auto prefer = static_cast<db::L2Mode>(cache_state_.load(std::memory_order_relaxed));
+  const db::L2Mode prefer = preferred_mode();
   const Choice c = s.table.choose(dtype, op, n, prefer);
   const bool other_mode = c.row && c.row->l2_mode != prefer;
   if ((c.level != Level::exact || other_mode) && n > 0 &&
@@ -288,9 +288,7 @@ Config Runtime::lookup(DType dtype, Op op, std::uint64_t n, int device) {
       std::string why;
       if (platform_->device_count(why) > 0) throw;
       const DeviceState& s = no_device_state(why);
-      return describe(s, s.table.choose(dtype, op, n, static_cast<db::L2Mode>(cache_state_.load(
-                                                              std::memory_order_relaxed))),
-                      dtype, op);
+      return describe(s, s.table.choose(dtype, op, n, preferred_mode()), dtype, op);
     }
   } else if (!states_[device].load(std::memory_order_acquire)) {
     std::string why;

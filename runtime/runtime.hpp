@@ -69,6 +69,10 @@ class Runtime {
   CacheState cache_state() const noexcept {
     return static_cast<CacheState>(cache_state_.load(std::memory_order_relaxed));
   }
+  /// cache_state() as the winners' L2 mode (the same numbers).
+  db::L2Mode preferred_mode() const noexcept {
+    return static_cast<db::L2Mode>(cache_state_.load(std::memory_order_relaxed));
+  }
   /// The explicit path, else the resolved default location; empty when none can be derived.
   std::string database_path();
 

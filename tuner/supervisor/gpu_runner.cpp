@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/error.hpp"
+#include "common/paths.hpp"
 #include "db/database.hpp"
 #include "kernels/manifest.hpp"
 #include "tunedreduce/version.hpp"
@@ -18,11 +19,9 @@ namespace tunedreduce::tuner {
 namespace {
 
 std::vector<std::string> default_worker_command() {
-  char buf[4096];
-  ssize_t len = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (len <= 0) throw Error("cannot find this executable (/proc/self/exe) to start a worker");
-  buf[len] = '\0';
-  return {std::string(buf), "_worker"};
+  const std::filesystem::path exe = this_executable();
+  if (exe.empty()) throw Error("cannot find this executable (/proc/self/exe) to start a worker");
+  return {exe.string(), "_worker"};
 }
 
 Json command(const char* name) {
