@@ -125,9 +125,9 @@ struct Dispatch {
   }
 
   static cudaError_t launch(const LaunchArgs& a, const DeviceLimits& dev) {
-    static constexpr T identity = OpT::identity();
+    static constexpr T empty = OpT::empty_result();
     if (a.n == 0)
-      return cudaMemcpyAsync(a.out, &identity, sizeof(T), cudaMemcpyHostToDevice, a.stream);
+      return cudaMemcpyAsync(a.out, &empty, sizeof(T), cudaMemcpyHostToDevice, a.stream);
     if (a.n > max_elements || !a.in || !a.out) return cudaErrorInvalidValue;
     const std::uint64_t grid = grid_size(a.n, dev);
     const Layout l = layout(grid);

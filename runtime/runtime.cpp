@@ -448,7 +448,7 @@ void Runtime::reduce(const void* d_in, void* d_out, std::uint64_t n, DType dtype
   a.stream = stream;
   cudaError_t e;
   if (n == 0) {
-    e = platform_->launch(entry, a, s.info.limits);  // writes the identity, no workspace
+    e = platform_->launch(entry, a, s.info.limits);  // writes the empty result, no workspace
   } else {
     const std::size_t need = std::max(entry.workspace_bytes(n, s.info.limits),
                                       WorkspaceCache::counter_bytes);

@@ -188,7 +188,8 @@ void reduce(void* d_temp, std::size_t& temp_bytes, const T* d_in, T* d_out, std:
          dtype_of<T>, op, stream);
 }
 
-/// *d_out = d_in[0] + ... + d_in[n-1] (integers wrap modulo 2^bits; 0 for n == 0).
+/// *d_out = d_in[0] + ... + d_in[n-1] (integers wrap modulo 2^bits; 0 for n == 0; a floating-point
+/// sum of only -0.0 is -0.0, as IEEE 754 has it).
 template <class T>
 void sum(const T* d_in, T* d_out, std::uint64_t n, cudaStream_t stream = 0) {
   reduce(static_cast<const void*>(d_in), static_cast<void*>(d_out), n, dtype_of<T>, Op::sum,

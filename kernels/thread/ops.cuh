@@ -4,7 +4,9 @@
 // Sum of signed integers is done in the unsigned type of the same width, so overflow wraps
 // modulo 2^bits (well defined, and identical in every variant). Floating-point min and max
 // propagate NaN: a NaN anywhere in the input gives NaN, whatever the order of evaluation, so every
-// variant returns the same class of result.
+// variant returns the same class of result. The identity of floating-point addition is -0.0
+// (x + -0.0 == x for every x, -0.0 included), so a sum of only -0.0 is -0.0 as IEEE 754 has it,
+// whatever the grid; the sum of nothing (n == 0) is +0.0, as CUB's and NumPy's are.
 
 #include <cstdint>
 #include <limits>
@@ -25,7 +27,12 @@ template <DType D> using dtype_t = typename dtype_traits<D>::type;
 
 template <class T>
 struct SumOp {
-  static constexpr T identity() { return T(0); }
+  static constexpr T identity() {
+    if constexpr (std::is_floating_point_v<T>) return -T(0);
+    else return T(0);
+  }
+  /// What a reduction of no elements writes.
+  static constexpr T empty_result() { return T(0); }
   __host__ __device__ __forceinline__ T operator()(T a, T b) const {
     if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
       using U = std::make_unsigned_t<T>;
@@ -42,6 +49,7 @@ struct MinOp {
     if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::infinity();
     else return std::numeric_limits<T>::max();
   }
+  static constexpr T empty_result() { return identity(); }
   __host__ __device__ __forceinline__ T operator()(T a, T b) const {
     if constexpr (std::is_floating_point_v<T>) return (a < b || a != a) ? a : b;
     else return a < b ? a : b;
@@ -54,6 +62,7 @@ struct MaxOp {
     if constexpr (std::is_floating_point_v<T>) return -std::numeric_limits<T>::infinity();
     else return std::numeric_limits<T>::lowest();
   }
+  static constexpr T empty_result() { return identity(); }
   __host__ __device__ __forceinline__ T operator()(T a, T b) const {
     if constexpr (std::is_floating_point_v<T>) return (a > b || a != a) ? a : b;
     else return a > b ? a : b;

@@ -120,7 +120,8 @@ Reference<T> host_reference(Op op, const T* x, std::size_t n) {
       for (std::size_t i = 0; i < n; ++i) acc += static_cast<std::uint64_t>(x[i]);
       r.value = static_cast<T>(acc);
     } else {
-      long double acc = 0;
+      // -0.0 is the identity of IEEE 754 addition; the sum of nothing is +0.0.
+      long double acc = n == 0 ? 0.0L : -0.0L;
       for (std::size_t i = 0; i < n; ++i) {
         acc += static_cast<long double>(x[i]);
         r.abs_sum += std::fabs(static_cast<long double>(x[i]));

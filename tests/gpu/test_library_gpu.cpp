@@ -232,6 +232,61 @@ TEST(Library, TwoPhase) {
   for (unsigned char c : b) EXPECT_EQ(c, poison);
 }
 
+/// A floating-point sum of only -0.0 is -0.0 through both calls, with the built-in defaults and
+/// the sample database (every size picks another kernel); a +0.0 among them, or n == 0, gives
+/// +0.0.
+template <class T>
+void check_signed_zero_sums() {
+  const std::vector<std::uint64_t> ns = {0, 1, 33, 4097, 65537, (1u << 20) + 3, (1u << 24) + 7};
+  const std::uint64_t max_n = ns.back();
+  std::vector<T> host(max_n, -T(0));
+  DeviceBuffer in(max_n * sizeof(T)), out(sizeof(T));
+  TR_CUDA_CHECK(cudaMemcpy(in.get(), host.data(), max_n * sizeof(T), cudaMemcpyHostToDevice));
+  auto* d_in = static_cast<T*>(in.get());
+  auto* d_out = static_cast<T*>(out.get());
+  std::size_t bytes = 0;
+  tunedreduce::reduce<T>(nullptr, bytes, d_in, d_out, max_n, Op::sum);
+  DeviceBuffer temp(bytes);
+  for (bool with_plus : {false, true}) {
+    if (with_plus) {  // one +0.0, at the last element of every size
+      const T plus = T(0);
+      for (std::uint64_t n : ns)
+        if (n > 0) TR_CUDA_CHECK(cudaMemcpy(d_in + n - 1, &plus, sizeof(T), cudaMemcpyHostToDevice));
+    }
+    for (std::uint64_t n : ns)
+      for (bool two_phase : {false, true}) {
+        TR_CUDA_CHECK(cudaMemset(out.get(), poison, sizeof(T)));
+        if (two_phase) {
+          TR_CUDA_CHECK(cudaMemset(temp.get(), 0xff, bytes));  // the caller's: anything
+          std::size_t b = bytes;
+          tunedreduce::reduce<T>(temp.get(), b, d_in, d_out, n, Op::sum);
+        } else {
+          tunedreduce::sum(d_in, d_out, n);
+        }
+        T got;
+        TR_CUDA_CHECK(cudaMemcpy(&got, d_out, sizeof got, cudaMemcpyDeviceToHost));
+        const bool want_minus = n > 0 && !with_plus;
+        EXPECT_TRUE(got == T(0) && std::signbit(got) == want_minus)
+            << dtype_name(dtype_of<T>) << " sum of " << n << (with_plus ? " zeros, one +0.0" : " x -0.0")
+            << (two_phase ? " (two-phase)" : " (sum)") << " (" << tunedreduce::lookup<T>(Op::sum, n).kernel_id
+            << "): got " << got << (std::signbit(got) ? " (sign set)" : "") << ", expected "
+            << (want_minus ? "-0" : "+0");
+      }
+  }
+}
+
+TEST(Library, ASumOfOnlyMinusZeroIsMinusZero) {
+  use_defaults();
+  check_signed_zero_sums<float>();
+  check_signed_zero_sums<double>();
+  const std::string db = sample_copy();
+  if (db.empty()) return;
+  tunedreduce::set_database(db);
+  check_signed_zero_sums<float>();
+  check_signed_zero_sums<double>();
+  use_defaults();
+}
+
 /// The two-phase call of every type and operator with storage full of garbage before every
 /// call (CUB's contract: it may hold anything), back to back on one stream without waiting
 /// (one buffer, so one counter, reused by launches in flight), then eight buffers on eight

@@ -148,6 +148,10 @@ std::string run_and_check(const Entry& e, const kernels::DeviceLimits& dev, cons
           (std::isinf(got) && got != ref.value))
         msg << "class " << fp_class(got) << " (" << got << "), expected " << fp_class(ref.value)
             << " (" << ref.value << ")";
+    } else if (e.params.op == Op::sum && ref.abs_sum == 0 &&
+               std::signbit(got) != std::signbit(ref.value)) {
+      // Every element is a zero (or n == 0): the result is exact in any order, sign included.
+      msg << "got " << got << ", expected " << ref.value << " (the sign of zero)";
     } else if (e.params.op == Op::sum) {
       const long double tol = static_cast<long double>(n) *
                               std::numeric_limits<T>::epsilon() * ref.abs_sum;
@@ -354,6 +358,60 @@ TEST_P(LargeN, AboveTwoToThe31) {
 
 INSTANTIATE_TEST_SUITE_P(FourByte, LargeN, ::testing::Values(DType::i32, DType::u32, DType::f32),
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
+
+/// Sums whose elements are all zeros, every f32/f64 sum entry, cached and two-phase: only -0.0
+/// sums to -0.0 (the identity of IEEE 754 addition, so also in the padding of partial blocks and
+/// the finish); one +0.0 anywhere, or n == 0, gives +0.0.
+template <class T>
+void check_signed_zero(DType d) {
+  KeyContext ctx;
+  const auto entries = entries_of(d, Op::sum);
+  const std::uint64_t max_n = 100003;
+  std::vector<T> minus(max_n + 1, -T(0));
+  const std::uint64_t stream_id = test_seed() ^ 0x2e60 ^ std::uint64_t(d);
+  const std::uint64_t plus_at = 1 + splitmix64(stream_id) % max_n;  // inside [1, max_n]
+  std::vector<T> one_plus = minus;
+  one_plus[plus_at] = T(0);
+  DeviceBuffer d_minus(minus.size() * sizeof(T)), d_one_plus(one_plus.size() * sizeof(T));
+  TR_CUDA_CHECK(cudaMemcpy(d_minus.get(), minus.data(), minus.size() * sizeof(T), cudaMemcpyHostToDevice));
+  TR_CUDA_CHECK(cudaMemcpy(d_one_plus.get(), one_plus.data(), one_plus.size() * sizeof(T),
+                           cudaMemcpyHostToDevice));
+  std::size_t ws_bytes = 0;
+  for (const Entry* e : entries) ws_bytes = std::max(ws_bytes, e->workspace_bytes(max_n, ctx.dev));
+  DeviceBuffer ws(ws_bytes);
+  DeviceBuffer out(3 * sizeof(T));
+  int reported = 0, checked_minus = 0;
+  for (const Entry* e : entries) {
+    std::uint64_t clean = 0;  // nothing known zero: the first launch zeroes
+    std::set<std::uint64_t> sizes = {0, 1, 33, max_n};
+    for (std::uint64_t n : sizes_for(*e, false)) sizes.insert(n);
+    for (std::uint64_t n : sizes)
+      for (bool with_plus : {false, true}) {
+        // The +0.0 sits at element plus_at of the offset-1 input; sizes that do not reach it
+        // sum only -0.0.
+        const std::vector<T>& h = with_plus ? one_plus : minus;
+        const Reference<T> ref = host_reference<T>(Op::sum, h.data() + 1, n);
+        if (n > 0 && !with_plus && !std::signbit(ref.value)) ADD_FAILURE() << "reference lost the sign";
+        checked_minus += std::signbit(ref.value) ? 1 : 0;
+        const T* in = static_cast<const T*>(with_plus ? d_one_plus.get() : d_minus.get()) + 1;
+        for (bool two_phase : {false, true}) {
+          std::string why = run_and_check<T>(*e, ctx.dev, in, n, ref, static_cast<T*>(out.get()),
+                                             ws.get(), ws.bytes(), clean, ctx.stream,
+                                             two_phase ? &ctx.ext : nullptr);
+          summary().add(*e, why.empty());
+          if (!why.empty() && reported++ < 40)
+            ADD_FAILURE() << e->id << " n=" << n << (with_plus ? " (one +0.0)" : " (all -0.0)")
+                          << (two_phase ? " (two-phase)" : "") << ": " << why;
+        }
+      }
+  }
+  EXPECT_GT(checked_minus, 0);
+}
+
+TEST(SignedZero, OnlyMinusZeroSumsToMinusZero) {
+  check_signed_zero<float>(DType::f32);
+  check_signed_zero<double>(DType::f64);
+}
 
 /// A small subset, one entry per family and finishing strategy (and shared-memory mode), for
 /// running under compute-sanitizer memcheck and racecheck.

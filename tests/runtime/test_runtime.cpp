@@ -402,7 +402,7 @@ TEST(Arguments, NullPointersFailBeforeAnyCudaCall) {
   expect_error([&] { d.t.rt->reduce(temp, bytes, d.in, nullptr, 10, DType::f32, Op::sum, nullptr); },
                Status::invalid_argument, "d_out is a null pointer");
   EXPECT_EQ(d.t.fake->cuda_calls.load(), 0);
-  // n = 0 reads nothing: a null d_in is fine, the identity is written.
+  // n = 0 reads nothing: a null d_in is fine, the empty result is written.
   d.t.rt->reduce(nullptr, d.out, 0, DType::f32, Op::sum, nullptr);
   ASSERT_EQ(d.t.fake->launches().size(), 1u);
   EXPECT_EQ(d.t.fake->launches()[0].args.n, 0u);
