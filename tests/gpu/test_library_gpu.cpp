@@ -244,8 +244,12 @@ void check_signed_zero_sums() {
   TR_CUDA_CHECK(cudaMemcpy(in.get(), host.data(), max_n * sizeof(T), cudaMemcpyHostToDevice));
   auto* d_in = static_cast<T*>(in.get());
   auto* d_out = static_cast<T*>(out.get());
-  std::size_t bytes = 0;
-  tunedreduce::reduce<T>(nullptr, bytes, d_in, d_out, max_n, Op::sum);
+  std::size_t bytes = 0;  // each size may pick another kernel: the most any of them needs
+  for (std::uint64_t n : ns) {
+    std::size_t b = 0;
+    tunedreduce::reduce<T>(nullptr, b, d_in, d_out, n, Op::sum);
+    bytes = std::max(bytes, b);
+  }
   DeviceBuffer temp(bytes);
   for (bool with_plus : {false, true}) {
     if (with_plus) {  // one +0.0, at the last element of every size
