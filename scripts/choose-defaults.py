@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Choose the built-in default rules (runtime/defaults.cpp) from tuning databases of several GPUs.
 
-usage: scripts/choose-defaults.py DB [DB ...] [--bench BENCH.json ...] [--slack 0.02]
+usage: scripts/choose-defaults.py DB [DB ...] [--bench BENCH.json ...] [--slack 0.01]
 
 Every database must hold a full search of the default tune.toml on one GPU (halving measures
 every candidate at every grid size in its first round). For each (dtype, op) and grid size n,
@@ -81,7 +81,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("dbs", nargs="+")
     ap.add_argument("--bench", action="append", default=[])
-    ap.add_argument("--slack", type=float, default=0.03)
+    ap.add_argument("--slack", type=float, default=0.01)
     a = ap.parse_args()
     devices, names = {}, {}
     for p in a.dbs:

@@ -56,6 +56,12 @@ if [ "${GPU_SUITE_BENCH:-1}" = 1 ] && [ -x "$bin/tunedreduce" ]; then
     --dtypes f32 --ops sum --sizes 12,16 --json "$out/bench-host.json"
   run_step bench_dirty "$bin/tunedreduce" bench --db "$bench_db" --l2 dirty --dtypes i32 \
     --ops sum --sizes 24-30 --json "$out/bench-dirty.json"
+  # GPU_SUITE_BENCH_DEFAULTS=1: the same benchmark once more with no database (the built-in
+  # rules, what a GPU without a tuning run of its own gets).
+  if [ "${GPU_SUITE_BENCH_DEFAULTS:-0}" = 1 ] && [ "$bench_db" != /tmp/tr-bench-none.db ]; then
+    run_step bench_defaults "$bin/tunedreduce" bench --db /tmp/tr-bench-none.db --api both \
+      --l2 cold --json "$out/bench-defaults.json" ${BENCH_ARGS:-}
+  fi
 fi
 summary() {
 echo "==== GPU suite summary ($(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)) ===="
@@ -63,6 +69,10 @@ grep -h -A40 "^GPU registry suite" "$out/test_registry_gpu.log" 2>/dev/null | gr
 if [ -f "$out/bench.json" ]; then
   host=""; [ -f "$out/bench-host.json" ] && host="$out/bench-host.json"
   python3 scripts/bench-summary.py "$out/bench.json" $host
+  if [ -f "$out/bench-defaults.json" ]; then
+    echo "---- the same with no database (built-in rules) ----"
+    python3 scripts/bench-summary.py "$out/bench-defaults.json"
+  fi
   if [ -f "$out/bench-dirty.json" ]; then
     echo "i32 sum, large sizes, GB/s of the cached call and CUB with each flush (cold: read, dirty: memset)"
     python3 - "$out/bench.json" "$out/bench-dirty.json" <<'PY'
