@@ -122,8 +122,8 @@ struct LaunchArgs {
   /// A completion counter outside the workspace (8 bytes, 8-byte aligned, zero on entry; every
   /// launch leaves it zero again; not used by another launch in flight): the two-phase call's,
   /// from kernels/counters.hpp. With it the workspace may hold anything on entry and nothing is
-  /// enqueued but the kernel(s): single_pass publishes plain partials (the block that starts
-  /// last finishes, once the others have counted themselves done) instead of flagged slots, packed keeps its word here. workspace_clean is then ignored.
+  /// enqueued but the kernel(s): single_pass publishes plain partials behind an acq_rel ticket
+  /// instead of flagged slots, packed keeps its word here. workspace_clean is then ignored.
   unsigned long long* counter = nullptr;
 };
 
@@ -155,8 +155,7 @@ const std::string& manifest_hash();
 ///    finish packed.
 /// 3: an external completion counter (LaunchArgs::counter): the two-phase call launches no
 ///    memset; single_pass then finishes with an acq_rel ticket over plain partials.
-/// 4: floating-point sums fold from -0.0; the two-phase single_pass finish: start tickets, a
-///    release count of the blocks done, the last-started block finishes.
+/// 4: floating-point sums fold from -0.0 (a sum of only -0.0 is -0.0).
 inline constexpr int kernel_revision = 4;
 
 }  // namespace tunedreduce::kernels

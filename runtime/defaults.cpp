@@ -5,13 +5,16 @@ namespace tunedreduce::runtime {
 namespace {
 
 // Kernel revision 4. Per (dtype, op), size intervals, each with the registry entry chosen by
-// `scripts/choose-defaults.py --slack 0.01` from two full tuning runs of the default tune.toml
-// (halving, cold L2 = a read flush of 4x L2, the tie rule of docs/tuning.md, 2026-11-25): an
+// scripts/choose-defaults.py (--slack 0.01 --max-single-pass-blocks 1056, its defaults) from two
+// full tuning runs of the default tune.toml (halving, cold L2 = a read flush of 4x L2, the tie
+// rule of docs/tuning.md, 2026-11-25): an
 // NVIDIA H100 80GB HBM3 and an NVIDIA H200 (driver 580.159.04, CUDA 13.0), 216,988 and 217,794
 // measurements. Halving measures every candidate at every grid size 2^10..2^30 in its first
 // round; a candidate's score at a size is its worse ratio, over the two GPUs, to the fastest
 // candidate there. A rule covers the longest run of sizes over which one candidate stays within
-// 1% of the best score at every size; among those it takes, for rules reaching 2^24, the one
+// 1% of the best score at every size; from 2^24 up single_pass candidates of more than 1056
+// blocks are left out (the two-phase call's acq_rel ticket costs each block a fence: 2-7 % on
+// the H200 with thousands of blocks); among those it takes, for rules reaching 2^24, the one
 // with the fewest blocks, then the tuners' own winners, then the lowest worst score; it ends at
 // the geometric midpoint to the next grid size. Over all 378 (dtype, op, size) points the chosen
 // kernel is within 3.2% of the fastest candidate on the H100 and 3.9% on the H200 (worst: u32
@@ -43,9 +46,8 @@ constexpr DefaultRule rules[] = {
     {DType::i32, Op::min, 741455, "warp_shuffle.b256.u8.single_pass.i32.min"},
     {DType::i32, Op::min, 1482910, "smem.b256.u16.dynamic.single_pass.i32.min"},
     {DType::i32, Op::min, 5931641, "warp_shuffle.b512.u16.single_pass.i32.min"},
-    {DType::i32, Op::min, 47453132, "warp_shuffle.b1024.u8.single_pass.i32.min"},
-    {DType::i32, Op::min, 759250124, "streaming.b1024.u4.single_pass.i32.min"},
-    {DType::i32, Op::min, all, "streaming.b1024.u8.single_pass.i32.min"},
+    {DType::i32, Op::min, 94906265, "warp_shuffle.b1024.u8.single_pass.i32.min"},
+    {DType::i32, Op::min, all, "streaming.b1024.u8.two_pass.i32.min"},
     {DType::i32, Op::max, 2896, "smem.b256.u8.static.single_pass.i32.max"},
     {DType::i32, Op::max, 5792, "smem.b256.u16.dynamic.single_pass.i32.max"},
     {DType::i32, Op::max, 11585, "warp_shuffle.b1024.u8.single_pass.i32.max"},
@@ -56,9 +58,8 @@ constexpr DefaultRule rules[] = {
     {DType::i32, Op::max, 741455, "warp_shuffle.b256.u8.single_pass.i32.max"},
     {DType::i32, Op::max, 1482910, "smem.b256.u16.dynamic.single_pass.i32.max"},
     {DType::i32, Op::max, 5931641, "warp_shuffle.b512.u16.single_pass.i32.max"},
-    {DType::i32, Op::max, 47453132, "warp_shuffle.b1024.u8.single_pass.i32.max"},
-    {DType::i32, Op::max, 759250124, "streaming.b1024.u4.single_pass.i32.max"},
-    {DType::i32, Op::max, all, "streaming.b1024.u8.single_pass.i32.max"},
+    {DType::i32, Op::max, 94906265, "warp_shuffle.b1024.u8.single_pass.i32.max"},
+    {DType::i32, Op::max, all, "streaming.b1024.u8.two_pass.i32.max"},
     {DType::u32, Op::sum, 1448, "smem.b64.u16.static.single_pass.u32.sum"},
     {DType::u32, Op::sum, 5792, "warp_shuffle.b256.u16.single_pass.u32.sum"},
     {DType::u32, Op::sum, 11585, "warp_shuffle.b1024.u8.single_pass.u32.sum"},
@@ -79,8 +80,8 @@ constexpr DefaultRule rules[] = {
     {DType::u32, Op::min, 1482910, "warp_shuffle.b256.u16.single_pass.u32.min"},
     {DType::u32, Op::min, 5931641, "warp_shuffle.b512.u16.single_pass.u32.min"},
     {DType::u32, Op::min, 23726566, "warp_shuffle.b1024.u16.single_pass.u32.min"},
-    {DType::u32, Op::min, 379625062, "streaming.b1024.u4.single_pass.u32.min"},
-    {DType::u32, Op::min, all, "streaming.b1024.u8.single_pass.u32.min"},
+    {DType::u32, Op::min, 94906265, "vectorized.b1024.u2.single_pass.u32.min"},
+    {DType::u32, Op::min, all, "streaming.b1024.u8.two_pass.u32.min"},
     {DType::u32, Op::max, 1448, "smem.b256.u4.static.two_pass.u32.max"},
     {DType::u32, Op::max, 2896, "smem.b128.u16.dynamic.single_pass.u32.max"},
     {DType::u32, Op::max, 5792, "warp_shuffle.b512.u8.single_pass.u32.max"},
@@ -88,9 +89,8 @@ constexpr DefaultRule rules[] = {
     {DType::u32, Op::max, 23170, "warp_shuffle.b1024.u16.single_pass.u32.max"},
     {DType::u32, Op::max, 370727, "warp_shuffle.b256.u4.single_pass.u32.max"},
     {DType::u32, Op::max, 1482910, "warp_shuffle.b256.u16.single_pass.u32.max"},
-    {DType::u32, Op::max, 23726566, "warp_shuffle.b1024.u16.single_pass.u32.max"},
-    {DType::u32, Op::max, 759250124, "streaming.b1024.u4.single_pass.u32.max"},
-    {DType::u32, Op::max, all, "streaming.b1024.u8.single_pass.u32.max"},
+    {DType::u32, Op::max, 47453132, "warp_shuffle.b1024.u16.single_pass.u32.max"},
+    {DType::u32, Op::max, all, "streaming.b512.u8.two_pass.u32.max"},
     {DType::i64, Op::sum, 1448, "warp_shuffle.b256.u4.single_pass.i64.sum"},
     {DType::i64, Op::sum, 2896, "warp_shuffle.b256.u8.single_pass.i64.sum"},
     {DType::i64, Op::sum, 5792, "warp_shuffle.b512.u8.single_pass.i64.sum"},
@@ -158,8 +158,8 @@ constexpr DefaultRule rules[] = {
     {DType::f32, Op::sum, 2965820, "warp_shuffle.b512.u8.single_pass.f32.sum"},
     {DType::f32, Op::sum, 5931641, "warp_shuffle.b512.u16.single_pass.f32.sum"},
     {DType::f32, Op::sum, 11863283, "vectorized.b512.u8.single_pass.f32.sum"},
-    {DType::f32, Op::sum, 94906265, "streaming.b512.u8.single_pass.f32.sum"},
-    {DType::f32, Op::sum, all, "streaming.b1024.u8.single_pass.f32.sum"},
+    {DType::f32, Op::sum, 94906265, "warp_shuffle.b1024.u8.single_pass.f32.sum"},
+    {DType::f32, Op::sum, all, "streaming.b1024.u8.two_pass.f32.sum"},
     {DType::f32, Op::min, 1448, "smem.b128.u8.dynamic.single_pass.f32.min"},
     {DType::f32, Op::min, 2896, "smem.b256.u8.dynamic.single_pass.f32.min"},
     {DType::f32, Op::min, 5792, "warp_shuffle.b1024.u4.single_pass.f32.min"},
@@ -171,7 +171,8 @@ constexpr DefaultRule rules[] = {
     {DType::f32, Op::min, 2965820, "warp_shuffle.b512.u8.single_pass.f32.min"},
     {DType::f32, Op::min, 5931641, "warp_shuffle.b512.u16.single_pass.f32.min"},
     {DType::f32, Op::min, 23726566, "warp_shuffle.b1024.u8.single_pass.f32.min"},
-    {DType::f32, Op::min, all, "streaming.b1024.u4.single_pass.f32.min"},
+    {DType::f32, Op::min, 189812531, "vectorized.b1024.u4.single_pass.f32.min"},
+    {DType::f32, Op::min, all, "streaming.b1024.u8.two_pass.f32.min"},
     {DType::f32, Op::max, 1448, "smem.b128.u8.dynamic.single_pass.f32.max"},
     {DType::f32, Op::max, 2896, "warp_shuffle.b256.u8.single_pass.f32.max"},
     {DType::f32, Op::max, 5792, "warp_shuffle.b1024.u4.single_pass.f32.max"},
@@ -184,7 +185,8 @@ constexpr DefaultRule rules[] = {
     {DType::f32, Op::max, 5931641, "warp_shuffle.b512.u16.single_pass.f32.max"},
     {DType::f32, Op::max, 11863283, "vectorized.b1024.u8.single_pass.f32.max"},
     {DType::f32, Op::max, 23726566, "warp_shuffle.b1024.u16.single_pass.f32.max"},
-    {DType::f32, Op::max, all, "streaming.b1024.u4.single_pass.f32.max"},
+    {DType::f32, Op::max, 189812531, "vectorized.b1024.u4.single_pass.f32.max"},
+    {DType::f32, Op::max, all, "streaming.b1024.u8.two_pass.f32.max"},
     {DType::f64, Op::sum, 1448, "smem.b128.u8.dynamic.two_pass.f64.sum"},
     {DType::f64, Op::sum, 2896, "smem.b256.u8.dynamic.single_pass.f64.sum"},
     {DType::f64, Op::sum, 5792, "smem.b256.u16.dynamic.two_pass.f64.sum"},

@@ -363,7 +363,7 @@ void Runtime::check_implementable(const DeviceState& s, const Choice& c, std::ui
 }
 
 Runtime::Resolved Runtime::prepare(const void* d_in, const void* d_out, std::uint64_t n,
-                                   DType dtype, Op op) {
+                                   DType dtype, Op op, bool two_phase) {
   check_enums(dtype, op);
   // Null pointers first: no CUDA call is made for them.
   if (!d_out) throw ReduceError(Status::invalid_argument, "d_out is a null pointer");
@@ -375,9 +375,22 @@ Runtime::Resolved Runtime::prepare(const void* d_in, const void* d_out, std::uin
   const std::size_t elem = dtype_size(dtype);
   if (n > 0) check_pointer("d_in", d_in, device, elem);
   check_pointer("d_out", d_out, device, elem);
-  const Choice c = choose(s, dtype, op, n);
-  check_implementable(s, c, n, n > 0 ? alignment_of(d_in) : 256);
+  const std::size_t alignment = n > 0 ? alignment_of(d_in) : 256;
+  Choice c = choose(s, dtype, op, n);
+  if (two_phase) c = two_phase_choice(s, c, dtype, op, n, alignment);
+  check_implementable(s, c, n, alignment);
   return {device, &s, c};
+}
+
+Choice Runtime::two_phase_choice(const DeviceState& s, const Choice& c, DType dtype, Op op,
+                                 std::uint64_t n, std::size_t in_alignment) {
+  const kernels::Entry& e = *c.entry;
+  if (n < two_phase_large_n || e.params.finish != kernels::Finish::single_pass ||
+      e.grid_size(n, s.info.limits) <= two_phase_max_single_pass_blocks)
+    return c;
+  const kernels::Entry* d = s.table.default_entry(dtype, op, n);
+  if (!d || d == &e || d->can_implement(n, in_alignment, s.info.limits)) return c;
+  return {d, Level::builtin_default, nullptr};
 }
 
 void Runtime::launch_failed(const DeviceState& s, const Choice& c, cudaError_t e) {
@@ -403,12 +416,12 @@ void Runtime::reduce(void* d_temp, std::size_t& temp_bytes, const void* d_in, vo
     // Size query: nothing is checked but the problem itself, nothing is enqueued.
     check_enums(dtype, op);
     const DeviceState& s = device_state(platform_->current_device());
-    const Choice c = choose(s, dtype, op, n);
+    const Choice c = two_phase_choice(s, choose(s, dtype, op, n), dtype, op, n, 256);
     check_implementable(s, c, n, 256);
     temp_bytes = std::max<std::size_t>(c.entry->workspace_bytes(n, s.info.limits), 1);
     return;
   }
-  const Resolved r = prepare(d_in, d_out, n, dtype, op);
+  const Resolved r = prepare(d_in, d_out, n, dtype, op, /*two_phase=*/true);
   const DeviceState& s = *r.state;
   const std::size_t need = std::max<std::size_t>(r.choice.entry->workspace_bytes(n, s.info.limits), 1);
   check_pointer("d_temp", d_temp, r.device, 256);

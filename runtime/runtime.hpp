@@ -97,6 +97,14 @@ class Runtime {
               cudaStream_t stream);
   void release_workspace(cudaStream_t stream);
 
+  /// The two-phase call runs the built-in default (chosen without such kernels there) instead of
+  /// a single_pass kernel of more than two_phase_max_single_pass_blocks blocks from
+  /// two_phase_large_n up: through it the caller's storage may hold anything, so every block of
+  /// a single_pass kernel ends with an acq_rel ticket instead of a flagged slot, and with
+  /// thousands of blocks that costs 2-7 % on the H200 (docs/performance.md, session 6).
+  static constexpr std::uint64_t two_phase_large_n = std::uint64_t{1} << 24;
+  static constexpr std::uint64_t two_phase_max_single_pass_blocks = 1056;
+
   Platform& platform() { return *platform_; }
   WorkspaceCache& workspaces() { return workspaces_; }
   TempCounters& temp_counters() { return temp_counters_; }
@@ -110,7 +118,12 @@ class Runtime {
   };
   /// The checks every launching call makes, in order: enums, null pointers (before any CUDA
   /// call), the device, pointer kinds and devices, alignment, can_implement.
-  Resolved prepare(const void* d_in, const void* d_out, std::uint64_t n, DType dtype, Op op);
+  Resolved prepare(const void* d_in, const void* d_out, std::uint64_t n, DType dtype, Op op,
+                   bool two_phase = false);
+  /// The two-phase call's kernel: \p c, unless it is one two_phase_large_n and
+  /// two_phase_max_single_pass_blocks say gives way to the built-in default.
+  static Choice two_phase_choice(const DeviceState& s, const Choice& c, DType dtype, Op op,
+                                 std::uint64_t n, std::size_t in_alignment);
   void check_pointer(const char* name, const void* p, int device, std::size_t alignment);
   /// platform().pointer(p), remembered per thread for device and managed memory: a loop that
   /// passes the same buffers asks CUDA once per buffer and thread.

@@ -17,6 +17,13 @@ the two-phase call's acq_rel ticket makes that tail longer (on the H200, streami
 while persistent grids showed no difference), so among equals the longer-lived blocks win. A rule ends at the geometric
 midpoint between two grid sizes (as the tuner's intervals do without bisection).
 
+From 2^24 up, single_pass candidates with more than --max-single-pass-blocks blocks (default
+1056, a persistent grid of 256-thread blocks on 132 multiprocessors) are left out: through the
+two-phase call every block of a single_pass kernel takes an acq_rel ticket, and with thousands
+of blocks that costs 2-7 % on the H200 (session 6: streaming.b1024.u4.single_pass ran
+0.95-0.99x CUB through the two-phase call at 2^25-2^27, 1.01x through the cached one). A score
+stays relative to the fastest candidate of all.
+
 With --bench (tunedreduce bench --json of the same GPUs, matched by device fingerprint), each
 rule's predicted speed-up over CUB is printed: CUB's bench median over the chosen candidate's
 tuner median (the two are timed alike: cold L2, read flush; the bench waits for each run, the
@@ -82,6 +89,8 @@ def main():
     ap.add_argument("dbs", nargs="+")
     ap.add_argument("--bench", action="append", default=[])
     ap.add_argument("--slack", type=float, default=0.01)
+    ap.add_argument("--max-single-pass-blocks", type=int, default=1056,
+                    help="from 2^24 up, leave out single_pass candidates with more blocks")
     a = ap.parse_args()
     devices, names = {}, {}
     for p in a.dbs:
@@ -117,8 +126,11 @@ def main():
                          if dt == dtype and o == op and nn == n}
                     best[d] = min(m.values())
                     cands = set(m) if cands is None else cands & set(m)
-                scores.append({k: max(devices[d][(dtype, op, n, k)] / best[d] for d in devs)
-                               for k in cands})
+                sc = {k: max(devices[d][(dtype, op, n, k)] / best[d] for d in devs) for k in cands}
+                if n >= LARGE:  # the two-phase call's acq_rel ticket: see the docstring
+                    sc = {k: v for k, v in sc.items()
+                          if ".single_pass." not in k or blocks(k, n) <= a.max_single_pass_blocks}
+                scores.append(sc)
             # Fewest rules: a rule grows over consecutive sizes while some candidate stays within
             # --slack of the fastest at every one of them (greedy covering, optimal for
             # intervals); the rule's kernel is the one with the lowest worst score over them.

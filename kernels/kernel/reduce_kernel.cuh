@@ -21,28 +21,16 @@ struct KernelArgs {
   T* out;
   bool flagged;        // single_pass: the slots are zero on entry (a workspace of the library's
                        // or one zeroed before the launch): publish flagged slots. Otherwise the
-                       // partials area may hold anything: plain partials, finished by the block that starts last
+                       // partials area may hold anything: plain partials behind an acq_rel ticket
 };
 
-/// single_pass over plain partials (the two-phase call: the caller's storage holds anything, the
-/// 8-byte counter is the library's and zero on entry). counter[0] hands out start tickets as
-/// blocks begin; the block that starts last finishes. Every other block stores its partial and
-/// counts itself done in counter[1] with a release reduction, which it need not wait for (no value
-/// comes back), so a block's tail is one store acknowledgement, as with flagged slots. The
-/// finisher waits, with acquire loads, until the others are done: they all started before it, so
-/// they are resident or finished, and the wait ends. The acquire of the finisher's thread 0 and
-/// the barrier after it order every partial before the block's reads.
-__device__ __forceinline__ unsigned start_ticket(unsigned* counter) { return atomicAdd(counter, 1u); }
-
-__device__ __forceinline__ void count_done_release(unsigned* done) {
-  asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(done) : "memory");
-}
-
-__device__ __forceinline__ void wait_done_acquire(const unsigned* done, unsigned others) {
-  unsigned v;
-  do {
-    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(done) : "memory");
-  } while (v != others);
+/// The acq_rel ticket of a single_pass launch over plain partials: the release orders this
+/// thread's partial before the ticket; the acquire of the block that takes the last ticket
+/// orders every published partial before its reads (made by the whole block after a barrier).
+__device__ __forceinline__ unsigned take_ticket_acq_rel(unsigned* counter) {
+  unsigned old;
+  asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(counter) : "memory");
+  return old;
 }
 
 /// single_pass slots: a partial of T is published as sizeof(T) / 4 64-bit words, each
@@ -108,12 +96,8 @@ __global__ void __launch_bounds__(Block) reduce_kernel(KernelArgs<dtype_t<D>> a)
   constexpr KernelParams P{F, Block, Unroll, M, Fin, D, O};
   using T = dtype_t<P.dtype>;
   using OpT = op_t<P.op, T>;
-  const unsigned tid = threadIdx.x;
-  unsigned ticket = 0;  // single_pass over plain partials: thread 0's start ticket
-  if constexpr (P.finish == Finish::single_pass) {
-    if (!a.flagged && gridDim.x > 1 && tid == 0) ticket = start_ticket(a.counter);
-  }
   const T r = block_result<P>(a.in, a.n, a.nchunks, a.ws_blocks);
+  const unsigned tid = threadIdx.x;
   if (gridDim.x == 1) {  // nothing to finish
     if (tid == 0) *a.out = r;
     return;
@@ -129,25 +113,18 @@ __global__ void __launch_bounds__(Block) reduce_kernel(KernelArgs<dtype_t<D>> a)
         is_last = atomicAdd(a.counter, 1u) == gridDim.x - 1;  // relaxed: the slots carry flags
       } else {
         a.partials[blockIdx.x] = r;
-        is_last = ticket == gridDim.x - 1;
-        if (!is_last) count_done_release(a.counter + 1);
+        is_last = take_ticket_acq_rel(a.counter) == gridDim.x - 1;
       }
     }
     __syncthreads();
     if (!is_last) return;
-    if (!a.flagged) {
-      if (tid == 0) wait_done_acquire(a.counter + 1, gridDim.x - 1);
-      __syncthreads();
-    }
     // Flagged slots are cleared as they are read; plain partials are written before they are
     // read, so whatever the area held before does not matter.
     const T v = a.flagged ? reduce_slots<T, OpT, P.block>(slots, gridDim.x)
                           : reduce_partials<T, OpT, P.block>(a.partials, gridDim.x);
     if (tid == 0) {
       *a.out = v;
-      // Ready for the next launch on this workspace (plain partials: both words of the counter).
-      if (a.flagged) *a.counter = 0;
-      else *reinterpret_cast<unsigned long long*>(a.counter) = 0;
+      *a.counter = 0;  // ready for the next launch on this workspace
     }
   } else {
     static_assert(packed_finish_applies(P.dtype, P.op));

@@ -533,6 +533,50 @@ TEST(TwoPhase, TheRunChecksTheTempBufferAndLaunchesWithTheLibrarysCounter) {
   for (const auto& ev : d.t.fake->events()) EXPECT_EQ(ev.what.rfind("launch", 0), 0u) << ev.what;
 }
 
+TEST(TwoPhase, AManyBlockSinglePassWinnerGivesWayToTheBuiltInDefaultFromTwoToThe24) {
+  // The sample's f32 sum winner from 2^23 up is streaming.b1024.u2.single_pass: 8192 blocks at
+  // 2^26. The cached call runs it; the two-phase call (query and launch) runs the built-in
+  // default, which has no single_pass kernel of more than 1056 blocks there.
+  Device0 d;
+  const std::uint64_t big = std::uint64_t{1} << 26, below = std::uint64_t{1} << 23;
+  const kernels::DeviceLimits& lim = d.t.fake->devices[0].limits;
+  const kernels::Entry* tuned = kernels::find("streaming.b1024.u2.single_pass.f32.sum");
+  const kernels::Entry* dflt = kernels::find(builtin_default_id(DType::f32, Op::sum, big));
+  ASSERT_NE(tuned, nullptr);
+  ASSERT_NE(dflt, nullptr);
+  ASSERT_GT(tuned->grid_size(big, lim), Runtime::two_phase_max_single_pass_blocks);
+  ASSERT_TRUE(dflt->params.finish != kernels::Finish::single_pass ||
+              dflt->grid_size(big, lim) <= Runtime::two_phase_max_single_pass_blocks)
+      << dflt->id;
+  EXPECT_STREQ(d.t.rt->lookup(DType::f32, Op::sum, big, 0).kernel_id, tuned->id);
+  std::size_t bytes = 0;
+  d.t.rt->reduce(nullptr, bytes, d.in, d.out, big, DType::f32, Op::sum, nullptr);
+  EXPECT_EQ(bytes, std::max<std::size_t>(dflt->workspace_bytes(big, lim), 1));
+  void* temp = reinterpret_cast<void*>(0x7000'2000'0000);
+  d.t.fake->set_pointer(temp, {MemoryKind::device, 0});
+  std::size_t below_bytes = 0;
+  d.t.rt->reduce(nullptr, below_bytes, d.in, d.out, below, DType::f32, Op::sum, nullptr);
+  std::size_t cap = std::max(bytes, below_bytes);
+  d.t.rt->reduce(temp, cap, d.in, d.out, big, DType::f32, Op::sum, nullptr);
+  d.t.rt->reduce(d.in, d.out, big, DType::f32, Op::sum, nullptr);
+  d.t.rt->reduce(temp, cap, d.in, d.out, below, DType::f32, Op::sum, nullptr);  // below 2^24
+  const auto l = d.t.fake->launches();
+  ASSERT_EQ(l.size(), 3u);
+  EXPECT_EQ(l[0].kernel_id, dflt->id);   // two-phase, 2^26
+  EXPECT_EQ(l[1].kernel_id, tuned->id);  // cached, 2^26
+  EXPECT_EQ(l[2].kernel_id, "streaming.b1024.u2.single_pass.f32.sum");  // two-phase, 2^23: tuned
+  // A persistent-grid winner stays: i32 min's sample winners are not replaced at 2^26 unless
+  // they have more than 1056 blocks.
+  const Config c = d.t.rt->lookup(DType::i32, Op::min, big, 0);
+  const kernels::Entry* m = kernels::find(c.kernel_id);
+  ASSERT_NE(m, nullptr);
+  std::size_t mb = 0;
+  d.t.rt->reduce(nullptr, mb, d.in, d.out, big, DType::i32, Op::min, nullptr);
+  const bool replaced = m->params.finish == kernels::Finish::single_pass &&
+                        m->grid_size(big, lim) > Runtime::two_phase_max_single_pass_blocks;
+  if (!replaced) EXPECT_EQ(mb, std::max<std::size_t>(m->workspace_bytes(big, lim), 1)) << m->id;
+}
+
 TEST(TwoPhase, EachTempBufferHasItsOwnCounterOnEachDevice) {
   Device0 d;
   const std::uint64_t n = 1 << 20;
