@@ -108,7 +108,9 @@ struct Config {
 };
 
 /// The configuration a reduction of n elements would run on \p device (-1: the current device)
-/// under the current cache_state().
+/// under the current cache_state(), through the cached call. The two-phase call runs the same,
+/// except from 2^24 elements up where this is a single_pass kernel of more than 1056 blocks: it
+/// then runs the built-in default (docs/library.md says why).
 /// Never fails for database problems (they give the built-in default and one warning); with no
 /// CUDA device at all it returns the built-in default with device -1. Throws ReduceError for an
 /// invalid dtype/op or device ordinal. After the first call for a device it is lock-free.
