@@ -574,7 +574,9 @@ TEST(TwoPhase, AManyBlockSinglePassWinnerGivesWayToTheBuiltInDefaultFromTwoToThe
   d.t.rt->reduce(nullptr, mb, d.in, d.out, big, DType::i32, Op::min, nullptr);
   const bool replaced = m->params.finish == kernels::Finish::single_pass &&
                         m->grid_size(big, lim) > Runtime::two_phase_max_single_pass_blocks;
-  if (!replaced) EXPECT_EQ(mb, std::max<std::size_t>(m->workspace_bytes(big, lim), 1)) << m->id;
+  if (!replaced) {
+    EXPECT_EQ(mb, std::max<std::size_t>(m->workspace_bytes(big, lim), 1)) << m->id;
+  }
 }
 
 TEST(TwoPhase, EachTempBufferHasItsOwnCounterOnEachDevice) {
