@@ -136,7 +136,8 @@ struct Entry {
   std::size_t (*workspace_bytes)(std::uint64_t n, const DeviceLimits& dev);
   Refusal (*can_implement)(std::uint64_t n, std::size_t in_alignment, const DeviceLimits& dev);
   /// Enqueues the reduction on args.stream. n == 0 writes the empty result (+0.0 / 0 for sums,
-  /// the identity for min and max) with no kernel launch (a cudaMemcpyAsync of one element). Returns the first CUDA error.
+  /// the identity for min and max) with no kernel launch (a cudaMemcpyAsync of one element).
+  /// Returns the first CUDA error.
   cudaError_t (*launch)(const LaunchArgs& args, const DeviceLimits& dev);
   /// Blocks of the first kernel for n (0 for n == 0).
   std::uint64_t (*grid_size)(std::uint64_t n, const DeviceLimits& dev);

@@ -103,6 +103,8 @@ class Runtime {
   /// a single_pass kernel ends with an acq_rel ticket instead of a flagged slot, and with
   /// thousands of blocks that costs 2-7 % on the H200 (docs/performance.md, session 6).
   static constexpr std::uint64_t two_phase_large_n = std::uint64_t{1} << 24;
+  /// scripts/choose-defaults.py leaves the same kernels out of the built-in rules (keep its
+  /// --max-single-pass-blocks and its LARGE equal to these).
   static constexpr std::uint64_t two_phase_max_single_pass_blocks = 1056;
 
   Platform& platform() { return *platform_; }

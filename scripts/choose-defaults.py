@@ -90,7 +90,8 @@ def main():
     ap.add_argument("--bench", action="append", default=[])
     ap.add_argument("--slack", type=float, default=0.01)
     ap.add_argument("--max-single-pass-blocks", type=int, default=1056,
-                    help="from 2^24 up, leave out single_pass candidates with more blocks")
+                    help="from 2^24 up, leave out single_pass candidates with more blocks "
+                         "(keep equal to Runtime::two_phase_max_single_pass_blocks)")
     a = ap.parse_args()
     devices, names = {}, {}
     for p in a.dbs:

@@ -48,7 +48,8 @@ fi
 # there is one (else the built-in defaults), against CUB; cold L2 (a read flush); then the
 # host's cost per call; then int32 sum at the large sizes with the memset flush (--l2 dirty).
 if [ "${GPU_SUITE_BENCH:-1}" = 1 ] && [ -x "$bin/tunedreduce" ]; then
-  bench_db=/tmp/tr-bench-none.db
+  none_db=/tmp/tr-bench-none.db  # never created: the bench then uses the built-in rules
+  bench_db=$none_db
   if [ -f .carry/tune.db.xz ]; then bench_db=/tmp/tr-tune.db; xz -dc .carry/tune.db.xz > "$bench_db"; fi
   run_step bench "$bin/tunedreduce" bench --db "$bench_db" --api both --l2 cold \
     --json "$out/bench.json" ${BENCH_ARGS:-}
@@ -58,8 +59,8 @@ if [ "${GPU_SUITE_BENCH:-1}" = 1 ] && [ -x "$bin/tunedreduce" ]; then
     --ops sum --sizes 24-30 --json "$out/bench-dirty.json"
   # GPU_SUITE_BENCH_DEFAULTS=1: the same benchmark once more with no database (the built-in
   # rules, what a GPU without a tuning run of its own gets).
-  if [ "${GPU_SUITE_BENCH_DEFAULTS:-0}" = 1 ] && [ "$bench_db" != /tmp/tr-bench-none.db ]; then
-    run_step bench_defaults "$bin/tunedreduce" bench --db /tmp/tr-bench-none.db --api both \
+  if [ "${GPU_SUITE_BENCH_DEFAULTS:-0}" = 1 ] && [ "$bench_db" != "$none_db" ]; then
+    run_step bench_defaults "$bin/tunedreduce" bench --db "$none_db" --api both \
       --l2 cold --json "$out/bench-defaults.json" ${BENCH_ARGS:-}
   fi
 fi
