@@ -70,6 +70,7 @@ struct Dispatch {
 
   static std::uint64_t grid_size(std::uint64_t n, const DeviceLimits& dev) {
     if (n == 0) return 0;
+    if constexpr (P.family == Family::single_tile) return 1;
     const std::uint64_t chunks = nchunks(n);
     std::uint64_t cap = detail::max_seed_grid;
     if constexpr (persistent_grid)
@@ -100,14 +101,19 @@ struct Dispatch {
   }
 
   static std::size_t workspace_bytes(std::uint64_t n, const DeviceLimits& dev) {
-    if (n == 0 || n > max_elements) return 0;
+    if (n == 0 || n > max_elements_of(P)) return 0;
     return layout(grid_size(n, dev)).total;
   }
 
   static Refusal can_implement(std::uint64_t n, std::size_t alignment, const DeviceLimits& dev) {
-    if (n > max_elements)
+    if (n > max_elements_of(P)) {
+      if constexpr (P.family == Family::single_tile)
+        return "n = " + std::to_string(n) + " exceeds the single tile of this kernel (" +
+               std::to_string(max_elements_of(P)) + " elements: " + std::to_string(P.block) +
+               " threads x " + std::to_string(P.unroll) + " 16-byte vectors)";
       return "n = " + std::to_string(n) + " exceeds the limit of " +
              std::to_string(max_elements) + " elements";
+    }
     if (alignment == 0 || alignment % sizeof(T) != 0)
       return "input alignment " + std::to_string(alignment) + " is not a multiple of the " +
              std::to_string(sizeof(T)) + "-byte element size";
@@ -128,7 +134,7 @@ struct Dispatch {
     static constexpr T empty = OpT::empty_result();
     if (a.n == 0)
       return cudaMemcpyAsync(a.out, &empty, sizeof(T), cudaMemcpyHostToDevice, a.stream);
-    if (a.n > max_elements || !a.in || !a.out) return cudaErrorInvalidValue;
+    if (a.n > max_elements_of(P) || !a.in || !a.out) return cudaErrorInvalidValue;
     const std::uint64_t grid = grid_size(a.n, dev);
     const Layout l = layout(grid);
     if (!a.workspace || a.workspace_bytes < l.total) return cudaErrorInvalidValue;

@@ -29,6 +29,8 @@ enum class Family : std::uint8_t {
   vectorized,       // 16-byte loads, grid sized from the device, scalar head and tail
   tiled,            // 16-byte loads, one contiguous tile of block x unroll vectors per block
   streaming,        // tiled, with loads that do not allocate in L1 (ld.global.nc.L1::no_allocate)
+  single_tile,      // one block, 16-byte loads all issued at once, no loop, nothing to finish:
+                    // n up to block x unroll vectors (CUB's single-tile kernel, made tunable)
 };
 
 /// Where the block's working array lives for the families that have one.
@@ -46,7 +48,7 @@ inline constexpr Family all_families[] = {
     Family::neighbored,   Family::neighbored_less, Family::interleaved,
     Family::unroll,       Family::unroll_warps,    Family::complete_unroll,
     Family::smem,         Family::warp_shuffle,    Family::vectorized,
-    Family::tiled,        Family::streaming};
+    Family::tiled,        Family::streaming,       Family::single_tile};
 
 inline constexpr Finish all_finishes[] = {Finish::two_pass, Finish::single_pass, Finish::packed};
 
@@ -73,7 +75,7 @@ constexpr bool is_global_memory_family(Family f) {
 struct KernelParams {
   Family family{};
   int block = 0;   // threads per block, 64..1024
-  int unroll = 1;  // elements (16-byte vectors for vectorized/tiled/streaming) per thread per step; 1 where
+  int unroll = 1;  // elements (16-byte vectors for vectorized/tiled/streaming/single_tile) per thread per step; 1 where
                    // the family has no unroll factor
   SmemMode smem = SmemMode::none;
   Finish finish = Finish::two_pass;
@@ -105,6 +107,15 @@ struct DeviceLimits {
 
 /// Largest n any entry accepts (the grid loops are 64-bit; this bounds workspace arithmetic).
 inline constexpr std::uint64_t max_elements = std::uint64_t{1} << 40;
+
+/// Largest n the entry of \p p accepts: its one tile for `single_tile` (block x unroll 16-byte
+/// vectors), max_elements for every other family. Known from the parameters alone, so the tuner
+/// and the lookup can tell which entries fit a size without the kernels.
+constexpr std::uint64_t max_elements_of(const KernelParams& p) {
+  if (p.family == Family::single_tile)
+    return std::uint64_t(p.block) * std::uint64_t(p.unroll) * (16 / dtype_size(p.dtype));
+  return max_elements;
+}
 
 /// Arguments of one launch. The workspace must be at least workspace_bytes(n) bytes, aligned to
 /// 256 bytes, and not used by another launch in flight.

@@ -21,6 +21,7 @@ const char* family_name(Family f) noexcept {
     case Family::vectorized: return "vectorized";
     case Family::tiled: return "tiled";
     case Family::streaming: return "streaming";
+    case Family::single_tile: return "single_tile";
   }
   return "?";
 }

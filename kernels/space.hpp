@@ -5,7 +5,8 @@
 // Meaningless combinations are not generated: families without an unroll factor (neighbored,
 // neighbored_less, interleaved) have unroll 1 only; only `smem` has a shared-memory mode
 // (static or dynamic); every other family has mode `none`. The `packed` finish exists only for the
-// 16-byte-load families (vectorized, tiled, streaming) of the 32-bit integer sums.
+// 16-byte-load families (vectorized, tiled, streaming) of the 32-bit integer sums; `single_tile`
+// has `single_pass` only.
 
 #include <array>
 #include <cstddef>
@@ -37,10 +38,15 @@ inline constexpr FamilyAxes families[] = {
     // tiled, streaming: unroll counts 16-byte vectors per thread per tile.
     {Family::tiled, {1, 2, 4, 8}, {SmemMode::none}, 1},
     {Family::streaming, {1, 2, 4, 8}, {SmemMode::none}, 1},
+    // single_tile: unroll counts 16-byte vectors per thread; one block, so one finish only.
+    {Family::single_tile, {1, 2, 4, 8}, {SmemMode::none}, 1},
 };
 
-/// Whether configuration (f, fin) exists for (d, o): every finish but `packed` exists everywhere.
+/// Whether configuration (f, fin) exists for (d, o): every finish but `packed` exists everywhere,
+/// except for `single_tile`, whose one block has nothing to finish: it is named `single_pass`
+/// (one launch) and has no other.
 constexpr bool has_finish(Family f, Finish fin, DType d, Op o) {
+  if (f == Family::single_tile) return fin == Finish::single_pass;
   if (fin != Finish::packed) return true;
   return packed_finish_applies(d, o) &&
          (f == Family::vectorized || f == Family::tiled || f == Family::streaming);

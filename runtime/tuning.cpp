@@ -84,18 +84,35 @@ bool within_reach(const db::SnapshotEntry& r, std::uint64_t n) {
 
 }  // namespace
 
+const db::SnapshotEntry* TuningTable::taking(const Checked& c, const db::SnapshotEntry* r,
+                                              std::uint64_t n) noexcept {
+  if (!r) return nullptr;
+  const auto rows = c.table.entries();
+  const auto i = static_cast<std::size_t>(r - rows.data());
+  if (takes(*c.entries[i], n)) return r;
+  // A single_tile winner below n: the next interval of the key (tuned for larger sizes).
+  if (i + 1 < rows.size() && rows[i + 1].dtype == r->dtype && rows[i + 1].op == r->op &&
+      n < rows[i + 1].n_lo && within_reach(rows[i + 1], n) && takes(*c.entries[i + 1], n))
+    return &rows[i + 1];
+  return nullptr;
+}
+
 Choice TuningTable::choose(DType dtype, Op op, std::uint64_t n, db::L2Mode prefer) const noexcept {
   const int first = static_cast<int>(prefer), second = 1 - first;
   for (const int m : {first, second}) {
     const Checked& c = exact_[m];
-    if (const db::SnapshotEntry* r = c.table.find(dtype, op, n)) return pick(c, r, Level::exact);
-    if (const db::SnapshotEntry* r = c.table.nearest(dtype, op, n); r && within_reach(*r, n))
-      return pick(c, r, Level::nearest);
+    if (const db::SnapshotEntry* r = c.table.find(dtype, op, n)) {
+      if (const db::SnapshotEntry* t = taking(c, r, n)) return pick(c, t, t == r ? Level::exact : Level::nearest);
+    } else if (const db::SnapshotEntry* t = taking(c, c.table.nearest(dtype, op, n), n);
+               t && within_reach(*t, n)) {
+      return pick(c, t, Level::nearest);
+    }
   }
   for (const int m : {first, second}) {
     const Checked& c = similar_[m];
-    if (const db::SnapshotEntry* r = c.table.nearest(dtype, op, n); r && within_reach(*r, n))
-      return pick(c, r, Level::same_model);
+    if (const db::SnapshotEntry* t = taking(c, c.table.nearest(dtype, op, n), n);
+        t && within_reach(*t, n))
+      return pick(c, t, Level::same_model);
   }
   return {default_entry(dtype, op, n), Level::builtin_default, nullptr};
 }

@@ -15,6 +15,14 @@ namespace tunedreduce::runtime {
 
 /// What a lookup found: the entry to run, the level, and the row it came from (nullptr for the
 /// built-in default).
+/// Whether \p e takes n elements as far as the lookup is concerned: a single_tile entry up to
+/// its tile; every other entry always (past kernels::max_elements the call is refused by name
+/// after the lookup, whichever entry it found).
+inline bool takes(const kernels::Entry& e, std::uint64_t n) noexcept {
+  const std::uint64_t cap = kernels::max_elements_of(e.params);
+  return cap == kernels::max_elements || n <= cap;
+}
+
 struct Choice {
   const kernels::Entry* entry = nullptr;
   Level level = Level::builtin_default;
@@ -36,7 +44,9 @@ class TuningTable {
   /// (4) the built-in default for n. Rows of the L2 mode \p prefer come first at each device
   /// level: this device's rows of \p prefer (1, 2), then its rows of the other mode (1, 2),
   /// then the same model's rows of \p prefer, then of the other mode (3). Lock-free and
-  /// allocation-free; \p dtype and \p op must be valid.
+  /// allocation-free; \p dtype and \p op must be valid. A row whose kernel does not take n (a
+  /// single_tile entry past its tile) is passed over for the next interval of its key, if that
+  /// one is within reach, else for the next level.
   Choice choose(DType dtype, Op op, std::uint64_t n,
                 db::L2Mode prefer = db::L2Mode::cold) const noexcept;
 
@@ -47,7 +57,7 @@ class TuningTable {
   /// The built-in default's entry for (dtype, op) at n on this device.
   const kernels::Entry* default_entry(DType dtype, Op op, std::uint64_t n) const noexcept {
     for (const Default& d : defaults_[static_cast<int>(dtype)][static_cast<int>(op)])
-      if (n <= d.n_hi) return d.entry;
+      if (n <= d.n_hi && (!d.entry || takes(*d.entry, n))) return d.entry;
     return nullptr;  // never: the last rule ends at UINT64_MAX
   }
 
@@ -64,6 +74,10 @@ class TuningTable {
   };
   Checked check(const db::WinnerTable& rows, const kernels::DeviceLimits& dev, const char* what);
   static Choice pick(const Checked& c, const db::SnapshotEntry* row, Level level) noexcept;
+  /// \p r if its kernel takes n, else the key's next interval if that one's kernel does and n
+  /// lies below it within reach, else nullptr (also for a null \p r).
+  static const db::SnapshotEntry* taking(const Checked& c, const db::SnapshotEntry* r,
+                                         std::uint64_t n) noexcept;
   void init_defaults(const kernels::DeviceLimits& dev);
 
   struct Default {

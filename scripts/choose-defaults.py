@@ -3,8 +3,9 @@
 
 usage: scripts/choose-defaults.py DB [DB ...] [--bench BENCH.json ...] [--slack 0.01]
 
-Every database must hold a full search of the default tune.toml on one GPU (halving measures
-every candidate at every grid size in its first round). For each (dtype, op) and grid size n,
+The databases must hold, per GPU, a full search of the default tune.toml (halving measures
+every candidate at every grid size in its first round), in one database or split over several
+(e.g. by element type). For each (dtype, op) and grid size n,
 each candidate measured on every GPU gets a score: the largest, over the GPUs, of its median
 over the fastest median there (1.00 = the fastest on every GPU). A rule covers the longest run
 of sizes over which some candidate stays within --slack of the lowest score at every size
@@ -15,7 +16,8 @@ reaching 2^24 and above, the fewest blocks at the rule's largest size: every blo
 the two-phase call's acq_rel ticket makes that tail longer (on the H200, streaming.b1024.u4's
 65535 blocks ran 3% slower at 2^30 through the two-phase call than through the cached one,
 while persistent grids showed no difference), so among equals the longer-lived blocks win. A rule ends at the geometric
-midpoint between two grid sizes (as the tuner's intervals do without bisection).
+midpoint between two grid sizes (as the tuner's intervals do without bisection), or at the
+tile of a single_tile kernel where that comes first (the runtime then takes the next rule).
 
 From 2^24 up, single_pass candidates with more than --max-single-pass-blocks blocks (default
 1056, a persistent grid of 256-thread blocks on 132 multiprocessors) are left out: through the
@@ -52,6 +54,8 @@ def blocks(kernel_id, n, sms=132):
     size = 8 if parts[-2] in ("i64", "u64", "f64") else 4
     chunk = block * unroll * (16 // size if family in ("vectorized", "tiled", "streaming") else 1)
     chunks = -(-n // chunk)
+    if family == "single_tile":
+        return 1
     if family in ("vectorized", "warp_shuffle"):
         cap = sms * max(1, min(32, 2048 // block))
     elif family in ("tiled", "streaming"):
@@ -61,6 +65,15 @@ def blocks(kernel_id, n, sms=132):
     if ".packed." in kernel_id:
         cap = min(cap, 65535)
     return max(1, min(chunks, cap))
+
+
+def capacity(kernel_id):
+    """The largest n the entry takes (kernels::max_elements_of): one tile for single_tile."""
+    parts = kernel_id.split(".")
+    if parts[0] != "single_tile":
+        return None
+    size = 8 if parts[-2] in ("i64", "u64", "f64") else 4
+    return int(parts[1][1:]) * int(parts[2][1:]) * (16 // size)
 
 
 def load(path):
@@ -94,9 +107,10 @@ def main():
                          "(keep equal to Runtime::two_phase_max_single_pass_blocks)")
     a = ap.parse_args()
     devices, names = {}, {}
-    for p in a.dbs:
+    for p in a.dbs:  # a GPU's measurements may come in several databases (e.g. split by type)
         d, nm = load(p)
-        devices.update(d)
+        for dev, m in d.items():
+            devices.setdefault(dev, {}).update(m)
         names.update(nm)
     cub = defaultdict(dict)  # dev -> (dtype, op, n) -> CUB median
     for p in a.bench:
@@ -174,7 +188,11 @@ def main():
             for i, (n, k, s) in enumerate(chosen):
                 if i + 1 < len(chosen) and chosen[i + 1][1] == k:
                     continue
-                hi = "all" if i + 1 == len(chosen) else str(int(math.sqrt(n * chosen[i + 1][0])))
+                hi = None if i + 1 == len(chosen) else int(math.sqrt(n * chosen[i + 1][0]))
+                # A single_tile rule ends at its tile (it was measured only where it fits).
+                if capacity(k) is not None:
+                    hi = capacity(k) if hi is None else min(hi, capacity(k))
+                hi = "all" if hi is None else str(hi)
                 rules.append((dtype, op, hi, k, n))
     print("constexpr DefaultRule rules[] = {")
     for dtype, op, hi, k, n in rules:

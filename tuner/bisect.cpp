@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "common/error.hpp"
+#include "kernels/manifest.hpp"
 #include "kernels/registry.hpp"
 
 namespace tunedreduce::tuner {
@@ -15,6 +16,13 @@ bool cancelled(const std::atomic<bool>* c) { return c && c->load(std::memory_ord
 
 double margin_or_inf(const SizeWinner& w) {
   return w.margin ? *w.margin : std::numeric_limits<double>::infinity();
+}
+
+/// The largest n the entry \p id takes (one tile for single_tile; an id the manifest lacks, as
+/// in tests, takes any).
+std::uint64_t capacity(const std::string& id) {
+  const kernels::ManifestEntry* e = kernels::manifest_find(id);
+  return e ? kernels::max_elements_of(e->params) : kernels::max_elements;
 }
 
 }  // namespace
@@ -62,6 +70,10 @@ BisectOutcome bisect_intervals(std::span<const SizeWinner> grid, Runner& runner,
           return out;
         }
         const std::uint64_t m = geometric_midpoint(lo, hi);
+        if (m > capacity(x.from_id)) {  // the smaller sizes' winner cannot take m: no contest
+          hi = m;
+          continue;
+        }
         const Request req[2] = {Request{x.from_id, m, {}, {}, {}}, Request{x.to_id, m, {}, {}, {}}};
         std::vector<Result> got = runner.measure(req);
         out.requests += 2;
@@ -90,6 +102,8 @@ BisectOutcome bisect_intervals(std::span<const SizeWinner> grid, Runner& runner,
     x.hi = hi;
     x.boundary = geometric_midpoint(lo, hi);
     if (hi - lo > 1 && x.boundary == lo) x.boundary = lo + 1;
+    // An interval never reaches past what its winner takes (lo <= capacity: it won at lo).
+    x.boundary = std::min(x.boundary, capacity(x.from_id) + 1);
     starts[r] = x.boundary;
     out.crossovers.push_back(std::move(x));
   }
@@ -102,6 +116,9 @@ BisectOutcome bisect_intervals(std::span<const SizeWinner> grid, Runner& runner,
     IntervalWinner w;
     w.n_lo = r == 0 ? 1 : starts[r];
     w.n_hi = r + 1 < runs.size() ? starts[r + 1] - 1 : kernels::max_elements;
+    // The last run's winner may be a single_tile entry (a grid that ends at small sizes): its
+    // interval ends at its tile, and larger sizes have no winner here.
+    w.n_hi = std::min(w.n_hi, capacity(grid[ev].winner.kernel_id));
     w.winner = grid[ev].winner;
     w.runner_up = grid[ev].runner_up;
     w.margin = grid[ev].margin;

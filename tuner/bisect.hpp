@@ -3,7 +3,10 @@
 // different winners A (at lo) and B (at hi), both are measured at the geometric midpoint, and the
 // half where the winner changes is kept, up to bisect.max_depth times or until hi / lo is within
 // 1 + bisect.precision. The intervals then cover [1, kernels::max_elements] without overlap:
-// the smallest size's winner extends down to 1 and the largest size's up to max_elements.
+// the smallest size's winner extends down to 1 and the largest size's up to max_elements. No
+// interval reaches past what its winner takes (kernels::max_elements_of: a single_tile entry's
+// tile): a midpoint beyond it goes to the larger sizes' winner unmeasured, and a boundary is
+// never placed above it.
 
 #include <atomic>
 #include <cstdint>
@@ -49,6 +52,7 @@ struct Crossover {
 
 struct BisectOutcome {
   std::vector<IntervalWinner> intervals;  // ascending, non-overlapping, covering [1, max]
+                                          // (up to its tile where the last is single_tile)
   std::vector<Crossover> crossovers;
   std::vector<Result> probes;  // every result measured at a midpoint
   std::size_t requests = 0;

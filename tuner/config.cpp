@@ -752,7 +752,9 @@ class Validator {
               break;
             }
         std::string why;
-        if (has_unroll_axis(f))
+        if (f == Family::single_tile && !contains(s.finishes, kernels::Finish::single_pass))
+          why = "its one block has nothing to finish: it compiles finish single_pass only";
+        else if (has_unroll_axis(f))
           why = "it compiles unroll " + join(compiled_unrolls(f)) + "; space.unrolls selects " +
                 join(s.unrolls);
         diag_.add(where, "family '" + std::string(kernels::family_name(f)) +

@@ -17,7 +17,7 @@ class Progress {
       : o_(o), start_(now()) {
     for (const KeySpace& k : keys) {
       sizes_total_ += k.sizes.size();
-      for (std::uint64_t n : k.sizes) total_weight_ += o.model.search_s(k.dtype, n, k.candidates.size(), c);
+      for (std::uint64_t n : k.sizes) total_weight_ += o.model.search_s(k.dtype, n, k.count_at(n), c);
     }
     keys_total_ = keys.size();
   }
@@ -40,7 +40,7 @@ class Progress {
     e.keys_total = keys_total_;
     e.sizes_done = sizes_done_;
     e.sizes_total = sizes_total_;
-    e.candidates = k.candidates.size();
+    e.candidates = n ? k.count_at(n) : k.candidates.size();
     e.requests = requests_;
     e.elapsed_s = elapsed();
     e.fraction = total_weight_ > 0 ? std::min(1.0, done_weight_ / total_weight_) : 0;
@@ -90,12 +90,18 @@ TuneOutcome run_tuning(const TuneConfig& config, Runner& runner, const DriverOpt
         progress.requests_ += got;
         progress.emit(progress.event(ProgressEvent::Kind::measured, k, n));
       };
-      SearchOutcome s = strategy->run(k.candidates, ctx);
+      // Only the candidates that take n: a single_tile entry is not measured past its tile.
+      const std::vector<std::string> candidates = k.candidates_at(n);
+      if (candidates.empty())
+        spdlog::warn("{} {} n={}: none of the {} selected candidates takes this many elements "
+                     "(single_tile entries take one tile)",
+                     dtype_name(k.dtype), op_name(k.op), n, k.candidates.size());
+      SearchOutcome s = strategy->run(candidates, ctx);
       out.requests += s.requests;
       if (s.cancelled) break;
       SizeOutcome size;
       size.n = n;
-      size.candidates = k.candidates.size();
+      size.candidates = candidates.size();
       size.requests = s.requests;
       size.rounds = s.rounds;
       size.final_results = std::move(s.final_results);
@@ -118,7 +124,7 @@ TuneOutcome run_tuning(const TuneConfig& config, Runner& runner, const DriverOpt
       }
       key.sizes.push_back(std::move(size));
       ++progress.sizes_done_;
-      progress.done_weight_ += o.model.search_s(k.dtype, n, k.candidates.size(), config);
+      progress.done_weight_ += o.model.search_s(k.dtype, n, candidates.size(), config);
       ProgressEvent e = progress.event(ProgressEvent::Kind::size_done, k, n);
       e.size = &key.sizes.back();
       progress.emit(e);

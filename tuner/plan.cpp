@@ -68,8 +68,8 @@ Plan make_plan(const TuneConfig& c, const EstimateModel& m, std::size_t devices)
     kp.candidates = k.candidates.size();
     kp.sizes = k.sizes.size();
     for (std::uint64_t n : k.sizes) {
-      kp.measurements += m.search_measurements(kp.candidates, c);
-      kp.search_s += m.search_s(k.dtype, n, kp.candidates, c);
+      kp.measurements += m.search_measurements(k.count_at(n), c);
+      kp.search_s += m.search_s(k.dtype, n, k.count_at(n), c);
     }
     if (c.bisect.enabled && k.sizes.size() > 1 && kp.candidates > 1) {
       for (std::size_t i = 1; i < k.sizes.size(); ++i) {

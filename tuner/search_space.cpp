@@ -47,6 +47,24 @@ std::vector<std::string> candidates_for(const SpaceConfig& s, DType dtype, Op op
   return out;
 }
 
+bool takes(std::string_view id, std::uint64_t n) {
+  const kernels::ManifestEntry* e = kernels::manifest_find(id);
+  return e && n <= kernels::max_elements_of(e->params);
+}
+
+std::vector<std::string> KeySpace::candidates_at(std::uint64_t n) const {
+  std::vector<std::string> out;
+  out.reserve(candidates.size());
+  for (const std::string& id : candidates)
+    if (takes(id, n)) out.push_back(id);
+  return out;
+}
+
+std::size_t KeySpace::count_at(std::uint64_t n) const {
+  return static_cast<std::size_t>(
+      std::count_if(candidates.begin(), candidates.end(), [n](const std::string& id) { return takes(id, n); }));
+}
+
 std::vector<KeySpace> enumerate_space(const SpaceConfig& s) {
   std::vector<KeySpace> out;
   for (DType t : s.dtypes)
@@ -56,7 +74,8 @@ std::vector<KeySpace> enumerate_space(const SpaceConfig& s) {
 
 std::size_t total_measurements(const std::vector<KeySpace>& keys) {
   std::size_t n = 0;
-  for (const KeySpace& k : keys) n += k.candidates.size() * k.sizes.size();
+  for (const KeySpace& k : keys)
+    for (std::uint64_t size : k.sizes) n += k.count_at(size);
   return n;
 }
 

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kernels/registry.hpp"
@@ -22,7 +23,16 @@ struct KeySpace {
   Op op = Op::sum;
   std::vector<std::string> candidates;
   std::vector<std::uint64_t> sizes;
+
+  /// The candidates that take \p n elements (kernels::max_elements_of: a `single_tile` entry
+  /// takes one tile), in the same order. Only these are measured at n.
+  std::vector<std::string> candidates_at(std::uint64_t n) const;
+  /// candidates_at(n).size().
+  std::size_t count_at(std::uint64_t n) const;
 };
+
+/// Does the entry with id \p id take \p n elements? False for an id the manifest lacks.
+bool takes(std::string_view id, std::uint64_t n);
 
 /// Does the configuration's space select \p p (dtype and op included)?
 bool selects(const SpaceConfig& s, const kernels::KernelParams& p);
@@ -33,7 +43,7 @@ std::vector<std::string> candidates_for(const SpaceConfig& s, DType dtype, Op op
 /// Every (dtype, op) of the space, dtypes outer, in the configuration's order.
 std::vector<KeySpace> enumerate_space(const SpaceConfig& s);
 
-/// Candidates times sizes over every key.
+/// Candidates times sizes over every key, counting at each size the candidates that take it.
 std::size_t total_measurements(const std::vector<KeySpace>& keys);
 
 }  // namespace tunedreduce::tuner

@@ -6,8 +6,9 @@
 namespace tunedreduce::kernels {
 
 /// Every thread of a Block-thread block calls this; the result is valid in thread 0.
-/// Warp shuffles, then one warp over the per-warp results. Safe to call repeatedly.
-template <class T, class OpT, int Block>
+/// Warp shuffles, then one warp over the per-warp results. Safe to call repeatedly unless Once
+/// (a block that calls it once, as the last thing it does, needs no barrier after it).
+template <class T, class OpT, int Block, bool Once = false>
 __device__ __forceinline__ T block_reduce_shuffle(T v) {
   static_assert(Block % 32 == 0 && Block <= 1024);
   constexpr int warps = Block / 32;
@@ -21,7 +22,7 @@ __device__ __forceinline__ T block_reduce_shuffle(T v) {
     v = lane < warps ? warp_results[lane] : OpT::identity();
     v = warp_reduce_shuffle<T, OpT>(v);
   }
-  __syncthreads();  // warp_results may be written again by the next call
+  if constexpr (!Once) __syncthreads();  // warp_results may be written again by the next call
   return v;
 }
 

@@ -24,7 +24,8 @@ struct Kernel {
   static constexpr int unroll = P.unroll;
   /// The families whose unroll counts 16-byte vectors.
   static constexpr bool vector_loads = P.family == Family::vectorized ||
-                                       P.family == Family::tiled || P.family == Family::streaming;
+                                       P.family == Family::tiled || P.family == Family::streaming ||
+                                       P.family == Family::single_tile;
   /// Elements per 16-byte vector.
   static constexpr int vec = 16 / sizeof(T);
   /// Input elements one chunk (one block, one step of the grid loop) covers.
@@ -279,6 +280,43 @@ __device__ __forceinline__ T fold_tiled(const T* __restrict__ in, std::uint64_t 
   return view.template fold_ends<OpT, Block>(in, n, v);
 }
 
+/// The `single_tile` body: one block over the whole input (n <= Block * U vectors; can_implement
+/// refuses more). Every load is issued at once, predicated, with no loop and 32-bit indices: at
+/// CUB's single-tile size the time is one DRAM round trip plus the instructions before it, so
+/// fewer instructions are the whole gain (docs/performance.md, session 7). Head and tail as in
+/// VectorView, one element per thread.
+template <class T, class OpT, int Block, int U>
+__device__ __forceinline__ T fold_single_tile(const T* __restrict__ in, unsigned n) {
+  using View = VectorView<T>;
+  using Raw = typename View::Raw;
+  constexpr int V = View::V;
+  OpT op;
+  const unsigned mis = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(in) % 16);
+  unsigned head = mis ? (16 - mis) / sizeof(T) : 0;
+  if (head > n) head = n;
+  const unsigned nvec = (n - head) / V;
+  const uint4* vin = reinterpret_cast<const uint4*>(in + head);
+  Raw x[U];
+#pragma unroll
+  for (int k = 0; k < U; ++k) {
+    const unsigned i = threadIdx.x + k * Block;
+    if (i < nvec) {
+      x[k].u = __ldg(vin + i);
+    } else {
+#pragma unroll
+      for (int e = 0; e < V; ++e) x[k].v.e[e] = OpT::identity();
+    }
+  }
+  const unsigned tail = head + nvec * V;
+  T v = threadIdx.x < head ? in[threadIdx.x] : OpT::identity();
+  if (tail + threadIdx.x < n) v = op(v, in[tail + threadIdx.x]);
+#pragma unroll
+  for (int k = 0; k < U; ++k)
+#pragma unroll
+    for (int e = 0; e < V; ++e) v = op(v, x[k].v.e[e]);
+  return v;
+}
+
 /// The `smem` body: fold into a register, one shared-memory store per thread, complete unroll
 /// in shared memory with the last warp unrolled.
 template <KernelParams P>
@@ -324,6 +362,11 @@ __device__ __forceinline__ dtype_t<P.dtype> block_result(const dtype_t<P.dtype>*
   } else if constexpr (P.family == Family::vectorized) {
     T v = detail::fold_vectorized<T, OpT, P.block, P.unroll>(in, n);
     return block_reduce_shuffle<T, OpT, P.block>(v);
+  } else if constexpr (P.family == Family::single_tile) {
+    (void)nchunks;
+    (void)ws_blocks;
+    T v = detail::fold_single_tile<T, OpT, P.block, P.unroll>(in, static_cast<unsigned>(n));
+    return block_reduce_shuffle<T, OpT, P.block, /*Once=*/true>(v);
   } else {
     static_assert(P.family == Family::tiled || P.family == Family::streaming);
     T v = detail::fold_tiled<T, OpT, P.block, P.unroll, P.family == Family::streaming>(in, n);

@@ -57,7 +57,7 @@ std::uint64_t chunk_elements(const Entry& e) {
   std::uint64_t c = std::uint64_t(e.params.block) * e.params.unroll;
   const kernels::Family f = e.params.family;
   if (f == kernels::Family::vectorized || f == kernels::Family::tiled ||
-      f == kernels::Family::streaming)
+      f == kernels::Family::streaming || f == kernels::Family::single_tile)
     c *= 16 / dtype_size(e.params.dtype);
   return c;
 }
@@ -69,7 +69,7 @@ std::vector<std::uint64_t> sizes_for(const Entry& e, bool with_large_prime) {
   const std::uint64_t bu = b * e.params.unroll;
   s.insert({bu - 1, bu + 1});
   const std::uint64_t c = chunk_elements(e);
-  s.insert({c - 1, c + 1});
+  s.insert({c - 1, c, c + 1});  // single_tile: c is its whole tile, c + 1 is refused
   if (with_large_prime) s.insert({999983, (std::uint64_t{1} << 24) + 7});
   return {s.begin(), s.end()};
 }
@@ -114,6 +114,16 @@ std::string run_and_check(const Entry& e, const kernels::DeviceLimits& dev, cons
       TR_CUDA_CHECK(cudaMemsetAsync(ws, ext->garbage, std::min(ws_bytes, garbage_bytes), stream));
       clean_grid = 0;  // the cached-path launches that follow on ws find it dirty
     }
+  }
+  if (n > kernels::max_elements_of(e.params)) {
+    // Past a single_tile entry's tile: refused by name, and a launch enqueues nothing.
+    const auto why = e.can_implement(n, 256, dev);
+    if (!why) return "can_implement took n = " + std::to_string(n) + ", past the entry's tile";
+    if (why->find("single tile") == std::string::npos) return "refused for another reason: " + *why;
+    if (e.workspace_bytes(n, dev) != 0) return "a workspace for n past the tile";
+    if (cudaError_t err = e.launch(a, dev); err != cudaErrorInvalidValue)
+      return std::string("a launch past the tile returned ") + cudaGetErrorName(err);
+    return "";
   }
   if (e.workspace_bytes(n, dev) > ws_bytes) return "workspace too small for the test";
   if (auto why = e.can_implement(n, reinterpret_cast<std::uintptr_t>(d_in) & 255 ? sizeof(T) : 256, dev))
@@ -436,12 +446,15 @@ TEST(SanitizerSubset, OneEntryPerFamily) {
                                          p.family == kernels::Family::warp_shuffle ||
                                          p.family == kernels::Family::vectorized ||
                                          p.family == kernels::Family::tiled ||
-                                         p.family == kernels::Family::streaming
+                                         p.family == kernels::Family::streaming ||
+                                         p.family == kernels::Family::single_tile
                                      ? 1 : 2;
         if (p.unroll != first_unroll && p.unroll != 4) continue;
-        DeviceBuffer ws(e.workspace_bytes(max_n, ctx.dev));
+        // A single_tile entry's largest workspace is its tile's (past it every size is refused).
+        const std::uint64_t ws_n = std::min(max_n, kernels::max_elements_of(p));
+        DeviceBuffer ws(e.workspace_bytes(ws_n, ctx.dev));
         // The two-phase call's: memory nothing wrote (initcheck sees any read before a write).
-        DeviceBuffer never_written(e.workspace_bytes(max_n, ctx.dev));
+        DeviceBuffer never_written(e.workspace_bytes(ws_n, ctx.dev));
         External fresh = ctx.ext;
         fresh.garbage = -1;
         std::uint64_t clean = 0;  // nothing known zero: the first launch zeroes

@@ -137,6 +137,47 @@ TEST(Order, ANearestRowServesOnlyWithinAFactorOfFourOfItsInterval) {
   EXPECT_EQ(t.choose(DType::i64, Op::min, 1 << 12).level, Level::builtin_default);
 }
 
+TEST(Order, ASingleTileRowServesOnlyItsTileThenTheNextIntervalWithinReach) {
+  TempDir dir;
+  const auto path = dir / "tune.db";
+  const DeviceFingerprint me = sample_device(), twin = same_model_device();
+  const char* tile = "single_tile.b256.u4.single_pass.f32.sum";  // 4096 elements
+  // An interval that reaches past the tile (a hand-made or older database): the next row takes
+  // the sizes its kernel cannot.
+  add_device_rows(path, me, {{DType::f32, Op::sum, 1, 5792, tile},
+                             {DType::f32, Op::sum, 5793, max_n, "tiled.b256.u4.single_pass.f32.sum"},
+                             {DType::i32, Op::max, 1, 4096, "single_tile.b256.u4.single_pass.i32.max"}});
+  add_device_rows(path, twin, {{DType::f64, Op::min, 1, 8192, "single_tile.b256.u4.single_pass.f64.min"},
+                               {DType::f64, Op::min, 8193, max_n, "vectorized.b256.u2.single_pass.f64.min"}});
+  TuningTable t(db::load_snapshot(path, me), info_of(me).limits);
+  EXPECT_TRUE(t.rejected().empty());
+  Choice c = t.choose(DType::f32, Op::sum, 4096);
+  EXPECT_EQ(c.level, Level::exact);
+  EXPECT_EQ(id(c), tile);
+  c = t.choose(DType::f32, Op::sum, 4097);
+  EXPECT_EQ(c.level, Level::nearest);
+  EXPECT_EQ(id(c), "tiled.b256.u4.single_pass.f32.sum");
+  EXPECT_EQ(c.row->n_lo, 5793u);
+  // Nothing above the tile row: past its tile the built-in default, which takes n.
+  c = t.choose(DType::i32, Op::max, 4096);
+  EXPECT_EQ(c.level, Level::exact);
+  c = t.choose(DType::i32, Op::max, 5000);
+  EXPECT_EQ(c.level, Level::builtin_default);
+  EXPECT_LE(5000u, kernels::max_elements_of(c.entry->params));
+  // The same model's rows: the tile row up to 2048 elements, then its next interval.
+  c = t.choose(DType::f64, Op::min, 2048);
+  EXPECT_EQ(c.level, Level::same_model);
+  EXPECT_EQ(id(c), "single_tile.b256.u4.single_pass.f64.min");
+  c = t.choose(DType::f64, Op::min, 3000);
+  EXPECT_EQ(c.level, Level::same_model);
+  EXPECT_EQ(id(c), "vectorized.b256.u2.single_pass.f64.min");
+  // Every choice takes its n.
+  for (std::uint64_t n = 1; n < 20000; n += 97)
+    for (auto [d, o] : {std::pair{DType::f32, Op::sum}, std::pair{DType::i32, Op::max},
+                        std::pair{DType::f64, Op::min}})
+      EXPECT_LE(n, kernels::max_elements_of(t.choose(d, o, n).entry->params)) << n;
+}
+
 TEST(SampleDb, UntunedKeysAndOtherModelsGetTheBuiltInDefault) {
   TuningTable same(sample_snapshot(sample_device()), info_of(sample_device()).limits);
   for (DType d : {DType::u32, DType::i64, DType::u64, DType::f64})
@@ -168,7 +209,8 @@ TEST(Defaults, EveryKeyHasARegistryEntryThatRunsOnSm75AndUp) {
     EXPECT_EQ(e->params.dtype, r.dtype) << r.kernel_id;
     EXPECT_EQ(e->params.op, r.op) << r.kernel_id;
     EXPECT_FALSE(e->can_implement(1, dtype_size(r.dtype), turing)) << r.kernel_id;
-    EXPECT_FALSE(e->can_implement(max_n, dtype_size(r.dtype), turing)) << r.kernel_id;
+    // Up to the end of its interval (a single_tile rule ends at its tile).
+    EXPECT_FALSE(e->can_implement(std::min(max_n, r.n_hi), dtype_size(r.dtype), turing)) << r.kernel_id;
     EXPECT_EQ(t.default_entry(r.dtype, r.op, r.n_hi), e);
     EXPECT_EQ(std::string(builtin_default_id(r.dtype, r.op, r.n_hi)), r.kernel_id);
   }

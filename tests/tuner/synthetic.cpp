@@ -36,6 +36,7 @@ double model_us(const std::string& kernel_id, std::uint64_t n) {
     case Family::vectorized: eff = 0.90, launch = 4.2; break;
     case Family::tiled: eff = 0.89, launch = 4.3; break;
     case Family::streaming: eff = 0.885, launch = 4.3; break;
+    case Family::single_tile: eff = 0.5, launch = 2.8; break;  // one block: latency, no bandwidth
   }
   eff *= 1 - 0.04 * std::abs(std::log2(p->block / 256.0));
   eff *= 1 - 0.03 * std::abs(std::log2(p->unroll / 4.0)) * (p->unroll > 1 || p->family >= Family::smem);

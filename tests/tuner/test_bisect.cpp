@@ -248,5 +248,50 @@ TEST(Bisect, AWarmRunsWinnersKeepTheColdOnes) {
   EXPECT_EQ(stored.back().l2_mode, db::L2Mode::warm);
 }
 
+
+// A single_tile entry (one tile: 256 threads x 4 vectors x 4 floats = 4096 elements) that is
+// the fastest wherever it runs: no interval reaches past its tile, and a midpoint beyond it goes
+// to the next winner without a measurement.
+const std::string S = "single_tile.b256.u4.single_pass.f32.sum";
+
+Result tile_model(const Request& q) {
+  Result r = exact(q.kernel_id == S ? A : q.kernel_id, q.n);
+  r.kernel_id = q.kernel_id;
+  if (q.kernel_id == S) {
+    EXPECT_LE(q.n, 4096u) << "a single_tile entry measured past its tile";
+    r.median_us = 1.0;
+    r.p10_us = r.p90_us = r.median_us;
+    r.measurement_id = static_cast<std::int64_t>(q.n) * 2 + 7;
+  }
+  return r;
+}
+
+TEST(Bisect, ASingleTileWinnersIntervalEndsAtItsTile) {
+  test::FnRunner r(tile_model);
+  // Grid 2^10, 2^12 (S wins: it takes them), 2^14, 2^16 (only A and B take those).
+  std::vector<SizeWinner> grid = grid_of(r, {S, A, B}, {1024, 4096});
+  for (const SizeWinner& w : grid_of(r, {A, B}, {16384, 65536})) grid.push_back(w);
+  ASSERT_EQ(grid.size(), 4u);
+  EXPECT_EQ(grid[1].winner.kernel_id, S);
+  for (const bool enabled : {true, false}) {
+    r.log.clear();
+    const BisectOutcome o = bisect_intervals(grid, r, BisectConfig{enabled, 40, 1e-9});
+    expect_complete(o.intervals);
+    ASSERT_GE(o.intervals.size(), 2u);
+    EXPECT_EQ(o.intervals[0].winner.kernel_id, S);
+    EXPECT_EQ(o.intervals[0].n_hi, 4096u) << (enabled ? "bisected" : "midpoints");
+    for (const Request& q : r.log) EXPECT_NE(q.kernel_id, S) << "measured at " << q.n;
+  }
+}
+
+TEST(Bisect, ALastIntervalOfASingleTileWinnerStopsAtItsTile) {
+  test::FnRunner r(tile_model);
+  const auto grid = grid_of(r, {S, A, B}, {1024, 2048, 4096});
+  const BisectOutcome o = bisect_intervals(grid, r, BisectConfig{true, 40, 1e-9});
+  ASSERT_EQ(o.intervals.size(), 1u);
+  EXPECT_EQ(o.intervals[0].n_lo, 1u);
+  EXPECT_EQ(o.intervals[0].n_hi, 4096u);  // not kernels::max_elements: S takes no more
+}
+
 }  // namespace
 }  // namespace tunedreduce::tuner

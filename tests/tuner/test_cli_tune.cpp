@@ -48,14 +48,14 @@ TEST(CliTune, DryRunPrintsThePlan) {
 TEST(CliTune, DryRunOfTheDefaultFileWithOverrides) {
   auto r = tune({"--dry-run", "--config", TR_DEFAULT_TUNE_TOML});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_HAS(r.out, "total: 18 keys (dtype, op), 7680 candidates, 21 sizes each");
+  EXPECT_HAS(r.out, "total: 18 keys (dtype, op), 8040 candidates, 21 sizes each");
   r = tune({"--dry-run", "--config", TR_DEFAULT_TUNE_TOML, "--strategy", "exhaustive", "--dtypes",
             "f32", "--ops", "sum,max", "--sizes", "2^10..2^20*2", "--l2", "warm", "--bisect", "off"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_HAS(r.out, "plan: strategy exhaustive, L2 warm");
   EXPECT_HAS(r.out, "bisection off");
-  EXPECT_HAS(r.out, "f32   max          420     11          4620");
-  EXPECT_HAS(r.out, "total: 2 keys (dtype, op), 840 candidates, 11 sizes each, 9240 measurements");
+  EXPECT_HAS(r.out, "f32   max          440     11          4671");
+  EXPECT_HAS(r.out, "total: 2 keys (dtype, op), 880 candidates, 11 sizes each, 9342 measurements");
 }
 
 TEST(CliTune, InvalidConfigurationIsExit2WithThePosition) {

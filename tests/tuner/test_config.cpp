@@ -205,7 +205,15 @@ TEST(ConfigSpace, UnknownFamily) {
             fixture("unknown_family.toml") +
                 ":2:21: space.families[1]: unknown family 'smemm' (did you mean 'smem'?); "
                 "choices: neighbored, neighbored_less, interleaved, unroll, unroll_warps, "
-                "complete_unroll, smem, warp_shuffle, vectorized, tiled, streaming");
+                "complete_unroll, smem, warp_shuffle, vectorized, tiled, streaming, single_tile");
+}
+
+TEST(ConfigSpace, SingleTileHasOnlyTheSinglePassFinish) {
+  EXPECT_EQ(error_of("single_tile_two_pass.toml"),
+            fixture("single_tile_two_pass.toml") +
+                ":2:13: space.families[0]: family 'single_tile' has no compiled entry with the "
+                "selected axes (its one block has nothing to finish: it compiles finish "
+                "single_pass only)");
 }
 
 TEST(ConfigSpace, UnrollIgnoredForFamiliesWithoutOne) {
@@ -372,7 +380,7 @@ TEST(ConfigFile, TheDefaultTuneTomlIsTheDefaultConfig) {
   EXPECT_EQ(c.space.sizes.size(), 21u);  // 2^10 .. 2^30
   EXPECT_EQ(c.strategy.name, "halving");
   EXPECT_EQ(c.measure.l2, L2Mode::cold);
-  EXPECT_EQ(c.space.families.size(), 11u);
+  EXPECT_EQ(c.space.families.size(), 12u);
   EXPECT_EQ(c.space.dtypes.size(), 6u);
   EXPECT_EQ(c.space.ops.size(), 3u);
   // Every key of the schema appears in the default file (commented out or set).
@@ -388,7 +396,7 @@ TEST(ConfigFile, TheDefaultTuneTomlIsTheDefaultConfig) {
 TEST(ConfigFile, AllSelectsEveryCompiledValue) {
   auto c = validate_config(parse_config_text(
       "[space]\nfamilies = \"all\"\nblocks = \"all\"\ndtypes = [\"float\", \"f32\"]\n", "t.toml"));
-  EXPECT_EQ(c.space.families.size(), 11u);
+  EXPECT_EQ(c.space.families.size(), 12u);
   EXPECT_EQ(c.space.blocks.size(), 5u);
   EXPECT_EQ(c.space.dtypes, std::vector<DType>{DType::f32});  // aliases; duplicates dropped
 }
@@ -409,7 +417,7 @@ TEST(ConfigOverrides, FlagsReplaceFileKeysAndAreRevalidated) {
   EXPECT_EQ(c.measure.min_repeats, 7);
   EXPECT_EQ(c.measure.max_repeats, 7);
   EXPECT_EQ(c.measure.l2, L2Mode::warm);
-  EXPECT_EQ(c.space.families.size(), 11u);
+  EXPECT_EQ(c.space.families.size(), 12u);
   EXPECT_FALSE(c.bisect.enabled);
 
   ConfigOverrides add;

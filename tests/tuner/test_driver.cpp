@@ -143,6 +143,42 @@ TEST(Driver, SizesWithoutAnOkCandidateHaveNoWinner) {
   expect_complete(k);
 }
 
+TEST(Driver, ASingleTileEntryIsMeasuredOnlyWhereItTakesN) {
+  const TuneConfig c = validate_config(parse_config_text(
+      "[space]\nfamilies = [\"single_tile\", \"warp_shuffle\"]\nblocks = [256]\nunrolls = [4]\n"
+      "finishes = [\"single_pass\"]\ndtypes = [\"f32\"]\nops = [\"sum\"]\n"
+      "sizes = [1024, 4096, 16384, 65536]\n[strategy]\nname = \"exhaustive\"\n",
+      "t.toml"));
+  const std::string tile = "single_tile.b256.u4.single_pass.f32.sum";  // 4096 elements
+  test::FnRunner runner([&](const Request& q) {
+    Result r = test::model_result(q.kernel_id, q.n, 10, 0, 0.01);
+    if (q.kernel_id == tile) r.median_us = r.p10_us = r.p90_us = 1.0;  // the fastest where it runs
+    return r;
+  });
+  std::vector<std::size_t> candidates_seen;
+  DriverOptions o;
+  o.progress = [&](const ProgressEvent& e) {
+    if (e.kind == ProgressEvent::Kind::size_done) candidates_seen.push_back(e.candidates);
+  };
+  const TuneOutcome out = run_tuning(c, runner, o);
+  for (const Request& q : runner.log)
+    if (q.kernel_id == tile) EXPECT_LE(q.n, 4096u) << "measured past its tile";
+  ASSERT_EQ(out.keys.size(), 1u);
+  const KeyOutcome& k = out.keys[0];
+  EXPECT_EQ(k.candidates, 2u);
+  ASSERT_EQ(k.sizes.size(), 4u);
+  EXPECT_EQ(k.sizes[1].candidates, 2u);
+  EXPECT_EQ(k.sizes[2].candidates, 1u);
+  EXPECT_EQ(candidates_seen, (std::vector<std::size_t>{2, 2, 1, 1}));
+  ASSERT_TRUE(k.sizes[1].winner);
+  EXPECT_EQ(k.sizes[1].winner->winner.kernel_id, tile);
+  expect_complete(k);
+  ASSERT_EQ(k.bisect.intervals.size(), 2u);
+  EXPECT_EQ(k.bisect.intervals[0].winner.kernel_id, tile);
+  EXPECT_EQ(k.bisect.intervals[0].n_hi, 4096u);
+  EXPECT_EQ(k.bisect.intervals[1].n_lo, 4097u);
+}
+
 TEST(Driver, ReplayedRunGivesWinnersAndATable) {
   const TuneConfig c = small();
   auto db = db::Database::create_in_memory();

@@ -86,5 +86,39 @@ TEST(SearchSpace, KeysFollowTheConfigurationsOrder) {
   EXPECT_EQ(keys[3].dtype, DType::i32);
 }
 
+
+TEST(SearchSpace, ASingleTileEntryIsACandidateOnlyUpToItsTile) {
+  const auto keys = enumerate_space(default_config().space);
+  const KeySpace* f32 = nullptr;
+  for (const KeySpace& k : keys)
+    if (k.dtype == DType::f32 && k.op == Op::sum) f32 = &k;
+  ASSERT_NE(f32, nullptr);
+  auto tiles_at = [&](std::uint64_t n) {
+    std::set<std::string> out;
+    for (const std::string& id : f32->candidates_at(n))
+      if (id.rfind("single_tile.", 0) == 0) out.insert(id);
+    return out;
+  };
+  // f32: 4 elements per vector; blocks 64..1024 x unroll 1..8 = tiles of 256 .. 32768.
+  EXPECT_EQ(tiles_at(256).size(), 20u);
+  EXPECT_EQ(tiles_at(4096).size(), 10u);  // block x unroll >= 1024: 1 + 2 + 3 + 4
+  EXPECT_TRUE(tiles_at(4096).count("single_tile.b256.u4.single_pass.f32.sum"));
+  EXPECT_FALSE(tiles_at(4097).count("single_tile.b256.u4.single_pass.f32.sum"));
+  EXPECT_EQ(tiles_at(32768), (std::set<std::string>{"single_tile.b1024.u8.single_pass.f32.sum"}));
+  EXPECT_TRUE(tiles_at(32769).empty());
+  const std::size_t others = f32->candidates.size() - 20;
+  EXPECT_EQ(f32->candidates_at(std::uint64_t{1} << 30).size(), others);
+  EXPECT_EQ(f32->count_at(4096), others + 10);
+  EXPECT_TRUE(takes("single_tile.b64.u1.single_pass.f64.max", 128));
+  EXPECT_FALSE(takes("single_tile.b64.u1.single_pass.f64.max", 129));
+  EXPECT_FALSE(takes("no.such.kernel", 1));
+  // The default grid 2^10..2^30: a single_tile entry is counted at the sizes it takes only.
+  std::size_t expected = 0;
+  for (const KeySpace& k : keys)
+    for (std::uint64_t n : k.sizes) expected += k.candidates_at(n).size();
+  EXPECT_EQ(total_measurements(keys), expected);
+  EXPECT_LT(expected, kernels::manifest().size() * 21);
+}
+
 }  // namespace
 }  // namespace tunedreduce::tuner

@@ -120,7 +120,7 @@ TEST(Registry, MeaninglessCombinationsAreNotCompiled) {
     else
       EXPECT_GE(p.unroll, p.family == Family::smem || p.family == Family::warp_shuffle ||
                                   p.family == Family::vectorized || p.family == Family::tiled ||
-                                  p.family == Family::streaming
+                                  p.family == Family::streaming || p.family == Family::single_tile
                               ? 1 : 2) << e.id;
     EXPECT_LE(p.unroll, 16) << e.id;
     EXPECT_EQ(p.smem != SmemMode::none, p.family == Family::smem) << e.id;
@@ -173,6 +173,44 @@ TEST(CanImplement, FollowsItsRules) {
   EXPECT_FALSE(find("warp_shuffle.b1024.u4.two_pass.f64.sum")->can_implement(1000, 8, tiny_smem));
 }
 
+TEST(SingleTile, TakesOneTileWithOneFinishAndRefusesMoreByName) {
+  const DeviceLimits dev = h100();
+  std::size_t count = 0;
+  for (const Entry& e : registry()) {
+    const auto& p = e.params;
+    if (p.family != Family::single_tile) continue;
+    ++count;
+    EXPECT_EQ(p.finish, Finish::single_pass) << e.id;
+    const std::uint64_t tile = std::uint64_t(p.block) * p.unroll * (16 / dtype_size(p.dtype));
+    EXPECT_EQ(max_elements_of(p), tile) << e.id;
+    EXPECT_FALSE(e.can_implement(tile, dtype_size(p.dtype), dev)) << e.id;
+    EXPECT_EQ(e.grid_size(tile, dev), 1u) << e.id;
+    EXPECT_GT(e.workspace_bytes(tile, dev), 0u) << e.id;
+    const auto why = e.can_implement(tile + 1, 256, dev);
+    ASSERT_TRUE(why) << e.id;
+    EXPECT_NE(why->find("exceeds the single tile of this kernel (" + std::to_string(tile) + " elements: " +
+                        std::to_string(p.block) + " threads x " + std::to_string(p.unroll) +
+                        " 16-byte vectors)"),
+              std::string::npos)
+        << *why;
+    EXPECT_EQ(e.workspace_bytes(tile + 1, dev), 0u) << e.id;
+    LaunchArgs a;
+    a.n = tile + 1;
+    a.in = reinterpret_cast<void*>(0x2000);
+    a.out = reinterpret_cast<void*>(0x1000);
+    a.workspace = reinterpret_cast<void*>(0x3000);
+    a.workspace_bytes = 1 << 20;
+    EXPECT_EQ(e.launch(a, dev), cudaErrorInvalidValue) << e.id;  // nothing enqueued
+  }
+  // 5 blocks x 4 unrolls x 6 types x 3 operators.
+  EXPECT_EQ(count, 360u);
+  EXPECT_EQ(max_elements_of(find("single_tile.b256.u4.single_pass.f32.sum")->params), 4096u);
+  EXPECT_EQ(max_elements_of(find("single_tile.b256.u4.single_pass.f64.min")->params), 2048u);
+  EXPECT_EQ(max_elements_of(find("tiled.b256.u4.single_pass.f32.sum")->params), max_elements);
+  EXPECT_EQ(find("single_tile.b256.u4.two_pass.f32.sum"), nullptr);
+  EXPECT_EQ(find("single_tile.b256.u4.packed.i32.sum"), nullptr);
+}
+
 TEST(Workspace, SizesFollowTheLayout) {
   const DeviceLimits dev = h100();
   for (const Entry& e : registry()) {
@@ -184,6 +222,11 @@ TEST(Workspace, SizesFollowTheLayout) {
                             std::uint64_t{1} << 31, max_elements}) {
       const std::uint64_t grid = e.grid_size(n, dev);
       const std::size_t ws = e.workspace_bytes(n, dev);
+      if (n > max_elements_of(p)) {  // past a single_tile entry's tile: nothing to lay out
+        EXPECT_EQ(p.family, Family::single_tile) << e.id;
+        EXPECT_EQ(ws, 0u) << e.id << " n=" << n;
+        continue;
+      }
       ASSERT_GE(grid, 1u) << e.id;
       EXPECT_LE(grid, 65536u) << e.id;
       EXPECT_GE(ws, prev) << e.id << " n=" << n;  // never shrinks as n grows
@@ -211,6 +254,8 @@ TEST(Workspace, SizesFollowTheLayout) {
         EXPECT_LE(grid, std::min(chunks, resident)) << e.id << " n=" << n;
       } else if (p.family == Family::tiled || p.family == Family::streaming) {
         EXPECT_EQ(grid, std::min<std::uint64_t>(chunks, 65535)) << e.id << " n=" << n;
+      } else if (p.family == Family::single_tile) {
+        EXPECT_EQ(grid, 1u) << e.id << " n=" << n;
       } else {
         EXPECT_EQ(grid, std::min<std::uint64_t>(chunks, 65536)) << e.id << " n=" << n;
       }
