@@ -26,6 +26,11 @@ of blocks that costs 2-7 % on the H200 (session 6: streaming.b1024.u4.single_pas
 0.95-0.99x CUB through the two-phase call at 2^25-2^27, 1.01x through the cached one). A score
 stays relative to the fastest candidate of all.
 
+From 2^26 up, single_pass candidates are left out (two_pass and packed remain): in session 7
+the persistent single_pass kernels (warp_shuffle, vectorized) that tied the streaming two_pass ones within 0.2 % in the H200's tuning run ran 1-4 % slower than CUB
+through the bench in the next call (another machine of the same model), where the streaming
+two_pass ones ran 1.01-1.04x.
+
 With --bench (tunedreduce bench --json of the same GPUs, matched by device fingerprint), each
 rule's predicted speed-up over CUB is printed: CUB's bench median over the chosen candidate's
 tuner median (the two are timed alike: cold L2, read flush; the bench waits for each run, the
@@ -41,6 +46,7 @@ from collections import defaultdict
 
 DTYPES = ["i32", "u32", "i64", "u64", "f32", "f64"]
 LARGE = 1 << 24  # from here on, fewer blocks first (see the docstring)
+STREAM = 1 << 26  # from here on, no single_pass (see the docstring)
 WINNERS = defaultdict(list)  # device key -> (dtype, op, n_lo, n_hi, kernel) of its stored winners
 OPS = ["sum", "min", "max"]
 
@@ -145,6 +151,8 @@ def main():
                 if n >= LARGE:  # the two-phase call's acq_rel ticket: see the docstring
                     sc = {k: v for k, v in sc.items()
                           if ".single_pass." not in k or blocks(k, n) <= a.max_single_pass_blocks}
+                if n >= STREAM:  # two_pass (and packed) only: see the docstring
+                    sc = {k: v for k, v in sc.items() if ".single_pass." not in k}
                 scores.append(sc)
             # Fewest rules: a rule grows over consecutive sizes while some candidate stays within
             # --slack of the fastest at every one of them (greedy covering, optimal for
