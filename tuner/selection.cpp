@@ -31,13 +31,13 @@ bool within_noise(const Result& a, const Result& b, const TieRule& rule) {
   return (hi - lo) / lo < tolerance;
 }
 
-bool preferred_in_tie(std::string_view a, std::string_view b) {
+bool preferred_in_tie(std::string_view a, std::string_view b, bool one_launch_counts) {
   const auto pa = kernels::parse_id(a), pb = kernels::parse_id(b);
   if (pa && pb) {
     // One launch (single_pass, packed) before two.
     const bool sa = pa->finish != kernels::Finish::two_pass;
     const bool sb = pb->finish != kernels::Finish::two_pass;
-    if (sa != sb) return sa;
+    if (one_launch_counts && sa != sb) return sa;
     const long wa = static_cast<long>(pa->block) * pa->unroll;
     const long wb = static_cast<long>(pb->block) * pb->unroll;
     if (wa != wb) return wa < wb;
@@ -64,10 +64,12 @@ Selection select_winner(std::span<const Result> results, const TieRule& rule) {
   }
   if (!fastest) return s;
   std::size_t winner = *fastest;
+  const bool one_launch_counts = *results[*fastest].median_us * rule.max_relative < second_launch_us;
   for (std::size_t i = 0; i < results.size(); ++i) {
     if (!results[i].ok() || !within_noise(results[i], results[*fastest], rule)) continue;
     ++s.tied;
-    if (i != winner && preferred_in_tie(results[i].kernel_id, results[winner].kernel_id))
+    if (i != winner &&
+        preferred_in_tie(results[i].kernel_id, results[winner].kernel_id, one_launch_counts))
       winner = i;
   }
   if (s.tied == 0) s.tied = 1;  // the fastest itself (a zero median is tied with nothing)

@@ -38,11 +38,19 @@ double relative_median_error(const Result& r);
 /// 7 % p10-p90 spread locate a median within ~0.35 %. False when either is not ok.
 bool within_noise(const Result& a, const Result& b, const TieRule& rule = {});
 
-/// Preference among tied candidates: single_pass before two_pass, then the smaller
-/// block x unroll (fewer threads and registers in flight), then the lexicographically smaller
-/// id. True when \p a is preferred to \p b. Ids that are not registry ids sort after those that
-/// are, by id.
-bool preferred_in_tie(std::string_view a, std::string_view b);
+/// Preference among tied candidates: single_pass before two_pass (only when \p one_launch_counts),
+/// then the smaller block x unroll (fewer threads and registers in flight), then the
+/// lexicographically smaller id. True when \p a is preferred to \p b. Ids that are not registry
+/// ids sort after those that are, by id.
+bool preferred_in_tie(std::string_view a, std::string_view b, bool one_launch_counts = true);
+
+/// A second kernel's launch, measured back to back on the H100 (docs/performance.md: two empty
+/// kernels 5.4 us, one 3.0 us). The one-launch preference of the tie rule applies only while it
+/// is more than the tie tolerance's ceiling of the fastest median (below 240 us with the default
+/// 1 %); above, a tie is within noise of what a second launch costs anyway, and single_pass
+/// winners chosen for it ran 1-4 % slower than CUB on the H200 in a later call
+/// (docs/performance.md, session 7).
+inline constexpr double second_launch_us = 2.4;
 
 /// Speed order: the smaller median first, then the smaller id (deterministic). Results that are
 /// not ok come after every ok one.

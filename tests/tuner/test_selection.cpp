@@ -121,6 +121,27 @@ TEST(Selection, TieBrokenByTheRule) {
   EXPECT_EQ(select_winner(rs).winner, 2u);
 }
 
+TEST(Selection, OneLaunchCountsOnlyWhereASecondLaunchIsOutsideTheNoise) {
+  // The H200's i64 sum 2^28 finalists of session 7: a persistent single_pass kernel and a
+  // streaming two_pass one 0.13 % apart. At 473 us a second launch (2.4 us) is 0.5 %, below the
+  // 1 % ceiling of the tie: the one-launch preference does not apply, the smaller block x unroll
+  // (4096 against 16384) wins.
+  const std::string ws = "warp_shuffle.b1024.u16.single_pass.i64.sum";
+  const std::string st = "streaming.b1024.u4.two_pass.i64.sum";
+  std::vector<Result> rs = {ok(ws, 473.0), ok(st, 473.6)};
+  EXPECT_EQ(select_winner(rs).winner, 1u);
+  // At 200 us (a second launch is 1.2 %) it applies: the single_pass one wins.
+  rs = {ok(ws, 200.0), ok(st, 200.2)};
+  EXPECT_EQ(select_winner(rs).winner, 0u);
+  // Above the threshold an a1/a2 tie goes to the smaller id (same work): "...single_pass..." <
+  // "...two_pass...", whatever the order.
+  rs = {ok(a2, 300.0), ok(a1, 300.3)};
+  EXPECT_EQ(select_winner(rs).winner, 1u);
+  EXPECT_FALSE(preferred_in_tie(ws, st, false));
+  EXPECT_TRUE(preferred_in_tie(ws, st, true));
+  EXPECT_DOUBLE_EQ(second_launch_us / TieRule{}.max_relative, 240.0);
+}
+
 TEST(Selection, DeterministicForEqualMedians) {
   std::vector<Result> rs = {ok("b", 10), ok("a", 10)};
   EXPECT_EQ(select_winner(rs).winner, 1u);  // neither parses: the smaller id
