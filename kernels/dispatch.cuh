@@ -35,8 +35,7 @@ struct Dispatch {
   using T = typename K::T;
   using OpT = typename K::OpT;
 
-  static constexpr bool persistent_grid =
-      P.family == Family::warp_shuffle || P.family == Family::vectorized;
+  static constexpr bool persistent_grid = has_persistent_grid(P.family);
 
   static constexpr std::size_t dynamic_smem_bytes() {
     return P.smem == SmemMode::dynamic ? sizeof(T) * P.block : 0;

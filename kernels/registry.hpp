@@ -71,6 +71,13 @@ constexpr bool is_global_memory_family(Family f) {
          f == Family::unroll || f == Family::unroll_warps || f == Family::complete_unroll;
 }
 
+/// True for the families whose grid is persistent (as many blocks as are resident at once, each
+/// looping over many chunks); the others launch one block per tile (capped), and the hardware
+/// hands tiles to multiprocessors as they free up.
+constexpr bool has_persistent_grid(Family f) {
+  return f == Family::warp_shuffle || f == Family::vectorized;
+}
+
 /// The parameters of one registry entry.
 struct KernelParams {
   Family family{};

@@ -38,6 +38,10 @@ bool preferred_in_tie(std::string_view a, std::string_view b, bool one_launch_co
     const bool sa = pa->finish != kernels::Finish::two_pass;
     const bool sb = pb->finish != kernels::Finish::two_pass;
     if (one_launch_counts && sa != sb) return sa;
+    // Where a second launch is inside the noise: one tile per block before a persistent grid.
+    const bool ga = kernels::has_persistent_grid(pa->family);
+    const bool gb = kernels::has_persistent_grid(pb->family);
+    if (!one_launch_counts && ga != gb) return gb;
     const long wa = static_cast<long>(pa->block) * pa->unroll;
     const long wb = static_cast<long>(pb->block) * pb->unroll;
     if (wa != wb) return wa < wb;

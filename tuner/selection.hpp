@@ -38,9 +38,11 @@ double relative_median_error(const Result& r);
 /// 7 % p10-p90 spread locate a median within ~0.35 %. False when either is not ok.
 bool within_noise(const Result& a, const Result& b, const TieRule& rule = {});
 
-/// Preference among tied candidates: single_pass before two_pass (only when \p one_launch_counts),
-/// then the smaller block x unroll (fewer threads and registers in flight), then the
-/// lexicographically smaller id. True when \p a is preferred to \p b. Ids that are not registry
+/// Preference among tied candidates: single_pass before two_pass when \p one_launch_counts;
+/// otherwise a grid of one block per tile before a persistent one (kernels::has_persistent_grid:
+/// the hardware balances tiles over the multiprocessors; a persistent grid splits the input
+/// evenly up front and waits for its slowest block); then the smaller block x unroll (fewer
+/// threads and registers in flight), then the lexicographically smaller id. True when \p a is preferred to \p b. Ids that are not registry
 /// ids sort after those that are, by id.
 bool preferred_in_tie(std::string_view a, std::string_view b, bool one_launch_counts = true);
 

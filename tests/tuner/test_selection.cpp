@@ -142,6 +142,25 @@ TEST(Selection, OneLaunchCountsOnlyWhereASecondLaunchIsOutsideTheNoise) {
   EXPECT_DOUBLE_EQ(second_launch_us / TieRule{}.max_relative, 240.0);
 }
 
+TEST(Selection, WhereASecondLaunchIsNoiseOneTilePerBlockBeatsAPersistentGridInATie) {
+  // Session 7's H200 run chose persistent grids that tied streaming ones within 0.2 % at
+  // 2^26-2^29; they ran 1-4 % slower in the next call. Above 240 us a tie goes to the grid of
+  // one block per tile, even against a smaller block x unroll and either finish.
+  const std::string vec = "vectorized.b256.u4.two_pass.f32.sum";        // persistent, 1024
+  const std::string ws = "warp_shuffle.b512.u16.single_pass.f32.sum";   // persistent, 8192
+  const std::string st = "streaming.b1024.u8.two_pass.f32.sum";         // one tile per block, 8192
+  std::vector<Result> rs = {ok(vec, 500.0), ok(ws, 500.5), ok(st, 501.0)};
+  EXPECT_EQ(select_winner(rs).winner, 2u);
+  EXPECT_TRUE(preferred_in_tie(st, vec, false));
+  EXPECT_FALSE(preferred_in_tie(vec, st, false));
+  // Outside the noise the faster persistent grid still wins.
+  rs = {ok(vec, 500.0), ok(st, 510.0)};
+  EXPECT_EQ(select_winner(rs).winner, 0u);
+  // Below 240 us the one-launch preference comes first, then block x unroll, as before.
+  rs = {ok(vec, 100.0), ok(st, 100.1)};
+  EXPECT_EQ(select_winner(rs).winner, 0u);
+}
+
 TEST(Selection, DeterministicForEqualMedians) {
   std::vector<Result> rs = {ok("b", 10), ok("a", 10)};
   EXPECT_EQ(select_winner(rs).winner, 1u);  // neither parses: the smaller id
