@@ -31,8 +31,10 @@ constexpr const char* usage_text =
     "usage: tunedreduce db ACTION [OPTIONS]\n\n"
     "actions:\n"
     "  info                      devices, runs and row counts\n"
-    "  check [--full]            quick_check (integrity_check with --full), schema version,\n"
-    "                            rows naming kernel ids this binary lacks\n"
+    "  check [--full] [--library LIB]\n"
+    "                            quick_check (integrity_check with --full), schema version,\n"
+    "                            rows naming kernel ids this binary lacks; with --library, the\n"
+    "                            winner rows a built libtunedreduce.so has no kernel for\n"
     "  export [--output FILE]    the whole database as JSON (stdout by default)\n"
     "  import FILE               add an export file's rows to the database\n"
     "  merge --into OUT A.db B.db ...\n"
@@ -306,12 +308,20 @@ int cmd_db(int argc, char** argv) {
   }
   if (action == "check") {
     bool full = false;
+    std::string library;
     add_reader_options(desc, o);
-    desc.add_options()("full", po::bool_switch(&full), "PRAGMA integrity_check instead of quick_check");
+    desc.add_options()("full", po::bool_switch(&full), "PRAGMA integrity_check instead of quick_check")(
+        "library", po::value<std::string>(&library),
+        "also say which winner rows LIBRARY (a libtunedreduce.so, e.g. a deployment build) "
+        "cannot serve");
     if (parse_command_line(n, args.data(), desc, nullptr, vm, o.common,
-                           "tunedreduce db check [--db PATH] [--full] [--immutable]"))
+                           "tunedreduce db check [--db PATH] [--full] [--immutable] [--library LIB]"))
       return exit_code::ok;
-    return check(o, full);
+    const int rc = check(o, full);
+    if (library.empty() || rc == exit_code::db_unusable) return rc;
+    const int lib_rc = check_library(library, {resolve_db_path(o.common.db).path.string()},
+                                     "tunedreduce db check");
+    return rc != exit_code::ok ? rc : lib_rc;
   }
   if (action == "export") {
     std::string output;

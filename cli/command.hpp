@@ -4,7 +4,9 @@
 #include <boost/program_options.hpp>
 
 #include <optional>
+#include <set>
 #include <string>
+#include <vector>
 
 namespace tunedreduce::cli {
 
@@ -38,5 +40,19 @@ int cmd_db(int argc, char** argv);
 int cmd_tune(int argc, char** argv);
 int cmd_report(int argc, char** argv);
 int cmd_bench(int argc, char** argv);
+int cmd_deploy(int argc, char** argv);
+
+/// What a built libtunedreduce has (cmd_deploy.cpp): loaded with dlopen, asked through its C API.
+struct LibraryKernels {
+  std::string version, architectures;
+  std::set<std::string> ids;
+};
+/// Throws Error(usage) naming \p path when it cannot be loaded or lists no kernels.
+LibraryKernels load_library_kernels(const std::string& path);
+
+/// Prints which winner rows of \p dbs (the default database when empty) \p library has no
+/// kernel for; exit_code::db_check_failed when any, ok otherwise. \p command prefixes the error.
+int check_library(const std::string& library, const std::vector<std::string>& dbs,
+                  const char* command);
 
 }  // namespace tunedreduce::cli

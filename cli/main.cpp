@@ -28,6 +28,9 @@ constexpr Command commands[] = {
      tunedreduce::cli::cmd_report},
     {"bench", "time the tuned reduction against cub::DeviceReduce and thrust::reduce (GPU)",
      tunedreduce::cli::cmd_bench},
+    {"deploy", "the kernel list of a lean library for the winners of tuning databases, or a "
+               "library's check",
+     tunedreduce::cli::cmd_deploy},
 };
 
 void print_usage(std::ostream& os) {

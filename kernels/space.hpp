@@ -72,6 +72,13 @@ constexpr std::size_t configs_per_key(DType d, Op o) {
   return n;
 }
 
+/// Whether \p p is one of the configurations above (a deployment build checks its list with it).
+constexpr bool contains(const KernelParams& p) {
+  bool found = false;
+  for_each_config(p.dtype, p.op, [&](const KernelParams& q) { found = found || q == p; });
+  return found;
+}
+
 /// Every configuration of one (dtype, op) as an array.
 template <DType D, Op O>
 constexpr auto configs() {

@@ -74,4 +74,11 @@ const char* version() noexcept { return TUNEDREDUCE_VERSION_STRING; }
 
 const char* cuda_architectures() noexcept { return TUNEDREDUCE_CUDA_ARCHITECTURES; }
 
+std::size_t kernel_count() noexcept { return kernels::registry().size(); }
+
+const char* kernel_id(std::size_t index) noexcept {
+  const auto entries = kernels::registry();
+  return index < entries.size() ? entries[index].id : nullptr;
+}
+
 }  // namespace tunedreduce

@@ -162,4 +162,8 @@ const char* tr_version(void) { return tunedreduce::version(); }
 
 const char* tr_cuda_architectures(void) { return tunedreduce::cuda_architectures(); }
 
+size_t tr_kernel_count(void) { return tunedreduce::kernel_count(); }
+
+const char* tr_kernel_id(size_t index) { return tunedreduce::kernel_id(index); }
+
 }  // extern "C"

@@ -112,6 +112,10 @@ TR_API const char* tr_cache_state_name(int state);
 TR_API const char* tr_version(void);
 /** The CUDA architectures the kernels were compiled for, e.g. "90" or "80;90;100". */
 TR_API const char* tr_cuda_architectures(void);
+/** How many kernels the library has: the whole registry, or a deployment build's list. */
+TR_API size_t tr_kernel_count(void);
+/** The registry id of kernel \p index (0 .. tr_kernel_count() - 1, sorted); NULL past the end. */
+TR_API const char* tr_kernel_id(size_t index);
 
 #ifdef __cplusplus
 }

@@ -153,6 +153,14 @@ const char* version() noexcept;
 /// cuda_error that says so.
 const char* cuda_architectures() noexcept;
 
+/// How many kernels the library has: every entry of the registry, or in a deployment build
+/// (docs/library.md) those of its list and of the built-in rules. A tuned row naming a kernel
+/// the library lacks is passed over (one warning) for the next lookup level.
+std::size_t kernel_count() noexcept;
+
+/// The registry id of kernel \p index, in sorted order; nullptr when index >= kernel_count().
+const char* kernel_id(std::size_t index) noexcept;
+
 namespace detail {
 template <class T>
 constexpr DType dtype_of() {

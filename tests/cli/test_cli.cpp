@@ -2,10 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <fstream>
+#include <set>
 #include <sstream>
 
 #include "common/json.hpp"
+#include "db/database.hpp"
 #include "kernels/registry.hpp"
+#include "runtime/defaults.hpp"
 #include "tests/db/test_util.hpp"
 
 namespace tunedreduce {
@@ -102,6 +107,105 @@ TEST(CliList, BadFiltersNameTheProblem) {
   r = cli({"list", "--bogus"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("bogus"), std::string::npos) << r.err;
+}
+
+// --- deploy ----------------------------------------------------------------------------------
+
+std::set<std::string> winner_kernels(const std::string& path) {
+  db::Database d = db::Database::open_reader(path);
+  std::set<std::string> ids;
+  for (const db::WinnerRecord& w : d.winners()) ids.insert(w.kernel_id);
+  return ids;
+}
+
+std::vector<std::string> ids_of_list(const std::string& text) {
+  std::vector<std::string> ids;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line))
+    if (!line.empty() && line[0] != '#') ids.push_back(line);
+  return ids;
+}
+
+const std::string h100_db = TR_TEST_DATA "/h100-sample.db";
+const std::string h200_db = TR_TEST_DATA "/h200-sample.db";
+
+TEST(CliDeploy, ListsEveryWinnersKernelAndEveryBuiltInRulesOnceSorted) {
+  auto r = cli({"deploy", "--db", h100_db, "--db", h200_db});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::set<std::string> expected = winner_kernels(h100_db);
+  const std::set<std::string> h200 = winner_kernels(h200_db);
+  ASSERT_FALSE(expected.empty());
+  ASSERT_FALSE(h200.empty());
+  expected.insert(h200.begin(), h200.end());
+  const std::size_t winners = expected.size();
+  for (const runtime::DefaultRule& rule : runtime::builtin_default_rules())
+    expected.insert(rule.kernel_id);
+  const std::vector<std::string> ids = ids_of_list(r.out);
+  EXPECT_EQ(std::set<std::string>(ids.begin(), ids.end()), expected);
+  EXPECT_TRUE(std::is_sorted(ids.begin(), ids.end()));
+  EXPECT_EQ(ids.size(), expected.size());  // no id twice
+  for (const std::string& id : ids) EXPECT_NE(kernels::find(id), nullptr) << id;
+  // The header says where the list came from.
+  EXPECT_NE(r.out.find("h100-sample.db: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("h200-sample.db: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(kernels::manifest_hash()), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("# " + std::to_string(expected.size()) + " kernels (" +
+                       std::to_string(winners) + " of winners"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(CliDeploy, WritesAFileOnlyWhenAsked) {
+  db::test::TempDir dir;
+  const std::string out = (dir / "kernels.list").string();
+  auto r = cli({"deploy", "--db", h100_db, "-o", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(r.err.find("kernels written to " + out), std::string::npos) << r.err;
+  std::ifstream in(out);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(text.str(), cli({"deploy", "--db", h100_db}).out);
+}
+
+TEST(CliDeploy, BadInputNamesWhatWasWrong) {
+  db::test::TempDir dir;
+  auto r = cli({"deploy", "--db", h100_db, "--db", h100_db});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("is given twice"), std::string::npos) << r.err;
+  r = cli({"deploy", "--db", (dir / "missing.db").string()});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("missing.db"), std::string::npos) << r.err;
+  r = cli({"deploy", "--db", h100_db, "--check", (dir / "nothing.so").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("cannot load the library '" + (dir / "nothing.so").string() + "'"),
+            std::string::npos)
+      << r.err;
+  r = cli({"deploy", "--db", h100_db, "--check", "x.so", "-o", (dir / "k.list").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("not both"), std::string::npos) << r.err;
+  // A shared library that is not a libtunedreduce.
+  r = cli({"deploy", "--db", h100_db, "--check", "libm.so.6"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("is not a libtunedreduce that lists its kernels"), std::string::npos)
+      << r.err;
+}
+
+TEST(CliDeploy, TheFullLibraryServesEveryRow) {
+  for (const char* command : {"deploy", "db"}) {
+    std::vector<std::string> args =
+        std::string(command) == "deploy"
+            ? std::vector<std::string>{"deploy", "--db", h100_db, "--db", h200_db, "--check", TR_LIBRARY}
+            : std::vector<std::string>{"db", "check", "--db", h200_db, "--library", TR_LIBRARY};
+    auto r = cli(args);
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find(std::to_string(kernels::registry().size()) + " kernels"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("all served"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("result:    ok"), std::string::npos) << r.out;
+  }
 }
 
 }  // namespace

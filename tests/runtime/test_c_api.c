@@ -30,6 +30,16 @@ int main(void) {
   CHECK(strcmp(tr_level_name(TR_LEVEL_SAME_MODEL), "same_model") == 0);
   CHECK(strcmp(tr_level_name(99), "unknown") == 0);
 
+  /* The kernels the library has: the whole registry here, sorted, each id once. */
+  {
+    size_t i, n = tr_kernel_count();
+    CHECK(n == TR_EXPECTED_KERNELS);
+    for (i = 0; i + 1 < n; ++i) CHECK(strcmp(tr_kernel_id(i), tr_kernel_id(i + 1)) < 0);
+    CHECK(n > 0 && contains(tr_kernel_id(0), ".b"));
+    CHECK(tr_kernel_id(n) == NULL);
+    CHECK(tr_kernel_id((size_t)-1) == NULL);
+  }
+
   /* A database that does not exist: defaults, one warning, no failure. */
   CHECK(tr_set_database("/nonexistent/tunedreduce-c-test.db") == TR_SUCCESS);
   CHECK(strcmp(tr_last_error(), "") == 0);

@@ -1,0 +1,167 @@
+# A deployment build's kernel list: the registry ids a lean libtunedreduce compiles
+# (docs/library.md, "A deployment library"). `tunedreduce deploy` writes such a list from tuning
+# databases; the format is one registry id per line, blank lines and '#' comments ignored.
+#
+# Used by kernels/CMakeLists.txt and, in script mode, by the test tests/cmake/kernel_list.cmake.
+
+set(TR_ID_REGEX
+  "^(neighbored_less|neighbored|interleaved|unroll_warps|unroll|complete_unroll|smem|warp_shuffle|vectorized|tiled|streaming|single_tile)\\.b([0-9]+)(\\.u([0-9]+))?(\\.(static|dynamic))?\\.(two_pass|single_pass|packed)\\.(i32|u32|i64|u64|f32|f64)\\.(sum|min|max)$")
+
+# tr_read_kernel_list(FILE OUT_VAR): the ids of FILE, in file order, duplicates kept. A line that
+# is not shaped like a registry id stops the configuration with the file, the line number and the
+# line. (Whether a well-shaped id is in the registry's space is checked when the generated code
+# compiles: kernels::space::contains.)
+function(tr_read_kernel_list file out)
+  if(NOT EXISTS "${file}" OR IS_DIRECTORY "${file}")
+    message(FATAL_ERROR "TUNEDREDUCE_KERNELS: '${file}' is not a file")
+  endif()
+  file(READ "${file}" text)
+  # ';' would split a CMake list: make it an ordinary character that no id contains.
+  string(REPLACE ";" "<semicolon>" text "${text}")
+  string(REPLACE "\r" "" text "${text}")
+  string(REPLACE "\n" ";" lines "${text}")
+  set(ids)
+  set(lineno 0)
+  foreach(line IN LISTS lines)
+    math(EXPR lineno "${lineno} + 1")
+    string(REGEX REPLACE "#.*$" "" id "${line}")
+    string(STRIP "${id}" id)
+    if(id STREQUAL "")
+      continue()
+    endif()
+    if(NOT id MATCHES "${TR_ID_REGEX}")
+      string(REPLACE "<semicolon>" ";" shown "${line}")
+      message(FATAL_ERROR
+        "TUNEDREDUCE_KERNELS: ${file}:${lineno}: '${shown}' is not a registry id "
+        "(FAMILY.bBLOCK[.uUNROLL][.static|.dynamic].FINISH.DTYPE.OP, as `tunedreduce list` prints)")
+    endif()
+    list(APPEND ids "${id}")
+  endforeach()
+  set(${out} "${ids}" PARENT_SCOPE)
+endfunction()
+
+# tr_default_kernel_ids(DEFAULTS_CPP OUT_VAR): the registry ids the built-in rules name
+# (runtime/defaults.cpp): a deployment library always has them, so that every lookup has a kernel.
+function(tr_default_kernel_ids defaults_cpp out)
+  file(STRINGS "${defaults_cpp}" lines REGEX "\"[a-z_]+\\.b[0-9]+[^\"]*\"")
+  set(ids)
+  foreach(line IN LISTS lines)
+    string(REGEX MATCH "\"([a-z_]+\\.b[0-9]+[^\"]*)\"" m "${line}")
+    list(APPEND ids "${CMAKE_MATCH_1}")
+  endforeach()
+  if(NOT ids)
+    message(FATAL_ERROR "no kernel ids found in ${defaults_cpp}")
+  endif()
+  set(${out} "${ids}" PARENT_SCOPE)
+endfunction()
+
+# tr_kernel_params(ID OUT_VAR): the C++ initializer of ID's kernels::KernelParams.
+function(tr_kernel_params id out)
+  if(NOT id MATCHES "${TR_ID_REGEX}")
+    message(FATAL_ERROR "'${id}' is not a registry id")
+  endif()
+  set(family "${CMAKE_MATCH_1}")
+  set(block "${CMAKE_MATCH_2}")
+  set(unroll "${CMAKE_MATCH_4}")
+  set(smem "${CMAKE_MATCH_6}")
+  set(finish "${CMAKE_MATCH_7}")
+  set(dtype "${CMAKE_MATCH_8}")
+  set(op "${CMAKE_MATCH_9}")
+  if(unroll STREQUAL "")
+    set(unroll 1)
+  endif()
+  if(smem STREQUAL "")
+    set(smem none)
+  elseif(smem STREQUAL "static")
+    set(smem static_)
+  endif()
+  set(${out}
+    "KernelParams{Family::${family}, ${block}, ${unroll}, SmemMode::${smem}, Finish::${finish}, DType::${dtype}, Op::${op}}"
+    PARENT_SCOPE)
+endfunction()
+
+# tr_generate_kernel_sources(IDS GEN_DIR PER_FILE SOURCES_VAR INDEX_DECLS_VAR INDEX_LIST_VAR):
+# writes translation units of at most PER_FILE entries each (sorted ids, grouped by element type
+# and operator) that instantiate exactly IDS, and returns their paths and the declarations and
+# the list of their functions for instances_index.inc.
+function(tr_generate_kernel_sources ids gen_dir per_file sources_var decls_var list_var)
+  list(REMOVE_DUPLICATES ids)
+  # Sorted by (dtype, op), then id: "f32_sum|streaming.b256...".
+  set(keyed)
+  foreach(id IN LISTS ids)
+    string(REGEX MATCH "\\.([a-z0-9]+)\\.([a-z]+)$" key "${id}")
+    list(APPEND keyed "${CMAKE_MATCH_1}_${CMAKE_MATCH_2}|${id}")
+  endforeach()
+  list(SORT keyed)
+  set(ids)
+  foreach(k IN LISTS keyed)
+    string(REGEX REPLACE "^[^|]*\\|" "" id "${k}")
+    list(APPEND ids "${id}")
+  endforeach()
+  set(sources)
+  set(decls "")
+  set(index "")
+  set(group "")
+  set(chunk)
+  set(part 0)
+  list(LENGTH ids count)
+  set(i 0)
+  foreach(id IN LISTS ids)
+    string(REGEX MATCH "\\.([a-z0-9]+)\\.([a-z]+)$" key "${id}")
+    set(key "${CMAKE_MATCH_1}_${CMAKE_MATCH_2}")
+    list(LENGTH chunk len)
+    if(len GREATER 0 AND (NOT key STREQUAL group OR len EQUAL per_file))
+      _tr_write_kernel_source("${chunk}" "${gen_dir}" "${group}" ${part} file fn)
+      list(APPEND sources "${file}")
+      string(APPEND decls "std::span<const Entry> ${fn}();\n")
+      string(APPEND index "      &${fn},\n")
+      if(key STREQUAL group)
+        math(EXPR part "${part} + 1")
+      else()
+        set(part 0)
+      endif()
+      set(chunk)
+    endif()
+    set(group "${key}")
+    list(APPEND chunk "${id}")
+  endforeach()
+  list(LENGTH chunk len)
+  if(len GREATER 0)
+    _tr_write_kernel_source("${chunk}" "${gen_dir}" "${group}" ${part} file fn)
+    list(APPEND sources "${file}")
+    string(APPEND decls "std::span<const Entry> ${fn}();\n")
+    string(APPEND index "      &${fn},\n")
+  endif()
+  set(${sources_var} "${sources}" PARENT_SCOPE)
+  set(${decls_var} "${decls}" PARENT_SCOPE)
+  set(${list_var} "${index}" PARENT_SCOPE)
+endfunction()
+
+function(_tr_write_kernel_source ids gen_dir key part file_var fn_var)
+  set(fn "selected_${key}_${part}")
+  set(body "")
+  set(asserts "")
+  foreach(id IN LISTS ids)
+    tr_kernel_params("${id}" init)
+    string(APPEND body "    ${init},  // ${id}\n")
+    string(APPEND asserts "static_assert(space::contains(${init}),\n              \"${id} is not in the registry's space (kernels/space.hpp)\");\n")
+  endforeach()
+  set(file "${gen_dir}/${fn}.cu")
+  file(CONFIGURE OUTPUT "${file}" CONTENT
+"// Generated by kernels/CMakeLists.txt from the deployment kernel list: do not edit.
+#include \"kernels/instantiate.cuh\"
+
+namespace tunedreduce::kernels::detail {
+namespace {
+constexpr KernelParams ${fn}_configs[] = {
+${body}};
+${asserts}}  // namespace
+
+std::span<const Entry> ${fn}() {
+  return instantiate_list<${fn}_configs>();
+}
+}  // namespace tunedreduce::kernels::detail
+" @ONLY)
+  set(${file_var} "${file}" PARENT_SCOPE)
+  set(${fn_var} "${fn}" PARENT_SCOPE)
+endfunction()

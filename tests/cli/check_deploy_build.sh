@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# A deployment library, built and checked as a user does it (docs/library.md): `tunedreduce
+# deploy` writes the kernel list of a database, a CMake build with TUNEDREDUCE_KERNELS compiles
+# only those kernels (and the built-in rules'), `deploy --check` and `db check --library` say
+# which rows the library serves, and the install gives the same package as the full build
+# (tests/consumer/run.sh).
+#   check_deploy_build.sh CLI FULL_LIBRARY SOURCE_DIR WORK_DIR ARCHS
+set -euo pipefail
+cli=$1 full=$2 src=$3 work=$4 archs=$5
+cmake=${CMAKE_COMMAND:-cmake}
+rm -rf "$work"
+mkdir -p "$work"
+h100=$src/tests/data/h100-sample.db
+h200=$src/tests/data/h200-sample.db
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# The list of the H100 sample, less one winner's kernel that no built-in rule names: the
+# library built from it lacks that kernel.
+"$cli" deploy --db "$h100" -o "$work/full.list"
+grep -o '"[a-z_]*\.b[0-9][^"]*"' "$src/runtime/defaults.cpp" | tr -d '"' | sort -u > "$work/defaults.ids"
+grep -v '^#' "$work/full.list" | sort > "$work/listed.ids"
+dropped=$(comm -23 "$work/listed.ids" "$work/defaults.ids" | head -1)
+[ -n "$dropped" ] || fail "every winner of the H100 sample is a built-in rule's kernel"
+grep -vxF "$dropped" "$work/full.list" > "$work/kernels.list"
+echo "kernel list: $(grep -vc '^#' "$work/kernels.list") ids (left out: $dropped)"
+
+# A line that is not an id stops the configuration, naming the file and the line.
+{ echo "# comment"; echo "streaming.b256.u4.two_pass.f32.avg"; } > "$work/bad.list"
+if "$cmake" -S "$src" -B "$work/bad" -DTUNEDREDUCE_KERNELS="$work/bad.list" \
+     -DTUNEDREDUCE_CUDA_ARCHS="$archs" > "$work/bad.log" 2>&1; then
+  fail "a kernel list with a bad line configured"
+fi
+# (CMake wraps the message: newlines and indents become one space.)
+tr -s ' \n' ' ' < "$work/bad.log" |
+  grep -q "bad.list:2: 'streaming.b256.u4.two_pass.f32.avg' is not a registry id" ||
+  { cat "$work/bad.log"; fail "the bad line was not named"; }
+
+t0=$(date +%s)
+"$cmake" -S "$src" -B "$work/build" -G Ninja -DTUNEDREDUCE_KERNELS="$work/kernels.list" \
+  -DTUNEDREDUCE_CUDA_ARCHS="$archs" > "$work/configure.log" ||
+  { cat "$work/configure.log"; fail "configure"; }
+grep "Deployment build:" "$work/configure.log"
+"$cmake" --build "$work/build" > "$work/build.log" || { tail -50 "$work/build.log"; fail "build"; }
+lib=$work/build/lib/libtunedreduce.so
+echo "built in $(( $(date +%s) - t0 )) s: $(stat -c %s "$(readlink -f "$lib")") bytes (the full library: $(stat -c %s "$(readlink -f "$full")") bytes)"
+[ ! -e "$work/build/bin/tunedreduce" ] || fail "a deployment build built the CLI"
+
+# What the library has: the list and the built-in rules' kernels, nothing else.
+cat "$work/kernels.list" "$work/defaults.ids" | grep -v '^#' | sort -u > "$work/expected.ids"
+sort "$work/build/compiled-kernels.list" > "$work/compiled.ids"
+cmp -s "$work/expected.ids" "$work/compiled.ids" || { diff "$work/expected.ids" "$work/compiled.ids"; fail "compiled kernels"; }
+
+# The check finds the row of the dropped kernel, by name, and nothing else.
+set +e
+"$cli" deploy --db "$h100" --check "$lib" > "$work/check.out" 2>&1
+rc=$?
+set -e
+cat "$work/check.out"
+[ "$rc" = 9 ] || fail "deploy --check: exit $rc, expected 9"
+grep -q "kernel $dropped\$" "$work/check.out" || fail "deploy --check did not name $dropped"
+grep -q "$(wc -l < "$work/compiled.ids") kernels" "$work/check.out" || fail "kernel count"
+set +e
+"$cli" db check --db "$h100" --library "$lib" > "$work/dbcheck.out" 2>&1
+rc=$?
+set -e
+[ "$rc" = 9 ] || { cat "$work/dbcheck.out"; fail "db check --library: exit $rc, expected 9"; }
+# The full list serves every row.
+"$cli" deploy --db "$h100" --check "$full" | grep -q "all served" || fail "the full library"
+
+# The install: the same package, pkg-config file and C API as the full build's.
+CMAKE_COMMAND="$cmake" "$src/tests/consumer/run.sh" "$work/build" "$src"
+echo "OK: deployment build"
