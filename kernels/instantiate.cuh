@@ -18,10 +18,8 @@ template <const auto& Configs, std::size_t Begin, std::size_t... I>
 std::span<const Entry> make_entries(std::index_sequence<I...>) {
   static const Entry table[] = {Entry{Configs[Begin + I],
                                       nullptr,  // the registry names entries
-                                      &Dispatch<Configs[Begin + I]>::workspace_bytes,
-                                      &Dispatch<Configs[Begin + I]>::can_implement,
                                       &Dispatch<Configs[Begin + I]>::launch,
-                                      &Dispatch<Configs[Begin + I]>::grid_size}...};
+                                      &Dispatch<Configs[Begin + I]>::resident_blocks_per_sm}...};
   return table;
 }
 

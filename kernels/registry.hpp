@@ -151,17 +151,26 @@ using Refusal = std::optional<std::string>;
 struct Entry {
   KernelParams params;
   const char* id;
-  std::size_t (*workspace_bytes)(std::uint64_t n, const DeviceLimits& dev);
-  Refusal (*can_implement)(std::uint64_t n, std::size_t in_alignment, const DeviceLimits& dev);
   /// Enqueues the reduction on args.stream. n == 0 writes the empty result (+0.0 / 0 for sums,
   /// the identity for min and max) with no kernel launch (a cudaMemcpyAsync of one element).
-  /// Returns the first CUDA error.
+  /// Returns the first CUDA error. A registry without kernels (host_registry.cpp) returns
+  /// cudaErrorNoKernelImageForDevice.
   cudaError_t (*launch)(const LaunchArgs& args, const DeviceLimits& dev);
+  /// Blocks of this entry resident on one multiprocessor (the occupancy calculator, once per
+  /// device); nullptr where there is no kernel to ask about (then estimated from the limits).
+  int (*resident_blocks_per_sm)(const DeviceLimits& dev);
+
+  /// Workspace bytes a launch for n needs (0 for n == 0 and past max_elements_of(params)).
+  std::size_t workspace_bytes(std::uint64_t n, const DeviceLimits& dev) const;
+  /// Why the entry cannot run n elements at an input aligned to \p in_alignment bytes on
+  /// \p dev, or empty when it can.
+  Refusal can_implement(std::uint64_t n, std::size_t in_alignment, const DeviceLimits& dev) const;
   /// Blocks of the first kernel for n (0 for n == 0).
-  std::uint64_t (*grid_size)(std::uint64_t n, const DeviceLimits& dev);
+  std::uint64_t grid_size(std::uint64_t n, const DeviceLimits& dev) const;
 };
 
-/// Every compiled entry, sorted by id.
+/// Every compiled entry, sorted by id. Two libraries define it: tr_kernels (the kernels) and
+/// tr_kernels_host (every entry of the space, no kernels: for programs that only look up).
 std::span<const Entry> registry();
 /// nullptr when no entry has that id.
 const Entry* find(std::string_view id);

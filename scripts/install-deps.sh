@@ -12,6 +12,7 @@ packages=(
   libtomlplusplus-dev
   libgtest-dev
   clang libclang-rt-14-dev
+  dpkg-dev file
 )
 if [ "${TUNEDREDUCE_WITH_CHROMIUM:-0}" = 1 ]; then
   packages+=(chromium)

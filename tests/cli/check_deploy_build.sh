@@ -69,4 +69,19 @@ set -e
 
 # The install: the same package, pkg-config file and C API as the full build's.
 CMAKE_COMMAND="$cmake" "$src/tests/consumer/run.sh" "$work/build" "$src"
+
+# The Debian package of the same (cmake/Packaging.cmake).
+cpack=$(dirname "$cmake")/cpack
+(cd "$work/build" && "$cpack" -G DEB > "$work/cpack.log" 2>&1) || { cat "$work/cpack.log"; fail "cpack"; }
+deb=$(ls "$work"/build/libtunedreduce_*.deb)
+dpkg-deb -f "$deb" Package Version Depends | tee "$work/deb-fields.txt"
+grep -q "^Package: libtunedreduce$" "$work/deb-fields.txt" || fail "package name"
+grep -q "libsqlite3-0" "$work/deb-fields.txt" || fail "the package does not depend on SQLite"
+dpkg-deb -c "$deb" | awk '{print $6}' > "$work/deb-files.txt"
+for f in ./usr/include/tunedreduce/tunedreduce.h ./usr/lib/libtunedreduce.so.0.3.0 \
+         ./usr/share/tunedreduce/kernels.list ./usr/lib/pkgconfig/tunedreduce.pc \
+         ./usr/lib/cmake/TunedReduce/TunedReduceConfig.cmake; do
+  grep -qxF "$f" "$work/deb-files.txt" || { cat "$work/deb-files.txt"; fail "not in the package: $f"; }
+done
+echo "package: $(basename "$deb"), $(stat -c %s "$deb") bytes"
 echo "OK: deployment build"

@@ -5,9 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 
 #include "db/dataset.hpp"
 #include "db/snapshot.hpp"
+#include "kernels/geometry.hpp"
+#include "kernels/registry.hpp"
 #include "runtime/defaults.hpp"
 #include "runtime/tuning.hpp"
 #include "runtime_test_util.hpp"
@@ -460,6 +463,40 @@ TEST(TwoSamples, AMergedDatabaseServesEachGpuItsOwnRowsAtLevelExact) {
       EXPECT_EQ(c.row->device_key, fp.key());
     }
   }
+}
+
+// --- the registry without kernels (tr_kernels_host), which these tests link -----------------
+
+TEST(HostRegistry, HasEveryEntryOfTheCompiledRegistryAndLaunchesNone) {
+  // tests/data/registry_ids.txt is the compiled registry's list (test_registry checks it).
+  std::ifstream in(TR_REGISTRY_IDS);
+  ASSERT_TRUE(in);
+  std::vector<std::string> ids;
+  for (std::string line; std::getline(in, line);) ids.push_back(line);
+  const auto entries = kernels::registry();
+  ASSERT_EQ(entries.size(), ids.size());
+  kernels::DeviceLimits dev;
+  kernels::LaunchArgs args;
+  args.n = 1000;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const kernels::Entry& e = entries[i];
+    ASSERT_EQ(ids[i], e.id);
+    EXPECT_EQ(kernels::make_id(e.params), e.id);
+    EXPECT_EQ(kernels::find(e.id), &e);
+    EXPECT_EQ(e.launch(args, dev), cudaErrorNoKernelImageForDevice) << e.id;
+    // The geometry is the parameters' (kernels/geometry.hpp), with the estimated occupancy.
+    const int resident = kernels::has_persistent_grid(e.params.family)
+                             ? kernels::geometry::estimated_resident_blocks(e.params, dev)
+                             : 0;
+    for (std::uint64_t n : {std::uint64_t{1}, std::uint64_t{4096}, std::uint64_t{1} << 30}) {
+      EXPECT_EQ(e.grid_size(n, dev), kernels::geometry::grid_size(e.params, n, dev, resident));
+      EXPECT_EQ(e.workspace_bytes(n, dev),
+                kernels::geometry::workspace_bytes(e.params, n, dev, resident));
+      EXPECT_EQ(e.can_implement(n, 256, dev).has_value(), n > kernels::max_elements_of(e.params))
+          << e.id << " n=" << n;
+    }
+  }
+  EXPECT_EQ(kernels::find("streaming.b96.u4.two_pass.f32.sum"), nullptr);
 }
 
 }  // namespace
