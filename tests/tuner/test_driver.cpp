@@ -161,8 +161,11 @@ TEST(Driver, ASingleTileEntryIsMeasuredOnlyWhereItTakesN) {
     if (e.kind == ProgressEvent::Kind::size_done) candidates_seen.push_back(e.candidates);
   };
   const TuneOutcome out = run_tuning(c, runner, o);
-  for (const Request& q : runner.log)
-    if (q.kernel_id == tile) EXPECT_LE(q.n, 4096u) << "measured past its tile";
+  for (const Request& q : runner.log) {
+    if (q.kernel_id == tile) {
+      EXPECT_LE(q.n, 4096u) << "measured past its tile";
+    }
+  }
   ASSERT_EQ(out.keys.size(), 1u);
   const KeyOutcome& k = out.keys[0];
   EXPECT_EQ(k.candidates, 2u);
