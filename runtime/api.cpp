@@ -1,5 +1,6 @@
 // The public C++ API (include/tunedreduce/tunedreduce.hpp): the process's Runtime.
 
+#include "runtime/log.hpp"
 #include "runtime/runtime.hpp"
 #include "tunedreduce/tunedreduce.hpp"
 #include "tunedreduce/version.hpp"
@@ -73,6 +74,20 @@ void release_workspace(cudaStream_t stream) {
 const char* version() noexcept { return TUNEDREDUCE_VERSION_STRING; }
 
 const char* cuda_architectures() noexcept { return TUNEDREDUCE_CUDA_ARCHITECTURES; }
+
+void set_log_callback(LogCallback callback, void* user) noexcept {
+  runtime::set_log_callback(callback, user);
+}
+
+void set_log_level(LogLevel level) {
+  const int l = static_cast<int>(level);
+  if (l < static_cast<int>(LogLevel::trace) || l > static_cast<int>(LogLevel::off))
+    throw ReduceError(Status::invalid_argument,
+                      "log level " + std::to_string(l) +
+                          " is not a LogLevel (0 trace, 1 debug, 2 info, 3 warn, 4 error, 5 "
+                          "critical, 6 off)");
+  runtime::default_logger()->set_level(static_cast<spdlog::level::level_enum>(l));
+}
 
 std::size_t kernel_count() noexcept { return kernels::registry().size(); }
 

@@ -1,6 +1,8 @@
 // The C API (include/tunedreduce/tunedreduce.h) over the C++ one: every exception is caught
 // here and becomes a status plus this thread's message.
 
+#include <deque>
+#include <mutex>
 #include <new>
 #include <string>
 
@@ -126,6 +128,36 @@ tr_status tr_release_workspace(void* stream) {
 
 tr_status tr_set_database(const char* path) {
   return guarded([&] { tunedreduce::set_database(path ? path : ""); });
+}
+
+tr_status tr_set_log_callback(tr_log_callback callback, void* user) {
+  // The C callback takes the level as an int: a trampoline calls it. Each setting gets its own
+  // (callback, user) pair that is never changed or freed, since a message being logged on
+  // another thread may still hold the previous one.
+  struct Target {
+    tr_log_callback fn;
+    void* user;
+  };
+  static std::mutex m;
+  static std::deque<Target> targets;
+  return guarded([&] {
+    if (!callback) {
+      tunedreduce::set_log_callback(nullptr, nullptr);
+      return;
+    }
+    std::lock_guard<std::mutex> lock(m);
+    Target& t = targets.emplace_back(Target{callback, user});
+    tunedreduce::set_log_callback(
+        [](tunedreduce::LogLevel level, const char* message, void* u) {
+          const Target* target = static_cast<const Target*>(u);
+          target->fn(static_cast<int>(level), message, target->user);
+        },
+        &t);
+  });
+}
+
+tr_status tr_set_log_level(int level) {
+  return guarded([&] { tunedreduce::set_log_level(static_cast<tunedreduce::LogLevel>(level)); });
 }
 
 tr_status tr_set_cache_state(int state) {

@@ -98,6 +98,22 @@ TR_API tr_status tr_set_cache_state(int state);
 /** The cache state lookups prefer now (a tr_cache_state). */
 TR_API int tr_get_cache_state(void);
 
+/** Severities of library messages (the numbers of tunedreduce::LogLevel). */
+typedef enum tr_log_level {
+  TR_LOG_TRACE = 0, TR_LOG_DEBUG = 1, TR_LOG_INFO = 2, TR_LOG_WARN = 3, TR_LOG_ERROR = 4,
+  TR_LOG_CRITICAL = 5, TR_LOG_OFF = 6
+} tr_log_level;
+
+/** Receives one library message (level: a tr_log_level; message valid during the call only).
+ * Called on the thread that logs, possibly on several at once; must not call tr_* functions. */
+typedef void (*tr_log_callback)(int level, const char* message, void* user);
+
+/** Sends the library's messages to callback (with user) instead of standard error; NULL sends
+ * them to standard error again. */
+TR_API tr_status tr_set_log_callback(tr_log_callback callback, void* user);
+/** The least severe level the library logs (a tr_log_level; TR_LOG_OFF silences it). */
+TR_API tr_status tr_set_log_level(int level);
+
 /** The message of this thread's last tr_* call: "" when it succeeded. Valid until the thread's
  * next tr_* call. */
 TR_API const char* tr_last_error(void);

@@ -83,6 +83,23 @@ void set_cache_state(CacheState s);
 /// The cache state lookups prefer now.
 CacheState cache_state() noexcept;
 
+/// The severity of a library message (spdlog's levels, in order).
+enum class LogLevel : int { trace = 0, debug = 1, info = 2, warn = 3, error = 4, critical = 5, off = 6 };
+
+/// Receives one library message: its level, its text (no time stamp or prefix; valid during the
+/// call only) and the \p user pointer given to set_log_callback. Called on the thread that
+/// logs, possibly on several at once; it must not call tunedreduce functions.
+using LogCallback = void (*)(LogLevel level, const char* message, void* user);
+
+/// Sends the library's messages (warnings such as an unusable database or a missing kernel, and
+/// below the warn level what set_log_level lets through) to \p callback instead of standard
+/// error, from the next message on; nullptr sends them to standard error again.
+void set_log_callback(LogCallback callback, void* user = nullptr) noexcept;
+
+/// The least severe level the library logs from now on (initially $TUNEDREDUCE_LOG_LEVEL, else
+/// warn); LogLevel::off silences it. Throws ReduceError for a value that is not a LogLevel.
+void set_log_level(LogLevel level);
+
 /// The kernel a reduction would run and where that choice came from. Every string points to
 /// storage owned by the library that lives until the process ends.
 struct Config {

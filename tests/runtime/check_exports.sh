@@ -5,7 +5,7 @@ set -euo pipefail
 lib=$1
 exported=$(nm -D --defined-only "$lib" | awk '{print $3}' | c++filt)
 echo "$exported"
-public='^(tr_[a-z_]+|tunedreduce::(ReduceError::.*|status_name|level_name|cache_state_name|set_cache_state|cache_state|cuda_architectures|kernel_count|kernel_id|lookup|set_database|database_path(\[abi:cxx11\])?|reduce|release_workspace|version)\(.*|(typeinfo|typeinfo name|vtable) for tunedreduce::ReduceError)$'
+public='^(tr_[a-z_]+|tunedreduce::(ReduceError::.*|status_name|level_name|cache_state_name|set_cache_state|cache_state|cuda_architectures|kernel_count|kernel_id|set_log_callback|set_log_level|lookup|set_database|database_path(\[abi:cxx11\])?|reduce|release_workspace|version)\(.*|(typeinfo|typeinfo name|vtable) for tunedreduce::ReduceError)$'
 unexpected=$(echo "$exported" | grep -Ev "$public" | grep -Ev '^(_init|_fini|_edata|_end|__bss_start)$' || true)
 if [ -n "$unexpected" ]; then
   echo "libtunedreduce exports symbols outside the public API:" >&2

@@ -18,6 +18,17 @@ static int failures = 0;
 
 static int contains(const char* s, const char* part) { return s && strstr(s, part) != NULL; }
 
+/* What the log callback received. */
+static int logged = 0;
+static int logged_level = -1;
+static char logged_text[512];
+static void on_log(int level, const char* message, void* user) {
+  ++logged;
+  logged_level = level;
+  snprintf(logged_text, sizeof logged_text, "%s", message);
+  CHECK(user == (void*)&logged);
+}
+
 int main(void) {
   tr_config cfg;
   size_t bytes = 0;
@@ -40,12 +51,30 @@ int main(void) {
     CHECK(tr_kernel_id((size_t)-1) == NULL);
   }
 
-  /* A database that does not exist: defaults, one warning, no failure. */
+  /* A database that does not exist: defaults, one warning, no failure. The warning reaches the
+     application's callback instead of stderr. */
+  CHECK(tr_set_log_level(7) == TR_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tr_last_error(), "log level 7 is not a LogLevel"));
+  CHECK(tr_set_log_callback(on_log, &logged) == TR_SUCCESS);
   CHECK(tr_set_database("/nonexistent/tunedreduce-c-test.db") == TR_SUCCESS);
   CHECK(strcmp(tr_last_error(), "") == 0);
 
   s = tr_lookup(TR_F32, TR_SUM, (uint64_t)1 << 20, -1, &cfg);
   CHECK(s == TR_SUCCESS);
+  CHECK(logged >= 1);
+  CHECK(logged_level == TR_LOG_WARN);
+  CHECK(contains(logged_text, "tunedreduce-c-test.db") || contains(logged_text, "CUDA"));
+  /* Silenced, then back to stderr. */
+  CHECK(tr_set_log_level(TR_LOG_OFF) == TR_SUCCESS);
+  {
+    const int before = logged;
+    CHECK(tr_set_database("/nonexistent/tunedreduce-c-test-2.db") == TR_SUCCESS);
+    CHECK(tr_lookup(TR_F32, TR_SUM, 4096, -1, &cfg) == TR_SUCCESS);
+    CHECK(logged == before);
+  }
+  CHECK(tr_set_log_level(TR_LOG_WARN) == TR_SUCCESS);
+  CHECK(tr_set_log_callback(NULL, NULL) == TR_SUCCESS);
+  CHECK(tr_set_database("/nonexistent/tunedreduce-c-test.db") == TR_SUCCESS);
   CHECK(cfg.level == TR_LEVEL_DEFAULT);
   /* The built-in rule for f32 sum at 2^20 (runtime/defaults.cpp): whichever it is, the
      config's fields spell its id. */
