@@ -67,7 +67,7 @@ std::chrono::milliseconds busy_ms(double s) {
 
 // The location, and where it came from, are part of every "no database" message.
 db::Database open_reader(const Options& o, DbLocation& loc) {
-  loc = resolve_db_path(o.common.db);
+  loc = resolve_db_path_for_reading(o.common.db);
   db::ReaderOptions ro;
   ro.immutable = o.immutable;
   try {
@@ -319,7 +319,7 @@ int cmd_db(int argc, char** argv) {
       return exit_code::ok;
     const int rc = check(o, full);
     if (library.empty() || rc == exit_code::db_unusable) return rc;
-    const int lib_rc = check_library(library, {resolve_db_path(o.common.db).path.string()},
+    const int lib_rc = check_library(library, {resolve_db_path_for_reading(o.common.db).path.string()},
                                      "tunedreduce db check");
     return rc != exit_code::ok ? rc : lib_rc;
   }

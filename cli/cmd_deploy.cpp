@@ -51,7 +51,7 @@ struct Source {
 
 std::vector<Source> read_sources(const std::vector<std::string>& paths) {
   std::vector<std::string> resolved = paths;
-  if (resolved.empty()) resolved.push_back(resolve_db_path(std::nullopt).path.string());
+  if (resolved.empty()) resolved.push_back(resolve_db_path_for_reading(std::nullopt).path.string());
   std::set<std::string> seen;
   std::vector<Source> out;
   for (const std::string& p : resolved) {

@@ -95,7 +95,7 @@ int cmd_report(int argc, char** argv) {
   if (!l2.empty()) o.l2 = reports::l2_from_text(l2);
   o.devices = devices;
 
-  const DbLocation loc = resolve_db_path(common.db);
+  const DbLocation loc = resolve_db_path_for_reading(common.db);
   db::ReaderOptions ro;
   ro.immutable = immutable;
   std::optional<db::Database> d;

@@ -1,5 +1,6 @@
 #include "paths.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "error.hpp"
@@ -27,6 +28,34 @@ DbLocation resolve_db_path(const std::optional<std::string>& cli_db) {
       "cannot locate the tuning database: pass --db PATH or set TUNEDREDUCE_DB "
       "(neither XDG_DATA_HOME nor HOME is set)",
       exit_code::usage);
+}
+
+DbLocation resolve_db_path_for_reading(const std::optional<std::string>& cli_db) {
+  if (cli_db || nonempty_env("TUNEDREDUCE_DB")) return resolve_db_path(cli_db);
+  std::optional<DbLocation> user;
+  std::optional<Error> why;
+  try {
+    user = resolve_db_path(std::nullopt);
+  } catch (const Error& e) {
+    why = e;
+  }
+  std::error_code ec;
+  if (user && std::filesystem::exists(user->path, ec)) return *user;
+  const char* dirs = nonempty_env("XDG_DATA_DIRS");
+  const std::string list = dirs ? dirs : "/usr/local/share:/usr/share";
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const std::size_t end = std::min(list.find(':', start), list.size());
+    const std::string dir = list.substr(start, end - start);
+    start = end + 1;
+    if (dir.empty() || dir[0] != '/') continue;  // the XDG spec: relative entries are invalid
+    const std::filesystem::path p = std::filesystem::path(dir) / "tunedreduce" / "tune.db";
+    if (std::filesystem::is_regular_file(p, ec)) return {p, "$XDG_DATA_DIRS"};
+  }
+  if (user) return *user;
+  throw Error(std::string(why->what()) + "; and no tunedreduce/tune.db in " +
+                  (dirs ? "$XDG_DATA_DIRS (" + list + ")" : list),
+              exit_code::usage);
 }
 
 std::filesystem::path this_executable() {

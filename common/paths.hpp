@@ -1,6 +1,7 @@
 #pragma once
 // Where the tuning database lives: --db PATH, else $TUNEDREDUCE_DB, else
-// $XDG_DATA_HOME/tunedreduce/tune.db, else ~/.local/share/tunedreduce/tune.db.
+// $XDG_DATA_HOME/tunedreduce/tune.db, else ~/.local/share/tunedreduce/tune.db. Readers (the
+// library, reports, `db info`) also look in the system's data folders when the user has none.
 
 #include <filesystem>
 #include <optional>
@@ -10,11 +11,20 @@ namespace tunedreduce {
 
 struct DbLocation {
   std::filesystem::path path;
-  std::string source;  // "--db", "$TUNEDREDUCE_DB", "$XDG_DATA_HOME" or "$HOME"
+  std::string source;  // "--db", "$TUNEDREDUCE_DB", "$XDG_DATA_HOME", "$HOME" or "$XDG_DATA_DIRS"
 };
 
-/// Throws Error(usage) when no location can be derived (no HOME and nothing else set).
+/// Where a database is written (the tuner, imports): the user's location. Throws Error(usage)
+/// when no location can be derived (no HOME and nothing else set).
 DbLocation resolve_db_path(const std::optional<std::string>& cli_db);
+
+/// Where a database is read: as resolve_db_path, but when neither --db nor $TUNEDREDUCE_DB is
+/// given and the user's file does not exist (or there is no user location: a service without a
+/// HOME), the first DIR/tunedreduce/tune.db that exists for DIR in $XDG_DATA_DIRS (default
+/// /usr/local/share:/usr/share): a database installed system-wide, for services that run as
+/// another user. When none exists, the user's location (so that "missing" names it); throws
+/// only when there is neither a user location nor a system file.
+DbLocation resolve_db_path_for_reading(const std::optional<std::string>& cli_db);
 
 /// The running executable (/proc/self/exe); empty when it cannot be read.
 std::filesystem::path this_executable();

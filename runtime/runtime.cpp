@@ -112,7 +112,7 @@ std::string Runtime::database_path() {
     if (database_) return *database_;
   }
   try {
-    return resolve_db_path(std::nullopt).path.string();
+    return resolve_db_path_for_reading(std::nullopt).path.string();
   } catch (const Error&) {
     return {};
   }
@@ -138,7 +138,7 @@ std::unique_ptr<DeviceState> Runtime::load(int device, DeviceInfo info) {
     where = {*explicit_path, "set_database"};
   } else {
     try {
-      where = resolve_db_path(std::nullopt);
+      where = resolve_db_path_for_reading(std::nullopt);
     } catch (const Error& e) {
       const std::string msg = std::string("no tuning database: ") + e.what();
       warn_once(msg, msg + "; reductions use the built-in defaults");

@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 
 #include "common/device_fingerprint.hpp"
 #include "common/error.hpp"
@@ -93,6 +97,52 @@ TEST(Paths, ResolutionOrder) {
     EXPECT_NE(std::string(e.what()).find("--db"), std::string::npos);
   }
   EXPECT_THROW(resolve_db_path(std::string("")), Error);
+}
+
+TEST(Paths, ReadersFallBackToTheSystemsDataFolders) {
+  EnvGuard g1("TUNEDREDUCE_DB"), g2("XDG_DATA_HOME"), g3("HOME"), g4("XDG_DATA_DIRS");
+  const std::filesystem::path root =
+      std::filesystem::temp_directory_path() / ("tr_paths_" + std::to_string(getpid()));
+  std::filesystem::remove_all(root);
+  std::filesystem::create_directories(root / "sys2" / "tunedreduce");
+  std::filesystem::create_directories(root / "home" / ".local" / "share" / "tunedreduce");
+  std::ofstream(root / "sys2" / "tunedreduce" / "tune.db") << "x";
+  unsetenv("TUNEDREDUCE_DB");
+  unsetenv("XDG_DATA_HOME");
+  setenv("HOME", (root / "home").c_str(), 1);
+  setenv("XDG_DATA_DIRS", ("relative:" + (root / "sys1").string() + ":" + (root / "sys2").string()).c_str(), 1);
+  // The user has none: the first system folder that has one (a relative entry is skipped).
+  DbLocation r = resolve_db_path_for_reading(std::nullopt);
+  EXPECT_EQ(r.path, root / "sys2" / "tunedreduce" / "tune.db");
+  EXPECT_EQ(r.source, "$XDG_DATA_DIRS");
+  // Writers never go there.
+  EXPECT_EQ(resolve_db_path(std::nullopt).path, root / "home/.local/share/tunedreduce/tune.db");
+  // The user's own file comes first once it exists; --db and $TUNEDREDUCE_DB always.
+  std::ofstream(root / "home/.local/share/tunedreduce/tune.db") << "x";
+  EXPECT_EQ(resolve_db_path_for_reading(std::nullopt).source, "$HOME");
+  EXPECT_EQ(resolve_db_path_for_reading(std::string("/cli.db")).path, "/cli.db");
+  setenv("TUNEDREDUCE_DB", "/env/tune.db", 1);
+  EXPECT_EQ(resolve_db_path_for_reading(std::nullopt).path, "/env/tune.db");
+  unsetenv("TUNEDREDUCE_DB");
+  // A service without a HOME still finds the system's; with nothing anywhere, the error says
+  // where it looked.
+  unsetenv("HOME");
+  EXPECT_EQ(resolve_db_path_for_reading(std::nullopt).path, root / "sys2/tunedreduce/tune.db");
+  setenv("XDG_DATA_DIRS", (root / "sys1").c_str(), 1);
+  try {
+    resolve_db_path_for_reading(std::nullopt);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), exit_code::usage);
+    EXPECT_NE(std::string(e.what()).find("no tunedreduce/tune.db in $XDG_DATA_DIRS"),
+              std::string::npos)
+        << e.what();
+  }
+  // With a HOME and no file anywhere: the user's location, so that "missing" names it.
+  setenv("HOME", (root / "nohome").c_str(), 1);
+  EXPECT_EQ(resolve_db_path_for_reading(std::nullopt).path,
+            root / "nohome/.local/share/tunedreduce/tune.db");
+  std::filesystem::remove_all(root);
 }
 
 TEST(Logging, RejectsUnknownLevels) {
