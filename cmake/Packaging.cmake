@@ -19,6 +19,8 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_GENERATOR DEB)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION libs)
+# Symbols stripped, as Debian ships libraries (the exported API stays in the dynamic table).
+set(CPACK_STRIP_FILES TRUE)
 # The shared objects' own needs (libsqlite3, libstdc++, libc), found by dpkg-shlibdeps.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
