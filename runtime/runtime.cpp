@@ -147,7 +147,12 @@ std::unique_ptr<DeviceState> Runtime::load(int device, DeviceInfo info) {
                                            std::move(defaults));
     }
   }
-  db::Snapshot snap = db::load_snapshot(where.path, info.fingerprint, reader_);
+  // A database installed system-wide is a shipped file nobody writes (replaced, if at all, by a
+  // rename): read it immutable, without locks or -wal/-shm files, so that it works in read-only
+  // folders and on network file systems.
+  db::ReaderOptions ro = reader_;
+  if (where.source == "$XDG_DATA_DIRS") ro.immutable = true;
+  db::Snapshot snap = db::load_snapshot(where.path, info.fingerprint, ro);
   if (snap.problem) {
     const std::string msg = snap.message + " (location from " + where.source + ")";
     warn_once("db:" + msg, "tuning database unusable: " + msg +

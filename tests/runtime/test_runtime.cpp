@@ -238,18 +238,57 @@ TEST(BadDatabase, NoLocationAtAll) {
   struct Saved {
     const char* name;
     std::optional<std::string> value;
-  } saved[] = {{"TUNEDREDUCE_DB", {}}, {"XDG_DATA_HOME", {}}, {"HOME", {}}};
+  } saved[] = {{"TUNEDREDUCE_DB", {}}, {"XDG_DATA_HOME", {}}, {"HOME", {}}, {"XDG_DATA_DIRS", {}}};
   for (auto& s : saved) {
     if (const char* v = std::getenv(s.name)) s.value = v;
     unsetenv(s.name);
   }
+  TempDir empty;
+  setenv("XDG_DATA_DIRS", empty.path().c_str(), 1);  // no system-wide database either
   {
     TestRuntime t({sample_device()}, std::nullopt);
     EXPECT_EQ(t.rt->database_path(), "");
     expect_defaults_and_one_warning(t, "cannot locate the tuning database");
   }
-  for (auto& s : saved)
+  for (auto& s : saved) {
     if (s.value) setenv(s.name, s.value->c_str(), 1);
+    else unsetenv(s.name);
+  }
+}
+
+TEST(Location, AServiceWithoutADatabaseOfItsOwnReadsTheSystemsImmutably) {
+  // A database installed under $XDG_DATA_DIRS (e.g. /usr/share/tunedreduce/tune.db), a user
+  // without one: the lookup uses the system's, and opens it immutable (no -shm beside it, which
+  // a read-only open of a WAL database writes).
+  TempDir dir;
+  fs::create_directories(dir / "share" / "tunedreduce");
+  fs::create_directories(dir / "home");
+  const fs::path db = dir / "share" / "tunedreduce" / "tune.db";
+  fs::copy_file(sample_db(), db);
+  struct Saved {
+    const char* name;
+    std::optional<std::string> value;
+  } saved[] = {{"TUNEDREDUCE_DB", {}}, {"XDG_DATA_HOME", {}}, {"HOME", {}}, {"XDG_DATA_DIRS", {}}};
+  for (auto& s : saved) {
+    if (const char* v = std::getenv(s.name)) s.value = v;
+    unsetenv(s.name);
+  }
+  setenv("HOME", (dir / "home").c_str(), 1);
+  setenv("XDG_DATA_DIRS", ("/nonexistent:" + (dir / "share").string()).c_str(), 1);
+  {
+    TestRuntime t({sample_device()}, std::nullopt);
+    EXPECT_EQ(t.rt->database_path(), db.string());
+    const Config c = t.rt->lookup(DType::f32, Op::sum, 1 << 24, 0);
+    EXPECT_EQ(c.level, Level::exact);
+    EXPECT_EQ(std::string(c.source), db.string());
+    EXPECT_FALSE(fs::exists(db.string() + "-shm"));
+    EXPECT_FALSE(fs::exists(db.string() + "-wal"));
+    EXPECT_TRUE(t.log.lines("warning").empty()) << t.log.all();
+  }
+  for (auto& s : saved) {
+    if (s.value) setenv(s.name, s.value->c_str(), 1);
+    else unsetenv(s.name);
+  }
 }
 
 TEST(Location, TheEnvironmentDecidesAsForTheCli) {
