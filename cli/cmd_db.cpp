@@ -335,10 +335,11 @@ int cmd_db(int argc, char** argv) {
   if (action == "import") {
     std::string file;
     add_writer_options(desc, o);
-    desc.add_options()("file", po::value<std::string>(&file), "export file to import");
+    po::options_description hidden;
+    hidden.add_options()("file", po::value<std::string>(&file), "export file to import");
     pos.add("file", 1);
     if (parse_command_line(n, args.data(), desc, &pos, vm, o.common,
-                           "tunedreduce db import FILE [--db PATH] [--busy-timeout S]"))
+                           "tunedreduce db import FILE [--db PATH] [--busy-timeout S]", &hidden))
       return exit_code::ok;
     if (file.empty()) throw Error("db import needs a FILE", exit_code::usage);
     busy_ms(o.busy_timeout_s);  // a bad value is a usage error before any work
@@ -347,11 +348,17 @@ int cmd_db(int argc, char** argv) {
   if (action == "merge") {
     std::string into;
     std::vector<std::string> inputs;
-    desc.add_options()("into", po::value<std::string>(&into), "the new database to write")(
-        "inputs", po::value<std::vector<std::string>>(&inputs), "databases to merge");
+    // No --db: merge reads the databases it is given and writes OUT.
+    po::options_description merge_desc("options");
+    merge_desc.add_options()("help,h", "show this help")(
+        "log-level", po::value<std::string>(&o.common.log_level)->default_value("warn"),
+        "trace, debug, info, warn, error, critical or off")(
+        "into", po::value<std::string>(&into), "the new database to write");
+    po::options_description hidden;
+    hidden.add_options()("inputs", po::value<std::vector<std::string>>(&inputs), "databases to merge");
     pos.add("inputs", -1);
-    if (parse_command_line(n, args.data(), desc, &pos, vm, o.common,
-                           "tunedreduce db merge --into OUT A.db B.db ..."))
+    if (parse_command_line(n, args.data(), merge_desc, &pos, vm, o.common,
+                           "tunedreduce db merge --into OUT A.db B.db ...", &hidden))
       return exit_code::ok;
     return merge(into, inputs);
   }

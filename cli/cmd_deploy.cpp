@@ -41,7 +41,8 @@ constexpr const char* usage_text =
     "With --check, writes nothing: says which winner rows of the databases the library LIBRARY\n"
     "(a libtunedreduce.so) has no kernel for, and exits 9 when there are any.\n"
     "Without --db, the default database ($TUNEDREDUCE_DB, else\n"
-    "$XDG_DATA_HOME/tunedreduce/tune.db, else ~/.local/share/tunedreduce/tune.db)";
+    "$XDG_DATA_HOME/tunedreduce/tune.db, else ~/.local/share/tunedreduce/tune.db, else a\n"
+    "system-wide tunedreduce/tune.db under $XDG_DATA_DIRS)";
 
 struct Source {
   std::string path;

@@ -19,9 +19,13 @@ void add_common_options(po::options_description& desc, CommonOptions& common) {
 
 bool parse_command_line(int argc, char** argv, const po::options_description& desc,
                         const po::positional_options_description* positional,
-                        po::variables_map& vm, const CommonOptions& common, const char* usage) {
+                        po::variables_map& vm, const CommonOptions& common, const char* usage,
+                        const po::options_description* hidden) {
   po::command_line_parser parser(argc, argv);
-  parser.options(desc);
+  po::options_description all;
+  all.add(desc);
+  if (hidden) all.add(*hidden);
+  parser.options(all);
   if (positional) parser.positional(*positional);
   po::store(parser.run(), vm);
   if (vm.count("help")) {

@@ -27,12 +27,14 @@ struct CommonOptions {
 void add_common_options(boost::program_options::options_description& desc, CommonOptions& common);
 
 /// Parses argv into \p vm, handles --help (prints usage + desc, returns true: the caller exits 0),
-/// initialises logging. Throws boost::program_options::error on bad input.
+/// initialises logging. \p hidden: options parsed but not listed by --help (the names behind
+/// positional arguments). Throws boost::program_options::error on bad input.
 bool parse_command_line(int argc, char** argv,
                         const boost::program_options::options_description& desc,
                         const boost::program_options::positional_options_description* positional,
                         boost::program_options::variables_map& vm, const CommonOptions& common,
-                        const char* usage);
+                        const char* usage,
+                        const boost::program_options::options_description* hidden = nullptr);
 
 // Sub-commands (each in cmd_NAME.cpp).
 int cmd_list(int argc, char** argv);

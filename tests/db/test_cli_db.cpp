@@ -261,6 +261,23 @@ TEST(CliDb, CheckListsKernelIdsThisBinaryLacks) {
   EXPECT_NE(r.err.find(quoted((dir / "old.db"))), std::string::npos) << r.err;
 }
 
+TEST(CliDb, HelpListsOnlyWhatAUserTypes) {
+  // Positional arguments are named in the usage line, not listed as options; merge has no --db.
+  ProcessResult r = cli({"db", "merge", "--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("--into"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("--inputs"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("--db"), std::string::npos) << r.out;
+  r = cli({"db", "import", "--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("import FILE"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("--file"), std::string::npos) << r.out;
+  TempDir dir;
+  r = cli({"db", "merge", "--db", "x.db", "--into", (dir / "m.db").string(), "a.db"});
+  EXPECT_EQ(r.exit_code, exit_code::usage);
+  EXPECT_NE(r.err.find("--db"), std::string::npos) << r.err;
+}
+
 TEST(CliDb, UsageErrorsGiveExit2) {
   TempDir dir;
   EXPECT_EQ(cli({"db"}).exit_code, exit_code::usage);
