@@ -50,7 +50,7 @@ DbLocation resolve_db_path_for_reading(const std::optional<std::string>& cli_db)
     start = end + 1;
     if (dir.empty() || dir[0] != '/') continue;  // the XDG spec: relative entries are invalid
     const std::filesystem::path p = std::filesystem::path(dir) / "tunedreduce" / "tune.db";
-    if (std::filesystem::is_regular_file(p, ec)) return {p, "$XDG_DATA_DIRS"};
+    if (std::filesystem::is_regular_file(p, ec)) return {p, "$XDG_DATA_DIRS", true};
   }
   if (user) return *user;
   throw Error(std::string(why->what()) + "; and no tunedreduce/tune.db in " +

@@ -12,6 +12,8 @@ namespace tunedreduce {
 struct DbLocation {
   std::filesystem::path path;
   std::string source;  // "--db", "$TUNEDREDUCE_DB", "$XDG_DATA_HOME", "$HOME" or "$XDG_DATA_DIRS"
+  /// Installed system-wide (found under $XDG_DATA_DIRS): a shipped file nobody writes.
+  bool system_wide = false;
 };
 
 /// Where a database is written (the tuner, imports): the user's location. Throws Error(usage)

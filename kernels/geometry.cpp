@@ -49,7 +49,6 @@ int resident_blocks(const Entry& e, const DeviceLimits& dev) {
 }  // namespace
 
 std::size_t Entry::workspace_bytes(std::uint64_t n, const DeviceLimits& dev) const {
-  if (n == 0 || n > max_elements_of(params)) return 0;
   return geometry::workspace_bytes(params, n, dev, resident_blocks(*this, dev));
 }
 
@@ -59,7 +58,6 @@ Refusal Entry::can_implement(std::uint64_t n, std::size_t in_alignment,
 }
 
 std::uint64_t Entry::grid_size(std::uint64_t n, const DeviceLimits& dev) const {
-  if (n == 0) return 0;
   return geometry::grid_size(params, n, dev, resident_blocks(*this, dev));
 }
 

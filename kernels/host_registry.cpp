@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "kernels/find_by_id.hpp"
 #include "kernels/manifest.hpp"
 #include "kernels/registry.hpp"
 
@@ -33,12 +34,7 @@ const std::vector<Entry>& table() {
 
 std::span<const Entry> registry() { return table(); }
 
-const Entry* find(std::string_view id) {
-  const auto& es = table();
-  auto it = std::lower_bound(es.begin(), es.end(), id,
-                             [](const Entry& e, std::string_view v) { return e.id < v; });
-  return (it != es.end() && it->id == id) ? &*it : nullptr;
-}
+const Entry* find(std::string_view id) { return detail::find_by_id(table(), id); }
 
 const Entry* find(const KernelParams& p) { return find(make_id(p)); }
 

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <vector>
 
+#include "kernels/find_by_id.hpp"
 
 namespace tunedreduce::kernels {
 
@@ -42,12 +43,7 @@ const Table& table() {
 
 std::span<const Entry> registry() { return table().entries; }
 
-const Entry* find(std::string_view id) {
-  const auto& es = table().entries;
-  auto it = std::lower_bound(es.begin(), es.end(), id,
-                             [](const Entry& e, std::string_view v) { return e.id < v; });
-  return (it != es.end() && it->id == id) ? &*it : nullptr;
-}
+const Entry* find(std::string_view id) { return detail::find_by_id(table().entries, id); }
 
 const Entry* find(const KernelParams& p) { return find(make_id(p)); }
 

@@ -151,7 +151,7 @@ std::unique_ptr<DeviceState> Runtime::load(int device, DeviceInfo info) {
   // rename): read it immutable, without locks or -wal/-shm files, so that it works in read-only
   // folders and on network file systems.
   db::ReaderOptions ro = reader_;
-  if (where.source == "$XDG_DATA_DIRS") ro.immutable = true;
+  if (where.system_wide) ro.immutable = true;
   db::Snapshot snap = db::load_snapshot(where.path, info.fingerprint, ro);
   if (snap.problem) {
     const std::string msg = snap.message + " (location from " + where.source + ")";

@@ -14,6 +14,7 @@
 #include "runtime/defaults.hpp"
 #include "runtime_test_util.hpp"
 #include "tests/db/test_util.hpp"
+#include "tests/support/env_guard.hpp"
 
 namespace tunedreduce::runtime::test {
 namespace {
@@ -235,24 +236,15 @@ TEST(BadDatabase, RowsNamingUnknownKernelsAreIgnoredWithOneWarning) {
 
 TEST(BadDatabase, NoLocationAtAll) {
   // No --db, no $TUNEDREDUCE_DB, $XDG_DATA_HOME or $HOME: nothing to open.
-  struct Saved {
-    const char* name;
-    std::optional<std::string> value;
-  } saved[] = {{"TUNEDREDUCE_DB", {}}, {"XDG_DATA_HOME", {}}, {"HOME", {}}, {"XDG_DATA_DIRS", {}}};
-  for (auto& s : saved) {
-    if (const char* v = std::getenv(s.name)) s.value = v;
-    unsetenv(s.name);
-  }
+  ::tunedreduce::test::EnvGuard g1("TUNEDREDUCE_DB"), g2("XDG_DATA_HOME"), g3("HOME"),
+      g4("XDG_DATA_DIRS");
+  for (const char* name : {"TUNEDREDUCE_DB", "XDG_DATA_HOME", "HOME"}) unsetenv(name);
   TempDir empty;
   setenv("XDG_DATA_DIRS", empty.path().c_str(), 1);  // no system-wide database either
   {
     TestRuntime t({sample_device()}, std::nullopt);
     EXPECT_EQ(t.rt->database_path(), "");
     expect_defaults_and_one_warning(t, "cannot locate the tuning database");
-  }
-  for (auto& s : saved) {
-    if (s.value) setenv(s.name, s.value->c_str(), 1);
-    else unsetenv(s.name);
   }
 }
 
@@ -265,14 +257,10 @@ TEST(Location, AServiceWithoutADatabaseOfItsOwnReadsTheSystemsImmutably) {
   fs::create_directories(dir / "home");
   const fs::path db = dir / "share" / "tunedreduce" / "tune.db";
   fs::copy_file(sample_db(), db);
-  struct Saved {
-    const char* name;
-    std::optional<std::string> value;
-  } saved[] = {{"TUNEDREDUCE_DB", {}}, {"XDG_DATA_HOME", {}}, {"HOME", {}}, {"XDG_DATA_DIRS", {}}};
-  for (auto& s : saved) {
-    if (const char* v = std::getenv(s.name)) s.value = v;
-    unsetenv(s.name);
-  }
+  ::tunedreduce::test::EnvGuard g1("TUNEDREDUCE_DB"), g2("XDG_DATA_HOME"), g3("HOME"),
+      g4("XDG_DATA_DIRS");
+  unsetenv("TUNEDREDUCE_DB");
+  unsetenv("XDG_DATA_HOME");
   setenv("HOME", (dir / "home").c_str(), 1);
   setenv("XDG_DATA_DIRS", ("/nonexistent:" + (dir / "share").string()).c_str(), 1);
   {
@@ -284,10 +272,6 @@ TEST(Location, AServiceWithoutADatabaseOfItsOwnReadsTheSystemsImmutably) {
     EXPECT_FALSE(fs::exists(db.string() + "-shm"));
     EXPECT_FALSE(fs::exists(db.string() + "-wal"));
     EXPECT_TRUE(t.log.lines("warning").empty()) << t.log.all();
-  }
-  for (auto& s : saved) {
-    if (s.value) setenv(s.name, s.value->c_str(), 1);
-    else unsetenv(s.name);
   }
 }
 

@@ -14,6 +14,7 @@
 #include "common/log.hpp"
 #include "common/names.hpp"
 #include "common/paths.hpp"
+#include "tests/support/env_guard.hpp"
 #include "tests/support/fixtures.hpp"
 
 namespace tunedreduce {
@@ -61,20 +62,7 @@ TEST(Fingerprint, KeyCoversHardAttributesOnly) {
   EXPECT_NEAR(a.theoretical_gbps(), 3352.3, 0.1);  // 2619 MHz x 5120 bit x 2
 }
 
-class EnvGuard {
- public:
-  explicit EnvGuard(const char* name) : name_(name) {
-    if (const char* v = std::getenv(name)) old_ = v;
-  }
-  ~EnvGuard() {
-    if (old_) setenv(name_, old_->c_str(), 1);
-    else unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+using test::EnvGuard;
 
 TEST(Paths, ResolutionOrder) {
   EnvGuard g1("TUNEDREDUCE_DB"), g2("XDG_DATA_HOME"), g3("HOME");
