@@ -32,6 +32,9 @@ class FakePlatform final : public Platform {
   int current = 0;
   cudaError_t launch_result = cudaSuccess;
   cudaError_t alloc_result = cudaSuccess;
+  /// Streams being captured into a graph (capturing() answers from it).
+  std::vector<cudaStream_t> capturing_streams;
+  bool pools = true;
   /// Every call that would reach CUDA.
   std::atomic<int> cuda_calls{0};
   std::atomic<int> describe_calls{0};
@@ -96,6 +99,14 @@ class FakePlatform final : public Platform {
     events_.push_back({"memset", p, bytes, stream});
     return cudaSuccess;
   }
+  bool capturing(cudaStream_t stream) override {
+    ++cuda_calls;
+    std::lock_guard lk(m_);
+    for (cudaStream_t s : capturing_streams)
+      if (s == stream) return true;
+    return false;
+  }
+  bool stream_ordered_allocation(int) override { return pools; }
   /// The fake counter table: counters[i * 4], `table_entries` of them per device (0: no table,
   /// counter_table fails).
   /// Set before the first two-phase call.

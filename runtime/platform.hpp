@@ -53,6 +53,13 @@ class Platform {
   virtual cudaError_t alloc_async(void** p, std::size_t bytes, cudaStream_t stream) = 0;
   virtual cudaError_t free_async(void* p, cudaStream_t stream) = 0;
   virtual cudaError_t memset_async(void* p, int value, std::size_t bytes, cudaStream_t stream) = 0;
+  /// Whether \p stream is being captured into a CUDA graph (cudaStreamIsCapturing). Throws
+  /// ReduceError(cuda_error) when CUDA cannot say (the legacy default stream while another
+  /// thread captures in global mode).
+  virtual bool capturing(cudaStream_t stream) = 0;
+  /// Whether \p device has stream-ordered allocation (memory pools): a captured allocation is
+  /// then a node of the graph, owned by it.
+  virtual bool stream_ordered_allocation(int device) = 0;
   /// The current device's counter table (loads the kernels' module).
   virtual cudaError_t counter_table(CounterTable& table) = 0;
   /// entry.launch(args, dev) (a fake records the call instead).

@@ -76,6 +76,18 @@ class CudaPlatform final : public Platform {
     return cudaMemsetAsync(p, value, bytes, stream);
   }
 
+  bool capturing(cudaStream_t stream) override {
+    cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
+    if (cudaError_t e = cudaStreamIsCapturing(stream, &st); e != cudaSuccess) {
+      (void)cudaGetLastError();
+      fail("asking whether the stream is being captured into a CUDA graph: cudaStreamIsCapturing",
+           e);
+    }
+    return st != cudaStreamCaptureStatusNone;
+  }
+
+  bool stream_ordered_allocation(int device) override { return pools_supported(device); }
+
   cudaError_t counter_table(CounterTable& table) override {
     unsigned long long* base = nullptr;
     if (cudaError_t e = kernels::counter_table(&base); e != cudaSuccess) {

@@ -45,6 +45,7 @@ WorkspaceCache::Slot& WorkspaceCache::slot(const Key& k) {
 
 cudaError_t WorkspaceCache::run_erased(int device, cudaStream_t stream, std::size_t bytes,
                                        void* ctx, UseFn use) {
+  if (platform_.capturing(stream)) return run_captured(device, stream, bytes, ctx, use);
   // The key of the per-thread default stream includes the thread, which the thread-local
   // cache is anyway.
   const auto sid = reinterpret_cast<std::uintptr_t>(stream);
@@ -87,7 +88,39 @@ cudaError_t WorkspaceCache::run_erased(int device, cudaStream_t stream, std::siz
   return e;
 }
 
+cudaError_t WorkspaceCache::run_captured(int device, cudaStream_t stream, std::size_t bytes,
+                                         void* ctx, UseFn use) {
+  // Captured, cudaMallocAsync and cudaFreeAsync become an allocation node and a free node of the
+  // graph: every launch of the graph has its workspace, and none is left once it has run. The
+  // cache's workspace is not used: a later call could free or grow it while the graph lives,
+  // and a launch of the graph on another stream would share it.
+  if (!platform_.stream_ordered_allocation(device))
+    throw ReduceError(Status::unsupported,
+                      "this call is being captured into a CUDA graph, and device " +
+                          std::to_string(device) +
+                          " has no stream-ordered allocation (memory pools) for a workspace the "
+                          "graph owns: use the two-phase call reduce(d_temp, temp_bytes, ...) "
+                          "with temporary storage of your own");
+  void* p = nullptr;
+  if (cudaError_t e = platform_.alloc_async(&p, bytes, stream); e != cudaSuccess)
+    throw ReduceError(Status::cuda_error, "allocating a workspace of " + std::to_string(bytes) +
+                                              " bytes inside a CUDA graph capture failed: " +
+                                              platform_.error_text(e));
+  // Not clean: the launch zeroes what it needs of it first (a memset node).
+  const cudaError_t e = use(ctx, p, bytes, false);
+  const cudaError_t f = platform_.free_async(p, stream);
+  if (e == cudaSuccess && f != cudaSuccess)
+    throw ReduceError(Status::cuda_error,
+                      "freeing a workspace inside a CUDA graph capture failed: " +
+                          platform_.error_text(f));
+  return e;
+}
+
 void WorkspaceCache::release(int device, cudaStream_t stream) {
+  if (platform_.capturing(stream))
+    throw ReduceError(Status::invalid_argument,
+                      "release_workspace: the stream is being captured into a CUDA graph (the "
+                      "free would become a node of it); release it after cudaStreamEndCapture");
   Slot& s = slot(key(device, stream));
   std::lock_guard lk(s.m);
   if (!s.ptr) return;

@@ -4,6 +4,10 @@
 // kernel still in flight uses. It is zeroed whole once when it is allocated; every single-pass or
 // packed launch leaves its counter and partial slots at zero again, so launches run with
 // workspace_clean = true.
+//
+// A stream being captured into a CUDA graph gets none of this: a call recorded into a graph gets
+// a workspace of its own, allocated and freed inside the graph (a graph-owned allocation, needs
+// stream-ordered allocation), so the graph neither outlives nor shares the cache's memory.
 
 #include <cuda_runtime_api.h>
 
@@ -38,7 +42,8 @@ class WorkspaceCache {
     });
   }
 
-  /// Frees the workspace of (device, stream) in stream order.
+  /// Frees the workspace of (device, stream) in stream order. Throws ReduceError(invalid_argument)
+  /// when \p stream is being captured (the free would become a node of the graph).
   void release(int device, cudaStream_t stream);
 
   /// Bytes held by (device, stream) (0 when none); for tests.
@@ -50,6 +55,8 @@ class WorkspaceCache {
  private:
   using UseFn = cudaError_t (*)(void* ctx, void* workspace, std::size_t bytes, bool clean);
   cudaError_t run_erased(int device, cudaStream_t stream, std::size_t bytes, void* ctx, UseFn use);
+  cudaError_t run_captured(int device, cudaStream_t stream, std::size_t bytes, void* ctx,
+                           UseFn use);
 
   struct Slot {
     std::mutex m;

@@ -79,7 +79,8 @@ TR_API tr_status tr_lookup(int dtype, int op, uint64_t n, int device, tr_config*
 TR_API tr_status tr_reduce(void* d_temp, size_t* temp_bytes, const void* d_in, void* d_out,
                            uint64_t n, int dtype, int op, void* stream);
 
-/** Reductions with a workspace cached per (device, stream). */
+/** Reductions with a workspace cached per (device, stream); a call captured into a CUDA graph
+ *  gets a workspace the graph owns instead (tunedreduce.hpp: reduce). */
 TR_API tr_status tr_reduce_cached(const void* d_in, void* d_out, uint64_t n, int dtype, int op,
                                   void* stream);
 TR_API tr_status tr_sum(const void* d_in, void* d_out, uint64_t n, int dtype, void* stream);

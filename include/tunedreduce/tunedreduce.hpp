@@ -147,18 +147,24 @@ std::string database_path();
 /// otherwise reduces d_in[0, n) into *d_out on \p stream using d_temp (256-byte aligned, at
 /// least temp_bytes bytes, not used by other work in flight). d_temp may hold anything on entry
 /// and nothing is enqueued but the reduction's kernel(s): the completion counter is the
-/// library's own, one per temporary buffer (docs/library.md). Throws ReduceError.
+/// library's own, one per temporary buffer (docs/library.md). Inside a CUDA graph capture the
+/// kernel(s) are recorded like any launch, and replays may run with the same buffers. Throws
+/// ReduceError.
 void reduce(void* d_temp, std::size_t& temp_bytes, const void* d_in, void* d_out,
             std::uint64_t n, DType dtype, Op op, cudaStream_t stream);
 
 /// Reduction with a workspace the library caches per (device, stream): allocated and grown in
-/// stream order (cudaMallocAsync/cudaFreeAsync), so the call never synchronises. Throws
-/// ReduceError.
+/// stream order (cudaMallocAsync/cudaFreeAsync), so the call never synchronises. A call on a
+/// stream being captured into a CUDA graph (any capture mode, the stream's first call too) does
+/// not use that cache: the graph gets a workspace of its own, an allocation node and a free node
+/// around the launch, so no memory outlives or is shared with the graph (this needs a device
+/// with memory pools; without them the call throws Status::unsupported). Throws ReduceError.
 void reduce(const void* d_in, void* d_out, std::uint64_t n, DType dtype, Op op,
             cudaStream_t stream);
 
 /// Frees the cached workspace of \p stream on the current device (in stream order). Call it
-/// before destroying a stream that the library ran on, so its handle can be reused safely.
+/// before destroying a stream that the library ran on, so its handle can be reused safely. Not
+/// on a stream being captured (Status::invalid_argument).
 void release_workspace(cudaStream_t stream);
 
 /// The library's version, "MAJOR.MINOR.PATCH".

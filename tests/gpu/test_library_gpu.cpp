@@ -115,6 +115,148 @@ const std::vector<std::uint64_t> sizes = {0,         1,         31,        33,
                                           1000,      4097,      65537,     (1u << 20) + 3,
                                           999983,    (1u << 24) + 7};
 
+// ---- CUDA graphs: these come first, so the process's first reduction is inside a capture ------
+
+/// Records reductions of T (every size of \p ns, through the cached call or the two-phase one)
+/// into a CUDA graph on a stream the library has never seen, in capture \p mode, while another
+/// thread makes its first cached call on a stream of its own; then checks that nothing ran at
+/// capture time, replays the graph three times over new data, and checks that no graph memory
+/// is left once the graph is gone.
+template <class T>
+void check_captured(cudaStreamCaptureMode mode, bool two_phase, Op op,
+                    const std::vector<std::uint64_t>& ns, std::uint64_t seed) {
+  const std::string what = std::string(dtype_name(dtype_of<T>)) + " " + op_name(op) +
+                           (two_phase ? " two-phase" : " cached") +
+                           (mode == cudaStreamCaptureModeGlobal ? ", global capture"
+                                                                : ", thread-local capture");
+  const std::uint64_t max_n = *std::max_element(ns.begin(), ns.end());
+  DeviceBuffer in(max_n * sizeof(T)), out(ns.size() * sizeof(T));
+  auto* d_in = static_cast<T*>(in.get());
+  auto* d_out = static_cast<T*>(out.get());
+  std::vector<DeviceBuffer> temps;  // the caller's, allocated before the capture
+  std::vector<std::size_t> temp_bytes;
+  if (two_phase)
+    for (std::uint64_t n : ns) {
+      std::size_t b = 0;
+      tunedreduce::reduce<T>(nullptr, b, d_in, d_out, n, op);
+      temps.emplace_back(b);
+      TR_CUDA_CHECK(cudaMemset(temps.back().get(), 0xff, b));  // anything
+      temp_bytes.push_back(b);
+    }
+  TR_CUDA_CHECK(cudaMemset(out.get(), poison, ns.size() * sizeof(T)));
+  // A stream of another thread, reduced on during the capture (its first call: it allocates).
+  DeviceBuffer other_out(sizeof(T));
+  cudaStream_t s = nullptr, other = nullptr;
+  TR_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  TR_CUDA_CHECK(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking));
+  std::vector<T> host(max_n);
+  fill_random(host, seed);
+  TR_CUDA_CHECK(cudaMemcpy(d_in, host.data(), max_n * sizeof(T), cudaMemcpyHostToDevice));
+
+  TR_CUDA_CHECK(cudaStreamBeginCapture(s, mode));
+  std::string other_error;
+  std::thread neighbour([&] {
+    try {
+      TR_CUDA_CHECK(cudaSetDevice(0));
+      run_op<T>(op, d_in, static_cast<T*>(other_out.get()), max_n, other);
+    } catch (const std::exception& e) {
+      other_error = e.what();
+    }
+  });
+  std::string capture_error;
+  try {
+    for (std::size_t i = 0; i < ns.size(); ++i) {
+      if (two_phase)
+        tunedreduce::reduce<T>(temps[i].get(), temp_bytes[i], d_in, d_out + i, ns[i], op, s);
+      else
+        run_op<T>(op, d_in, d_out + i, ns[i], s);
+    }
+  } catch (const std::exception& e) {
+    capture_error = e.what();
+  }
+  neighbour.join();
+  cudaGraph_t graph = nullptr;
+  TR_CUDA_CHECK(cudaStreamEndCapture(s, &graph));
+  ASSERT_EQ(capture_error, "") << what;
+  EXPECT_EQ(other_error, "") << what << ": the neighbour's call";
+  ASSERT_NE(graph, nullptr) << what;
+  {  // The neighbour's result is right: its call was not captured.
+    TR_CUDA_CHECK(cudaStreamSynchronize(other));
+    T got;
+    TR_CUDA_CHECK(cudaMemcpy(&got, other_out.get(), sizeof got, cudaMemcpyDeviceToHost));
+    check_result<T>(op, host.data(), max_n, got, what + ", the neighbour's call");
+  }
+  {  // Nothing ran at capture time.
+    std::vector<unsigned char> b(ns.size() * sizeof(T));
+    TR_CUDA_CHECK(cudaMemcpy(b.data(), d_out, b.size(), cudaMemcpyDeviceToHost));
+    for (unsigned char c : b) ASSERT_EQ(c, poison) << what << ": a captured call ran at capture";
+  }
+  cudaGraphExec_t exec = nullptr;
+  TR_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  for (int rep = 0; rep < 3; ++rep) {
+    fill_random(host, seed + 1 + rep);
+    TR_CUDA_CHECK(cudaMemcpy(d_in, host.data(), max_n * sizeof(T), cudaMemcpyHostToDevice));
+    TR_CUDA_CHECK(cudaMemset(out.get(), poison, ns.size() * sizeof(T)));
+    TR_CUDA_CHECK(cudaGraphLaunch(exec, s));
+    TR_CUDA_CHECK(cudaStreamSynchronize(s));
+    std::vector<T> got(ns.size());
+    TR_CUDA_CHECK(cudaMemcpy(got.data(), d_out, got.size() * sizeof(T), cudaMemcpyDeviceToHost));
+    for (std::size_t i = 0; i < ns.size(); ++i)
+      check_result<T>(op, host.data(), ns[i], got[i],
+                      what + ", replay " + std::to_string(rep) + ", n=" + std::to_string(ns[i]) +
+                          " (" + tunedreduce::lookup<T>(op, ns[i]).kernel_id + ")");
+  }
+  TR_CUDA_CHECK(cudaGraphExecDestroy(exec));
+  TR_CUDA_CHECK(cudaGraphDestroy(graph));
+  // Every allocation the graph made was freed inside it: none outlives it.
+  TR_CUDA_CHECK(cudaDeviceGraphMemTrim(0));
+  std::uint64_t used = ~0ull;
+  TR_CUDA_CHECK(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrUsedMemCurrent, &used));
+  EXPECT_EQ(used, 0u) << what << ": graph memory left after the graph was destroyed";
+  // The stream works as before once the capture has ended (the cache allocates now).
+  TR_CUDA_CHECK(cudaMemset(out.get(), poison, sizeof(T)));
+  run_op<T>(op, d_in, d_out, max_n, s);
+  T got;
+  TR_CUDA_CHECK(cudaMemcpy(&got, d_out, sizeof got, cudaMemcpyDeviceToHost));
+  check_result<T>(op, host.data(), max_n, got, what + ", after the capture");
+  tunedreduce::release_workspace(s);
+  tunedreduce::release_workspace(other);
+  TR_CUDA_CHECK(cudaStreamSynchronize(s));
+  TR_CUDA_CHECK(cudaStreamSynchronize(other));
+  TR_CUDA_CHECK(cudaStreamDestroy(s));
+  TR_CUDA_CHECK(cudaStreamDestroy(other));
+}
+
+const std::vector<std::uint64_t> graph_sizes = {1000, (1u << 20) + 3, (1u << 24) + 7};
+
+TEST(Graph, AStreamsFirstCachedCallInsideAGlobalCapture) {
+  use_defaults();
+  check_captured<float>(cudaStreamCaptureModeGlobal, false, Op::sum, graph_sizes, 101);
+  check_captured<std::int64_t>(cudaStreamCaptureModeGlobal, false, Op::max, graph_sizes, 102);
+}
+
+TEST(Graph, AStreamsFirstCachedCallInsideAThreadLocalCapture) {
+  use_defaults();
+  check_captured<double>(cudaStreamCaptureModeThreadLocal, false, Op::sum, graph_sizes, 103);
+  check_captured<std::int32_t>(cudaStreamCaptureModeThreadLocal, false, Op::min, graph_sizes, 104);
+}
+
+TEST(Graph, TheTwoPhaseCallInsideBothCaptureModes) {
+  use_defaults();
+  check_captured<float>(cudaStreamCaptureModeGlobal, true, Op::max, graph_sizes, 105);
+  check_captured<std::int32_t>(cudaStreamCaptureModeThreadLocal, true, Op::sum, graph_sizes, 106);
+}
+
+TEST(Graph, TheSampleDatabasesWinnersInsideACapture) {
+  const std::string db = sample_copy();
+  if (db.empty()) GTEST_SKIP() << "tests/data/h100-sample.db not found from here";
+  tunedreduce::set_database(db);
+  const std::vector<std::uint64_t> ns = {4096, 65537, (1u << 22) + 1};
+  check_captured<std::int32_t>(cudaStreamCaptureModeGlobal, false, Op::sum, ns, 107);
+  check_captured<float>(cudaStreamCaptureModeGlobal, true, Op::sum, ns, 108);
+  use_defaults();
+}
+
 TEST(Library, EveryTypeAndOperatorWithTheBuiltInDefaults) {
   use_defaults();
   EXPECT_EQ(tunedreduce::lookup<float>(Op::sum, 1 << 20).level, Level::builtin_default);

@@ -699,7 +699,8 @@ TEST(Arguments, ABufferThatPassedIsNotAskedAboutAgainButABadOneIsAlwaysRefused) 
   const int after_first = d.t.fake->cuda_calls.load();
   d.t.rt->reduce(d.in, d.out, 1 << 20, DType::f32, Op::sum, nullptr);
   const int per_call = d.t.fake->cuda_calls.load() - after_first;
-  EXPECT_EQ(per_call, 2);  // the current device and the launch: no pointer query
+  // The current device, whether the stream is being captured, the launch: no pointer query.
+  EXPECT_EQ(per_call, 3);
   std::vector<float> host(16);
   for (int i = 0; i < 3; ++i)
     expect_error([&] { d.t.rt->reduce(host.data(), d.out, 16, DType::f32, Op::sum, nullptr); },
@@ -812,6 +813,80 @@ TEST(Workspace, AnAllocationFailureIsACudaErrorAndNothingLaunches) {
   d.t.rt->reduce(d.in, d.out, 1 << 20, DType::f32, Op::sum, nullptr);
   ASSERT_EQ(d.t.fake->launches().size(), 1u);
   EXPECT_TRUE(d.t.fake->launches()[0].args.workspace_clean);
+}
+
+TEST(Workspace, ACallCapturedIntoAGraphGetsAWorkspaceTheGraphOwnsAndLeavesTheCacheAlone) {
+  Device0 d;
+  cudaStream_t a = reinterpret_cast<cudaStream_t>(0xA000);
+  d.t.rt->reduce(d.in, d.out, 1 << 20, DType::f32, Op::sum, a);  // a cached workspace for a
+  const std::size_t held = d.t.rt->workspaces().held(0, a);
+  ASSERT_GT(held, 0u);
+  d.t.fake->capturing_streams = {a};
+  const std::size_t before = d.t.fake->events().size();
+  d.t.rt->reduce(d.in, d.out, 1 << 20, DType::f32, Op::sum, a);
+  d.t.rt->reduce(d.in, d.out, 1 << 20, DType::f32, Op::sum, a);
+  const auto ev = d.t.fake->events();
+  ASSERT_EQ(ev.size(), before + 6);
+  for (std::size_t call = 0; call < 2; ++call) {
+    const auto* e = &ev[before + 3 * call];
+    EXPECT_EQ(e[0].what, "alloc");  // an allocation node of the graph ...
+    EXPECT_EQ(e[1].what, "launch tiled.b512.u1.single_pass.f32.sum");
+    EXPECT_EQ(e[1].ptr, e[0].ptr);  // ... used by the launch ...
+    EXPECT_EQ(e[2].what, "free");   // ... and freed inside the graph
+    EXPECT_EQ(e[2].ptr, e[0].ptr);
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(e[i].stream, a);
+    EXPECT_NE(e[0].ptr, ev[0].ptr);  // not the cache's workspace
+  }
+  // Not zeroed beforehand: the launch zeroes what it uses (its own memset node).
+  const auto l = d.t.fake->launches();
+  ASSERT_EQ(l.size(), 3u);
+  EXPECT_FALSE(l[1].args.workspace_clean);
+  EXPECT_FALSE(l[2].args.workspace_clean);
+  EXPECT_EQ(d.t.rt->workspaces().held(0, a), held);  // the cache is untouched
+  expect_error([&] { d.t.rt->release_workspace(a); }, Status::invalid_argument,
+               "release_workspace: the stream is being captured into a CUDA graph");
+  // Capture ended: the cache's workspace again, still clean.
+  d.t.fake->capturing_streams.clear();
+  d.t.rt->reduce(d.in, d.out, 1 << 20, DType::f32, Op::sum, a);
+  EXPECT_EQ(d.t.fake->events().back().ptr, ev[0].ptr);
+  EXPECT_TRUE(d.t.fake->launches().back().args.workspace_clean);
+}
+
+TEST(Workspace, AStreamsFirstCallInsideACaptureCachesNothing) {
+  Device0 d;
+  cudaStream_t a = reinterpret_cast<cudaStream_t>(0xA000);
+  d.t.fake->capturing_streams = {a};
+  d.t.rt->reduce(d.in, d.out, 1 << 20, DType::f32, Op::sum, a);
+  EXPECT_EQ(d.t.rt->workspaces().held(0, a), 0u);
+  std::vector<std::string> seq;
+  for (const auto& e : d.t.fake->events()) seq.push_back(e.what);
+  EXPECT_EQ(seq, (std::vector<std::string>{"alloc", "launch tiled.b512.u1.single_pass.f32.sum",
+                                           "free"}));
+}
+
+TEST(Workspace, ACaptureOnADeviceWithoutMemoryPoolsIsRefusedWithTheWayOut) {
+  Device0 d;
+  cudaStream_t a = reinterpret_cast<cudaStream_t>(0xA000);
+  d.t.fake->capturing_streams = {a};
+  d.t.fake->pools = false;
+  expect_error([&] { d.t.rt->reduce(d.in, d.out, 1 << 20, DType::f32, Op::sum, a); },
+               Status::unsupported,
+               "this call is being captured into a CUDA graph, and device 0 has no stream-ordered "
+               "allocation (memory pools) for a workspace the graph owns: use the two-phase call");
+  EXPECT_TRUE(d.t.fake->events().empty());
+}
+
+TEST(Workspace, AFailedCapturedLaunchStillFreesItsWorkspace) {
+  Device0 d;
+  cudaStream_t a = reinterpret_cast<cudaStream_t>(0xA000);
+  d.t.fake->capturing_streams = {a};
+  d.t.fake->launch_result = cudaErrorStreamCaptureInvalidated;
+  expect_error([&] { d.t.rt->reduce(d.in, d.out, 1 << 20, DType::f32, Op::sum, a); },
+               Status::cuda_error, "launching kernel 'tiled.b512.u1.single_pass.f32.sum'");
+  std::vector<std::string> seq;
+  for (const auto& e : d.t.fake->events()) seq.push_back(e.what);
+  EXPECT_EQ(seq, (std::vector<std::string>{"alloc", "launch tiled.b512.u1.single_pass.f32.sum",
+                                           "free"}));
 }
 
 }  // namespace
