@@ -1,7 +1,11 @@
 // The CUDA runtime behind runtime::Platform.
 
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
 #include <array>
 #include <atomic>
+#include <mutex>
 
 #include "common/error.hpp"
 #include "kernels/counters.hpp"
@@ -20,6 +24,31 @@ std::string text(cudaError_t e) {
 [[noreturn]] void fail(const std::string& what, cudaError_t e) {
   throw ReduceError(Status::cuda_error, what + " failed: " + text(e));
 }
+
+/// This thread's stream-capture mode set to relaxed while it lives. Another thread's capture in
+/// global mode (the default of cudaStreamBeginCapture) makes every thread's cudaMallocAsync
+/// "potentially unsafe" and invalidates that capture, even on a stream nobody captures. The
+/// library's allocations are stream-ordered on the caller's stream (captured into the graph when
+/// that stream is the one being captured) and never synchronise, so they are safe in fact: the
+/// relaxed mode lets them through without breaking the neighbour's capture.
+class RelaxedCaptureMode {
+ public:
+  RelaxedCaptureMode() {
+    if (cudaThreadExchangeStreamCaptureMode(&mode_) != cudaSuccess) {
+      (void)cudaGetLastError();
+      ok_ = false;
+    }
+  }
+  ~RelaxedCaptureMode() {
+    if (ok_) (void)cudaThreadExchangeStreamCaptureMode(&mode_);
+  }
+  RelaxedCaptureMode(const RelaxedCaptureMode&) = delete;
+  RelaxedCaptureMode& operator=(const RelaxedCaptureMode&) = delete;
+
+ private:
+  cudaStreamCaptureMode mode_ = cudaStreamCaptureModeRelaxed;
+  bool ok_ = true;
+};
 
 class CudaPlatform final : public Platform {
  public:
@@ -60,13 +89,19 @@ class CudaPlatform final : public Platform {
 
   cudaError_t alloc_async(void** p, std::size_t bytes, cudaStream_t stream) override {
     int d = current_device();
-    if (pools_supported(d)) return cudaMallocAsync(p, bytes, stream);
+    if (pools_supported(d)) {
+      RelaxedCaptureMode relaxed;
+      return cudaMallocAsync(p, bytes, stream);
+    }
     return cudaMalloc(p, bytes);
   }
 
   cudaError_t free_async(void* p, cudaStream_t stream) override {
     int d = current_device();
-    if (pools_supported(d)) return cudaFreeAsync(p, stream);
+    if (pools_supported(d)) {
+      RelaxedCaptureMode relaxed;
+      return cudaFreeAsync(p, stream);
+    }
     // Without stream-ordered allocation: wait for the work that may still use it.
     if (cudaError_t e = cudaStreamSynchronize(stream); e != cudaSuccess) return e;
     return cudaFree(p);
@@ -77,6 +112,25 @@ class CudaPlatform final : public Platform {
   }
 
   bool capturing(cudaStream_t stream) override {
+    // Asked on every cached call: the driver's entry point directly costs less than the
+    // runtime's wrapper (bench/experiments/capture_query.cpp). Same handles: 0 is the legacy
+    // stream in both, cudaStreamPerThread is CU_STREAM_PER_THREAD.
+    std::call_once(is_capturing_once_, [this] {
+      void* f = nullptr;
+      cudaDriverEntryPointQueryResult q{};
+      if (cudaGetDriverEntryPointByVersion("cuStreamIsCapturing", &f, 10000, cudaEnableDefault,
+                                           &q) == cudaSuccess &&
+          q == cudaDriverEntryPointSuccess && f)
+        is_capturing_ = reinterpret_cast<PFN_cuStreamIsCapturing_v10000>(f);
+      else
+        (void)cudaGetLastError();
+    });
+    if (const auto f = is_capturing_) {
+      CUstreamCaptureStatus cst = CU_STREAM_CAPTURE_STATUS_NONE;
+      if (f(reinterpret_cast<CUstream>(stream), &cst) == CUDA_SUCCESS)
+        return cst != CU_STREAM_CAPTURE_STATUS_NONE;
+      // An error: let the runtime's call say which.
+    }
     cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
     if (cudaError_t e = cudaStreamIsCapturing(stream, &st); e != cudaSuccess) {
       (void)cudaGetLastError();
@@ -106,6 +160,8 @@ class CudaPlatform final : public Platform {
   std::string error_text(cudaError_t e) override { return text(e); }
 
  private:
+  std::once_flag is_capturing_once_;
+  PFN_cuStreamIsCapturing_v10000 is_capturing_ = nullptr;  // set once, under is_capturing_once_
   static constexpr int max_devices = 64;
   // 0: not asked yet, 1: yes, 2: no.
   bool pools_supported(int device) {

@@ -129,6 +129,9 @@ void check_captured(cudaStreamCaptureMode mode, bool two_phase, Op op,
                            (two_phase ? " two-phase" : " cached") +
                            (mode == cudaStreamCaptureModeGlobal ? ", global capture"
                                                                 : ", thread-local capture");
+  // A failure of an earlier case leaves its error as the thread's last one, which the launches
+  // below would report as theirs: start clean.
+  (void)cudaGetLastError();
   const std::uint64_t max_n = *std::max_element(ns.begin(), ns.end());
   DeviceBuffer in(max_n * sizeof(T)), out(ns.size() * sizeof(T));
   auto* d_in = static_cast<T*>(in.get());
@@ -152,6 +155,8 @@ void check_captured(cudaStreamCaptureMode mode, bool two_phase, Op op,
   std::vector<T> host(max_n);
   fill_random(host, seed);
   TR_CUDA_CHECK(cudaMemcpy(d_in, host.data(), max_n * sizeof(T), cudaMemcpyHostToDevice));
+  // s and other do not wait for the legacy stream's copies and memsets: finish them first.
+  TR_CUDA_CHECK(cudaDeviceSynchronize());
 
   TR_CUDA_CHECK(cudaStreamBeginCapture(s, mode));
   std::string other_error;
@@ -197,6 +202,7 @@ void check_captured(cudaStreamCaptureMode mode, bool two_phase, Op op,
     fill_random(host, seed + 1 + rep);
     TR_CUDA_CHECK(cudaMemcpy(d_in, host.data(), max_n * sizeof(T), cudaMemcpyHostToDevice));
     TR_CUDA_CHECK(cudaMemset(out.get(), poison, ns.size() * sizeof(T)));
+    TR_CUDA_CHECK(cudaDeviceSynchronize());
     TR_CUDA_CHECK(cudaGraphLaunch(exec, s));
     TR_CUDA_CHECK(cudaStreamSynchronize(s));
     std::vector<T> got(ns.size());
@@ -214,8 +220,9 @@ void check_captured(cudaStreamCaptureMode mode, bool two_phase, Op op,
   TR_CUDA_CHECK(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrUsedMemCurrent, &used));
   EXPECT_EQ(used, 0u) << what << ": graph memory left after the graph was destroyed";
   // The stream works as before once the capture has ended (the cache allocates now).
-  TR_CUDA_CHECK(cudaMemset(out.get(), poison, sizeof(T)));
+  TR_CUDA_CHECK(cudaMemsetAsync(out.get(), poison, sizeof(T), s));
   run_op<T>(op, d_in, d_out, max_n, s);
+  TR_CUDA_CHECK(cudaStreamSynchronize(s));
   T got;
   TR_CUDA_CHECK(cudaMemcpy(&got, d_out, sizeof got, cudaMemcpyDeviceToHost));
   check_result<T>(op, host.data(), max_n, got, what + ", after the capture");
