@@ -255,10 +255,65 @@ void migrate_2_to_3(Connection& conn) {
   conn.exec(v3_winners_sql);
 }
 
+// Version 4 records `tunedreduce bench` (db/bench.hpp): a bench run per invocation, on one
+// device, and per (dtype, op, n) one row for each timed call — the library's two API paths
+// (cached, two_phase) and the baselines (cub, thrust). Only tables are added, so the migration is
+// two CREATE TABLEs and min_reader_version stays 3: a version-3 reader reads the file without them.
+constexpr const char* v4_bench_sql = R"sql(
+CREATE TABLE bench_runs (
+  id               INTEGER PRIMARY KEY,
+  uuid             TEXT NOT NULL UNIQUE,
+  device_id        INTEGER NOT NULL REFERENCES devices (id),
+  tool_version     TEXT NOT NULL,
+  manifest_hash    TEXT NOT NULL,
+  host             TEXT NOT NULL,
+  origin           TEXT NOT NULL,
+  library_database TEXT NOT NULL,
+  started_at       TEXT NOT NULL,
+  ended_at         TEXT,
+  status           TEXT NOT NULL CHECK (status IN ('running', 'finished', 'interrupted', 'failed')),
+  l2               TEXT NOT NULL CHECK (l2 IN ('cold', 'dirty', 'warm')),
+  repeats          INTEGER NOT NULL CHECK (repeats >= 1),
+  warmups          INTEGER NOT NULL CHECK (warmups >= 0),
+  seed             TEXT NOT NULL,
+  driver_version   INTEGER NOT NULL,
+  runtime_version  INTEGER NOT NULL,
+  attainable_gbps  REAL,
+  sm_clock_mhz     INTEGER,
+  mem_clock_mhz    INTEGER
+);
+
+CREATE TABLE bench_results (
+  id           INTEGER PRIMARY KEY,
+  bench_run_id INTEGER NOT NULL REFERENCES bench_runs (id),
+  dtype        TEXT NOT NULL CHECK (dtype IN ('i32', 'u32', 'i64', 'u64', 'f32', 'f64')),
+  op           TEXT NOT NULL CHECK (op IN ('sum', 'min', 'max')),
+  n            INTEGER NOT NULL CHECK (n >= 1),
+  method       TEXT NOT NULL CHECK (method IN ('cached', 'two_phase', 'cub', 'thrust')),
+  verified     INTEGER NOT NULL CHECK (verified IN (0, 1)),
+  error        TEXT NOT NULL DEFAULT '',
+  median_us    REAL,
+  p10_us       REAL,
+  p90_us       REAL,
+  repeats      INTEGER NOT NULL CHECK (repeats >= 0),
+  temp_bytes   INTEGER,
+  kernel_id    TEXT,
+  lookup_level TEXT CHECK (lookup_level IN ('exact', 'nearest', 'same_model', 'default')),
+  winner_l2    TEXT CHECK (winner_l2 IN ('cold', 'warm')),
+  measured_at  TEXT NOT NULL,
+  UNIQUE (bench_run_id, dtype, op, n, method),
+  CHECK (verified = 0 OR (median_us IS NOT NULL AND error = ''))
+);
+CREATE INDEX bench_results_by_key ON bench_results (dtype, op, n);
+)sql";
+
+void migrate_3_to_4(Connection& conn) { conn.exec(v4_bench_sql); }
+
 constexpr Migration history[] = {
     {0, "create the schema, or upgrade the version-0 prototype layout", migrate_0_to_1},
     {1, "allow the finish 'packed' in measurements", migrate_1_to_2},
     {2, "give winners an L2 mode, part of their identity", migrate_2_to_3},
+    {3, "add the bench tables (bench_runs, bench_results)", migrate_3_to_4},
 };
 
 }  // namespace
@@ -282,7 +337,7 @@ SchemaState read_schema_state(Connection& conn) {
 }
 
 SchemaAction classify(const SchemaState& s, const Connection& conn, bool for_writing,
-                      int binary_version) {
+                      int binary_version, int oldest_readable) {
   const std::string file = quoted(conn.path());
   if (s.application_id != application_id) {
     if (s.application_id == 0 && s.table_count == 0) {
@@ -300,6 +355,8 @@ SchemaAction classify(const SchemaState& s, const Connection& conn, bool for_wri
   if (s.user_version == binary_version) return SchemaAction::use;
   if (s.user_version < binary_version) {
     if (for_writing) return SchemaAction::migrate;
+    // An older schema that lacks only tables added since: read as is, the tables taken for empty.
+    if (s.user_version >= oldest_readable) return SchemaAction::use;
     throw DbError(Problem::too_old, conn.path(),
                   file + ": schema version " + std::to_string(s.user_version) +
                       " is older than this binary's " + std::to_string(binary_version) +

@@ -15,12 +15,19 @@ inline constexpr std::int32_t application_id = 0x54524442;
 /// PRAGMA user_version this binary writes and reads.
 /// 1: the first release. 2: measurements.finish may also be 'packed' (kernel revision 2).
 /// 3: winners have an L2 mode (cold or warm), unique per (device, dtype, op, l2_mode, n_lo).
-inline constexpr int schema_version = 3;
+/// 4: the tables bench_runs and bench_results (`tunedreduce bench`, db/bench.hpp).
+inline constexpr int schema_version = 4;
+/// The oldest schema this binary's readers read as it is (readers never migrate): the versions
+/// from it up to schema_version differ only by tables that were added, which a reader takes for
+/// empty when a file lacks them (a version-3 file has no bench runs). Older files are refused
+/// (Problem::too_old: `tunedreduce db migrate` upgrades them).
+inline constexpr int oldest_readable_version = 3;
 /// Stored in meta.min_reader_version: the oldest reader that may read this schema. A schema that
 /// only adds tables or nullable columns keeps it; one that changes meaning raises it. Version 2
 /// raised it to 2: a version-1 reader does not know the finish 'packed'. Version 3 raised it to 3:
 /// a file may hold a cold and a warm winner for the same sizes, which a version-2 reader, blind to
-/// the mode, would take for two overlapping winners of one (device, dtype, op).
+/// the mode, would take for two overlapping winners of one (device, dtype, op). Version 4 only added
+/// tables, and keeps it: a version-3 reader reads a version-4 file without its bench runs.
 inline constexpr int min_reader_version = 3;
 
 /// What a database file says about itself, read without touching any table but meta.
@@ -42,9 +49,12 @@ enum class SchemaAction {
 
 /// Throws DbError (foreign, empty, too_new, too_old) when the file cannot be used for the access
 /// asked for; otherwise says what to do. \p binary_version is the schema version of the binary
-/// that asks: this one's, except in tests that play an older binary.
+/// that asks: this one's, except in tests that play an older binary; \p oldest_readable the
+/// oldest version its readers read as is (this binary's oldest_readable_version; an older binary
+/// played in a test reads only its own version).
 SchemaAction classify(const SchemaState& state, const Connection& conn, bool for_writing,
-                      int binary_version = schema_version);
+                      int binary_version = schema_version,
+                      int oldest_readable = oldest_readable_version);
 
 /// One step of the schema history: turns version `from` into `from + 1`.
 struct Migration {
@@ -54,7 +64,8 @@ struct Migration {
 };
 
 /// The real history: step 0 -> 1 creates the schema or upgrades the version-0 prototype layout;
-/// 1 -> 2 admits the finish 'packed'; 2 -> 3 gives winners an L2 mode. A new file is created at
+/// 1 -> 2 admits the finish 'packed'; 2 -> 3 gives winners an L2 mode; 3 -> 4 adds the bench
+/// tables. A new file is created at
 /// version 1 and migrated forward, so it has exactly the schema of a migrated one.
 std::span<const Migration> migrations();
 

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "common/exit_codes.hpp"
+#include "db/bench.hpp"
 #include "db/database.hpp"
 #include "db/schema.hpp"
 #include "db/snapshot.hpp"
@@ -619,7 +620,7 @@ TEST(Migration, Version1GainsThePackedFinishWithEveryRowKept) {
     EXPECT_EQ(c.query_int("PRAGMA user_version"), 1);
   }
   Database db = Database::open_writer(path);
-  EXPECT_EQ(db.file_schema_version(), schema_version);  // 1 -> 2 -> 3
+  EXPECT_EQ(db.file_schema_version(), schema_version);  // 1 -> 2 -> 3 -> 4
   EXPECT_EQ(db.counts().measurements, 40);
   EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
   EXPECT_EQ(db.connection().query_int("SELECT count(*) FROM pragma_foreign_key_check"), 0);
@@ -665,7 +666,7 @@ TEST(Migration, Version2WinnersTakeTheL2ModeOfTheirMeasurement) {
   }
 
   Database db = Database::open_writer(path);  // foreign keys on, as for every writer
-  EXPECT_EQ(db.file_schema_version(), 3);
+  EXPECT_EQ(db.file_schema_version(), schema_version);  // 2 -> 3 -> 4
   EXPECT_EQ(db.connection().query_int("PRAGMA foreign_keys"), 1);
   EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
   EXPECT_EQ(db.connection().query_int("SELECT count(*) FROM pragma_foreign_key_check"), 0);
@@ -732,6 +733,11 @@ TEST(Migration, Version2WithDanglingWinnerReferencesIsRefusedAndLeftAsItWas) {
 TEST(Migration, AVersion2ReaderIsRefusedAVersion3File) {
   TempDir dir;
   { Database::open_writer(dir / "tune.db"); }
+  {
+    // A version-3 file, as a binary of that version left it.
+    Connection w = Connection::open(dir / "tune.db", OpenMode::read_write);
+    w.exec("DROP TABLE bench_results; DROP TABLE bench_runs; PRAGMA user_version = 3");
+  }
   Connection c = Connection::open(dir / "tune.db", OpenMode::read_only);
   const SchemaState state = read_schema_state(c);
   EXPECT_EQ(state.user_version, 3);
@@ -751,6 +757,61 @@ TEST(Migration, AVersion2ReaderIsRefusedAVersion3File) {
         << e.what();
   }
   EXPECT_THROW(classify(state, c, true, 2), DbError);
+}
+
+TEST(Migration, AVersion3BinaryReadsAVersion4FileButNeverWritesIt) {
+  TempDir dir;
+  { Database::open_writer(dir / "tune.db").upsert_device(test::h100()); }
+  Connection c = Connection::open(dir / "tune.db", OpenMode::read_only);
+  const SchemaState state = read_schema_state(c);
+  EXPECT_EQ(state.user_version, 4);
+  // Version 4 only added the bench tables: a version-3 reader reads the rest as it always did.
+  EXPECT_EQ(state.min_reader_version, 3);
+  EXPECT_EQ(classify(state, c, false, 3, 3), SchemaAction::use);
+  try {
+    classify(state, c, true, 3, 3);
+    FAIL() << "a version-3 writer was let in";
+  } catch (const DbError& e) {
+    EXPECT_EQ(e.problem(), Problem::too_new);
+    EXPECT_EQ(e.exit_code(), exit_code::db_too_new);
+    EXPECT_NE(std::string(e.what()).find("schema version 4 is newer than this binary's 3; it is"
+                                         " never written"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(Migration, Version3IsReadAsItIsAndMigratedByWriters) {
+  TempDir dir;
+  const auto path = test::copy_fixture("schema_v3.db", dir);
+  const std::string before = test::read_file(path);
+  {
+    // Readers take the missing bench tables for empty, and change nothing.
+    Database r = Database::open_reader(path);
+    EXPECT_EQ(r.file_schema_version(), 3);
+    EXPECT_EQ(r.counts().measurements, 40);
+    EXPECT_FALSE(has_bench_tables(r));
+    EXPECT_TRUE(bench_runs(r).empty());
+    EXPECT_TRUE(bench_results(r).empty());
+  }
+  EXPECT_EQ(test::read_file(path), before);
+  // Older than version 3 stays refused.
+  try {
+    Database::open_reader(test::copy_fixture("schema_v2.db", dir));
+    FAIL() << "a reader opened a version-2 file";
+  } catch (const DbError& e) {
+    EXPECT_EQ(e.problem(), Problem::too_old);
+  }
+  Database db = Database::open_writer(path);
+  EXPECT_EQ(db.file_schema_version(), 4);
+  EXPECT_TRUE(has_bench_tables(db));
+  EXPECT_EQ(db.counts().measurements, 40);
+  EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
+  EXPECT_EQ(db.connection().query_text("SELECT value FROM meta WHERE key = 'min_reader_version'"),
+            "3");
+  Database fresh = Database::open_writer(dir / "fresh.db");
+  const char* q = "SELECT group_concat(sql, ';') FROM (SELECT sql FROM sqlite_schema ORDER BY name)";
+  EXPECT_EQ(db.connection().query_text(q), fresh.connection().query_text(q));
 }
 
 // --- hostile strings ----------------------------------------------------------------------------

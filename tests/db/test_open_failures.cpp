@@ -146,11 +146,11 @@ TEST(OpenFailures, NewerCompatibleSchemaIsReadButNeverWritten) {
   const std::string before = test::read_file(path);
   {
     Database r = Database::open_reader(path);
-    EXPECT_EQ(r.file_schema_version(), 4);
+    EXPECT_EQ(r.file_schema_version(), 5);
     EXPECT_EQ(r.counts().measurements, 40);
   }
   expect_failure([&] { Database::open_writer(path); }, Problem::too_new, exit_code::db_too_new,
-                 path, "schema version 4 is newer than this binary's 3");
+                 path, "schema version 5 is newer than this binary's 4");
   EXPECT_EQ(test::read_file(path), before);
   EXPECT_FALSE(fs::exists(path.string() + "-wal"));
 }
@@ -159,7 +159,7 @@ TEST(OpenFailures, NewerIncompatibleSchemaIsRefusedByReaders) {
   TempDir dir;
   const auto path = test::copy_fixture("newer_incompatible.db", dir);
   expect_failure([&] { Database::open_reader(path); }, Problem::too_new, exit_code::db_too_new,
-                 path, "needs readers of version 5");
+                 path, "needs readers of version 6");
   expect_failure([&] { Database::open_writer(path); }, Problem::too_new, exit_code::db_too_new,
                  path, "never written");
 }

@@ -1,0 +1,270 @@
+#include "db/bench.hpp"
+
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+
+#include "common/names.hpp"
+#include "db/db_error.hpp"
+#include "db/statement.hpp"
+#include "db/transaction.hpp"
+
+namespace tunedreduce::db {
+
+namespace {
+
+constexpr BenchL2 all_bench_l2[] = {BenchL2::cold, BenchL2::dirty, BenchL2::warm};
+constexpr BenchMethod all_methods[] = {BenchMethod::cached, BenchMethod::two_phase,
+                                       BenchMethod::cub, BenchMethod::thrust};
+
+void require_writable(Database& db, const char* what) {
+  if (!db.writable())
+    throw DbError(Problem::readonly, db.path(),
+                  quoted(db.path()) + ": opened read-only, cannot " + std::string(what));
+}
+
+std::string seed_text(std::uint64_t seed) {
+  char b[24];
+  std::snprintf(b, sizeof b, "%016" PRIx64, seed);
+  return b;
+}
+
+std::uint64_t seed_value(const std::string& s) { return std::strtoull(s.c_str(), nullptr, 16); }
+
+std::string host_name() {
+  char buf[256] = {};
+  return gethostname(buf, sizeof buf - 1) == 0 ? std::string(buf) : std::string();
+}
+
+std::int64_t begin_in_tx(Connection& c, std::int64_t device_id, const BenchRunInfo& info,
+                         int driver_version, int runtime_version) {
+  if (info.repeats < 1)
+    throw DbError(Problem::invalid_data, c.path(),
+                  quoted(c.path()) + ": a bench run needs at least one repeat");
+  Statement st = c.prepare(
+      "INSERT INTO bench_runs (uuid, device_id, tool_version, manifest_hash, host, origin,"
+      " library_database, started_at, status, l2, repeats, warmups, seed, driver_version,"
+      " runtime_version, attainable_gbps, sm_clock_mhz, mem_clock_mhz)"
+      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'running', ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"
+      " ?17)");
+  st.bind_all(random_uuid(), device_id, info.tool_version, info.manifest_hash,
+              info.host.empty() ? host_name() : info.host, c.path().string(),
+              info.library_database, utc_timestamp(), bench_l2_name(info.l2), info.repeats,
+              info.warmups, seed_text(info.seed), driver_version, runtime_version,
+              info.attainable_gbps, info.sm_clock_mhz, info.mem_clock_mhz)
+      .run();
+  return c.last_insert_rowid();
+}
+
+std::int64_t insert_in_tx(Connection& c, std::int64_t run, const BenchResult& r) {
+  const std::string file = quoted(c.path());
+  const std::string what = std::string(bench_method_name(r.method)) + " at " + dtype_name(r.dtype) +
+                           " " + op_name(r.op) + " n = " + std::to_string(r.n);
+  if (r.verified && (!r.median_us || !r.error.empty()))
+    throw DbError(Problem::invalid_data, c.path(),
+                  file + ": bench result " + what +
+                      (r.median_us ? " is verified but has an error" : " is verified but has no median"));
+  if (!r.verified && r.error.empty())
+    throw DbError(Problem::invalid_data, c.path(),
+                  file + ": bench result " + what + " is not verified and says no why");
+  if (r.n == 0 || r.n > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+    throw DbError(Problem::invalid_data, c.path(), file + ": bench result " + what + ": bad n");
+  {
+    Statement q = c.prepare("SELECT status FROM bench_runs WHERE id = ?1");
+    q.bind(1, run);
+    if (!q.step())
+      throw DbError(Problem::invalid_data, c.path(),
+                    file + ": no bench run with id " + std::to_string(run));
+    Statement dup = c.prepare(
+        "SELECT 1 FROM bench_results WHERE bench_run_id = ?1 AND dtype = ?2 AND op = ?3"
+        " AND n = ?4 AND method = ?5");
+    dup.bind_all(run, dtype_name(r.dtype), op_name(r.op), static_cast<std::int64_t>(r.n),
+                 bench_method_name(r.method));
+    if (dup.step())
+      throw DbError(Problem::invalid_data, c.path(),
+                    file + ": bench run " + std::to_string(run) + " already has a result for " +
+                        what);
+  }
+  Statement st = c.prepare(
+      "INSERT INTO bench_results (bench_run_id, dtype, op, n, method, verified, error, median_us,"
+      " p10_us, p90_us, repeats, temp_bytes, kernel_id, lookup_level, winner_l2, measured_at)"
+      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)");
+  std::optional<std::string> winner_l2;
+  if (r.winner_l2) winner_l2 = l2_mode_name(*r.winner_l2);
+  st.bind_all(run, dtype_name(r.dtype), op_name(r.op), static_cast<std::int64_t>(r.n),
+              bench_method_name(r.method), r.verified, r.error, r.median_us, r.p10_us, r.p90_us,
+              r.repeats, r.temp_bytes, r.kernel_id, r.lookup_level, winner_l2, utc_timestamp())
+      .run();
+  return c.last_insert_rowid();
+}
+
+void end_in_tx(Connection& c, std::int64_t run, RunStatus status) {
+  Statement st = c.prepare("UPDATE bench_runs SET status = ?2, ended_at = ?3 WHERE id = ?1");
+  st.bind_all(run, run_status_name(status), utc_timestamp()).run();
+  if (c.changes() != 1)
+    throw DbError(Problem::invalid_data, c.path(),
+                  quoted(c.path()) + ": no bench run with id " + std::to_string(run));
+}
+
+}  // namespace
+
+const char* bench_l2_name(BenchL2 l) noexcept {
+  switch (l) {
+    case BenchL2::cold: return "cold";
+    case BenchL2::dirty: return "dirty";
+    case BenchL2::warm: return "warm";
+  }
+  return "?";
+}
+
+const char* bench_method_name(BenchMethod m) noexcept {
+  switch (m) {
+    case BenchMethod::cached: return "cached";
+    case BenchMethod::two_phase: return "two_phase";
+    case BenchMethod::cub: return "cub";
+    case BenchMethod::thrust: return "thrust";
+  }
+  return "?";
+}
+
+std::optional<BenchL2> parse_bench_l2(std::string_view s) {
+  for (BenchL2 l : all_bench_l2)
+    if (s == bench_l2_name(l)) return l;
+  return std::nullopt;
+}
+
+std::optional<BenchMethod> parse_bench_method(std::string_view s) {
+  for (BenchMethod m : all_methods)
+    if (s == bench_method_name(m)) return m;
+  return std::nullopt;
+}
+
+std::optional<L2Mode> tuned_l2_of(BenchL2 l) noexcept {
+  switch (l) {
+    case BenchL2::cold: return L2Mode::cold;
+    case BenchL2::warm: return L2Mode::warm;
+    case BenchL2::dirty: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+bool has_bench_tables(Database& db) {
+  Statement st = db.connection().prepare(
+      "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('bench_runs',"
+      " 'bench_results')");
+  st.step();
+  return st.column_int(0) == 2;
+}
+
+std::int64_t begin_bench_run(Database& db, std::int64_t device_id, const BenchRunInfo& info,
+                             int driver_version, int runtime_version) {
+  require_writable(db, "begin a bench run");
+  Transaction tx(db.connection(), TxKind::immediate);
+  const std::int64_t id = begin_in_tx(db.connection(), device_id, info, driver_version, runtime_version);
+  tx.commit();
+  return id;
+}
+
+std::int64_t insert_bench_result(Database& db, std::int64_t bench_run_id, const BenchResult& r) {
+  require_writable(db, "record a bench result");
+  Transaction tx(db.connection(), TxKind::immediate);
+  const std::int64_t id = insert_in_tx(db.connection(), bench_run_id, r);
+  tx.commit();
+  return id;
+}
+
+void end_bench_run(Database& db, std::int64_t bench_run_id, RunStatus status) {
+  require_writable(db, "end a bench run");
+  Transaction tx(db.connection(), TxKind::immediate);
+  end_in_tx(db.connection(), bench_run_id, status);
+  tx.commit();
+}
+
+std::int64_t record_bench_run(Database& db, const DeviceFingerprint& device,
+                              const BenchRunInfo& info, std::span<const BenchResult> results,
+                              RunStatus status) {
+  require_writable(db, "record a bench run");
+  const std::int64_t dev = db.upsert_device(device);
+  Transaction tx(db.connection(), TxKind::immediate);
+  const std::int64_t run =
+      begin_in_tx(db.connection(), dev, info, device.driver_version, device.runtime_version);
+  for (const BenchResult& r : results) insert_in_tx(db.connection(), run, r);
+  if (status != RunStatus::running) end_in_tx(db.connection(), run, status);
+  tx.commit();
+  return run;
+}
+
+std::vector<BenchRunRecord> bench_runs(Database& db, std::optional<std::int64_t> device_id) {
+  std::vector<BenchRunRecord> out;
+  if (!has_bench_tables(db)) return out;
+  Statement st = db.connection().prepare(
+      "SELECT id, uuid, device_id, tool_version, manifest_hash, host, origin, library_database,"
+      " started_at, ended_at, status, l2, repeats, warmups, seed, driver_version, runtime_version,"
+      " attainable_gbps, sm_clock_mhz, mem_clock_mhz FROM bench_runs"
+      " WHERE ?1 IS NULL OR device_id = ?1 ORDER BY id");
+  st.bind(1, device_id);
+  while (st.step()) {
+    BenchRunRecord r;
+    r.id = st.column_int(0);
+    r.uuid = st.column_text(1);
+    r.device_id = st.column_int(2);
+    r.info.tool_version = st.column_text(3);
+    r.info.manifest_hash = st.column_text(4);
+    r.info.host = st.column_text(5);
+    r.origin = st.column_text(6);
+    r.info.library_database = st.column_text(7);
+    r.started_at = st.column_text(8);
+    r.ended_at = st.column_opt_text(9);
+    r.status = parse_run_status(st.column_text(10)).value_or(RunStatus::failed);
+    r.info.l2 = parse_bench_l2(st.column_text(11)).value_or(BenchL2::cold);
+    r.info.repeats = static_cast<int>(st.column_int(12));
+    r.info.warmups = static_cast<int>(st.column_int(13));
+    r.info.seed = seed_value(st.column_text(14));
+    r.driver_version = static_cast<int>(st.column_int(15));
+    r.runtime_version = static_cast<int>(st.column_int(16));
+    r.info.attainable_gbps = st.column_opt_double(17);
+    if (auto v = st.column_opt_int(18)) r.info.sm_clock_mhz = static_cast<int>(*v);
+    if (auto v = st.column_opt_int(19)) r.info.mem_clock_mhz = static_cast<int>(*v);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<BenchResultRecord> bench_results(Database& db, std::optional<std::int64_t> bench_run_id) {
+  std::vector<BenchResultRecord> out;
+  if (!has_bench_tables(db)) return out;
+  Statement st = db.connection().prepare(
+      "SELECT id, bench_run_id, dtype, op, n, method, verified, error, median_us, p10_us, p90_us,"
+      " repeats, temp_bytes, kernel_id, lookup_level, winner_l2, measured_at FROM bench_results"
+      " WHERE ?1 IS NULL OR bench_run_id = ?1"
+      " ORDER BY bench_run_id, dtype, op, n, CASE method WHEN 'cached' THEN 0"
+      " WHEN 'two_phase' THEN 1 WHEN 'cub' THEN 2 ELSE 3 END");
+  st.bind(1, bench_run_id);
+  while (st.step()) {
+    BenchResultRecord r;
+    r.id = st.column_int(0);
+    r.bench_run_id = st.column_int(1);
+    r.dtype = parse_dtype(st.column_text(2)).value_or(DType::i32);
+    r.op = parse_op(st.column_text(3)).value_or(Op::sum);
+    r.n = static_cast<std::uint64_t>(st.column_int(4));
+    r.method = parse_bench_method(st.column_text(5)).value_or(BenchMethod::cub);
+    r.verified = st.column_int(6) != 0;
+    r.error = st.column_text(7);
+    r.median_us = st.column_opt_double(8);
+    r.p10_us = st.column_opt_double(9);
+    r.p90_us = st.column_opt_double(10);
+    r.repeats = static_cast<int>(st.column_int(11));
+    r.temp_bytes = st.column_opt_int(12);
+    r.kernel_id = st.column_opt_text(13);
+    r.lookup_level = st.column_opt_text(14);
+    if (auto w = st.column_opt_text(15)) r.winner_l2 = parse_l2_mode(*w);
+    r.measured_at = st.column_text(16);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace tunedreduce::db
