@@ -25,6 +25,7 @@
 #include "cli/command.hpp"
 #include "common/error.hpp"
 #include "common/files.hpp"
+#include "common/grammar.hpp"
 #include "common/json.hpp"
 #include "common/percentile.hpp"
 #include "common/names.hpp"
@@ -64,7 +65,7 @@ enum class Api { cached, two_phase, both };
 struct Options {
   std::vector<DType> dtypes;
   std::vector<Op> ops;
-  std::vector<int> exponents;
+  std::vector<std::uint64_t> sizes;  // element counts, ascending
   int repeats = 50;
   L2Prelude l2 = L2Prelude::cold;
   Api api = Api::both;
@@ -75,42 +76,30 @@ struct Options {
   std::string json;
 };
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
+/// The largest size the benchmark takes: 2^34 elements (128 GiB of f64), more than any GPU holds.
+constexpr std::uint64_t max_bench_size = std::uint64_t{1} << 34;
 
-int parse_exponent(const std::string& s) {
-  try {
-    std::size_t used = 0;
-    const int e = std::stoi(s, &used);
-    if (used == s.size() && e >= 0 && e <= 34) return e;
-  } catch (const std::exception&) {
-  }
-  throw Error("--sizes: '" + s + "' is not an exponent of two between 0 and 34", exit_code::usage);
-}
-
-/// "10-30" or "10,14,20" or a mix: exponents of two.
-std::vector<int> parse_sizes(const std::string& s) {
-  std::vector<int> out;
-  for (const std::string& item : split(s)) {
+/// --sizes: element counts in the common grammar (common/grammar.hpp). They were exponents of
+/// two ("10-30", "12,16") before, so the old forms, which would now silently mean other sizes,
+/// are refused with the new spelling: a bare number below 64 and A-B.
+std::vector<std::uint64_t> parse_sizes(const std::vector<std::string>& values) {
+  for (const std::string& item : grammar::split_list("--sizes", values)) {
     const auto dash = item.find('-');
-    if (dash == std::string::npos) {
-      out.push_back(parse_exponent(item));
-      continue;
+    const bool digits = !item.empty() && item.find_first_not_of("0123456789") == std::string::npos;
+    if (dash != std::string::npos && dash > 0 && dash + 1 < item.size() &&
+        item.find_first_not_of("0123456789-") == std::string::npos &&
+        item.find('-', dash + 1) == std::string::npos) {
+      const std::string a = item.substr(0, dash), b = item.substr(dash + 1);
+      throw Error("--sizes " + item + ": bench sizes are element counts now; for the exponents "
+                  "of two " + a + " to " + b + " write 2^" + a + "..2^" + b + "*2",
+                  exit_code::usage);
     }
-    const int lo = parse_exponent(item.substr(0, dash)), hi = parse_exponent(item.substr(dash + 1));
-    if (lo > hi) throw Error("--sizes: empty range '" + item + "'", exit_code::usage);
-    for (int e = lo; e <= hi; ++e) out.push_back(e);
+    if (const auto v = grammar::count_value(item); digits && v && *v < 64)
+      throw Error("--sizes " + item + ": bench sizes are element counts now; did you mean 2^" +
+                      item + "? (counts below 64 are written as 2^E)",
+                  exit_code::usage);
   }
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  if (out.empty()) throw Error("--sizes: no size given", exit_code::usage);
-  return out;
+  return grammar::parse_counts("--sizes", values, {1, max_bench_size});
 }
 
 void check(cudaError_t e, const std::string& what) {
@@ -432,57 +421,66 @@ std::string api_name(Api a) {
 
 int cmd_bench(int argc, char** argv) {
   CommonOptions common;
-  std::string dtypes = "i32,u32,i64,u64,f32,f64", ops = "sum,min,max", sizes = "10-30",
-              l2 = "cold", api = "both";
+  std::vector<std::string> dtypes, ops, sizes;
+  std::string l2 = "cold", api = "both";
   Options opt;
   std::string seed;
   po::options_description desc("options");
+  po::options_description hidden;
   add_common_options(desc, common);
-  desc.add_options()("dtypes", po::value<std::string>(&dtypes)->default_value(dtypes),
-                     "element types, comma-separated")(
-      "ops", po::value<std::string>(&ops)->default_value(ops), "operators, comma-separated")(
-      "sizes", po::value<std::string>(&sizes)->default_value(sizes),
-      "exponents of two: a range 10-30, a list 10,20,24, or both")(
-      "repeats", po::value<int>(&opt.repeats)->default_value(opt.repeats),
+  // Lists: comma-separated, repeatable (docs/cli.md).
+  add_list_option(desc, hidden, "dtypes", dtypes, "element types (default: all six)", "LIST");
+  add_list_option(desc, hidden, "ops", ops, "operators (default: sum,min,max)", "LIST");
+  desc.add_options()(
+      "sizes", po::value<std::vector<std::string>>(&sizes)->value_name("COUNTS"),
+      "element counts: N, B^E or N with Ki/Mi/Gi/Ti, comma-separated, ranges FROM..TO*FACTOR "
+      "or FROM..TO+STEP; repeatable (default: 2^10..2^30*2)")(
+      "repeats", po::value<int>(&opt.repeats)->default_value(opt.repeats)->value_name("N"),
       "timed runs per measurement (median, p10, p90)")(
-      "api", po::value<std::string>(&api)->default_value(api),
+      "api", po::value<std::string>(&api)->default_value(api)->value_name("cached|two-phase|both"),
       "the library's calls to time: cached (tunedreduce::sum/reduce with the library's "
       "workspace), two-phase (reduce(d_temp, temp_bytes, ...) with caller-owned temporary "
       "storage, as CUB), or both")(
-      "l2", po::value<std::string>(&l2)->default_value(l2),
+      "l2", po::value<std::string>(&l2)->default_value(l2)->value_name("cold|clean|dirty|warm"),
       "cold (or clean): a read of 4x the L2 (at least 256 MiB) before every timed run, as the "
       "tuner; dirty: a memset of twice the L2 instead (its dirty lines are written back during "
       "the timed run); warm: no flush (data that fits stays in L2)")(
       "thrust", po::bool_switch(&opt.thrust), "also time thrust::reduce (synchronises per call)")(
-      "host-calls", po::value<int>(&opt.host_calls)->default_value(0),
+      "host-calls", po::value<int>(&opt.host_calls)->default_value(0)->value_name("N"),
       "measure the host's cost per call instead: N back-to-back calls of CUB and of both "
       "library calls per size (e.g. 20000)")(
-      "device", po::value<int>(&opt.device)->default_value(0), "CUDA device ordinal")(
-      "seed", po::value<std::string>(&seed), "data seed (default: random; printed)")(
-      "json", po::value<std::string>(&opt.json), "also write every figure to this JSON file");
+      "device", po::value<int>(&opt.device)->default_value(0)->value_name("N"), "CUDA device ordinal")(
+      "seed", po::value<std::string>(&seed)->value_name("S"), "data seed (default: random; printed)")(
+      "json", po::value<std::string>(&opt.json)->value_name("FILE"), "also write every figure to this JSON file");
   po::variables_map vm;
   if (parse_command_line(argc, argv, desc, nullptr, vm, common,
-                         "tunedreduce bench [--dtypes LIST] [--ops LIST] [--sizes EXPONENTS] "
+                         "tunedreduce bench [--dtypes LIST] [--ops LIST] [--sizes COUNTS] "
                          "[--repeats N] [--api cached|two-phase|both] [--l2 cold|dirty|warm] "
-                         "[--thrust] [--host-calls N] [--json FILE]"))
+                         "[--thrust] [--host-calls N] [--json FILE]\n\n"
+                         "--sizes takes element counts (2^12, 4Ki, 2^10..2^30*2), not exponents; "
+                         "lists are\ncomma-separated and may be repeated (docs/cli.md).",
+                         &hidden))
     return exit_code::ok;
 
-  for (const std::string& d : split(dtypes)) {
+  if (dtypes.empty())
+    for (DType t : all_dtypes) dtypes.push_back(dtype_name(t));
+  if (ops.empty())
+    for (Op o : all_ops) ops.push_back(op_name(o));
+  if (sizes.empty()) sizes.push_back("2^10..2^30*2");
+  for (const std::string& d : dtypes) {
     auto t = parse_dtype(d);
     if (!t)
       throw Error("--dtypes: unknown element type '" + d + "' (expected " + dtype_choices() + ")",
                   exit_code::usage);
     opt.dtypes.push_back(*t);
   }
-  for (const std::string& o : split(ops)) {
+  for (const std::string& o : ops) {
     auto op = parse_op(o);
     if (!op) throw Error("--ops: unknown operator '" + o + "' (expected " + op_choices() + ")",
                          exit_code::usage);
     opt.ops.push_back(*op);
   }
-  if (opt.dtypes.empty() || opt.ops.empty())
-    throw Error("--dtypes and --ops need at least one name each", exit_code::usage);
-  opt.exponents = parse_sizes(sizes);
+  opt.sizes = parse_sizes(sizes);
   if (opt.repeats < 1 || opt.repeats > 100000)
     throw Error("--repeats must be between 1 and 100000", exit_code::usage);
   if (opt.host_calls < 0 || opt.host_calls > 10'000'000)
@@ -564,14 +562,14 @@ int cmd_bench(int argc, char** argv) {
   Json rows = Json::array();
   int failures = 0;
   for (DType dtype : opt.dtypes) {
-    std::vector<int> exps = opt.exponents;
-    while (!b.prepare_input(dtype, std::uint64_t{1} << exps.back())) {
-      std::printf("(%s: 2^%d elements do not fit in device memory; skipped)\n", dtype_name(dtype),
-                  exps.back());
-      exps.pop_back();
-      if (exps.empty()) break;
+    std::vector<std::uint64_t> sizes = opt.sizes;
+    while (!b.prepare_input(dtype, sizes.back())) {
+      std::printf("(%s: %s elements do not fit in device memory; skipped)\n", dtype_name(dtype),
+                  grammar::count_text(sizes.back()).c_str());
+      sizes.pop_back();
+      if (sizes.empty()) break;
     }
-    if (exps.empty()) continue;
+    if (sizes.empty()) continue;
     const std::size_t elem = dtype_size(dtype);
     for (Op op : opt.ops) {
       std::printf("\n%s %s\n", dtype_name(dtype), op_name(op));
@@ -582,8 +580,7 @@ int cmd_bench(int argc, char** argv) {
         std::printf("%6s %10s %10s %10s %8s %6s %10s %10s%s  %s\n", "n", "cached us",
                     "2-phase us", "CUB us", "GB/s", "%att", "cached/CUB", "2-phase/CUB",
                     opt.thrust ? "  Thrust us" : "", "tuned kernel (lookup level)");
-      for (int e : exps) {
-        const std::uint64_t n = std::uint64_t{1} << e;
+      for (const std::uint64_t n : sizes) {
         void* in = b.input();
         void* out = b.output();
         cudaStream_t s = b.stream();
@@ -624,7 +621,7 @@ int cmd_bench(int argc, char** argv) {
             throw Error(std::string("benchmark aborted: ") + ex.what());
           }
           std::printf("%6s %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f  %s (%s)\n",
-                      ("2^" + std::to_string(e)).c_str(), hc[0].b2b_us, hc[1].b2b_us,
+                      grammar::count_text(n).c_str(), hc[0].b2b_us, hc[1].b2b_us,
                       hc[2].b2b_us, hc[0].enqueue_us, hc[1].enqueue_us, hc[2].enqueue_us,
                       cfg.kernel_id, level_text(cfg).c_str());
           const char* names[3] = {"cub", "cached", "two_phase"};
@@ -667,7 +664,7 @@ int cmd_bench(int argc, char** argv) {
         };
         const Timing& shown = want_cached ? cached : two_phase;
         std::printf("%6s %10s %10s %10s %8s %6s %10s %10s%s  %s (%s)\n",
-                    ("2^" + std::to_string(e)).c_str(),
+                    grammar::count_text(n).c_str(),
                     want_cached ? fmt_us(cached).c_str() : "-",
                     want_two_phase ? fmt_us(two_phase).c_str() : "-", fmt_us(cub).c_str(),
                     fmt_num(shown.gbps, "%.0f").c_str(), fmt_num(shown.pct, "%.1f").c_str(),

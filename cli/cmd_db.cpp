@@ -56,7 +56,7 @@ void add_reader_options(po::options_description& desc, Options& o) {
 }
 
 void add_writer_options(po::options_description& desc, Options& o) {
-  desc.add_options()("busy-timeout", po::value<double>(&o.busy_timeout_s)->default_value(30),
+  desc.add_options()("busy-timeout", po::value<double>(&o.busy_timeout_s)->default_value(30)->value_name("S"),
                      "seconds to wait for another writer before giving up (exit 4)");
 }
 
@@ -278,6 +278,10 @@ int migrate(const Options& o) {
 
 }  // namespace
 
+std::vector<std::string> db_actions() {
+  return {"info", "check", "export", "import", "merge", "migrate"};
+}
+
 int cmd_db(int argc, char** argv) {
   if (argc < 2) {
     std::cerr << usage_text;
@@ -311,7 +315,7 @@ int cmd_db(int argc, char** argv) {
     std::string library;
     add_reader_options(desc, o);
     desc.add_options()("full", po::bool_switch(&full), "PRAGMA integrity_check instead of quick_check")(
-        "library", po::value<std::string>(&library),
+        "library", po::value<std::string>(&library)->value_name("LIB"),
         "also say which winner rows LIBRARY (a libtunedreduce.so, e.g. a deployment build) "
         "cannot serve");
     if (parse_command_line(n, args.data(), desc, nullptr, vm, o.common,
@@ -326,7 +330,8 @@ int cmd_db(int argc, char** argv) {
   if (action == "export") {
     std::string output;
     add_reader_options(desc, o);
-    desc.add_options()("output,o", po::value<std::string>(&output), "write to FILE instead of stdout");
+    desc.add_options()("output,o", po::value<std::string>(&output)->value_name("FILE"),
+                       "write to FILE instead of stdout");
     if (parse_command_line(n, args.data(), desc, nullptr, vm, o.common,
                            "tunedreduce db export [--db PATH] [--output FILE]"))
       return exit_code::ok;
@@ -351,9 +356,9 @@ int cmd_db(int argc, char** argv) {
     // No --db: merge reads the databases it is given and writes OUT.
     po::options_description merge_desc("options");
     merge_desc.add_options()("help,h", "show this help")(
-        "log-level", po::value<std::string>(&o.common.log_level)->default_value("warn"),
+        "log-level", po::value<std::string>(&o.common.log_level)->default_value("warn")->value_name("LEVEL"),
         "trace, debug, info, warn, error, critical or off")(
-        "into", po::value<std::string>(&into), "the new database to write");
+        "into", po::value<std::string>(&into)->value_name("OUT"), "the new database to write");
     po::options_description hidden;
     hidden.add_options()("inputs", po::value<std::vector<std::string>>(&inputs), "databases to merge");
     pos.add("inputs", -1);

@@ -205,12 +205,14 @@ int cmd_deploy(int argc, char** argv) {
   CommonOptions common;
   po::options_description desc("options");
   desc.add_options()("help,h", "show this help")(
-      "db", po::value<std::vector<std::string>>(&dbs)->composing(),
-      "a tuning database; repeat it for each GPU model of a fleet")(
-      "output,o", po::value<std::string>(&output), "write the list to FILE (default: stdout)")(
-      "check", po::value<std::string>(&check),
+      "db", po::value<std::vector<std::string>>(&dbs)->composing()->value_name("PATH"),
+      "a tuning database; repeat it for each GPU model of a fleet (a path: never split at "
+      "commas)")(
+      "output,o", po::value<std::string>(&output)->value_name("FILE"),
+      "write the list to FILE (default: stdout)")(
+      "check", po::value<std::string>(&check)->value_name("LIB"),
       "LIBRARY: say which winner rows the library cannot serve instead (exit 9 when any)")(
-      "log-level", po::value<std::string>(&common.log_level)->default_value("warn"),
+      "log-level", po::value<std::string>(&common.log_level)->default_value("warn")->value_name("LEVEL"),
       "trace, debug, info, warn, error, critical or off");
   po::variables_map vm;
   if (parse_command_line(argc, argv, desc, nullptr, vm, common, usage_text)) return exit_code::ok;

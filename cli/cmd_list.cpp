@@ -1,7 +1,9 @@
 // tunedreduce list: the kernel registry, one line an entry, or JSON with every parameter.
 
 #include <iostream>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "cli/command.hpp"
 #include "common/error.hpp"
@@ -16,42 +18,66 @@ namespace tunedreduce::cli {
 namespace {
 
 struct Filter {
-  std::string family, dtype, op;
+  std::set<std::string> families, dtypes, ops;  // empty: every one
   bool matches(const kernels::Entry& e) const {
-    return (family.empty() || family == kernels::family_name(e.params.family)) &&
-           (dtype.empty() || dtype == dtype_name(e.params.dtype)) &&
-           (op.empty() || op == op_name(e.params.op));
+    return (families.empty() || families.count(kernels::family_name(e.params.family))) &&
+           (dtypes.empty() || dtypes.count(dtype_name(e.params.dtype))) &&
+           (ops.empty() || ops.count(op_name(e.params.op)));
   }
 };
+
+std::string family_choices() {
+  std::string s;
+  for (kernels::Family f : kernels::all_families) s += (s.empty() ? "" : ", ") + std::string(kernels::family_name(f));
+  return s;
+}
 
 }  // namespace
 
 int cmd_list(int argc, char** argv) {
   CommonOptions common;
-  Filter filter;
+  std::vector<std::string> families, dtypes, ops;
   bool json = false;
   po::options_description desc("options");
+  po::options_description hidden;
   add_common_options(desc, common);
-  desc.add_options()("json", po::bool_switch(&json), "print every parameter of each entry as JSON")(
-      "family", po::value<std::string>(&filter.family), "only this family")(
-      "dtype", po::value<std::string>(&filter.dtype), "only this element type")(
-      "op", po::value<std::string>(&filter.op), "only this operator");
+  desc.add_options()("json", po::bool_switch(&json), "print every parameter of each entry as JSON");
+  add_list_option(desc, hidden, "families", families, "only these families (default: all)",
+                  "LIST", {"family"});
+  add_list_option(desc, hidden, "dtypes", dtypes, "only these element types (default: all)",
+                  "LIST", {"dtype"});
+  add_list_option(desc, hidden, "ops", ops, "only these operators (default: all)", "LIST",
+                  {"op"});
   po::variables_map vm;
   if (parse_command_line(argc, argv, desc, nullptr, vm, common,
-                         "tunedreduce list [--json] [--family F] [--dtype T] [--op OP]"))
+                         "tunedreduce list [--json] [--families LIST] [--dtypes LIST] [--ops LIST]\n\n"
+                         "Lists are comma-separated and may be repeated (--dtypes i32,f32 --dtypes "
+                         "f64).",
+                         &hidden))
     return exit_code::ok;
 
-  if (!filter.family.empty() && !kernels::parse_family(filter.family))
-    throw Error("unknown family '" + filter.family + "'", exit_code::usage);
-  if (!filter.dtype.empty()) {
-    auto t = parse_dtype(filter.dtype);
-    if (!t) throw Error("unknown element type '" + filter.dtype + "' (expected one of " +
-                            dtype_choices() + ")", exit_code::usage);
-    filter.dtype = dtype_name(*t);
+  Filter filter;
+  for (const std::string& f : families) {
+    const auto fam = kernels::parse_family(f);
+    if (!fam)
+      throw Error("--families: unknown family '" + f + "' (choose from " + family_choices() + ")",
+                  exit_code::usage);
+    filter.families.insert(kernels::family_name(*fam));
   }
-  if (!filter.op.empty() && !parse_op(filter.op))
-    throw Error("unknown operator '" + filter.op + "' (expected one of " + op_choices() + ")",
-                exit_code::usage);
+  for (const std::string& d : dtypes) {
+    const auto t = parse_dtype(d);
+    if (!t)
+      throw Error("--dtypes: unknown element type '" + d + "' (choose from " + dtype_choices() + ")",
+                  exit_code::usage);
+    filter.dtypes.insert(dtype_name(*t));
+  }
+  for (const std::string& o : ops) {
+    const auto op = parse_op(o);
+    if (!op)
+      throw Error("--ops: unknown operator '" + o + "' (choose from " + op_choices() + ")",
+                  exit_code::usage);
+    filter.ops.insert(op_name(*op));
+  }
 
   if (json) {
     std::cout << "{\n  \"version\": \"" << TUNEDREDUCE_VERSION_STRING << "\",\n"

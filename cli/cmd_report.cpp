@@ -13,6 +13,7 @@
 #include "cli/command.hpp"
 #include "common/error.hpp"
 #include "common/files.hpp"
+#include "common/grammar.hpp"
 #include "common/exit_codes.hpp"
 #include "common/paths.hpp"
 #include "db/database.hpp"
@@ -35,9 +36,22 @@ constexpr const char* usage_text =
     "  heatmap    block size x unroll factor of a family at --n\n"
     "  compare    the same keys across the devices in the database\n"
     "  coverage   keys not tuned, stale winners, failed candidates\n\n"
+    "Lists (--devices, --dtypes, --ops, --families) are comma-separated and may be repeated;\n"
+    "--n is an element count (docs/cli.md).\n\n"
     "Exit codes: 0 (also for an empty database or selection, which the report says), 2 for an\n"
     "unknown kind, format, type, operator, family, device or size, 3-8 for an unusable database\n"
     "(docs/database.md).";
+
+/// \p parse's value; its usage error prefixed with the option ("--dtypes: unknown dtype ...").
+template <class F>
+auto naming(const char* option, F parse) {
+  try {
+    return parse();
+  } catch (const Error& e) {
+    if (e.exit_code() != exit_code::usage) throw;
+    throw Error(std::string(option) + ": " + e.what(), exit_code::usage);
+  }
+}
 
 }  // namespace
 
@@ -47,26 +61,34 @@ int cmd_report(int argc, char** argv) {
   std::vector<std::string> devices, dtypes, ops, families;
   bool immutable = false;
   po::options_description desc("options");
+  po::options_description hidden;  // KIND's option name and the old spellings (--dtype, ...)
   add_common_options(desc, common);
-  desc.add_options()("kind", po::value<std::string>(&kind), "report kind (positional)")(
-      "device", po::value<std::vector<std::string>>(&devices),
-      "device name, fingerprint key (or 4+ of its first digits) or part of a name; repeatable "
-      "(default: every device)")(
-      "dtype", po::value<std::vector<std::string>>(&dtypes), "element type; repeatable (default: all)")(
-      "op", po::value<std::vector<std::string>>(&ops), "sum, min or max; repeatable (default: all)")(
-      "n", po::value<std::string>(&n), "size for ladder and heatmap: 16777216, 2^24, 16Mi (default 2^24)")(
-      "family", po::value<std::vector<std::string>>(&families),
-      "kernel family for variants and heatmap; repeatable (default: all)")(
-      "l2", po::value<std::string>(&l2), "cold or warm measurements (default: cold where there are any)")(
-      "format", po::value<std::string>(&format),
+  hidden.add_options()("kind", po::value<std::string>(&kind), "report kind (positional)");
+  // Lists: comma-separated, repeatable (docs/cli.md).
+  add_list_option(desc, hidden, "devices", devices,
+                  "device names, fingerprint keys (or 4+ of their first digits) or parts of a "
+                  "name (default: every device)",
+                  "LIST", {"device"});
+  add_list_option(desc, hidden, "dtypes", dtypes, "element types (default: all)", "LIST",
+                  {"dtype"});
+  add_list_option(desc, hidden, "ops", ops, "sum, min, max (default: all)", "LIST", {"op"});
+  add_list_option(desc, hidden, "families", families,
+                  "kernel families for variants and heatmap (default: all)", "LIST", {"family"});
+  desc.add_options()(
+      "n", po::value<std::string>(&n)->value_name("N"),
+      "size for ladder and heatmap: an element count, 16777216, 2^24, 16Mi (default 2^24)")(
+      "l2", po::value<std::string>(&l2)->value_name("cold|warm"),
+      "cold or warm measurements (default: cold where there are any)")(
+      "format", po::value<std::string>(&format)->value_name("table|markdown|csv|json|html"),
       "table, markdown, csv, json or html (default: from --output's extension, else table)")(
-      "output,o", po::value<std::string>(&output), "write to FILE instead of stdout")(
+      "output,o", po::value<std::string>(&output)->value_name("FILE"), "write to FILE instead of stdout")(
       "immutable", po::bool_switch(&immutable),
       "open the database as immutable (no locks; for shipped files nobody writes)");
   po::positional_options_description pos;
   pos.add("kind", 1);
   po::variables_map vm;
-  if (parse_command_line(argc, argv, desc, &pos, vm, common, usage_text)) return exit_code::ok;
+  if (parse_command_line(argc, argv, desc, &pos, vm, common, usage_text, &hidden))
+    return exit_code::ok;
   if (kind.empty())
     throw Error("report needs a KIND (choose from " + reports::kind_choices() + ")", exit_code::usage);
 
@@ -75,7 +97,7 @@ int cmd_report(int argc, char** argv) {
   o.kind = reports::kind_from_text(kind);
   reports::Format fmt = reports::Format::table;
   if (!format.empty()) {
-    fmt = reports::format_from_text(format);
+    fmt = naming("--format", [&] { return reports::format_from_text(format); });
   } else if (!output.empty() && output != "-") {
     // A known extension picks the format; none means a text table; any other extension is
     // refused rather than filled with a text table the reader would not expect (x.xlsx).
@@ -88,11 +110,12 @@ int cmd_report(int argc, char** argv) {
                       "' (.txt, .md, .csv, .json, .html; or name one with --format)",
                   exit_code::usage);
   }
-  for (const auto& t : dtypes) o.dtypes.push_back(reports::dtype_from_text(t));
-  for (const auto& op : ops) o.ops.push_back(reports::op_from_text(op));
-  for (const auto& f : families) o.families.push_back(reports::family_from_text(f));
-  if (!n.empty()) o.n = reports::size_from_text(n);
-  if (!l2.empty()) o.l2 = reports::l2_from_text(l2);
+  for (const auto& t : dtypes) o.dtypes.push_back(naming("--dtypes", [&] { return reports::dtype_from_text(t); }));
+  for (const auto& op : ops) o.ops.push_back(naming("--ops", [&] { return reports::op_from_text(op); }));
+  for (const auto& f : families)
+    o.families.push_back(naming("--families", [&] { return reports::family_from_text(f); }));
+  if (!n.empty()) o.n = grammar::parse_count("--n", n);
+  if (!l2.empty()) o.l2 = naming("--l2", [&] { return reports::l2_from_text(l2); });
   o.devices = devices;
 
   const DbLocation loc = resolve_db_path_for_reading(common.db);
@@ -106,7 +129,15 @@ int cmd_report(int argc, char** argv) {
     throw db::DbError(e.problem(), e.path(),
                       std::string(e.what()) + "; the location came from " + loc.source);
   }
-  const reports::Report r = reports::build_report(*d, o);
+  const reports::Report r = [&] {
+    try {
+      return reports::build_report(*d, o);
+    } catch (const Error& e) {  // a --devices value that matches no device: name the option
+      if (e.exit_code() != exit_code::usage || !std::string_view(e.what()).starts_with("unknown device"))
+        throw;
+      throw Error(std::string("--devices: ") + e.what(), exit_code::usage);
+    }
+  }();
   const std::string text = reports::render(r, fmt);
   if (r.empty && (fmt == reports::Format::csv || fmt == reports::Format::json))
     std::cerr << "tunedreduce report: " << reports::terminal_escape(*r.empty) << "\n";

@@ -42,7 +42,9 @@ constexpr const char* usage_text =
     "Searches the kernel space of tune.toml on the GPU(s), records every measurement in the\n"
     "tuning database and stores the winners as size intervals. --dry-run prints the plan and an\n"
     "estimate without a GPU; --replay DB runs the search over a database's measurements.\n"
-    "Ctrl-C stops after the candidate in flight, commits what finished and exits 130.";
+    "Ctrl-C stops after the candidate in flight, commits what finished and exits 130.\n\n"
+    "List overrides (--families, --blocks, --dtypes, --sizes, ...) are comma-separated and may\n"
+    "be repeated; --sizes takes element counts: 2^20, 16Mi, 2^10..2^30*2 (docs/cli.md).";
 
 // Set by SIGINT; the driver and the GPU runner poll it. The handler resets itself, so a second
 // Ctrl-C ends the process at once.
@@ -87,18 +89,65 @@ std::string help_of(std::string_view key) {
   return std::string(key);
 }
 
+tuner::KeyKind kind_of(std::string_view key) {
+  for (const tuner::KeySpec& k : tuner::config_keys())
+    if (k.path == key) return k.kind;
+  return tuner::KeyKind::string;
+}
+
+/// What --help shows after the flag: the choices where there are few, else the kind of value.
+std::string value_name_of(std::string_view key, tuner::KeyKind kind) {
+  using K = tuner::KeyKind;
+  if (key == "strategy.name") {
+    std::string names;
+    for (const tuner::StrategyInfo& st : tuner::strategies())
+      names += (names.empty() ? "" : "|") + std::string(st.name);
+    return names;
+  }
+  if (key == "measure.l2") return "cold|warm";
+  switch (kind) {
+    case K::integer: return "N";
+    case K::number: return "X";
+    case K::boolean: return "on|off";
+    case K::string: return "NAME";
+    case K::string_list:
+    case K::integer_list: return "LIST";
+    case K::sizes: return "COUNTS";
+  }
+  return "arg";
+}
+
 void add_override_options(po::options_description& desc, tuner::ConfigOverrides& o) {
   std::set<std::string> seen;
   for (const tuner::OverrideSpec& spec : tuner::override_specs()) {
     const std::string flag(spec.flag);
     if (!seen.insert(flag).second) continue;
     std::optional<std::string> tuner::ConfigOverrides::*member = spec.member;
+    const tuner::KeyKind kind = kind_of(spec.key);
     std::string help = help_of(spec.key);
     if (flag == "repeats") help = "sets min_repeats and max_repeats";
-    if (flag == "sizes") help += "; LIST, FROM..TO*FACTOR or FROM..TO+STEP, numbers as N or B^E";
+    if (flag == "sizes")
+      help += "; N, B^E or N with Ki/Mi/Gi/Ti, comma-separated, ranges FROM..TO*FACTOR or "
+              "FROM..TO+STEP";
     if (flag == "bisect") help += "; on or off";
+    const std::string value_name = value_name_of(spec.key, kind);
+    if (kind == tuner::KeyKind::string_list || kind == tuner::KeyKind::integer_list ||
+        kind == tuner::KeyKind::sizes) {
+      // The one list syntax: comma-separated and repeatable; the repeats are joined with commas
+      // and read as one value of the key.
+      help += "; repeatable";
+      desc.add_options()(flag.c_str(),
+                         po::value<std::vector<std::string>>()->value_name(value_name)->notifier(
+                             [&o, member](const std::vector<std::string>& v) {
+                               std::string joined;
+                               for (const std::string& x : v) joined += (joined.empty() ? "" : ",") + x;
+                               o.*member = joined;
+                             }),
+                         help.c_str());
+      continue;
+    }
     desc.add_options()(flag.c_str(),
-                       po::value<std::string>()->notifier(
+                       po::value<std::string>()->value_name(value_name)->notifier(
                            [&o, member](const std::string& v) { o.*member = v; }),
                        help.c_str());
   }
@@ -302,7 +351,7 @@ int cmd_tune(int argc, char** argv) {
   po::options_description desc("options");
   add_common_options(desc, o.common);
   desc.add_options()(
-      "config", po::value<std::string>()->notifier([&o](const std::string& v) {
+      "config", po::value<std::string>()->value_name("FILE")->notifier([&o](const std::string& v) {
         o.config = v;
         o.config_given = true;
       }),
@@ -310,16 +359,25 @@ int cmd_tune(int argc, char** argv) {
       "BIN/../share/tunedreduce/tune.toml)")(
       "dry-run", po::bool_switch(&o.dry_run),
       "print the candidates per key and an estimated time; needs no GPU")(
-      "replay", po::value<std::string>()->notifier([&o](const std::string& v) { o.replay = v; }),
+      "replay",
+      po::value<std::string>()->value_name("DB")->notifier(
+          [&o](const std::string& v) { o.replay = v; }),
       "measure nothing: answer from this database's measurements, print the winners")(
       "replay-device",
-      po::value<std::string>()->notifier([&o](const std::string& v) { o.replay_device = v; }),
+      po::value<std::string>()->value_name("DEVICE")->notifier(
+          [&o](const std::string& v) { o.replay_device = v; }),
       "the device of the replay database (id, fingerprint key or part of the name)")(
-      "devices", po::value<std::string>(&o.devices)->default_value("0"),
-      "GPU ordinals to tune, comma-separated, or 'all' (one worker each, in parallel)")(
+      "devices",
+      po::value<std::vector<std::string>>()->value_name("LIST|all")->notifier(
+          [&o](const std::vector<std::string>& v) {
+            o.devices.clear();
+            for (const std::string& x : v) o.devices += (o.devices.empty() ? "" : ",") + x;
+          }),
+      "GPU ordinals to tune, comma-separated and repeatable, or 'all' (one worker each, in "
+      "parallel; default 0)")(
       "retune", po::bool_switch(&o.retune),
       "measure again candidates the database already has final measurements of")(
-      "progress", po::value<std::string>(&o.progress)->default_value("auto"),
+      "progress", po::value<std::string>(&o.progress)->default_value("auto")->value_name("auto|bar|lines|off"),
       "auto (a bar on a terminal, lines otherwise), bar, lines or off");
   po::options_description overrides("overrides of tune.toml (docs/tuning.md)");
   add_override_options(overrides, o.overrides);

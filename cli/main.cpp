@@ -2,7 +2,9 @@
 
 #include <boost/program_options/errors.hpp>
 
+#include <algorithm>
 #include <cstring>
+#include <span>
 #include <exception>
 #include <iostream>
 #include <string>
@@ -45,14 +47,16 @@ void print_usage(std::ostream& os) {
         "                     $XDG_DATA_HOME/tunedreduce/tune.db, else\n"
         "                     ~/.local/share/tunedreduce/tune.db)\n"
         "  --log-level LEVEL  trace, debug, info, warn (default), error, critical or off\n"
-        "\nexit codes (docs/cli.md):\n"
-        "  0 success             1 other failure        2 bad command line or configuration\n"
-        "  3 database unusable   4 database busy        5 database schema too new\n"
-        "  6 no CUDA device      7 database read-only   8 database needs `db migrate`\n"
-        "  9 db check found rows this binary cannot use\n"
-        " 10 an output could not be written completely  130 interrupted (work so far kept)\n"
-        "\nenvironment: TUNEDREDUCE_DB, TUNEDREDUCE_LOG_LEVEL, TUNEDREDUCE_CACHE_STATE, NO_COLOR\n"
-        "\n'tunedreduce COMMAND --help' describes a command's options.\n";
+        "\nelement counts (--sizes, --n): N, B^E or N with Ki/Mi/Gi/Ti (1000, 2^20, 16Mi), lists\n"
+        "2^10,2^20 and ranges FROM..TO*FACTOR or FROM..TO+STEP (2^10..2^30*2); list options take\n"
+        "comma-separated values and may be repeated (--dtypes i32,f32 --dtypes f64): docs/cli.md\n"
+        "\nexit codes (docs/cli.md):\n";
+  for (const auto& d : tunedreduce::cli::exit_code_docs())
+    os << std::string(3 - std::min<std::size_t>(3, std::strlen(d.key)), ' ') << d.key << " "
+       << d.brief << "\n";
+  os << "\nenvironment:";
+  for (const auto& d : tunedreduce::cli::environment_docs()) os << " " << d.key;
+  os << "\n\n'tunedreduce COMMAND --help' describes a command's options.\n";
 }
 
 int run(int argc, char** argv);
@@ -95,6 +99,27 @@ int run(int argc, char** argv) {
   }
   // Hidden: the tuner's worker process (tuner/protocol.hpp), started by the supervisor.
   if (first == "_worker") return tunedreduce::tuner::worker_main(argc - 1, argv + 1);
+  // Hidden: the bash completion script and the man page, from the commands' own descriptions.
+  struct Generator {
+    const char* name;
+    int (*run)(int, char**, std::span<const Command>);
+  };
+  static constexpr Generator generators[] = {{"completion", tunedreduce::cli::cmd_completion},
+                                             {"man", tunedreduce::cli::cmd_man}};
+  for (const Generator& g : generators) {
+    if (first != g.name) continue;
+    std::string argv0 = std::string("tunedreduce ") + g.name;
+    argv[1] = argv0.data();
+    try {
+      return g.run(argc - 1, argv + 1, std::span<const Command>(commands));
+    } catch (const boost::program_options::error& e) {
+      std::cerr << "tunedreduce " << g.name << ": error: " << e.what() << "\n";
+      return ec::usage;
+    } catch (const tunedreduce::Error& e) {
+      std::cerr << "tunedreduce " << g.name << ": error: " << e.what() << "\n";
+      return e.exit_code();
+    }
+  }
   for (const Command& c : commands) {
     if (first != c.name) continue;
     std::string argv0 = std::string("tunedreduce ") + c.name;

@@ -54,9 +54,9 @@ if [ "${GPU_SUITE_BENCH:-1}" = 1 ] && [ -x "$bin/tunedreduce" ]; then
   run_step bench "$bin/tunedreduce" bench --db "$bench_db" --api both --l2 cold \
     --json "$out/bench.json" ${BENCH_ARGS:-}
   run_step bench_host "$bin/tunedreduce" bench --db "$bench_db" --host-calls 20000 \
-    --dtypes f32 --ops sum --sizes 12,16 --json "$out/bench-host.json"
+    --dtypes f32 --ops sum --sizes 2^12,2^16 --json "$out/bench-host.json"
   run_step bench_dirty "$bin/tunedreduce" bench --db "$bench_db" --l2 dirty --dtypes i32 \
-    --ops sum --sizes 24-30 --json "$out/bench-dirty.json"
+    --ops sum --sizes '2^24..2^30*2' --json "$out/bench-dirty.json"
   # GPU_SUITE_BENCH_DEFAULTS=1: the same benchmark once more with no database (the built-in
   # rules, what a GPU without a tuning run of its own gets).
   if [ "${GPU_SUITE_BENCH_DEFAULTS:-0}" = 1 ] && [ "$bench_db" != "$none_db" ]; then

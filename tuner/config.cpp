@@ -14,6 +14,7 @@
 
 #include "common/error.hpp"
 #include "common/files.hpp"
+#include "common/grammar.hpp"
 #include "common/hash.hpp"
 #include "common/names.hpp"
 #include "kernels/manifest.hpp"
@@ -482,37 +483,36 @@ std::optional<bool> parse_bool_text(std::string_view s) {
   throw Error("--" + std::string(flag) + ": " + message, exit_code::usage);
 }
 
+// The command line's counts grammar (common/grammar.hpp). One range alone, or a list of counts
+// alone, stays as written, so that the validator reports its values as it does the file's; a
+// list that mixes ranges and counts is expanded here (limits checked) into a list.
 RawSizes parse_sizes_text(std::string_view flag, std::string_view text, const std::string& where) {
+  const std::string option = "--" + std::string(flag);
+  const std::vector<grammar::CountItem> items = grammar::parse_count_items(option, text);
+  auto located = [&](std::uint64_t v) {
+    return Located<std::int64_t>{
+        static_cast<std::int64_t>(std::min<std::uint64_t>(v, std::numeric_limits<std::int64_t>::max())),
+        where};
+  };
   RawSizes sizes;
-  const std::size_t dots = text.find("..");
-  if (dots == std::string_view::npos) {
-    for (const std::string& item : split_list(text)) {
-      auto v = parse_integer_text(item);
-      if (!v) bad_flag(flag, "'" + item + "' is not an integer");
-      sizes.list.push_back({*v, where});
-    }
+  if (items.size() == 1 && items[0].is_range) {
+    const grammar::CountItem& r = items[0];
+    sizes.is_range = true;
+    sizes.from = located(r.value);
+    sizes.to = located(r.to);
+    if (r.factor) sizes.factor = Located<double>{*r.factor, where};
+    if (r.step) sizes.step = located(*r.step);
     return sizes;
   }
-  sizes.is_range = true;
-  std::string_view from = text.substr(0, dots), rest = text.substr(dots + 2);
-  const std::size_t op = rest.find_first_of("*+");
-  if (op == std::string_view::npos)
-    bad_flag(flag, "a range is FROM..TO*FACTOR or FROM..TO+STEP, got '" + std::string(text) + "'");
-  std::string_view to = rest.substr(0, op), by = rest.substr(op + 1);
-  auto f = parse_integer_text(from), t = parse_integer_text(to);
-  if (!f) bad_flag(flag, "'" + std::string(trim(from)) + "' is not an integer");
-  if (!t) bad_flag(flag, "'" + std::string(trim(to)) + "' is not an integer");
-  sizes.from = Located<std::int64_t>{*f, where};
-  sizes.to = Located<std::int64_t>{*t, where};
-  if (rest[op] == '*') {
-    auto x = parse_number_text(by);
-    if (!x) bad_flag(flag, "'" + std::string(trim(by)) + "' is not a number");
-    sizes.factor = Located<double>{*x, where};
-  } else {
-    auto x = parse_integer_text(by);
-    if (!x) bad_flag(flag, "'" + std::string(trim(by)) + "' is not an integer");
-    sizes.step = Located<std::int64_t>{*x, where};
+  const bool mixed = std::any_of(items.begin(), items.end(),
+                                 [](const grammar::CountItem& c) { return c.is_range; });
+  if (!mixed) {
+    for (const grammar::CountItem& c : items) sizes.list.push_back(located(c.value));
+    return sizes;
   }
+  for (std::uint64_t v : grammar::expand_counts(option, items, {1, kernels::max_elements},
+                                                max_grid_sizes))
+    sizes.list.push_back(located(v));
   return sizes;
 }
 
@@ -1128,35 +1128,7 @@ TuneConfig load_config(const std::filesystem::path& path, const ConfigOverrides&
 std::vector<std::uint64_t> expand_range(std::uint64_t from, std::uint64_t to,
                                         std::optional<std::uint64_t> step,
                                         std::optional<double> factor, const std::string& where) {
-  std::vector<std::uint64_t> out;
-  if (from > to) throw Error(where + ": from is greater than to", exit_code::usage);
-  auto too_many = [&] {
-    return Error(where + ": the range gives more than " + std::to_string(max_grid_sizes) +
-                     " sizes; use a larger step or factor",
-                 exit_code::usage);
-  };
-  if (step) {
-    if (*step < 1) throw Error(where + ": a step below 1 does not advance", exit_code::usage);
-    if ((to - from) / *step + 1 > max_grid_sizes) throw too_many();
-    for (std::uint64_t v = from;; v += *step) {
-      out.push_back(v);
-      if (to - v < *step) break;
-    }
-    return out;
-  }
-  if (!factor || !(*factor > 1))
-    throw Error(where + ": a factor of at most 1 does not advance", exit_code::usage);
-  out.push_back(from);
-  for (int k = 1;; ++k) {
-    const double x = static_cast<double>(from) * std::pow(*factor, k);
-    if (x > static_cast<double>(to) + 0.5) break;
-    std::uint64_t v = static_cast<std::uint64_t>(std::llround(x));
-    v = std::max(v, out.back() + 1);  // rounding may repeat a size for factors near 1
-    if (v > to) break;
-    out.push_back(v);
-    if (out.size() > max_grid_sizes) throw too_many();
-  }
-  return out;
+  return grammar::expand_range(from, to, step, factor, where, max_grid_sizes);
 }
 
 std::string canonical_text(const TuneConfig& c) {

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "common/json.hpp"
 #include "db/database.hpp"
@@ -206,6 +207,213 @@ TEST(CliDeploy, TheFullLibraryServesEveryRow) {
     EXPECT_NE(r.out.find("all served"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("result:    ok"), std::string::npos) << r.out;
   }
+}
+
+// --- one grammar (docs/cli.md): lists and element counts, the same in every command -----------
+
+const std::string small_toml = TR_TEST_DATA "/tuner/small.toml";
+
+std::size_t listed(std::vector<std::string> args) {
+  args.insert(args.begin(), "list");
+  const auto r = cli(args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return count_lines(r.out);
+}
+
+/// "N sizes each" of tune --dry-run with small.toml and \p args; 0 when it fails.
+int planned_sizes(std::vector<std::string> args) {
+  args.insert(args.begin(), {"tune", "--dry-run", "--config", small_toml});
+  const auto r = cli(args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const auto at = r.out.find(" sizes each");
+  if (at == std::string::npos) return 0;
+  const auto start = r.out.rfind(", ", at);
+  return std::stoi(r.out.substr(start + 2, at - start - 2));
+}
+
+TEST(CliGrammar, ListOptionsTakeCommasAndRepeatsAndTheOldSpellings) {
+  const std::size_t i32 = listed({"--dtypes", "i32"}), f32 = listed({"--dtypes", "f32"}),
+                    f64 = listed({"--dtypes", "f64"});
+  ASSERT_GT(i32, 0u);
+  EXPECT_EQ(listed({"--dtypes", "i32,f32", "--dtypes", "f64"}), i32 + f32 + f64);
+  EXPECT_EQ(listed({"--dtypes", " i32 , f32 ,f64"}), i32 + f32 + f64);
+  EXPECT_EQ(listed({"--dtypes=i32,f32,f64"}), i32 + f32 + f64);
+  EXPECT_EQ(listed({"--dtype", "i32", "--dtypes", "f32", "--dtype", "f64"}), i32 + f32 + f64);
+  EXPECT_EQ(listed({"--dtypes", "i32,i32"}), i32);
+  const std::size_t smem = listed({"--families", "smem"}), vec = listed({"--families", "vectorized"});
+  EXPECT_EQ(listed({"--family", "smem", "--families", "vectorized"}), smem + vec);
+  EXPECT_EQ(listed({"--ops", "sum,min", "--op", "max"}), kernels::registry().size());
+  EXPECT_EQ(listed({"--op", "sum", "--op", "min", "--op", "max"}), kernels::registry().size());
+
+  // report: the old spellings and the new give the same report.
+  const std::vector<std::string> base{"report", "best", "--db", h100_db, "--immutable"};
+  auto report = [&](std::vector<std::string> more) {
+    more.insert(more.begin(), base.begin(), base.end());
+    const auto r = cli(more);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.out;
+  };
+  const std::string joined = report({"--dtypes", "i32,f32", "--ops", "sum", "--devices", "H100"});
+  EXPECT_NE(joined.find("dtype i32, f32 · op sum"), std::string::npos) << joined.substr(0, 400);
+  EXPECT_EQ(report({"--dtype", "i32", "--dtype", "f32", "--op", "sum", "--device", "H100"}), joined);
+  EXPECT_EQ(report({"--dtypes", "i32", "--dtype", "f32", "--ops=sum", "--devices", "H100"}), joined);
+
+  // tune: a repeated list override is one list.
+  auto r = cli({"tune", "--dry-run", "--config", small_toml, "--dtypes", "f32", "--dtypes", "f64,i32",
+                "--ops", "sum", "--ops", "max"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("total: 6 keys (dtype, op)"), std::string::npos) << r.out;
+  r = cli({"tune", "--dry-run", "--config", small_toml, "--blocks", "128", "--blocks", "256",
+           "--families", "smem"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto both = r.out;
+  r = cli({"tune", "--dry-run", "--config", small_toml, "--blocks", "128,256", "--families", "smem"});
+  EXPECT_EQ(r.out, both);
+}
+
+TEST(CliGrammar, OldSpellingsWorkButHelpDoesNotShowThem) {
+  using Names = std::vector<std::string>;
+  for (const auto& [command, hidden, shown] : std::vector<std::tuple<std::string, Names, Names>>{
+           {"list", {"--dtype", "--family", "--op"}, {"--dtypes", "--families", "--ops"}},
+           {"report",
+            {"--dtype", "--family", "--op", "--device", "--kind"},
+            {"--dtypes", "--families", "--ops", "--devices"}}}) {
+    const auto r = cli({command, "--help"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    for (const std::string& h : hidden)
+      EXPECT_EQ(r.out.find("  " + h + " "), std::string::npos) << command << " shows " << h;
+    for (const std::string& o : shown)
+      EXPECT_NE(r.out.find("  " + o + " LIST"), std::string::npos) << command << " lacks " << o;
+  }
+}
+
+TEST(CliGrammar, ElementCountsInEveryFormAndCommand) {
+  // tune --sizes
+  EXPECT_EQ(planned_sizes({"--sizes", "1000"}), 1);
+  EXPECT_EQ(planned_sizes({"--sizes", "2^20"}), 1);
+  EXPECT_EQ(planned_sizes({"--sizes", "16Mi"}), 1);
+  EXPECT_EQ(planned_sizes({"--sizes", "1Ki,2^11,4096"}), 3);
+  EXPECT_EQ(planned_sizes({"--sizes", "1Ki,1024,2^10"}), 1);
+  EXPECT_EQ(planned_sizes({"--sizes", "2^10..2^20*2"}), 11);
+  EXPECT_EQ(planned_sizes({"--sizes", "2^10..2^20*4"}), 6);
+  EXPECT_EQ(planned_sizes({"--sizes", "1000..5000+1000"}), 5);
+  EXPECT_EQ(planned_sizes({"--sizes", "4Ki..16Ki+4Ki"}), 4);
+  EXPECT_EQ(planned_sizes({"--sizes", "2^10,2^12..2^14*2,16Mi"}), 5);
+  EXPECT_EQ(planned_sizes({"--sizes", "2^10", "--sizes", "2^11..2^12*2"}), 3);
+  EXPECT_EQ(planned_sizes({"--sizes=2^10..2^30*2"}), 21);
+
+  // report --n: the same size however it is written.
+  std::string first;
+  for (const char* n : {"16777216", "2^24", "16Mi", "16384Ki"}) {
+    const auto r = cli({"report", "ladder", "--db", h100_db, "--immutable", "--n", n, "--format", "json"});
+    ASSERT_EQ(r.exit_code, 0) << n << ": " << r.err;
+    if (first.empty()) first = r.out;
+    EXPECT_EQ(r.out, first) << n;
+  }
+
+  // bench --sizes: accepted (the command goes on to the next check, --l2, which fails here
+  // before any GPU work).
+  for (const char* sizes : {"2^12", "4Ki,2^16", "2^10..2^30*2", "1000..5000+1000", "64", "16Mi"}) {
+    const auto r = cli({"bench", "--sizes", sizes, "--l2", "lukewarm"});
+    EXPECT_EQ(r.exit_code, 2) << sizes;
+    EXPECT_NE(r.err.find("--l2 must be"), std::string::npos) << sizes << ": " << r.err;
+  }
+}
+
+TEST(CliGrammar, BadInputIsExit2NamingTheOptionAndTheValue) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string said;
+  };
+  const std::string tune_dry = "--dry-run";
+  const std::vector<Case> cases{
+      // tune
+      {{"tune", tune_dry, "--sizes", "12x"}, "--sizes: invalid size '12x'"},
+      {{"tune", tune_dry, "--sizes", "1024..4096"}, "--sizes: a range is FROM..TO*FACTOR or FROM..TO+STEP, got '1024..4096'"},
+      {{"tune", tune_dry, "--sizes", "2^50"}, "--sizes: size 1125899906842624 is above 2^40"},
+      {{"tune", tune_dry, "--sizes", "2^10,2^50..2^51*2"}, "--sizes: invalid size '2^50'"},
+      {{"tune", tune_dry, "--sizes", "2^10,,2^12"}, "--sizes: empty item in '2^10,,2^12'"},
+      {{"tune", tune_dry, "--sizes", "16M"}, "did you mean 16Mi?"},
+      {{"tune", tune_dry, "--dtypes", "f32,f16"}, "--dtypes: unknown element type 'f16'"},
+      {{"tune", tune_dry, "--blocks", "128", "--blocks", "abc"}, "--blocks: 'abc' is not an integer"},
+      {{"tune", tune_dry, "--strategy", "random", "--strategy", "halving"}, "'--strategy' cannot be specified more than once"},
+      // bench: the old exponents are refused with the new spelling
+      {{"bench", "--sizes", "12,16"}, "--sizes 12: bench sizes are element counts now; did you mean 2^12?"},
+      {{"bench", "--sizes", "2^10", "--sizes", "16"}, "--sizes 16: bench sizes are element counts now; did you mean 2^16?"},
+      {{"bench", "--sizes", "24-30"}, "--sizes 24-30: bench sizes are element counts now; for the exponents of two 24 to 30 write 2^24..2^30*2"},
+      {{"bench", "--sizes", "2^35"}, "--sizes: invalid size '2^35'"},
+      {{"bench", "--sizes", "0x10"}, "--sizes: invalid size '0x10'"},
+      {{"bench", "--sizes", ""}, "--sizes: empty value"},
+      {{"bench", "--dtypes", "i32,i8"}, "--dtypes: unknown element type 'i8'"},
+      {{"bench", "--ops", "sum", "--ops", "avg"}, "--ops: unknown operator 'avg'"},
+      {{"bench", "--dtypes", "i32,"}, "--dtypes: empty item in 'i32,'"},
+      // report
+      {{"report", "ladder", "--db", h100_db, "--n", "2^10,2^12"}, "--n: takes one element count, not a list or range: '2^10,2^12'"},
+      {{"report", "ladder", "--db", h100_db, "--n", "2^41"}, "--n: invalid size '2^41'"},
+      {{"report", "ladder", "--db", h100_db, "--n", "16M"}, "--n: invalid size '16M'"},
+      {{"report", "best", "--db", h100_db, "--dtypes", "i32,f16"}, "--dtypes: unknown dtype 'f16'"},
+      {{"report", "best", "--db", h100_db, "--dtype", "f16"}, "unknown dtype 'f16'"},
+      {{"report", "best", "--db", h100_db, "--ops", "prod"}, "--ops: unknown op 'prod'"},
+      {{"report", "heatmap", "--db", h100_db, "--families", "fastest"}, "--families: unknown family 'fastest'"},
+      {{"report", "best", "--db", h100_db, "--immutable", "--devices", "A100"}, "--devices: unknown device 'A100'"},
+      {{"report", "best", "--db", h100_db, "--format", "xml"}, "--format: unknown format 'xml'"},
+      {{"report", "best", "--db", h100_db, "--l2", "hot"}, "--l2: unknown L2 mode 'hot'"},
+      // list
+      {{"list", "--families", "smem,fastest"}, "--families: unknown family 'fastest'"},
+      {{"list", "--dtype", "int"}, "--dtypes: unknown element type 'int'"},
+      {{"list", "--ops", "sum,,max"}, "--ops: empty item in 'sum,,max'"},
+      {{"list", "--op", ""}, "--op: empty value"},
+      // every command
+      {{"list", "--log-level", "loud"}, "--log-level: unknown log level 'loud'"},
+      {{"report", "best", "--log-level", "loud"}, "--log-level: unknown log level 'loud'"},
+      {{"db", "info", "--log-level", "loud"}, "--log-level: unknown log level 'loud'"},
+      {{"deploy", "--log-level", "loud"}, "--log-level: unknown log level 'loud'"},
+      {{"tune", tune_dry, "--log-level", "loud"}, "--log-level: unknown log level 'loud'"},
+      {{"completion", "zsh"}, "unknown shell 'zsh'"},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> args = c.args;
+    if (args[0] == "tune") args.insert(args.end(), {"--config", small_toml});
+    const auto r = cli(args);
+    EXPECT_EQ(r.exit_code, 2) << c.said << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.said), std::string::npos) << r.err;
+    EXPECT_TRUE(r.err.starts_with("tunedreduce " + c.args[0] + ": error: ")) << r.err;
+  }
+}
+
+TEST(CliGrammar, EveryCommandsHelpShowsItsUsageAndOptions) {
+  struct Help {
+    std::vector<std::string> args;
+    std::vector<std::string> parts;
+  };
+  const std::vector<Help> helps{
+      {{"list"}, {"usage: tunedreduce list", "--families LIST", "--dtypes LIST", "--ops LIST", "--json"}},
+      {{"tune"}, {"usage: tunedreduce tune", "--sizes COUNTS", "--dtypes LIST", "--devices LIST|all",
+                  "--strategy exhaustive|random|halving", "--l2 cold|warm", "may\nbe repeated"}},
+      {{"bench"}, {"usage: tunedreduce bench", "--sizes COUNTS", "--dtypes LIST", "--ops LIST",
+                   "--l2 cold|clean|dirty|warm", "element counts", "2^10..2^30*2"}},
+      {{"report"}, {"usage: tunedreduce report KIND", "--devices LIST", "--dtypes LIST", "--ops LIST",
+                    "--families LIST", "--n N", "--format table|markdown|csv|json|html"}},
+      {{"deploy"}, {"usage: tunedreduce deploy", "--db PATH", "--check LIB"}},
+      {{"db", "check"}, {"usage: tunedreduce db check", "--library LIB", "--db PATH"}},
+      {{"db", "merge"}, {"usage: tunedreduce db merge", "--into OUT"}},
+      {{"completion"}, {"usage: tunedreduce completion [bash]", "--output FILE"}},
+      {{"man"}, {"usage: tunedreduce man", "--output FILE"}},
+  };
+  for (const Help& h : helps) {
+    std::vector<std::string> args = h.args;
+    args.push_back("--help");
+    const auto r = cli(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    for (const std::string& part : h.parts) EXPECT_NE(r.out.find(part), std::string::npos) << part << "\n" << r.out;
+    if (h.args[0] != "completion" && h.args[0] != "man") {
+      EXPECT_NE(r.out.find("--log-level LEVEL"), std::string::npos) << r.out;
+    }
+  }
+  // The top-level help says where the grammar is.
+  const auto top = cli({"--help"});
+  EXPECT_NE(top.out.find("element counts (--sizes, --n)"), std::string::npos) << top.out;
+  EXPECT_NE(top.out.find("--dtypes i32,f32 --dtypes f64"), std::string::npos) << top.out;
 }
 
 }  // namespace

@@ -21,7 +21,8 @@ deployment=$(sed -n 's/^TUNEDREDUCE_KERNELS:FILEPATH=\(..*\)$/\1/p' "$build/CMak
 if [ -n "$deployment" ]; then
   extra=(share/tunedreduce/kernels.list)
 else
-  extra=(bin/tunedreduce share/tunedreduce/tune.toml)
+  extra=(bin/tunedreduce share/tunedreduce/tune.toml share/bash-completion/completions/tunedreduce
+         share/man/man1/tunedreduce.1)
 fi
 for f in "$libdir/libtunedreduce.so" "$libdir/libtunedreduce.a" \
          include/tunedreduce/tunedreduce.hpp include/tunedreduce/tunedreduce.h \
@@ -43,6 +44,12 @@ if [ -z "$deployment" ]; then
   grep -q "configuration: $prefix/share/tunedreduce/tune.toml" "$work/dry-run.log" ||
     { cat "$work/dry-run.log"; echo "tune --dry-run did not read the installed tune.toml" >&2; exit 1; }
   echo "--- the installed tune.toml is found: $(grep -m1 'configuration:' "$work/dry-run.log")"
+  # The completion script and the man page installed are the installed CLI's own.
+  cmp -s <("$prefix/bin/tunedreduce" completion bash) \
+      "$prefix/share/bash-completion/completions/tunedreduce" ||
+    { echo "the installed completion script is not the installed CLI's" >&2; exit 1; }
+  cmp -s <("$prefix/bin/tunedreduce" man) "$prefix/share/man/man1/tunedreduce.1" ||
+    { echo "the installed man page is not the installed CLI's" >&2; exit 1; }
 fi
 
 # CMake consumer.
