@@ -224,6 +224,13 @@ std::vector<std::uint64_t> expand_counts(std::string_view option,
     const auto range = expand_range(c.value, c.to, c.step, c.factor,
                                     std::string(option) + ": " + quote(c.text), most);
     out.insert(out.end(), range.begin(), range.end());
+    if (out.size() > 2 * most) {  // many ranges: the limit holds before all are expanded
+      std::sort(out.begin(), out.end());
+      out.erase(std::unique(out.begin(), out.end()), out.end());
+      if (out.size() > most)
+        fail(option, "gives more than " + std::to_string(most) + " sizes; at most " +
+                         std::to_string(most) + " are allowed");
+    }
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());

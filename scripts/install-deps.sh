@@ -13,6 +13,7 @@ packages=(
   libgtest-dev
   clang libclang-rt-14-dev
   dpkg-dev file
+  groff-base  # the man page test renders tunedreduce.1 (usually installed already: man-db needs it)
 )
 if [ "${TUNEDREDUCE_WITH_CHROMIUM:-0}" = 1 ]; then
   packages+=(chromium)

@@ -430,6 +430,40 @@ TEST(ConfigOverrides, FlagsReplaceFileKeysAndAreRevalidated) {
             (std::vector<std::uint64_t>{1024, 4096, 1048576}));
 }
 
+// --sizes takes the CLI's one grammar of element counts (common/grammar.hpp): suffixes, and
+// lists that mix counts and ranges; a lone list or range is still checked by the validator.
+TEST(ConfigOverrides, SizesInTheOneGrammar) {
+  auto sizes = [](const char* text) {
+    ConfigOverrides o;
+    o.sizes = text;
+    return load_config(fixture("small.toml"), o).space.sizes;
+  };
+  using V = std::vector<std::uint64_t>;
+  EXPECT_EQ(sizes("16Mi"), V({std::uint64_t{1} << 24}));
+  EXPECT_EQ(sizes("1Ki..4Ki+1Ki"), V({1024, 2048, 3072, 4096}));
+  EXPECT_EQ(sizes("2Ki, 1Ki..4Ki*2, 1Mi"), V({1024, 2048, 4096, 1048576}));
+  EXPECT_EQ(sizes("1Ti"), V({std::uint64_t{1} << 40}));
+  auto message = [](const char* text) {
+    ConfigOverrides o;
+    o.sizes = text;
+    try {
+      load_config(fixture("small.toml"), o);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.exit_code(), exit_code::usage);
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(message("2Ti"), "--sizes: size 2199023255552 is above 2^40 = 1099511627776, the "
+                            "largest n a kernel accepts");
+  EXPECT_EQ(message("2^10,2Ti..4Ti*2"), "--sizes: invalid size '2Ti': 2199023255552 is above "
+                                        "2^40 = 1099511627776, the largest element count here");
+  EXPECT_EQ(message("1,2..1*2"), "--sizes: '2..1*2': from is greater than to");
+  EXPECT_EQ(message("-5"), "--sizes: invalid size '-5' (an element count: N, B^E or N with Ki, "
+                           "Mi, Gi or Ti (1000, 2^20, 16Mi))");
+  EXPECT_EQ(message("0"), "--sizes: size 0 is below 1");
+}
+
 TEST(ConfigOverrides, BadFlagValues) {
   auto message = [](ConfigOverrides o) {
     try {

@@ -139,6 +139,15 @@ TEST(Grammar, BadCountsNameTheOptionAndTheText) {
                          "1099511627776, the largest element count here");
   EXPECT_EQ(error_of([] { parse_counts("--sizes", {"1..3000+1", "5000..8000+1"}); }),
             "--sizes: gives 6001 sizes; at most 4096 are allowed");
+  std::string many;  // a thousand ranges: refused before all of them are expanded
+  for (int i = 0; i < 1000; ++i) {
+    if (i) many += ',';
+    many.append(std::to_string(i * 5000 + 1)).append("..").append(std::to_string(i * 5000 + 4000));
+    many.append("+1");
+  }
+  EXPECT_EQ(error_of([&] { parse_counts("--sizes", {many}); }),
+            "--sizes: gives more than 4096 sizes; at most 4096 are allowed");
+  EXPECT_EQ(parse_counts("--sizes", {"1..4096+1,1..4096+1,1..4096+1"}).size(), 4096u);
   EXPECT_EQ(error_of([] { parse_counts("--sizes", {"2^35"}, {1, std::uint64_t{1} << 34}); }),
             "--sizes: invalid size '2^35': 34359738368 is above 2^34 = 17179869184, the largest "
             "element count here");
