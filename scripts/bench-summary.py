@@ -15,8 +15,10 @@ import sys
 KEYS = ["i32.sum", "i64.sum", "f32.sum", "f64.sum", "i32.min", "i32.max", "f32.min", "f32.max"]
 
 
-def exp2(n):
-    return n.bit_length() - 1
+def size_text(n):
+    """As `tunedreduce bench` prints it (common/grammar.hpp count_text): 2^k for powers of two
+    from 64 up, else the decimal (bench --sizes takes any element count)."""
+    return "2^%d" % (n.bit_length() - 1) if n >= 64 and n & (n - 1) == 0 else str(n)
 
 
 def device_line(doc):
@@ -44,7 +46,7 @@ def speedups(doc):
         print("%s call: speed-up over cub::DeviceReduce (CUB us / tuned us)" % api)
         print("%-6s" % "n" + "".join(" %8s" % k for k in keys))
         for n in sorted(sizes):
-            line = "%-6s" % ("2^%d" % exp2(n))
+            line = "%-6s" % size_text(n)
             for k in keys:
                 v = table.get((k, n))
                 line += " %8s" % ("-" if v is None else "%.3fx" % v)
@@ -55,7 +57,7 @@ def speedups(doc):
               "levels: %s" % (len(below), len(have), len(far),
                               ", ".join("%s %d" % kv for kv in sorted(levels.items()))))
         for r, v in sorted(below, key=lambda x: x[1])[:12]:
-            print("  %s %s 2^%d: %.3fx (%s)" % (r["dtype"], r["op"], exp2(r["n"]), v, r["kernel_id"]))
+            print("  %s %s %s: %.3fx (%s)" % (r["dtype"], r["op"], size_text(r["n"]), v, r["kernel_id"]))
     wrong = [r for r in rows for m in ("cached", "two_phase", "cub")
              if m in r and not r[m].get("verified", False)]
     if wrong:
@@ -71,7 +73,7 @@ def host_costs(doc):
         if not h:
             continue
         print("%-10s %-6s %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f" % (
-            "%s %s" % (r["dtype"], r["op"]), "2^%d" % exp2(r["n"]),
+            "%s %s" % (r["dtype"], r["op"]), size_text(r["n"]),
             h["cub"]["back_to_back_us_per_call"], h["cached"]["back_to_back_us_per_call"],
             h["two_phase"]["back_to_back_us_per_call"], h["cub"]["enqueue_us_per_call"],
             h["cached"]["enqueue_us_per_call"], h["two_phase"]["enqueue_us_per_call"]))
