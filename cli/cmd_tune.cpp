@@ -20,6 +20,7 @@
 #include "cli/command.hpp"
 #include "common/error.hpp"
 #include "common/exit_codes.hpp"
+#include "common/grammar.hpp"
 #include "common/paths.hpp"
 #include "db/database.hpp"
 #include "tuner/config.hpp"
@@ -370,8 +371,21 @@ int cmd_tune(int argc, char** argv) {
       "devices",
       po::value<std::vector<std::string>>()->value_name("LIST|all")->notifier(
           [&o](const std::vector<std::string>& v) {
+            // The list syntax (trimmed items, no empty one) and each item's form, checked before
+            // any device is probed; which ordinals exist, after (tuner::select_devices).
+            const std::vector<std::string> items = grammar::split_list("--devices", v);
             o.devices.clear();
-            for (const std::string& x : v) o.devices += (o.devices.empty() ? "" : ",") + x;
+            for (const std::string& x : items) {
+              if (x == "all" && items.size() == 1) {
+                o.devices = x;
+                break;
+              }
+              if (x.empty() || x.size() > 6 || x.find_first_not_of("0123456789") != std::string::npos)
+                throw Error("--devices: '" + x + "' is not a device ordinal" +
+                                (x == "all" ? " ('all' stands alone)" : " or 'all'"),
+                            exit_code::usage);
+              o.devices += (o.devices.empty() ? "" : ",") + x;
+            }
           }),
       "GPU ordinals to tune, comma-separated and repeatable, or 'all' (one worker each, in "
       "parallel; default 0)")(

@@ -337,6 +337,9 @@ TEST(CliGrammar, BadInputIsExit2NamingTheOptionAndTheValue) {
       {{"tune", tune_dry, "--dtypes", "f32,f16"}, "--dtypes: unknown element type 'f16'"},
       {{"tune", tune_dry, "--blocks", "128", "--blocks", "abc"}, "--blocks: 'abc' is not an integer"},
       {{"tune", tune_dry, "--strategy", "random", "--strategy", "halving"}, "'--strategy' cannot be specified more than once"},
+      {{"tune", tune_dry, "--devices", "abc"}, "--devices: 'abc' is not a device ordinal or 'all'"},
+      {{"tune", tune_dry, "--devices", "0", "--devices", "all"}, "--devices: 'all' is not a device ordinal ('all' stands alone)"},
+      {{"tune", tune_dry, "--devices", "0,,1"}, "--devices: empty item in '0,,1'"},
       // bench: the old exponents are refused with the new spelling
       {{"bench", "--sizes", "12,16"}, "--sizes 12: bench sizes are element counts now; did you mean 2^12?"},
       {{"bench", "--sizes", "2^10", "--sizes", "16"}, "--sizes 16: bench sizes are element counts now; did you mean 2^16?"},
