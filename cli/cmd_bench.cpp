@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "cli/bench_gpu.hpp"
+#include "cli/bench_record.hpp"
 #include "cli/command.hpp"
 #include "common/error.hpp"
 #include "common/files.hpp"
@@ -74,6 +75,7 @@ struct Options {
   int device = 0;
   std::uint64_t seed = 0;
   std::string json;
+  bool no_record = false;  // --no-record: do not store the results in the tuning database
 };
 
 /// The largest size the benchmark takes: 2^34 elements (128 GiB of f64), more than any GPU holds.
@@ -356,6 +358,34 @@ std::string fmt_num(double v, const char* f) {
   return b;
 }
 
+/// One timed call's figures as the tuning database keeps them (db/bench.hpp). \p cfg (the
+/// library's lookup) is named for the library's calls only.
+db::BenchResult bench_result(DType dtype, Op op, std::uint64_t n, db::BenchMethod method,
+                             const Timing& t, const Config* cfg,
+                             std::optional<std::int64_t> temp_bytes) {
+  db::BenchResult r;
+  r.dtype = dtype;
+  r.op = op;
+  r.n = n;
+  r.method = method;
+  r.verified = t.ran && t.error.empty();
+  r.error = r.verified ? std::string() : t.error.empty() ? std::string("did not run") : t.error;
+  if (r.verified) {
+    r.median_us = t.median_us;
+    r.p10_us = t.p10_us;
+    r.p90_us = t.p90_us;
+    r.repeats = t.repeats;
+  }
+  r.temp_bytes = temp_bytes;
+  if (cfg) {
+    r.kernel_id = cfg->kernel_id;
+    r.lookup_level = level_name(cfg->level);
+    if (cfg->level != Level::builtin_default)
+      r.winner_l2 = cfg->cache_state == CacheState::warm ? db::L2Mode::warm : db::L2Mode::cold;
+  }
+  return r;
+}
+
 /// The three calls a row times, over the same buffers: the library's cached-workspace call, its
 /// two-phase call with caller-owned temporary storage, and CUB's two-phase call.
 struct Calls {
@@ -451,12 +481,15 @@ int cmd_bench(int argc, char** argv) {
       "library calls per size (e.g. 20000)")(
       "device", po::value<int>(&opt.device)->default_value(0)->value_name("N"), "CUDA device ordinal")(
       "seed", po::value<std::string>(&seed)->value_name("S"), "data seed (default: random; printed)")(
-      "json", po::value<std::string>(&opt.json)->value_name("FILE"), "also write every figure to this JSON file");
+      "json", po::value<std::string>(&opt.json)->value_name("FILE"), "also write every figure to this JSON file")(
+      "no-record", po::bool_switch(&opt.no_record),
+      "do not store the results in the tuning database (by default they go into --db, the "
+      "database the library reads, as a bench run for `tunedreduce report`)");
   po::variables_map vm;
   if (parse_command_line(argc, argv, desc, nullptr, vm, common,
                          "tunedreduce bench [--dtypes LIST] [--ops LIST] [--sizes COUNTS] "
                          "[--repeats N] [--api cached|two-phase|both] [--l2 cold|dirty|warm] "
-                         "[--thrust] [--host-calls N] [--json FILE]\n\n"
+                         "[--thrust] [--host-calls N] [--json FILE] [--no-record]\n\n"
                          "--sizes takes element counts (2^12, 4Ki, 2^10..2^30*2), not exponents; "
                          "lists are\ncomma-separated and may be repeated (docs/cli.md).",
                          &hidden))
@@ -513,6 +546,11 @@ int cmd_bench(int argc, char** argv) {
     throw Error("--device " + std::to_string(opt.device) + ": there are " +
                     std::to_string(devices) + " CUDA device(s)",
                 exit_code::usage);
+  // The database the results go into is opened before any GPU work: a problem with it (read-only,
+  // newer, locked) is its exit code at once, not after the benchmark.
+  std::string record_note;
+  std::optional<BenchRecorder> recorder =
+      BenchRecorder::open(common.db, opt.no_record, opt.host_calls > 0, record_note);
   if (common.db) tunedreduce::set_database(*common.db);
   // The library prefers the winners tuned in the L2 state this benchmark measures in (a dirty
   // flush leaves the input out of L2 as a clean one does).
@@ -533,6 +571,26 @@ int cmd_bench(int argc, char** argv) {
               clocks.mem_mhz ? std::to_string(*clocks.mem_mhz).c_str() : "?",
               fp.theoretical_gbps(), attainable);
   std::printf("tuning database: %s\n", tunedreduce::database_path().c_str());
+  if (recorder) {
+    db::BenchRunInfo info;
+    info.tool_version = TUNEDREDUCE_VERSION_STRING;
+    info.manifest_hash = kernels::manifest_hash();
+    info.library_database = tunedreduce::database_path();
+    info.l2 = opt.l2 == L2Prelude::warm    ? db::BenchL2::warm
+              : opt.l2 == L2Prelude::dirty ? db::BenchL2::dirty
+                                           : db::BenchL2::cold;
+    info.repeats = opt.repeats;
+    info.warmups = warmups;
+    info.seed = opt.seed;
+    info.attainable_gbps = attainable;
+    info.sm_clock_mhz = clocks.sm_mhz;
+    info.mem_clock_mhz = clocks.mem_mhz;
+    recorder->begin(fp, info);
+    std::printf("recording into: %s (bench run %lld; --no-record does not)\n",
+                recorder->path().c_str(), static_cast<long long>(*recorder->run_id()));
+  } else {
+    std::printf("%s\n", record_note.c_str());
+  }
   if (opt.host_calls > 0) {
     std::printf("host cost per call: %d calls of each method per size on one stream, the input "
                 "warm in L2, the three methods interleaved; b2b: wall time of back-to-back calls "
@@ -699,11 +757,28 @@ int cmd_bench(int argc, char** argv) {
         cj.set("temp_bytes", static_cast<std::int64_t>(cub_bytes));
         row.set("cub", cj);
         if (opt.thrust) row.set("thrust", thrust.to_json());
+        if (recorder) {
+          if (want_cached)
+            recorder->add(bench_result(dtype, op, n, db::BenchMethod::cached, cached, &cfg, {}));
+          if (want_two_phase)
+            recorder->add(bench_result(dtype, op, n, db::BenchMethod::two_phase, two_phase, &cfg,
+                                       static_cast<std::int64_t>(tuned_bytes)));
+          recorder->add(bench_result(dtype, op, n, db::BenchMethod::cub, cub, nullptr,
+                                     static_cast<std::int64_t>(cub_bytes)));
+          if (opt.thrust)
+            recorder->add(bench_result(dtype, op, n, db::BenchMethod::thrust, thrust, nullptr, {}));
+        }
         rows.push_back(row);
       }
     }
   }
 
+  if (recorder) {
+    recorder->finish(db::RunStatus::finished);
+    std::printf("\nrecorded bench run %lld (%lld results) in %s\n",
+                static_cast<long long>(*recorder->run_id()),
+                static_cast<long long>(recorder->results()), recorder->path().c_str());
+  }
   if (!opt.json.empty()) {
     Json doc = Json::object();
     doc.set("tool", "tunedreduce bench");
