@@ -35,6 +35,7 @@ constexpr const char* usage_text =
     "  ladder     the seeds' progression at --n, each step's speed-up\n"
     "  heatmap    block size x unroll factor of a family at --n\n"
     "  compare    the same keys across the devices in the database\n"
+    "  bench      the library against cub::DeviceReduce and Thrust, from tunedreduce bench\n"
     "  coverage   keys not tuned, stale winners, failed candidates\n\n"
     "Lists (--devices, --dtypes, --ops, --families) are comma-separated and may be repeated;\n"
     "--n is an element count (docs/cli.md).\n\n"

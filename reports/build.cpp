@@ -67,6 +67,7 @@ const char* title_of(Kind k) {
     case Kind::ladder: return "Ladder: the seeds' progression, step by step";
     case Kind::heatmap: return "Heatmap: block size × unroll factor";
     case Kind::compare: return "Compare: the same keys across devices";
+    case Kind::bench: return "Bench: the tuned reduction against cub::DeviceReduce and Thrust";
     case Kind::coverage: return "Coverage: what is tuned, what is stale, what failed";
   }
   return "";
@@ -95,15 +96,17 @@ Report build_report(db::Database& db, const ReportOptions& options) {
   if (o.kind == Kind::ladder || o.kind == Kind::heatmap)
     r.filters.emplace_back("n", std::to_string(o.n.value_or(default_n)));
   // best lists the winners of both L2 modes unless --l2 picks one; coverage always both.
-  if (o.kind != Kind::coverage && (o.kind != Kind::best || o.l2))
+  // best and bench list both L2 modes unless --l2 picks one; coverage always both.
+  if (o.kind != Kind::coverage && ((o.kind != Kind::best && o.kind != Kind::bench) || o.l2))
     r.filters.emplace_back("l2", db::l2_mode_name(d.l2));
 
-  if (d.counts.devices == 0 && d.counts.runs == 0 && d.counts.measurements == 0) {
+  if (d.counts.devices == 0 && d.counts.runs == 0 && d.counts.measurements == 0 &&
+      d.bench_runs.empty()) {
     r.empty = "the database is empty: no devices, runs or measurements yet (tunedreduce tune "
               "records them)";
     return r;
   }
-  if (d.both_l2_modes && o.kind != Kind::coverage && o.kind != Kind::best)
+  if (d.both_l2_modes && o.kind != Kind::coverage && o.kind != Kind::best && o.kind != Kind::bench)
     r.notes.push_back(std::string("The selection has cold- and warm-L2 measurements; this report "
                                   "shows the ") +
                       db::l2_mode_name(d.l2) + " ones (--l2 picks).");
@@ -114,6 +117,7 @@ Report build_report(db::Database& db, const ReportOptions& options) {
     case Kind::ladder: detail::build_ladder(d, o, r); break;
     case Kind::heatmap: detail::build_heatmap(d, o, r); break;
     case Kind::compare: detail::build_compare(d, o, r); break;
+    case Kind::bench: detail::build_bench(d, o, r); break;
     case Kind::coverage: detail::build_coverage(db, d, o, r); break;
   }
   if (r.sections.empty() && !r.empty) {

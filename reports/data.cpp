@@ -139,6 +139,30 @@ Data load_data(db::Database& db, const ReportOptions& o) {
   }
   for (std::size_t i = 0; i < d.measurements.size(); ++i) d.by_id[d.measurements[i].id] = i;
 
+  // Bench runs (schema version 4; none in a version-3 file) of the selected devices, and their
+  // results of the selected types and operators. For every (key, size) the latest run that has
+  // it counts: a rerun replaces an older measurement rather than mixing with it.
+  std::set<std::int64_t> device_ids;
+  for (const auto& dev : d.devices) device_ids.insert(dev.id);
+  for (auto& run : db::bench_runs(db))
+    if (device_ids.count(run.device_id)) d.bench_runs.push_back(std::move(run));
+  std::map<std::int64_t, std::size_t> run_index;
+  for (std::size_t i = 0; i < d.bench_runs.size(); ++i) run_index[d.bench_runs[i].id] = i;
+  for (auto& r : db::bench_results(db))
+    if (run_index.count(r.bench_run_id) && selected(o.dtypes, r.dtype) && selected(o.ops, r.op))
+      d.bench_results.push_back(std::move(r));
+  for (const auto& r : d.bench_results) {
+    const db::BenchRunRecord& run = d.bench_runs[run_index.at(r.bench_run_id)];
+    BenchPoint& p = d.bench[{run.device_id, r.dtype, r.op, run.info.l2}][r.n];
+    if (p.run && p.run != &run) {
+      // Runs are in id order: a later run replaces the point whole.
+      if (p.run->started_at > run.started_at) continue;
+      if (p.run->id != run.id) p = BenchPoint{};
+    }
+    p.run = &run;
+    p.by_method[static_cast<std::size_t>(r.method)] = &r;
+  }
+
   bool cold = false, warm = false;
   for (const auto& m : d.measurements)
     if (m.outcome == db::Outcome::ok) (m.l2_mode == db::L2Mode::cold ? cold : warm) = true;
@@ -150,6 +174,53 @@ Data load_data(db::Database& db, const ReportOptions& o) {
     d.l2_chosen = true;
   }
   return d;
+}
+
+std::optional<double> BenchPoint::median(db::BenchMethod m) const {
+  const db::BenchResultRecord* r = get(m);
+  if (!r || !r->verified || !r->median_us || *r->median_us <= 0) return std::nullopt;
+  return r->median_us;
+}
+
+std::optional<double> BenchPoint::speedup_vs_cub(db::BenchMethod m) const {
+  const auto cub = median(db::BenchMethod::cub), x = median(m);
+  if (!cub || !x) return std::nullopt;
+  return *cub / *x;
+}
+
+const BenchPoint* Data::bench_at(const Key& key, std::uint64_t n, db::L2Mode mode) const {
+  const db::BenchL2 l2 = mode == db::L2Mode::warm ? db::BenchL2::warm : db::BenchL2::cold;
+  auto it = bench.find({key.device, key.dtype, key.op, l2});
+  if (it == bench.end()) return nullptr;
+  auto jt = it->second.find(n);
+  return jt == it->second.end() ? nullptr : &jt->second;
+}
+
+std::optional<double> spread_pct(std::optional<double> median, std::optional<double> p10,
+                                 std::optional<double> p90) {
+  if (!median || !p10 || !p90 || *median <= 0) return std::nullopt;
+  return 100 * std::max(0.0, *p90 - *p10) / *median;
+}
+
+std::string spread_detail(std::optional<double> p10, std::optional<double> p90, int repeats) {
+  if (!p10 || !p90) return "no p10/p90 recorded";
+  return "p10 " + fixed(*p10, 2) + " µs, p90 " + fixed(*p90, 2) + " µs, " +
+         std::to_string(repeats) + " repeats";
+}
+
+double noise_tolerance(std::optional<double> median_a, std::optional<double> p10_a,
+                       std::optional<double> p90_a, int repeats_a, std::optional<double> median_b,
+                       std::optional<double> p10_b, std::optional<double> p90_b, int repeats_b) {
+  auto error = [](std::optional<double> m, std::optional<double> p10, std::optional<double> p90,
+                  int repeats) {
+    const auto s = spread_pct(m, p10, p90);
+    if (!s) return 0.0;
+    const double spread = *s / 100;
+    return repeats > 0 ? 0.48898 * spread / std::sqrt(static_cast<double>(repeats)) : spread;
+  };
+  const double ea = error(median_a, p10_a, p90_a, repeats_a);
+  const double eb = error(median_b, p10_b, p90_b, repeats_b);
+  return std::max(0.005, 2 * std::sqrt(ea * ea + eb * eb));
 }
 
 std::optional<double> gbps_of(const db::MeasurementRecord& m) {

@@ -2,6 +2,7 @@
 // The rows a report reads, loaded once: the selected devices, their runs, measurements and
 // winners, with the look-ups every report kind needs. Internal to reports/.
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -11,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "db/bench.hpp"
 #include "db/database.hpp"
 #include "reports/reports.hpp"
 
@@ -22,6 +24,29 @@ struct Key {
   DType dtype = DType::i32;
   Op op = Op::sum;
   friend auto operator<=>(const Key&, const Key&) = default;
+};
+
+/// What `tunedreduce bench` measured for one (device, dtype, op, n) under one L2 prelude: the
+/// results of the latest bench run that has that size (a rerun replaces an older one).
+struct BenchPoint {
+  const db::BenchRunRecord* run = nullptr;
+  /// By db::BenchMethod: cached, two_phase, cub, thrust; null when not timed.
+  std::array<const db::BenchResultRecord*, 4> by_method{};
+  const db::BenchResultRecord* get(db::BenchMethod m) const {
+    return by_method[static_cast<std::size_t>(m)];
+  }
+  /// The verified median of \p m, if any.
+  std::optional<double> median(db::BenchMethod m) const;
+  /// CUB's median over \p m's: how many times faster the call is than cub::DeviceReduce.
+  std::optional<double> speedup_vs_cub(db::BenchMethod m) const;
+};
+
+struct BenchKey {
+  std::int64_t device = 0;
+  DType dtype = DType::i32;
+  Op op = Op::sum;
+  db::BenchL2 l2 = db::BenchL2::cold;
+  friend auto operator<=>(const BenchKey&, const BenchKey&) = default;
 };
 
 struct Data {
@@ -50,6 +75,15 @@ struct Data {
 
   std::unordered_map<std::int64_t, std::size_t> by_id;
   std::map<std::int64_t, std::string> labels;
+
+  /// The bench runs of the selected devices (empty for a version-3 file), and their results of
+  /// the selected types and operators, by key and size.
+  std::vector<db::BenchRunRecord> bench_runs;
+  std::vector<db::BenchResultRecord> bench_results;
+  std::map<BenchKey, std::map<std::uint64_t, BenchPoint>> bench;
+  /// The bench of \p key at \p n in the L2 state the tuning database calls \p mode (cold, warm;
+  /// a dirty-flush bench is compared with nothing), if one was recorded.
+  const BenchPoint* bench_at(const Key& key, std::uint64_t n, db::L2Mode mode) const;
 };
 
 Data load_data(db::Database& db, const ReportOptions& o);
@@ -60,6 +94,19 @@ std::optional<double> gbps_of(const db::MeasurementRecord& m);
 double us_per_element(const db::MeasurementRecord& m);
 /// The faster of two ok measurements at one n (lower median, then smaller kernel id).
 bool faster(const db::MeasurementRecord& a, const db::MeasurementRecord& b);
+
+/// (p90 - p10) / median in %: how far single runs spread; absent without p10 and p90.
+std::optional<double> spread_pct(std::optional<double> median, std::optional<double> p10,
+                                 std::optional<double> p90);
+/// "p10 4.31 µs, p90 4.55 µs, 50 repeats".
+std::string spread_detail(std::optional<double> p10, std::optional<double> p90, int repeats);
+/// The relative difference two medians must exceed to count as a difference (docs/tuning.md):
+/// two standard errors of their difference (a median's relative standard error is 0.489 ×
+/// (p90 - p10) / median / sqrt(repeats)), at least 0.5 %. The tuner caps it at 1 % to bound what
+/// its tie rule may give away; a comparison with a baseline is not capped.
+double noise_tolerance(std::optional<double> median_a, std::optional<double> p10_a,
+                       std::optional<double> p90_a, int repeats_a, std::optional<double> median_b,
+                       std::optional<double> p10_b, std::optional<double> p90_b, int repeats_b);
 
 /// Families in the seeds' order (the ladder's), then unknown names in text order.
 std::vector<std::string> family_order(const std::set<std::string>& present);

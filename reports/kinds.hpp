@@ -14,6 +14,7 @@ void build_variants(const Data& d, const ReportOptions& o, Report& r);
 void build_ladder(const Data& d, const ReportOptions& o, Report& r);
 void build_heatmap(const Data& d, const ReportOptions& o, Report& r);
 void build_compare(const Data& d, const ReportOptions& o, Report& r);
+void build_bench(const Data& d, const ReportOptions& o, Report& r);
 void build_coverage(db::Database& db, const Data& d, const ReportOptions& o, Report& r);
 
 /// "2^10, 2^11, 2^20" (at most \p max, then "… (+k more)").
@@ -29,5 +30,37 @@ Column col(std::string id, std::string label, bool numeric = false, std::string 
 bool is_stale(const db::WinnerRecord& w, const db::DeviceRecord& dev);
 /// "×1.85".
 std::string ratio_text(double r);
+
+/// Why the tie rule (docs/tuning.md) chose \p winner over \p faster_one, the fastest of a tie
+/// whose median was \p fastest_median_us: the first criterion that tells them apart.
+struct TieReason {
+  std::string text;    // "tie: one launch", "tie: one block per tile", ...
+  std::string detail;  // the criterion in words
+};
+TieReason tie_reason(const std::string& winner, const std::string& faster_one,
+                     double fastest_median_us);
+
+/// The attainable read bandwidth of the latest run that measured one on \p device.
+std::optional<double> latest_attainable(const Data& d, std::int64_t device);
+/// Horizontal lines at the device's theoretical and attainable bandwidth, where known.
+void add_bandwidth_references(const Data& d, std::int64_t device, LineChart& c);
+/// A call of a bench against a baseline: faster or slower when the medians differ by more than
+/// noise_tolerance, else a tie.
+enum class Verdict { faster, tie, slower };
+struct Comparison {
+  double speedup = 0;    // the baseline's median over the call's
+  double tolerance = 0;  // the relative difference that counts (noise_tolerance)
+  Verdict verdict = Verdict::tie;
+};
+std::optional<Comparison> compare_bench(const BenchPoint& p, db::BenchMethod m, db::BenchMethod base);
+const char* verdict_name(Verdict v);
+/// "×1.05 faster" ("×1.05" without \p with_verdict; the value: the speed-up), marked when
+/// faster beyond noise; its tooltip says the medians, the tolerance, the verdict, the kernel the
+/// library ran and the bench run.
+Cell speedup_cell(const BenchPoint& p, db::BenchMethod m, db::BenchMethod base, bool with_verdict);
+
+/// Three cells from a bench point (or absent ones without): CUB's median, and CUB's median over
+/// the library's cached call and over its two-phase call (marked where faster beyond noise).
+void add_bench_cells(const BenchPoint* p, std::vector<Cell>& row);
 
 }  // namespace tunedreduce::reports::detail

@@ -3,6 +3,7 @@
 // the smaller kernel id), of the report's L2 mode only.
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -63,7 +64,15 @@ void build_variants(const Data& d, const ReportOptions& o, Report& r) {
   r.notes.push_back(
       "Each cell is the fastest measured configuration of its family at that size (median µs over "
       "every block size, unroll factor, shared-memory mode and finish); the fastest family of the "
-      "row is marked. The chart plots the same configurations' GB/s.");
+      "row is marked, and p10–p90 is how far its single runs spread ((p90 − p10) / median). The "
+      "charts plot the same configurations: GB/s, or µs on a log scale, where the small sizes "
+      "are told apart.");
+  r.notes.push_back(
+      "CUB µs and × CUB come from `tunedreduce bench` where it ran on the device at that size in "
+      "the same L2 state: cub::DeviceReduce's median over the library's, for its cached and its "
+      "two-phase call (the kernel the library looks up, timed as production calls it; the family "
+      "columns are the tuner's measurements), marked where faster beyond noise. The speed-up view "
+      "sets each family's best against the same CUB time.");
   for (const auto& [key, ms] : d.ok_by_key()) {
     std::map<std::string, std::map<std::uint64_t, const db::MeasurementRecord*>> best;
     std::set<std::string> present;
@@ -92,6 +101,7 @@ void build_variants(const Data& d, const ReportOptions& o, Report& r) {
     for (const auto& f : families) {
       Column c = col(ids.at(f) + "_us", f, true, "us");
       c.hide_if_empty = true;
+      c.vertical = true;
       s.columns.push_back(c);
     }
     for (const auto& f : families) {
@@ -101,7 +111,13 @@ void build_variants(const Data& d, const ReportOptions& o, Report& r) {
     s.columns.push_back(col("best_family", "fastest"));
     s.columns.push_back(col("best_kernel", "fastest kernel", false, {}, Show::machines));
     s.columns.push_back(col("best_gbps", "GB/s", true, "GB/s"));
-    s.columns.push_back(col("best_pct_theoretical", "% theoretical", true, "%"));
+    s.columns.push_back(col("best_pct_theoretical", "% theor.", true, "%"));
+    s.columns.push_back(col("best_spread_pct", "p10–p90", true, "%"));
+    s.columns.push_back(col("cub_us", "CUB µs", true, "us"));
+    s.columns.push_back(col("speedup_cached", "× CUB cached", true, "x"));
+    s.columns.push_back(col("speedup_two_phase", "× CUB two-phase", true, "x"));
+    for (std::size_t i = s.columns.size() - 3; i < s.columns.size(); ++i)
+      s.columns[i].hide_if_empty = true;
 
     for (std::uint64_t n : sizes) {
       std::vector<Cell> row{Cell::count(n)};
@@ -132,22 +148,58 @@ void build_variants(const Data& d, const ReportOptions& o, Report& r) {
       row.push_back(Cell::str(top->kernel_id));
       row.push_back(Cell::number(gbps_of(*top), 1));
       row.push_back(Cell::number(pct_of(gbps_of(*top), theo), 1));
+      row.push_back(Cell::number(spread_pct(top->median_us, top->p10_us, top->p90_us), 1, " %")
+                        .with_detail(top->kernel_id + ": " +
+                                     spread_detail(top->p10_us, top->p90_us, top->repeats)));
+      add_bench_cells(d.bench_at(key, n, d.l2), row);
       s.rows.push_back(std::move(row));
     }
 
-    LineChart chart;
+    LineChart chart, us, speedup;
     chart.title = "GB/s against n, the best configuration of each family";
     chart.y_label = "GB/s";
+    chart.view = "GB/s";
+    add_bandwidth_references(d, key.device, chart);
+    us.title = "Median µs against n (log scale), the best configuration of each family";
+    us.y_label = "µs";
+    us.y_scale = LineChart::YScale::log;
+    us.view = "µs (log)";
+    speedup.title = "cub::DeviceReduce's median (tunedreduce bench) over each family's best";
+    speedup.y_label = "× CUB";
+    speedup.y_scale = LineChart::YScale::log;
+    speedup.view = "speed-up vs CUB";
+    speedup.references.push_back({1.0, "CUB"});
+    LineChart::Series cub_series;
+    cub_series.name = "CUB (bench)";
+    cub_series.baseline = true;
+    for (std::uint64_t n : sizes)
+      if (const BenchPoint* p = d.bench_at(key, n, d.l2))
+        if (auto c = p->median(db::BenchMethod::cub))
+          cub_series.points.push_back({n, *c, "cub::DeviceReduce (" +
+                                                  spread_detail(p->get(db::BenchMethod::cub)->p10_us,
+                                                                p->get(db::BenchMethod::cub)->p90_us,
+                                                                p->get(db::BenchMethod::cub)->repeats) +
+                                                  ")"});
     for (const auto& f : families) {
       auto fit = best.find(f);
       if (fit == best.end()) continue;
-      LineChart::Series series;
-      series.name = f;
-      for (const auto& [n, m] : fit->second)
+      LineChart::Series series, us_series, up_series;
+      series.name = us_series.name = up_series.name = f;
+      for (const auto& [n, m] : fit->second) {
         if (auto g = gbps_of(*m)) series.points.push_back({n, *g, measured_detail(*m)});
+        us_series.points.push_back({n, *m->median_us, measured_detail(*m)});
+        if (const BenchPoint* p = d.bench_at(key, n, d.l2))
+          if (auto c = p->median(db::BenchMethod::cub))
+            up_series.points.push_back({n, *c / *m->median_us, measured_detail(*m)});
+      }
       chart.series.push_back(std::move(series));
+      us.series.push_back(std::move(us_series));
+      if (!cub_series.points.empty()) speedup.series.push_back(std::move(up_series));
     }
     s.charts.push_back(std::move(chart));
+    if (!cub_series.points.empty()) us.series.push_back(cub_series);
+    s.charts.push_back(std::move(us));
+    if (!cub_series.points.empty()) s.charts.push_back(std::move(speedup));
     r.sections.push_back(std::move(s));
   }
 }
@@ -217,6 +269,7 @@ void build_ladder(const Data& d, const ReportOptions& o, Report& r) {
                  col("block", "block", true),
                  col("unroll", "unroll", true),
                  col("median_us", "µs", true, "us"),
+                 col("spread_pct", "p10–p90", true, "%"),
                  col("gbps", "GB/s", true, "GB/s"),
                  col("pct_theoretical", "% theoretical", true, "%"),
                  col("speedup", "speed-up", true, "x"),
@@ -238,7 +291,7 @@ void build_ladder(const Data& d, const ReportOptions& o, Report& r) {
       std::vector<Cell> row{Cell::integer(number), Cell::str(st.name)};
       if (!m) {
         row.push_back(Cell::none("not measured"));
-        for (int i = 0; i < 8; ++i) row.push_back(Cell::none());
+        for (int i = 0; i < 9; ++i) row.push_back(Cell::none());
         s.rows.push_back(std::move(row));
         chart.bars.push_back({st.name, std::nullopt, "not measured"});
         continue;
@@ -248,6 +301,8 @@ void build_ladder(const Data& d, const ReportOptions& o, Report& r) {
       row.push_back(Cell::integer(m->params.block));
       row.push_back(Cell::integer(m->params.unroll));
       row.push_back(Cell::number(*m->median_us, 2));
+      row.push_back(Cell::number(spread_pct(m->median_us, m->p10_us, m->p90_us), 1, " %")
+                        .with_detail(spread_detail(m->p10_us, m->p90_us, m->repeats)));
       row.push_back(Cell::number(g, 1));
       row.push_back(Cell::number(pct_of(g, theo), 1));
       std::string note;
@@ -365,6 +420,29 @@ void build_heatmap(const Data& d, const ReportOptions& o, Report& r) {
       r.sections.push_back(std::move(s));
     }
   }
+  // One colour scale for every map of the report, so that a colour is the same GB/s in each.
+  double lo = INFINITY, hi = -INFINITY;
+  std::size_t maps = 0;
+  for (const Section& s : r.sections)
+    for (const Chart& c : s.charts)
+      if (const auto* h = std::get_if<HeatmapChart>(&c)) {
+        ++maps;
+        for (const auto& row : h->values)
+          for (const auto& v : row)
+            if (v) lo = std::min(lo, *v), hi = std::max(hi, *v);
+      }
+  if (maps > 1 && lo <= hi) {
+    r.notes.push_back("Every map uses one colour scale, " + fixed(lo, 0) + " to " + fixed(hi, 0) +
+                      " GB/s (the lowest and highest cell of the report), so that a colour means "
+                      "the same bandwidth in each; the best cell of each map is outlined.");
+    for (Section& s : r.sections)
+      for (Chart& c : s.charts)
+        if (auto* h = std::get_if<HeatmapChart>(&c)) {
+          h->scale_lo = lo;
+          h->scale_hi = hi;
+          h->scale_note = "shared by the " + std::to_string(maps) + " maps";
+        }
+  }
 }
 
 // --- compare -------------------------------------------------------------------------------------
@@ -445,19 +523,28 @@ void build_compare(const Data& d, const ReportOptions&, Report& r) {
       }
       s.rows.push_back(std::move(row));
     }
-    LineChart chart;
+    LineChart chart, us;
     chart.title = "GB/s against n, the fastest configuration of each device";
     chart.y_label = "GB/s";
+    chart.view = "GB/s";
+    us.title = "Median µs against n (log scale), the fastest configuration of each device";
+    us.y_label = "µs";
+    us.y_scale = LineChart::YScale::log;
+    us.view = "µs (log)";
     for (std::int64_t dev : devices) {
       auto it = best.find(dev);
       if (it == best.end()) continue;
-      LineChart::Series series;
-      series.name = d.label(dev);
-      for (const auto& [n, m] : it->second)
+      LineChart::Series series, us_series;
+      series.name = us_series.name = d.label(dev);
+      for (const auto& [n, m] : it->second) {
         if (auto g = gbps_of(*m)) series.points.push_back({n, *g, measured_detail(*m)});
+        us_series.points.push_back({n, *m->median_us, measured_detail(*m)});
+      }
       chart.series.push_back(std::move(series));
+      us.series.push_back(std::move(us_series));
     }
     s.charts.push_back(std::move(chart));
+    s.charts.push_back(std::move(us));
     r.sections.push_back(std::move(s));
   }
 }

@@ -47,7 +47,8 @@ Cell Cell::number(std::optional<double> v, int decimals, std::string suffix) {
 }
 
 namespace {
-constexpr const char* kind_names[] = {"best", "variants", "ladder", "heatmap", "compare", "coverage"};
+constexpr const char* kind_names[] = {"best",    "variants", "ladder",  "heatmap",
+                                      "compare", "bench",    "coverage"};
 constexpr const char* format_names[] = {"table", "markdown", "csv", "json", "html"};
 
 std::string join(const char* const* names, std::size_t n) {
@@ -64,7 +65,7 @@ const char* kind_name(Kind k) noexcept { return kind_names[static_cast<int>(k)];
 const char* format_name(Format f) noexcept { return format_names[static_cast<int>(f)]; }
 
 std::optional<Kind> parse_kind(std::string_view s) {
-  for (int i = 0; i < 6; ++i)
+  for (std::size_t i = 0; i < std::size(kind_names); ++i)
     if (s == kind_names[i]) return static_cast<Kind>(i);
   return std::nullopt;
 }
@@ -76,7 +77,7 @@ std::optional<Format> parse_format(std::string_view s) {
   return std::nullopt;
 }
 
-std::string kind_choices() { return join(kind_names, 6); }
+std::string kind_choices() { return join(kind_names, std::size(kind_names)); }
 std::string format_choices() { return join(format_names, 5); }
 
 }  // namespace tunedreduce::reports

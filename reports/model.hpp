@@ -13,7 +13,7 @@
 
 namespace tunedreduce::reports {
 
-enum class Kind { best, variants, ladder, heatmap, compare, coverage };
+enum class Kind { best, variants, ladder, heatmap, compare, bench, coverage };
 enum class Format { table, markdown, csv, json, html };
 
 /// One table cell: the value machines read (CSV, JSON) and the text people read (table,
@@ -61,10 +61,14 @@ struct Column {
   Show show = Show::everywhere;
   std::string unit;      // "us", "GB/s", "%", ... ("" when none); JSON only
   bool hide_if_empty = false;  // left out for people when no row has a value (CSV/JSON keep it)
+  /// HTML writes the label upright (bottom to top): for many narrow numeric columns with long
+  /// names, the families of `variants`, so that the table fits a laptop's width.
+  bool vertical = false;
 };
 
-/// A line chart of y against n, x on a log2 scale.
+/// A line chart of y against n, x on a log2 scale; y linear from 0, or logarithmic.
 struct LineChart {
+  enum class YScale { linear, log };
   struct Point {
     std::uint64_t n = 0;
     double y = 0;
@@ -73,10 +77,22 @@ struct LineChart {
   struct Series {
     std::string name;
     std::vector<Point> points;  // ascending n; a gap in n is drawn as a gap in the line
+    /// A baseline (cub::DeviceReduce): drawn in black, thicker, apart from the palette.
+    bool baseline = false;
+  };
+  /// A horizontal line across the plot: a device's peak bandwidth, a speed-up of 1.
+  struct Reference {
+    double y = 0;
+    std::string label;
   };
   std::string title;
   std::string y_label;
   std::vector<Series> series;
+  YScale y_scale = YScale::linear;
+  std::vector<Reference> references;
+  /// The charts of a section that name a view are one figure in HTML, a tab per view ("GB/s",
+  /// "µs (log)", "speed-up"), the first shown; other formats list them as separate charts.
+  std::string view;
 };
 
 /// Horizontal bars, one per label (the ladder's steps).
@@ -98,6 +114,10 @@ struct HeatmapChart {
   std::vector<std::string> rows, cols;
   std::vector<std::vector<std::optional<double>>> values;  // [row][col]
   std::vector<std::vector<std::string>> details;            // tooltips, same shape (may be empty)
+  /// The colour scale: light at scale_lo, dark at scale_hi. A report sets one scale for all its
+  /// maps, so that the same colour is the same GB/s everywhere; unset, the map's own range.
+  std::optional<double> scale_lo, scale_hi;
+  std::string scale_note;  // said under the scale ("shared by the 44 maps of this report")
 };
 
 using Chart = std::variant<LineChart, BarChart, HeatmapChart>;
@@ -130,7 +150,7 @@ const char* kind_name(Kind k) noexcept;
 const char* format_name(Format f) noexcept;
 std::optional<Kind> parse_kind(std::string_view s);
 std::optional<Format> parse_format(std::string_view s);
-/// "best, variants, ladder, heatmap, compare, coverage".
+/// "best, variants, ladder, heatmap, compare, bench, coverage".
 std::string kind_choices();
 std::string format_choices();
 

@@ -22,14 +22,29 @@ code { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: .92e
 .note { max-width: 80em; color: #32383f; }
 .empty { font-size: 1.1em; padding: .8em 1em; border: 1px dashed #8c959f; background: #f6f8fa; }
 nav { margin: 1em 0; }
-nav ol { columns: 2; margin: .3em 0; }
+nav ol { columns: 2; column-gap: 3em; margin: .3em 0; }
+nav li { break-inside: avoid; }
 figure { margin: 14px 0; }
-figcaption { font-weight: 600; margin-bottom: 6px; }
+figcaption, p.caption { font-weight: 600; margin: 0 0 6px; }
 svg.chart { max-width: 100%; height: auto; display: block; }
 svg.chart .tick { fill: #3d444d; }
-.table-wrap { overflow-x: auto; margin: 8px 0 12px; }
-table { border-collapse: collapse; font-size: 13px; }
-th, td { border: 1px solid #d0d7de; padding: 3px 8px; text-align: left; vertical-align: top; }
+/* Views of one figure (GB/s, µs on a log scale, speed-up): a tab per view, without a script. */
+figure.views > input { position: absolute; opacity: 0; pointer-events: none; }
+figure.views > label { display: inline-block; padding: 3px 12px; margin: 0 4px 6px 0; cursor: pointer;
+  border: 1px solid #d0d7de; border-radius: 4px; background: #f6f8fa; font-size: 13px; }
+figure.views > input:checked + label { background: #1f5fa8; border-color: #1f5fa8; color: #fff; }
+figure.views > input:focus-visible + label { outline: 2px solid #d9541e; }
+figure.views > div.view { display: none; }
+figure.views > input:nth-of-type(1):checked ~ div.view:nth-of-type(1),
+figure.views > input:nth-of-type(2):checked ~ div.view:nth-of-type(2),
+figure.views > input:nth-of-type(3):checked ~ div.view:nth-of-type(3),
+figure.views > input:nth-of-type(4):checked ~ div.view:nth-of-type(4) { display: block; }
+.table-wrap { overflow-x: auto; max-width: 100%; margin: 8px 0 12px; }
+table { border-collapse: collapse; font-size: 12.5px; }
+th, td { border: 1px solid #d0d7de; padding: 3px 5px; text-align: left; vertical-align: top; }
+th { hyphens: none; vertical-align: bottom; }
+th span.vertical { writing-mode: vertical-rl; transform: rotate(180deg); white-space: nowrap;
+  display: inline-block; }
 th { background: #f3f5f7; font-weight: 600; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.num { white-space: nowrap; }
@@ -43,12 +58,24 @@ footer { margin-top: 2em; color: #57606a; font-size: .9em; }
   h2 { break-after: avoid; page-break-after: avoid; }
   figure, tr { break-inside: avoid; page-break-inside: avoid; }
   .table-wrap { overflow: visible; }
+  figure.views > div.view { display: block; }
+  figure.views > label, figure.views > input { display: none; }
   table { font-size: 8pt; }
   th, td { padding: 1px 4px; }
   * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
 }
 @page { size: A4 landscape; margin: 12mm; }
 )css";
+
+// \p escaped with a line-break opportunity after every '.' and '_'.
+std::string breakable(const std::string& escaped) {
+  std::string out;
+  for (char ch : escaped) {
+    out += ch;
+    if (ch == '.' || ch == '_') out += "<wbr>";
+  }
+  return out;
+}
 
 // A cell's text as HTML: sizes as 2<sup>k</sup>.
 std::string cell_html(const Cell& c, bool numeric) {
@@ -58,15 +85,10 @@ std::string cell_html(const Cell& c, bool numeric) {
         n && is_pow2(static_cast<std::uint64_t>(*n), &k))
       return "2<sup>" + std::to_string(k) + "</sup>";
   }
-  // Kernel ids are long and have no spaces: let them break after a dot, so that wide tables fit
-  // the page in print.
+  // Kernel ids and family names are long and have no spaces: let them break after a dot or an
+  // underscore, so that wide tables fit a laptop's width and the page in print.
   if (numeric) return html_escape(people_text(c));
-  std::string out;
-  for (char ch : html_escape(people_text(c))) {
-    out += ch;
-    if (ch == '.') out += "<wbr>";
-  }
-  return out;
+  return breakable(html_escape(people_text(c)));
 }
 
 std::string table_html(const Section& s) {
@@ -75,7 +97,9 @@ std::string table_html(const Section& s) {
                     "\">\n<thead><tr>";
   for (std::size_t j : cols)
     out += std::string("<th") + (s.columns[j].numeric ? " class=\"num\"" : "") + " scope=\"col\">" +
-           html_escape(s.columns[j].label) + "</th>";
+           (s.columns[j].vertical ? "<span class=\"vertical\">" + html_escape(s.columns[j].label) + "</span>"
+                                  : breakable(html_escape(s.columns[j].label))) +
+           "</th>";
   out += "</tr></thead>\n<tbody>\n";
   for (const auto& row : s.rows) {
     out += "<tr>";
@@ -124,10 +148,38 @@ std::string render_html(const Report& r) {
       out += "<section id=\"s" + std::to_string(i + 1) + "\" data-table=\"" + html_escape(s.table) +
              "\">\n<h2>" + html_escape(s.title) + "</h2>\n";
       for (const auto& n : s.notes) out += "<p class=\"note\">" + html_escape(n) + "</p>\n";
-      for (const Chart& c : s.charts) {
-        const std::string caption = std::visit([](const auto& x) { return x.title; }, c);
-        out += "<figure>\n<figcaption>" + html_escape(caption) + "</figcaption>\n" +
-               render_svg(c, ++chart_index) + "</figure>\n";
+      for (std::size_t k = 0; k < s.charts.size();) {
+        const Chart& c = s.charts[k];
+        const auto* line = std::get_if<LineChart>(&c);
+        if (!line || line->view.empty()) {
+          const std::string caption = std::visit([](const auto& x) { return x.title; }, c);
+          out += "<figure>\n<figcaption>" + html_escape(caption) + "</figcaption>\n" +
+                 render_svg(c, ++chart_index) + "</figure>\n";
+          ++k;
+          continue;
+        }
+        // Consecutive charts with a view name: one figure, a tab per view (CSS only).
+        std::size_t end = k;
+        while (end < s.charts.size() && end - k < 4) {
+          const auto* l = std::get_if<LineChart>(&s.charts[end]);
+          if (!l || l->view.empty()) break;
+          ++end;
+        }
+        const std::string group = "s" + std::to_string(i + 1) + "-v" + std::to_string(k + 1);
+        out += "<figure class=\"views\">\n";
+        for (std::size_t v = k; v < end; ++v) {
+          const std::string id = group + "-" + std::to_string(v - k + 1);
+          out += "<input type=\"radio\" name=\"" + group + "\" id=\"" + id + "\"" +
+                 (v == k ? " checked" : "") + "><label for=\"" + id + "\">" +
+                 html_escape(std::get<LineChart>(s.charts[v]).view) + "</label>\n";
+        }
+        for (std::size_t v = k; v < end; ++v) {
+          const auto& l = std::get<LineChart>(s.charts[v]);
+          out += "<div class=\"view\" data-view=\"" + html_escape(l.view) + "\">\n<p class=\"caption\">" +
+                 html_escape(l.title) + "</p>\n" + render_svg(s.charts[v], ++chart_index) + "</div>\n";
+        }
+        out += "</figure>\n";
+        k = end;
       }
       if (s.rows.empty())
         out += "<p class=\"note\">" + html_escape(s.empty_text.empty() ? "(no rows)" : s.empty_text) + "</p>\n";

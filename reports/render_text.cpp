@@ -202,7 +202,7 @@ struct CsvLayout {
 
 CsvLayout csv_layout(const Report& r) {
   CsvLayout l;
-  l.table_column = r.kind == Kind::coverage;
+  l.table_column = r.kind == Kind::coverage || r.kind == Kind::bench;
   for (const Section& s : r.sections) {
     for (const auto& [k, v] : s.key)
       if (std::find(l.keys.begin(), l.keys.end(), k) == l.keys.end()) l.keys.push_back(k);
@@ -272,7 +272,10 @@ Json json_chart(const Chart& chart) {
           j.set("type", "line");
           j.set("title", valid_utf8(c.title));
           j.set("x", Json::Object{{"label", Json("n (elements)")}, {"scale", Json("log2")}});
-          j.set("y", Json::Object{{"label", Json(valid_utf8(c.y_label))}});
+          j.set("y", Json::Object{{"label", Json(valid_utf8(c.y_label))},
+                                  {"scale", Json(c.y_scale == LineChart::YScale::log ? "log10"
+                                                                                      : "linear")}});
+          if (!c.view.empty()) j.set("view", valid_utf8(c.view));
           Json series = Json::array();
           for (const auto& s : c.series) {
             Json points = Json::array();
@@ -280,9 +283,15 @@ Json json_chart(const Chart& chart) {
               points.push_back(Json::Object{{"n", Json(static_cast<std::int64_t>(p.n))},
                                             {"y", Json(p.y)},
                                             {"label", Json(valid_utf8(p.label))}});
-            series.push_back(Json::Object{{"name", Json(valid_utf8(s.name))}, {"points", points}});
+            Json one = Json::Object{{"name", Json(valid_utf8(s.name))}, {"points", points}};
+            if (s.baseline) one.set("baseline", true);
+            series.push_back(one);
           }
           j.set("series", series);
+          Json refs = Json::array();
+          for (const auto& ref : c.references)
+            refs.push_back(Json::Object{{"y", Json(ref.y)}, {"label", Json(valid_utf8(ref.label))}});
+          j.set("references", refs);
         } else if constexpr (std::is_same_v<T, BarChart>) {
           j.set("type", "bar");
           j.set("title", valid_utf8(c.title));
@@ -310,6 +319,10 @@ Json json_chart(const Chart& chart) {
           j.set("rows", rows);
           j.set("cols", cols);
           j.set("values", values);
+          if (c.scale_lo && c.scale_hi)
+            j.set("scale", Json::Object{{"lo", Json(*c.scale_lo)},
+                                        {"hi", Json(*c.scale_hi)},
+                                        {"note", Json(valid_utf8(c.scale_note))}});
         }
       },
       chart);

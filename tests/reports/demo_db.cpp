@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/hash.hpp"
+#include "db/bench.hpp"
 #include "db/statement.hpp"
 #include "kernels/manifest.hpp"
 #include "tests/support/fixtures.hpp"
@@ -230,6 +231,7 @@ DemoIds build_demo(db::Database& d, const DemoOptions& o) {
   std::vector<Dev> devs{{ids.h100, false, &h100, &ids.run1_h100}};
   if (o.second_device) devs.push_back({ids.h200, true, &h200, &ids.run1_h200});
 
+  std::vector<db::BenchResult> bench, bench_old, bench_dirty;
   for (const Dev& dev : devs) {
     *dev.run = d.begin_run(run_info(o.hostile && dev.h200 ? "lab,\"host\"\n<script>" : "gpu-node-07"));
     d.record_attainable_bandwidth(*dev.run, dev.id, dev.h200 ? h200_model.attainable_gbps : h100_model.attainable_gbps);
@@ -298,6 +300,52 @@ DemoIds build_demo(db::Database& d, const DemoOptions& o) {
       d.replace_winners(dev.id, dtype, op,
                         make_winners(dtype, op, by_n, dev.fp->driver_version, dev.fp->runtime_version,
                                      *dev.run));
+      if (o.bench && !dev.h200)
+        for (const auto& [n, cands] : by_n) {
+          const Candidate* top = nullptr;
+          for (const auto& c : cands)
+            if (!top || c.us < top->us) top = &c;
+          auto result = [&](db::BenchMethod m, double us) {
+            db::BenchResult r;
+            r.dtype = dtype;
+            r.op = op;
+            r.n = n;
+            r.method = m;
+            r.verified = true;
+            r.median_us = us;
+            r.p10_us = us * 0.985;
+            r.p90_us = us * 1.03;
+            r.repeats = 50;
+            if (db::is_tuned(m)) {
+              r.kernel_id = top->entry->id;
+              r.lookup_level = "exact";
+              r.winner_l2 = db::L2Mode::cold;
+            }
+            return r;
+          };
+          const double cub_factor = n < (1u << 16) ? 1.06 : n >= (1u << 24) ? 1.0 : 1.03;
+          bench.push_back(result(db::BenchMethod::cached, top->us * 1.01));
+          bench.push_back(result(db::BenchMethod::two_phase, top->us * 1.005));
+          bench.push_back(result(db::BenchMethod::cub, top->us * cub_factor));
+          db::BenchResult thrust = result(db::BenchMethod::thrust, top->us * cub_factor + 8);
+          if (n == sizes.back()) {
+            thrust.verified = false;
+            thrust.median_us = thrust.p10_us = thrust.p90_us = std::nullopt;
+            thrust.repeats = 0;
+            thrust.error = o.hostile ? hostile_error()
+                                     : "thrust::reduce threw: cudaErrorMemoryAllocation: out of memory";
+          }
+          bench.push_back(thrust);
+          if (n <= (1u << 14)) {
+            // The older run: CUB looked faster then.
+            bench_old.push_back(result(db::BenchMethod::cached, top->us * 1.2));
+            bench_old.push_back(result(db::BenchMethod::cub, top->us));
+          }
+          if (n == (1u << 20)) {
+            bench_dirty.push_back(result(db::BenchMethod::cached, top->us * 1.3));
+            bench_dirty.push_back(result(db::BenchMethod::cub, top->us * 1.35));
+          }
+        }
     }
     d.end_run(*dev.run, db::RunStatus::finished);
   }
@@ -336,6 +384,24 @@ DemoIds build_demo(db::Database& d, const DemoOptions& o) {
                                    h100.runtime_version, ids.run_warm, db::L2Mode::warm),
                       db::L2Mode::warm);
     d.end_run(ids.run_warm, db::RunStatus::finished);
+  }
+  if (o.bench) {
+    db::BenchRunInfo info;
+    info.tool_version = "0.3.0";
+    info.manifest_hash = kernels::manifest_hash();
+    info.host = o.hostile ? "lab,\"bench\"\n<script>alert('b')</script>" : "gpu-node-07";
+    info.library_database =
+        o.hostile ? "/tmp/<i>x</i>,\"db\"\r\n.db" : "/home/lab/.local/share/tunedreduce/tune.db";
+    info.repeats = 50;
+    info.warmups = 2;
+    info.seed = 0x5eed;
+    info.attainable_gbps = h100_model.attainable_gbps;
+    info.sm_clock_mhz = 1980;
+    info.mem_clock_mhz = 2619;
+    ids.bench_old = db::record_bench_run(d, h100, info, bench_old);
+    ids.bench = db::record_bench_run(d, h100, info, bench);
+    info.l2 = db::BenchL2::dirty;
+    ids.bench_dirty = db::record_bench_run(d, h100, info, bench_dirty);
   }
   if (o.stale) {
     h100.driver_version = 13000;

@@ -31,6 +31,13 @@ struct DemoOptions {
   /// A warm-L2 run on the H100 that tuned i32 sum too (every 8th configuration): warm winners
   /// over the same sizes as the cold ones, faster where the input fits in L2.
   bool warm_run = false;
+  /// `tunedreduce bench` on the H100, cold L2, every size of each key: the library's cached call
+  /// 1 % and its two-phase call 0.5 % slower than the best candidate (the kernel it runs), CUB 6 %
+  /// slower than the best below 2^16 and level with it from 2^24, Thrust 8 µs slower than CUB
+  /// (its allocation), failed at the largest size; before it an older run at 2^10..2^14 with
+  /// other numbers, which the newer run replaces; and a dirty-flush run at 2^20. Hostile: the
+  /// bench's host, database path and Thrust error too.
+  bool bench = false;
   /// Quotes, commas, <script>, CR/LF, ESC, invalid UTF-8 and emoji in the H200's name, hosts,
   /// error texts, a kernel id and a family name.
   bool hostile = false;
@@ -50,6 +57,7 @@ DeviceFingerprint demo_h200();
 struct DemoIds {
   std::int64_t h100 = 0, h200 = 0;
   std::int64_t run1_h100 = 0, run1_h200 = 0, run2 = 0, run_warm = 0;
+  std::int64_t bench_old = 0, bench = 0, bench_dirty = 0;
 };
 
 /// The model's median in µs of configuration \p p at n on the H100 (h200: on the H200).

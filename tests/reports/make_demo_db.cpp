@@ -1,5 +1,5 @@
-// tr_report_demo_db OUT.db [--hostile] [--small]: writes a synthetic tuning database (see
-// demo_db.hpp) for screenshots and manual checks of `tunedreduce report`.
+// tr_report_demo_db OUT.db [--hostile] [--small] [--bench] [--warm]: writes a synthetic tuning
+// database (see demo_db.hpp) for screenshots and manual checks of `tunedreduce report`.
 
 #include <cstring>
 #include <exception>
@@ -10,13 +10,17 @@
 int main(int argc, char** argv) {
   using namespace tunedreduce::reports::test;
   if (argc < 2) {
-    std::cerr << "usage: tr_report_demo_db OUT.db [--hostile] [--small]\n";
+    std::cerr << "usage: tr_report_demo_db OUT.db [--hostile] [--small] [--bench] [--warm]\n";
     return 2;
   }
   DemoOptions o;
   for (int i = 2; i < argc; ++i) {
     if (std::strcmp(argv[i], "--hostile") == 0) {
       o.hostile = true;
+    } else if (std::strcmp(argv[i], "--bench") == 0) {
+      o.bench = true;  // bench runs on the H100 (report bench, CUB in best and variants)
+    } else if (std::strcmp(argv[i], "--warm") == 0) {
+      o.warm_run = true;
     } else if (std::strcmp(argv[i], "--small") == 0) {
       o.log2_step = 2;
       o.config_stride = 3;

@@ -1,7 +1,11 @@
 // The HTML report in a real browser: headless Chromium renders it, and the DOM it built must
-// hold the charts (an SVG per section, a line and a legend entry per series, log2 tick labels)
-// and no element made from the database's strings; a screenshot must not be blank and a print to
-// PDF must work. Skipped, with the reason, where Chromium is not installed.
+// hold the charts (an SVG per view of each section, a line and a legend entry per series, log2
+// tick labels) and no element made from the database's strings; a screenshot must not be blank
+// and a print to PDF must work. Every kind, rendered at a laptop's width (1366 px), must fit it:
+// no table wider than its container, nothing past the page's right edge, one view shown per
+// figure, every legend inside its chart (a script added to a copy of the report measures the
+// layout and writes it into the DOM that Chromium dumps). Skipped, with the reason, where
+// Chromium is not installed (a ctest "Skipped").
 
 #include <gtest/gtest.h>
 
@@ -13,6 +17,8 @@
 #include <optional>
 #include <sstream>
 
+#include "common/json.hpp"
+#include "db/bench.hpp"
 #include "demo_db.hpp"
 #include "reports/reports.hpp"
 #include "test_util.hpp"
@@ -114,18 +120,23 @@ TEST_F(Browser, TheRenderedDomHoldsTheChartsAndNoInjectedElement) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string& dom = r.out;
   ASSERT_NE(dom.find("</html>"), std::string::npos) << dom.substr(0, 500);
-  // One line chart per device section.
+  // Per device section a figure with two views: GB/s (linear) and µs (log), a tab each.
   EXPECT_EQ(count(dom, "<svg class=\"chart line-chart\""), 2u);
-  // A line and a legend entry per family, in both charts; the hostile family is a line too.
+  EXPECT_EQ(count(dom, "<svg class=\"chart line-chart log-y\""), 2u);
+  EXPECT_EQ(count(dom, "<figure class=\"views\">"), 2u);
+  EXPECT_EQ(count(dom, "<input type=\"radio\""), 4u);
+  // A line and a legend entry per family, in all four charts; the hostile family is a line too.
   for (const char* family : {"neighbored", "neighbored_less", "interleaved", "unroll", "unroll_warps",
                              "complete_unroll", "smem", "warp_shuffle", "vectorized", "tiled",
                              "streaming"}) {
     const std::string attr = std::string("data-series=\"") + family + "\"";
-    EXPECT_EQ(count(dom, "<g class=\"series\" " + attr), 2u) << family;
-    EXPECT_EQ(count(dom, "<g class=\"legend-item\" " + attr), 2u) << family;
+    EXPECT_EQ(count(dom, "<g class=\"series\" " + attr), 4u) << family;
+    EXPECT_EQ(count(dom, "<g class=\"legend-item\" " + attr), 4u) << family;
   }
-  EXPECT_EQ(count(dom, "<path class=\"line\" d=\"M"), 23u);  // 11 + 11 + the hostile family
-  EXPECT_GE(count(dom, "<circle class=\"point\""), 23u * 5);
+  EXPECT_EQ(count(dom, "<path class=\"line\" d=\"M"), 46u);  // (11 + 11 + the hostile one) × 2
+  EXPECT_GE(count(dom, "class=\"point\""), 46u * 5);
+  // The GB/s view draws the device's theoretical and attainable bandwidth.
+  EXPECT_EQ(count(dom, "<g class=\"reference\""), 4u);
   // Axes: log2 ticks from 2^10 to 2^30.
   EXPECT_NE(dom.find("2<tspan dy=\"-6\" font-size=\"9\">10</tspan>"), std::string::npos);
   EXPECT_NE(dom.find("2<tspan dy=\"-6\" font-size=\"9\">30</tspan>"), std::string::npos);
@@ -240,6 +251,190 @@ TEST_F(Browser, ItPrintsToPdf) {
   EXPECT_TRUE(bytes.starts_with("%PDF-"));
   EXPECT_GT(bytes.size(), 20000u);
 }
+
+// --- layout at a laptop's width -------------------------------------------------------------------
+
+// Measures the rendered page and writes the figures as JSON into <pre id="layout">.
+constexpr const char* layout_script = R"js(
+<script>
+(function () {
+  const out = {};
+  const main = document.querySelector('main');
+  const edge = main.getBoundingClientRect().right;
+  out.viewport = document.documentElement.clientWidth;
+  out.page_width = document.documentElement.scrollWidth;
+  out.tables = [...document.querySelectorAll('.table-wrap')].map(w => ({
+    table: w.firstElementChild.dataset.table, scroll: w.scrollWidth, client: w.clientWidth}));
+  // Elements whose right edge lies past main's (tables are measured above, inside their wrap).
+  out.past_edge = [];
+  for (const el of main.querySelectorAll('*')) {
+    if (el.closest('.table-wrap')) continue;
+    const r = el.getBoundingClientRect();
+    if (r.width > 0 && r.right > edge + 1)
+      out.past_edge.push(el.tagName + '.' + (el.getAttribute('class') || '') + ' ' + Math.round(r.right));
+  }
+  // Per figure with views: how many of its views are displayed.
+  out.views_shown = [...document.querySelectorAll('figure.views')].map(f =>
+    [...f.querySelectorAll(':scope > div.view')].filter(v => getComputedStyle(v).display !== 'none').length);
+  out.views = [...document.querySelectorAll('figure.views')].map(f =>
+    f.querySelectorAll(':scope > div.view').length);
+  // Legend texts outside their chart (too many series, too long names).
+  out.legend_outside = 0;
+  for (const t of document.querySelectorAll('svg.chart .legend-item text')) {
+    const svg = t.closest('svg').getBoundingClientRect(), r = t.getBoundingClientRect();
+    if (r.right > svg.right + 1 || r.bottom > svg.bottom + 1) out.legend_outside++;
+  }
+  const pre = document.createElement('pre');
+  pre.id = 'layout';
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+})();
+</script>
+)js";
+
+struct LayoutCase {
+  Kind kind;
+  bool sample;  // tests/data/h100-sample.db (real) rather than the demo database with bench runs
+};
+
+std::string case_name(const ::testing::TestParamInfo<LayoutCase>& i) {
+  return std::string(kind_name(i.param.kind)) + (i.param.sample ? "_H100Sample" : "_Demo");
+}
+
+class Layout : public ::testing::TestWithParam<LayoutCase> {
+ protected:
+  static void SetUpTestSuite() { dir_ = new TempDir(); }
+  // Built on first use: each test runs in a process of its own under ctest.
+  static db::Database& demo() {
+    if (!demo_) {
+      // Two devices, two keys, bench runs on the H100 (CUB columns, the bench kind).
+      demo_ = new db::Database(db::Database::create_in_memory());
+      test::DemoOptions o;
+      o.log2_step = 2;
+      o.config_stride = 3;
+      o.bench = true;
+      test::build_demo(*demo_, o);
+    }
+    return *demo_;
+  }
+  // The real H100 sample, copied (a WAL file) and opened as a writer would (migrated to the
+  // current schema), or null when it is missing.
+  static db::Database* sample() {
+    const fs::path data = TR_REPORT_TEST_DATA;
+    if (!sample_ && fs::exists(data / "h100-sample.db")) {
+      for (const char* ext : {"", "-wal", "-shm"})
+        if (fs::exists(data / (std::string("h100-sample.db") + ext)))
+          fs::copy_file(data / (std::string("h100-sample.db") + ext),
+                        dir_->path() / (std::string("h100-sample.db") + ext));
+      sample_ = new db::Database(db::Database::open_writer(dir_->path() / "h100-sample.db"));
+    }
+    return sample_;
+  }
+  static void TearDownTestSuite() {
+    delete sample_;
+    delete demo_;
+    delete dir_;
+  }
+  void SetUp() override {
+    chromium_ = find_chromium();
+    if (!chromium_)
+      GTEST_SKIP() << "chromium is not installed: the HTML reports' layout was not checked in a "
+                      "browser (apt-get install chromium; TR_CHROMIUM names another binary)";
+    if (GetParam().sample && !sample()) GTEST_SKIP() << "tests/data/h100-sample.db is missing";
+  }
+
+  // The report as HTML with the layout script, allowed by the page's policy, before </body>.
+  fs::path instrumented(const std::string& html, const std::string& name) {
+    std::string page = html;
+    const std::string csp = "default-src 'none'; style-src 'unsafe-inline'";
+    const auto at = page.find(csp);
+    EXPECT_NE(at, std::string::npos);
+    if (at != std::string::npos)
+      page.replace(at, csp.size(), csp + "; script-src 'unsafe-inline'");
+    page.insert(page.rfind("</body>"), layout_script);
+    const fs::path p = dir_->path() / (name + ".html");
+    db::test::write_file(p, page);
+    return p;
+  }
+
+  static Json measure_failed() { return Json::object(); }
+
+  Json measure(const fs::path& page) {
+    TempDir profile;
+    std::vector<std::string> argv;
+    if (auto t = on_path("timeout")) argv = {*t, "90"};
+    argv.insert(argv.end(), {*chromium_, "--headless", "--no-sandbox", "--disable-gpu",
+                             "--no-first-run", "--disable-background-networking",
+                             "--disable-component-update", "--disable-sync",
+                             "--hide-scrollbars", "--window-size=1366,900",
+                             "--user-data-dir=" + profile.path().string(), "--dump-dom",
+                             page.string()});
+    const ProcessResult r = db::test::run_process(argv, {"HOME=" + profile.path().string()});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const std::string open = "<pre id=\"layout\">";
+    const auto a = r.out.find(open);
+    const auto b = r.out.find("</pre>", a);
+    if (a == std::string::npos || b == std::string::npos) {
+      ADD_FAILURE() << "the layout script did not run:\n" << r.out.substr(0, 2000) << r.err;
+      return measure_failed();
+    }
+    std::string text = r.out.substr(a + open.size(), b - a - open.size());
+    for (const auto& [ref, ch] : {std::pair<std::string, std::string>{"&lt;", "<"}, {"&gt;", ">"},
+                                  {"&amp;", "&"}})
+      for (std::size_t p = text.find(ref); p != std::string::npos; p = text.find(ref, p))
+        text.replace(p, ref.size(), ch);
+    return Json::parse(text);
+  }
+
+  std::optional<std::string> chromium_;
+  static TempDir* dir_;
+  static db::Database* demo_;
+  static db::Database* sample_;
+};
+TempDir* Layout::dir_ = nullptr;
+db::Database* Layout::demo_ = nullptr;
+db::Database* Layout::sample_ = nullptr;
+
+TEST_P(Layout, EveryReportFitsALaptopsWidth) {
+  const LayoutCase c = GetParam();
+  ReportOptions o;
+  o.kind = c.kind;
+  const Report report = build_report(c.sample ? *sample() : demo(), o);
+  ASSERT_FALSE(report.empty) << *report.empty;
+  const std::string name = std::string(kind_name(c.kind)) + (c.sample ? "-sample" : "-demo");
+  const Json m = measure(instrumented(render(report, Format::html), name));
+  auto at = [](const Json& j, const char* key) -> const Json& {
+    static const Json null;
+    const Json* v = j.find(key);
+    if (!v) ADD_FAILURE() << "no member " << key;
+    return v ? *v : null;
+  };
+  if (!m.find("viewport")) return;
+  EXPECT_EQ(at(m, "viewport").as_int(), 1366);
+  EXPECT_LE(at(m, "page_width").as_int(), at(m, "viewport").as_int()) << "the page scrolls sideways";
+  for (const Json& t : at(m, "tables").as_array())
+    EXPECT_LE(at(t, "scroll").as_int(), at(t, "client").as_int())
+        << "table '" << at(t, "table").as_string() << "' is wider than the page ("
+        << at(t, "scroll").as_int() << " px in " << at(t, "client").as_int() << " px)";
+  EXPECT_TRUE(at(m, "past_edge").as_array().empty()) << at(m, "past_edge").dump();
+  const auto& views = at(m, "views").as_array();
+  const auto& shown = at(m, "views_shown").as_array();
+  ASSERT_EQ(views.size(), shown.size());
+  for (std::size_t i = 0; i < views.size(); ++i) {
+    EXPECT_GE(views[i].as_int(), 2);
+    EXPECT_EQ(shown[i].as_int(), 1) << "figure " << i << " shows " << shown[i].as_int() << " views";
+  }
+  EXPECT_EQ(at(m, "legend_outside").as_int(), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Reports, Layout,
+    ::testing::Values(LayoutCase{Kind::best, false}, LayoutCase{Kind::variants, false},
+                      LayoutCase{Kind::ladder, false}, LayoutCase{Kind::heatmap, false},
+                      LayoutCase{Kind::compare, false}, LayoutCase{Kind::bench, false},
+                      LayoutCase{Kind::coverage, false}, LayoutCase{Kind::best, true},
+                      LayoutCase{Kind::variants, true}),
+    case_name);
 
 }  // namespace
 }  // namespace tunedreduce::reports

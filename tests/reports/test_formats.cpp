@@ -19,8 +19,8 @@ namespace {
 using test::lower;
 using test::parse_csv;
 
-constexpr Kind all_kinds[] = {Kind::best, Kind::variants, Kind::ladder,
-                              Kind::heatmap, Kind::compare, Kind::coverage};
+constexpr Kind all_kinds[] = {Kind::best,    Kind::variants, Kind::ladder,  Kind::heatmap,
+                              Kind::compare, Kind::bench,    Kind::coverage};
 
 class Hostile : public ::testing::Test {
  protected:
@@ -28,6 +28,7 @@ class Hostile : public ::testing::Test {
     db_ = new db::Database(db::Database::create_in_memory());
     test::DemoOptions o;
     o.hostile = true;
+    o.bench = true;   // the bench's host, path and error are hostile too
     o.log2_step = 4;  // 2^10, 2^14, ..., 2^30
     o.config_stride = 4;
     test::build_demo(*db_, o);
@@ -140,6 +141,10 @@ TEST_F(Hostile, HtmlHasNoMarkupFromTheDatabaseAndFetchesNothing) {
             std::string::npos);
   const std::string v = out(Kind::variants, Format::html);
   EXPECT_NE(v.find(html_escape(test::hostile_family())), std::string::npos);  // a column and a line
+  const std::string b = out(Kind::bench, Format::html);
+  EXPECT_NE(b.find("lab,&quot;bench&quot;\n&lt;script&gt;alert(&#39;b&#39;)&lt;/script&gt;"),
+            std::string::npos);
+  EXPECT_NE(b.find(html_escape(test::hostile_error())), std::string::npos);  // Thrust's failure
 }
 
 TEST_F(Hostile, CsvIsRfc4180AndKeepsEveryStringIntact) {

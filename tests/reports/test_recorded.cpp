@@ -60,6 +60,44 @@ TEST_F(Recorded, BestHasEveryWinnerWithItsShareOfTheBandwidth) {
   EXPECT_EQ(std::get<std::int64_t>(value(s, s.rows.size() - 1, "n_hi")), std::int64_t{1} << 40);
 }
 
+TEST_F(Recorded, TheBestChartPlotsTheWinnersTheTableShows) {
+  const Report r = build(Kind::best);
+  const Section& s = r.sections.at(0);
+  const LineChart* g = nullptr;
+  for (const Chart& c : s.charts)
+    if (const auto* l = std::get_if<LineChart>(&c); l && l->view == "GB/s") g = l;
+  ASSERT_NE(g, nullptr);
+  std::size_t checked = 0;
+  for (std::size_t i = 0; i < s.rows.size(); ++i) {
+    const std::string key = std::get<std::string>(value(s, i, "dtype")) + " " +
+                            std::get<std::string>(value(s, i, "op"));
+    const auto n = static_cast<std::uint64_t>(std::get<std::int64_t>(value(s, i, "measured_n")));
+    for (const auto& series : g->series)
+      if (series.name == key)
+        for (const auto& p : series.points)
+          if (p.n == n) {
+            // The winner's evidence, not the fastest measurement at that size (i32 sum at 2^18:
+            // 194.5 GB/s, where a candidate the tie rule passed over measured 201).
+            EXPECT_DOUBLE_EQ(p.y, std::get<double>(value(s, i, "gbps"))) << key << " at " << n;
+            EXPECT_EQ(p.label, std::get<std::string>(value(s, i, "kernel")));
+            ++checked;
+          }
+  }
+  EXPECT_EQ(checked, s.rows.size());
+  // Every winner slower than its runner-up says which criterion of the tie rule chose it.
+  for (std::size_t i = 0; i < s.rows.size(); ++i) {
+    const auto* margin = std::get_if<double>(&value(s, i, "margin_pct"));
+    ASSERT_NE(margin, nullptr);
+    const std::string why = std::get<std::string>(value(s, i, "why"));
+    if (*margin < 0) {
+      EXPECT_TRUE(why.starts_with("tie: ")) << why;
+    } else {
+      EXPECT_EQ(why, "fastest");
+    }
+    EXPECT_GT(std::get<double>(value(s, i, "spread_pct")), 0);
+  }
+}
+
 TEST_F(Recorded, VariantsLadderHeatmapAndCompareCoverTheSample) {
   const Report v = build(Kind::variants);
   ASSERT_EQ(v.sections.size(), 4u);  // i32/f32 × sum/max

@@ -24,6 +24,7 @@ class ReportCli : public ::testing::Test {
     test::DemoOptions o;
     o.log2_step = 4;
     o.config_stride = 4;
+    o.bench = true;
     test::write_demo(dir_->path() / "demo.db", o);
     db::Database::open_writer(dir_->path() / "empty.db");  // a valid database with no rows
   }
@@ -49,7 +50,7 @@ TEST_F(ReportCli, TheDefaultIsATableOnStdout) {
 }
 
 TEST_F(ReportCli, EveryKindAndFormatExitsZero) {
-  for (const char* kind : {"best", "variants", "ladder", "heatmap", "compare", "coverage"})
+  for (const char* kind : {"best", "variants", "ladder", "heatmap", "compare", "bench", "coverage"})
     for (const char* format : {"table", "markdown", "csv", "json", "html"}) {
       const ProcessResult r = report({kind, "--format", format, "--dtype", "i32"});
       EXPECT_EQ(r.exit_code, 0) << kind << " " << format << ": " << r.err;
@@ -161,7 +162,8 @@ TEST_F(ReportCli, AMissingDatabaseIsExitThreeAndSaysWhereTheLocationCameFrom) {
 TEST_F(ReportCli, HelpListsTheKinds) {
   const ProcessResult r = report({"--help"}, "");
   EXPECT_EQ(r.exit_code, 0);
-  for (const char* k : {"best", "variants", "ladder", "heatmap", "compare", "coverage", "--format", "--output"})
+  for (const char* k : {"best", "variants", "ladder", "heatmap", "compare", "bench", "coverage",
+                        "--format", "--output"})
     EXPECT_NE(r.out.find(k), std::string::npos) << k;
 }
 

@@ -123,7 +123,7 @@ TEST(ReportOptions, ValuesParseOrNameTheBadValue) {
   try {
     kind_from_text("x");
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("best, variants, ladder, heatmap, compare, coverage"),
+    EXPECT_NE(std::string(e.what()).find("best, variants, ladder, heatmap, compare, bench, coverage"),
               std::string::npos);
   }
 }
