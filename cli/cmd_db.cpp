@@ -15,6 +15,7 @@
 #include "common/exit_codes.hpp"
 #include "common/json.hpp"
 #include "common/paths.hpp"
+#include "db/bench.hpp"
 #include "db/check.hpp"
 #include "db/dataset.hpp"
 #include "db/schema.hpp"
@@ -108,7 +109,8 @@ int info(const Options& o) {
             << db::schema_version << "), journal mode " << c.query_text("PRAGMA journal_mode")
             << ", " << bytes << " bytes\n"
             << "rows:     " << n.devices << " devices, " << n.runs << " runs, " << n.measurements
-            << " measurements, " << n.winners << " winners\n";
+            << " measurements, " << n.winners << " winners, " << db::bench_runs(d).size()
+            << " bench runs (" << db::bench_results(d).size() << " results)\n";
   if (n.devices) std::cout << "devices:\n";
   for (const db::DeviceRecord& dev : d.devices()) {
     const auto& f = dev.fingerprint;
@@ -229,7 +231,8 @@ int do_import(const Options& o, const std::string& file) {
   const db::MergeStats s = db::import_dataset(d, data);
   std::cout << "imported " << file << " into " << loc.path.string() << ": " << s.devices_added
             << " devices, " << s.runs_added << " runs, " << s.measurements_added
-            << " measurements added; " << s.winner_groups_changed << " winner groups changed";
+            << " measurements added; " << s.winner_groups_changed << " winner groups changed; "
+            << s.bench_runs_added << " bench runs added";
   if (s.measurement_conflicts || s.winner_conflicts)
     std::cout << "; " << s.measurement_conflicts << " measurement and " << s.winner_conflicts
               << " winner conflicts decided by rule";
@@ -248,7 +251,7 @@ int merge(const std::string& into, const std::vector<std::string>& inputs) {
   const db::Counts n = out.counts();
   std::cout << "merged " << inputs.size() << " databases into " << into << ": " << n.devices
             << " devices, " << n.runs << " runs, " << n.measurements << " measurements, "
-            << n.winners << " winners";
+            << n.winners << " winners, " << db::bench_runs(out).size() << " bench runs";
   if (s.measurement_conflicts || s.winner_conflicts)
     std::cout << "; " << s.measurement_conflicts << " measurement and " << s.winner_conflicts
               << " winner conflicts decided by rule";

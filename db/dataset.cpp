@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <limits>
+#include <set>
 #include <tuple>
 
 #include "common/names.hpp"
@@ -117,6 +119,63 @@ Json winner_json(const WinnerRow& row) {
   j.set("run", opt_json(row.run_uuid));
   j.set("source", opt_json(row.source));
   return j;
+}
+
+std::string seed_hex(std::uint64_t seed) {
+  char b[24];
+  std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(seed));
+  return b;
+}
+
+Json bench_run_json(const BenchRunRow& b) {
+  Json j = Json::object();
+  j.set("uuid", b.uuid);
+  j.set("device", b.device_key);
+  j.set("tool_version", b.info.tool_version);
+  j.set("manifest_hash", b.info.manifest_hash);
+  j.set("host", b.info.host);
+  j.set("origin", b.origin);
+  j.set("library_database", b.info.library_database);
+  j.set("started_at", b.started_at);
+  j.set("ended_at", b.ended_at);
+  j.set("status", run_status_name(b.status));
+  j.set("l2", bench_l2_name(b.info.l2));
+  j.set("repeats", b.info.repeats);
+  j.set("warmups", b.info.warmups);
+  j.set("seed", seed_hex(b.info.seed));
+  j.set("driver_version", b.driver_version);
+  j.set("runtime_version", b.runtime_version);
+  j.set("attainable_gbps", opt_json(b.info.attainable_gbps));
+  j.set("sm_clock_mhz", opt_json(b.info.sm_clock_mhz));
+  j.set("mem_clock_mhz", opt_json(b.info.mem_clock_mhz));
+  Json results = Json::array();
+  for (const auto& x : b.results) {
+    const BenchResult& r = x.r;
+    Json o = Json::object();
+    o.set("dtype", dtype_name(r.dtype));
+    o.set("op", op_name(r.op));
+    o.set("n", static_cast<std::int64_t>(r.n));
+    o.set("method", bench_method_name(r.method));
+    o.set("verified", r.verified);
+    o.set("error", r.error);
+    o.set("median_us", opt_json(r.median_us));
+    o.set("p10_us", opt_json(r.p10_us));
+    o.set("p90_us", opt_json(r.p90_us));
+    o.set("repeats", r.repeats);
+    o.set("temp_bytes", opt_json(r.temp_bytes));
+    o.set("kernel_id", opt_json(r.kernel_id));
+    o.set("lookup_level", opt_json(r.lookup_level));
+    o.set("winner_l2", r.winner_l2 ? Json(l2_mode_name(*r.winner_l2)) : Json());
+    o.set("measured_at", x.measured_at);
+    results.push_back(std::move(o));
+  }
+  j.set("results", std::move(results));
+  return j;
+}
+
+auto bench_result_order(const BenchRunRow::Result& x) {
+  return std::make_tuple(std::string(dtype_name(x.r.dtype)), std::string(op_name(x.r.op)), x.r.n,
+                         static_cast<int>(x.r.method));
 }
 
 // --- reading JSON with error messages that name the file and the member -------------------------
@@ -293,6 +352,28 @@ Dataset read_dataset_in_tx(Database& db) {
     d.winners.push_back(std::move(row));
   }
   sort_winners(d.winners);
+  std::map<std::int64_t, std::string> bench_uuid;
+  for (const BenchRunRecord& b : bench_runs(db)) {
+    bench_uuid[b.id] = b.uuid;
+    BenchRunRow row;
+    row.uuid = b.uuid;
+    row.device_key = device_key.at(b.device_id);
+    row.info = b.info;
+    row.origin = b.origin;
+    row.driver_version = b.driver_version;
+    row.runtime_version = b.runtime_version;
+    row.started_at = b.started_at;
+    row.ended_at = b.ended_at;
+    row.status = b.status;
+    d.bench_runs[b.uuid] = std::move(row);
+  }
+  for (const BenchResultRecord& r : bench_results(db)) {
+    BenchResult bare = r;
+    d.bench_runs.at(bench_uuid.at(r.bench_run_id)).results.push_back({bare, r.measured_at});
+  }
+  for (auto& [uuid, b] : d.bench_runs)
+    std::sort(b.results.begin(), b.results.end(),
+              [](const auto& x, const auto& y) { return bench_result_order(x) < bench_result_order(y); });
   return d;
 }
 }  // namespace
@@ -328,6 +409,9 @@ Json dataset_to_json(const Dataset& d) {
   doc.set("runs", std::move(runs));
   doc.set("measurements", std::move(measurements));
   doc.set("winners", std::move(winners));
+  Json bench = Json::array();
+  for (const auto& [uuid, b] : d.bench_runs) bench.push_back(bench_run_json(b));
+  doc.set("bench_runs", std::move(bench));
   return doc;
 }
 
@@ -486,6 +570,75 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
     d.winners.push_back(std::move(row));
   }
   sort_winners(d.winners);
+  // Bench runs came with schema version 4 in the same format version 1: older exports lack them.
+  if (json.find("bench_runs")) {
+    const Reader bs = doc.at("bench_runs");
+    for (std::size_t i = 0; i < bs.size(); ++i) {
+      const Reader r = bs.at(i);
+      BenchRunRow row;
+      row.uuid = r.at("uuid").str();
+      if (row.uuid.empty()) r.at("uuid").fail("must not be empty");
+      row.device_key = r.at("device").str();
+      if (!d.devices.count(row.device_key)) r.at("device").fail("no device '" + row.device_key + "'");
+      row.info.tool_version = r.at("tool_version").str();
+      row.info.manifest_hash = r.at("manifest_hash").str();
+      row.info.host = r.at("host").str();
+      row.origin = r.at("origin").str();
+      row.info.library_database = r.at("library_database").str();
+      row.started_at = r.at("started_at").str();
+      row.ended_at = r.at("ended_at").opt_str();
+      row.status = r.at("status").parse(parse_run_status, "running, finished, interrupted, failed");
+      row.info.l2 = r.at("l2").parse(parse_bench_l2, "cold, dirty, warm");
+      row.info.repeats = r.at("repeats").i32(1);
+      row.info.warmups = r.at("warmups").i32(0);
+      const std::string seed = r.at("seed").str();
+      if (seed.empty() || seed.size() > 16 ||
+          seed.find_first_not_of("0123456789abcdef") != std::string::npos)
+        r.at("seed").fail("expected up to 16 lowercase hex digits");
+      row.info.seed = std::stoull(seed, nullptr, 16);
+      row.driver_version = r.at("driver_version").i32(0);
+      row.runtime_version = r.at("runtime_version").i32(0);
+      row.info.attainable_gbps = r.at("attainable_gbps").opt_num();
+      row.info.sm_clock_mhz = r.at("sm_clock_mhz").opt_i32();
+      row.info.mem_clock_mhz = r.at("mem_clock_mhz").opt_i32();
+      const Reader rs = r.at("results");
+      std::set<std::tuple<std::string, std::string, std::uint64_t, int>> seen;
+      for (std::size_t k = 0; k < rs.size(); ++k) {
+        const Reader x = rs.at(k);
+        BenchRunRow::Result res;
+        BenchResult& b = res.r;
+        b.dtype = x.at("dtype").parse(parse_dtype, "i32, u32, i64, u64, f32, f64");
+        if (x.at("dtype").str() != dtype_name(b.dtype)) x.at("dtype").fail("use the short name");
+        b.op = x.at("op").parse(parse_op, "sum, min, max");
+        b.n = static_cast<std::uint64_t>(x.at("n").i64(1));
+        b.method = x.at("method").parse(parse_bench_method, "cached, two_phase, cub, thrust");
+        b.verified = x.at("verified").boolean();
+        b.error = x.at("error").str();
+        b.median_us = x.at("median_us").opt_num();
+        b.p10_us = x.at("p10_us").opt_num();
+        b.p90_us = x.at("p90_us").opt_num();
+        if (b.verified && !b.median_us) x.at("median_us").fail("required when verified");
+        if (b.verified && !b.error.empty()) x.at("error").fail("must be empty when verified");
+        if (!b.verified && b.error.empty()) x.at("error").fail("must say why when not verified");
+        b.repeats = x.at("repeats").i32(0);
+        if (!x.at("temp_bytes").null()) b.temp_bytes = x.at("temp_bytes").i64(0);
+        b.kernel_id = x.at("kernel_id").opt_str();
+        b.lookup_level = x.at("lookup_level").opt_str();
+        if (b.lookup_level && *b.lookup_level != "exact" && *b.lookup_level != "nearest" &&
+            *b.lookup_level != "same_model" && *b.lookup_level != "default")
+          x.at("lookup_level").fail("expected exact, nearest, same_model or default");
+        if (!x.at("winner_l2").null()) b.winner_l2 = x.at("winner_l2").parse(parse_l2_mode, "cold, warm");
+        res.measured_at = x.at("measured_at").str();
+        if (!seen.insert(bench_result_order(res)).second)
+          x.fail("a second result for this dtype, op, n and method");
+        row.results.push_back(std::move(res));
+      }
+      std::sort(row.results.begin(), row.results.end(), [](const auto& a, const auto& b) {
+        return bench_result_order(a) < bench_result_order(b);
+      });
+      if (!d.bench_runs.emplace(row.uuid, row).second) r.fail("duplicate bench run uuid");
+    }
+  }
   for (std::size_t i = 1; i < d.winners.size(); ++i) {
     const WinnerRow &a = d.winners[i - 1], &b = d.winners[i];
     if (group_of(a) == group_of(b) && b.w.n_lo <= a.w.n_hi)
@@ -581,6 +734,30 @@ void merge_dataset(Dataset& into, const Dataset& from, MergeStats& stats) {
       ++stats.measurement_conflicts;
       if (b < a) it->second = m;  // a fixed choice, whatever the order of inputs
     }
+  }
+  // Bench runs: by uuid; a copy that has ended beats one taken while the bench was going on;
+  // two ended copies that differ (a damaged or hand-edited file) keep the one whose JSON sorts
+  // first, whatever the order of inputs.
+  for (const auto& [uuid, b] : from.bench_runs) {
+    auto [it, inserted] = into.bench_runs.try_emplace(uuid, b);
+    if (inserted) {
+      ++stats.bench_runs_added;
+      continue;
+    }
+    BenchRunRow& have = it->second;
+    if (have.ended_at.has_value() != b.ended_at.has_value()) {
+      if (b.ended_at) have = b;
+      continue;
+    }
+    const std::string x = bench_run_json(have).dump(), y = bench_run_json(b).dump();
+    if (x == y) continue;
+    bool take = y < x;
+    if (have.ended_at) {
+      ++stats.bench_run_conflicts;
+    } else if (b.results.size() != have.results.size()) {
+      take = b.results.size() > have.results.size();  // both running: the later copy has more
+    }
+    if (take) have = b;
   }
   // Winners, group by group.
   std::map<GroupKey, std::vector<WinnerRow>> groups;
@@ -703,6 +880,45 @@ void insert_winners(Connection& c, const std::vector<WinnerRow>& ws, const Ids& 
   }
 }
 
+void insert_bench_run(Connection& c, const BenchRunRow& b, const Ids& ids) {
+  Statement st = c.prepare(
+      "INSERT INTO bench_runs (uuid, device_id, tool_version, manifest_hash, host, origin,"
+      " library_database, started_at, ended_at, status, l2, repeats, warmups, seed, driver_version,"
+      " runtime_version, attainable_gbps, sm_clock_mhz, mem_clock_mhz)"
+      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
+      " ?19)");
+  st.bind_all(b.uuid, ids.device.at(b.device_key), b.info.tool_version, b.info.manifest_hash,
+              b.info.host, b.origin, b.info.library_database, b.started_at, b.ended_at,
+              run_status_name(b.status), bench_l2_name(b.info.l2), b.info.repeats, b.info.warmups,
+              seed_hex(b.info.seed), b.driver_version, b.runtime_version, b.info.attainable_gbps,
+              b.info.sm_clock_mhz, b.info.mem_clock_mhz)
+      .run();
+  const std::int64_t id = c.last_insert_rowid();
+  Statement rs = c.prepare(
+      "INSERT INTO bench_results (bench_run_id, dtype, op, n, method, verified, error, median_us,"
+      " p10_us, p90_us, repeats, temp_bytes, kernel_id, lookup_level, winner_l2, measured_at)"
+      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)");
+  for (const auto& x : b.results) {
+    const BenchResult& r = x.r;
+    std::optional<std::string> winner_l2;
+    if (r.winner_l2) winner_l2 = l2_mode_name(*r.winner_l2);
+    rs.reset();
+    rs.bind_all(id, dtype_name(r.dtype), op_name(r.op), static_cast<std::int64_t>(r.n),
+                bench_method_name(r.method), r.verified, r.error, r.median_us, r.p10_us, r.p90_us,
+                r.repeats, r.temp_bytes, r.kernel_id, r.lookup_level, winner_l2, x.measured_at)
+        .run();
+  }
+}
+
+std::vector<const BenchRunRow*> bench_runs_in_time_order(const Dataset& d) {
+  std::vector<const BenchRunRow*> out;
+  for (const auto& [uuid, b] : d.bench_runs) out.push_back(&b);
+  std::sort(out.begin(), out.end(), [](const BenchRunRow* a, const BenchRunRow* b) {
+    return std::tie(a->started_at, a->uuid) < std::tie(b->started_at, b->uuid);
+  });
+  return out;
+}
+
 std::vector<const RunRow*> runs_in_time_order(const Dataset& d) {
   std::vector<const RunRow*> runs;
   for (const auto& [uuid, r] : d.runs) runs.push_back(&r);
@@ -734,6 +950,7 @@ void write_dataset(Database& db, const Dataset& d) {
     }
   }
   insert_winners(c, d.winners, ids);
+  for (const BenchRunRow* b : bench_runs_in_time_order(d)) insert_bench_run(c, *b, ids);
   tx.commit();
 }
 
@@ -810,6 +1027,19 @@ MergeStats import_dataset(Database& db, const Dataset& incoming) {
     std::vector<WinnerRow> rows;
     for (const WinnerRow* w : ws) rows.push_back(*w);
     insert_winners(c, rows, ids);
+  }
+  // Bench runs: new ones inserted, changed ones (a running copy replaced by its end) rewritten.
+  for (const BenchRunRow* b : bench_runs_in_time_order(merged)) {
+    auto old = existing.bench_runs.find(b->uuid);
+    if (old != existing.bench_runs.end()) {
+      if (bench_run_json(old->second).dump() == bench_run_json(*b).dump()) continue;
+      Statement del_r = c.prepare(
+          "DELETE FROM bench_results WHERE bench_run_id = (SELECT id FROM bench_runs WHERE uuid = ?1)");
+      del_r.bind_all(b->uuid).run();
+      Statement del = c.prepare("DELETE FROM bench_runs WHERE uuid = ?1");
+      del.bind_all(b->uuid).run();
+    }
+    insert_bench_run(c, *b, ids);
   }
   tx.commit();
   return stats;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/json.hpp"
+#include "db/bench.hpp"
 #include "db/database.hpp"
 #include "db/records.hpp"
 
@@ -64,12 +65,30 @@ struct WinnerRow {
   std::optional<std::string> source;
 };
 
+/// A bench run (schema version 4) with its results: identified by its uuid, like a tuning run.
+struct BenchRunRow {
+  std::string uuid;
+  std::string device_key;
+  BenchRunInfo info;
+  std::string origin;
+  int driver_version = 0, runtime_version = 0;
+  std::string started_at;
+  std::optional<std::string> ended_at;
+  RunStatus status = RunStatus::running;
+  struct Result {
+    BenchResult r;
+    std::string measured_at;
+  };
+  std::vector<Result> results;  // by dtype, op, n, method
+};
+
 struct Dataset {
   std::map<std::string, SourceRow> sources;
   std::map<std::string, DeviceRow> devices;
   std::map<std::string, RunRow> runs;
   std::map<MeasurementRef, MeasurementRow> measurements;
   std::vector<WinnerRow> winners;  // sorted by device key, dtype, op, L2 mode, n_lo
+  std::map<std::string, BenchRunRow> bench_runs;  // by uuid
 };
 
 /// What a merge or an import did, for the CLI to report.
@@ -78,6 +97,8 @@ struct MergeStats {
   std::int64_t winner_groups_changed = 0;
   std::int64_t measurement_conflicts = 0;  // same (run, seq) with different content
   std::int64_t winner_conflicts = 0;       // sizes claimed by several winners, decided by rule
+  std::int64_t bench_runs_added = 0;
+  std::int64_t bench_run_conflicts = 0;    // same uuid, both ended, different content
 };
 
 /// Everything in \p db, read in one transaction.

@@ -8,6 +8,7 @@
 #include "common/exit_codes.hpp"
 #include "db/bench.hpp"
 #include "db/database.hpp"
+#include "db/dataset.hpp"
 #include "db/db_error.hpp"
 #include "db/schema.hpp"
 #include "test_util.hpp"
@@ -231,6 +232,138 @@ TEST(Bench, TheCheckConstraintsHoldAgainstDirectSql) {
   EXPECT_THROW(c.exec(head + "'i32', 'sum', 1, 'cub', 1, 'oops', 1.0, 1, 'x', NULL)"), DbError);
   c.exec(head + "'i32', 'sum', 1, 'cub', 1, '', 1.0, 1, 'x', NULL)");
   EXPECT_EQ(bench_results(db).size(), 1u);
+}
+
+// --- export, import, merge ----------------------------------------------------------------------
+
+// A database at \p path with one finished bench run on \p fp, \p cached and CUB at 2^20.
+void bench_db(const std::filesystem::path& path, const DeviceFingerprint& fp, double cached,
+              const std::string& host) {
+  Database db = Database::open_writer(path);
+  BenchRunInfo i = info();
+  i.host = host;
+  BenchResult failed = result(BenchMethod::thrust, 1 << 20, 1);
+  failed.verified = false;
+  failed.median_us = failed.p10_us = failed.p90_us = std::nullopt;
+  failed.error = "thrust: \"out of memory\"\n<script>";
+  record_bench_run(db, fp, i,
+                   std::vector<BenchResult>{result(BenchMethod::cached, 1 << 20, cached),
+                                            result(BenchMethod::cub, 1 << 20, 8.0), failed});
+}
+
+std::string bench_part(Database& db) {
+  Dataset d = read_dataset(db);
+  Json doc = dataset_to_json(d);
+  return doc.find("bench_runs")->dump(2);
+}
+
+TEST(BenchDataset, ExportAndImportKeepEveryBenchRow) {
+  TempDir dir;
+  bench_db(dir / "a.db", test::h100(), 7.0, "host-a");
+  Database a = Database::open_reader(dir / "a.db");
+  const Json doc = dataset_to_json(read_dataset(a));
+  const Json& runs = *doc.find("bench_runs");
+  ASSERT_EQ(runs.as_array().size(), 1u);
+  const Json& run = runs.as_array()[0];
+  EXPECT_EQ(run.find("device")->as_string(), test::h100().key());
+  EXPECT_EQ(run.find("seed")->as_string(), "fedcba9876543210");
+  EXPECT_EQ(run.find("results")->as_array().size(), 3u);
+  // Into a new file: the same bench runs, byte for byte in the export.
+  Database b = Database::open_writer(dir / "b.db");
+  const MergeStats st = import_dataset(b, dataset_from_json(Json::parse(doc.dump()), dir / "a.json"));
+  EXPECT_EQ(st.bench_runs_added, 1);
+  EXPECT_EQ(bench_part(b), bench_part(a));
+  // Again: nothing changes.
+  const MergeStats again = import_dataset(b, dataset_from_json(doc, dir / "a.json"));
+  EXPECT_EQ(again.bench_runs_added, 0);
+  EXPECT_EQ(bench_runs(b).size(), 1u);
+  EXPECT_EQ(bench_results(b).size(), 3u);
+  // An export of a version-3 binary has no bench_runs: it imports as it always did.
+  Json old = doc;
+  Json::Object members;
+  for (const auto& [k, v] : old.as_object())
+    if (k != "bench_runs") members.emplace_back(k, v);
+  EXPECT_NO_THROW(dataset_from_json(Json(members), dir / "old.json"));
+}
+
+TEST(BenchDataset, ImportValidatesBenchRows) {
+  TempDir dir;
+  bench_db(dir / "a.db", test::h100(), 7.0, "host-a");
+  Database a = Database::open_reader(dir / "a.db");
+  const std::string good = dataset_to_json(read_dataset(a)).dump();
+  auto refused = [&](const std::string& from, const std::string& to, const std::string& words) {
+    std::string text = good;
+    const auto at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+    try {
+      dataset_from_json(Json::parse(text), dir / "x.json");
+      ADD_FAILURE() << "accepted " << to;
+    } catch (const DbError& e) {
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("'" + (dir / "x.json").string() + "'"), std::string::npos);
+    }
+  };
+  refused("\"method\":\"cub\"", "\"method\":\"cuda\"",
+          "$.bench_runs[0].results[1].method: 'cuda' is not one of cached, two_phase, cub, thrust");
+  refused("\"method\":\"cub\"", "\"method\":\"cached\"", "a second result for this dtype");
+  refused("\"l2\":\"cold\"", "\"l2\":\"clean\"", "$.bench_runs[0].l2");
+  refused("\"device\":\"" + test::h100().key() + "\",\"tool", "\"device\":\"nope\",\"tool",
+          "no device 'nope'");
+  refused("\"verified\":false", "\"verified\":true", "required when verified");
+  refused("\"seed\":\"fedcba9876543210\"", "\"seed\":\"-1\"", "hex digits");
+}
+
+TEST(BenchDataset, MergeUnionsBenchRunsInAnyOrderAndAnEndedCopyWins) {
+  TempDir dir;
+  bench_db(dir / "a.db", test::h100(), 7.0, "host-a");
+  bench_db(dir / "b.db", test::h200(), 6.0, "host-b");
+  // c.db: a copy of a's run taken while it was running (no end, one result fewer).
+  {
+    Database a = Database::open_reader(dir / "a.db");
+    Dataset d = read_dataset(a);
+    for (auto& [uuid, b] : d.bench_runs) {
+      b.ended_at.reset();
+      b.status = RunStatus::running;
+      b.results.pop_back();
+    }
+    Database c = Database::open_writer(dir / "c.db");
+    import_dataset(c, d);
+  }
+  std::vector<std::string> files;
+  std::vector<std::vector<std::filesystem::path>> orders = {
+      {dir / "a.db", dir / "b.db", dir / "c.db"}, {dir / "c.db", dir / "b.db", dir / "a.db"},
+      {dir / "b.db", dir / "c.db", dir / "a.db"}};
+  int k = 0;
+  for (const auto& in : orders) {
+    const auto out = dir / ("out" + std::to_string(k++) + ".db");
+    merge_files(in, out);
+    Database m = Database::open_reader(out);
+    files.push_back(bench_part(m));
+    const auto runs = bench_runs(m);
+    ASSERT_EQ(runs.size(), 2u);
+    for (const auto& r : runs) EXPECT_EQ(r.status, RunStatus::finished);
+    EXPECT_EQ(bench_results(m).size(), 6u);
+  }
+  for (const auto& f : files) EXPECT_EQ(f, files[0]);
+  // A live database imports the ended copy over its running one.
+  Database c = Database::open_writer(dir / "c.db");
+  ASSERT_EQ(bench_runs(c).at(0).status, RunStatus::running);
+  Database a = Database::open_reader(dir / "a.db");
+  import_dataset(c, read_dataset(a));
+  EXPECT_EQ(bench_runs(c).at(0).status, RunStatus::finished);
+  EXPECT_EQ(bench_results(c).size(), 3u);
+}
+
+TEST(BenchDataset, AVersion3InputMergesWithoutBenchRuns) {
+  TempDir dir;
+  bench_db(dir / "a.db", test::h100(), 7.0, "host-a");
+  const auto v3 = test::copy_fixture("schema_v3.db", dir);
+  merge_files({dir / "a.db", v3}, dir / "out.db");
+  Database m = Database::open_reader(dir / "out.db");
+  EXPECT_EQ(m.file_schema_version(), schema_version);
+  EXPECT_EQ(bench_runs(m).size(), 1u);
+  EXPECT_EQ(m.counts().measurements, 40);
 }
 
 }  // namespace
