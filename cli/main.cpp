@@ -56,7 +56,9 @@ void print_usage(std::ostream& os) {
        << d.brief << "\n";
   os << "\nenvironment:";
   for (const auto& d : tunedreduce::cli::environment_docs()) os << " " << d.key;
-  os << "\n\n'tunedreduce COMMAND --help' describes a command's options.\n";
+  os << "\n\n'tunedreduce COMMAND --help' describes a command's options; 'tunedreduce completion bash'\n"
+        "and 'tunedreduce man' print the bash completion script and the man page (installed with\n"
+        "the CLI).\n";
 }
 
 int run(int argc, char** argv);

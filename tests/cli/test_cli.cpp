@@ -417,6 +417,8 @@ TEST(CliGrammar, EveryCommandsHelpShowsItsUsageAndOptions) {
   const auto top = cli({"--help"});
   EXPECT_NE(top.out.find("element counts (--sizes, --n)"), std::string::npos) << top.out;
   EXPECT_NE(top.out.find("--dtypes i32,f32 --dtypes f64"), std::string::npos) << top.out;
+  EXPECT_NE(top.out.find("'tunedreduce completion bash'\nand 'tunedreduce man'"), std::string::npos)
+      << top.out;
 }
 
 }  // namespace
