@@ -377,6 +377,13 @@ std::string man_page(std::span<const Command> commands) {
        "\\-\\-dtypes i32,f32 \\-\\-dtypes f64 is \\-\\-dtypes i32,f32,f64. Options that take a "
        "path (\\-\\-db) are repeated only. The old spellings \\-\\-dtype, \\-\\-op, \\-\\-family "
        "and \\-\\-device still work.\n"
+       ".SH \"SHELL COMPLETION\"\n"
+       "\\fBtunedreduce completion bash\\fR prints a bash completion script and "
+       "\\fBtunedreduce man\\fR this page, both made from the options each command's "
+       "\\fB\\-\\-help\\fR lists (both take \\fB\\-\\-output\\fR \\fIFILE\\fR). "
+       "cmake \\-\\-install puts them at share/bash\\-completion/completions/tunedreduce "
+       "and share/man/man1/tunedreduce.1; without installing: source <(tunedreduce completion "
+       "bash).\n"
        ".SH \"EXIT STATUS\"\n";
   for (const Documented& e : exit_code_docs()) {
     o << ".TP\n.B " << roff(e.key) << "\n" << para(e.brief);

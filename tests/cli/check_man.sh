@@ -19,7 +19,8 @@ cmp -s "$page" "$generated" || bad "$generated differs from what the CLI generat
 
 # Structure.
 head -5 "$page" | grep -q '^\.TH TUNEDREDUCE 1 ' || bad "no .TH TUNEDREDUCE 1 line at the top"
-for s in NAME SYNOPSIS DESCRIPTION COMMANDS OPTIONS '"ELEMENT COUNTS AND LISTS"' '"EXIT STATUS"' \
+for s in NAME SYNOPSIS DESCRIPTION COMMANDS OPTIONS '"ELEMENT COUNTS AND LISTS"' \
+         '"SHELL COMPLETION"' '"EXIT STATUS"' \
          ENVIRONMENT FILES '"SEE ALSO"'; do
   grep -qx "\.SH $s" "$page" || bad "no section .SH $s"
 done
