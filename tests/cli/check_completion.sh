@@ -19,6 +19,8 @@ trap 'rm -rf "$script" "$work"' EXIT
   bad "completion --output wrote something else than standard output"
 cmp -s "$script" "$generated" || bad "$generated differs from what the CLI generates now (stale build step)"
 bash -n "$script" || bad "the script is not valid bash"
+[ "$(bash -c 'source "$1" && complete -p tunedreduce' _ "$script")" = "complete -F _tunedreduce tunedreduce" ] ||
+  bad "sourcing the script does not register _tunedreduce for tunedreduce"
 "$cli" completion zsh > /dev/null 2>&1; [ $? -eq 2 ] || bad "completion zsh: not exit 2"
 
 # complete WORDS...: the words of a command line, the last one being completed (may be empty);
