@@ -5,7 +5,7 @@
 # (page size 512) and checked in; the tests say what each one must provoke.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-helper=$(find "$1" -name tr_db_test_writer -type f | head -1)
+helper=$(find "$(cd "$1" && pwd)" -name tr_db_test_writer -type f | head -1)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$here"
