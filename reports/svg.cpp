@@ -142,15 +142,21 @@ YAxis make_axis(const LineChart& c) {
     a.hi = mid * 1.12;
   }
   if (a.hi / a.lo >= 10) {
-    // 1-2-5 per decade, thinned to the decades when there are too many.
+    // 1-2-5 per decade, the axis from the last of them below the data to the first above (so
+    // both ends are labelled), thinned to the decades when there are too many.
+    std::vector<double> nice;
+    for (int k = static_cast<int>(std::floor(std::log10(dmin))) - 1;
+         k <= static_cast<int>(std::ceil(std::log10(dmax))) + 1; ++k)
+      for (double f : {1.0, 2.0, 5.0}) nice.push_back(f * std::pow(10.0, k));
+    for (double v : nice)
+      if (v <= dmin / 1.02) a.lo = v;
+    for (auto it = nice.rbegin(); it != nice.rend(); ++it)
+      if (*it >= dmax * 1.02) a.hi = *it;
     std::vector<double> all, decades;
-    for (int k = static_cast<int>(std::floor(std::log10(a.lo))); k <= std::ceil(std::log10(a.hi)); ++k)
-      for (double f : {1.0, 2.0, 5.0}) {
-        const double v = f * std::pow(10.0, k);
-        if (v >= a.lo && v <= a.hi) {
-          all.push_back(v);
-          if (f == 1.0) decades.push_back(v);
-        }
+    for (double v : nice)
+      if (v >= a.lo * (1 - 1e-12) && v <= a.hi * (1 + 1e-12)) {
+        all.push_back(v);
+        if (std::fabs(std::log10(v) - std::round(std::log10(v))) < 1e-9) decades.push_back(v);
       }
     a.ticks = all.size() <= 10 || decades.size() < 2 ? all : decades;
     a.decimals = 0;
