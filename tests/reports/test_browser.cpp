@@ -297,6 +297,10 @@ struct LayoutCase {
   bool sample;  // tests/data/h100-sample.db (real) rather than the demo database with bench runs
 };
 
+void PrintTo(const LayoutCase& c, std::ostream* os) {
+  *os << kind_name(c.kind) << (c.sample ? " of the H100 sample" : " of the demo");
+}
+
 std::string case_name(const ::testing::TestParamInfo<LayoutCase>& i) {
   return std::string(kind_name(i.param.kind)) + (i.param.sample ? "_H100Sample" : "_Demo");
 }
