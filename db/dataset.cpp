@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <limits>
@@ -658,21 +659,55 @@ void add_provenance(Dataset& d, const std::string& path, const std::string& kind
     if (!w.source) w.source = path;
 }
 
+double relative_median_error(const Measurement& m) {
+  if (m.outcome != Outcome::ok || !m.median_us || !m.p10_us || !m.p90_us || *m.median_us <= 0)
+    return 0;
+  const double spread = std::max(0.0, (*m.p90_us - *m.p10_us) / *m.median_us);
+  if (m.repeats <= 0) return spread;
+  // 1.2533 / 2.5631: the median's standard error per sigma over the p10-p90 span per sigma.
+  return 0.48898 * spread / std::sqrt(static_cast<double>(m.repeats));
+}
+
+double noise_tolerance(const Measurement& a, const Measurement& b) {
+  const double ea = relative_median_error(a), eb = relative_median_error(b);
+  return std::clamp(2 * std::sqrt(ea * ea + eb * eb), merge_noise_floor, merge_noise_ceiling);
+}
+
+namespace {
+double time_per_element(const Measurement& m) {
+  return m.median_us.value_or(std::numeric_limits<double>::infinity()) /
+         static_cast<double>(std::max<std::uint64_t>(m.n, 1));
+}
+}  // namespace
+
+bool within_noise(const Measurement& a, const Measurement& b) {
+  const double ta = time_per_element(a), tb = time_per_element(b);
+  const double lo = std::min(ta, tb), hi = std::max(ta, tb);
+  if (!(lo > 0) || std::isinf(hi)) return lo == hi;
+  return (hi - lo) / lo < noise_tolerance(a, b);
+}
+
 std::vector<WinnerRow> resolve_winners(const std::vector<WinnerRow>& candidates,
                                        const Dataset& evidence, std::int64_t& conflicts) {
-  // Distinct candidates, each with the key that ranks it (smaller is better).
+  // Distinct candidates, each with its evidence and the key that makes it the fastest.
   struct Candidate {
     const WinnerRow* row;
+    const Measurement* m;
     double time_per_element;
     double median;
   };
   std::vector<Candidate> cs;
+  cs.reserve(candidates.size());
   for (const WinnerRow& w : candidates) {
-    const MeasurementRow& m = evidence.measurements.at(w.evidence);
-    const double median = m.m.median_us.value_or(std::numeric_limits<double>::infinity());
-    cs.push_back({&w, median / static_cast<double>(std::max<std::uint64_t>(m.m.n, 1)), median});
+    const Measurement& m = evidence.measurements.at(w.evidence).m;
+    cs.push_back({&w, &m, time_per_element(m),
+                  m.median_us.value_or(std::numeric_limits<double>::infinity())});
   }
-  auto better = [](const Candidate& a, const Candidate& b) {
+  // By n_lo, so a segment's candidates are a prefix.
+  std::sort(cs.begin(), cs.end(), [](const Candidate& a, const Candidate& b) {
+    return a.row->w.n_lo < b.row->w.n_lo;
+  });
+  auto faster = [](const Candidate& a, const Candidate& b) {
     return std::make_tuple(a.time_per_element, a.median, identity(*a.row)) <
            std::make_tuple(b.time_per_element, b.median, identity(*b.row));
   };
@@ -685,16 +720,27 @@ std::vector<WinnerRow> resolve_winners(const std::vector<WinnerRow>& candidates,
   std::sort(cuts.begin(), cuts.end());
   cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
   std::vector<WinnerRow> out;
+  std::vector<const Candidate*> covering;
   for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
     const std::uint64_t lo = cuts[i], hi = cuts[i + 1] - 1;
+    covering.clear();
+    const Candidate* fastest = nullptr;
+    for (const Candidate& c : cs) {
+      if (c.row->w.n_lo > lo) break;
+      if (c.row->w.n_hi < hi) continue;
+      covering.push_back(&c);
+      if (!fastest || faster(c, *fastest)) fastest = &c;
+    }
+    if (!fastest) continue;  // a gap no candidate covers
+    // The fastest sets the noise band; among it and every candidate within its noise, the
+    // fixed order of identity() decides (the smaller kernel id, then evidence, then source).
     const Candidate* best = nullptr;
     bool contested = false;
-    for (const Candidate& c : cs) {
-      if (c.row->w.n_lo > lo || c.row->w.n_hi < hi) continue;
-      if (best && identity(*best->row) != identity(*c.row)) contested = true;
-      if (!best || better(c, *best)) best = &c;
+    for (const Candidate* c : covering) {
+      if (identity(*c->row) != identity(*fastest->row)) contested = true;
+      if (c != fastest && !within_noise(*c->m, *fastest->m)) continue;
+      if (!best || identity(*c->row) < identity(*best->row)) best = c;
     }
-    if (!best) continue;  // a gap no candidate covers
     if (contested) ++conflicts;
     if (!out.empty() && identity(out.back()) == identity(*best->row) && out.back().w.n_hi + 1 == lo) {
       out.back().w.n_hi = hi;
@@ -708,7 +754,9 @@ std::vector<WinnerRow> resolve_winners(const std::vector<WinnerRow>& candidates,
   return out;
 }
 
-void merge_dataset(Dataset& into, const Dataset& from, MergeStats& stats) {
+namespace {
+// Everything but the winners (merge_dataset and merge_files decide those).
+void union_rows(Dataset& into, const Dataset& from, MergeStats& stats) {
   for (const auto& [path, s] : from.sources) {
     auto [it, inserted] = into.sources.try_emplace(path, s);
     if (!inserted && s.kind < it->second.kind) it->second.kind = s.kind;
@@ -759,6 +807,11 @@ void merge_dataset(Dataset& into, const Dataset& from, MergeStats& stats) {
     }
     if (take) have = b;
   }
+}
+}  // namespace
+
+void merge_dataset(Dataset& into, const Dataset& from, MergeStats& stats) {
+  union_rows(into, from, stats);
   // Winners, group by group.
   std::map<GroupKey, std::vector<WinnerRow>> groups;
   for (const WinnerRow& w : into.winners) groups[group_of(w)].push_back(w);
@@ -1057,12 +1110,21 @@ MergeStats merge_files(const std::vector<fs::path>& inputs, const fs::path& out)
                       " does not exist");
   Dataset acc;
   MergeStats stats;
+  // Every input's winners stay candidates until all inputs are read, and each group is decided
+  // once over all of them: the noise-aware rule (resolve_winners) is a choice over the whole set,
+  // not a total order, so deciding input by input would depend on the order of the inputs.
+  std::map<GroupKey, std::vector<WinnerRow>> groups;
   for (const fs::path& in : inputs) {
     Database db = Database::open_reader(in);
     Dataset d = read_dataset(db);
     add_provenance(d, in.string(), "merge");
-    merge_dataset(acc, d, stats);
+    union_rows(acc, d, stats);
+    for (WinnerRow& w : d.winners) groups[group_of(w)].push_back(std::move(w));
   }
+  for (auto& [key, ws] : groups)
+    for (WinnerRow& w : resolve_winners(ws, acc, stats.winner_conflicts))
+      acc.winners.push_back(std::move(w));
+  sort_winners(acc.winners);
   Database mem = Database::create_in_memory(out.string());
   write_dataset(mem, acc);
   // Written beside the target and linked into place only when complete: a merge that fails

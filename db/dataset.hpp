@@ -113,16 +113,32 @@ Dataset dataset_from_json(const Json& doc, const std::filesystem::path& file);
 /// every winner that has no source yet.
 void add_provenance(Dataset& d, const std::string& path, const std::string& kind);
 
-/// Unions \p from into \p into. Commutative and associative, so any order of inputs gives the
-/// same result: devices by fingerprint, runs by uuid, measurements by (run, seq), sources by path;
-/// winners by the best evidence for every size of each (device, dtype, op, L2 mode) (see
-/// resolve_winners).
+/// Unions \p from into \p into: devices by fingerprint, runs by uuid, measurements by (run, seq),
+/// sources by path (commutative and associative); the winners of every (device, dtype, op, L2
+/// mode) that \p from has are decided over both sides' winners by resolve_winners (commutative;
+/// merge_files decides once over all its inputs, so any order of its inputs gives the same file).
 void merge_dataset(Dataset& into, const Dataset& from, MergeStats& stats);
 
-/// Decides overlapping winners of one (device, dtype, op, L2 mode): for every n, the winner whose
-/// evidence has the lowest median time per element (median_us / n; for equal n, the lower
-/// median); ties go to the smaller kernel id, then the smaller (run uuid, seq), then the smaller
-/// source. Adjacent sizes with the same winner are one interval again.
+/// The noise band of the merge rule: the tuner's tie rule (docs/tuning.md) applied to the
+/// evidence of two winners.
+inline constexpr double merge_noise_floor = 0.005, merge_noise_ceiling = 0.01;
+/// The standard error of an ok measurement's median relative to it:
+/// 0.489 x (p90 - p10) / median / sqrt(repeats); 0 without p10 and p90.
+double relative_median_error(const Measurement& m);
+/// Two standard errors of the difference of two medians, clamped to
+/// [merge_noise_floor, merge_noise_ceiling].
+double noise_tolerance(const Measurement& a, const Measurement& b);
+/// Whether the times per element (median_us / n) of \p a and \p b differ, relative to the
+/// smaller, by less than noise_tolerance(a, b).
+bool within_noise(const Measurement& a, const Measurement& b);
+
+/// Decides overlapping winners of one (device, dtype, op, L2 mode), size by size: the
+/// **fastest** candidate is the one whose evidence has the lowest time per element (then the
+/// lower median, then the order below); it and every candidate within its noise (within_noise)
+/// form the tie, and the tie goes to the smaller kernel id, then the smaller evidence (run uuid,
+/// seq), then the smaller source: a faster candidate wins only when it is faster outside the
+/// noise. The choice depends on the set of candidates only, never on their order. Adjacent sizes
+/// with the same winner are one interval again.
 std::vector<WinnerRow> resolve_winners(const std::vector<WinnerRow>& candidates,
                                        const Dataset& evidence, std::int64_t& conflicts);
 

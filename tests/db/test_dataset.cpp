@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "common/exit_codes.hpp"
 #include "db/check.hpp"
@@ -205,6 +206,109 @@ TEST(Merge, WinnersConflictsGoToTheLowerMedianAndTiesToTheSmallerId) {
   EXPECT_EQ(ws[2].n_lo, 2001u);  // only C claims the rest
   EXPECT_EQ(ws[2].n_hi, 3000u);
   EXPECT_EQ(ws[2].kernel_id, k_shuffle);
+}
+
+/// A database with one finished run on the H100 in which \p id wins [lo, hi] with median
+/// \p median at n = 512, p10..p90 = median x (1 -+ spread / 2) over \p repeats runs.
+void make_noisy_db(const fs::path& path, const std::string& id, std::uint64_t lo,
+                   std::uint64_t hi, double median, double spread, int repeats) {
+  Database db = Database::open_writer(path);
+  const auto dev = db.upsert_device(test::h100());
+  const auto run = db.begin_run(test::run_info());
+  Measurement m = test::measurement(run, dev, id, 512, median);
+  m.p10_us = median * (1 - spread / 2);
+  m.p90_us = median * (1 + spread / 2);
+  m.repeats = repeats;
+  const auto mid = db.insert_measurement(m);
+  db.replace_winners(dev, DType::f32, Op::sum, std::vector<Winner>{winner(lo, hi, mid, id, run)});
+  db.end_run(run, RunStatus::finished);
+}
+
+std::string winner_at(const fs::path& db_path, std::uint64_t n) {
+  Database db = Database::open_reader(db_path);
+  for (const WinnerRecord& w : db.winners())
+    if (w.n_lo <= n && n <= w.n_hi) return w.kernel_id;
+  return "";
+}
+
+TEST(Merge, NoiseToleranceIsTwoStandardErrorsOfTheMediansDifferenceClamped) {
+  Measurement a = test::measurement(1, 1, k_smem, 512, 10.0);
+  a.p10_us = 9.0;
+  a.p90_us = 11.0;  // a 20 % spread over 100 runs: 0.489 x 0.2 / 10 = 0.98 %
+  a.repeats = 100;
+  EXPECT_NEAR(relative_median_error(a), 0.0097796, 1e-6);
+  Measurement b = a;
+  b.repeats = 10000;  // 0.098 %
+  Measurement tight = a;
+  tight.p10_us = tight.p90_us = 10.0;
+  EXPECT_EQ(relative_median_error(tight), 0.0);
+  EXPECT_DOUBLE_EQ(noise_tolerance(tight, tight), merge_noise_floor);  // never below 0.5 %
+  EXPECT_DOUBLE_EQ(noise_tolerance(a, a), merge_noise_ceiling);        // 2.8 %, clamped to 1 %
+  Measurement c = b;
+  c.p10_us = 9.75;
+  c.p90_us = 10.25;  // 5 % over 400 runs: 0.12 %; with b: 2 x 0.158 % = 0.32 % -> 0.5 %
+  c.repeats = 400;
+  EXPECT_DOUBLE_EQ(noise_tolerance(b, c), merge_noise_floor);
+  Measurement d = c;
+  d.repeats = 64;  // 0.31 %; with c: 2 x 0.33 % = 0.66 %, inside the clamp
+  EXPECT_NEAR(noise_tolerance(c, d), 2 * std::sqrt(0.0012224 * 0.0012224 + 0.0030561 * 0.0030561),
+              1e-6);
+  d.repeats = 16;  // 0.61 %; with c: 1.25 % -> 1 %
+  EXPECT_DOUBLE_EQ(noise_tolerance(c, d), merge_noise_ceiling);
+  // Times per element are compared: 10 us at 512 and 20.1 us at 1024 differ by 0.5 %.
+  Measurement e = tight, f = tight;
+  f.n = 1024;
+  f.median_us = 20.09;
+  EXPECT_TRUE(within_noise(e, f));
+  f.median_us = 20.11;
+  EXPECT_FALSE(within_noise(e, f));
+}
+
+TEST(Merge, AFasterWinnerReplacesAnotherOnlyOutsideTheNoise) {
+  TempDir dir;
+  // Tight evidence (1 % spread, 100 runs: tolerance 0.5 %). shuffle is 0.4 % faster than smem:
+  // inside the noise, so the smaller id (smem) keeps [1, 1000].
+  make_noisy_db(dir / "a.db", k_smem, 1, 1000, 5.02, 0.01, 100);
+  make_noisy_db(dir / "b.db", k_shuffle, 1, 1000, 5.00, 0.01, 100);
+  merge_files({dir / "a.db", dir / "b.db"}, dir / "ab.db");
+  EXPECT_EQ(winner_at(dir / "ab.db", 500), k_smem);
+  // 0.8 % faster is outside a 0.5 % tolerance: shuffle wins.
+  make_noisy_db(dir / "c.db", k_shuffle, 1, 1000, 4.98, 0.01, 100);
+  merge_files({dir / "a.db", dir / "c.db"}, dir / "ac.db");
+  EXPECT_EQ(winner_at(dir / "ac.db", 500), k_shuffle);
+  // The same 0.8 % between noisy measurements (20 % spread over 20 runs: tolerance 1 %) is
+  // inside the noise: smem keeps it.
+  make_noisy_db(dir / "d.db", k_smem, 1, 1000, 5.02, 0.2, 20);
+  make_noisy_db(dir / "e.db", k_shuffle, 1, 1000, 4.98, 0.2, 20);
+  merge_files({dir / "e.db", dir / "d.db"}, dir / "de.db");
+  EXPECT_EQ(winner_at(dir / "de.db", 500), k_smem);
+  // Beyond the 1 % ceiling the faster wins however noisy both are.
+  make_noisy_db(dir / "f.db", k_shuffle, 1, 1000, 4.96, 0.2, 20);
+  merge_files({dir / "d.db", dir / "f.db"}, dir / "df.db");
+  EXPECT_EQ(winner_at(dir / "df.db", 500), k_shuffle);
+}
+
+TEST(Merge, AChainOfTiesIsDecidedOverAllInputsInAnyOrder) {
+  TempDir dir;
+  // shuffle 5.00, vec 5.04 (0.8 % slower), smem 5.08 (1.6 % slower than shuffle, 0.8 % than
+  // vec), all with a 1 % tolerance. "Within noise" is not transitive, so deciding input by input
+  // would depend on the order: shuffle, vec, smem gives vec (a tie) then smem (a tie); vec, smem,
+  // shuffle gives smem (a tie) then shuffle (1.6 % faster). Over the set: shuffle is the fastest, vec is within its noise and smem is not, so
+  // vec (the smaller id of the tie) wins, whatever the order.
+  make_noisy_db(dir / "a.db", k_shuffle, 1, 1000, 5.00, 0.2, 20);
+  make_noisy_db(dir / "b.db", k_vec, 1, 1000, 5.04, 0.2, 20);
+  make_noisy_db(dir / "c.db", k_smem, 1, 1000, 5.08, 0.2, 20);
+  std::vector<fs::path> inputs = {dir / "a.db", dir / "b.db", dir / "c.db"};
+  std::vector<std::string> files;
+  int k = 0;
+  do {
+    const fs::path out = dir / ("out" + std::to_string(k++) + ".db");
+    merge_files(inputs, out);
+    EXPECT_EQ(winner_at(out, 500), k_vec);
+    files.push_back(test::read_file(out));
+  } while (std::next_permutation(inputs.begin(), inputs.end()));
+  ASSERT_EQ(files.size(), 6u);
+  for (const std::string& f : files) EXPECT_EQ(f, files[0]);
 }
 
 TEST(Merge, SameInputsInAnyOrderGiveIdenticalFiles) {
