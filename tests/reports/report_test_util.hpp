@@ -1,10 +1,17 @@
 #pragma once
 // Small helpers shared by the report tests.
 
+#include <gtest/gtest.h>
+
 #include <cctype>
+#include <cmath>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <variant>
 #include <vector>
+
+#include "reports/model.hpp"
 
 namespace tunedreduce::reports::test {
 
@@ -57,6 +64,31 @@ inline std::vector<std::vector<std::string>> parse_csv(const std::string& text) 
   }
   if (!record.empty() || !field.empty()) throw std::runtime_error("last record without CRLF");
   return records;
+}
+
+/// The index of the column \p id of a section's table (a test failure when there is none).
+inline std::size_t col(const Section& s, const std::string& id) {
+  for (std::size_t i = 0; i < s.columns.size(); ++i)
+    if (s.columns[i].id == id) return i;
+  ADD_FAILURE() << "no column " << id;
+  return 0;
+}
+
+inline const Cell& cell(const Section& s, std::size_t row, const std::string& id) {
+  return s.rows.at(row).at(col(s, id));
+}
+
+/// A cell's number (a test failure, and NaN, when it holds none).
+inline double num(const Cell& c) {
+  if (auto* v = std::get_if<double>(&c.value)) return *v;
+  if (auto* i = std::get_if<std::int64_t>(&c.value)) return static_cast<double>(*i);
+  ADD_FAILURE() << "not a number: '" << c.text << "'";
+  return NAN;
+}
+
+inline std::string str(const Cell& c) {
+  auto* s = std::get_if<std::string>(&c.value);
+  return s ? *s : "<not a string: " + c.text + ">";
 }
 
 }  // namespace tunedreduce::reports::test

@@ -13,10 +13,16 @@
 #include "kernels/manifest.hpp"
 #include "kernels/registry.hpp"
 #include "reports/reports.hpp"
+#include "report_test_util.hpp"
 #include "test_util.hpp"
 
 namespace tunedreduce::reports {
 namespace {
+
+using test::cell;
+using test::col;
+using test::num;
+using test::str;
 
 constexpr std::uint64_t n20 = std::uint64_t{1} << 20;
 constexpr std::uint64_t n24 = std::uint64_t{1} << 24;
@@ -116,25 +122,6 @@ class BenchReport : public ::testing::Test {
   Report build(Kind k, ReportOptions o = {}) {
     o.kind = k;
     return build_report(d, o);
-  }
-  static std::size_t col(const Section& s, const std::string& id) {
-    for (std::size_t i = 0; i < s.columns.size(); ++i)
-      if (s.columns[i].id == id) return i;
-    ADD_FAILURE() << "no column " << id;
-    return 0;
-  }
-  static const Cell& cell(const Section& s, std::size_t row, const std::string& id) {
-    return s.rows.at(row).at(col(s, id));
-  }
-  static double num(const Cell& c) {
-    if (auto* v = std::get_if<double>(&c.value)) return *v;
-    if (auto* i = std::get_if<std::int64_t>(&c.value)) return static_cast<double>(*i);
-    ADD_FAILURE() << "not a number: '" << c.text << "'";
-    return NAN;
-  }
-  static std::string str(const Cell& c) {
-    auto* s = std::get_if<std::string>(&c.value);
-    return s ? *s : "<not a string: " + c.text + ">";
   }
   static const LineChart* view(const Section& s, const std::string& name) {
     for (const Chart& c : s.charts)

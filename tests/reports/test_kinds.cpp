@@ -11,9 +11,15 @@
 #include "kernels/manifest.hpp"
 #include "kernels/registry.hpp"
 #include "reports/reports.hpp"
+#include "report_test_util.hpp"
 
 namespace tunedreduce::reports {
 namespace {
+
+using test::cell;
+using test::col;
+using test::num;
+using test::str;
 
 constexpr std::uint64_t n20 = std::uint64_t{1} << 20;
 constexpr std::uint64_t n24 = std::uint64_t{1} << 24;
@@ -75,25 +81,6 @@ class Kinds : public ::testing::Test {
     return build_report(d, o);
   }
 
-  static std::size_t col(const Section& s, const std::string& id) {
-    for (std::size_t i = 0; i < s.columns.size(); ++i)
-      if (s.columns[i].id == id) return i;
-    ADD_FAILURE() << "no column " << id;
-    return 0;
-  }
-  static const Cell& cell(const Section& s, std::size_t row, const std::string& id) {
-    return s.rows.at(row).at(col(s, id));
-  }
-  static double num(const Cell& c) {
-    if (auto* d = std::get_if<double>(&c.value)) return *d;
-    if (auto* i = std::get_if<std::int64_t>(&c.value)) return static_cast<double>(*i);
-    ADD_FAILURE() << "not a number: " << c.text;
-    return NAN;
-  }
-  static std::string str(const Cell& c) {
-    auto* s = std::get_if<std::string>(&c.value);
-    return s ? *s : "<not a string: " + c.text + ">";
-  }
 
   db::Database d = db::Database::create_in_memory();
   std::int64_t dev = 0, run = 0;
