@@ -9,8 +9,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <thread>
 
+#include "db/dataset.hpp"
 #include "runtime/defaults.hpp"
 #include "runtime_test_util.hpp"
 #include "tests/db/test_util.hpp"
@@ -273,6 +275,104 @@ TEST(Location, AServiceWithoutADatabaseOfItsOwnReadsTheSystemsImmutably) {
     EXPECT_FALSE(fs::exists(db.string() + "-wal"));
     EXPECT_TRUE(t.log.lines("warning").empty()) << t.log.all();
   }
+}
+
+TEST(Location, AFleetDatabaseRenamedOverTheSystemsReplacesItWithoutDisturbingRunningProcesses) {
+  // docs/library.md, "Replacing the database under running processes": a new database is made
+  // beside the installed one (here by db merge, in journal mode DELETE) and renamed over it.
+  TempDir dir;
+  const fs::path share = dir / "share" / "tunedreduce";
+  fs::create_directories(share);
+  fs::create_directories(dir / "home");
+  fs::create_directories(dir / "staging");
+  const fs::path installed = share / "tune.db";
+  fs::copy_file(sample_db(), installed);
+  // The new fleet database: the sample with another winner for i32 sum, every size.
+  const std::string old_kernel = "vectorized.b128.u1.packed.i32.sum";
+  const std::string new_kernel = "tiled.b256.u4.packed.i32.sum";
+  {
+    const fs::path edited = dir / "staging" / "tune.db";
+    fs::copy_file(sample_db(), edited);
+    {
+      db::Database w = db::Database::open_writer(edited);
+      std::int64_t dev = 0;
+      for (const db::DeviceRecord& d : w.devices())
+        if (d.key == sample_device().key()) dev = d.id;
+      ASSERT_NE(dev, 0);
+      const std::int64_t evidence = w.connection().query_int(
+          "SELECT id FROM measurements WHERE kernel_id = '" + new_kernel +
+          "' AND n = 1048576 AND outcome = 'ok' AND l2_mode = 'cold' ORDER BY id LIMIT 1");
+      db::Winner win;
+      win.dtype = DType::i32;
+      win.op = Op::sum;
+      win.n_lo = 1;
+      win.n_hi = std::uint64_t{1} << 40;
+      win.kernel_id = new_kernel;
+      win.measurement_id = evidence;
+      win.driver_version = win.runtime_version = 13000;
+      w.replace_winners(dev, DType::i32, Op::sum, std::vector<db::Winner>{win});
+    }
+    db::merge_files({edited}, share / "tune.db.new");  // beside the target: one file system
+  }
+  // Only the installer writes the folder; the processes that read it need no write permission
+  // (as root the bits do not bind, so the test checks below that nothing is written there).
+  fs::permissions(share, fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write,
+                  fs::perm_options::remove);
+  auto listing = [&] {
+    std::set<std::string> names;
+    for (const auto& e : fs::directory_iterator(share)) names.insert(e.path().filename().string());
+    return names;
+  };
+  const std::set<std::string> before = listing();
+
+  ::tunedreduce::test::EnvGuard g1("TUNEDREDUCE_DB"), g2("XDG_DATA_HOME"), g3("HOME"),
+      g4("XDG_DATA_DIRS");
+  unsetenv("TUNEDREDUCE_DB");
+  unsetenv("XDG_DATA_HOME");
+  setenv("HOME", (dir / "home").c_str(), 1);
+  setenv("XDG_DATA_DIRS", (dir / "share").c_str(), 1);
+
+  TestRuntime running({sample_device()}, std::nullopt);
+  Config c = running.rt->lookup(DType::i32, Op::sum, 1 << 20, 0);
+  EXPECT_EQ(c.level, Level::exact);
+  EXPECT_EQ(std::string(c.kernel_id), old_kernel);
+  // A reader that has the old file open (a load in flight) while the new one is renamed over it.
+  db::ReaderOptions immutable;
+  immutable.immutable = true;
+  db::Database in_flight = db::Database::open_reader(installed, immutable);
+  EXPECT_EQ(listing(), before) << "an immutable open writes nothing beside the file";
+
+  fs::permissions(share, fs::perms::owner_write, fs::perm_options::add);
+  fs::rename(share / "tune.db.new", installed);  // rename(2): atomic
+  fs::permissions(share, fs::perms::owner_write, fs::perm_options::remove);
+
+  // The open connection goes on reading the old file (its inode lives while it is open).
+  std::set<std::string> old_winners;
+  for (const db::WinnerRecord& w : in_flight.winners())
+    if (w.dtype == DType::i32 && w.op == Op::sum) old_winners.insert(w.kernel_id);
+  EXPECT_TRUE(old_winners.count(old_kernel));
+  EXPECT_FALSE(old_winners.count(new_kernel));
+  // The running process keeps its snapshot: the same answer, no error, no warning.
+  c = running.rt->lookup(DType::i32, Op::sum, 1 << 20, 0);
+  EXPECT_EQ(c.level, Level::exact);
+  EXPECT_EQ(std::string(c.kernel_id), old_kernel);
+  // A new process reads the new file ...
+  {
+    TestRuntime fresh({sample_device()}, std::nullopt);
+    const Config n = fresh.rt->lookup(DType::i32, Op::sum, 1 << 20, 0);
+    EXPECT_EQ(n.level, Level::exact);
+    EXPECT_EQ(std::string(n.kernel_id), new_kernel);
+    EXPECT_EQ(std::string(n.source), installed.string());
+    EXPECT_TRUE(fresh.log.lines("warning").empty()) << fresh.log.all();
+  }
+  // ... and so does the running one after set_database (here: back to the location rules).
+  running.rt->set_database(std::nullopt);
+  c = running.rt->lookup(DType::i32, Op::sum, 1 << 20, 0);
+  EXPECT_EQ(c.level, Level::exact);
+  EXPECT_EQ(std::string(c.kernel_id), new_kernel);
+  EXPECT_TRUE(running.log.lines("warning").empty()) << running.log.all();
+  EXPECT_EQ(listing(), std::set<std::string>{"tune.db"}) << "no -wal, -shm or -journal written";
+  fs::permissions(share, fs::perms::owner_write, fs::perm_options::add);
 }
 
 TEST(Location, TheEnvironmentDecidesAsForTheCli) {
