@@ -1,9 +1,15 @@
 // Sum of a device array with libtunedreduce, printing the kernel that ran and why.
 //
-//   find_package(TunedReduce REQUIRED)      # or: pkg-config --cflags --libs tunedreduce
+//   find_package(TunedReduce REQUIRED)
 //   find_package(CUDAToolkit REQUIRED)
 //   add_executable(sum sum.cpp)
 //   target_link_libraries(sum PRIVATE TunedReduce::tunedreduce CUDA::cudart)
+//
+// or with pkg-config, one command (this example calls the CUDA runtime itself, and CUDA ships
+// no .pc file; tests/consumer/run.sh builds it so):
+//   c++ -std=c++17 sum.cpp $(pkg-config --cflags --libs tunedreduce)
+//       -L$(pkg-config --variable=cudalibdir tunedreduce) -lcudart
+//       -Wl,-rpath,$(pkg-config --variable=libdir tunedreduce)
 
 #include <cuda_runtime_api.h>
 #include <tunedreduce/tunedreduce.hpp>

@@ -79,4 +79,15 @@ static_libs=$(pkg-config --static --libs tunedreduce | sed 's/-ltunedreduce/-l:l
 "$cc" -std=c99 -Wall -Werror "$src/tests/consumer/c_consumer.c" -o "$work/c_consumer_static" \
   $(pkg-config --cflags tunedreduce) $static_libs
 "$work/c_consumer_static"
+# examples/sum.cpp with the pkg-config line its header gives: the example calls the CUDA runtime
+# itself (cudaMalloc), so it names libcudart next to the package (CUDA ships no .pc file).
+cxx=${CXX:-c++}
+echo "--- examples/sum.cpp through pkg-config"
+# shellcheck disable=SC2046
+"$cxx" -std=c++17 "$src/examples/sum.cpp" -o "$work/example_sum_pc" \
+  $(pkg-config --cflags --libs tunedreduce) -L"$(pkg-config --variable=cudalibdir tunedreduce)" \
+  -lcudart -Wl,-rpath,"$(pkg-config --variable=libdir tunedreduce)"
+for lib in libtunedreduce libcudart; do
+  ldd "$work/example_sum_pc" | grep -q "$lib" || { echo "example_sum_pc does not link $lib" >&2; exit 1; }
+done
 echo "OK: install and consumers"
