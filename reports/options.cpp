@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "common/error.hpp"
+#include "common/grammar.hpp"
 #include "common/names.hpp"
 #include "kernels/registry.hpp"
 #include "reports/reports.hpp"
@@ -44,7 +45,7 @@ Format format_from_text(std::string_view s) {
 
 DType dtype_from_text(std::string_view s) {
   if (auto t = parse_dtype(s)) return *t;
-  bad("dtype", s, dtype_choices());
+  bad("element type", s, dtype_choices());
 }
 
 Op op_from_text(std::string_view s) {
@@ -63,40 +64,8 @@ std::string family_from_text(std::string_view s) {
 }
 
 std::uint64_t size_from_text(std::string_view text) {
-  auto fail = [&]() -> std::uint64_t {
-    throw Error("invalid size '" + terminal_escape(text) +
-                    "' (an element count from 1 to 2^40: 16777216, 2^24, 16Mi)",
-                exit_code::usage);
-  };
-  std::string_view s = text;
-  std::uint64_t n = 0;
-  auto number = [&](std::string_view part, std::uint64_t& v) {
-    if (part.empty() || !std::all_of(part.begin(), part.end(),
-                                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
-      return false;
-    auto r = std::from_chars(part.data(), part.data() + part.size(), v);
-    return r.ec == std::errc() && r.ptr == part.data() + part.size();
-  };
-  if (auto caret = s.find('^'); caret != std::string_view::npos) {
-    std::uint64_t base = 0, exp = 0;
-    if (!number(s.substr(0, caret), base) || !number(s.substr(caret + 1), exp) || base < 2 || exp > 40)
-      return fail();
-    n = 1;
-    for (std::uint64_t i = 0; i < exp; ++i) {
-      if (n > kernels::max_elements / base) return fail();
-      n *= base;
-    }
-  } else {
-    std::uint64_t mult = 1;
-    if (s.ends_with("Ki")) mult = 1ull << 10;
-    else if (s.ends_with("Mi")) mult = 1ull << 20;
-    else if (s.ends_with("Gi")) mult = 1ull << 30;
-    if (mult != 1) s.remove_suffix(2);
-    if (!number(s, n) || n > kernels::max_elements / mult) return fail();
-    n *= mult;
-  }
-  if (n < 1 || n > kernels::max_elements) return fail();
-  return n;
+  // The CLI's one grammar of element counts (common/grammar.hpp), one count, 1 .. 2^40.
+  return grammar::parse_count("--n", text);
 }
 
 std::optional<Format> format_for_path(std::string_view path) {
