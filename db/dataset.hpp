@@ -150,8 +150,10 @@ void write_dataset(Database& empty, const Dataset& d);
 /// (existing ids never change), merged winners replace their groups.
 MergeStats import_dataset(Database& db, const Dataset& d);
 
-/// `db merge`: reads every input read-only, unions them, writes \p out (which must not exist)
-/// with VACUUM INTO, in journal mode DELETE so it can be shipped and read anywhere.
+/// `db merge`: reads every input read-only, unions them, decides each winner group once over
+/// every input's winners (resolve_winners: so any order of \p inputs gives the same bytes),
+/// writes \p out (which must not exist) with VACUUM INTO, in journal mode DELETE so it can be
+/// shipped and read anywhere.
 MergeStats merge_files(const std::vector<std::filesystem::path>& inputs,
                        const std::filesystem::path& out);
 
