@@ -1,6 +1,6 @@
 #pragma once
 // The tuning data of one device as the runtime uses it: the snapshot's tables with every row
-// checked against this binary's registry and the device, and the lookup order of design.md.
+// checked against this binary's registry and the device, and the lookup order of docs/library.md.
 // No CUDA calls: tested on snapshots of synthetic databases and tests/data/h100-sample.db.
 
 #include <cstdint>

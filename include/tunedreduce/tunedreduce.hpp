@@ -50,7 +50,7 @@ class ReduceError : public std::runtime_error {
   Status status_;
 };
 
-/// How a configuration was found (design.md, "Lookup order at run time").
+/// How a configuration was found (docs/library.md, "Lookup order and levels").
 enum class Level : int {
   exact = 1,            ///< this device, a tuned size interval containing n
   nearest = 2,          ///< this device, the nearest tuned interval, within a factor of 4 of n
