@@ -199,20 +199,10 @@ void build_bench(const Data& d, const ReportOptions& o, Report& r) {
                  col("bench_run", "bench run", false, {}, Show::machines)};
     for (std::size_t i : {9u, 10u}) s.columns[i].hide_if_empty = true;
 
-    LineChart us, up, gbps;
-    us.title = "Median µs against n (log scale): the library's two calls, CUB and Thrust";
-    us.y_label = "µs";
-    us.y_scale = LineChart::YScale::log;
-    us.view = "µs (log)";
-    up.title = "CUB's median over each of the library's calls (above 1: faster than CUB)";
-    up.y_label = "× CUB";
-    up.y_scale = LineChart::YScale::log;
-    up.view = "speed-up vs CUB";
-    up.references.push_back({1.0, "CUB"});
-    gbps.title = "GB/s against n (input bytes / median)";
-    gbps.y_label = "GB/s";
-    gbps.view = "GB/s";
-    add_bandwidth_references(d, key.device, gbps);
+    LineChart us = us_view("Median µs against n (log scale): the library's two calls, CUB and Thrust");
+    LineChart up =
+        speedup_view("CUB's median over each of the library's calls (above 1: faster than CUB)");
+    LineChart gbps = gbps_view(d, key.device, "GB/s against n (input bytes / median)");
     std::map<BenchMethod, LineChart::Series> us_series, up_series, gbps_series;
 
     int counts[2][3] = {};

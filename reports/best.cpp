@@ -71,6 +71,34 @@ void add_bandwidth_references(const Data& d, std::int64_t device, LineChart& c) 
     c.references.push_back({*a, "attainable read " + fixed(*a, 0) + " GB/s"});
 }
 
+LineChart gbps_view(const Data& d, std::int64_t device, std::string title) {
+  LineChart c;
+  c.title = std::move(title);
+  c.y_label = "GB/s";
+  c.view = "GB/s";
+  add_bandwidth_references(d, device, c);
+  return c;
+}
+
+LineChart us_view(std::string title) {
+  LineChart c;
+  c.title = std::move(title);
+  c.y_label = "µs";
+  c.y_scale = LineChart::YScale::log;
+  c.view = "µs (log)";
+  return c;
+}
+
+LineChart speedup_view(std::string title) {
+  LineChart c;
+  c.title = std::move(title);
+  c.y_label = "× CUB";
+  c.y_scale = LineChart::YScale::log;
+  c.view = "speed-up vs CUB";
+  c.references.push_back({1.0, "CUB"});
+  return c;
+}
+
 void build_best(const Data& d, const ReportOptions& o, Report& r) {
   r.notes.push_back(
       "Each row is a size interval [n_lo, n_hi] and the kernel tuned for it, for the L2 state "
@@ -185,21 +213,12 @@ void build_best(const Data& d, const ReportOptions& o, Report& r) {
     // The winner at each measured size, one line per (type, operator): the measurement of the
     // kernel whose interval holds the size (the evidence where it was measured there).
     const std::string mode = db::l2_mode_name(d.l2);
-    LineChart gbps_chart, us_chart, speedup_chart;
-    gbps_chart.title = "The winner at each measured size: GB/s (" + mode + " L2)";
-    gbps_chart.y_label = "GB/s";
-    gbps_chart.view = "GB/s";
-    add_bandwidth_references(d, dev.id, gbps_chart);
-    us_chart.title = "The winner at each measured size: median µs, log scale (" + mode + " L2)";
-    us_chart.y_label = "µs";
-    us_chart.y_scale = LineChart::YScale::log;
-    us_chart.view = "µs (log)";
-    speedup_chart.title = "The library against cub::DeviceReduce (tunedreduce bench, " + mode +
-                          " L2): CUB's median over the library's";
-    speedup_chart.y_label = "× CUB";
-    speedup_chart.y_scale = LineChart::YScale::log;
-    speedup_chart.view = "speed-up vs CUB";
-    speedup_chart.references.push_back({1.0, "CUB"});
+    LineChart gbps_chart =
+        gbps_view(d, dev.id, "The winner at each measured size: GB/s (" + mode + " L2)");
+    LineChart us_chart =
+        us_view("The winner at each measured size: median µs, log scale (" + mode + " L2)");
+    LineChart speedup_chart = speedup_view("The library against cub::DeviceReduce (tunedreduce bench, " +
+                                           mode + " L2): CUB's median over the library's");
     for (const auto& [key, ms] : ok) {
       if (key.device != dev.id) continue;
       std::vector<const db::WinnerRecord*> ws;

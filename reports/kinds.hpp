@@ -44,6 +44,11 @@ TieReason tie_reason(const std::string& winner, const std::string& faster_one,
 std::optional<double> latest_attainable(const Data& d, std::int64_t device);
 /// Horizontal lines at the device's theoretical and attainable bandwidth, where known.
 void add_bandwidth_references(const Data& d, std::int64_t device, LineChart& c);
+/// The three views a chart of a key against n comes in: GB/s (with the device's bandwidth
+/// lines), median µs on a log axis, and CUB's median over the library's (log axis, a line at 1).
+LineChart gbps_view(const Data& d, std::int64_t device, std::string title);
+LineChart us_view(std::string title);
+LineChart speedup_view(std::string title);
 /// A call of a bench against a baseline: faster or slower when the medians differ by more than
 /// noise_tolerance, else a tie.
 enum class Verdict { faster, tie, slower };

@@ -155,20 +155,11 @@ void build_variants(const Data& d, const ReportOptions& o, Report& r) {
       s.rows.push_back(std::move(row));
     }
 
-    LineChart chart, us, speedup;
-    chart.title = "GB/s against n, the best configuration of each family";
-    chart.y_label = "GB/s";
-    chart.view = "GB/s";
-    add_bandwidth_references(d, key.device, chart);
-    us.title = "Median µs against n (log scale), the best configuration of each family";
-    us.y_label = "µs";
-    us.y_scale = LineChart::YScale::log;
-    us.view = "µs (log)";
-    speedup.title = "cub::DeviceReduce's median (tunedreduce bench) over each family's best";
-    speedup.y_label = "× CUB";
-    speedup.y_scale = LineChart::YScale::log;
-    speedup.view = "speed-up vs CUB";
-    speedup.references.push_back({1.0, "CUB"});
+    LineChart chart =
+        gbps_view(d, key.device, "GB/s against n, the best configuration of each family");
+    LineChart us = us_view("Median µs against n (log scale), the best configuration of each family");
+    LineChart speedup =
+        speedup_view("cub::DeviceReduce's median (tunedreduce bench) over each family's best");
     LineChart::Series cub_series;
     cub_series.name = "CUB (bench)";
     cub_series.baseline = true;

@@ -187,6 +187,19 @@ std::string hostile_family() { return "fam\"ily,<i>x</i>\n2"; }
 
 DeviceFingerprint demo_h100() { return tunedreduce::test::h100_fingerprint(85045395456, 12080); }
 
+FixtureRun begin_fixture_run(db::Database& d) {
+  FixtureRun f;
+  f.dev = d.upsert_device(demo_h100());
+  db::RunInfo info;
+  info.tool_version = "0.1.0";
+  info.manifest_hash = "0123456789abcdef";
+  info.config_hash = "fedcba9876543210";
+  info.host = "test-host";
+  f.run = d.begin_run(info);
+  d.record_attainable_bandwidth(f.run, f.dev, 3200.0);
+  return f;
+}
+
 DeviceFingerprint demo_h200() {
   DeviceFingerprint f = demo_h100();
   f.name = "NVIDIA H200";

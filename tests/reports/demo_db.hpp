@@ -52,6 +52,13 @@ std::string hostile_kernel();
 std::string hostile_family();
 
 DeviceFingerprint demo_h100();  // driver/runtime 12.8 (13.0 after the stale update)
+
+/// The demo H100 and a run on it (host "test-host", attainable read 3200 GB/s): where the report
+/// tests' fixtures start.
+struct FixtureRun {
+  std::int64_t dev = 0, run = 0;
+};
+FixtureRun begin_fixture_run(db::Database& d);
 DeviceFingerprint demo_h200();
 
 struct DemoIds {

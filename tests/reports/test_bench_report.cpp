@@ -32,14 +32,9 @@ constexpr const char* other_id = "smem.b256.u8.static.single_pass.i32.sum";
 class BenchReport : public ::testing::Test {
  protected:
   void SetUp() override {
-    dev = d.upsert_device(test::demo_h100());
-    db::RunInfo info;
-    info.tool_version = "0.1.0";
-    info.manifest_hash = "0123456789abcdef";
-    info.config_hash = "fedcba9876543210";
-    info.host = "test-host";
-    run = d.begin_run(info);
-    d.record_attainable_bandwidth(run, dev, 3200.0);
+    const test::FixtureRun f = test::begin_fixture_run(d);
+    dev = f.dev;
+    run = f.run;
   }
 
   // An ok measurement of \p id; p10/p90 at ∓ spread/2 of the median.
