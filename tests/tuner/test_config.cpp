@@ -10,6 +10,7 @@
 
 #include "common/error.hpp"
 #include "common/exit_codes.hpp"
+#include "db/database.hpp"
 #include "tuner/config.hpp"
 
 namespace tunedreduce::tuner {
@@ -510,6 +511,89 @@ TEST(ConfigHash, DependsOnEveryValue) {
   b = a;
   b.space.sizes.pop_back();
   EXPECT_NE(config_hash(a), config_hash(b));
+}
+
+// Runs store config_hash, so the hash of an unchanged tune.toml must never move. The values were
+// printed by `tunedreduce tune --dry-run` before tuner/config.cpp was split (commit bbb6eb2).
+TEST(ConfigHash, TheRepositorysTuneTomlKeepsItsHash) {
+  EXPECT_EQ(config_hash(load_config(TR_DEFAULT_TUNE_TOML)), "989c559e7f475e8c");
+  EXPECT_EQ(config_hash(default_config()), "989c559e7f475e8c");
+  EXPECT_EQ(config_hash(load_config(fixture("small.toml"))), "01a66b7ffc1caab6");
+  ConfigOverrides o;
+  o.strategy = "random";
+  o.random_count = "7";
+  o.random_seconds = "2.5";
+  o.seed = "9";
+  o.l2 = "warm";
+  o.bisect = "off";
+  o.sizes = "2^10..2^20*1.5";
+  EXPECT_EQ(config_hash(load_config(fixture("small.toml"), o)), "4f7d154cb19d649a");
+  ConfigOverrides p;
+  p.families = "smem,tiled";
+  p.halving_keep = "0.3";
+  p.halving_growth = "2.5";
+  p.target_spread = "0.015";
+  p.budget_ms = "123.456";
+  p.timeout_s = "7.25";
+  p.bisect_precision = "0.1";
+  p.bisect_depth = "3";
+  p.warmup = "2";
+  p.dtypes = "f64,i32";
+  p.ops = "max";
+  EXPECT_EQ(config_hash(load_config(TR_DEFAULT_TUNE_TOML, p)), "35e49cbe7889c8a4");
+}
+
+// The sample databases were recorded with their .toml: the hash stored in their run is the one
+// computed now.
+TEST(ConfigHash, TheSampleDatabasesStoreTheHashOfTheirToml) {
+  for (const char* name : {"h100-sample", "h200-sample"}) {
+    const std::string base = std::string(TR_TEST_DATA "/") + name;
+    db::ReaderOptions ro;
+    ro.immutable = true;
+    db::Database db = db::Database::open_reader(base + ".db", ro);
+    const auto runs = db.runs();
+    ASSERT_EQ(runs.size(), 1u) << name;
+    EXPECT_EQ(config_hash(load_config(base + ".toml")), runs[0].info.config_hash) << name;
+  }
+}
+
+TEST(ConfigCanonical, EveryKeyInFixedOrder) {
+  ConfigOverrides o;
+  o.strategy = "random";
+  o.random_count = "7";
+  o.random_seconds = "2.5";
+  o.seed = "9";
+  o.l2 = "warm";
+  o.bisect = "off";
+  o.sizes = "2^10..2^20*1.5";
+  EXPECT_EQ(canonical_text(load_config(fixture("small.toml"), o)),
+            "space.families=smem,warp_shuffle,vectorized,interleaved\n"
+            "space.blocks=128,256,512\n"
+            "space.unrolls=2,4,8\n"
+            "space.smem=dynamic\n"
+            "space.finishes=two_pass,single_pass\n"
+            "space.dtypes=f32,i64\n"
+            "space.ops=sum\n"
+            "space.sizes=1024,1536,2304,3456,5184,7776,11664,17496,26244,39366,59049,88574,"
+            "132860,199290,298936,448403,672605,1008908\n"
+            "measure.warmup=1\n"
+            "measure.min_repeats=10\n"
+            "measure.max_repeats=50\n"
+            "measure.budget_ms=250\n"
+            "measure.target_spread=0.02\n"
+            "measure.l2=warm\n"
+            "measure.timeout_s=10\n"
+            "strategy.name=random\n"
+            "strategy.seed=9\n"
+            "strategy.random.count=7\n"
+            "strategy.random.seconds=2.5\n"
+            "strategy.halving.keep=0.5\n"
+            "strategy.halving.first_repeats=3\n"
+            "strategy.halving.growth=3\n"
+            "strategy.halving.final_size=3\n"
+            "bisect.enabled=false\n"
+            "bisect.max_depth=4\n"
+            "bisect.precision=0.050000000000000003\n");
 }
 
 TEST(ConfigSuggest, EditDistanceAndNearest) {
