@@ -3,6 +3,10 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <thread>
 
 #include "common/error.hpp"
 #include "tuner/search_space.hpp"
@@ -63,95 +67,239 @@ class Progress {
   double total_weight_ = 0;
 };
 
+/// The units of work and who does them: see run_tuning's comment in driver.hpp.
+class Scheduler {
+ public:
+  Scheduler(const TuneConfig& config, const StrategyInfo& strategy, std::vector<KeySpace> keys,
+            const DriverOptions& o, std::size_t runners)
+      : c_(config), strategy_(strategy), keys_(std::move(keys)), o_(o), progress_(o, c_, keys_) {
+    state_.resize(keys_.size());
+    for (std::size_t k = 0; k < keys_.size(); ++k) {
+      KeyState& s = state_[k];
+      s.key.dtype = keys_[k].dtype;
+      s.key.op = keys_[k].op;
+      s.key.l2_mode = c_.measure.l2;
+      s.key.candidates = keys_[k].candidates.size();
+      const std::size_t sizes = keys_[k].sizes.size();
+      s.sizes.resize(sizes);
+      // pending.back() is handed out next: the grid in ascending order with one runner (the
+      // sequence of the one-runner driver), the largest sizes first with several.
+      for (std::size_t i = 0; i < sizes; ++i) s.pending.push_back(runners > 1 ? i : sizes - 1 - i);
+    }
+  }
+
+  /// One runner's thread: units until there are none, a cancellation or an error.
+  void work(Runner& runner) {
+    std::unique_lock<std::mutex> lk(m_);
+    for (;;) {
+      const std::optional<Unit> u = next_unit();
+      if (!u) {
+        if (in_flight_ == 0) break;
+        cv_.wait(lk);  // the units in flight may make a bisection ready, or end the run
+        continue;
+      }
+      ++in_flight_;
+      state_[u->key].begun = true;
+      lk.unlock();
+      try {
+        if (u->size == bisect_unit)
+          bisect(runner, u->key);
+        else
+          grid_size(runner, u->key, u->size);
+      } catch (...) {
+        lk.lock();
+        if (!error_) error_ = std::current_exception();
+        stop_ = true;
+        --in_flight_;
+        cv_.notify_all();
+        break;
+      }
+      lk.lock();
+      --in_flight_;
+      cv_.notify_all();
+    }
+    cv_.notify_all();
+  }
+
+  TuneOutcome outcome() {
+    if (error_) std::rethrow_exception(error_);
+    TuneOutcome out;
+    out.requests = requests_;
+    for (std::size_t k = 0; k < keys_.size(); ++k) {
+      KeyState& s = state_[k];
+      if (!s.begun) continue;
+      for (std::optional<SizeOutcome>& size : s.sizes)
+        if (size) s.key.sizes.push_back(std::move(*size));
+      out.cancelled |= !s.key.complete;
+      out.keys.push_back(std::move(s.key));
+    }
+    if (cancelled()) out.cancelled = true;
+    out.elapsed_s = progress_.elapsed();
+    return out;
+  }
+
+ private:
+  static constexpr std::size_t bisect_unit = static_cast<std::size_t>(-1);
+  struct Unit {
+    std::size_t key = 0;
+    std::size_t size = 0;  // an index into the key's grid, or bisect_unit
+  };
+  struct KeyState {
+    KeyOutcome key;
+    std::vector<std::optional<SizeOutcome>> sizes;  // by grid index, once finished
+    std::vector<std::size_t> pending;               // grid indices not handed out; back() next
+    std::size_t finished = 0;                       // sizes finished
+    bool begun = false, bisect_taken = false;
+  };
+
+  bool cancelled() const { return o_.cancel && o_.cancel->load(std::memory_order_relaxed); }
+
+  /// Under the lock. The first key (in the space's order) with work to hand out: its bisection
+  /// once its grid is done, else its next size.
+  std::optional<Unit> next_unit() {
+    if (stop_ || cancelled()) return std::nullopt;
+    for (std::size_t k = 0; k < keys_.size(); ++k) {
+      KeyState& s = state_[k];
+      if (s.bisect_taken) continue;
+      if (s.finished == s.sizes.size()) {
+        s.bisect_taken = true;
+        return Unit{k, bisect_unit};
+      }
+      if (!s.pending.empty()) {
+        const std::size_t i = s.pending.back();
+        s.pending.pop_back();
+        return Unit{k, i};
+      }
+    }
+    return std::nullopt;
+  }
+
+  ProgressEvent event(ProgressEvent::Kind kind, std::size_t key, std::uint64_t n) const {
+    return progress_.event(kind, keys_[key], n);
+  }
+
+  std::function<void(std::size_t)> on_measured(std::size_t key, std::uint64_t n) {
+    return [this, key, n](std::size_t got) {
+      std::lock_guard<std::mutex> lk(m_);
+      progress_.requests_ += got;
+      progress_.emit(event(ProgressEvent::Kind::measured, key, n));
+    };
+  }
+
+  void grid_size(Runner& runner, std::size_t key, std::size_t index) {
+    const KeySpace& k = keys_[key];
+    const std::uint64_t n = k.sizes[index];
+    SearchContext ctx{runner, c_.measure, c_.strategy, k.dtype, k.op, n, o_.cancel,
+                      o_.clock, o_.chunk, {}};
+    ctx.on_measured = on_measured(key, n);
+    // Only the candidates that take n: a single_tile entry is not measured past its tile.
+    const std::vector<std::string> candidates = k.candidates_at(n);
+    if (candidates.empty())
+      spdlog::warn("{} {} n={}: none of the {} selected candidates takes this many elements "
+                   "(single_tile entries take one tile)",
+                   dtype_name(k.dtype), op_name(k.op), n, k.candidates.size());
+    SearchOutcome s = strategy_.run(candidates, ctx);
+    std::lock_guard<std::mutex> lk(m_);
+    requests_ += s.requests;
+    if (s.cancelled) {
+      stop_ = true;
+      return;
+    }
+    SizeOutcome size;
+    size.n = n;
+    size.candidates = candidates.size();
+    size.requests = s.requests;
+    size.rounds = s.rounds;
+    size.final_results = std::move(s.final_results);
+    for (const Result& r : size.final_results) size.failed += !r.ok();
+    const Selection sel = select_winner(size.final_results, o_.tie);
+    size.tied = sel.tied;
+    if (sel.winner) {
+      SizeWinner w;
+      w.n = n;
+      w.winner = size.final_results[*sel.winner];
+      if (sel.runner_up) w.runner_up = size.final_results[*sel.runner_up];
+      w.margin = sel.margin;
+      size.winner = std::move(w);
+      spdlog::debug("  n={}: {} ({:.2f} us), {} tied, {} failed", n, size.winner->winner.kernel_id,
+                    *size.winner->winner.median_us, size.tied, size.failed);
+    } else {
+      spdlog::warn("{} {} n={}: no candidate was ok ({} measured); this size has no winner",
+                   dtype_name(k.dtype), op_name(k.op), n, size.final_results.size());
+    }
+    KeyState& st = state_[key];
+    st.sizes[index] = std::move(size);
+    ++st.finished;
+    ++progress_.sizes_done_;
+    progress_.done_weight_ += o_.model.search_s(k.dtype, n, candidates.size(), c_);
+    ProgressEvent e = event(ProgressEvent::Kind::size_done, key, n);
+    e.size = &*st.sizes[index];
+    progress_.emit(e);
+  }
+
+  void bisect(Runner& runner, std::size_t key) {
+    KeyState& st = state_[key];
+    std::vector<SizeWinner> grid;
+    {
+      std::lock_guard<std::mutex> lk(m_);
+      for (const std::optional<SizeOutcome>& s : st.sizes)
+        if (s->winner) grid.push_back(*s->winner);
+    }
+    BisectOutcome b =
+        bisect_intervals(grid, runner, c_.bisect, o_.cancel, o_.tie, on_measured(key, 0));
+    std::lock_guard<std::mutex> lk(m_);
+    requests_ += b.requests;
+    st.key.complete = !b.cancelled;
+    st.key.bisect = std::move(b);
+    if (!st.key.complete) {
+      stop_ = true;
+      return;
+    }
+    ++progress_.keys_done_;
+    ProgressEvent e = event(ProgressEvent::Kind::key_done, key, 0);
+    e.key = &st.key;
+    progress_.emit(e);
+  }
+
+  const TuneConfig& c_;
+  const StrategyInfo& strategy_;
+  const std::vector<KeySpace> keys_;
+  const DriverOptions& o_;
+  Progress progress_;
+  std::vector<KeyState> state_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::size_t in_flight_ = 0;
+  std::size_t requests_ = 0;
+  bool stop_ = false;  // a unit was cancelled or a runner failed: hand out nothing more
+  std::exception_ptr error_;
+};
+
 }  // namespace
 
 TuneOutcome run_tuning(const TuneConfig& config, Runner& runner, const DriverOptions& o) {
+  Runner* const one[] = {&runner};
+  return run_tuning(config, std::span<Runner* const>(one), o);
+}
+
+TuneOutcome run_tuning(const TuneConfig& config, std::span<Runner* const> runners,
+                       const DriverOptions& o) {
   const StrategyInfo* strategy = find_strategy(config.strategy.name);
   if (!strategy) throw Error("unknown strategy '" + config.strategy.name + "'", exit_code::usage);
-  const std::vector<KeySpace> keys = enumerate_space(config.space);
-  Progress progress(o, config, keys);
-  TuneOutcome out;
-  auto cancelled = [&] { return o.cancel && o.cancel->load(std::memory_order_relaxed); };
-
-  for (const KeySpace& k : keys) {
-    KeyOutcome key;
-    key.dtype = k.dtype;
-    key.op = k.op;
-    key.l2_mode = config.measure.l2;
-    key.candidates = k.candidates.size();
+  if (runners.empty()) throw Error("run_tuning: no runner");
+  for (const KeySpace& k : enumerate_space(config.space))
     spdlog::debug("tune {} {}: {} candidates at {} sizes", dtype_name(k.dtype), op_name(k.op),
                   k.candidates.size(), k.sizes.size());
-    std::vector<SizeWinner> grid;
-    for (std::uint64_t n : k.sizes) {
-      if (cancelled()) break;
-      SearchContext ctx{runner, config.measure, config.strategy, k.dtype, k.op, n, o.cancel,
-                        o.clock, o.chunk, {}};
-      ctx.on_measured = [&](std::size_t got) {
-        progress.requests_ += got;
-        progress.emit(progress.event(ProgressEvent::Kind::measured, k, n));
-      };
-      // Only the candidates that take n: a single_tile entry is not measured past its tile.
-      const std::vector<std::string> candidates = k.candidates_at(n);
-      if (candidates.empty())
-        spdlog::warn("{} {} n={}: none of the {} selected candidates takes this many elements "
-                     "(single_tile entries take one tile)",
-                     dtype_name(k.dtype), op_name(k.op), n, k.candidates.size());
-      SearchOutcome s = strategy->run(candidates, ctx);
-      out.requests += s.requests;
-      if (s.cancelled) break;
-      SizeOutcome size;
-      size.n = n;
-      size.candidates = candidates.size();
-      size.requests = s.requests;
-      size.rounds = s.rounds;
-      size.final_results = std::move(s.final_results);
-      for (const Result& r : size.final_results) size.failed += !r.ok();
-      const Selection sel = select_winner(size.final_results, o.tie);
-      size.tied = sel.tied;
-      if (sel.winner) {
-        SizeWinner w;
-        w.n = n;
-        w.winner = size.final_results[*sel.winner];
-        if (sel.runner_up) w.runner_up = size.final_results[*sel.runner_up];
-        w.margin = sel.margin;
-        size.winner = w;
-        grid.push_back(std::move(w));
-        spdlog::debug("  n={}: {} ({:.2f} us), {} tied, {} failed", n, size.winner->winner.kernel_id,
-                      *size.winner->winner.median_us, size.tied, size.failed);
-      } else {
-        spdlog::warn("{} {} n={}: no candidate was ok ({} measured); this size has no winner",
-                     dtype_name(k.dtype), op_name(k.op), n, size.final_results.size());
-      }
-      key.sizes.push_back(std::move(size));
-      ++progress.sizes_done_;
-      progress.done_weight_ += o.model.search_s(k.dtype, n, candidates.size(), config);
-      ProgressEvent e = progress.event(ProgressEvent::Kind::size_done, k, n);
-      e.size = &key.sizes.back();
-      progress.emit(e);
-    }
-    const bool grid_done = key.sizes.size() == k.sizes.size();
-    if (grid_done && !cancelled()) {
-      auto on_measured = [&](std::size_t got) {
-        progress.requests_ += got;
-        progress.emit(progress.event(ProgressEvent::Kind::measured, k, 0));
-      };
-      key.bisect = bisect_intervals(grid, runner, config.bisect, o.cancel, o.tie, on_measured);
-      out.requests += key.bisect.requests;
-      key.complete = !key.bisect.cancelled;
-    }
-    out.keys.push_back(std::move(key));
-    if (!out.keys.back().complete) {
-      out.cancelled = true;
-      break;
-    }
-    ++progress.keys_done_;
-    ProgressEvent e = progress.event(ProgressEvent::Kind::key_done, k, 0);
-    e.key = &out.keys.back();
-    progress.emit(e);
+  Scheduler scheduler(config, *strategy, enumerate_space(config.space), o, runners.size());
+  if (runners.size() == 1) {
+    scheduler.work(*runners[0]);
+  } else {
+    std::vector<std::thread> threads;
+    threads.reserve(runners.size());
+    for (Runner* r : runners) threads.emplace_back([&scheduler, r] { scheduler.work(*r); });
+    for (std::thread& t : threads) t.join();
   }
-  if (cancelled()) out.cancelled = true;
-  out.elapsed_s = progress.elapsed();
-  return out;
+  return scheduler.outcome();
 }
 
 }  // namespace tunedreduce::tuner

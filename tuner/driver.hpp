@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -91,5 +92,18 @@ struct DriverOptions {
 /// is set, at the next check with what finished (complete keys, and the incomplete key's
 /// finished sizes).
 TuneOutcome run_tuning(const TuneConfig& config, Runner& runner, const DriverOptions& options = {});
+
+/// The same with several runners of one device model (the GPUs of one model in a host), one
+/// thread each, fed from one queue of units: a grid size of a key (the strategy over all its
+/// candidates, on one runner) or the bisection of a key whose grid is done (on one runner). So
+/// every winner is chosen among measurements of one GPU, and small differences between the GPUs
+/// never decide one. Units are handed out key by key in the order of the space, a key's bisection
+/// before the next key's sizes and, with several runners, a key's larger sizes first (they take
+/// longest). The outcome has the keys in the order of the space; after a cancellation (or an
+/// error in one runner, rethrown once every runner stopped) the keys begun but not finished are
+/// incomplete, with their finished sizes. Progress is reported from the runners' threads, one
+/// event at a time. One runner: exactly the sequence of the overload above.
+TuneOutcome run_tuning(const TuneConfig& config, std::span<Runner* const> runners,
+                       const DriverOptions& options = {});
 
 }  // namespace tunedreduce::tuner

@@ -80,10 +80,14 @@ std::vector<Result> FnRunner::measure(std::span<const Request> requests) {
   return out;
 }
 
+Result model_answer(const Request& q) {
+  return q.min_repeats ? model_result(q.kernel_id, q.n, *q.min_repeats, 0.03, 0.04, 1)
+                       : model_result(q.kernel_id, q.n, 20, 0.005, 0.01, 2);
+}
+
 FnRunner model_runner(std::set<std::string> incorrect) {
   return FnRunner([incorrect = std::move(incorrect)](const Request& q) {
-    Result r = q.min_repeats ? model_result(q.kernel_id, q.n, *q.min_repeats, 0.03, 0.04, 1)
-                             : model_result(q.kernel_id, q.n, 20, 0.005, 0.01, 2);
+    Result r = model_answer(q);
     if (incorrect.count(q.kernel_id)) {
       r.outcome = Outcome::incorrect;
       r.error = "result differs from the reference";

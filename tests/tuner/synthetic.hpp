@@ -44,6 +44,9 @@ class FnRunner : public Runner {
   std::function<Result(const Request&)> fn_;
 };
 
+/// The model's answer to a request, as model_runner gives it (a pure function of the request).
+Result model_answer(const Request& q);
+
 /// A runner over the model: full-policy requests get `repeats` 20 and noise 0.5%, fixed-repeat
 /// requests (halving's early rounds) their repeats and noise 3%.
 FnRunner model_runner(std::set<std::string> incorrect = {});

@@ -2,6 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <map>
+#include <set>
+#include <thread>
+#include <tuple>
+
+#include "common/error.hpp"
+#include "kernels/manifest.hpp"
 #include "synthetic.hpp"
 #include "tuner/config.hpp"
 #include "tuner/driver.hpp"
@@ -213,6 +221,166 @@ TEST(Driver, ReplayedRunGivesWinnersAndATable) {
   EXPECT_NE(table.str().find("runner-up"), std::string::npos);
   EXPECT_NE(table.str().find(out.keys[0].bisect.intervals[0].winner.kernel_id), std::string::npos);
   EXPECT_NE(table.str().find("1099511627776"), std::string::npos);
+}
+
+// ---- several runners of one model (the GPUs of one model in a host) ----
+
+/// The winners of every key: per key, (n_lo, n_hi, kernel) of each interval.
+std::vector<std::tuple<std::uint64_t, std::uint64_t, std::string>> intervals_of(const TuneOutcome& out) {
+  std::vector<std::tuple<std::uint64_t, std::uint64_t, std::string>> v;
+  for (const KeyOutcome& k : out.keys)
+    for (const IntervalWinner& w : k.bisect.intervals) v.emplace_back(w.n_lo, w.n_hi, w.winner.kernel_id);
+  return v;
+}
+
+/// \p n runners over the model that take 20 us a request, so that every runner's thread is
+/// running before the work is gone.
+std::vector<test::FnRunner> model_runners(std::size_t n) {
+  std::vector<test::FnRunner> v;
+  for (std::size_t i = 0; i < n; ++i)
+    v.emplace_back([](const Request& q) {
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
+      return test::model_answer(q);
+    });
+  return v;
+}
+
+std::vector<Runner*> pointers(std::vector<test::FnRunner>& runners) {
+  std::vector<Runner*> p;
+  for (test::FnRunner& r : runners) p.push_back(&r);
+  return p;
+}
+
+TEST(DriverSplit, SeveralRunnersGiveTheWinnersOfOne) {
+  // The model's answers depend only on the request, so the winners cannot depend on who measured.
+  const TuneConfig c = small();
+  auto one = test::model_runner();
+  const TuneOutcome alone = run_tuning(c, one);
+  for (std::size_t n : {2u, 3u, 5u}) {
+    std::vector<test::FnRunner> runners = model_runners(n);
+    const TuneOutcome split = run_tuning(c, pointers(runners));
+    EXPECT_FALSE(split.cancelled);
+    ASSERT_EQ(split.keys.size(), alone.keys.size());
+    for (std::size_t k = 0; k < split.keys.size(); ++k) {
+      EXPECT_TRUE(split.keys[k].complete);
+      EXPECT_EQ(split.keys[k].dtype, alone.keys[k].dtype);
+      EXPECT_EQ(split.keys[k].op, alone.keys[k].op);
+      ASSERT_EQ(split.keys[k].sizes.size(), alone.keys[k].sizes.size());
+      for (std::size_t i = 0; i < split.keys[k].sizes.size(); ++i)
+        EXPECT_EQ(split.keys[k].sizes[i].n, alone.keys[k].sizes[i].n);  // ascending, as alone
+      expect_complete(split.keys[k]);
+    }
+    EXPECT_EQ(intervals_of(split), intervals_of(alone)) << n << " runners";
+    std::size_t asked = 0;
+    for (const test::FnRunner& r : runners) {
+      EXPECT_GT(r.log.size(), 0u) << "a runner was left idle";
+      asked += r.log.size();
+    }
+    EXPECT_EQ(asked, one.log.size());
+    EXPECT_EQ(split.requests, one.log.size());
+  }
+}
+
+TEST(DriverSplit, EachGridSizeAndEachBisectionIsMeasuredOnOneRunner) {
+  // So a winner is always chosen among measurements of one GPU.
+  const TuneConfig c = small();
+  std::vector<test::FnRunner> runners = model_runners(2);
+  const TuneOutcome out = run_tuning(c, pointers(runners));
+  const std::set<std::uint64_t> grid(c.space.sizes.begin(), c.space.sizes.end());
+  std::map<std::tuple<DType, Op, std::uint64_t>, std::set<std::size_t>> who;  // (key, n): runners
+  std::map<std::pair<DType, Op>, std::set<std::size_t>> bisected_by;
+  for (std::size_t r = 0; r < runners.size(); ++r)
+    for (const Request& q : runners[r].log) {
+      const kernels::ManifestEntry* m = kernels::manifest_find(q.kernel_id);
+      ASSERT_NE(m, nullptr);
+      if (grid.count(q.n))
+        who[{m->params.dtype, m->params.op, q.n}].insert(r);
+      else
+        bisected_by[{m->params.dtype, m->params.op}].insert(r);
+    }
+  EXPECT_EQ(who.size(), 16u);
+  std::set<std::size_t> used;
+  for (const auto& [key, rs] : who) {
+    EXPECT_EQ(rs.size(), 1u) << "a grid size measured on " << rs.size() << " runners";
+    used.insert(rs.begin(), rs.end());
+  }
+  EXPECT_EQ(used.size(), 2u);
+  for (const auto& [key, rs] : bisected_by) EXPECT_EQ(rs.size(), 1u);
+  EXPECT_EQ(out.keys.size(), 2u);
+}
+
+TEST(DriverSplit, ProgressCountsEverySizeAndKeyOnce) {
+  const TuneConfig c = small();
+  std::vector<test::FnRunner> runners = model_runners(3);
+  std::vector<ProgressEvent> events;
+  DriverOptions o;
+  o.progress = [&](const ProgressEvent& e) { events.push_back(e); };  // never concurrent
+  run_tuning(c, pointers(runners), o);
+  std::size_t sizes = 0, keys = 0;
+  for (const ProgressEvent& e : events) {
+    if (e.kind == ProgressEvent::Kind::size_done) {
+      EXPECT_EQ(e.sizes_done, ++sizes);
+    }
+    if (e.kind == ProgressEvent::Kind::key_done) {
+      EXPECT_EQ(e.keys_done, ++keys);
+    }
+  }
+  EXPECT_EQ(sizes, 16u);
+  EXPECT_EQ(keys, 2u);
+  EXPECT_DOUBLE_EQ(events.back().fraction, 1.0);
+}
+
+TEST(DriverSplit, StopsEveryRunnerOnCancellation) {
+  const TuneConfig c = small();
+  std::atomic<bool> cancel{false};
+  std::vector<test::FnRunner> runners = model_runners(2);
+  runners[1].cancel = &cancel;
+  runners[1].cancel_after = 300;
+  DriverOptions o;
+  o.cancel = &cancel;
+  o.chunk = 16;
+  const TuneOutcome out = run_tuning(c, pointers(runners), o);
+  EXPECT_TRUE(out.cancelled);
+  bool incomplete = false;
+  for (const KeyOutcome& k : out.keys) {
+    if (k.complete) {
+      expect_complete(k);
+    } else {
+      incomplete = true;
+      EXPECT_TRUE(k.bisect.intervals.empty());
+    }
+  }
+  EXPECT_TRUE(incomplete);
+  // After the flag each runner finishes at most the batch it had (the other runner cannot know
+  // the flag went up mid-batch, so it may answer one more batch of its own).
+  EXPECT_LT(runners[1].requests_after_cancel, o.chunk);
+  auto full = test::model_runner();
+  run_tuning(c, full);
+  EXPECT_LT(runners[0].log.size() + runners[1].log.size(), full.log.size());
+}
+
+TEST(DriverSplit, AFailingRunnerStopsTheOthersAndItsErrorIsRethrown) {
+  const TuneConfig c = small();
+  std::vector<test::FnRunner> runners = model_runners(2);
+  std::size_t answered = 0;
+  test::FnRunner failing([&](const Request& q) -> Result {
+    if (++answered > 50) throw Error("worker pool exhausted");
+    return test::model_result(q.kernel_id, q.n, 10, 0, 0.01);
+  });
+  std::vector<Runner*> p = {&runners[0], &failing};
+  try {
+    run_tuning(c, p);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "worker pool exhausted");
+  }
+  auto full = test::model_runner();
+  run_tuning(c, full);
+  EXPECT_LT(runners[0].log.size(), full.log.size());  // the healthy runner stopped too
+}
+
+TEST(DriverSplit, NoRunnerIsAnError) {
+  EXPECT_THROW(run_tuning(small(), std::span<Runner* const>()), Error);
 }
 
 TEST(Output, ProgressPlainLinesAndBar) {
