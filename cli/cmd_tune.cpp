@@ -210,11 +210,18 @@ int replay(const Options& o, const tuner::TuneConfig& cfg) {
 }
 
 struct DeviceRun {
-  int ordinal = 0;
+  int ordinal = 0;  // the model's first selected GPU: it begins the run and records the bandwidth
   DeviceFingerprint fingerprint;
-  std::unique_ptr<tuner::Runner> runner;
+  std::vector<int> sharing;  // the model's other selected GPUs: each measures a share of the work
+  std::vector<std::unique_ptr<tuner::Runner>> runners;  // ordinal's first, then sharing's
   tuner::TuneOutcome outcome;
   std::exception_ptr error;
+
+  std::string gpus() const {
+    std::string s = (sharing.empty() ? "GPU " : "GPUs ") + std::to_string(ordinal);
+    for (int g : sharing) s += "," + std::to_string(g);
+    return s;
+  }
 };
 
 int real_run(const Options& o, const tuner::TuneConfig& cfg) {
@@ -228,10 +235,6 @@ int real_run(const Options& o, const tuner::TuneConfig& cfg) {
   // it is its exit code).
   const tuner::DeviceChoice choice =
       tuner::one_per_model(tuner::select_devices(o.devices, tuner::probe_devices()));
-  for (const auto& [skipped, tuned] : choice.same_model)
-    spdlog::warn("GPU {} is the same model as GPU {}: one set of winners serves both, so it is "
-                 "tuned on GPU {} only",
-                 skipped, tuned, tuned);
   const auto& devices = choice.tuned;
   {
     // Runs a killed tuner left `running` (on this host, their lease released by its death).
@@ -241,42 +244,62 @@ int real_run(const Options& o, const tuner::TuneConfig& cfg) {
   }
 
   const std::string hash = tuner::config_hash(cfg);
-  spdlog::info("tuning {} device(s) into '{}' (from {}), config hash {}", devices.size(),
+  spdlog::info("tuning {} device model(s) into '{}' (from {}), config hash {}", devices.size(),
                loc.path.string(), loc.source, hash);
+  for (const auto& [other, first] : choice.same_model)
+    spdlog::info("GPU {} is the same model as GPU {}: it measures a share of that model's sizes "
+                 "into the same device row and run",
+                 other, first);
 
   SigintHandler sigint;
   tuner::ProgressPrinter printer(std::cerr, progress_on_terminal(o.progress) && devices.size() == 1);
   std::vector<DeviceRun> runs(devices.size());
-  for (std::size_t i = 0; i < devices.size(); ++i) {
-    runs[i].ordinal = devices[i].first;
-    runs[i].fingerprint = devices[i].second;
-    tuner::GpuRunnerOptions g;
-    g.device = devices[i].first;
-    g.policy = cfg.measure;
-    g.retune = o.retune;
-    g.db_path = loc.path;
-    g.config_hash = hash;
-    g.cancel = &g_cancel;
-    try {
-      runs[i].runner = tuner::make_gpu_runner(g);
-    } catch (...) {
-      // The runs the other devices began would stay `running`.
-      db::Database database = db::Database::open_writer(loc.path);
-      for (std::size_t k = 0; k < i; ++k)
-        if (auto rec = runs[k].runner->recording()) database.end_run(rec->run_id, db::RunStatus::failed);
-      throw;
+  try {
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+      DeviceRun& run = runs[i];
+      run.ordinal = devices[i].first;
+      run.fingerprint = devices[i].second;
+      for (const auto& [other, first] : choice.same_model)
+        if (first == run.ordinal) run.sharing.push_back(other);
+      tuner::GpuRunnerOptions g;
+      g.device = run.ordinal;
+      g.policy = cfg.measure;
+      g.retune = o.retune;
+      g.db_path = loc.path;
+      g.config_hash = hash;
+      g.cancel = &g_cancel;
+      run.runners.push_back(tuner::make_gpu_runner(g));
+      for (int other : run.sharing) {
+        tuner::GpuRunnerOptions share = g;
+        share.device = other;
+        share.measure_bandwidth = false;
+        share.join = tuner::GpuRunnerOptions::Join{*run.runners.front()->recording(),
+                                                   run.fingerprint.key(),
+                                                   run.runners.front()->attainable_gbps()};
+        run.runners.push_back(tuner::make_gpu_runner(share));
+      }
     }
+  } catch (...) {
+    // The runs begun so far would stay `running`.
+    db::Database database = db::Database::open_writer(loc.path);
+    for (DeviceRun& run : runs)
+      if (!run.runners.empty())
+        if (auto rec = run.runners.front()->recording()) database.end_run(rec->run_id, db::RunStatus::failed);
+    throw;
   }
-  // One driver per device, in parallel; each device gets winners of its own.
+  // One driver per model, in parallel; each model gets winners of its own, and the GPUs of one
+  // model share its work (tuner::run_tuning with several runners).
   std::vector<std::thread> threads;
   for (DeviceRun& run : runs)
     threads.emplace_back([&run, &cfg, &printer, &o, many = runs.size() > 1] {
       try {
         tuner::DriverOptions dopt;
-        if (many) dopt.device_label = "GPU " + std::to_string(run.ordinal);
+        if (many) dopt.device_label = run.gpus();
         dopt.progress = progress_fn(o.progress, printer);
         dopt.cancel = &g_cancel;
-        run.outcome = tuner::run_tuning(cfg, *run.runner, dopt);
+        std::vector<tuner::Runner*> runners;
+        for (auto& r : run.runners) runners.push_back(r.get());
+        run.outcome = tuner::run_tuning(cfg, runners, dopt);
       } catch (...) {
         run.error = std::current_exception();
         g_cancel.store(true);  // stop the other devices too
@@ -290,7 +313,7 @@ int real_run(const Options& o, const tuner::TuneConfig& cfg) {
   bool cancelled = false;
   std::exception_ptr first_error;
   for (DeviceRun& run : runs) {
-    const auto rec = run.runner->recording();
+    const auto rec = run.runners.front()->recording();
     if (!rec) throw Error("the GPU runner did not say where it recorded (no run or device row)");
     if (run.error) {
       database.end_run(rec->run_id, db::RunStatus::failed);
@@ -312,9 +335,8 @@ int real_run(const Options& o, const tuner::TuneConfig& cfg) {
     database.end_run(rec->run_id,
                      run.outcome.cancelled ? db::RunStatus::interrupted : db::RunStatus::finished);
     tuner::print_winners(std::cout, run.outcome,
-                         run.fingerprint.name + " (GPU " + std::to_string(run.ordinal) + ", " +
-                             run.fingerprint.key() + ")");
-    std::cerr << "GPU " << run.ordinal << ": winners of " << stored << " keys stored in '"
+                         run.fingerprint.name + " (" + run.gpus() + ", " + run.fingerprint.key() + ")");
+    std::cerr << run.gpus() << ": winners of " << stored << " keys stored in '"
               << loc.path.string() << "' (run " << rec->run_id << ", "
               << run.outcome.requests << " requests)\n";
   }

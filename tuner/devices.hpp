@@ -1,5 +1,6 @@
 #pragma once
-// Which GPUs `tunedreduce tune` measures: --devices, and one device per model.
+// Which GPUs `tunedreduce tune` measures: --devices, grouped by model (the GPUs of one model
+// share its work).
 
 #include <string>
 #include <utility>
@@ -18,12 +19,13 @@ std::vector<ProbedDevice> select_devices(const std::string& text,
 
 struct DeviceChoice {
   std::vector<ProbedDevice> tuned;  // the first selected device of each model, in order
-  /// (skipped ordinal, the ordinal tuned in its place): same fingerprint key, so the same
-  /// device row, runs and winners in the database; measuring it too would only race.
+  /// (ordinal, the first device of its model): same fingerprint key, so the same device row,
+  /// run and winners in the database; it measures a share of that model's work in that run.
   std::vector<std::pair<int, int>> same_model;
 };
 
-/// Keeps one device per model (DeviceFingerprint::key()) of \p selected.
+/// Groups \p selected by model (DeviceFingerprint::key()): the first device of each model, and
+/// the others of that model that share its work.
 DeviceChoice one_per_model(const std::vector<ProbedDevice>& selected);
 
 }  // namespace tunedreduce::tuner

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,6 +29,16 @@ struct GpuRunnerOptions {
   std::vector<std::string> worker_command;
   /// Measure the attainable read bandwidth once at the start (recorded with the run).
   bool measure_bandwidth = true;
+  /// Another GPU of the same model joining a run that a runner on the model's first GPU began
+  /// (`tune --devices` with several GPUs of one model): its results go to that run's device and
+  /// run rows, and no device row, run or bandwidth of its own is made. The worker's GPU must have
+  /// the fingerprint key given, else the runner throws Error naming both.
+  struct Join {
+    Recording recording;
+    std::string device_key;
+    std::optional<double> bandwidth_gbps;  // the first GPU's, for attainable_gbps()
+  };
+  std::optional<Join> join;
 };
 
 /// Spawns and supervises worker processes on one GPU, records every result in the database.

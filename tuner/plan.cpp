@@ -130,7 +130,10 @@ void print_plan(std::ostream& os, const Plan& plan, const TuneConfig& c, const E
      << (plan.keys.empty() ? 0 : plan.keys.front().sizes) << " sizes each, "
      << static_cast<long long>(std::llround(plan.measurements())) << " measurements, estimated "
      << format_duration(plan.seconds());
-  if (plan.devices > 1) os << " on each of " << plan.devices << " devices (in parallel)";
+  if (plan.devices > 1)
+    os << " on one GPU; of the " << plan.devices
+       << " devices, different models tune in parallel, and k GPUs of one model share its work "
+          "(about 1/k of the time)";
   os << "\n";
 }
 

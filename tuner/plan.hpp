@@ -58,8 +58,8 @@ struct Plan {
   std::size_t devices = 1;
   double overhead_s = 0;  // worker start
   double measurements() const;
-  /// Every key plus the overhead. Devices run in parallel, each tuning every key for itself,
-  /// so more devices do not change the time.
+  /// Every key plus the overhead, on one GPU. Models tune in parallel, each every key for
+  /// itself; k GPUs of one model share its grid sizes (about 1/k of this each).
   double seconds() const;
 };
 

@@ -7,6 +7,7 @@
 //   n == 31: answers with JSON that is not a reply (a result without its members)
 //   n == 37: answers with an event the protocol does not have
 //   otherwise: an ok result whose median is a function of the kernel id and n
+// Devices 0..99 are one model ("Fake GPU"); an init of device 100 or more answers another.
 // With FAKE_WORKER_LOG set, every measure request is appended to that file (one "id n" a line).
 
 #include <csignal>
@@ -56,7 +57,7 @@ int main(int argc, char** argv) {
     if (msg.kind == Kind::quit) return 0;
     if (msg.kind == Kind::init) {
       DeviceFingerprint fp;
-      fp.name = "Fake GPU";
+      fp.name = msg.device >= 100 ? "Other Fake GPU" : "Fake GPU";
       fp.cc_major = 9;
       fp.sm_count = 4;
       fp.driver_version = 13000;

@@ -9,9 +9,13 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <thread>
 
 #include "db/database.hpp"
 #include "tests/db/test_util.hpp"
+#include "common/error.hpp"
+#include "tuner/config.hpp"
+#include "tuner/driver.hpp"
 #include "tuner/gpu_runner.hpp"
 
 namespace tunedreduce::tuner {
@@ -85,6 +89,99 @@ TEST(Supervisor, SurvivesCrashesHangsStickyErrorsAndGarbage) {
   ASSERT_EQ(db.runs().size(), 1u);
   ASSERT_EQ(db.runs()[0].attainable.size(), 1u);
   EXPECT_EQ(db.runs()[0].attainable[0].gbps, 3000.0);
+}
+
+// ---- several GPUs of one model: one device row, one run, shares of the work ----
+
+GpuRunnerOptions joining(const std::filesystem::path& db_path, int device, const Runner& first) {
+  GpuRunnerOptions o = options(db_path);
+  o.device = device;
+  o.measure_bandwidth = false;
+  const auto probed = probe_devices({TR_FAKE_WORKER});
+  o.join = GpuRunnerOptions::Join{*first.recording(), probed.front().second.key(),
+                                  first.attainable_gbps()};
+  return o;
+}
+
+TEST(Supervisor, GpusOfOneModelMeasureIntoOneRun) {
+  db::test::TempDir dir;
+  const auto path = dir.path() / "t.db";
+  auto first = make_gpu_runner(options(path));
+  auto second = make_gpu_runner(joining(path, 1, *first));
+  ASSERT_TRUE(second->recording());
+  EXPECT_EQ(second->recording()->run_id, first->recording()->run_id);
+  EXPECT_EQ(second->recording()->device_id, first->recording()->device_id);
+  EXPECT_EQ(second->attainable_gbps(), 3000.0);
+  // Both at once, as the driver's threads call them.
+  std::vector<Result> a, b;
+  std::thread t([&] { a = first->measure(requests({1024, 2048, 4096, 8192})); });
+  b = second->measure(requests({16384, 32768, 65536, 131072}));
+  t.join();
+  ASSERT_EQ(a.size(), 4u);
+  ASSERT_EQ(b.size(), 4u);
+  for (const Result& r : b) EXPECT_TRUE(r.ok() && r.measurement_id) << r.error;
+  auto db = db::Database::open_reader(path);
+  EXPECT_EQ(db.runs().size(), 1u) << "the second GPU begins no run of its own";
+  EXPECT_EQ(db.devices().size(), 1u);
+  const auto rows = db.measurements();
+  ASSERT_EQ(rows.size(), 8u);
+  for (const auto& m : rows) {
+    EXPECT_EQ(m.run_id, first->recording()->run_id);
+    EXPECT_EQ(m.device_id, first->recording()->device_id);
+  }
+}
+
+TEST(Supervisor, AGpuOfAnotherModelCannotJoinARun) {
+  db::test::TempDir dir;
+  const auto path = dir.path() / "t.db";
+  auto first = make_gpu_runner(options(path));
+  try {
+    make_gpu_runner(joining(path, 100, *first));
+    FAIL() << "joined";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("GPU 100 (Other Fake GPU, fingerprint "), std::string::npos) << what;
+    EXPECT_NE(what.find("another model"), std::string::npos) << what;
+  }
+}
+
+TEST(Supervisor, TwoGpusOfOneModelTuneToTheWinnersOfOne) {
+  const TuneConfig c = validate_config(parse_config_text(
+      "[space]\nfamilies = [\"warp_shuffle\", \"vectorized\"]\nblocks = [128, 256]\nunrolls = [4]\n"
+      "finishes = [\"single_pass\"]\ndtypes = [\"f32\", \"i32\"]\nops = [\"sum\"]\n"
+      "sizes = [1024, 4096, 16384, 65536]\n[strategy]\nname = \"exhaustive\"\n"
+      "[measure]\nmin_repeats = 3\ntimeout_s = 5\n",
+      "t.toml"));
+  auto winners = [&](std::size_t gpus) {
+    db::test::TempDir dir;
+    const auto path = dir.path() / "t.db";
+    std::vector<std::unique_ptr<Runner>> runners;
+    GpuRunnerOptions o = options(path);
+    o.policy = c.measure;
+    runners.push_back(make_gpu_runner(o));
+    for (std::size_t g = 1; g < gpus; ++g) {
+      GpuRunnerOptions j = joining(path, static_cast<int>(g), *runners.front());
+      j.policy = c.measure;
+      runners.push_back(make_gpu_runner(j));
+    }
+    std::vector<Runner*> p;
+    for (auto& r : runners) p.push_back(r.get());
+    const TuneOutcome out = run_tuning(c, p);
+    std::vector<std::string> w;
+    for (const KeyOutcome& k : out.keys) {
+      EXPECT_TRUE(k.complete);
+      for (const IntervalWinner& iw : k.bisect.intervals)
+        w.push_back(std::to_string(iw.n_lo) + ".." + std::to_string(iw.n_hi) + " " +
+                    iw.winner.kernel_id + " #" + std::to_string(iw.winner.measurement_id.value_or(0) > 0));
+    }
+    auto db = db::Database::open_reader(path);
+    EXPECT_EQ(db.runs().size(), 1u);
+    return w;
+  };
+  const auto one = winners(1);
+  EXPECT_FALSE(one.empty());
+  EXPECT_EQ(winners(2), one);
+  EXPECT_EQ(winners(3), one);
 }
 
 TEST(Supervisor, RerunReusesFinalResultsAndRetriesCrashes) {

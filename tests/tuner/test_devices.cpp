@@ -53,8 +53,9 @@ TEST(Devices, BadSelectionsNameWhatWasWrong) {
   EXPECT_EQ(message(""), "--devices: no device given");
 }
 
-TEST(Devices, OneDevicePerModelIsTuned) {
-  // Two H100s and an H200, the second H100 listed last: the first of each model is tuned.
+TEST(Devices, DevicesAreGroupedByModel) {
+  // Two H100s and two H200s, the second of each listed last: the first of each model begins the
+  // model's run, the other shares its work.
   const DeviceChoice c = one_per_model({{3, h100}, {1, h200}, {0, h100}, {5, h200}});
   EXPECT_EQ(ordinals(c.tuned), (std::vector<int>{3, 1}));
   EXPECT_EQ(c.same_model, (std::vector<std::pair<int, int>>{{0, 3}, {5, 1}}));

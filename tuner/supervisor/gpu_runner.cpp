@@ -165,6 +165,17 @@ class GpuRunner final : public Runner {
       throw Error("cannot start a worker (" + argv_[0] + "): " + lost.why);
     }
     const DeviceFingerprint& fp = worker_->fingerprint();
+    if (opt_.join) {
+      if (fp.key() != opt_.join->device_key)
+        throw Error("GPU " + std::to_string(opt_.device) + " (" + fp.name + ", fingerprint " +
+                    fp.key() + ") cannot measure a share of the run of fingerprint " +
+                    opt_.join->device_key + ": another model");
+      rec_ = opt_.join->recording;
+      bandwidth_ = opt_.join->bandwidth_gbps;
+      spdlog::info("device {}: {} (fingerprint {}), measuring a share of run {}", opt_.device,
+                   fp.name, fp.key(), rec_.run_id);
+      return;
+    }
     rec_.device_id = db_.upsert_device(fp);
     rec_.driver_version = fp.driver_version;
     rec_.runtime_version = fp.runtime_version;
