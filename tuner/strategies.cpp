@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 
 #include "common/error.hpp"
 #include "common/hash.hpp"
+#include "tuner/config/tune_config.hpp"
 #include "tuner/selection.hpp"
 
 namespace tunedreduce::tuner {
@@ -54,15 +56,49 @@ PlannedSearch plan_halving(std::size_t candidates, const StrategyConfig& c,
   return {halving_rounds(candidates, c.halving, policy), std::nullopt};
 }
 
+// [strategy.random]: RandomOptions. Neither is set by default; the strategy needs one.
+constexpr KeySpec random_options[] = {
+    {"strategy.random.count", KeyKind::integer, "candidates sampled per size, at most",
+     member<&TuneConfig::strategy, &StrategyConfig::random, &RandomOptions::count>(),
+     Bounds{1, std::numeric_limits<double>::infinity(), false, false,
+            "count {} must be at least 1"}},
+    {"strategy.random.seconds", KeyKind::number, "wall time per size, at most",
+     member<&TuneConfig::strategy, &StrategyConfig::random, &RandomOptions::seconds>(),
+     Bounds{0, std::numeric_limits<double>::infinity(), true, false,
+            "{} is out of range: seconds must be above 0"}},
+};
+
+std::string check_random(const std::function<bool(std::string_view)>& given) {
+  if (given("strategy.random.count") || given("strategy.random.seconds")) return {};
+  return "strategy 'random' needs a budget: strategy.random.count and/or strategy.random.seconds";
+}
+
+// [strategy.halving]: HalvingOptions, whose initializers are the defaults.
+constexpr KeySpec halving_options[] = {
+    {"strategy.halving.keep", KeyKind::number, "fraction kept after each round",
+     member<&TuneConfig::strategy, &StrategyConfig::halving, &HalvingOptions::keep>(),
+     Bounds{0, 1, true, true,
+            "{} is out of range: keep is the fraction kept after a round: above 0 and below 1"}},
+    {"strategy.halving.first_repeats", KeyKind::integer, "repeats in the first round",
+     member<&TuneConfig::strategy, &StrategyConfig::halving, &HalvingOptions::first_repeats>(),
+     Bounds{1, 100000, false, false, "{} is out of range: first_repeats must be 1 to 100000"}},
+    {"strategy.halving.growth", KeyKind::number, "repeats multiply by this each round",
+     member<&TuneConfig::strategy, &StrategyConfig::halving, &HalvingOptions::growth>(),
+     Bounds{1, 1000, false, false, "{} is out of range: growth must be 1 to 1000"}},
+    {"strategy.halving.final_size", KeyKind::integer, "survivors measured with the full policy",
+     member<&TuneConfig::strategy, &StrategyConfig::halving, &HalvingOptions::final_size>(),
+     Bounds{1, 1000000, false, false, "{} is out of range: final_size must be at least 1"}},
+};
+
 constexpr StrategyInfo strategy_table[] = {
     {"exhaustive", "every candidate with the full measurement policy", search_exhaustive,
-     plan_exhaustive},
+     plan_exhaustive, {}, nullptr},
     {"random", "a seeded uniform sample of the candidates within a budget (count and/or seconds)",
-     search_random, plan_random},
+     search_random, plan_random, random_options, check_random},
     {"halving",
      "successive halving: every candidate with few repeats, the best fraction again with more, "
      "until final_size remain, measured with the full policy",
-     search_halving, plan_halving},
+     search_halving, plan_halving, halving_options, nullptr},
 };
 
 // SplitMix64: small, fast, and the same sequence on every platform.

@@ -1,7 +1,9 @@
 #pragma once
 // Search strategies, in the Kernel Tuner style: each one a small function over (the candidates of
 // one size, the runner, the options) returning the results the winner is chosen from. Adding a
-// strategy is one function and one row of strategies() (plus its options, if it has any).
+// strategy is one function and one row of strategies(), with its options: the tune.toml keys
+// [strategy.NAME] (declared beside the strategy; the schema, tuner/config/schema.hpp, adds them)
+// and the options struct they are stored in.
 
 #include <atomic>
 #include <cstddef>
@@ -13,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tuner/config/key.hpp"
 #include "tuner/runner.hpp"
 #include "tunedreduce/types.hpp"
 
@@ -90,6 +93,11 @@ struct StrategyInfo {
   StrategyFn run;
   PlannedSearch (*plan)(std::size_t candidates, const StrategyConfig& config,
                         const MeasurePolicy& policy);
+  /// Its keys, strategy.NAME.*: kinds, bounds, and where in the configuration they are kept.
+  std::span<const KeySpec> options;
+  /// A rule across its options, checked when it is the strategy chosen: the problem, or "".
+  /// \p given tells whether a key was set (in the file or by a flag).
+  std::string (*check)(const std::function<bool(std::string_view key)>& given) = nullptr;
 };
 
 /// Every strategy: exhaustive, random, halving.

@@ -1,4 +1,4 @@
-// Fuzz target: tune.toml as `tunedreduce tune --config` reads it (tuner/config.cpp: the TOML
+// Fuzz target: tune.toml as `tunedreduce tune --config` reads it (tuner/config/: the TOML
 // parse with toml++, the validation, the canonical text and hash of what it accepts), and the
 // same bytes as the command line's counts and lists (common/grammar.hpp). The
 // expected answer to bad input is tunedreduce::Error with a message; anything else (another

@@ -1,0 +1,175 @@
+#include "tuner/config/schema.hpp"
+
+#include <algorithm>
+#include <iterator>
+#include <limits>
+#include <set>
+
+#include "kernels/manifest.hpp"
+#include "kernels/space.hpp"
+#include "tuner/config/canonical.hpp"
+#include "tuner/config/tune_config.hpp"
+#include "tuner/config/validate.hpp"
+
+namespace tunedreduce::tuner {
+
+namespace {
+
+using kernels::Family;
+using kernels::Finish;
+using kernels::SmemMode;
+
+// [space]: names and numbers checked against the registry by the validator's own code.
+constexpr KeySpec space_keys[] = {
+    {"space.families", KeyKind::string_list, "kernel families to search", {}, {},
+     [](const TuneConfig& c) { return canonical_list(c.space.families, kernels::family_name); }},
+    {"space.blocks", KeyKind::integer_list, "threads per block", {}, {},
+     [](const TuneConfig& c) { return canonical_list(c.space.blocks); }},
+    {"space.unrolls", KeyKind::integer_list, "unroll factors (families that have one)", {}, {},
+     [](const TuneConfig& c) { return canonical_list(c.space.unrolls); }},
+    {"space.smem", KeyKind::string_list, "shared-memory modes of the smem family", {}, {},
+     [](const TuneConfig& c) { return canonical_list(c.space.smem, kernels::smem_mode_name); }},
+    {"space.finishes", KeyKind::string_list, "finishing strategies", {}, {},
+     [](const TuneConfig& c) { return canonical_list(c.space.finishes, kernels::finish_name); }},
+    {"space.dtypes", KeyKind::string_list, "element types", {}, {},
+     [](const TuneConfig& c) { return canonical_list(c.space.dtypes, dtype_name); }},
+    {"space.ops", KeyKind::string_list, "operators", {}, {},
+     [](const TuneConfig& c) { return canonical_list(c.space.ops, op_name); }},
+    {"space.sizes", KeyKind::sizes, "element counts: a list or a range", {}, {},
+     [](const TuneConfig& c) { return canonical_list(c.space.sizes); }},
+};
+
+// [measure]: tuner::MeasurePolicy (tuner/runner.hpp), whose initializers are the defaults.
+constexpr KeySpec measure_keys[] = {
+    {"measure.warmup", KeyKind::integer, "untimed launches before timing",
+     member<&TuneConfig::measure, &MeasurePolicy::warmup>(),
+     Bounds{0, 10000, false, false, "{} is out of range: warm-up launches must be 0 to 10000"}},
+    {"measure.min_repeats", KeyKind::integer, "timed launches, at least",
+     member<&TuneConfig::measure, &MeasurePolicy::min_repeats>(),
+     Bounds{1, 100000, false, false, "{} is out of range: min_repeats must be 1 to 100000"}},
+    {"measure.max_repeats", KeyKind::integer, "timed launches, at most",
+     member<&TuneConfig::measure, &MeasurePolicy::max_repeats>(),
+     Bounds{1, 100000, false, false, "{} is out of range: max_repeats must be 1 to 100000"}},
+    {"measure.budget_ms", KeyKind::number, "wall time per candidate before it stops repeating",
+     member<&TuneConfig::measure, &MeasurePolicy::budget_ms>(),
+     Bounds{0, 3.6e6, true, false,
+            "{} is out of range: budget_ms must be above 0 (and at most an hour)"}},
+    {"measure.target_spread", KeyKind::number, "stop once (p90 - p10) / median is at most this",
+     member<&TuneConfig::measure, &MeasurePolicy::target_spread>(),
+     Bounds{0, 10, false, false,
+            "{} is out of range: target_spread must be 0 to 10 (0: never stop early)"}},
+    // A name: checked by the validator (db::parse_l2_mode).
+    {"measure.l2", KeyKind::string, "cold (L2 flushed before every timed launch) or warm", {}, {},
+     [](const TuneConfig& c) { return std::string(db::l2_mode_name(c.measure.l2)); }},
+    {"measure.timeout_s", KeyKind::number, "a candidate silent this long is killed",
+     member<&TuneConfig::measure, &MeasurePolicy::timeout_s>(),
+     Bounds{0, 86400, true, false,
+            "{} is out of range: timeout_s must be above 0 (and at most a day)"}},
+};
+
+// [strategy]: the name and the seed; each strategy's own table follows (strategies()).
+constexpr KeySpec strategy_keys[] = {
+    // A name: checked by the validator against strategies().
+    {"strategy.name", KeyKind::string, "exhaustive, random or halving", {}, {},
+     [](const TuneConfig& c) { return c.strategy.name; }},
+    {"strategy.seed", KeyKind::integer, "seed of the random strategy",
+     member<&TuneConfig::strategy, &StrategyConfig::seed>(),
+     Bounds{0, std::numeric_limits<double>::infinity(), false, false, "seed {} must be 0 or more"}},
+};
+
+constexpr KeySpec bisect_keys[] = {
+    {"bisect.enabled", KeyKind::boolean, "locate crossovers between grid sizes",
+     member<&TuneConfig::bisect, &BisectConfig::enabled>()},
+    {"bisect.max_depth", KeyKind::integer, "midpoints per crossover, at most",
+     member<&TuneConfig::bisect, &BisectConfig::max_depth>(),
+     Bounds{0, 60, false, false, "{} is out of range: max_depth must be 0 to 60"}},
+    {"bisect.precision", KeyKind::number, "stop once hi / lo <= 1 + precision",
+     member<&TuneConfig::bisect, &BisectConfig::precision>(),
+     Bounds{0, 100, true, false,
+            "{} is out of range: precision must be above 0 (a relative width, e.g. 0.05)"}},
+};
+
+std::vector<KeySpec> all_keys() {
+  std::vector<KeySpec> keys;
+  auto add = [&](std::span<const KeySpec> part) { keys.insert(keys.end(), part.begin(), part.end()); };
+  add(space_keys);
+  add(measure_keys);
+  add(strategy_keys);
+  for (const StrategyInfo& s : strategies()) add(s.options);
+  add(bisect_keys);
+  return keys;
+}
+
+constexpr std::uint64_t default_size_from = std::uint64_t{1} << 10;
+constexpr std::uint64_t default_size_to = std::uint64_t{1} << 30;
+
+}  // namespace
+
+std::span<const KeySpec> config_keys() {
+  static const std::vector<KeySpec> keys = all_keys();
+  return keys;
+}
+
+const KeySpec* find_key(std::string_view path) {
+  for (const KeySpec& k : config_keys())
+    if (k.path == path) return &k;
+  return nullptr;
+}
+
+bool is_table_path(std::string_view path) {
+  for (const KeySpec& k : config_keys())
+    if (k.path.size() > path.size() && k.path.substr(0, path.size()) == path &&
+        k.path[path.size()] == '.')
+      return true;
+  return false;
+}
+
+std::vector<std::string> children_of(std::string_view prefix) {
+  std::vector<std::string> out;
+  for (const KeySpec& k : config_keys()) {
+    std::string_view p = k.path;
+    if (!prefix.empty()) {
+      if (p.size() <= prefix.size() + 1 || p.substr(0, prefix.size()) != prefix ||
+          p[prefix.size()] != '.')
+        continue;
+      p.remove_prefix(prefix.size() + 1);
+    }
+    std::string child(p.substr(0, p.find('.')));
+    if (std::find(out.begin(), out.end(), child) == out.end()) out.push_back(child);
+  }
+  return out;
+}
+
+std::string kind_phrase(KeyKind k) {
+  switch (k) {
+    case KeyKind::integer: return "an integer";
+    case KeyKind::number: return "a number";
+    case KeyKind::boolean: return "a boolean (true or false)";
+    case KeyKind::string: return "a string";
+    case KeyKind::string_list: return "an array of strings (or \"all\")";
+    case KeyKind::integer_list: return "an array of integers (or \"all\")";
+    case KeyKind::sizes:
+      return "an array of integers or a table { from, to, step } / { from, to, factor }";
+  }
+  return "?";
+}
+
+TuneConfig default_config() {
+  TuneConfig c;
+  SpaceConfig& s = c.space;
+  s.families.assign(std::begin(kernels::all_families), std::end(kernels::all_families));
+  s.blocks.assign(std::begin(kernels::space::blocks), std::end(kernels::space::blocks));
+  std::set<int> unrolls;
+  for (const auto& fam : kernels::space::families)
+    for (int u : fam.unrolls)
+      if (u) unrolls.insert(u);
+  s.unrolls.assign(unrolls.begin(), unrolls.end());
+  s.smem = {SmemMode::static_, SmemMode::dynamic};
+  s.finishes.assign(std::begin(kernels::all_finishes), std::end(kernels::all_finishes));
+  s.dtypes.assign(std::begin(all_dtypes), std::end(all_dtypes));
+  s.ops.assign(std::begin(all_ops), std::end(all_ops));
+  s.sizes = expand_range(default_size_from, default_size_to, std::nullopt, 2.0);
+  return c;
+}
+
+}  // namespace tunedreduce::tuner

@@ -1,0 +1,441 @@
+#include "tuner/config/validate.hpp"
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <type_traits>
+
+#include "common/error.hpp"
+#include "common/grammar.hpp"
+#include "common/names.hpp"
+#include "kernels/manifest.hpp"
+#include "kernels/space.hpp"
+#include "tuner/config/diagnostics.hpp"
+#include "tuner/config/schema.hpp"
+#include "tuner/config/suggest.hpp"
+
+namespace tunedreduce::tuner {
+
+namespace {
+
+using detail::Diagnostics;
+using detail::join;
+using kernels::Family;
+using kernels::Finish;
+using kernels::SmemMode;
+
+class Validator {
+ public:
+  Validator(const RawConfig& raw, const ValidationLimits& limits, Diagnostics& diag)
+      : raw_(raw), limits_(limits), diag_(diag) {}
+
+  // Section by section, in the order of the messages: [space]; [measure] (its bounded keys, l2,
+  // then the rules across keys); [strategy] (the name, the seed, then each strategy's options
+  // and its rule); [bisect].
+  TuneConfig run() {
+    TuneConfig c = default_config();
+    c.source = raw_.file;
+    space(c.space);
+    fields("measure.", c);
+    measure(c.measure);
+    strategy(c);
+    fields("bisect.", c);
+    return c;
+  }
+
+ private:
+  const Located<RawValue>* get(std::string_view path) const {
+    auto it = raw_.values.find(std::string(path));
+    return it == raw_.values.end() ? nullptr : &it->second;
+  }
+
+  template <class T>
+  std::optional<Located<T>> scalar(std::string_view path) const {
+    const Located<RawValue>* v = get(path);
+    if (!v) return std::nullopt;
+    if (const T* x = std::get_if<T>(&v->value)) return Located<T>{*x, v->where};
+    throw std::logic_error("tune.toml key " + std::string(path) + " holds the wrong type");
+  }
+
+  // A list key: its items, or nullopt for "every compiled value" (absent or "all").
+  template <class T>
+  std::optional<std::vector<Located<T>>> list(std::string_view path, std::string& where) const {
+    const Located<RawValue>* v = get(path);
+    where = v ? v->where : std::string(path);
+    if (!v || std::holds_alternative<std::string>(v->value)) return std::nullopt;
+    return std::get<std::vector<Located<T>>>(v->value);
+  }
+
+  template <class E, class Parse, class Name>
+  std::vector<E> names(std::string_view path, std::span<const E> all, Parse parse, Name name,
+                       std::string_view what) {
+    std::string where;
+    auto items = list<std::string>(path, where);
+    if (!items) return {all.begin(), all.end()};
+    if (items->empty()) diag_.add(where, "is empty: nothing to tune");
+    std::vector<std::string> choices;
+    for (E e : all) choices.push_back(name(e));
+    std::vector<E> out;
+    for (const auto& item : *items) {
+      std::optional<E> e = parse(item.value);
+      if (e && std::find(all.begin(), all.end(), *e) == all.end()) e.reset();
+      if (!e) {
+        std::string msg = "unknown " + std::string(what) + " '" + item.value + "'";
+        if (auto near = nearest(item.value, choices)) msg += " (did you mean '" + *near + "'?)";
+        msg += "; choices: " + join(choices);
+        diag_.add(item.where, msg);
+        continue;
+      }
+      if (std::find(out.begin(), out.end(), *e) == out.end()) out.push_back(*e);
+    }
+    return out;
+  }
+
+  static std::vector<int> compiled_unrolls(Family f) {
+    for (const auto& fam : kernels::space::families)
+      if (fam.family == f) {
+        std::vector<int> out;
+        for (int u : fam.unrolls)
+          if (u) out.push_back(u);
+        return out;
+      }
+    return {};
+  }
+  static bool has_unroll_axis(Family f) { return compiled_unrolls(f) != std::vector<int>{1}; }
+  static bool has_smem_axis(Family f) { return f == Family::smem; }
+
+  void space(SpaceConfig& s) {
+    const std::size_t errors_before = diag_.size();
+    s.blocks.clear();
+    s.unrolls.clear();
+    std::string families_where, blocks_where, unrolls_where;
+    auto fam_items = list<std::string>("space.families", families_where);
+    s.families = names<Family>(
+        "space.families", kernels::all_families, [](const std::string& x) { return kernels::parse_family(x); },
+        [](Family f) { return std::string(kernels::family_name(f)); }, "family");
+    static constexpr SmemMode modes[] = {SmemMode::static_, SmemMode::dynamic};
+    s.smem = names<SmemMode>(
+        "space.smem", modes, [](const std::string& x) { return kernels::parse_smem_mode(x); },
+        [](SmemMode m) { return std::string(kernels::smem_mode_name(m)); }, "shared-memory mode");
+    s.finishes = names<Finish>(
+        "space.finishes", kernels::all_finishes,
+        [](const std::string& x) { return kernels::parse_finish(x); },
+        [](Finish f) { return std::string(kernels::finish_name(f)); }, "finishing strategy");
+    s.dtypes = names<DType>(
+        "space.dtypes", all_dtypes, [](const std::string& x) { return parse_dtype(x); },
+        [](DType t) { return std::string(dtype_name(t)); }, "element type");
+    s.ops = names<Op>(
+        "space.ops", all_ops, [](const std::string& x) { return parse_op(x); },
+        [](Op o) { return std::string(op_name(o)); }, "operator");
+
+    // Blocks: CUDA's rules first, then the registry's.
+    std::vector<int> compiled_blocks(std::begin(kernels::space::blocks), std::end(kernels::space::blocks));
+    if (auto items = list<std::int64_t>("space.blocks", blocks_where)) {
+      if (items->empty()) diag_.add(blocks_where, "is empty: nothing to tune");
+      for (const auto& item : *items) {
+        const std::int64_t b = item.value;
+        const std::string bs = std::to_string(b);
+        if (b <= 0)
+          diag_.add(item.where, "block size " + bs + " must be positive");
+        else if (b % 32 != 0)
+          diag_.add(item.where, "block size " + bs + " is not a multiple of 32 (the warp size)");
+        else if (b > 1024)
+          diag_.add(item.where, "block size " + bs + " is above 1024, the most threads a CUDA block can have");
+        else if (limits_.max_threads_per_block && b > *limits_.max_threads_per_block)
+          diag_.add(item.where, "block size " + bs + " is above this device's limit of " +
+                                    std::to_string(*limits_.max_threads_per_block) + " threads");
+        else if (std::find(compiled_blocks.begin(), compiled_blocks.end(), b) == compiled_blocks.end())
+          diag_.add(item.where, "block size " + bs + " is not in the registry (compiled block sizes: " +
+                                    join(compiled_blocks) + ")");
+        else if (std::find(s.blocks.begin(), s.blocks.end(), b) == s.blocks.end())
+          s.blocks.push_back(static_cast<int>(b));
+      }
+    } else {
+      for (int b : compiled_blocks)
+        if (!limits_.max_threads_per_block || b <= *limits_.max_threads_per_block) s.blocks.push_back(b);
+    }
+
+    // Unrolls: compiled by some family, and by a selected family that has an unroll factor.
+    std::set<int> all_unrolls;
+    for (const auto& fam : kernels::space::families)
+      for (int u : fam.unrolls)
+        if (u) all_unrolls.insert(u);
+    std::vector<Family> with_unroll;
+    for (Family f : s.families)
+      if (has_unroll_axis(f)) with_unroll.push_back(f);
+    if (auto items = list<std::int64_t>("space.unrolls", unrolls_where)) {
+      if (items->empty()) diag_.add(unrolls_where, "is empty: nothing to tune");
+      for (const auto& item : *items) {
+        const std::int64_t u = item.value;
+        const std::string us = std::to_string(u);
+        if (u < 1) {
+          diag_.add(item.where, "unroll factor " + us + " must be at least 1");
+          continue;
+        }
+        if (!all_unrolls.count(static_cast<int>(std::min<std::int64_t>(u, 1 << 20)))) {
+          diag_.add(item.where, "unroll " + us + " is not in the registry for any family (compiled unroll factors: " +
+                                    join(all_unrolls) + ")");
+          continue;
+        }
+        bool somewhere = with_unroll.empty();
+        std::vector<std::string> per_family;
+        for (Family f : with_unroll) {
+          auto us_f = compiled_unrolls(f);
+          somewhere |= std::find(us_f.begin(), us_f.end(), u) != us_f.end();
+          per_family.push_back(std::string(kernels::family_name(f)) + ": " + join(us_f));
+        }
+        if (!somewhere) {
+          diag_.add(item.where, "unroll " + us +
+                                    " is not in the registry for the selected families with an "
+                                    "unroll factor (" + join(per_family, "; ") + ")");
+          continue;
+        }
+        if (std::find(s.unrolls.begin(), s.unrolls.end(), u) == s.unrolls.end())
+          s.unrolls.push_back(static_cast<int>(u));
+      }
+    } else {
+      s.unrolls.assign(all_unrolls.begin(), all_unrolls.end());
+    }
+
+    // Whether a compiled configuration lies on the selected blocks, unrolls, modes and finishes.
+    auto axes_selected = [&](const kernels::KernelParams& p) {
+      return contains(s.blocks, p.block) &&
+             (!has_unroll_axis(p.family) || contains(s.unrolls, p.unroll)) &&
+             (!has_smem_axis(p.family) || contains(s.smem, p.smem)) &&
+             contains(s.finishes, p.finish);
+    };
+
+    // A selected family whose axes leave no compiled entry: reported at the family.
+    if (diag_.size() == errors_before) {
+      for (std::size_t i = 0; i < s.families.size(); ++i) {
+        const Family f = s.families[i];
+        std::size_t count = 0;
+        kernels::space::for_each_config(DType::i32, Op::sum, [&](const kernels::KernelParams& p) {
+          count += p.family == f && axes_selected(p);
+        });
+        if (count) continue;
+        std::string where = families_where;
+        if (fam_items)
+          for (const auto& item : *fam_items)
+            if (kernels::parse_family(item.value) == f) {
+              where = item.where;
+              break;
+            }
+        std::string why;
+        if (f == Family::single_tile && !contains(s.finishes, kernels::Finish::single_pass))
+          why = "its one block has nothing to finish: it compiles finish single_pass only";
+        else if (has_unroll_axis(f))
+          why = "it compiles unroll " + join(compiled_unrolls(f)) + "; space.unrolls selects " +
+                join(s.unrolls);
+        diag_.add(where, "family '" + std::string(kernels::family_name(f)) +
+                             "' has no compiled entry with the selected axes" +
+                             (why.empty() ? std::string() : " (" + why + ")"));
+      }
+    }
+    // A selected (dtype, op) left with no entry (only `packed`, which exists for i32/u32 sum).
+    if (diag_.size() == errors_before) {
+      for (DType t : s.dtypes)
+        for (Op o : s.ops) {
+          std::size_t count = 0;
+          kernels::space::for_each_config(t, o, [&](const kernels::KernelParams& p) {
+            count += contains(s.families, p.family) && axes_selected(p);
+          });
+          if (count == 0)
+            diag_.add(get("space.finishes") ? get("space.finishes")->where : "space.finishes",
+                      std::string("selects no compiled entry for ") + dtype_name(t) + " " +
+                          op_name(o) + " (finish 'packed' exists for i32 and u32 sum only)");
+        }
+    }
+    sizes(s.sizes);
+  }
+
+  template <class V, class T>
+  static bool contains(const V& v, const T& x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+  }
+
+  void sizes(std::vector<std::uint64_t>& out) {
+    const Located<RawValue>* v = get("space.sizes");
+    if (!v) return;  // the default
+    out.clear();
+    const RawSizes& r = std::get<RawSizes>(v->value);
+    const auto max_n = static_cast<std::int64_t>(kernels::max_elements);
+    auto check_n = [&](const Located<std::int64_t>& x, const char* what) {
+      if (x.value < 1) {
+        diag_.add(x.where, std::string(what) + std::to_string(x.value) + " is below 1");
+        return false;
+      }
+      if (x.value > max_n) {
+        diag_.add(x.where, std::string(what) + std::to_string(x.value) +
+                               " is above 2^40 = 1099511627776, the largest n a kernel accepts");
+        return false;
+      }
+      return true;
+    };
+    if (!r.is_range) {
+      if (r.list.empty()) diag_.add(v->where, "is empty: nothing to tune");
+      for (const auto& x : r.list)
+        if (check_n(x, "size ")) out.push_back(static_cast<std::uint64_t>(x.value));
+      std::sort(out.begin(), out.end());
+      out.erase(std::unique(out.begin(), out.end()), out.end());
+      if (out.size() > max_grid_sizes)
+        diag_.add(v->where, "has " + std::to_string(out.size()) + " sizes; at most " +
+                                std::to_string(max_grid_sizes) + " are allowed");
+      return;
+    }
+    bool ok = true;
+    if (!r.from) diag_.add(v->where, "a range needs 'from'"), ok = false;
+    if (!r.to) diag_.add(v->where, "a range needs 'to'"), ok = false;
+    if (r.step && r.factor)
+      diag_.add(r.factor->where, "give either 'step' (additive) or 'factor' (geometric), not both"), ok = false;
+    if (!r.step && !r.factor)
+      diag_.add(v->where, "a range needs 'step' (additive) or 'factor' (geometric)"), ok = false;
+    if (r.from && !check_n(*r.from, "from = ")) ok = false;
+    if (r.to && !check_n(*r.to, "to = ")) ok = false;
+    if (r.from && r.to && r.from->value > r.to->value) {
+      diag_.add(v->where, "from (" + std::to_string(r.from->value) + ") is greater than to (" +
+                              std::to_string(r.to->value) + ")");
+      ok = false;
+    }
+    if (r.step && r.step->value < 1) {
+      diag_.add(r.step->where, "step " + std::to_string(r.step->value) +
+                                   " does not advance the range (it must be at least 1)");
+      ok = false;
+    }
+    if (r.factor && !(r.factor->value > 1)) {
+      std::ostringstream f;
+      f << r.factor->value;
+      diag_.add(r.factor->where, "factor " + f.str() +
+                                     " does not advance the range (it must be greater than 1)");
+      ok = false;
+    }
+    if (!ok) return;
+    try {
+      out = expand_range(static_cast<std::uint64_t>(r.from->value),
+                         static_cast<std::uint64_t>(r.to->value),
+                         r.step ? std::optional<std::uint64_t>(r.step->value) : std::nullopt,
+                         r.factor ? std::optional<double>(r.factor->value) : std::nullopt,
+                         v->where);
+    } catch (const Error& e) {
+      diag_.add("", e.what());
+    }
+  }
+
+  // A scalar key of the schema: its value checked against its bounds and stored in its field.
+  void store(const KeySpec& key, TuneConfig& c) {
+    const Located<RawValue>* v = get(key.path);
+    if (!v) return;
+    std::visit(
+        [&](auto at) {
+          if constexpr (std::is_same_v<decltype(at), std::monostate>) {
+            throw std::logic_error("tune.toml key " + std::string(key.path) + " has no field");
+          } else {
+            auto& field = at(c);
+            using T = std::decay_t<decltype(field)>;
+            if constexpr (std::is_same_v<T, bool>) {
+              field = std::get<bool>(v->value);
+            } else if constexpr (std::is_same_v<T, double> ||
+                                 std::is_same_v<T, std::optional<double>>) {
+              const double x = std::get<double>(v->value);
+              std::ostringstream text;
+              text << x;
+              if (admitted(key, *v, x, text.str())) field = x;
+            } else {
+              const std::int64_t x = std::get<std::int64_t>(v->value);
+              if (!admitted(key, *v, static_cast<double>(x), std::to_string(x))) return;
+              if constexpr (std::is_same_v<T, std::optional<std::int64_t>>)
+                field = x;
+              else
+                field = static_cast<T>(x);  // within the bounds, so within T
+            }
+          }
+        },
+        key.field);
+  }
+
+  bool admitted(const KeySpec& key, const Located<RawValue>& v, double x, const std::string& text) {
+    if (!key.bounds || key.bounds->admits(x)) return true;
+    std::string message(key.bounds->message);
+    message.replace(message.find("{}"), 2, text);
+    diag_.add(v.where, message);
+    return false;
+  }
+
+  // Every key with a field under \p prefix ("measure."), in schema order.
+  void fields(std::string_view prefix, TuneConfig& c) {
+    for (const KeySpec& k : config_keys())
+      if (k.path.starts_with(prefix) && !std::holds_alternative<std::monostate>(k.field))
+        store(k, c);
+  }
+
+  void measure(MeasurePolicy& m) {
+    if (auto l2 = scalar<std::string>("measure.l2")) {
+      if (auto mode = db::parse_l2_mode(l2->value))
+        m.l2 = *mode;
+      else
+        diag_.add(l2->where, "unknown L2 mode '" + l2->value + "'; choices: cold, warm");
+    }
+    if (m.max_repeats < m.min_repeats) {
+      auto where = get("measure.max_repeats") ? get("measure.max_repeats")->where
+                                              : get("measure.min_repeats")->where;
+      diag_.add(where, "max_repeats (" + std::to_string(m.max_repeats) +
+                           ") is less than min_repeats (" + std::to_string(m.min_repeats) + ")");
+    }
+    if (m.timeout_s * 1000 <= m.budget_ms) {
+      auto* v = get("measure.timeout_s") ? get("measure.timeout_s") : get("measure.budget_ms");
+      std::ostringstream s;
+      s << "timeout_s (" << m.timeout_s << " s) must exceed budget_ms (" << m.budget_ms
+        << " ms): every candidate would time out";
+      diag_.add(v ? v->where : "measure", s.str());
+    }
+  }
+
+  void strategy(TuneConfig& c) {
+    StrategyConfig& s = c.strategy;
+    std::string name_where = "strategy.name";
+    if (auto name = scalar<std::string>("strategy.name")) {
+      name_where = name->where;
+      if (!find_strategy(name->value)) {
+        std::vector<std::string> choices;
+        for (const StrategyInfo& i : strategies()) choices.emplace_back(i.name);
+        std::string msg = "unknown strategy '" + name->value + "'";
+        if (auto near = nearest(name->value, choices)) msg += " (did you mean '" + *near + "'?)";
+        diag_.add(name->where, msg + "; choices: " + join(choices));
+      } else {
+        s.name = name->value;
+      }
+    }
+    store(*find_key("strategy.seed"), c);
+    // Each strategy's options, then its rule across them where it is the one chosen.
+    for (const StrategyInfo& info : strategies()) {
+      for (const KeySpec& k : info.options) store(k, c);
+      if (info.check && s.name == info.name) {
+        const std::string problem =
+            info.check([&](std::string_view key) { return get(key) != nullptr; });
+        if (!problem.empty()) diag_.add(name_where, problem);
+      }
+    }
+  }
+
+  const RawConfig& raw_;
+  const ValidationLimits& limits_;
+  Diagnostics& diag_;
+};
+
+}  // namespace
+
+TuneConfig validate_config(const RawConfig& raw, const ValidationLimits& limits) {
+  Diagnostics diag;
+  TuneConfig c = Validator(raw, limits, diag).run();
+  diag.throw_if_any();
+  return c;
+}
+
+std::vector<std::uint64_t> expand_range(std::uint64_t from, std::uint64_t to,
+                                        std::optional<std::uint64_t> step,
+                                        std::optional<double> factor, const std::string& where) {
+  return grammar::expand_range(from, to, step, factor, where, max_grid_sizes);
+}
+
+}  // namespace tunedreduce::tuner
