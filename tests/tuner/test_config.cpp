@@ -6,6 +6,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "common/error.hpp"
@@ -594,6 +596,179 @@ TEST(ConfigCanonical, EveryKeyInFixedOrder) {
             "bisect.enabled=false\n"
             "bisect.max_depth=4\n"
             "bisect.precision=0.050000000000000003\n");
+}
+
+// The schema (tuner/config/schema.hpp) lists every key once; reading, overrides, validation and
+// the canonical text take their keys from it.
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+// "strategy.halving.keep" = "0.5" as a tune.toml: "[strategy.halving]\nkeep = 0.5\n".
+std::string toml_setting(std::string_view path, const std::string& value) {
+  const std::size_t dot = path.rfind('.');
+  return "[" + std::string(path.substr(0, dot)) + "]\n" + std::string(path.substr(dot + 1)) +
+         " = " + value + "\n";
+}
+
+TEST(ConfigSchema, EveryKeyOnceInTheOrderOfTheCanonicalText) {
+  std::vector<std::string> paths;
+  for (const KeySpec& k : config_keys()) paths.emplace_back(k.path);
+  EXPECT_EQ(std::set<std::string>(paths.begin(), paths.end()).size(), paths.size());
+  std::vector<std::string> canonical_keys;
+  for (const std::string& l : lines_of(canonical_text(default_config())))
+    canonical_keys.push_back(l.substr(0, l.find('=')));
+  EXPECT_EQ(canonical_keys, paths);
+  for (const KeySpec& k : config_keys()) {
+    EXPECT_EQ(find_key(k.path), &k);
+    EXPECT_FALSE(k.help.empty()) << k.path;
+  }
+  EXPECT_EQ(find_key("measure.target"), nullptr);
+}
+
+// A strategy's keys are declared beside it and lie under strategy.NAME.
+TEST(ConfigSchema, EachStrategyDeclaresItsOwnKeys) {
+  std::size_t declared = 0;
+  for (const StrategyInfo& s : strategies())
+    for (const KeySpec& k : s.options) {
+      ++declared;
+      EXPECT_TRUE(k.path.starts_with("strategy." + std::string(s.name) + ".")) << k.path;
+      // The schema's row is a copy of the strategy's: the key is spelled there only.
+      const KeySpec* row = find_key(k.path);
+      ASSERT_NE(row, nullptr) << k.path;
+      EXPECT_EQ(row->path.data(), k.path.data()) << k.path;
+    }
+  EXPECT_EQ(declared, 6u);  // random: count, seconds; halving: keep, first_repeats, growth, final_size
+}
+
+// A key is either a scalar with a field (integers and numbers with bounds whose message shows the
+// value, admitting the default) or has a canonical text of its own and is checked by the
+// validator's code.
+TEST(ConfigSchema, ScalarsHaveFieldsAndBoundsThatAdmitTheirDefault) {
+  const TuneConfig d = default_config();
+  for (const KeySpec& k : config_keys()) {
+    const bool has_field = !std::holds_alternative<std::monostate>(k.field);
+    EXPECT_NE(has_field, k.canonical != nullptr) << k.path;
+    if (!has_field) continue;
+    EXPECT_TRUE(k.kind == KeyKind::integer || k.kind == KeyKind::number ||
+                k.kind == KeyKind::boolean)
+        << k.path;
+    if (k.kind == KeyKind::boolean) continue;
+    ASSERT_TRUE(k.bounds) << k.path;
+    const std::string_view m = k.bounds->message;
+    EXPECT_NE(m.find("{}"), std::string_view::npos) << k.path;
+    EXPECT_EQ(m.find("{}"), m.rfind("{}")) << k.path;
+    const std::string v = canonical_value(k, d);
+    if (v != "none") {
+      EXPECT_TRUE(k.bounds->admits(std::stod(v))) << k.path << " = " << v;
+    }
+    if (std::holds_alternative<Accessor<int>>(k.field)) {  // an int field: bounds within int
+      EXPECT_TRUE(k.bounds->lo >= std::numeric_limits<int>::min() &&
+                  k.bounds->hi <= std::numeric_limits<int>::max())
+          << k.path;
+    }
+  }
+}
+
+// Every key set in a tune.toml reaches the canonical text, on its own line only: every key feeds
+// the config hash.
+TEST(ConfigSchema, EveryKeyReachesTheCanonicalTextAndOnlyItsLine) {
+  // Keys checked by the validator's own code: a valid value other than the default, as written
+  // in tune.toml and as the canonical text writes it.
+  const std::map<std::string, std::pair<std::string, std::string>> named = {
+      {"space.families", {"[\"smem\", \"tiled\"]", "smem,tiled"}},
+      {"space.blocks", {"[256, 128]", "256,128"}},
+      {"space.unrolls", {"[4]", "4"}},
+      {"space.smem", {"[\"static\"]", "static"}},
+      {"space.finishes", {"[\"single_pass\", \"two_pass\"]", "single_pass,two_pass"}},
+      {"space.dtypes", {"[\"float\", \"i64\"]", "f32,i64"}},
+      {"space.ops", {"[\"max\"]", "max"}},
+      {"space.sizes", {"{ from = 1000, to = 1300, step = 100 }", "1000,1100,1200,1300"}},
+      {"measure.l2", {"\"warm\"", "warm"}},
+      {"strategy.name", {"\"exhaustive\"", "exhaustive"}},
+  };
+  const TuneConfig d = default_config();
+  const std::vector<std::string> default_lines = lines_of(canonical_text(d));
+  std::size_t i = 0;
+  for (const KeySpec& k : config_keys()) {
+    std::string written, expected;
+    if (k.canonical) {
+      ASSERT_TRUE(named.count(std::string(k.path))) << k.path << ": give it a test value";
+      std::tie(written, expected) = named.at(std::string(k.path));
+    } else if (k.kind == KeyKind::boolean) {
+      written = expected = canonical_value(k, d) == "true" ? "false" : "true";
+    } else {
+      // A value inside the bounds other than the default.
+      const std::string current = canonical_value(k, d);
+      const double base = current == "none" ? 2 : std::stod(current);
+      for (double v : {base + 1, base / 2, base - 1})
+        if (k.bounds->admits(v) && v != base &&
+            (k.kind == KeyKind::number || v == std::floor(v))) {
+          expected = k.kind == KeyKind::number ? canonical_number(v)
+                                               : std::to_string(static_cast<std::int64_t>(v));
+          break;
+        }
+      ASSERT_FALSE(expected.empty()) << k.path;
+      written = expected;
+    }
+    const std::string toml = toml_setting(k.path, written);
+    const TuneConfig c = validate_config(parse_config_text(toml, "t.toml"));
+    EXPECT_EQ(canonical_value(k, c), expected) << toml;
+    const std::vector<std::string> got = lines_of(canonical_text(c));
+    ASSERT_EQ(got.size(), default_lines.size());
+    for (std::size_t j = 0; j < got.size(); ++j)
+      if (j == i)
+        EXPECT_EQ(got[j], std::string(k.path) + "=" + expected);
+      else
+        EXPECT_EQ(got[j], default_lines[j]) << "setting " << k.path;
+    EXPECT_NE(config_hash(c), config_hash(d)) << k.path;
+    ++i;
+  }
+}
+
+// The repository's tune.toml writes out every key of the schema but the two that have no
+// default (random's budget: commented out there), and nothing else.
+TEST(ConfigSchema, TheRepositorysTuneTomlSetsEveryKeyWithADefault) {
+  const RawConfig raw = parse_config_file(TR_DEFAULT_TUNE_TOML);
+  std::set<std::string> unset;
+  for (const KeySpec& k : config_keys())
+    if (!raw.values.count(std::string(k.path))) unset.insert(std::string(k.path));
+  for (const auto& [path, value] : raw.values) EXPECT_NE(find_key(path), nullptr) << path;
+  EXPECT_EQ(unset, (std::set<std::string>{"strategy.random.count", "strategy.random.seconds"}));
+}
+
+// A typo of any key's name is reported with that name suggested, from the schema's keys of the
+// same table.
+TEST(ConfigSchema, ATypoOfAnyKeySuggestsIt) {
+  for (const KeySpec& k : config_keys()) {
+    const std::string_view path = k.path;
+    const std::string leaf(path.substr(path.rfind('.') + 1));
+    std::string typo = leaf;
+    std::swap(typo[0], typo[1]);
+    const std::string table(path.substr(0, path.rfind('.')));
+    try {
+      parse_config_text(toml_setting(table + "." + typo, "1"), "t.toml");
+      ADD_FAILURE() << typo << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()), "t.toml:2:1: " + table + "." + typo + ": unknown key '" +
+                                           typo + "' in [" + table + "] (did you mean '" + leaf +
+                                           "'?)");
+    }
+  }
+}
+
+// Every key has a flag, and every flag sets a key of the schema.
+TEST(ConfigSchema, EveryKeyHasAFlag) {
+  std::set<std::string> flagged;
+  for (const OverrideSpec& o : override_specs()) {
+    EXPECT_NE(find_key(o.key), nullptr) << o.flag;
+    flagged.insert(std::string(o.key));
+  }
+  for (const KeySpec& k : config_keys()) EXPECT_TRUE(flagged.count(std::string(k.path))) << k.path;
 }
 
 TEST(ConfigSuggest, EditDistanceAndNearest) {
