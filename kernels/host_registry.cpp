@@ -2,12 +2,14 @@
 // with its geometry and none of its code. Its entries answer workspace_bytes, can_implement and
 // grid_size as the compiled ones do (occupancy estimated from the device's limits, as the
 // compiled ones do where the occupancy calculator cannot answer); launch returns
-// cudaErrorNoKernelImageForDevice. For the programs that look up and never launch: the lookup
+// cudaErrorNoKernelImageForDevice, and so does counter_table (there is no module to hold the
+// two-phase call's counters). For the programs that look up and never launch: the lookup
 // bench and the runtime's and CLI's host tests (docs/library.md).
 
 #include <algorithm>
 #include <vector>
 
+#include "kernels/counters.hpp"
 #include "kernels/find_by_id.hpp"
 #include "kernels/manifest.hpp"
 #include "kernels/registry.hpp"
@@ -37,5 +39,10 @@ std::span<const Entry> registry() { return table(); }
 const Entry* find(std::string_view id) { return detail::find_by_id(table(), id); }
 
 const Entry* find(const KernelParams& p) { return find(make_id(p)); }
+
+cudaError_t counter_table(unsigned long long** table) {
+  *table = nullptr;
+  return cudaErrorNoKernelImageForDevice;
+}
 
 }  // namespace tunedreduce::kernels

@@ -156,6 +156,7 @@ TEST(BenchRecord, ABenchThatThrowsLeavesAFailedRunWithTheRowsItMeasured) {
   EXPECT_EQ(db::bench_results(r).size(), 1u);
 }
 
+#ifdef TR_CLI  // not in a host-only build (TUNEDREDUCE_HOST_ONLY), which has no CLI
 // The command itself: without a GPU it stops (exit 6) before it creates or opens a database;
 // with one (the GPU machine) a small bench is recorded, and --no-record records nothing.
 TEST(BenchCli, RecordsIntoItsDatabaseOrStopsBeforeTouchingIt) {
@@ -185,6 +186,7 @@ TEST(BenchCli, RecordsIntoItsDatabaseOrStopsBeforeTouchingIt) {
   EXPECT_TRUE(n.exit_code == 0 || n.exit_code == exit_code::no_gpu) << n.err;
   EXPECT_FALSE(fs::exists(dir / "other.db"));
 }
+#endif
 
 }  // namespace
 }  // namespace tunedreduce::cli
