@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Installs the dependencies, builds everything and runs the tests. GPU tests (label gpu) report
-# themselves skipped where there is no GPU. This is what .ci/run calls.
+# themselves skipped where there is no GPU. Then builds the host code again, without a kernel,
+# under AddressSanitizer (LeakSanitizer included) and UndefinedBehaviorSanitizer with warnings as
+# errors, and runs the host tests of that build. This is what .ci/run calls.
 #
 # TUNEDREDUCE_CUDA_ARCHS picks the architectures to compile kernels for (default: the GPU's own
-# when nvidia-smi can tell, else 90). BUILD_DIR picks the build folder (default: build).
+# when nvidia-smi can tell, else 90). BUILD_DIR picks the build folder (default: build); the
+# sanitizer build goes to BUILD_DIR-asan.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Chromium renders the HTML report in its test (about 25 s to install; 0 skips that test).
@@ -16,3 +19,16 @@ jobs=${JOBS:-$(nproc)}
 cmake -S . -B "$build" -G Ninja -DTUNEDREDUCE_CUDA_ARCHS="$archs"
 cmake --build "$build" -j "$jobs"
 ctest --test-dir "$build" --output-on-failure -j "$jobs" --timeout 900
+
+# The sanitizer build (TUNEDREDUCE_SANITIZE implies TUNEDREDUCE_HOST_ONLY: no .cu file). -O0
+# (Debug): the sanitizers double the compile time of a translation unit, -O1 nearly triples it
+# again. A sanitizer finding ends the test program with an error. The browser tests are left out:
+# under the sanitizers they would only time Chromium again (the main build runs them).
+asan_build="${build%/}-asan"
+cmake -S . -B "$asan_build" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+  -DTUNEDREDUCE_SANITIZE=address,undefined -DTUNEDREDUCE_WERROR=ON
+cmake --build "$asan_build" -j "$jobs"
+ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1 \
+UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir "$asan_build" --output-on-failure -j "$jobs" --timeout 900 \
+    -E '^(Browser|Reports/Layout)\.'
