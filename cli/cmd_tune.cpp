@@ -218,8 +218,12 @@ struct DeviceRun {
   std::exception_ptr error;
 
   std::string gpus() const {
-    std::string s = (sharing.empty() ? "GPU " : "GPUs ") + std::to_string(ordinal);
-    for (int g : sharing) s += "," + std::to_string(g);
+    std::string s = sharing.empty() ? "GPU " : "GPUs ";
+    s += std::to_string(ordinal);
+    for (int g : sharing) {
+      s += ',';
+      s += std::to_string(g);
+    }
     return s;
   }
 };

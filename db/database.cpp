@@ -354,14 +354,25 @@ void Database::record_attainable_bandwidth(std::int64_t run_id, std::int64_t dev
 }
 
 std::int64_t Database::insert_measurement(const Measurement& m) {
+  return insert_measurements(std::span<const Measurement>(&m, 1)).front();
+}
+
+std::vector<std::int64_t> Database::insert_measurements(std::span<const Measurement> ms) {
   require_writable("record a measurement");
-  if (m.kernel_id.empty())
-    throw DbError(Problem::invalid_data, path(), quoted(path()) + ": a measurement without a kernel id");
-  if (m.outcome == Outcome::ok && !m.median_us)
-    throw DbError(Problem::invalid_data, path(),
-                  quoted(path()) + ": measurement of '" + m.kernel_id +
-                      "' has outcome ok but no median time");
-  const std::int64_t n = to_db_n(m.n, path());
+  std::vector<std::int64_t> ns;
+  ns.reserve(ms.size());
+  for (const Measurement& m : ms) {
+    if (m.kernel_id.empty())
+      throw DbError(Problem::invalid_data, path(), quoted(path()) + ": a measurement without a kernel id");
+    if (m.outcome == Outcome::ok && !m.median_us)
+      throw DbError(Problem::invalid_data, path(),
+                    quoted(path()) + ": measurement of '" + m.kernel_id +
+                        "' has outcome ok but no median time");
+    ns.push_back(to_db_n(m.n, path()));
+  }
+  std::vector<std::int64_t> ids;
+  if (ms.empty()) return ids;
+  ids.reserve(ms.size());
   Transaction tx(conn_, TxKind::immediate);
   Statement st = conn_.prepare(
       "INSERT INTO measurements (run_id, seq, device_id, kernel_id, family, block, unroll, smem,"
@@ -370,15 +381,19 @@ std::int64_t Database::insert_measurement(const Measurement& m) {
       " VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM measurements WHERE run_id = ?1),"
       " ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,"
       " ?21, ?22)");
-  st.bind_all(m.run_id, m.device_id, m.kernel_id, m.params.family, m.params.block,
-              m.params.unroll, m.params.smem, m.params.finish, dtype_name(m.dtype),
-              op_name(m.op), n, l2_mode_name(m.l2_mode), outcome_name(m.outcome), m.median_us,
-              m.p10_us, m.p90_us, m.repeats, m.gbps, m.sm_clock_mhz, m.mem_clock_mhz, m.error,
-              utc_timestamp())
-      .run();
-  const std::int64_t id = conn_.last_insert_rowid();
+  for (std::size_t i = 0; i < ms.size(); ++i) {
+    const Measurement& m = ms[i];
+    st.reset();
+    st.bind_all(m.run_id, m.device_id, m.kernel_id, m.params.family, m.params.block,
+                m.params.unroll, m.params.smem, m.params.finish, dtype_name(m.dtype),
+                op_name(m.op), ns[i], l2_mode_name(m.l2_mode), outcome_name(m.outcome),
+                m.median_us, m.p10_us, m.p90_us, m.repeats, m.gbps, m.sm_clock_mhz,
+                m.mem_clock_mhz, m.error, m.measured_at.empty() ? utc_timestamp() : m.measured_at)
+        .run();
+    ids.push_back(conn_.last_insert_rowid());
+  }
   tx.commit();
-  return id;
+  return ids;
 }
 
 void Database::end_run(std::int64_t run_id, RunStatus status) {

@@ -70,6 +70,10 @@ class Database {
   void record_attainable_bandwidth(std::int64_t run_id, std::int64_t device_id, double gbps);
   /// Stores one measurement, committed before returning (a crash after it loses nothing); its id.
   std::int64_t insert_measurement(const Measurement& m);
+  /// Stores measurements in one transaction (one commit, one sync: what several GPUs writing
+  /// into one database can afford), all or none; their ids, in order. Each is checked as by
+  /// insert_measurement before anything is written.
+  std::vector<std::int64_t> insert_measurements(std::span<const Measurement> ms);
   /// Sets the final status and end time, and releases the run's lease if this object holds it.
   void end_run(std::int64_t run_id, RunStatus status);
   /// Runs of this host left `running` by a process that is gone (nobody holds their lease: the

@@ -102,6 +102,9 @@ struct Measurement {
   std::optional<double> gbps;
   std::optional<int> sm_clock_mhz, mem_clock_mhz;
   std::string error;  // empty unless the outcome is not ok
+  /// When it finished, UTC ("2026-11-25T16:46:55.788Z"); empty when storing: the time it is
+  /// stored.
+  std::string measured_at;
 
   MeasurementKey key() const { return {device_id, kernel_id, dtype, op, n, l2_mode}; }
 };
@@ -109,7 +112,6 @@ struct Measurement {
 struct MeasurementRecord : Measurement {
   std::int64_t id = 0;
   std::int64_t seq = 0;  // 1, 2, ... within its run
-  std::string measured_at;
 };
 
 /// One winner: for sizes n_lo <= n <= n_hi, run kernel_id, when the input is in the L2 state

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Repeatability of two tuning runs: for every (dtype, op, grid size) both runs chose a winner
 for, is it the same kernel, or is the first run's winner within noise of the second's in the
-second run's own measurements (the tuner's tie rule: medians closer than the smaller relative
-p10-p90 spread of the two, clamped to [1%, 5%])?
+second run's own measurements (medians closer than the smaller relative p10-p90 spread of the
+two, clamped to [1%, 5%]: looser than the tuner's tie rule, which decides between candidates of
+one run)? Then the same per (dtype, op): a key is repeatable when every grid size of it is.
 
 usage: scripts/compare-runs.py RUN1.db RUN2.db [--sizes-from-winners]
 """
@@ -47,6 +48,7 @@ def main():
     w2, m2 = best_by_size(sys.argv[2])
     keys = sorted(set(w1) & set(w2))
     same = within = differ = 0
+    bad_keys = set()
     for k in keys:
         a, b = w1[k], w2[k]
         if a == b:
@@ -59,11 +61,16 @@ def main():
                 within += 1
                 continue
         differ += 1
+        bad_keys.add(k[:2])
         print(f"differs: {k[0]} {k[1]} n={k[2]}: {a} ({ma[0] if ma else '?'} us in run 2) vs "
               f"{b} ({mb[0] if mb else '?'} us)")
     total = len(keys)
     print(f"keys compared: {total}; same winner: {same}; different but within noise: {within}; "
           f"different beyond noise: {differ}; repeatable: {100.0 * (same + within) / total:.1f}%")
+    dtype_ops = sorted({k[:2] for k in keys})
+    print(f"(dtype, op) keys: {len(dtype_ops)}; every size within noise: "
+          f"{len(dtype_ops) - len(bad_keys)} ({100.0 * (len(dtype_ops) - len(bad_keys)) / len(dtype_ops):.1f}%)"
+          + (f"; not: {', '.join(d + ' ' + o for d, o in sorted(bad_keys))}" if bad_keys else ""))
     return 0
 
 

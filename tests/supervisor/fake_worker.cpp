@@ -9,6 +9,7 @@
 //   otherwise: an ok result whose median is a function of the kernel id and n
 // Devices 0..99 are one model ("Fake GPU"); an init of device 100 or more answers another.
 // With FAKE_WORKER_LOG set, every measure request is appended to that file (one "id n" a line).
+// With FAKE_WORKER_NOISY set, the median depends on the repeats asked for too.
 
 #include <csignal>
 #include <cstdio>
@@ -106,6 +107,12 @@ int main(int argc, char** argv) {
       } else {
         const double base = 5.0 + static_cast<double>(fnv1a64(id) % 1000) / 100.0;
         r.median_us = base + static_cast<double>(n) * 1e-6;
+        // FAKE_WORKER_NOISY: the median also depends on the repeats (as a measurement's noise
+        // does), by up to +-2 us: a candidate's rank depends on which measurement of it is used.
+        if (std::getenv("FAKE_WORKER_NOISY")) {
+          const std::string salted = id + "/" + std::to_string(n) + "/" + std::to_string(msg.policy.min_repeats);
+          *r.median_us += static_cast<double>(fnv1a64(salted) % 4001) / 1000.0 - 2.0;
+        }
         r.p10_us = *r.median_us * 0.99;
         r.p90_us = *r.median_us * 1.01;
         r.repeats = msg.policy.min_repeats;

@@ -184,6 +184,43 @@ TEST(Supervisor, TwoGpusOfOneModelTuneToTheWinnersOfOne) {
   EXPECT_EQ(winners(3), one);
 }
 
+TEST(Supervisor, AResumedHalvingRunMakesItsDecisionsAgainAndMeasuresNothing) {
+  // Halving measures a candidate with 3, then 9, 27, 81 repeats; each measurement's median
+  // differs (FAKE_WORKER_NOISY). A rerun must give each early-round request the measurement of
+  // that round, not the most repeated one, or it ranks differently and measures again.
+  const TuneConfig c = validate_config(parse_config_text(
+      "[space]\nfamilies = [\"warp_shuffle\", \"vectorized\", \"smem\"]\nblocks = [128, 256, 512]\n"
+      "unrolls = [2, 4]\nfinishes = [\"single_pass\"]\ndtypes = [\"f32\"]\nops = [\"sum\"]\n"
+      "sizes = [4096, 65536]\n[strategy]\nname = \"halving\"\n[strategy.halving]\nkeep = 0.25\n"
+      "first_repeats = 3\ngrowth = 3\nfinal_size = 2\n[measure]\nmin_repeats = 3\ntimeout_s = 5\n",
+      "t.toml"));
+  db::test::TempDir dir;
+  const auto path = dir.path() / "t.db";
+  const auto log = dir.path() / "requests.log";
+  setenv("FAKE_WORKER_NOISY", "1", 1);
+  auto tune = [&] {
+    GpuRunnerOptions o = options(path);
+    o.policy = c.measure;
+    auto runner = make_gpu_runner(o);
+    return run_tuning(c, *runner);
+  };
+  const TuneOutcome first = tune();
+  setenv("FAKE_WORKER_LOG", log.c_str(), 1);
+  const TuneOutcome again = tune();
+  unsetenv("FAKE_WORKER_LOG");
+  unsetenv("FAKE_WORKER_NOISY");
+  std::ifstream in(log);
+  std::size_t asked = 0;
+  for (std::string l; std::getline(in, l);) ++asked;
+  EXPECT_EQ(asked, 0u) << "the rerun measured again";
+  ASSERT_EQ(first.keys.size(), 1u);
+  ASSERT_EQ(again.keys.size(), 1u);
+  ASSERT_EQ(first.keys[0].bisect.intervals.size(), again.keys[0].bisect.intervals.size());
+  for (std::size_t i = 0; i < first.keys[0].bisect.intervals.size(); ++i)
+    EXPECT_EQ(first.keys[0].bisect.intervals[i].winner.kernel_id,
+              again.keys[0].bisect.intervals[i].winner.kernel_id);
+}
+
 TEST(Supervisor, RerunReusesFinalResultsAndRetriesCrashes) {
   db::test::TempDir dir;
   const auto log = dir.path() / "requests.log";

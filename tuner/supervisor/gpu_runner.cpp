@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <map>
 #include <random>
 #include <spdlog/spdlog.h>
@@ -206,7 +207,10 @@ class GpuRunner final : public Runner {
   std::optional<Recording> recording() const override { return rec_; }
 
   // One request is kept in flight ahead of the one being recorded: while the supervisor writes
-  // result i to the database, the worker already measures request i + 1.
+  // result i to the database, the worker already measures request i + 1. Results are committed
+  // in groups (every record_group results or record_interval_s, and before returning): one
+  // commit, one sync per group, so that several GPUs writing into one database do not wait for
+  // each other's syncs; a tuner killed mid-batch loses at most the group not yet committed.
   std::vector<Result> measure(std::span<const Request> requests) override {
     std::vector<Result> out;
     out.reserve(requests.size());
@@ -228,7 +232,9 @@ class GpuRunner final : public Runner {
         sent = i + 1;
       finish(r, requests[i]);
       out.push_back(std::move(r));
+      record(out, out.size() - 1);
     }
+    commit(out);
     return out;
   }
 
@@ -236,20 +242,20 @@ class GpuRunner final : public Runner {
   void start_worker() { worker_ = std::make_unique<Worker>(argv_, opt_.device, opt_.policy.timeout_s); }
 
   using CacheKey = std::tuple<std::string, std::uint64_t>;  // kernel id, n
-  /// Final measurements of this device, one (dtype, op) at a time, best-repeated first.
-  const std::map<CacheKey, db::MeasurementRecord>& finals(DType d, Op o) {
+  using Finals = std::map<CacheKey, std::vector<db::MeasurementRecord>>;  // in the order stored
+  /// Final measurements of this device in this run's L2 mode, one (dtype, op) at a time.
+  const Finals& finals(DType d, Op o) {
     auto key = std::make_pair(d, o);
     auto it = finals_.find(key);
     if (it != finals_.end()) return it->second;
-    std::map<CacheKey, db::MeasurementRecord> m;
+    Finals m;
     db::MeasurementFilter f;
     f.device_id = rec_.device_id;
     f.dtype = d;
     f.op = o;
     for (db::MeasurementRecord& r : db_.measurements(f)) {
       if (!db::is_final(r.outcome) || r.l2_mode != opt_.policy.l2) continue;
-      auto& slot = m[{r.kernel_id, r.n}];
-      if (slot.id == 0 || r.repeats >= slot.repeats) slot = std::move(r);
+      m[{r.kernel_id, r.n}].push_back(std::move(r));
     }
     return finals_.emplace(key, std::move(m)).first->second;
   }
@@ -264,17 +270,27 @@ class GpuRunner final : public Runner {
   }
 
   /// A final result already in the database (resume), unless --retune or it had fewer repeats
-  /// than this request asks for.
+  /// than this request asks for. A request for a fixed number of repeats (halving's early rounds)
+  /// gets the measurement made with exactly that many, where there is one: the one the same
+  /// request got when it was first asked, so a resumed run makes the decisions it made then and
+  /// measures nothing again. Otherwise the most repeated (the latest of equals).
   std::optional<Result> reuse(const Request& req) {
     if (opt_.retune) return std::nullopt;
     const kernels::ManifestEntry* m = kernels::manifest_find(req.kernel_id);
     if (!m) return std::nullopt;
     const auto& done = finals(m->params.dtype, m->params.op);
     auto it = done.find({req.kernel_id, req.n});
-    if (it == done.end()) return std::nullopt;
-    if (it->second.outcome == db::Outcome::ok && it->second.repeats < policy_for(req).min_repeats)
-      return std::nullopt;
-    return from_record(it->second);
+    if (it == done.end() || it->second.empty()) return std::nullopt;
+    const MeasurePolicy policy = policy_for(req);
+    const db::MeasurementRecord* best = nullptr;
+    if (policy.min_repeats == policy.max_repeats)
+      for (const db::MeasurementRecord& r : it->second)
+        if (r.outcome == db::Outcome::ok && r.repeats == policy.min_repeats) best = &r;
+    if (!best)
+      for (const db::MeasurementRecord& r : it->second)
+        if (!best || r.repeats >= best->repeats) best = &r;
+    if (best->outcome == db::Outcome::ok && best->repeats < policy.min_repeats) return std::nullopt;
+    return from_record(*best);
   }
 
   /// Sends a measure request; false (and no worker) when the worker is gone.
@@ -331,7 +347,7 @@ class GpuRunner final : public Runner {
     return r;
   }
 
-  /// Names the result after its request, logs what went wrong, records it.
+  /// Names the result after its request and logs what went wrong.
   void finish(Result& r, const Request& req) {
     r.kernel_id = req.kernel_id;
     r.n = req.n;
@@ -341,10 +357,14 @@ class GpuRunner final : public Runner {
     }
     if (r.outcome != db::Outcome::ok)
       spdlog::warn("{} n={}: {}: {}", req.kernel_id, req.n, db::outcome_name(r.outcome), r.error);
-    record(r);
   }
 
-  void record(Result& r) {
+  static constexpr std::size_t record_group = 64;
+  static constexpr double record_interval_s = 0.5;
+
+  /// Queues out[i] for the database (stamped now); commits the group once it is full or old.
+  void record(std::vector<Result>& out, std::size_t i) {
+    const Result& r = out[i];
     db::Measurement m;
     m.run_id = rec_.run_id;
     m.device_id = rec_.device_id;
@@ -363,17 +383,44 @@ class GpuRunner final : public Runner {
     m.sm_clock_mhz = r.sm_clock_mhz;
     m.mem_clock_mhz = r.mem_clock_mhz;
     m.error = r.error;
-    r.measurement_id = db_.insert_measurement(m);
-    if (db::is_final(r.outcome)) {
-      auto it = finals_.find({r.dtype, r.op});
-      if (it != finals_.end()) {
-        db::MeasurementRecord rec;
-        static_cast<db::Measurement&>(rec) = m;
-        rec.id = *r.measurement_id;
-        it->second[{r.kernel_id, r.n}] = rec;
+    m.measured_at = db::utc_timestamp();
+    if (queued_.empty()) first_queued_ = std::chrono::steady_clock::now();
+    queued_.push_back({std::move(m), i});
+    if (queued_.size() >= record_group ||
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - first_queued_).count() >=
+            record_interval_s)
+      commit(out);
+  }
+
+  /// Writes the queued results in one transaction and gives each its id.
+  void commit(std::vector<Result>& out) {
+    if (queued_.empty()) return;
+    std::vector<db::Measurement> ms;
+    ms.reserve(queued_.size());
+    for (const Queued& q : queued_) ms.push_back(q.m);
+    const std::vector<std::int64_t> ids = db_.insert_measurements(ms);
+    for (std::size_t k = 0; k < queued_.size(); ++k) {
+      Result& r = out[queued_[k].index];
+      r.measurement_id = ids[k];
+      if (db::is_final(r.outcome)) {
+        auto it = finals_.find({r.dtype, r.op});
+        if (it != finals_.end()) {
+          db::MeasurementRecord rec;
+          static_cast<db::Measurement&>(rec) = std::move(queued_[k].m);
+          rec.id = ids[k];
+          it->second[{r.kernel_id, r.n}].push_back(std::move(rec));
+        }
       }
     }
+    queued_.clear();
   }
+
+  struct Queued {
+    db::Measurement m;
+    std::size_t index;  // into the results of the measure() call
+  };
+  std::vector<Queued> queued_;
+  std::chrono::steady_clock::time_point first_queued_;
 
   GpuRunnerOptions opt_;
   std::vector<std::string> argv_;
@@ -381,7 +428,7 @@ class GpuRunner final : public Runner {
   std::unique_ptr<Worker> worker_;
   Recording rec_;
   std::optional<double> bandwidth_;
-  std::map<std::pair<DType, Op>, std::map<CacheKey, db::MeasurementRecord>> finals_;
+  std::map<std::pair<DType, Op>, Finals> finals_;
   Worker::Lost lost_on_send_{db::Outcome::crashed, ""};
 };
 
