@@ -1,7 +1,7 @@
 // tunedreduce bench: the tuned reduction as production calls it (the library's public API: the
 // cached-workspace call and CUB's two-phase call with caller-owned temporary storage) against
 // cub::DeviceReduce (and thrust::reduce on request), in one process on the same buffers, every
-// result verified, timed after the tuner's L2 flush (tuner/worker/measurer.cu). With
+// result verified, timed after the tuner's L2 flush (measure/gpu.cu). With
 // --host-calls, the host's cost per call instead.
 
 #include <cuda_runtime_api.h>
@@ -32,8 +32,9 @@
 #include "common/names.hpp"
 #include "kernels/device.hpp"
 #include "kernels/registry.hpp"
-#include "tuner/worker/measurer.hpp"
-#include "tuner/worker/reference.hpp"
+#include "measure/clocks.hpp"
+#include "measure/gpu.hpp"
+#include "measure/reference.hpp"
 #include "tunedreduce/tunedreduce.hpp"
 #include "tunedreduce/version.hpp"
 
@@ -53,7 +54,7 @@ std::string level_text(const Config& cfg) {
 
 constexpr int warmups = 2;
 
-/// What precedes each timed run. cold (also spelt clean): a read of tuner::cold_flush_bytes, as
+/// What precedes each timed run. cold (also spelt clean): a read of measure::cold_flush_bytes, as
 /// the tuner (L2 left holding clean lines of another buffer); dirty: a memset of twice the L2
 /// (L2 left full of dirty lines, which the timed kernel writes back as it evicts them); warm: a
 /// busy wait, no flush (the input stays in L2 from the previous run where it fits).
@@ -142,9 +143,9 @@ class Bench {
     check(cudaEventCreate(&start_), "cudaEventCreate");
     check(cudaEventCreate(&stop_), "cudaEventCreate");
     check(cudaMalloc(&out_, 8), "cudaMalloc(output)");
-    // cold: as the tuner, a read of tuner::cold_flush_bytes; dirty: a memset of twice the L2
+    // cold: as the tuner, a read of measure::cold_flush_bytes; dirty: a memset of twice the L2
     // (the tuner's flush before kernel revision 3), of the first part of the same buffer.
-    flush_bytes_ = tuner::cold_flush_bytes(fp_.l2_bytes);
+    flush_bytes_ = measure::cold_flush_bytes(fp_.l2_bytes);
     dirty_flush_bytes_ =
         std::min(flush_bytes_, std::max<std::size_t>(2 * static_cast<std::size_t>(fp_.l2_bytes),
                                                      64u << 20));
@@ -178,7 +179,7 @@ class Bench {
   double attainable() {
     if (attainable_ == 0)
       attainable_ =
-          tuner::measure_attainable_read_gbps(limits_.sm_count, flush_, flush_bytes_, stream_);
+          measure::measure_attainable_read_gbps(limits_.sm_count, flush_, flush_bytes_, stream_);
     return attainable_;
   }
 
@@ -195,7 +196,7 @@ class Bench {
       }
       in_bytes_ = bytes;
     }
-    check(tuner::fill_input(dtype, in_, n, tuner::data_seed(opt_.seed, dtype), limits_.sm_count,
+    check(measure::fill_input(dtype, in_, n, measure::data_seed(opt_.seed, dtype), limits_.sm_count,
                             stream_),
           "fill kernel");
     check(cudaStreamSynchronize(stream_), "fill kernel");
@@ -216,7 +217,7 @@ class Bench {
   /// during the measurement weighs on every method alike. Each timed run is waited for before
   /// the next is enqueued: a host enqueueing more work while a timed kernel runs adds about
   /// 0.6 us to it on the H100 (docs/performance.md, "the host's queue"), as nvbench avoids too.
-  std::vector<Timing> measure(const std::vector<Method>& methods, const tuner::Reference& ref) {
+  std::vector<Timing> measure(const std::vector<Method>& methods, const measure::Reference& ref) {
     const std::size_t m = methods.size();
     std::vector<Timing> t(m);
     const std::size_t elem = dtype_size(ref.dtype);
@@ -239,7 +240,7 @@ class Bench {
         if (me.result_host) std::memcpy(got, me.result_host, elem);
         else check(cudaMemcpy(got, out_, elem, cudaMemcpyDeviceToHost), "cudaMemcpy(result)");
         t[k].ran = true;
-        if (std::string why = tuner::verify(ref, got); !why.empty()) {
+        if (std::string why = measure::verify(ref, got); !why.empty()) {
           t[k].error = "incorrect: " + why;
           continue;
         }
@@ -280,14 +281,14 @@ class Bench {
   void enqueue_prelude(int r) {
     switch (opt_.l2) {
       case L2Prelude::cold:
-        check(tuner::enqueue_read(flush_, flush_bytes_, limits_.sm_count, sink_, stream_),
+        check(measure::enqueue_read(flush_, flush_bytes_, limits_.sm_count, sink_, stream_),
               "L2 read flush");
         break;
       case L2Prelude::dirty:
         check(cudaMemsetAsync(flush_, r, dirty_flush_bytes_, stream_), "L2 flush");
         break;
       case L2Prelude::warm:
-        tuner::enqueue_busy_wait(20000, stream_);
+        measure::enqueue_busy_wait(20000, stream_);
         break;
     }
   }
@@ -311,7 +312,7 @@ class Bench {
   }
 
   /// Enqueues a busy wait of \p ns on the stream (the GPU holds the calls queued behind it).
-  void gate(std::uint64_t ns) { tuner::enqueue_busy_wait(ns, stream_); }
+  void gate(std::uint64_t ns) { measure::enqueue_busy_wait(ns, stream_); }
 
  private:
   const Options& opt_;
@@ -559,7 +560,7 @@ int cmd_bench(int argc, char** argv) {
 
   Bench b(opt, opt.device);
   const DeviceFingerprint& fp = b.fingerprint();
-  const tuner::Clocks clocks = tuner::read_clocks(opt.device);
+  const measure::Clocks clocks = measure::read_clocks(opt.device);
   const double attainable = b.attainable();
   const bool want_cached = opt.api != Api::two_phase, want_two_phase = opt.api != Api::cached;
   std::printf("tunedreduce %s bench: %s (%s, %d SMs), driver %d, CUDA runtime %d\n",
@@ -696,8 +697,8 @@ int cmd_bench(int argc, char** argv) {
           continue;
         }
 
-        const tuner::Reference ref =
-            tuner::compute_reference(dtype, op, tuner::data_seed(opt.seed, dtype), n);
+        const measure::Reference ref =
+            measure::compute_reference(dtype, op, measure::data_seed(opt.seed, dtype), n);
         // The timed calls alternate run by run; Thrust, which synchronises on every call, is
         // timed on its own afterwards.
         std::vector<Bench::Method> methods;

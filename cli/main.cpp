@@ -14,7 +14,7 @@
 #include "common/files.hpp"
 #include "kernels/registry.hpp"
 #include "tunedreduce/version.hpp"
-#include "tuner/worker/worker.hpp"
+#include "tuner/worker_main.hpp"
 
 namespace {
 

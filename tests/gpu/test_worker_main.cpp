@@ -3,7 +3,7 @@
 #include <span>
 
 #include "kernels/registry.hpp"
-#include "tuner/worker/worker.hpp"
+#include "tuner/worker_main.hpp"
 
 namespace tunedreduce::test {
 std::span<const kernels::Entry> test_only_entries();

@@ -1,4 +1,4 @@
-#include "tuner/worker/worker.hpp"
+#include "tuner/worker_main.hpp"
 
 #include <csignal>
 #include <cstdio>
@@ -113,7 +113,7 @@ int worker_main(int argc, char** argv, std::span<const kernels::Entry> extra_ent
         } else {
           try {
             r = measurer->measure(*entry, n, policy, [] { send(event("busy")); });
-          } catch (const StickyCudaError& e) {
+          } catch (const measure::StickyCudaError& e) {
             r.kernel_id = id;
             r.dtype = entry->params.dtype;
             r.op = entry->params.op;
@@ -130,7 +130,7 @@ int worker_main(int argc, char** argv, std::span<const kernels::Entry> extra_ent
         j.set("result", protocol::to_json(r));
         send(j);
       }
-    } catch (const StickyCudaError& e) {
+    } catch (const measure::StickyCudaError& e) {
       return fatal(e.what(), exit_code::failure);
     } catch (const std::exception& e) {
       return fatal(e.what(), exit_code::failure);

@@ -6,9 +6,9 @@
 
 #include <mutex>
 
-#include "tuner/worker/measurer.hpp"
+#include "measure/clocks.hpp"
 
-namespace tunedreduce::tuner {
+namespace tunedreduce::measure {
 
 namespace {
 
@@ -53,4 +53,4 @@ Clocks read_clocks(int cuda_device) {
   return c;
 }
 
-}  // namespace tunedreduce::tuner
+}  // namespace tunedreduce::measure

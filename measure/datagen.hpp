@@ -14,7 +14,7 @@
 #define TR_HD inline
 #endif
 
-namespace tunedreduce::tuner {
+namespace tunedreduce::measure {
 
 TR_HD std::uint64_t mix64(std::uint64_t x) {
   x += 0x9e3779b97f4a7c15ull;
@@ -37,6 +37,6 @@ TR_HD T data_value(std::uint64_t seed, std::uint64_t i) {
   }
 }
 
-}  // namespace tunedreduce::tuner
+}  // namespace tunedreduce::measure
 
 #undef TR_HD

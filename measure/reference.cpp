@@ -1,4 +1,4 @@
-#include "tuner/worker/reference.hpp"
+#include "measure/reference.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,9 +9,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "tuner/worker/datagen.hpp"
+#include "measure/datagen.hpp"
 
-namespace tunedreduce::tuner {
+namespace tunedreduce::measure {
 
 namespace {
 
@@ -147,4 +147,4 @@ std::string verify(const Reference& ref, const void* got) {
   return "unknown element type";
 }
 
-}  // namespace tunedreduce::tuner
+}  // namespace tunedreduce::measure

@@ -1,5 +1,5 @@
 #pragma once
-// Host references for the tuner's data (datagen.hpp), computed by regenerating the values on
+// Host references for the measured data (measure/datagen.hpp), computed by regenerating the values on
 // several threads: no copy of the input is needed. Integer sums are exact modulo 2^bits,
 // floating-point sums are carried in long double together with sum|x|, min and max are exact.
 
@@ -8,7 +8,7 @@
 
 #include "tunedreduce/types.hpp"
 
-namespace tunedreduce::tuner {
+namespace tunedreduce::measure {
 
 /// The reference of one (dtype, op, n) for one seed. `bits` holds the exact result's bytes
 /// (integers, min, max) or the long-double sum rounded to the element type (float sums).
@@ -31,4 +31,4 @@ std::string verify(const Reference& ref, const void* got);
 /// The data seed of one element type for a run seed (each type gets its own stream).
 std::uint64_t data_seed(std::uint64_t run_seed, DType dtype);
 
-}  // namespace tunedreduce::tuner
+}  // namespace tunedreduce::measure
