@@ -287,10 +287,11 @@ TuneOutcome run_tuning(const TuneConfig& config, std::span<Runner* const> runner
   const StrategyInfo* strategy = find_strategy(config.strategy.name);
   if (!strategy) throw Error("unknown strategy '" + config.strategy.name + "'", exit_code::usage);
   if (runners.empty()) throw Error("run_tuning: no runner");
-  for (const KeySpace& k : enumerate_space(config.space))
+  std::vector<KeySpace> keys = enumerate_space(config.space);
+  for (const KeySpace& k : keys)
     spdlog::debug("tune {} {}: {} candidates at {} sizes", dtype_name(k.dtype), op_name(k.op),
                   k.candidates.size(), k.sizes.size());
-  Scheduler scheduler(config, *strategy, enumerate_space(config.space), o, runners.size());
+  Scheduler scheduler(config, *strategy, std::move(keys), o, runners.size());
   if (runners.size() == 1) {
     scheduler.work(*runners[0]);
   } else {

@@ -385,7 +385,8 @@ class GpuRunner final : public Runner {
     m.error = r.error;
     m.measured_at = db::utc_timestamp();
     if (queued_.empty()) first_queued_ = std::chrono::steady_clock::now();
-    queued_.push_back({std::move(m), i});
+    queued_.push_back(std::move(m));
+    queued_index_.push_back(i);
     if (queued_.size() >= record_group ||
         std::chrono::duration<double>(std::chrono::steady_clock::now() - first_queued_).count() >=
             record_interval_s)
@@ -395,31 +396,26 @@ class GpuRunner final : public Runner {
   /// Writes the queued results in one transaction and gives each its id.
   void commit(std::vector<Result>& out) {
     if (queued_.empty()) return;
-    std::vector<db::Measurement> ms;
-    ms.reserve(queued_.size());
-    for (const Queued& q : queued_) ms.push_back(q.m);
-    const std::vector<std::int64_t> ids = db_.insert_measurements(ms);
+    const std::vector<std::int64_t> ids = db_.insert_measurements(queued_);
     for (std::size_t k = 0; k < queued_.size(); ++k) {
-      Result& r = out[queued_[k].index];
+      Result& r = out[queued_index_[k]];
       r.measurement_id = ids[k];
       if (db::is_final(r.outcome)) {
         auto it = finals_.find({r.dtype, r.op});
         if (it != finals_.end()) {
           db::MeasurementRecord rec;
-          static_cast<db::Measurement&>(rec) = std::move(queued_[k].m);
+          static_cast<db::Measurement&>(rec) = std::move(queued_[k]);
           rec.id = ids[k];
           it->second[{r.kernel_id, r.n}].push_back(std::move(rec));
         }
       }
     }
     queued_.clear();
+    queued_index_.clear();
   }
 
-  struct Queued {
-    db::Measurement m;
-    std::size_t index;  // into the results of the measure() call
-  };
-  std::vector<Queued> queued_;
+  std::vector<db::Measurement> queued_;  // recorded, not yet committed
+  std::vector<std::size_t> queued_index_;  // each one's index in the measure() call's results
   std::chrono::steady_clock::time_point first_queued_;
 
   GpuRunnerOptions opt_;
