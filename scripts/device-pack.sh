@@ -22,5 +22,5 @@ done
 # binaries, a tuning database or two and the working tree stay under the 64 MiB a call carries.
 ls .carry/bin/* | xargs -P "$(nproc)" -n 1 xz -9e
 git rev-parse HEAD > .carry/commit
-git status --porcelain --untracked-files=no | grep -q . && echo "(with uncommitted changes)" >> .carry/commit
+git status --porcelain --untracked-files=no | grep . > /dev/null && echo "(with uncommitted changes)" >> .carry/commit
 du -sh .carry

@@ -27,7 +27,7 @@ UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
   > "$work/log" 2>&1
 rc=$?
 tail -n 25 "$work/log"
-found=$(ls "$work/artifacts" 2>/dev/null | head -1)
+found=$(ls "$work/artifacts" 2>/dev/null | sed -n 1p)
 if [ $rc -ne 0 ] || [ -n "$found" ]; then
   mkdir -p fuzz-findings
   if [ -n "$found" ]; then

@@ -65,8 +65,8 @@ if [ "${GPU_SUITE_BENCH:-1}" = 1 ] && [ -x "$bin/tunedreduce" ]; then
   fi
 fi
 summary() {
-echo "==== GPU suite summary ($(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)) ===="
-grep -h -A40 "^GPU registry suite" "$out/test_registry_gpu.log" 2>/dev/null | grep -v "^\[" | head -20
+echo "==== GPU suite summary ($(nvidia-smi --query-gpu=name --format=csv,noheader | sed -n 1p)) ===="
+grep -h -A40 "^GPU registry suite" "$out/test_registry_gpu.log" 2>/dev/null | grep -v "^\[" | sed -n 1,20p
 if [ -f "$out/bench.json" ]; then
   host=""; [ -f "$out/bench-host.json" ] && host="$out/bench-host.json"
   python3 scripts/bench-summary.py "$out/bench.json" $host

@@ -18,7 +18,7 @@ trap 'rm -f "$page" "$err"' EXIT
 cmp -s "$page" "$generated" || bad "$generated differs from what the CLI generates now (stale build step)"
 
 # Structure.
-head -5 "$page" | grep -q '^\.TH TUNEDREDUCE 1 ' || bad "no .TH TUNEDREDUCE 1 line at the top"
+head -5 "$page" | grep '^\.TH TUNEDREDUCE 1 ' > /dev/null || bad "no .TH TUNEDREDUCE 1 line at the top"
 for s in NAME SYNOPSIS DESCRIPTION COMMANDS OPTIONS '"ELEMENT COUNTS AND LISTS"' \
          '"SHELL COMPLETION"' '"EXIT STATUS"' \
          ENVIRONMENT FILES '"SEE ALSO"'; do
@@ -49,7 +49,7 @@ done
 for a in $actions; do check_section "db $a" "$cli" db "$a"; done
 for hidden in "list dtype" "list family" "list op" "report dtype" "report family" "report op" \
               "report device" "report kind"; do
-  if section "${hidden% *}" | grep -qF "\\fB\\-\\-${hidden#* }\\fR"; then
+  if section "${hidden% *}" | grep -F "\\fB\\-\\-${hidden#* }\\fR" > /dev/null; then
     bad "the ${hidden% *} section shows the hidden option --${hidden#* }"
   fi
 done

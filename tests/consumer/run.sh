@@ -13,7 +13,7 @@ prefix=$work/prefix
 
 "$cmake" --install "$build" --prefix "$prefix" > "$work/install.log" ||
   { cat "$work/install.log"; echo "install failed (was everything built?)" >&2; exit 1; }
-libdir=$(cd "$prefix" && dirname "$(find . -name 'libtunedreduce.so' | head -1)")
+libdir=$(cd "$prefix" && dirname "$(find . -name 'libtunedreduce.so' | sed -n 1p)")
 libdir=${libdir#./}
 # A deployment build (TUNEDREDUCE_KERNELS set) installs the library and its kernel list, and no
 # CLI or tune.toml.
@@ -61,7 +61,7 @@ echo "--- consumer (shared)"
 "$work/build/consumer"
 echo "--- consumer (static)"
 "$work/build/consumer_static"
-if ldd "$work/build/consumer_static" | grep -q libtunedreduce; then
+if ldd "$work/build/consumer_static" | grep libtunedreduce > /dev/null; then
   echo "the static consumer depends on libtunedreduce.so" >&2; exit 1
 fi
 
@@ -81,6 +81,8 @@ static_libs=$(pkg-config --static --libs tunedreduce | sed 's/-ltunedreduce/-l:l
 "$work/c_consumer_static"
 # examples/sum.cpp with the pkg-config line its header gives: the example calls the CUDA runtime
 # itself (cudaMalloc), so it names libcudart next to the package (CUDA ships no .pc file).
+# (grep reads all of ldd's output: `grep -q` would exit at the first match, and ldd, killed by
+# SIGPIPE, would fail the pipeline under pipefail; that made this check flaky under load.)
 cxx=${CXX:-c++}
 echo "--- examples/sum.cpp through pkg-config"
 # shellcheck disable=SC2046
@@ -88,6 +90,6 @@ echo "--- examples/sum.cpp through pkg-config"
   $(pkg-config --cflags --libs tunedreduce) -L"$(pkg-config --variable=cudalibdir tunedreduce)" \
   -lcudart -Wl,-rpath,"$(pkg-config --variable=libdir tunedreduce)"
 for lib in libtunedreduce libcudart; do
-  ldd "$work/example_sum_pc" | grep -q "$lib" || { echo "example_sum_pc does not link $lib" >&2; exit 1; }
+  ldd "$work/example_sum_pc" | grep "$lib" > /dev/null || { echo "example_sum_pc does not link $lib" >&2; exit 1; }
 done
 echo "OK: install and consumers"

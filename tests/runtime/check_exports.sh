@@ -15,6 +15,6 @@ fi
 for want in tr_sum tr_lookup tr_last_error tr_version 'tunedreduce::lookup(' 'tunedreduce::reduce(' \
             'tunedreduce::set_database(' 'tunedreduce::set_cache_state(' 'tunedreduce::cache_state(' tr_set_cache_state 'vtable for tunedreduce::ReduceError' \
             tr_kernel_count tr_kernel_id 'tunedreduce::kernel_count(' 'tunedreduce::kernel_id('; do
-  echo "$exported" | grep -qF "$want" || { echo "missing export: $want" >&2; exit 1; }
+  echo "$exported" | grep -F "$want" > /dev/null || { echo "missing export: $want" >&2; exit 1; }
 done
 echo "OK: $(echo "$exported" | wc -l) symbols, all public"

@@ -5,7 +5,7 @@
 # (page size 512) and checked in; the tests say what each one must provoke.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-helper=$(find "$(cd "$1" && pwd)" -name tr_db_test_writer -type f | head -1)
+helper=$(find "$(cd "$1" && pwd)" -name tr_db_test_writer -type f | sed -n 1p)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$here"
@@ -50,7 +50,7 @@ drop_bench_tables() {
 cp "$tmp/base.db" schema_v3.db
 drop_bench_tables schema_v3.db
 sqlite3 schema_v3.db "PRAGMA user_version=3; UPDATE meta SET value='3' WHERE key='min_reader_version';"
-sqlite3 schema_v3.db "PRAGMA integrity_check;" | grep -qx ok
+sqlite3 schema_v3.db "PRAGMA integrity_check;" | grep -x ok > /dev/null
 shrink schema_v3.db
 
 # Versions 1 and 2 had winners without an L2 mode, unique per (device, dtype, op, n_lo) (schema.cpp's
@@ -112,7 +112,7 @@ INSERT INTO winners (device_id, dtype, op, l2_mode, n_lo, n_hi, kernel_id, measu
     WHERE m.l2_mode = 'warm';"
 old_winners_layout schema_v2.db
 sqlite3 schema_v2.db "PRAGMA user_version=2; UPDATE meta SET value='2' WHERE key='min_reader_version';"
-sqlite3 schema_v2.db "PRAGMA integrity_check; PRAGMA foreign_key_check;" | tr '\n' ' ' | grep -qx 'ok '
+sqlite3 schema_v2.db "PRAGMA integrity_check; PRAGMA foreign_key_check;" | tr '\n' ' ' | grep -x 'ok ' > /dev/null
 shrink schema_v2.db
 
 # Version 1, the first release, with rows: its measurements table allows only the finishes
@@ -121,7 +121,7 @@ cp "$tmp/base.db" schema_v1.db
 drop_bench_tables schema_v1.db
 old_winners_layout schema_v1.db
 sqlite3 schema_v1.db ".dbconfig defensive off" "PRAGMA writable_schema=ON; UPDATE sqlite_schema SET sql=replace(sql, 'CHECK (finish IN (''two_pass'', ''single_pass'', ''packed''))', 'CHECK (finish IN (''two_pass'', ''single_pass''))') WHERE name='measurements'; PRAGMA writable_schema=OFF; PRAGMA user_version=1; UPDATE meta SET value='1' WHERE key='min_reader_version';" >/dev/null
-sqlite3 schema_v1.db "PRAGMA integrity_check;" | grep -qx ok
+sqlite3 schema_v1.db "PRAGMA integrity_check;" | grep -x ok > /dev/null
 shrink schema_v1.db
 
 # Corrupt pages: the b-tree header of a leaf page of measurements overwritten with 0xff.
