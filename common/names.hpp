@@ -1,13 +1,19 @@
 #pragma once
-// Parsing of the user-facing names of element types and operators.
+// The user-facing names of element types and operators: the public header's dtype_name and
+// op_name as tables (common/enum_names.hpp), and their parsing.
 
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "common/enum_names.hpp"
 #include "tunedreduce/types.hpp"
 
 namespace tunedreduce {
+
+/// "i32" ... "f64" and "sum", "min", "max": the names of tunedreduce/types.hpp, not written again.
+inline constexpr auto dtype_names = enum_names_of(all_dtypes, dtype_name);
+inline constexpr auto op_names = enum_names_of(all_ops, op_name);
 
 /// Accepts the short names ("i32", "f64") and the long ones ("int32", "uint64", "float",
 /// "double", "float32", "float64").

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "common/device_fingerprint.hpp"
+#include "common/enum_names.hpp"
 #include "common/error.hpp"
 #include "common/hash.hpp"
 #include "common/log.hpp"
@@ -35,6 +36,46 @@ TEST(Names, ParseShortAndLongTypeNames) {
   EXPECT_EQ(dtype_choices(), "i32, u32, i64, u64, f32, f64");
   EXPECT_EQ(dtype_size(DType::u32), 4u);
   EXPECT_EQ(dtype_size(DType::f64), 8u);
+}
+
+enum class Colour { red, green, blue };
+constexpr auto colour_names =
+    enum_names<Colour>({{Colour::red, "red"}, {Colour::green, "green"}, {Colour::blue, "blue"}});
+
+TEST(EnumNames, NameAndEnumeratorBothWays) {
+  static_assert(colour_names.to_name(Colour::green) == std::string_view("green"));
+  static_assert(colour_names.from_name("blue") == Colour::blue);
+  static_assert(colour_names.lists_all_through(Colour::blue));
+  static_assert(!colour_names.lists_all_through(Colour::green));  // a table too long
+  for (const auto& e : colour_names) EXPECT_EQ(colour_names.from_name(e.name), e.value);
+  EXPECT_FALSE(colour_names.from_name("Red"));  // exact, case-sensitive
+  EXPECT_FALSE(colour_names.from_name(""));
+  EXPECT_STREQ(colour_names.to_name(static_cast<Colour>(7)), "?");
+  EXPECT_STREQ(colour_names.to_name(static_cast<Colour>(7), "unknown"), "unknown");
+  EXPECT_EQ(colour_names.size(), 3u);
+  EXPECT_EQ(colour_names.values()[2], Colour::blue);
+}
+
+TEST(EnumNames, ListsTheNamesForMessages) {
+  EXPECT_EQ(colour_names.joined(), "red, green, blue");
+  EXPECT_EQ(colour_names.joined(", ", " or "), "red, green or blue");
+  EXPECT_EQ(colour_names.joined("|"), "red|green|blue");
+  EXPECT_EQ(colour_names.names(), (std::vector<std::string>{"red", "green", "blue"}));
+  constexpr auto one = enum_names<Colour>({{Colour::red, "red"}});
+  EXPECT_EQ(one.joined(", ", " or "), "red");
+  static_assert(!one.lists_all_through(Colour::blue));
+  // Out of order: not the enum's every enumerator in order.
+  constexpr auto swapped = enum_names<Colour>({{Colour::green, "green"}, {Colour::red, "red"}});
+  static_assert(!swapped.lists_all_through(Colour::green));
+}
+
+TEST(EnumNames, TablesOfThePublicNamesUseThePublicFunctions) {
+  static_assert(dtype_names.size() == std::size(all_dtypes));
+  for (DType d : all_dtypes) EXPECT_STREQ(dtype_names.to_name(d), dtype_name(d));
+  for (Op o : all_ops) EXPECT_STREQ(op_names.to_name(o), op_name(o));
+  EXPECT_EQ(op_choices(), "sum, min, max");
+  EXPECT_EQ(parse_dtype("float64"), DType::f64);
+  EXPECT_EQ(parse_dtype("uint32"), DType::u32);
 }
 
 TEST(Hash, Fnv1aKnownValues) {
