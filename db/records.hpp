@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/candidate_params.hpp"
 #include "common/device_fingerprint.hpp"
 #include "tunedreduce/types.hpp"
 
@@ -65,16 +66,9 @@ struct RunRecord {
   std::vector<Attainable> attainable;  // attainable read bandwidth per device, measured once
 };
 
-/// A candidate's parameters as stored (mirrors kernels::KernelParams, as strings, so db/ does not
-/// depend on kernels/).
-struct CandidateParams {
-  std::string family;  // "smem", "warp_shuffle", ...
-  int block = 0;
-  int unroll = 1;
-  std::string smem = "none";  // "none" | "static" | "dynamic"
-  std::string finish = "two_pass";  // "two_pass" | "single_pass" | "packed"
-  friend bool operator==(const CandidateParams&, const CandidateParams&) = default;
-};
+/// A candidate's parameters as stored (common/candidate_params.hpp: shared with kernels/, which
+/// fills it, so neither depends on the other).
+using tunedreduce::CandidateParams;
 
 /// The identity of a measurement for resume: measured already → skip.
 struct MeasurementKey {

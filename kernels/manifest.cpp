@@ -46,8 +46,8 @@ const ManifestEntry* manifest_find(std::string_view id) {
 
 const std::string& manifest_hash() { return the_manifest().hash; }
 
-db::CandidateParams stored_params(const KernelParams& p) {
-  db::CandidateParams c;
+CandidateParams stored_params(const KernelParams& p) {
+  CandidateParams c;
   c.family = family_name(p.family);
   c.block = p.block;
   c.unroll = p.unroll;

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "db/records.hpp"
+#include "common/candidate_params.hpp"
 #include "kernels/registry.hpp"
 
 namespace tunedreduce::kernels {
@@ -23,7 +23,7 @@ std::span<const ManifestEntry> manifest();
 /// nullptr when no compiled configuration has that id.
 const ManifestEntry* manifest_find(std::string_view id);
 
-/// The parameters as the database stores them (strings, so db/ needs no kernels/).
-db::CandidateParams stored_params(const KernelParams& p);
+/// The parameters as the database stores them (names, so db/ needs no kernels/).
+CandidateParams stored_params(const KernelParams& p);
 
 }  // namespace tunedreduce::kernels
