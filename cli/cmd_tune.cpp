@@ -26,10 +26,11 @@
 #include "tuner/config.hpp"
 #include "tuner/devices.hpp"
 #include "tuner/driver.hpp"
+#include "tuner/estimate.hpp"
 #include "tuner/gpu_runner.hpp"
-#include "tuner/output.hpp"
-#include "tuner/plan.hpp"
+#include "tuner/progress.hpp"
 #include "tuner/replay_runner.hpp"
+#include "tuner/winners_table.hpp"
 
 namespace po = boost::program_options;
 

@@ -18,7 +18,7 @@
 
 #include "tuner/bisect.hpp"
 #include "tuner/config.hpp"
-#include "tuner/plan.hpp"
+#include "tuner/estimate.hpp"
 #include "tuner/runner.hpp"
 #include "tuner/selection.hpp"
 

@@ -13,9 +13,10 @@
 #include "synthetic.hpp"
 #include "tuner/config.hpp"
 #include "tuner/driver.hpp"
-#include "tuner/output.hpp"
+#include "tuner/progress.hpp"
 #include "tuner/replay_runner.hpp"
 #include "tuner/search_space.hpp"
+#include "tuner/winners_table.hpp"
 
 namespace tunedreduce::tuner {
 namespace {

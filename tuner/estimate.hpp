@@ -1,6 +1,6 @@
 #pragma once
-// The dry-run plan: candidates per key and an estimate of the time a real run takes, with no
-// GPU. The same model weights the driver's ETA.
+// The time a tuning run takes, estimated with no GPU: the model (EstimateModel, which also
+// weights the driver's ETA) and the dry-run plan built on it (candidates and seconds per key).
 //
 // Per measurement of a candidate at n elements of T (bytes = n * sizeof(T)):
 //   launch_us  = max(launch_floor_us, bytes / bandwidth)             one timed reduction

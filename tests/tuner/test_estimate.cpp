@@ -1,4 +1,4 @@
-// The dry-run plan: candidates per key and the estimate model.
+// The estimate model and the dry-run plan: candidates per key, seconds.
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 
 #include "kernels/space.hpp"
 #include "tuner/config.hpp"
-#include "tuner/plan.hpp"
+#include "tuner/estimate.hpp"
 
 namespace tunedreduce::tuner {
 namespace {

@@ -1,4 +1,4 @@
-#include "tuner/plan.hpp"
+#include "tuner/estimate.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,25 +1,14 @@
 #pragma once
-// What `tunedreduce tune` prints: progress (a bar on a terminal, plain lines otherwise) and the
-// winners table at the end.
+// The progress `tunedreduce tune` prints while it runs: a bar on a terminal, plain lines
+// otherwise.
 
-#include <cstdint>
+#include <cstddef>
 #include <iosfwd>
 #include <mutex>
-#include <string>
 
 #include "tuner/driver.hpp"
 
 namespace tunedreduce::tuner {
-
-/// "2^20" for powers of two, else the decimal number.
-std::string format_size(std::uint64_t n);
-
-/// GB/s of a result: its own when recorded, else n * sizeof(T) / median.
-std::optional<double> result_gbps(const Result& r);
-
-/// The winners of every complete key: dtype, op, interval, winner id, us and GB/s at the
-/// evidence size, runner-up, margin. \p device titles the table when not empty.
-void print_winners(std::ostream& os, const TuneOutcome& outcome, const std::string& device = {});
 
 /// Draws ProgressEvents. On a terminal: one line redrawn in place (at most 10 times a second)
 /// with a bar, the key and size in progress, and the ETA. Otherwise: a line per finished size

@@ -1,0 +1,24 @@
+#pragma once
+// The winners table `tunedreduce tune` prints at the end, and the two formats of a result it
+// shares with the progress lines (tuner/progress.hpp).
+
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+#include "tuner/driver.hpp"
+
+namespace tunedreduce::tuner {
+
+/// "2^20" for powers of two, else the decimal number.
+std::string format_size(std::uint64_t n);
+
+/// GB/s of a result: its own when recorded, else n * sizeof(T) / median.
+std::optional<double> result_gbps(const Result& r);
+
+/// The winners of every complete key: dtype, op, interval, winner id, us and GB/s at the
+/// evidence size, runner-up, margin. \p device titles the table when not empty.
+void print_winners(std::ostream& os, const TuneOutcome& outcome, const std::string& device = {});
+
+}  // namespace tunedreduce::tuner
