@@ -5,10 +5,12 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "cli/command.hpp"
 #include "common/error.hpp"
 #include "common/names.hpp"
-#include "kernels/registry.hpp"
+#include "kernels/registry_names.hpp"
 #include "tunedreduce/version.hpp"
 
 namespace po = boost::program_options;
@@ -25,12 +27,6 @@ struct Filter {
            (ops.empty() || ops.count(op_name(e.params.op)));
   }
 };
-
-std::string family_choices() {
-  std::string s;
-  for (kernels::Family f : kernels::all_families) s += (s.empty() ? "" : ", ") + std::string(kernels::family_name(f));
-  return s;
-}
 
 }  // namespace
 
@@ -60,21 +56,23 @@ int cmd_list(int argc, char** argv) {
   for (const std::string& f : families) {
     const auto fam = kernels::parse_family(f);
     if (!fam)
-      throw Error("--families: unknown family '" + f + "' (choose from " + family_choices() + ")",
+      throw Error(fmt::format("--families: unknown family '{}' (choose from {})", f,
+                              kernels::family_names.joined()),
                   exit_code::usage);
     filter.families.insert(kernels::family_name(*fam));
   }
   for (const std::string& d : dtypes) {
     const auto t = parse_dtype(d);
     if (!t)
-      throw Error("--dtypes: unknown element type '" + d + "' (choose from " + dtype_choices() + ")",
+      throw Error(fmt::format("--dtypes: unknown element type '{}' (choose from {})", d,
+                              dtype_choices()),
                   exit_code::usage);
     filter.dtypes.insert(dtype_name(*t));
   }
   for (const std::string& o : ops) {
     const auto op = parse_op(o);
     if (!op)
-      throw Error("--ops: unknown operator '" + o + "' (choose from " + op_choices() + ")",
+      throw Error(fmt::format("--ops: unknown operator '{}' (choose from {})", o, op_choices()),
                   exit_code::usage);
     filter.ops.insert(op_name(*op));
   }

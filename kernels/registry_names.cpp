@@ -3,64 +3,20 @@
 #include <charconv>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "common/names.hpp"
-#include "kernels/registry.hpp"
+#include "kernels/registry_names.hpp"
 
 namespace tunedreduce::kernels {
 
-const char* family_name(Family f) noexcept {
-  switch (f) {
-    case Family::neighbored: return "neighbored";
-    case Family::neighbored_less: return "neighbored_less";
-    case Family::interleaved: return "interleaved";
-    case Family::unroll: return "unroll";
-    case Family::unroll_warps: return "unroll_warps";
-    case Family::complete_unroll: return "complete_unroll";
-    case Family::smem: return "smem";
-    case Family::warp_shuffle: return "warp_shuffle";
-    case Family::vectorized: return "vectorized";
-    case Family::tiled: return "tiled";
-    case Family::streaming: return "streaming";
-    case Family::single_tile: return "single_tile";
-  }
-  return "?";
-}
+const char* family_name(Family f) noexcept { return family_names.to_name(f); }
+const char* smem_mode_name(SmemMode m) noexcept { return smem_mode_names.to_name(m); }
+const char* finish_name(Finish f) noexcept { return finish_names.to_name(f); }
 
-const char* smem_mode_name(SmemMode m) noexcept {
-  switch (m) {
-    case SmemMode::none: return "none";
-    case SmemMode::static_: return "static";
-    case SmemMode::dynamic: return "dynamic";
-  }
-  return "?";
-}
-
-const char* finish_name(Finish f) noexcept {
-  switch (f) {
-    case Finish::two_pass: return "two_pass";
-    case Finish::single_pass: return "single_pass";
-    case Finish::packed: return "packed";
-  }
-  return "?";
-}
-
-std::optional<Family> parse_family(std::string_view s) {
-  for (Family f : all_families)
-    if (s == family_name(f)) return f;
-  return std::nullopt;
-}
-
-std::optional<SmemMode> parse_smem_mode(std::string_view s) {
-  for (SmemMode m : {SmemMode::none, SmemMode::static_, SmemMode::dynamic})
-    if (s == smem_mode_name(m)) return m;
-  return std::nullopt;
-}
-
-std::optional<Finish> parse_finish(std::string_view s) {
-  for (Finish f : all_finishes)
-    if (s == finish_name(f)) return f;
-  return std::nullopt;
-}
+std::optional<Family> parse_family(std::string_view s) { return family_names.from_name(s); }
+std::optional<SmemMode> parse_smem_mode(std::string_view s) { return smem_mode_names.from_name(s); }
+std::optional<Finish> parse_finish(std::string_view s) { return finish_names.from_name(s); }
 
 namespace {
 
@@ -93,13 +49,10 @@ std::optional<int> parse_prefixed_int(std::string_view s, char prefix) {
 }  // namespace
 
 std::string make_id(const KernelParams& p) {
-  std::string id = family_name(p.family);
-  id += ".b" + std::to_string(p.block);
-  if (family_has_unroll(p.family)) id += ".u" + std::to_string(p.unroll);
-  if (family_has_smem_mode(p.family)) id += std::string(".") + smem_mode_name(p.smem);
-  id += std::string(".") + finish_name(p.finish);
-  id += std::string(".") + dtype_name(p.dtype);
-  id += std::string(".") + op_name(p.op);
+  std::string id = fmt::format("{}.b{}", family_name(p.family), p.block);
+  if (family_has_unroll(p.family)) id += fmt::format(".u{}", p.unroll);
+  if (family_has_smem_mode(p.family)) id += fmt::format(".{}", smem_mode_name(p.smem));
+  id += fmt::format(".{}.{}.{}", finish_name(p.finish), dtype_name(p.dtype), op_name(p.op));
   return id;
 }
 
@@ -128,11 +81,9 @@ std::optional<KernelParams> parse_id(std::string_view id) {
     p.smem = *m;
   }
   auto fin = parse_finish(parts[i++]);
-  auto dt = parse_dtype(parts[i++]);
+  auto dt = dtype_names.from_name(parts[i++]);  // the short names only, no parse_dtype alias
   auto op = parse_op(parts[i++]);
   if (!fin || !dt || !op) return std::nullopt;
-  // parse_dtype accepts long aliases; ids use the short names only.
-  if (parts[i - 2] != dtype_name(*dt)) return std::nullopt;
   p.finish = *fin;
   p.dtype = *dt;
   p.op = *op;
