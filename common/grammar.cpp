@@ -4,9 +4,10 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <limits>
+
+#include <fmt/format.h>
 
 #include "error.hpp"
 
@@ -28,19 +29,16 @@ std::string quote(std::string_view text) {
   std::string out = "'";
   for (char c : text) {
     const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u >= 0x7f) {
-      char b[8];
-      std::snprintf(b, sizeof b, "\\x%02x", u);
-      out += b;
-    } else {
+    if (u < 0x20 || u >= 0x7f)
+      out += fmt::format("\\x{:02x}", u);
+    else
       out += c;
-    }
   }
   return out + "'";
 }
 
 [[noreturn]] void fail(std::string_view option, const std::string& message) {
-  throw Error(std::string(option) + ": " + message, exit_code::usage);
+  throw Error(fmt::format("{}: {}", option, message), exit_code::usage);
 }
 
 bool all_digits(std::string_view s) {
@@ -63,13 +61,13 @@ std::uint64_t mul_saturating(std::uint64_t a, std::uint64_t b) {
 }
 
 std::string invalid_count(std::string_view text) {
-  std::string msg = "invalid size " + quote(text) + " (an element count: " + count_syntax + ")";
+  std::string msg = fmt::format("invalid size {} (an element count: {})", quote(text), count_syntax);
   // 16M, 4K, 1G: decimal prefixes are not taken; say which binary one was likely meant.
   const std::string_view t = trim(text);
   if (t.size() >= 2 && all_digits(t.substr(0, t.size() - 1)) &&
       std::string_view("KkMGT").find(t.back()) != std::string_view::npos) {
     const char upper = t.back() == 'k' ? 'K' : t.back();
-    msg += "; did you mean " + std::string(t.substr(0, t.size() - 1)) + upper + "i?";
+    msg += fmt::format("; did you mean {}{}i?", t.substr(0, t.size() - 1), upper);
   }
   return msg;
 }
@@ -81,18 +79,18 @@ std::string decimal(std::uint64_t v) {
 
 /// "2^40 = 1099511627776", or the decimal when not a power of two.
 std::string limit_text(std::uint64_t v) {
-  if (v >= 64 && (v & (v - 1)) == 0) return count_text(v) + " = " + std::to_string(v);
+  if (v >= 64 && (v & (v - 1)) == 0) return fmt::format("{} = {}", count_text(v), v);
   return std::to_string(v);
 }
 
 void check_limits(std::string_view option, std::string_view text, std::uint64_t v,
                   const CountLimits& limits) {
   if (v < limits.min)
-    fail(option, "invalid size " + quote(text) + ": " + decimal(v) + " is below " +
-                     limit_text(limits.min) + ", the smallest element count here");
+    fail(option, fmt::format("invalid size {}: {} is below {}, the smallest element count here",
+                             quote(text), decimal(v), limit_text(limits.min)));
   if (v > limits.max)
-    fail(option, "invalid size " + quote(text) + ": " + decimal(v) + " is above " +
-                     limit_text(limits.max) + ", the largest element count here");
+    fail(option, fmt::format("invalid size {}: {} is above {}, the largest element count here",
+                             quote(text), decimal(v), limit_text(limits.max)));
 }
 
 std::optional<double> factor_value(std::string_view s) {
@@ -154,11 +152,15 @@ std::uint64_t parse_count(std::string_view option, std::string_view text,
                           const CountLimits& limits) {
   const std::string_view t = trim(text);
   if (t.find(',') != std::string_view::npos || t.find("..") != std::string_view::npos)
-    fail(option, "takes one element count, not a list or range: " + quote(t));
+    fail(option, fmt::format("takes one element count, not a list or range: {}", quote(t)));
   const auto v = count_value(t);
   if (!v) fail(option, invalid_count(t));
   check_limits(option, t, *v, limits);
   return *v;
+}
+
+void check_count(std::string_view option, std::uint64_t n, const CountLimits& limits) {
+  check_limits(option, std::to_string(n), n, limits);
 }
 
 std::vector<CountItem> parse_count_items(std::string_view option, std::string_view text) {
@@ -166,7 +168,7 @@ std::vector<CountItem> parse_count_items(std::string_view option, std::string_vi
   for (const std::string_view item : split_commas(text)) {
     if (item.empty())
       fail(option, trim(text).empty() ? std::string("no element count given")
-                                       : "empty item in " + quote(text));
+                                       : fmt::format("empty item in {}", quote(text)));
     CountItem c;
     c.text = std::string(item);
     const std::size_t dots = item.find("..");
@@ -182,7 +184,7 @@ std::vector<CountItem> parse_count_items(std::string_view option, std::string_vi
     const std::string_view from = trim(item.substr(0, dots)), rest = item.substr(dots + 2);
     const std::size_t op = rest.find_first_of("*+");
     if (op == std::string_view::npos)
-      fail(option, "a range is FROM..TO*FACTOR or FROM..TO+STEP, got " + quote(item));
+      fail(option, fmt::format("a range is FROM..TO*FACTOR or FROM..TO+STEP, got {}", quote(item)));
     const std::string_view to = trim(rest.substr(0, op)), by = trim(rest.substr(op + 1));
     const auto f = count_value(from), t = count_value(to);
     if (!f) fail(option, invalid_count(from));
@@ -192,14 +194,14 @@ std::vector<CountItem> parse_count_items(std::string_view option, std::string_vi
     if (rest[op] == '*') {
       const auto x = factor_value(by);
       if (!x)
-        fail(option, "invalid factor " + quote(by) + " in " + quote(item) +
-                         " (a number greater than 1: 2, 1.5, 2^2)");
+        fail(option, fmt::format("invalid factor {} in {} (a number greater than 1: 2, 1.5, 2^2)",
+                                 quote(by), quote(item)));
       c.factor = *x;
     } else {
       const auto x = count_value(by);
       if (!x)
-        fail(option, "invalid step " + quote(by) + " in " + quote(item) + " (an element count: " +
-                         count_syntax + ")");
+        fail(option, fmt::format("invalid step {} in {} (an element count: {})", quote(by),
+                                 quote(item), count_syntax));
       c.step = *x;
     }
     items.push_back(std::move(c));
@@ -222,22 +224,20 @@ std::vector<std::uint64_t> expand_counts(std::string_view option,
     const std::string_view rest = std::string_view(c.text).substr(dots + 2);
     check_limits(option, trim(rest.substr(0, rest.find_first_of("*+"))), c.to, limits);
     const auto range = expand_range(c.value, c.to, c.step, c.factor,
-                                    std::string(option) + ": " + quote(c.text), most);
+                                    fmt::format("{}: {}", option, quote(c.text)), most);
     out.insert(out.end(), range.begin(), range.end());
     if (out.size() > 2 * most) {  // many ranges: the limit holds before all are expanded
       std::sort(out.begin(), out.end());
       out.erase(std::unique(out.begin(), out.end()), out.end());
       if (out.size() > most)
-        fail(option, "gives more than " + std::to_string(most) + " sizes; at most " +
-                         std::to_string(most) + " are allowed");
+        fail(option, fmt::format("gives more than {0} sizes; at most {0} are allowed", most));
     }
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   if (out.empty()) fail(option, "no element count given");
   if (out.size() > most)
-    fail(option, "gives " + std::to_string(out.size()) + " sizes; at most " +
-                     std::to_string(most) + " are allowed");
+    fail(option, fmt::format("gives {} sizes; at most {} are allowed", out.size(), most));
   return out;
 }
 
@@ -260,9 +260,10 @@ std::vector<std::uint64_t> expand_range(std::uint64_t from, std::uint64_t to,
   std::vector<std::uint64_t> out;
   if (from > to) throw Error(where + ": from is greater than to", exit_code::usage);
   auto too_many = [&] {
-    return Error(where + ": the range gives more than " + std::to_string(most) +
-                     " sizes; use a larger step or factor",
-                 exit_code::usage);
+    return Error(
+        fmt::format("{}: the range gives more than {} sizes; use a larger step or factor", where,
+                    most),
+        exit_code::usage);
   };
   if (step) {
     if (*step < 1) throw Error(where + ": a step below 1 does not advance", exit_code::usage);
@@ -292,7 +293,7 @@ std::string count_text(std::uint64_t n) {
   if (n >= 64 && (n & (n - 1)) == 0) {
     int e = 0;
     while ((std::uint64_t{1} << e) != n) ++e;
-    return "2^" + std::to_string(e);
+    return fmt::format("2^{}", e);
   }
   return std::to_string(n);
 }
@@ -302,7 +303,8 @@ std::vector<std::string> split_list(std::string_view option, const std::vector<s
   for (const std::string& v : values)
     for (const std::string_view item : split_commas(v)) {
       if (item.empty())
-        fail(option, trim(v).empty() ? std::string("empty value") : "empty item in " + quote(v));
+        fail(option, trim(v).empty() ? std::string("empty value")
+                                     : fmt::format("empty item in {}", quote(v)));
       out.emplace_back(item);
     }
   if (out.empty()) fail(option, "no value given");

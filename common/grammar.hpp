@@ -56,6 +56,10 @@ std::optional<std::uint64_t> count_value(std::string_view text);
 std::uint64_t parse_count(std::string_view option, std::string_view text,
                           const CountLimits& limits = {});
 
+/// Checks a count given as a number (not text) against \p limits, with parse_count's message for
+/// one outside them ("--n: invalid size '0': 0 is below 1, ...").
+void check_count(std::string_view option, std::uint64_t n, const CountLimits& limits = {});
+
 /// The items of a counts text (syntax only). Throws for an empty item, a count that does not
 /// parse and a range without *FACTOR or +STEP.
 std::vector<CountItem> parse_count_items(std::string_view option, std::string_view text);

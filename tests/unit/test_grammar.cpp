@@ -74,6 +74,17 @@ TEST(Grammar, OneCountWithinLimits) {
                   .starts_with("--n: invalid size '\\x1b[31m' ("));
 }
 
+TEST(Grammar, ACountGivenAsANumberHasTheSameLimitsAndMessages) {
+  EXPECT_EQ(error_of([] { check_count("--n", 16 * Mi); }), "accepted");
+  EXPECT_EQ(error_of([] { check_count("--n", 0); }),
+            "--n: invalid size '0': 0 is below 1, the smallest element count here");
+  EXPECT_EQ(error_of([] { check_count("--n", max_count + 1); }),
+            "--n: invalid size '1099511627777': 1099511627777 is above 2^40 = 1099511627776, "
+            "the largest element count here");
+  EXPECT_EQ(error_of([] { check_count("--n", 64, {1, 32}); }),
+            "--n: invalid size '64': 64 is above 32, the largest element count here");
+}
+
 TEST(Grammar, ListsRangesAndTheirMix) {
   auto counts = [](const std::string& text) { return parse_counts("--sizes", {text}); };
   EXPECT_EQ(counts("1000"), V({1000}));
