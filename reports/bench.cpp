@@ -6,6 +6,9 @@
 #include <map>
 #include <set>
 
+#include <fmt/format.h>
+
+#include "common/enum_names.hpp"
 #include "reports/kinds.hpp"
 #include "reports/text.hpp"
 
@@ -17,24 +20,22 @@ using db::BenchMethod;
 
 constexpr BenchMethod tuned_methods[] = {BenchMethod::cached, BenchMethod::two_phase};
 
-const char* method_label(BenchMethod m) {
-  switch (m) {
-    case BenchMethod::cached: return "cached";
-    case BenchMethod::two_phase: return "two-phase";
-    case BenchMethod::cub: return "CUB";
-    case BenchMethod::thrust: return "Thrust";
-  }
-  return "?";
-}
+// The calls as the report names them (the database's names are db::bench_method_name's).
+constexpr auto method_labels = enum_names<BenchMethod>({
+    {BenchMethod::cached, "cached"},
+    {BenchMethod::two_phase, "two-phase"},
+    {BenchMethod::cub, "CUB"},
+    {BenchMethod::thrust, "Thrust"},
+});
+static_assert(method_labels.lists_all_through(BenchMethod::thrust));
+const char* method_label(BenchMethod m) { return method_labels.to_name(m); }
 
-const char* prelude_text(db::BenchL2 l) {
-  switch (l) {
-    case db::BenchL2::cold: return "a read of 4 × L2 before every timed run, as the tuner";
-    case db::BenchL2::dirty: return "a memset of 2 × L2 before every timed run (dirty lines)";
-    case db::BenchL2::warm: return "no flush: the input stays in L2 where it fits";
-  }
-  return "";
-}
+constexpr auto prelude_texts = enum_names<db::BenchL2>({
+    {db::BenchL2::cold, "a read of 4 × L2 before every timed run, as the tuner"},
+    {db::BenchL2::dirty, "a memset of 2 × L2 before every timed run (dirty lines)"},
+    {db::BenchL2::warm, "no flush: the input stays in L2 where it fits"},
+});
+static_assert(prelude_texts.lists_all_through(db::BenchL2::warm));
 
 std::string l2_title(db::BenchL2 l) { return std::string(db::bench_l2_name(l)) + " L2"; }
 
@@ -56,19 +57,17 @@ Cell spread_cell(const BenchPoint& p, BenchMethod m) {
 Cell verdict_cell(const std::optional<Comparison>& c) {
   if (!c) return Cell::none();
   return Cell::str(verdict_name(c->verdict))
-      .with_detail(fixed(100 * (c->speedup - 1), 1) + " % against a noise tolerance of ±" +
-                   fixed(100 * c->tolerance, 1) + " %");
+      .with_detail(fmt::format("{} % against a noise tolerance of ±{} %",
+                               fixed(100 * (c->speedup - 1), 1), fixed(100 * c->tolerance, 1)));
 }
 
 std::string run_text(const db::BenchRunRecord& run) {
-  std::string t = "bench run " + run.uuid.substr(0, 8) + " of " + run.started_at + " (tunedreduce " +
-                  run.info.tool_version + ", " + run.info.host + ", " +
-                  std::to_string(run.info.repeats) + " timed runs per call, " +
-                  db::run_status_name(run.status) + "; the library read " +
-                  (run.info.library_database.empty() ? std::string("no database")
-                                                     : "'" + run.info.library_database + "'") +
-                  ")";
-  return t;
+  return fmt::format(
+      "bench run {} of {} (tunedreduce {}, {}, {} timed runs per call, {}; the library read {})",
+      run.uuid.substr(0, 8), run.started_at, run.info.tool_version, run.info.host,
+      run.info.repeats, db::run_status_name(run.status),
+      run.info.library_database.empty() ? std::string("no database")
+                                        : "'" + run.info.library_database + "'");
 }
 
 }  // namespace
@@ -89,7 +88,10 @@ std::optional<Comparison> compare_bench(const BenchPoint& p, BenchMethod m, Benc
 }
 
 const char* verdict_name(Verdict v) {
-  return v == Verdict::faster ? "faster" : v == Verdict::slower ? "slower" : "tie";
+  static constexpr auto names = enum_names<Verdict>(
+      {{Verdict::faster, "faster"}, {Verdict::tie, "tie"}, {Verdict::slower, "slower"}});
+  static_assert(names.lists_all_through(Verdict::slower));
+  return names.to_name(v);
 }
 
 Cell speedup_cell(const BenchPoint& p, BenchMethod m, BenchMethod base, bool with_verdict) {
@@ -99,11 +101,12 @@ Cell speedup_cell(const BenchPoint& p, BenchMethod m, BenchMethod base, bool wit
   const db::BenchResultRecord* b = p.get(base);
   Cell cell = Cell::number(c->speedup, 3);
   cell.text = ratio_text(c->speedup) + (with_verdict ? std::string(" ") + verdict_name(c->verdict) : "");
-  std::string detail = std::string(verdict_name(c->verdict)) + ": " + method_label(base) + " " + fixed(*b->median_us, 2) + " µs over the " +
-                       method_label(m) + " call's " + fixed(*r->median_us, 2) + " µs (" +
-                       spread_detail(r->p10_us, r->p90_us, r->repeats) + "); a difference counts "
-                       "beyond ±" + fixed(100 * c->tolerance, 1) +
-                       " % (two standard errors of the medians' difference, at least 0.5 %)";
+  std::string detail = fmt::format(
+      "{}: {} {} µs over the {} call's {} µs ({}); a difference counts beyond ±{} % (two standard "
+      "errors of the medians' difference, at least 0.5 %)",
+      verdict_name(c->verdict), method_label(base), fixed(*b->median_us, 2), method_label(m),
+      fixed(*r->median_us, 2), spread_detail(r->p10_us, r->p90_us, r->repeats),
+      fixed(100 * c->tolerance, 1));
   if (r->kernel_id)
     detail += "; the library ran " + *r->kernel_id + " (" + r->lookup_level.value_or("?") + ")";
   detail += "; bench run " + p.run->uuid.substr(0, 8) + " of " + p.run->started_at;
@@ -179,7 +182,7 @@ void build_bench(const Data& d, const ReportOptions& o, Report& r) {
     s.key.emplace_back("dtype", dtype_name(key.dtype));
     s.key.emplace_back("op", op_name(key.op));
     s.key.emplace_back("l2", db::bench_l2_name(key.l2));
-    s.notes.push_back(std::string("L2: ") + prelude_text(key.l2) + ".");
+    s.notes.push_back(fmt::format("L2: {}.", prelude_texts.to_name(key.l2, "")));
     s.columns = {col("n", "n", true),
                  col("kernel", "the library's kernel"),
                  col("lookup", "lookup"),
@@ -263,9 +266,9 @@ void build_bench(const Data& d, const ReportOptions& o, Report& r) {
         // the µs view and the table, so that this view shows what the library's calls gain.
         if (db::is_tuned(m))
           if (const auto c = compare_bench(p, m, BenchMethod::cub))
-            up_series[m].points.push_back({n, c->speedup, std::string(verdict_name(c->verdict)) +
-                                                              " (noise ±" +
-                                                              fixed(100 * c->tolerance, 1) + " %)"});
+            up_series[m].points.push_back({n, c->speedup,
+                                           fmt::format("{} (noise ±{} %)", verdict_name(c->verdict),
+                                                       fixed(100 * c->tolerance, 1))});
       }
     }
     for (BenchMethod m : {BenchMethod::cached, BenchMethod::two_phase, BenchMethod::cub,
@@ -300,9 +303,8 @@ void build_bench(const Data& d, const ReportOptions& o, Report& r) {
                            Cell::count(points.begin()->first),
                            Cell::count(points.rbegin()->first)};
     for (int i = 0; i < 2; ++i) {
-      srow.push_back(with_up[i] ? Cell::str(std::to_string(counts[i][0]) + " / " +
-                                            std::to_string(counts[i][1]) + " / " +
-                                            std::to_string(counts[i][2]))
+      srow.push_back(with_up[i] ? Cell::str(fmt::format("{} / {} / {}", counts[i][0],
+                                                        counts[i][1], counts[i][2]))
                                 : Cell::none());
       for (int v = 0; v < 3; ++v) srow.push_back(with_up[i] ? Cell::integer(counts[i][v]) : Cell::none());
       if (with_up[i]) {
@@ -326,8 +328,10 @@ void build_bench(const Data& d, const ReportOptions& o, Report& r) {
       r.empty = "no bench runs in the selection: `tunedreduce bench` records them (in a database "
                 "of schema version 4 or later)";
     else
-      r.empty = "no bench results in the selection (" + std::to_string(d.bench_runs.size()) +
-                " bench runs, none of the selected types, operators or L2 state)";
+      r.empty = fmt::format(
+          "no bench results in the selection ({} bench runs, none of the selected types, "
+          "operators or L2 state)",
+          d.bench_runs.size());
     return;
   }
   r.sections.push_back(std::move(sum));

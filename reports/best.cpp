@@ -3,6 +3,8 @@
 #include <cmath>
 #include <map>
 
+#include <fmt/format.h>
+
 #include "kernels/registry.hpp"
 #include "reports/kinds.hpp"
 #include "reports/text.hpp"
@@ -271,14 +273,15 @@ void build_best(const Data& d, const ReportOptions& o, Report& r) {
   }
   if (o.l2 && r.sections.empty() && !d.winners.empty()) {
     const db::L2Mode other = *o.l2 == db::L2Mode::cold ? db::L2Mode::warm : db::L2Mode::cold;
-    r.empty = std::string("no ") + db::l2_mode_name(*o.l2) +
-              "-L2 winners in the selection: it has " + std::to_string(d.winners.size()) +
-              " of the other L2 mode (--l2 " + db::l2_mode_name(other) + " shows them)";
+    r.empty = fmt::format(
+        "no {}-L2 winners in the selection: it has {} of the other L2 mode (--l2 {} shows them)",
+        db::l2_mode_name(*o.l2), d.winners.size(), db::l2_mode_name(other));
   }
   if (d.winners.empty() && !d.measurements.empty())
-    r.empty = "no winners in the selection: it has " + std::to_string(d.measurements.size()) +
-              " measurements but no winner was recorded from them (an interrupted run?); "
-              "`tunedreduce report coverage` says what is missing";
+    r.empty = fmt::format(
+        "no winners in the selection: it has {} measurements but no winner was recorded from "
+        "them (an interrupted run?); `tunedreduce report coverage` says what is missing",
+        d.measurements.size());
 }
 
 }  // namespace tunedreduce::reports::detail

@@ -1,7 +1,11 @@
 // build_report: loads the selection, dispatches to the kind, and says plainly when there is
 // nothing to report.
 
+#include <fmt/format.h>
+
+#include "common/enum_names.hpp"
 #include "common/error.hpp"
+#include "common/grammar.hpp"
 #include "reports/kinds.hpp"
 #include "reports/text.hpp"
 
@@ -14,7 +18,7 @@ std::string sizes_text(const std::set<std::uint64_t>& sizes, std::size_t max) {
   std::size_t i = 0;
   for (std::uint64_t n : sizes) {
     if (i == max) {
-      s += ", … (+" + std::to_string(sizes.size() - max) + " more)";
+      s += fmt::format(", … (+{} more)", sizes.size() - max);
       break;
     }
     if (i++) s += ", ";
@@ -60,30 +64,28 @@ std::string join(const std::vector<std::string>& v) {
   return s;
 }
 
-const char* title_of(Kind k) {
-  switch (k) {
-    case Kind::best: return "Winners: the tuned kernel per device, type, operator and size";
-    case Kind::variants: return "Variants: the best of every family at every size";
-    case Kind::ladder: return "Ladder: the seeds' progression, step by step";
-    case Kind::heatmap: return "Heatmap: block size × unroll factor";
-    case Kind::compare: return "Compare: the same keys across devices";
-    case Kind::bench: return "Bench: the tuned reduction against cub::DeviceReduce and Thrust";
-    case Kind::coverage: return "Coverage: what is tuned, what is stale, what failed";
-  }
-  return "";
-}
+constexpr auto kind_titles = enum_names<Kind>({
+    {Kind::best, "Winners: the tuned kernel per device, type, operator and size"},
+    {Kind::variants, "Variants: the best of every family at every size"},
+    {Kind::ladder, "Ladder: the seeds' progression, step by step"},
+    {Kind::heatmap, "Heatmap: block size × unroll factor"},
+    {Kind::compare, "Compare: the same keys across devices"},
+    {Kind::bench, "Bench: the tuned reduction against cub::DeviceReduce and Thrust"},
+    {Kind::coverage, "Coverage: what is tuned, what is stale, what failed"},
+});
+static_assert(kind_titles.lists_all_through(Kind::coverage));
 
 }  // namespace
 
 Report build_report(db::Database& db, const ReportOptions& options) {
   ReportOptions o = options;
   for (std::string& f : o.families) f = family_from_text(f);  // unknown names: usage error
-  if (o.n) (void)size_from_text(std::to_string(*o.n));          // range check
+  if (o.n) grammar::check_count("--n", *o.n);                  // the CLI's limits
 
   detail::Data d = detail::load_data(db, o);
   Report r;
   r.kind = o.kind;
-  r.title = title_of(o.kind);
+  r.title = kind_titles.to_name(o.kind, "");
   r.database = d.path;
   r.filters.emplace_back("device", o.devices.empty() ? "all" : join(o.devices));
   std::vector<std::string> dtype_names, op_names;
@@ -133,12 +135,13 @@ Report build_report(db::Database& db, const ReportOptions& options) {
     if (o.n) add("n", {std::to_string(*o.n)});
     if (o.l2) add("l2", {db::l2_mode_name(*o.l2)});
     auto many = [](std::int64_t k, const char* what) {
-      return std::to_string(k) + " " + what + (k == 1 ? "" : "s");
+      return fmt::format("{} {}{}", k, what, k == 1 ? "" : "s");
     };
-    r.empty = "nothing matches the selection" + (sel.empty() ? std::string() : " (" + sel + ")") +
-              ": the database has " + many(d.counts.devices, "device") + ", " +
-              many(d.counts.measurements, "measurement") + " and " +
-              many(d.counts.winners, "winner") + " in all";
+    r.empty = fmt::format("nothing matches the selection{}: the database has {}, {} and {} in all",
+                          sel.empty() ? std::string() : " (" + sel + ")",
+                          many(d.counts.devices, "device"),
+                          many(d.counts.measurements, "measurement"),
+                          many(d.counts.winners, "winner"));
   }
   if (r.empty) r.sections.clear();
   return r;

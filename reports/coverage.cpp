@@ -13,6 +13,8 @@
 #include <set>
 #include <tuple>
 
+#include <fmt/format.h>
+
 #include "common/names.hpp"
 #include "db/statement.hpp"
 #include "kernels/manifest.hpp"
@@ -277,8 +279,10 @@ void build_coverage(db::Database& db, const Data& d, const ReportOptions& o, Rep
       std::string runs;
       for (std::int64_t id : k.runs) {
         auto it = d.runs.find(id);
-        runs += (runs.empty() ? "" : ", ") + std::to_string(id) +
-                (it != d.runs.end() ? std::string(" (") + db::run_status_name(it->second.status) + ")" : "");
+        if (!runs.empty()) runs += ", ";
+        runs += it != d.runs.end()
+                    ? fmt::format("{} ({})", id, db::run_status_name(it->second.status))
+                    : std::to_string(id);
       }
       add_not_tuned("not measured: its run(s) " + runs +
                         " measured other keys of this type × operator cross product",
@@ -321,7 +325,7 @@ void build_coverage(db::Database& db, const Data& d, const ReportOptions& o, Rep
       for (std::uint64_t n : g.sizes)
         later += ok_at.count({fk.device, fk.dtype, fk.op, fk.l2, fk.kernel, n});
       Cell lc = Cell::integer(later);
-      lc.text = std::to_string(later) + " of " + std::to_string(g.sizes.size());
+      lc.text = fmt::format("{} of {}", later, g.sizes.size());
       row.push_back(std::move(lc));
       row.push_back(Cell::str(g.last_at));
       fail.rows.push_back(std::move(row));

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "common/error.hpp"
 #include "kernels/registry.hpp"
 #include "reports/text.hpp"
@@ -67,7 +69,7 @@ bool selected(const std::vector<T>& filter, T v) {
 const db::DeviceRecord& Data::device(std::int64_t id) const {
   for (const auto& d : devices)
     if (d.id == id) return d;
-  throw Error("internal: device " + std::to_string(id) + " is not selected");
+  throw Error(fmt::format("internal: device {} is not selected", id));
 }
 
 const db::MeasurementRecord* Data::measurement(std::int64_t id) const {
@@ -204,8 +206,7 @@ std::optional<double> spread_pct(std::optional<double> median, std::optional<dou
 
 std::string spread_detail(std::optional<double> p10, std::optional<double> p90, int repeats) {
   if (!p10 || !p90) return "no p10/p90 recorded";
-  return "p10 " + fixed(*p10, 2) + " µs, p90 " + fixed(*p90, 2) + " µs, " +
-         std::to_string(repeats) + " repeats";
+  return fmt::format("p10 {} µs, p90 {} µs, {} repeats", fixed(*p10, 2), fixed(*p90, 2), repeats);
 }
 
 double noise_tolerance(std::optional<double> median_a, std::optional<double> p10_a,

@@ -46,38 +46,17 @@ Cell Cell::number(std::optional<double> v, int decimals, std::string suffix) {
   return v ? number(*v, decimals, std::move(suffix)) : Cell{};
 }
 
-namespace {
-constexpr const char* kind_names[] = {"best",    "variants", "ladder",  "heatmap",
-                                      "compare", "bench",    "coverage"};
-constexpr const char* format_names[] = {"table", "markdown", "csv", "json", "html"};
+const char* kind_name(Kind k) noexcept { return kind_names.to_name(k); }
+const char* format_name(Format f) noexcept { return format_names.to_name(f); }
 
-std::string join(const char* const* names, std::size_t n) {
-  std::string out;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (i) out += ", ";
-    out += names[i];
-  }
-  return out;
-}
-}  // namespace
-
-const char* kind_name(Kind k) noexcept { return kind_names[static_cast<int>(k)]; }
-const char* format_name(Format f) noexcept { return format_names[static_cast<int>(f)]; }
-
-std::optional<Kind> parse_kind(std::string_view s) {
-  for (std::size_t i = 0; i < std::size(kind_names); ++i)
-    if (s == kind_names[i]) return static_cast<Kind>(i);
-  return std::nullopt;
-}
+std::optional<Kind> parse_kind(std::string_view s) { return kind_names.from_name(s); }
 
 std::optional<Format> parse_format(std::string_view s) {
-  for (int i = 0; i < 5; ++i)
-    if (s == format_names[i]) return static_cast<Format>(i);
   if (s == "md") return Format::markdown;
-  return std::nullopt;
+  return format_names.from_name(s);
 }
 
-std::string kind_choices() { return join(kind_names, std::size(kind_names)); }
-std::string format_choices() { return join(format_names, 5); }
+std::string kind_choices() { return kind_names.joined(); }
+std::string format_choices() { return format_names.joined(); }
 
 }  // namespace tunedreduce::reports

@@ -11,10 +11,32 @@
 #include <variant>
 #include <vector>
 
+#include "common/enum_names.hpp"
+
 namespace tunedreduce::reports {
 
 enum class Kind { best, variants, ladder, heatmap, compare, bench, coverage };
 enum class Format { table, markdown, csv, json, html };
+
+/// The names `tunedreduce report KIND --format FORMAT` takes (and "md" for markdown).
+inline constexpr auto kind_names = enum_names<Kind>({
+    {Kind::best, "best"},
+    {Kind::variants, "variants"},
+    {Kind::ladder, "ladder"},
+    {Kind::heatmap, "heatmap"},
+    {Kind::compare, "compare"},
+    {Kind::bench, "bench"},
+    {Kind::coverage, "coverage"},
+});
+static_assert(kind_names.lists_all_through(Kind::coverage));
+inline constexpr auto format_names = enum_names<Format>({
+    {Format::table, "table"},
+    {Format::markdown, "markdown"},
+    {Format::csv, "csv"},
+    {Format::json, "json"},
+    {Format::html, "html"},
+});
+static_assert(format_names.lists_all_through(Format::html));
 
 /// One table cell: the value machines read (CSV, JSON) and the text people read (table,
 /// Markdown, HTML).

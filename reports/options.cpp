@@ -5,10 +5,12 @@
 #include <charconv>
 #include <filesystem>
 
+#include <fmt/format.h>
+
 #include "common/error.hpp"
 #include "common/grammar.hpp"
 #include "common/names.hpp"
-#include "kernels/registry.hpp"
+#include "kernels/registry_names.hpp"
 #include "reports/reports.hpp"
 #include "reports/text.hpp"
 
@@ -17,18 +19,8 @@ namespace tunedreduce::reports {
 namespace {
 
 [[noreturn]] void bad(std::string_view what, std::string_view value, const std::string& choices) {
-  throw Error("unknown " + std::string(what) + " '" + terminal_escape(value) + "' (choose from " +
-                  choices + ")",
+  throw Error(fmt::format("unknown {} '{}' (choose from {})", what, terminal_escape(value), choices),
               exit_code::usage);
-}
-
-std::string family_choices() {
-  std::string s;
-  for (kernels::Family f : kernels::all_families) {
-    if (!s.empty()) s += ", ";
-    s += kernels::family_name(f);
-  }
-  return s;
 }
 
 }  // namespace
@@ -60,7 +52,7 @@ db::L2Mode l2_from_text(std::string_view s) {
 
 std::string family_from_text(std::string_view s) {
   if (auto f = kernels::parse_family(s)) return kernels::family_name(*f);
-  bad("family", s, family_choices());
+  bad("family", s, kernels::family_names.joined());
 }
 
 std::uint64_t size_from_text(std::string_view text) {

@@ -2,6 +2,8 @@
 // image, no link to anything outside the file; a Content-Security-Policy of default-src 'none'
 // makes a browser refuse any fetch even if one slipped in.
 
+#include <fmt/format.h>
+
 #include "reports/render_detail.hpp"
 #include "reports/text.hpp"
 #include "tunedreduce/version.hpp"
@@ -83,7 +85,7 @@ std::string cell_html(const Cell& c, bool numeric) {
   if (c.size && c.text.starts_with("2^")) {
     if (const auto* n = std::get_if<std::int64_t>(&c.value);
         n && is_pow2(static_cast<std::uint64_t>(*n), &k))
-      return "2<sup>" + std::to_string(k) + "</sup>";
+      return fmt::format("2<sup>{}</sup>", k);
   }
   // Kernel ids and family names are long and have no spaces: let them break after a dot or an
   // underscore, so that wide tables fit a laptop's width and the page in print.
@@ -138,15 +140,15 @@ std::string render_html(const Report& r) {
     if (r.sections.size() > 1) {
       out += "<nav><strong>Contents</strong><ol>\n";
       for (std::size_t i = 0; i < r.sections.size(); ++i)
-        out += "<li><a href=\"#s" + std::to_string(i + 1) + "\">" + html_escape(r.sections[i].title) +
-               "</a></li>\n";
+        out += fmt::format("<li><a href=\"#s{}\">{}</a></li>\n", i + 1,
+                           html_escape(r.sections[i].title));
       out += "</ol></nav>\n";
     }
     int chart_index = 0;
     for (std::size_t i = 0; i < r.sections.size(); ++i) {
       const Section& s = r.sections[i];
-      out += "<section id=\"s" + std::to_string(i + 1) + "\" data-table=\"" + html_escape(s.table) +
-             "\">\n<h2>" + html_escape(s.title) + "</h2>\n";
+      out += fmt::format("<section id=\"s{}\" data-table=\"{}\">\n<h2>{}</h2>\n", i + 1,
+                         html_escape(s.table), html_escape(s.title));
       for (const auto& n : s.notes) out += "<p class=\"note\">" + html_escape(n) + "</p>\n";
       for (std::size_t k = 0; k < s.charts.size();) {
         const Chart& c = s.charts[k];
@@ -165,13 +167,13 @@ std::string render_html(const Report& r) {
           if (!l || l->view.empty()) break;
           ++end;
         }
-        const std::string group = "s" + std::to_string(i + 1) + "-v" + std::to_string(k + 1);
+        const std::string group = fmt::format("s{}-v{}", i + 1, k + 1);
         out += "<figure class=\"views\">\n";
         for (std::size_t v = k; v < end; ++v) {
-          const std::string id = group + "-" + std::to_string(v - k + 1);
-          out += "<input type=\"radio\" name=\"" + group + "\" id=\"" + id + "\"" +
-                 (v == k ? " checked" : "") + "><label for=\"" + id + "\">" +
-                 html_escape(std::get<LineChart>(s.charts[v]).view) + "</label>\n";
+          const std::string id = fmt::format("{}-{}", group, v - k + 1);
+          out += fmt::format(
+              "<input type=\"radio\" name=\"{0}\" id=\"{1}\"{2}><label for=\"{1}\">{3}</label>\n",
+              group, id, v == k ? " checked" : "", html_escape(std::get<LineChart>(s.charts[v]).view));
         }
         for (std::size_t v = k; v < end; ++v) {
           const auto& l = std::get<LineChart>(s.charts[v]);

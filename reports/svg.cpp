@@ -8,6 +8,8 @@
 #include <cmath>
 #include <set>
 
+#include <fmt/format.h>
+
 #include "reports/render_detail.hpp"
 #include "reports/text.hpp"
 
@@ -87,16 +89,16 @@ std::string tick_text(double v, double step) {
 
 // "2<tspan …>24</tspan>" for a power-of-two tick label.
 std::string pow2_label(int k) {
-  return "2<tspan dy=\"-6\" font-size=\"9\">" + std::to_string(k) + "</tspan>";
+  return fmt::format("2<tspan dy=\"-6\" font-size=\"9\">{}</tspan>", k);
 }
 
 std::string svg_open(const char* cls, int w, int h, int index, const std::string& title) {
-  const std::string id = "chart" + std::to_string(index) + "-title";
-  return "<svg class=\"chart " + std::string(cls) + "\" xmlns=\"http://www.w3.org/2000/svg\" "
-         "role=\"img\" aria-labelledby=\"" + id + "\" viewBox=\"0 0 " + std::to_string(w) + " " +
-         std::to_string(h) + "\" width=\"" + std::to_string(w) + "\" height=\"" + std::to_string(h) +
-         "\" font-family=\"system-ui, 'DejaVu Sans', sans-serif\" font-size=\"12\">\n<title id=\"" +
-         id + "\">" + html_escape(title) + "</title>\n";
+  return fmt::format(
+      "<svg class=\"chart {0}\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" "
+      "aria-labelledby=\"chart{1}-title\" viewBox=\"0 0 {2} {3}\" width=\"{2}\" height=\"{3}\" "
+      "font-family=\"system-ui, 'DejaVu Sans', sans-serif\" font-size=\"12\">\n"
+      "<title id=\"chart{1}-title\">{4}</title>\n",
+      cls, index, w, h, html_escape(title));
 }
 
 // The y axis of a line chart: linear from 0, or logarithmic around the data.
@@ -383,8 +385,7 @@ std::string heatmap(const HeatmapChart& c, int index) {
       const int r = static_cast<int>(std::lround(236 + (16 - 236) * t));
       const int g = static_cast<int>(std::lround(243 + (63 - 243) * t));
       const int b = static_cast<int>(std::lround(250 + (128 - 250) * t));
-      char fill[8];
-      std::snprintf(fill, sizeof fill, "#%02x%02x%02x", r, g, b);
+      const std::string fill = fmt::format("#{:02x}{:02x}{:02x}", r, g, b);
       const bool is_best = *v >= best;
       out += "<rect x=\"" + num(x + 1) + "\" y=\"" + num(y + 1) + "\" width=\"" + num(cw - 2) +
              "\" height=\"" + num(ch - 2) + "\" fill=\"" + fill + "\"" +
@@ -396,7 +397,7 @@ std::string heatmap(const HeatmapChart& c, int index) {
   }
   if (hi >= lo) {
     // The colour scale: light = the lowest value, dark = the highest, with ticks between.
-    const std::string id = "heat-scale-" + std::to_string(index);
+    const std::string id = fmt::format("heat-scale-{}", index);
     const double x = L + grid_w + 24, h = std::max(ch * static_cast<double>(c.rows.size()), 120.0);
     out += "<g class=\"scale\"" + std::string(c.scale_lo ? " data-shared=\"1\"" : "") +
            " data-lo=\"" + fixed(lo, 1) + "\" data-hi=\"" + fixed(hi, 1) + "\"><defs><linearGradient id=\"" + id +

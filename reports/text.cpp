@@ -2,7 +2,8 @@
 
 #include <charconv>
 #include <cmath>
-#include <cstdio>
+
+#include <fmt/format.h>
 
 namespace tunedreduce::reports {
 
@@ -201,10 +202,8 @@ std::string csv_field(std::string_view raw) {
 }
 
 std::string fixed(double v, int decimals) {
-  if (!std::isfinite(v)) return std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
-  char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, decimals);
-  return std::string(buf, r.ptr);
+  if (std::isnan(v)) return "nan";  // fmt writes a negative NaN "-nan"
+  return fmt::format("{:.{}f}", v, decimals);
 }
 
 std::string shortest(double v) {
@@ -226,13 +225,13 @@ bool is_pow2(std::uint64_t n, int* log2) {
 
 std::string size_text(std::uint64_t n) {
   int k = 0;
-  if (n >= 1024 && is_pow2(n, &k)) return "2^" + std::to_string(k);
+  if (n >= 1024 && is_pow2(n, &k)) return fmt::format("2^{}", k);
   return std::to_string(n);
 }
 
 std::string cuda_version_text(int v) {
   if (v <= 0) return "unknown";
-  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+  return fmt::format("{}.{}", v / 1000, (v % 1000) / 10);
 }
 
 }  // namespace tunedreduce::reports

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "common/error.hpp"
 #include "reports/reports.hpp"
 #include "reports/text.hpp"
@@ -87,6 +89,14 @@ TEST(ReportText, Numbers) {
   EXPECT_FALSE(is_pow2(12));
   EXPECT_EQ(fixed(3352.3199, 1), "3352.3");
   EXPECT_EQ(fixed(0.126, 2), "0.13");
+  EXPECT_EQ(fixed(2.5, 0), "2");  // round half to even, as printf
+  EXPECT_EQ(fixed(-0.001, 2), "-0.00");
+  EXPECT_EQ(fixed(std::nan(""), 1), "nan");
+  EXPECT_EQ(fixed(-std::nan(""), 1), "nan");
+  EXPECT_EQ(fixed(-HUGE_VAL, 1), "-inf");
+  // Every digit of a value beyond the 64 characters the formatter once wrote into.
+  EXPECT_EQ(fixed(1e70, 1).size(), 73u);
+  EXPECT_TRUE(fixed(1e70, 1).starts_with("10000000000000000"));
   EXPECT_EQ(shortest(0.1), "0.1");
   EXPECT_EQ(shortest(1398.75), "1398.75");
   EXPECT_EQ(cuda_version_text(12080), "12.8");
