@@ -1,5 +1,8 @@
 // The public C++ API (include/tunedreduce/tunedreduce.hpp): the process's Runtime.
 
+#include <fmt/format.h>
+
+#include "common/enum_names.hpp"
 #include "runtime/log.hpp"
 #include "runtime/runtime.hpp"
 #include "tunedreduce/tunedreduce.hpp"
@@ -12,34 +15,33 @@ ReduceError::ReduceError(Status status, const std::string& message)
 
 ReduceError::~ReduceError() = default;
 
-const char* status_name(Status s) noexcept {
-  switch (s) {
-    case Status::success: return "success";
-    case Status::invalid_argument: return "invalid_argument";
-    case Status::unsupported: return "unsupported";
-    case Status::temp_too_small: return "temp_too_small";
-    case Status::cuda_error: return "cuda_error";
-    case Status::internal: return "internal";
-  }
-  return "unknown";
-}
+namespace {
 
-const char* level_name(Level l) noexcept {
-  switch (l) {
-    case Level::exact: return "exact";
-    case Level::nearest: return "nearest";
-    case Level::same_model: return "same_model";
-    case Level::builtin_default: return "default";
-  }
-  return "unknown";
-}
+constexpr auto status_names = enum_names<Status>({
+    {Status::success, "success"},
+    {Status::invalid_argument, "invalid_argument"},
+    {Status::unsupported, "unsupported"},
+    {Status::temp_too_small, "temp_too_small"},
+    {Status::cuda_error, "cuda_error"},
+    {Status::internal, "internal"},
+});
+static_assert(status_names.lists_all_through(Status::internal));
+constexpr auto level_names = enum_names<Level>({
+    {Level::exact, "exact"},
+    {Level::nearest, "nearest"},
+    {Level::same_model, "same_model"},
+    {Level::builtin_default, "default"},
+});
+constexpr auto cache_state_names =
+    enum_names<CacheState>({{CacheState::cold, "cold"}, {CacheState::warm, "warm"}});
+static_assert(cache_state_names.lists_all_through(CacheState::warm));
 
+}  // namespace
+
+const char* status_name(Status s) noexcept { return status_names.to_name(s, "unknown"); }
+const char* level_name(Level l) noexcept { return level_names.to_name(l, "unknown"); }
 const char* cache_state_name(CacheState s) noexcept {
-  switch (s) {
-    case CacheState::cold: return "cold";
-    case CacheState::warm: return "warm";
-  }
-  return "unknown";
+  return cache_state_names.to_name(s, "unknown");
 }
 
 void set_cache_state(CacheState s) { runtime::Runtime::global().set_cache_state(s); }
@@ -83,9 +85,9 @@ void set_log_level(LogLevel level) {
   const int l = static_cast<int>(level);
   if (l < static_cast<int>(LogLevel::trace) || l > static_cast<int>(LogLevel::off))
     throw ReduceError(Status::invalid_argument,
-                      "log level " + std::to_string(l) +
-                          " is not a LogLevel (0 trace, 1 debug, 2 info, 3 warn, 4 error, 5 "
-                          "critical, 6 off)");
+                      fmt::format("log level {} is not a LogLevel (0 trace, 1 debug, 2 info, 3 "
+                                  "warn, 4 error, 5 critical, 6 off)",
+                                  l));
   runtime::default_logger()->set_level(static_cast<spdlog::level::level_enum>(l));
 }
 

@@ -6,6 +6,8 @@
 #include <new>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "tunedreduce/tunedreduce.h"
 #include "tunedreduce/tunedreduce.hpp"
 
@@ -45,16 +47,14 @@ tr_status guarded(F&& f) noexcept {
 tunedreduce::DType to_dtype(int d) {
   if (d < TR_I32 || d > TR_F64)
     throw tunedreduce::ReduceError(tunedreduce::Status::invalid_argument,
-                                   "dtype " + std::to_string(d) +
-                                       " is not a tr_dtype (0..5: TR_I32 .. TR_F64)");
+                                   fmt::format("dtype {} is not a tr_dtype (0..5: TR_I32 .. TR_F64)", d));
   return static_cast<tunedreduce::DType>(d);
 }
 
 tunedreduce::Op to_op(int o) {
   if (o < TR_SUM || o > TR_MAX)
     throw tunedreduce::ReduceError(tunedreduce::Status::invalid_argument,
-                                   "op " + std::to_string(o) +
-                                       " is not a tr_op (0..2: TR_SUM, TR_MIN, TR_MAX)");
+                                   fmt::format("op {} is not a tr_op (0..2: TR_SUM, TR_MIN, TR_MAX)", o));
   return static_cast<tunedreduce::Op>(o);
 }
 cudaStream_t to_stream(void* s) { return static_cast<cudaStream_t>(s); }
@@ -164,9 +164,9 @@ tr_status tr_set_cache_state(int state) {
   return guarded([&] {
     if (state != TR_CACHE_COLD && state != TR_CACHE_WARM)
       throw tunedreduce::ReduceError(tunedreduce::Status::invalid_argument,
-                                     "cache state " + std::to_string(state) +
-                                         " is not a tr_cache_state (0: TR_CACHE_COLD, 1: "
-                                         "TR_CACHE_WARM)");
+                                     fmt::format("cache state {} is not a tr_cache_state (0: "
+                                                 "TR_CACHE_COLD, 1: TR_CACHE_WARM)",
+                                                 state));
     tunedreduce::set_cache_state(static_cast<tunedreduce::CacheState>(state));
   });
 }

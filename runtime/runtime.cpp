@@ -4,7 +4,11 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include <fmt/format.h>
+
+#include "common/enum_names.hpp"
 #include "common/error.hpp"
+#include "common/names.hpp"
 #include "common/paths.hpp"
 #include "runtime/log.hpp"
 #include "tunedreduce/version.hpp"
@@ -22,12 +26,12 @@ std::string hex(const void* p) {
 void check_enums(DType dtype, Op op) {
   if (static_cast<unsigned>(dtype) > static_cast<unsigned>(DType::f64))
     throw ReduceError(Status::invalid_argument,
-                      "dtype " + std::to_string(static_cast<int>(dtype)) +
-                          " is not an element type (0..5: i32, u32, i64, u64, f32, f64)");
+                      fmt::format("dtype {} is not an element type (0..{}: {})",
+                                  static_cast<int>(dtype), dtype_names.size() - 1, dtype_choices()));
   if (static_cast<unsigned>(op) > static_cast<unsigned>(Op::max))
     throw ReduceError(Status::invalid_argument,
-                      "op " + std::to_string(static_cast<int>(op)) +
-                          " is not an operator (0..2: sum, min, max)");
+                      fmt::format("op {} is not an operator (0..{}: {})", static_cast<int>(op),
+                                  op_names.size() - 1, op_choices()));
 }
 
 /// Largest power of two dividing the address, capped at 256 (what can_implement asks for).
@@ -40,7 +44,7 @@ std::size_t alignment_of(const void* p) {
 std::atomic<std::uint64_t> next_runtime_id{1};
 
 std::string key_text(DType dtype, Op op, std::uint64_t n) {
-  return std::string(dtype_name(dtype)) + " " + op_name(op) + " n=" + std::to_string(n);
+  return fmt::format("{} {} n={}", dtype_name(dtype), op_name(op), n);
 }
 
 static_assert(static_cast<int>(CacheState::cold) == static_cast<int>(db::L2Mode::cold) &&
@@ -53,10 +57,10 @@ bool valid(CacheState s) { return s == CacheState::cold || s == CacheState::warm
 CacheState cache_state_from_env(std::string& bad) {
   const char* env = std::getenv("TUNEDREDUCE_CACHE_STATE");
   if (!env || !*env) return CacheState::cold;
-  const std::string v = env;
-  if (v == "cold") return CacheState::cold;
-  if (v == "warm") return CacheState::warm;
-  bad = v;
+  // The names of the public cache_state_name, not written again.
+  static const auto names = enum_names_of({CacheState::cold, CacheState::warm}, cache_state_name);
+  if (const auto s = names.from_name(env)) return *s;
+  bad = env;
   return CacheState::cold;
 }
 
@@ -101,8 +105,8 @@ void Runtime::set_database(std::optional<std::string> path) {
 void Runtime::set_cache_state(CacheState s) {
   if (!valid(s))
     throw ReduceError(Status::invalid_argument,
-                      "cache state " + std::to_string(static_cast<int>(s)) +
-                          " is not a CacheState (0: cold, 1: warm)");
+                      fmt::format("cache state {} is not a CacheState (0: cold, 1: warm)",
+                                  static_cast<int>(s)));
   cache_state_.store(static_cast<int>(s), std::memory_order_relaxed);
 }
 
@@ -164,9 +168,10 @@ std::unique_ptr<DeviceState> Runtime::load(int device, DeviceInfo info) {
   TuningTable table(snap, info.limits);
   const std::string path = where.path.string();
   if (!table.rejected().empty()) {
-    std::string msg = db::quoted(where.path) + ": " + std::to_string(table.rejected().size()) +
-                      " winner row(s) cannot be used and are ignored (lower lookup levels or "
-                      "the built-in defaults apply): " + table.rejected().front();
+    std::string msg = fmt::format(
+        "{}: {} winner row(s) cannot be used and are ignored (lower lookup levels or the built-in "
+        "defaults apply): {}",
+        db::quoted(where.path), table.rejected().size(), table.rejected().front());
     if (table.rejected().size() > 1) msg += "; the debug log lists the others";
     warn_once("rows:" + path + ":" + table.rejected().front(), msg);
     for (const std::string& r : table.rejected()) logger_->debug("ignored: {}", r);
@@ -181,7 +186,7 @@ std::unique_ptr<DeviceState> Runtime::load(int device, DeviceInfo info) {
 const DeviceState& Runtime::device_state(int device) {
   if (device < 0 || device >= max_devices)
     throw ReduceError(Status::invalid_argument,
-                      "device " + std::to_string(device) + " is not a CUDA device ordinal");
+                      fmt::format("device {} is not a CUDA device ordinal", device));
   if (const DeviceState* s = states_[device].load(std::memory_order_acquire)) return *s;
   std::lock_guard init(init_mutex_[device]);
   for (;;) {
@@ -284,8 +289,9 @@ Config Runtime::lookup(DType dtype, Op op, std::uint64_t n, int device) {
   check_enums(dtype, op);
   if (device < -1 || device >= max_devices)
     throw ReduceError(Status::invalid_argument,
-                      "device " + std::to_string(device) +
-                          " is not a CUDA device ordinal (-1 means the current device)");
+                      fmt::format("device {} is not a CUDA device ordinal (-1 means the current "
+                                  "device)",
+                                  device));
   if (device == -1) {
     try {
       device = platform_->current_device();
@@ -300,8 +306,8 @@ Config Runtime::lookup(DType dtype, Op op, std::uint64_t n, int device) {
     const int count = platform_->device_count(why);
     if (device >= count)
       throw ReduceError(Status::invalid_argument,
-                        "device " + std::to_string(device) + " does not exist (" +
-                            (count ? std::to_string(count) + " CUDA device(s) visible" : why) + ")");
+                        fmt::format("device {} does not exist ({})", device,
+                                    count ? fmt::format("{} CUDA device(s) visible", count) : why));
   }
   const DeviceState& s = device_state(device);
   return describe(s, choose(s, dtype, op, n), dtype, op);
@@ -331,40 +337,38 @@ PointerInfo Runtime::pointer_info(const void* p) {
 void Runtime::check_pointer(const char* name, const void* p, int device, std::size_t alignment) {
   if (reinterpret_cast<std::uintptr_t>(p) % alignment != 0)
     throw ReduceError(Status::invalid_argument,
-                      std::string(name) + " (" + hex(p) + ") is not aligned to " +
-                          std::to_string(alignment) + " bytes");
+                      fmt::format("{} ({}) is not aligned to {} bytes", name, hex(p), alignment));
   const PointerInfo info = pointer_info(p);
-  const std::string dev = std::to_string(device);
   switch (info.kind) {
     case MemoryKind::managed:
       return;
     case MemoryKind::device:
       if (info.device == device) return;
       throw ReduceError(Status::invalid_argument,
-                        std::string(name) + " (" + hex(p) + ") is memory of device " +
-                            std::to_string(info.device) + ", but the current device is " + dev +
-                            " (call cudaSetDevice(" + std::to_string(info.device) +
-                            ") first, or pass memory of device " + dev + ")");
+                        fmt::format("{} ({}) is memory of device {}, but the current device is {} "
+                                    "(call cudaSetDevice({}) first, or pass memory of device {})",
+                                    name, hex(p), info.device, device, info.device, device));
     case MemoryKind::host:
       throw ReduceError(Status::invalid_argument,
-                        std::string(name) + " (" + hex(p) +
-                            ") is page-locked host memory; pass device memory of device " + dev);
+                        fmt::format("{} ({}) is page-locked host memory; pass device memory of "
+                                    "device {}",
+                                    name, hex(p), device));
     case MemoryKind::unregistered:
       break;
   }
   throw ReduceError(Status::invalid_argument,
-                    std::string(name) + " (" + hex(p) +
-                        ") is host memory (CUDA does not know it); pass device memory of device " +
-                        dev);
+                    fmt::format("{} ({}) is host memory (CUDA does not know it); pass device "
+                                "memory of device {}",
+                                name, hex(p), device));
 }
 
 void Runtime::check_implementable(const DeviceState& s, const Choice& c, std::uint64_t n,
                                   std::size_t in_alignment) {
   if (auto why = c.entry->can_implement(n, in_alignment, s.info.limits))
-    throw ReduceError(Status::unsupported, "n = " + std::to_string(n) + ": kernel '" +
-                                               c.entry->id + "' (lookup level " +
-                                               level_name(c.level) +
-                                               ") cannot run this reduction: " + *why);
+    throw ReduceError(Status::unsupported,
+                      fmt::format("n = {}: kernel '{}' (lookup level {}) cannot run this "
+                                  "reduction: {}",
+                                  n, c.entry->id, level_name(c.level), *why));
 }
 
 Runtime::Resolved Runtime::prepare(const void* d_in, const void* d_out, std::uint64_t n,
@@ -374,7 +378,7 @@ Runtime::Resolved Runtime::prepare(const void* d_in, const void* d_out, std::uin
   if (!d_out) throw ReduceError(Status::invalid_argument, "d_out is a null pointer");
   if (!d_in && n > 0)
     throw ReduceError(Status::invalid_argument,
-                      "d_in is a null pointer (n = " + std::to_string(n) + ")");
+                      fmt::format("d_in is a null pointer (n = {})", n));
   const int device = platform_->current_device();
   const DeviceState& s = device_state(device);
   const std::size_t elem = dtype_size(dtype);
@@ -403,16 +407,15 @@ void Runtime::launch_failed(const DeviceState& s, const Choice& c, cudaError_t e
   if (e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidDeviceFunction ||
       e == cudaErrorUnsupportedPtxVersion) {
     const DeviceFingerprint& fp = s.info.fingerprint;
-    const std::string cc = std::to_string(fp.cc_major) + std::to_string(fp.cc_minor);
-    why = "this library has no code for device " + std::to_string(s.device) + " (" + fp.name +
-          ", compute capability " + std::to_string(fp.cc_major) + "." +
-          std::to_string(fp.cc_minor) + "): its kernels were compiled for CUDA architectures " +
-          TUNEDREDUCE_CUDA_ARCHITECTURES + "; rebuild it with -DTUNEDREDUCE_CUDA_ARCHS including " +
-          cc + " (" + why + ")";
+    why = fmt::format(
+        "this library has no code for device {} ({}, compute capability {}.{}): its kernels were "
+        "compiled for CUDA architectures {}; rebuild it with -DTUNEDREDUCE_CUDA_ARCHS including "
+        "{}{} ({})",
+        s.device, fp.name, fp.cc_major, fp.cc_minor, TUNEDREDUCE_CUDA_ARCHITECTURES, fp.cc_major,
+        fp.cc_minor, why);
   }
-  throw ReduceError(Status::cuda_error, "launching kernel '" + std::string(c.entry->id) +
-                                            "' on device " + std::to_string(s.device) +
-                                            " failed: " + why);
+  throw ReduceError(Status::cuda_error, fmt::format("launching kernel '{}' on device {} failed: {}",
+                                                    c.entry->id, s.device, why));
 }
 
 void Runtime::reduce(void* d_temp, std::size_t& temp_bytes, const void* d_in, void* d_out,
@@ -432,10 +435,9 @@ void Runtime::reduce(void* d_temp, std::size_t& temp_bytes, const void* d_in, vo
   check_pointer("d_temp", d_temp, r.device, 256);
   if (temp_bytes < need)
     throw ReduceError(Status::temp_too_small,
-                      "temp_bytes = " + std::to_string(temp_bytes) + " is smaller than the " +
-                          std::to_string(need) + " bytes kernel '" + r.choice.entry->id +
-                          "' needs for n = " + std::to_string(n) +
-                          " (ask with d_temp == nullptr first)");
+                      fmt::format("temp_bytes = {} is smaller than the {} bytes kernel '{}' needs "
+                                  "for n = {} (ask with d_temp == nullptr first)",
+                                  temp_bytes, need, r.choice.entry->id, n));
   kernels::LaunchArgs a;
   a.in = d_in;
   a.out = d_out;

@@ -1,5 +1,7 @@
 #include "runtime/temp_counters.hpp"
 
+#include <fmt/format.h>
+
 namespace tunedreduce::runtime {
 
 namespace {
@@ -28,9 +30,9 @@ unsigned long long* TempCounters::counter(int device, const void* d_temp, std::s
     d.asked = true;
     CounterTable t;
     if (cudaError_t e = platform_.counter_table(t); e != cudaSuccess) {
-      why = "the counter table of device " + std::to_string(device) +
-            " is not available (" + platform_.error_text(e) +
-            "): two-phase launches zero a counter in the caller's buffer first";
+      why = fmt::format("the counter table of device {} is not available ({}): two-phase "
+                        "launches zero a counter in the caller's buffer first",
+                        device, platform_.error_text(e));
       return nullptr;
     }
     d.table = t.base;
@@ -48,9 +50,10 @@ unsigned long long* TempCounters::counter(int device, const void* d_temp, std::s
   } else {
     if (!d.full_reported) {
       d.full_reported = true;
-      why = "device " + std::to_string(device) + " has seen " + std::to_string(d.entries) +
-            " distinct temporary buffers: launches with a buffer not seen before zero a counter "
-            "in it first (one cudaMemsetAsync more per call)";
+      why = fmt::format("device {} has seen {} distinct temporary buffers: launches with a "
+                        "buffer not seen before zero a counter in it first (one cudaMemsetAsync "
+                        "more per call)",
+                        device, d.entries);
     }
     return nullptr;
   }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "runtime/defaults.hpp"
 
 namespace tunedreduce::runtime {
@@ -37,10 +39,9 @@ TuningTable::Checked TuningTable::check(const db::WinnerTable& rows,
                                         const kernels::DeviceLimits& dev, const char* what) {
   std::vector<db::SnapshotEntry> kept;
   for (const db::SnapshotEntry& r : rows.entries()) {
-    const std::string where = std::string(dtype_name(r.dtype)) + " " + op_name(r.op) + " [" +
-                              std::to_string(r.n_lo) + ", " + std::to_string(r.n_hi) + "] (L2 " +
-                              db::l2_mode_name(r.l2_mode) + ") of " + what + " (" +
-                              r.device_key + ")";
+    const std::string where =
+        fmt::format("{} {} [{}, {}] (L2 {}) of {} ({})", dtype_name(r.dtype), op_name(r.op), r.n_lo,
+                    r.n_hi, db::l2_mode_name(r.l2_mode), what, r.device_key);
     const kernels::Entry* e = kernels::find(r.kernel_id);
     if (!e) {
       rejected_.push_back("the winner for " + where + " names kernel '" + r.kernel_id +

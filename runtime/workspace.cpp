@@ -2,6 +2,8 @@
 
 #include <atomic>
 
+#include <fmt/format.h>
+
 #include "tunedreduce/tunedreduce.hpp"
 
 namespace tunedreduce::runtime {
@@ -71,8 +73,9 @@ cudaError_t WorkspaceCache::run_erased(int device, cudaStream_t stream, std::siz
     const std::size_t grown = (bytes + growth_step - 1) / growth_step * growth_step;
     void* p = nullptr;
     if (cudaError_t e = platform_.alloc_async(&p, grown, stream); e != cudaSuccess)
-      throw ReduceError(Status::cuda_error, "allocating a workspace of " + std::to_string(grown) +
-                                                " bytes failed: " + platform_.error_text(e));
+      throw ReduceError(Status::cuda_error,
+                        fmt::format("allocating a workspace of {} bytes failed: {}", grown,
+                                    platform_.error_text(e)));
     if (cudaError_t e = platform_.memset_async(p, 0, grown, stream); e != cudaSuccess) {
       (void)platform_.free_async(p, stream);
       throw ReduceError(Status::cuda_error,
@@ -96,16 +99,17 @@ cudaError_t WorkspaceCache::run_captured(int device, cudaStream_t stream, std::s
   // and a launch of the graph on another stream would share it.
   if (!platform_.stream_ordered_allocation(device))
     throw ReduceError(Status::unsupported,
-                      "this call is being captured into a CUDA graph, and device " +
-                          std::to_string(device) +
-                          " has no stream-ordered allocation (memory pools) for a workspace the "
-                          "graph owns: use the two-phase call reduce(d_temp, temp_bytes, ...) "
-                          "with temporary storage of your own");
+                      fmt::format("this call is being captured into a CUDA graph, and device {} has "
+                                  "no stream-ordered allocation (memory pools) for a workspace the "
+                                  "graph owns: use the two-phase call reduce(d_temp, temp_bytes, "
+                                  "...) with temporary storage of your own",
+                                  device));
   void* p = nullptr;
   if (cudaError_t e = platform_.alloc_async(&p, bytes, stream); e != cudaSuccess)
-    throw ReduceError(Status::cuda_error, "allocating a workspace of " + std::to_string(bytes) +
-                                              " bytes inside a CUDA graph capture failed: " +
-                                              platform_.error_text(e));
+    throw ReduceError(Status::cuda_error,
+                      fmt::format("allocating a workspace of {} bytes inside a CUDA graph capture "
+                                  "failed: {}",
+                                  bytes, platform_.error_text(e)));
   // Not clean: the launch zeroes what it needs of it first (a memset node).
   const cudaError_t e = use(ctx, p, bytes, false);
   const cudaError_t f = platform_.free_async(p, stream);
