@@ -1,26 +1,32 @@
 #include "db/db_error.hpp"
 
+#include "common/enum_names.hpp"
+
 namespace tunedreduce::db {
 
-const char* problem_name(Problem p) noexcept {
-  switch (p) {
-    case Problem::missing: return "missing";
-    case Problem::missing_folder: return "missing_folder";
-    case Problem::not_a_file: return "not_a_file";
-    case Problem::empty: return "empty";
-    case Problem::not_sqlite: return "not_sqlite";
-    case Problem::foreign: return "foreign";
-    case Problem::corrupt: return "corrupt";
-    case Problem::too_new: return "too_new";
-    case Problem::too_old: return "too_old";
-    case Problem::readonly: return "readonly";
-    case Problem::busy: return "busy";
-    case Problem::exists: return "exists";
-    case Problem::invalid_data: return "invalid_data";
-    case Problem::io: return "io";
-  }
-  return "?";
-}
+namespace {
+
+constexpr auto problem_names = enum_names<Problem>({
+    {Problem::missing, "missing"},
+    {Problem::missing_folder, "missing_folder"},
+    {Problem::not_a_file, "not_a_file"},
+    {Problem::empty, "empty"},
+    {Problem::not_sqlite, "not_sqlite"},
+    {Problem::foreign, "foreign"},
+    {Problem::corrupt, "corrupt"},
+    {Problem::too_new, "too_new"},
+    {Problem::too_old, "too_old"},
+    {Problem::readonly, "readonly"},
+    {Problem::busy, "busy"},
+    {Problem::exists, "exists"},
+    {Problem::invalid_data, "invalid_data"},
+    {Problem::io, "io"},
+});
+static_assert(problem_names.lists_all_through(Problem::io));
+
+}  // namespace
+
+const char* problem_name(Problem p) noexcept { return problem_names.to_name(p); }
 
 int exit_code_for(Problem p) noexcept {
   switch (p) {

@@ -1,6 +1,6 @@
 #include "db/schema.hpp"
 
-#include <cstdio>
+#include <fmt/format.h>
 
 #include "db/connection.hpp"
 #include "db/records.hpp"
@@ -190,7 +190,7 @@ void migrate_1_to_2(Connection& conn) {
   st.run();
   const std::int64_t changed = conn.query_int("SELECT changes()");
   // PRAGMA values cannot be bound; this is an integer read from the file, never input.
-  conn.exec("PRAGMA schema_version = " + std::to_string(cookie + 1));
+  conn.exec(fmt::format("PRAGMA schema_version = {}", cookie + 1));
   conn.exec("PRAGMA writable_schema = OFF");
   if (changed != 1)
     throw DbError(Problem::io, conn.path(),
@@ -248,10 +248,10 @@ void migrate_2_to_3(Connection& conn) {
       conn.query_int("SELECT count(*) FROM pragma_foreign_key_check('winners')");
   if (dangling != 0)
     throw DbError(Problem::invalid_data, conn.path(),
-                  quoted(conn.path()) + ": cannot migrate to schema version 3: " +
-                      std::to_string(dangling) +
-                      " rows of winners refer to devices, measurements, runs or sources that do"
-                      " not exist (PRAGMA foreign_key_check lists them)");
+                  fmt::format("{}: cannot migrate to schema version 3: {} rows of winners refer "
+                              "to devices, measurements, runs or sources that do not exist (PRAGMA "
+                              "foreign_key_check lists them)",
+                              quoted(conn.path()), dangling));
   conn.exec(v3_winners_sql);
 }
 
@@ -345,12 +345,11 @@ SchemaAction classify(const SchemaState& s, const Connection& conn, bool for_wri
       throw DbError(Problem::empty, conn.path(),
                     file + ": an empty SQLite file, not a tuning database yet (no tables)");
     }
-    char id[16];
-    std::snprintf(id, sizeof id, "0x%08x", static_cast<unsigned>(s.application_id));
     throw DbError(Problem::foreign, conn.path(),
-                  file + ": an SQLite database of another application (application_id " + id +
-                      ", " + std::to_string(s.table_count) +
-                      " tables), not a tunedreduce database (application_id 0x54524442)");
+                  fmt::format("{}: an SQLite database of another application (application_id "
+                              "{:#010x}, {} tables), not a tunedreduce database (application_id "
+                              "0x54524442)",
+                              file, static_cast<unsigned>(s.application_id), s.table_count));
   }
   if (s.user_version == binary_version) return SchemaAction::use;
   if (s.user_version < binary_version) {
@@ -358,21 +357,20 @@ SchemaAction classify(const SchemaState& s, const Connection& conn, bool for_wri
     // An older schema that lacks only tables added since: read as is, the tables taken for empty.
     if (s.user_version >= oldest_readable) return SchemaAction::use;
     throw DbError(Problem::too_old, conn.path(),
-                  file + ": schema version " + std::to_string(s.user_version) +
-                      " is older than this binary's " + std::to_string(binary_version) +
-                      "; readers never migrate: upgrade it with `tunedreduce db migrate --db PATH`");
+                  fmt::format("{}: schema version {} is older than this binary's {}; readers never "
+                              "migrate: upgrade it with `tunedreduce db migrate --db PATH`",
+                              file, s.user_version, binary_version));
   }
-  const std::string versions = "schema version " + std::to_string(s.user_version) +
-                               " is newer than this binary's " + std::to_string(binary_version);
+  const std::string versions = fmt::format("schema version {} is newer than this binary's {}",
+                                           s.user_version, binary_version);
   if (for_writing)
     throw DbError(Problem::too_new, conn.path(),
                   file + ": " + versions + "; it is never written by an older binary");
   if (s.min_reader_version && *s.min_reader_version <= binary_version) return SchemaAction::use;
   throw DbError(Problem::too_new, conn.path(),
-                file + ": " + versions + " and needs readers of version " +
-                    (s.min_reader_version ? std::to_string(*s.min_reader_version)
-                                          : std::string("(unknown)")) +
-                    " or later");
+                fmt::format("{}: {} and needs readers of version {} or later", file, versions,
+                            s.min_reader_version ? std::to_string(*s.min_reader_version)
+                                                 : std::string("(unknown)")));
 }
 
 void apply_migrations(Connection& conn, std::span<const Migration> steps, int target) {
@@ -383,14 +381,14 @@ void apply_migrations(Connection& conn, std::span<const Migration> steps, int ta
       if (m.from == version) step = &m;
     if (!step)
       throw DbError(Problem::io, conn.path(),
-                    quoted(conn.path()) + ": no migration from schema version " +
-                        std::to_string(version));
+                    fmt::format("{}: no migration from schema version {}", quoted(conn.path()),
+                                version));
     step->apply(conn);
     ++version;
     // PRAGMA values cannot be bound; these are integers of ours, never input.
-    conn.exec("PRAGMA user_version = " + std::to_string(version));
+    conn.exec(fmt::format("PRAGMA user_version = {}", version));
   }
-  conn.exec("PRAGMA application_id = " + std::to_string(application_id));
+  conn.exec(fmt::format("PRAGMA application_id = {}", application_id));
   Statement meta = conn.prepare(
       "INSERT INTO meta (key, value) VALUES ('min_reader_version', ?1)"
       " ON CONFLICT (key) DO UPDATE SET value = excluded.value");

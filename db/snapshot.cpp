@@ -3,6 +3,8 @@
 #include <map>
 #include <tuple>
 
+#include <fmt/format.h>
+
 #include "common/names.hpp"
 #include "db/statement.hpp"
 
@@ -35,7 +37,7 @@ SnapshotEntry read_entry(const Statement& st, const std::filesystem::path& path)
   e.l2_mode = *m;
   const std::int64_t lo = st.column_int(3), hi = st.column_int(4);
   if (lo < 0 || lo > hi)
-    throw corrupt("the interval [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    throw corrupt(fmt::format("the interval [{}, {}]", lo, hi));
   e.n_lo = static_cast<std::uint64_t>(lo);
   e.n_hi = static_cast<std::uint64_t>(hi);
   e.kernel_id = st.column_text(5);
