@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include <fmt/format.h>
+
 #include "common/error.hpp"
 #include "kernels/manifest.hpp"
 #include "kernels/registry.hpp"
@@ -80,7 +82,7 @@ BisectOutcome bisect_intervals(std::span<const SizeWinner> grid, Runner& runner,
         if (on_measured) on_measured(got.size());
         if (cancelled(cancel) || got.size() != 2) {
           if (!cancelled(cancel))
-            throw Error("the runner answered " + std::to_string(got.size()) + " of 2 requests");
+            throw Error(fmt::format("the runner answered {} of 2 requests", got.size()));
           out.cancelled = true;
           out.intervals.clear();
           return out;
@@ -133,8 +135,9 @@ std::vector<db::Winner> to_db_winners(std::span<const IntervalWinner> intervals,
   std::vector<db::Winner> out;
   for (const IntervalWinner& iw : intervals) {
     if (!iw.winner.measurement_id)
-      throw Error("winner '" + iw.winner.kernel_id + "' at n=" + std::to_string(iw.winner.n) +
-                  " has no recorded measurement: it cannot be stored as a winner");
+      throw Error(fmt::format("winner '{}' at n={} has no recorded measurement: it cannot be "
+                              "stored as a winner",
+                              iw.winner.kernel_id, iw.winner.n));
     db::Winner w;
     w.dtype = dtype;
     w.op = op;

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <sstream>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "common/error.hpp"
 #include "common/exit_codes.hpp"
 
@@ -22,13 +25,15 @@ std::vector<ProbedDevice> select_devices(const std::string& text,
     } catch (const std::exception&) {
     }
     if (ordinal < 0)
-      throw Error("--devices: '" + item + "' is not a device ordinal or 'all'", exit_code::usage);
+      throw Error(fmt::format("--devices: '{}' is not a device ordinal or 'all'", item),
+                  exit_code::usage);
     const auto it = std::find_if(probed.begin(), probed.end(),
                                  [&](const ProbedDevice& d) { return d.first == ordinal; });
     if (it == probed.end()) {
-      std::string have;
-      for (const auto& d : probed) have += (have.empty() ? "" : ", ") + std::to_string(d.first);
-      throw Error("--devices: there is no device " + item + " (devices: " + have + ")",
+      std::vector<int> have;
+      for (const auto& d : probed) have.push_back(d.first);
+      throw Error(fmt::format("--devices: there is no device {} (devices: {})", item,
+                              fmt::join(have, ", ")),
                   exit_code::usage);
     }
     if (std::none_of(out.begin(), out.end(), [&](const auto& x) { return x.first == ordinal; }))

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include <fmt/format.h>
+
 #include "common/error.hpp"
 #include "common/hash.hpp"
 #include "tuner/config/tune_config.hpp"
@@ -155,14 +157,12 @@ std::vector<Result> measure_chunked(std::span<const Request> requests, SearchCon
         outcome.cancelled = true;
         return out;
       }
-      throw Error("the runner answered " + std::to_string(got.size()) + " of " +
-                  std::to_string(part.size()) + " requests");
+      throw Error(fmt::format("the runner answered {} of {} requests", got.size(), part.size()));
     }
     for (std::size_t k = 0; k < got.size(); ++k)
       if (got[k].kernel_id != part[k].kernel_id || got[k].n != part[k].n)
-        throw Error("the runner answered '" + got[k].kernel_id + "' at n=" +
-                    std::to_string(got[k].n) + " for a request of '" + part[k].kernel_id +
-                    "' at n=" + std::to_string(part[k].n));
+        throw Error(fmt::format("the runner answered '{}' at n={} for a request of '{}' at n={}",
+                                got[k].kernel_id, got[k].n, part[k].kernel_id, part[k].n));
     if (ctx.on_measured) ctx.on_measured(got.size());
     // Results measured while the flag went up may be cut short: the caller discards the batch.
     if (ctx.cancelled()) outcome.cancelled = true;

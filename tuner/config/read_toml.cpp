@@ -6,6 +6,9 @@
 #include <optional>
 #include <utility>
 
+#include <fmt/format.h>
+
+#include "common/enum_names.hpp"
 #include "common/error.hpp"
 #include "common/files.hpp"
 #include "tuner/config/diagnostics.hpp"
@@ -112,18 +115,18 @@ AsciiToml ascii_toml(std::string_view t) {
 }
 
 std::string type_phrase(toml::node_type t) {
-  switch (t) {
-    case toml::node_type::table: return "a table";
-    case toml::node_type::array: return "an array";
-    case toml::node_type::string: return "a string";
-    case toml::node_type::integer: return "an integer";
-    case toml::node_type::floating_point: return "a floating-point number";
-    case toml::node_type::boolean: return "a boolean";
-    case toml::node_type::date: return "a date";
-    case toml::node_type::time: return "a time";
-    case toml::node_type::date_time: return "a date-time";
-    default: return "nothing";
-  }
+  static constexpr auto phrases = enum_names<toml::node_type>({
+      {toml::node_type::table, "a table"},
+      {toml::node_type::array, "an array"},
+      {toml::node_type::string, "a string"},
+      {toml::node_type::integer, "an integer"},
+      {toml::node_type::floating_point, "a floating-point number"},
+      {toml::node_type::boolean, "a boolean"},
+      {toml::node_type::date, "a date"},
+      {toml::node_type::time, "a time"},
+      {toml::node_type::date_time, "a date-time"},
+  });
+  return phrases.to_name(t, "nothing");  // toml::node_type::none
 }
 
 class TomlReader {
@@ -151,8 +154,7 @@ class TomlReader {
 
  private:
   std::string at(const toml::source_region& r, const std::string& path) const {
-    return file_ + ":" + std::to_string(r.begin.line) + ":" + std::to_string(r.begin.column) +
-           ": " + path;
+    return fmt::format("{}:{}:{}: {}", file_, r.begin.line, r.begin.column, path);
   }
 
   void unknown_key(const toml::key& k, const std::string& name, const std::string& prefix,
@@ -247,7 +249,7 @@ class TomlReader {
     bool ok = true;
     for (std::size_t i = 0; i < arr->size(); ++i) {
       const toml::node& e = *arr->get(i);
-      const std::string epath = path + "[" + std::to_string(i) + "]";
+      const std::string epath = fmt::format("{}[{}]", path, i);
       if (strings) {
         if (auto s = e.as_string())
           svals.push_back({s->get(), at(e.source(), epath)});
@@ -273,7 +275,7 @@ class TomlReader {
       bool ok = true;
       for (std::size_t i = 0; i < arr->size(); ++i) {
         const toml::node& e = *arr->get(i);
-        const std::string epath = path + "[" + std::to_string(i) + "]";
+        const std::string epath = fmt::format("{}[{}]", path, i);
         if (auto v = e.as_integer())
           sizes.list.push_back({v->get(), at(e.source(), epath)});
         else
@@ -331,8 +333,7 @@ RawConfig parse_config_text(std::string_view text, const std::string& file) {
   toml::table root;
   const AsciiToml ascii = ascii_toml(text);
   if (ascii.error) {
-    diag.add(file + ":" + std::to_string(ascii.error->first) + ":" +
-                 std::to_string(ascii.error->second),
+    diag.add(fmt::format("{}:{}:{}", file, ascii.error->first, ascii.error->second),
              "syntax error: a non-ASCII character outside a comment (every key and value of a "
              "tune.toml is an ASCII name or number)");
     diag.throw_if_any();
@@ -341,7 +342,7 @@ RawConfig parse_config_text(std::string_view text, const std::string& file) {
     root = toml::parse(ascii.text, file);
   } catch (const toml::parse_error& e) {
     const auto& b = e.source().begin;
-    diag.add(file + ":" + std::to_string(b.line) + ":" + std::to_string(b.column),
+    diag.add(fmt::format("{}:{}:{}", file, b.line, b.column),
              "syntax error: " + std::string(e.description()));
     diag.throw_if_any();
   }

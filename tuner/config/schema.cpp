@@ -5,6 +5,7 @@
 #include <limits>
 #include <set>
 
+#include "common/enum_names.hpp"
 #include "kernels/manifest.hpp"
 #include "kernels/space.hpp"
 #include "tuner/config/canonical.hpp"
@@ -141,17 +142,17 @@ std::vector<std::string> children_of(std::string_view prefix) {
 }
 
 std::string kind_phrase(KeyKind k) {
-  switch (k) {
-    case KeyKind::integer: return "an integer";
-    case KeyKind::number: return "a number";
-    case KeyKind::boolean: return "a boolean (true or false)";
-    case KeyKind::string: return "a string";
-    case KeyKind::string_list: return "an array of strings (or \"all\")";
-    case KeyKind::integer_list: return "an array of integers (or \"all\")";
-    case KeyKind::sizes:
-      return "an array of integers or a table { from, to, step } / { from, to, factor }";
-  }
-  return "?";
+  static constexpr auto phrases = enum_names<KeyKind>({
+      {KeyKind::integer, "an integer"},
+      {KeyKind::number, "a number"},
+      {KeyKind::boolean, "a boolean (true or false)"},
+      {KeyKind::string, "a string"},
+      {KeyKind::string_list, "an array of strings (or \"all\")"},
+      {KeyKind::integer_list, "an array of integers (or \"all\")"},
+      {KeyKind::sizes, "an array of integers or a table { from, to, step } / { from, to, factor }"},
+  });
+  static_assert(phrases.lists_all_through(KeyKind::sizes));
+  return phrases.to_name(k);
 }
 
 TuneConfig default_config() {

@@ -2,14 +2,17 @@
 
 #include <algorithm>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 #include <type_traits>
 
+#include <fmt/format.h>
+
+#include "common/enum_names.hpp"
 #include "common/error.hpp"
 #include "common/grammar.hpp"
 #include "common/names.hpp"
 #include "kernels/manifest.hpp"
+#include "kernels/registry_names.hpp"
 #include "kernels/space.hpp"
 #include "tuner/config/diagnostics.hpp"
 #include "tuner/config/schema.hpp"
@@ -67,22 +70,25 @@ class Validator {
     return std::get<std::vector<Located<T>>>(v->value);
   }
 
-  template <class E, class Parse, class Name>
-  std::vector<E> names(std::string_view path, std::span<const E> all, Parse parse, Name name,
+  // A list key of names: every item one of \p all (read with \p parse, which may take aliases
+  // of the names of \p table), or the choices and a did-you-mean.
+  template <class E, std::size_t N, class Parse>
+  std::vector<E> names(std::string_view path, const EnumNames<E, N>& table,
+                       std::type_identity_t<std::span<const E>> all, Parse parse,
                        std::string_view what) {
     std::string where;
     auto items = list<std::string>(path, where);
     if (!items) return {all.begin(), all.end()};
     if (items->empty()) diag_.add(where, "is empty: nothing to tune");
     std::vector<std::string> choices;
-    for (E e : all) choices.push_back(name(e));
+    for (E e : all) choices.emplace_back(table.to_name(e));
     std::vector<E> out;
     for (const auto& item : *items) {
       std::optional<E> e = parse(item.value);
       if (e && std::find(all.begin(), all.end(), *e) == all.end()) e.reset();
       if (!e) {
-        std::string msg = "unknown " + std::string(what) + " '" + item.value + "'";
-        if (auto near = nearest(item.value, choices)) msg += " (did you mean '" + *near + "'?)";
+        std::string msg = fmt::format("unknown {} '{}'", what, item.value);
+        if (auto near = nearest(item.value, choices)) msg += fmt::format(" (did you mean '{}'?)", *near);
         msg += "; choices: " + join(choices);
         diag_.add(item.where, msg);
         continue;
@@ -111,23 +117,15 @@ class Validator {
     s.unrolls.clear();
     std::string families_where, blocks_where, unrolls_where;
     auto fam_items = list<std::string>("space.families", families_where);
-    s.families = names<Family>(
-        "space.families", kernels::all_families, [](const std::string& x) { return kernels::parse_family(x); },
-        [](Family f) { return std::string(kernels::family_name(f)); }, "family");
-    static constexpr SmemMode modes[] = {SmemMode::static_, SmemMode::dynamic};
-    s.smem = names<SmemMode>(
-        "space.smem", modes, [](const std::string& x) { return kernels::parse_smem_mode(x); },
-        [](SmemMode m) { return std::string(kernels::smem_mode_name(m)); }, "shared-memory mode");
-    s.finishes = names<Finish>(
-        "space.finishes", kernels::all_finishes,
-        [](const std::string& x) { return kernels::parse_finish(x); },
-        [](Finish f) { return std::string(kernels::finish_name(f)); }, "finishing strategy");
-    s.dtypes = names<DType>(
-        "space.dtypes", all_dtypes, [](const std::string& x) { return parse_dtype(x); },
-        [](DType t) { return std::string(dtype_name(t)); }, "element type");
-    s.ops = names<Op>(
-        "space.ops", all_ops, [](const std::string& x) { return parse_op(x); },
-        [](Op o) { return std::string(op_name(o)); }, "operator");
+    s.families = names("space.families", kernels::family_names, kernels::all_families,
+                       kernels::parse_family, "family");
+    static constexpr SmemMode modes[] = {SmemMode::static_, SmemMode::dynamic};  // not none
+    s.smem = names("space.smem", kernels::smem_mode_names, modes, kernels::parse_smem_mode,
+                   "shared-memory mode");
+    s.finishes = names("space.finishes", kernels::finish_names, kernels::all_finishes,
+                       kernels::parse_finish, "finishing strategy");
+    s.dtypes = names("space.dtypes", dtype_names, all_dtypes, parse_dtype, "element type");
+    s.ops = names("space.ops", op_names, all_ops, parse_op, "operator");
 
     // Blocks: CUDA's rules first, then the registry's.
     std::vector<int> compiled_blocks(std::begin(kernels::space::blocks), std::end(kernels::space::blocks));
@@ -135,19 +133,21 @@ class Validator {
       if (items->empty()) diag_.add(blocks_where, "is empty: nothing to tune");
       for (const auto& item : *items) {
         const std::int64_t b = item.value;
-        const std::string bs = std::to_string(b);
         if (b <= 0)
-          diag_.add(item.where, "block size " + bs + " must be positive");
+          diag_.add(item.where, fmt::format("block size {} must be positive", b));
         else if (b % 32 != 0)
-          diag_.add(item.where, "block size " + bs + " is not a multiple of 32 (the warp size)");
+          diag_.add(item.where, fmt::format("block size {} is not a multiple of 32 (the warp size)", b));
         else if (b > 1024)
-          diag_.add(item.where, "block size " + bs + " is above 1024, the most threads a CUDA block can have");
+          diag_.add(item.where, fmt::format("block size {} is above 1024, the most threads a CUDA "
+                                            "block can have",
+                                            b));
         else if (limits_.max_threads_per_block && b > *limits_.max_threads_per_block)
-          diag_.add(item.where, "block size " + bs + " is above this device's limit of " +
-                                    std::to_string(*limits_.max_threads_per_block) + " threads");
+          diag_.add(item.where, fmt::format("block size {} is above this device's limit of {} threads",
+                                            b, *limits_.max_threads_per_block));
         else if (std::find(compiled_blocks.begin(), compiled_blocks.end(), b) == compiled_blocks.end())
-          diag_.add(item.where, "block size " + bs + " is not in the registry (compiled block sizes: " +
-                                    join(compiled_blocks) + ")");
+          diag_.add(item.where, fmt::format("block size {} is not in the registry (compiled block "
+                                            "sizes: {})",
+                                            b, join(compiled_blocks)));
         else if (std::find(s.blocks.begin(), s.blocks.end(), b) == s.blocks.end())
           s.blocks.push_back(static_cast<int>(b));
       }
@@ -168,14 +168,14 @@ class Validator {
       if (items->empty()) diag_.add(unrolls_where, "is empty: nothing to tune");
       for (const auto& item : *items) {
         const std::int64_t u = item.value;
-        const std::string us = std::to_string(u);
         if (u < 1) {
-          diag_.add(item.where, "unroll factor " + us + " must be at least 1");
+          diag_.add(item.where, fmt::format("unroll factor {} must be at least 1", u));
           continue;
         }
         if (!all_unrolls.count(static_cast<int>(std::min<std::int64_t>(u, 1 << 20)))) {
-          diag_.add(item.where, "unroll " + us + " is not in the registry for any family (compiled unroll factors: " +
-                                    join(all_unrolls) + ")");
+          diag_.add(item.where, fmt::format("unroll {} is not in the registry for any family "
+                                            "(compiled unroll factors: {})",
+                                            u, join(all_unrolls)));
           continue;
         }
         bool somewhere = with_unroll.empty();
@@ -183,12 +183,12 @@ class Validator {
         for (Family f : with_unroll) {
           auto us_f = compiled_unrolls(f);
           somewhere |= std::find(us_f.begin(), us_f.end(), u) != us_f.end();
-          per_family.push_back(std::string(kernels::family_name(f)) + ": " + join(us_f));
+          per_family.push_back(fmt::format("{}: {}", kernels::family_name(f), join(us_f)));
         }
         if (!somewhere) {
-          diag_.add(item.where, "unroll " + us +
-                                    " is not in the registry for the selected families with an "
-                                    "unroll factor (" + join(per_family, "; ") + ")");
+          diag_.add(item.where, fmt::format("unroll {} is not in the registry for the selected "
+                                            "families with an unroll factor ({})",
+                                            u, join(per_family, "; ")));
           continue;
         }
         if (std::find(s.unrolls.begin(), s.unrolls.end(), u) == s.unrolls.end())
@@ -226,11 +226,11 @@ class Validator {
         if (f == Family::single_tile && !contains(s.finishes, kernels::Finish::single_pass))
           why = "its one block has nothing to finish: it compiles finish single_pass only";
         else if (has_unroll_axis(f))
-          why = "it compiles unroll " + join(compiled_unrolls(f)) + "; space.unrolls selects " +
-                join(s.unrolls);
-        diag_.add(where, "family '" + std::string(kernels::family_name(f)) +
-                             "' has no compiled entry with the selected axes" +
-                             (why.empty() ? std::string() : " (" + why + ")"));
+          why = fmt::format("it compiles unroll {}; space.unrolls selects {}",
+                            join(compiled_unrolls(f)), join(s.unrolls));
+        diag_.add(where, fmt::format("family '{}' has no compiled entry with the selected axes{}",
+                                     kernels::family_name(f),
+                                     why.empty() ? std::string() : " (" + why + ")"));
       }
     }
     // A selected (dtype, op) left with no entry (only `packed`, which exists for i32/u32 sum).
@@ -243,8 +243,9 @@ class Validator {
           });
           if (count == 0)
             diag_.add(get("space.finishes") ? get("space.finishes")->where : "space.finishes",
-                      std::string("selects no compiled entry for ") + dtype_name(t) + " " +
-                          op_name(o) + " (finish 'packed' exists for i32 and u32 sum only)");
+                      fmt::format("selects no compiled entry for {} {} (finish 'packed' exists "
+                                  "for i32 and u32 sum only)",
+                                  dtype_name(t), op_name(o)));
         }
     }
     sizes(s.sizes);
@@ -263,12 +264,13 @@ class Validator {
     const auto max_n = static_cast<std::int64_t>(kernels::max_elements);
     auto check_n = [&](const Located<std::int64_t>& x, const char* what) {
       if (x.value < 1) {
-        diag_.add(x.where, std::string(what) + std::to_string(x.value) + " is below 1");
+        diag_.add(x.where, fmt::format("{}{} is below 1", what, x.value));
         return false;
       }
       if (x.value > max_n) {
-        diag_.add(x.where, std::string(what) + std::to_string(x.value) +
-                               " is above 2^40 = 1099511627776, the largest n a kernel accepts");
+        diag_.add(x.where, fmt::format("{}{} is above 2^40 = 1099511627776, the largest n a kernel "
+                                       "accepts",
+                                       what, x.value));
         return false;
       }
       return true;
@@ -280,8 +282,8 @@ class Validator {
       std::sort(out.begin(), out.end());
       out.erase(std::unique(out.begin(), out.end()), out.end());
       if (out.size() > max_grid_sizes)
-        diag_.add(v->where, "has " + std::to_string(out.size()) + " sizes; at most " +
-                                std::to_string(max_grid_sizes) + " are allowed");
+        diag_.add(v->where, fmt::format("has {} sizes; at most {} are allowed", out.size(),
+                                        max_grid_sizes));
       return;
     }
     bool ok = true;
@@ -294,20 +296,20 @@ class Validator {
     if (r.from && !check_n(*r.from, "from = ")) ok = false;
     if (r.to && !check_n(*r.to, "to = ")) ok = false;
     if (r.from && r.to && r.from->value > r.to->value) {
-      diag_.add(v->where, "from (" + std::to_string(r.from->value) + ") is greater than to (" +
-                              std::to_string(r.to->value) + ")");
+      diag_.add(v->where, fmt::format("from ({}) is greater than to ({})", r.from->value,
+                                      r.to->value));
       ok = false;
     }
     if (r.step && r.step->value < 1) {
-      diag_.add(r.step->where, "step " + std::to_string(r.step->value) +
-                                   " does not advance the range (it must be at least 1)");
+      diag_.add(r.step->where, fmt::format("step {} does not advance the range (it must be at "
+                                           "least 1)",
+                                           r.step->value));
       ok = false;
     }
     if (r.factor && !(r.factor->value > 1)) {
-      std::ostringstream f;
-      f << r.factor->value;
-      diag_.add(r.factor->where, "factor " + f.str() +
-                                     " does not advance the range (it must be greater than 1)");
+      diag_.add(r.factor->where, fmt::format("factor {:g} does not advance the range (it must be "
+                                             "greater than 1)",
+                                             r.factor->value));
       ok = false;
     }
     if (!ok) return;
@@ -338,9 +340,7 @@ class Validator {
             } else if constexpr (std::is_same_v<T, double> ||
                                  std::is_same_v<T, std::optional<double>>) {
               const double x = std::get<double>(v->value);
-              std::ostringstream text;
-              text << x;
-              if (admitted(key, *v, x, text.str())) field = x;
+              if (admitted(key, *v, x, fmt::format("{:g}", x))) field = x;
             } else {
               const std::int64_t x = std::get<std::int64_t>(v->value);
               if (!admitted(key, *v, static_cast<double>(x), std::to_string(x))) return;
@@ -356,9 +356,7 @@ class Validator {
 
   bool admitted(const KeySpec& key, const Located<RawValue>& v, double x, const std::string& text) {
     if (!key.bounds || key.bounds->admits(x)) return true;
-    std::string message(key.bounds->message);
-    message.replace(message.find("{}"), 2, text);
-    diag_.add(v.where, message);
+    diag_.add(v.where, fmt::format(fmt::runtime(key.bounds->message), text));
     return false;
   }
 
@@ -379,15 +377,15 @@ class Validator {
     if (m.max_repeats < m.min_repeats) {
       auto where = get("measure.max_repeats") ? get("measure.max_repeats")->where
                                               : get("measure.min_repeats")->where;
-      diag_.add(where, "max_repeats (" + std::to_string(m.max_repeats) +
-                           ") is less than min_repeats (" + std::to_string(m.min_repeats) + ")");
+      diag_.add(where, fmt::format("max_repeats ({}) is less than min_repeats ({})", m.max_repeats,
+                                   m.min_repeats));
     }
     if (m.timeout_s * 1000 <= m.budget_ms) {
       auto* v = get("measure.timeout_s") ? get("measure.timeout_s") : get("measure.budget_ms");
-      std::ostringstream s;
-      s << "timeout_s (" << m.timeout_s << " s) must exceed budget_ms (" << m.budget_ms
-        << " ms): every candidate would time out";
-      diag_.add(v ? v->where : "measure", s.str());
+      diag_.add(v ? v->where : "measure",
+                fmt::format("timeout_s ({:g} s) must exceed budget_ms ({:g} ms): every candidate "
+                            "would time out",
+                            m.timeout_s, m.budget_ms));
     }
   }
 
@@ -399,8 +397,8 @@ class Validator {
       if (!find_strategy(name->value)) {
         std::vector<std::string> choices;
         for (const StrategyInfo& i : strategies()) choices.emplace_back(i.name);
-        std::string msg = "unknown strategy '" + name->value + "'";
-        if (auto near = nearest(name->value, choices)) msg += " (did you mean '" + *near + "'?)";
+        std::string msg = fmt::format("unknown strategy '{}'", name->value);
+        if (auto near = nearest(name->value, choices)) msg += fmt::format(" (did you mean '{}'?)", *near);
         diag_.add(name->where, msg + "; choices: " + join(choices));
       } else {
         s.name = name->value;
