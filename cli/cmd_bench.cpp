@@ -30,6 +30,7 @@
 #include "common/json.hpp"
 #include "common/percentile.hpp"
 #include "common/names.hpp"
+#include "common/timing.hpp"
 #include "kernels/device.hpp"
 #include "kernels/registry.hpp"
 #include "measure/clocks.hpp"
@@ -584,8 +585,7 @@ int cmd_bench(int argc, char** argv) {
     info.warmups = warmups;
     info.seed = opt.seed;
     info.attainable_gbps = attainable;
-    info.sm_clock_mhz = clocks.sm_mhz;
-    info.mem_clock_mhz = clocks.mem_mhz;
+    static_cast<ClockReading&>(info) = {clocks.sm_mhz, clocks.mem_mhz};
     recorder->begin(fp, info);
     std::printf("recording into: %s (bench run %lld; --no-record does not)\n",
                 recorder->path().c_str(), static_cast<long long>(*recorder->run_id()));
@@ -797,8 +797,7 @@ int cmd_bench(int argc, char** argv) {
     dev.set("theoretical_gbps", fp.theoretical_gbps());
     dev.set("driver_version", fp.driver_version);
     dev.set("runtime_version", fp.runtime_version);
-    dev.set("sm_clock_mhz", clocks.sm_mhz);
-    dev.set("mem_clock_mhz", clocks.mem_mhz);
+    append_clocks(dev, {clocks.sm_mhz, clocks.mem_mhz});
     doc.set("device", dev);
     doc.set("attainable_gbps", attainable);
     doc.set("database", tunedreduce::database_path());

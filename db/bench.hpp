@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/timing.hpp"
 #include "db/database.hpp"
 #include "db/records.hpp"
 
@@ -40,8 +41,9 @@ constexpr bool is_tuned(BenchMethod m) noexcept {
   return m == BenchMethod::cached || m == BenchMethod::two_phase;
 }
 
-/// What a bench says about itself when it begins.
-struct BenchRunInfo {
+/// What a bench says about itself when it begins; the clocks (ClockReading, common/timing.hpp)
+/// are read once for the run.
+struct BenchRunInfo : ClockReading {
   std::string tool_version;
   std::string manifest_hash;      // of the kernel registry the library ran
   std::string host;               // empty: gethostname()
@@ -51,7 +53,6 @@ struct BenchRunInfo {
   int warmups = 0;
   std::uint64_t seed = 0;         // the data seed (stored as 16 hex digits)
   std::optional<double> attainable_gbps;  // measured in the same process, same timing
-  std::optional<int> sm_clock_mhz, mem_clock_mhz;
 };
 
 /// One timed call at one (dtype, op, n).

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "common/names.hpp"
+#include "db/measurement_columns.hpp"
 #include "db/schema.hpp"
 #include "db/statement.hpp"
 #include "db/transaction.hpp"
@@ -96,37 +97,18 @@ void set_journal_wal(Connection& conn) {
   }
 }
 
-const char* const measurement_columns =
-    "id, run_id, seq, device_id, kernel_id, family, block, unroll, smem, finish, dtype, op, n,"
-    " l2_mode, outcome, median_us, p10_us, p90_us, repeats, gbps, sm_clock_mhz, mem_clock_mhz,"
-    " error, measured_at";
+// A whole row: its id and links, then the columns of measurement_columns().
+std::string select_measurements() {
+  return "SELECT id, run_id, seq, device_id, " + measurement_columns() + " FROM measurements";
+}
 
-MeasurementRecord read_measurement(const Statement& st) {
+MeasurementRecord read_measurement_row(const Statement& st) {
   MeasurementRecord m;
   m.id = st.column_int(0);
   m.run_id = st.column_int(1);
   m.seq = st.column_int(2);
   m.device_id = st.column_int(3);
-  m.kernel_id = st.column_text(4);
-  m.params.family = st.column_text(5);
-  m.params.block = static_cast<int>(st.column_int(6));
-  m.params.unroll = static_cast<int>(st.column_int(7));
-  m.params.smem = st.column_text(8);
-  m.params.finish = st.column_text(9);
-  m.dtype = column_dtype(st, 10);
-  m.op = column_op(st, 11);
-  m.n = static_cast<std::uint64_t>(st.column_int(12));
-  m.l2_mode = parse_l2_mode(st.column_text(13)).value_or(L2Mode::cold);
-  m.outcome = parse_outcome(st.column_text(14)).value_or(Outcome::crashed);
-  m.median_us = st.column_opt_double(15);
-  m.p10_us = st.column_opt_double(16);
-  m.p90_us = st.column_opt_double(17);
-  m.repeats = static_cast<int>(st.column_int(18));
-  m.gbps = st.column_opt_double(19);
-  if (auto v = st.column_opt_int(20)) m.sm_clock_mhz = static_cast<int>(*v);
-  if (auto v = st.column_opt_int(21)) m.mem_clock_mhz = static_cast<int>(*v);
-  m.error = st.column_text(22);
-  m.measured_at = st.column_text(23);
+  read_measurement(st, 4, m);
   return m;
 }
 
@@ -359,8 +341,6 @@ std::int64_t Database::insert_measurement(const Measurement& m) {
 
 std::vector<std::int64_t> Database::insert_measurements(std::span<const Measurement> ms) {
   require_writable("record a measurement");
-  std::vector<std::int64_t> ns;
-  ns.reserve(ms.size());
   for (const Measurement& m : ms) {
     if (m.kernel_id.empty())
       throw DbError(Problem::invalid_data, path(), quoted(path()) + ": a measurement without a kernel id");
@@ -368,28 +348,27 @@ std::vector<std::int64_t> Database::insert_measurements(std::span<const Measurem
       throw DbError(Problem::invalid_data, path(),
                     quoted(path()) + ": measurement of '" + m.kernel_id +
                         "' has outcome ok but no median time");
-    ns.push_back(to_db_n(m.n, path()));
+    to_db_n(m.n, path());  // throws for an n beyond a 64-bit row
   }
   std::vector<std::int64_t> ids;
   if (ms.empty()) return ids;
   ids.reserve(ms.size());
   Transaction tx(conn_, TxKind::immediate);
   Statement st = conn_.prepare(
-      "INSERT INTO measurements (run_id, seq, device_id, kernel_id, family, block, unroll, smem,"
-      " finish, dtype, op, n, l2_mode, outcome, median_us, p10_us, p90_us, repeats, gbps,"
-      " sm_clock_mhz, mem_clock_mhz, error, measured_at)"
-      " VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM measurements WHERE run_id = ?1),"
-      " ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,"
-      " ?21, ?22)");
-  for (std::size_t i = 0; i < ms.size(); ++i) {
-    const Measurement& m = ms[i];
+      "INSERT INTO measurements (run_id, seq, device_id, " + measurement_columns() +
+      ") VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM measurements WHERE run_id = ?1), ?2, " +
+      measurement_parameters(3) + ")");
+  for (const Measurement& m : ms) {
     st.reset();
-    st.bind_all(m.run_id, m.device_id, m.kernel_id, m.params.family, m.params.block,
-                m.params.unroll, m.params.smem, m.params.finish, dtype_name(m.dtype),
-                op_name(m.op), ns[i], l2_mode_name(m.l2_mode), outcome_name(m.outcome),
-                m.median_us, m.p10_us, m.p90_us, m.repeats, m.gbps, m.sm_clock_mhz,
-                m.mem_clock_mhz, m.error, m.measured_at.empty() ? utc_timestamp() : m.measured_at)
-        .run();
+    st.bind_all(m.run_id, m.device_id);
+    if (m.measured_at.empty()) {
+      Measurement stamped = m;
+      stamped.measured_at = utc_timestamp();
+      bind_measurement(st, 3, stamped);
+    } else {
+      bind_measurement(st, 3, m);
+    }
+    st.run();
     ids.push_back(conn_.last_insert_rowid());
   }
   tx.commit();
@@ -591,22 +570,21 @@ std::optional<RunRecord> Database::find_run(std::int64_t run_id) {
 std::vector<MeasurementRecord> Database::measurements(const MeasurementFilter& f) {
   std::vector<MeasurementRecord> out;
   Statement st = conn_.prepare(
-      std::string("SELECT ") + measurement_columns +
-      " FROM measurements WHERE (?1 IS NULL OR device_id = ?1) AND (?2 IS NULL OR run_id = ?2)"
+      select_measurements() +
+      " WHERE (?1 IS NULL OR device_id = ?1) AND (?2 IS NULL OR run_id = ?2)"
       " AND (?3 IS NULL OR dtype = ?3) AND (?4 IS NULL OR op = ?4) ORDER BY id");
   st.bind(1, f.device_id).bind(2, f.run_id);
   if (f.dtype) st.bind(3, dtype_name(*f.dtype)); else st.bind(3, nullptr);
   if (f.op) st.bind(4, op_name(*f.op)); else st.bind(4, nullptr);
-  while (st.step()) out.push_back(read_measurement(st));
+  while (st.step()) out.push_back(read_measurement_row(st));
   return out;
 }
 
 std::optional<MeasurementRecord> Database::find_measurement(std::int64_t id) {
-  Statement st = conn_.prepare(std::string("SELECT ") + measurement_columns +
-                               " FROM measurements WHERE id = ?1");
+  Statement st = conn_.prepare(select_measurements() + " WHERE id = ?1");
   st.bind(1, id);
   if (!st.step()) return std::nullopt;
-  return read_measurement(st);
+  return read_measurement_row(st);
 }
 
 std::vector<WinnerRecord> Database::winners(std::optional<std::int64_t> device_id) {

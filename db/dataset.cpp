@@ -12,6 +12,8 @@
 #include <tuple>
 
 #include "common/names.hpp"
+#include "common/timing.hpp"
+#include "db/measurement_columns.hpp"
 #include "db/schema.hpp"
 #include "db/statement.hpp"
 #include "db/transaction.hpp"
@@ -90,15 +92,9 @@ Json measurement_json(const MeasurementRow& row) {
   j.set("n", static_cast<std::int64_t>(m.n));
   j.set("l2_mode", l2_mode_name(m.l2_mode));
   j.set("outcome", outcome_name(m.outcome));
-  j.set("median_us", opt_json(m.median_us));
-  j.set("p10_us", opt_json(m.p10_us));
-  j.set("p90_us", opt_json(m.p90_us));
-  j.set("repeats", m.repeats);
-  j.set("gbps", opt_json(m.gbps));
-  j.set("sm_clock_mhz", opt_json(m.sm_clock_mhz));
-  j.set("mem_clock_mhz", opt_json(m.mem_clock_mhz));
+  append_timing(j, m);
   j.set("error", m.error);
-  j.set("measured_at", row.measured_at);
+  j.set("measured_at", m.measured_at);
   return j;
 }
 
@@ -147,8 +143,7 @@ Json bench_run_json(const BenchRunRow& b) {
   j.set("driver_version", b.driver_version);
   j.set("runtime_version", b.runtime_version);
   j.set("attainable_gbps", opt_json(b.info.attainable_gbps));
-  j.set("sm_clock_mhz", opt_json(b.info.sm_clock_mhz));
-  j.set("mem_clock_mhz", opt_json(b.info.mem_clock_mhz));
+  append_clocks(j, b.info);
   Json results = Json::array();
   for (const auto& x : b.results) {
     const BenchResult& r = x.r;
@@ -227,6 +222,17 @@ class Reader {
   std::optional<std::string> opt_str() const { return null() ? std::nullopt : std::optional(str()); }
   std::optional<double> opt_num() const { return null() ? std::nullopt : std::optional(num()); }
   std::optional<int> opt_i32() const { return null() ? std::nullopt : std::optional(i32()); }
+  /// A record read by its own JSON mapping (common/timing.hpp) from this object; a member it
+  /// refuses is named like any other.
+  template <class Read>
+  auto record(Read read) const {
+    if (!v_.is_object()) fail("expected an object");
+    try {
+      return read(v_);
+    } catch (const RecordMemberError& e) {
+      at(e.member()).fail(e.problem());  // a missing member fails in at() already
+    }
+  }
   template <class T>
   T parse(std::optional<T> (*parser)(std::string_view), const char* choices) const {
     const std::string s = str();
@@ -337,7 +343,7 @@ Dataset read_dataset_in_tx(Database& db) {
     ref_of[m.id] = ref;
     Measurement bare = m;
     bare.run_id = bare.device_id = 0;
-    d.measurements[ref] = {ref, device_key.at(m.device_id), bare, m.measured_at};
+    d.measurements[ref] = {ref, device_key.at(m.device_id), bare};
   }
   for (const WinnerRecord& w : db.winners()) {
     WinnerRow row;
@@ -515,16 +521,10 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
     m.l2_mode = r.at("l2_mode").parse(parse_l2_mode, "cold, warm");
     m.outcome =
         r.at("outcome").parse(parse_outcome, "ok, incorrect, launch_failed, crashed, timeout");
-    m.median_us = r.at("median_us").opt_num();
-    m.p10_us = r.at("p10_us").opt_num();
-    m.p90_us = r.at("p90_us").opt_num();
+    static_cast<Timing&>(m) = r.record(timing_from_json);
     if (m.outcome == Outcome::ok && !m.median_us) r.at("median_us").fail("required when outcome is ok");
-    m.repeats = r.at("repeats").i32(0);
-    m.gbps = r.at("gbps").opt_num();
-    m.sm_clock_mhz = r.at("sm_clock_mhz").opt_i32();
-    m.mem_clock_mhz = r.at("mem_clock_mhz").opt_i32();
     m.error = r.at("error").str();
-    row.measured_at = r.at("measured_at").str();
+    m.measured_at = r.at("measured_at").str();
     if (!d.measurements.emplace(row.ref, row).second) r.fail("duplicate (run, seq)");
   }
   const Reader ws = doc.at("winners");
@@ -600,8 +600,7 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
       row.driver_version = r.at("driver_version").i32(0);
       row.runtime_version = r.at("runtime_version").i32(0);
       row.info.attainable_gbps = r.at("attainable_gbps").opt_num();
-      row.info.sm_clock_mhz = r.at("sm_clock_mhz").opt_i32();
-      row.info.mem_clock_mhz = r.at("mem_clock_mhz").opt_i32();
+      static_cast<ClockReading&>(row.info) = r.record(clocks_from_json);
       const Reader rs = r.at("results");
       std::set<std::tuple<std::string, std::string, std::uint64_t, int>> seen;
       for (std::size_t k = 0; k < rs.size(); ++k) {
@@ -898,19 +897,16 @@ void write_run_links(Connection& c, const RunRow& r, Ids& ids) {
   }
 }
 
-constexpr const char* measurement_values =
-    " (run_id, seq, device_id, kernel_id, family, block, unroll, smem, finish, dtype, op, n,"
-    " l2_mode, outcome, median_us, p10_us, p90_us, repeats, gbps, sm_clock_mhz, mem_clock_mhz,"
-    " error, measured_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
-    " ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)";
+// A measurement row's id is new in every file; its run, place in the run and device are found
+// by their natural keys.
+std::string insert_measurement_sql() {
+  return "INSERT INTO measurements (run_id, seq, device_id, " + measurement_columns() +
+         ") VALUES (?1, ?2, ?3, " + measurement_parameters(4) + ")";
+}
 
-void bind_measurement(Statement& st, const MeasurementRow& row, const Ids& ids) {
-  const Measurement& m = row.m;
-  st.bind_all(ids.run.at(row.ref.run_uuid), row.ref.seq, ids.device.at(row.device_key),
-              m.kernel_id, m.params.family, m.params.block, m.params.unroll, m.params.smem,
-              m.params.finish, dtype_name(m.dtype), op_name(m.op), static_cast<std::int64_t>(m.n),
-              l2_mode_name(m.l2_mode), outcome_name(m.outcome), m.median_us, m.p10_us, m.p90_us,
-              m.repeats, m.gbps, m.sm_clock_mhz, m.mem_clock_mhz, m.error, row.measured_at);
+void bind_measurement_row(Statement& st, const MeasurementRow& row, const Ids& ids) {
+  st.bind_all(ids.run.at(row.ref.run_uuid), row.ref.seq, ids.device.at(row.device_key));
+  bind_measurement(st, 4, row.m);
 }
 
 void insert_winners(Connection& c, const std::vector<WinnerRow>& ws, const Ids& ids) {
@@ -992,12 +988,12 @@ void write_dataset(Database& db, const Dataset& d) {
   const auto runs = runs_in_time_order(d);
   for (const RunRow* r : runs) insert_run(c, *r, ids);
   for (const RunRow* r : runs) write_run_links(c, *r, ids);
-  Statement st = c.prepare(std::string("INSERT INTO measurements") + measurement_values);
+  Statement st = c.prepare(insert_measurement_sql());
   for (const RunRow* r : runs) {
     for (auto it = d.measurements.lower_bound({r->uuid, 0});
          it != d.measurements.end() && it->first.run_uuid == r->uuid; ++it) {
       st.reset();
-      bind_measurement(st, it->second, ids);
+      bind_measurement_row(st, it->second, ids);
       st.run();
       ids.measurement[it->first] = c.last_insert_rowid();
     }
@@ -1040,24 +1036,20 @@ MergeStats import_dataset(Database& db, const Dataset& incoming) {
     else if (old->second.ended_at != r->ended_at || old->second.status != r->status) update_run(c, *r);
     write_run_links(c, *r, ids);
   }
-  Statement ins = c.prepare(std::string("INSERT INTO measurements") + measurement_values);
+  Statement ins = c.prepare(insert_measurement_sql());
   for (const auto& [ref, m] : merged.measurements) {
     auto old = existing.measurements.find(ref);
     if (old == existing.measurements.end()) {
       ins.reset();
-      bind_measurement(ins, m, ids);
+      bind_measurement_row(ins, m, ids);
       ins.run();
       ids.measurement[ref] = c.last_insert_rowid();
     } else if (measurement_json(old->second).dump() != measurement_json(m).dump()) {
       // Same identity, other content (see merge_dataset): the fixed choice replaces the row in
       // place, keeping its id.
-      Statement st = c.prepare(
-          "UPDATE measurements SET device_id = ?3, kernel_id = ?4, family = ?5, block = ?6,"
-          " unroll = ?7, smem = ?8, finish = ?9, dtype = ?10, op = ?11, n = ?12, l2_mode = ?13,"
-          " outcome = ?14, median_us = ?15, p10_us = ?16, p90_us = ?17, repeats = ?18,"
-          " gbps = ?19, sm_clock_mhz = ?20, mem_clock_mhz = ?21, error = ?22, measured_at = ?23"
-          " WHERE run_id = ?1 AND seq = ?2");
-      bind_measurement(st, m, ids);
+      Statement st = c.prepare("UPDATE measurements SET device_id = ?3, " +
+                               measurement_assignments(4) + " WHERE run_id = ?1 AND seq = ?2");
+      bind_measurement_row(st, m, ids);
       st.run();
     }
   }

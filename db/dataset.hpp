@@ -53,7 +53,6 @@ struct MeasurementRow {
   MeasurementRef ref;
   std::string device_key;
   Measurement m;  // run_id and device_id unused
-  std::string measured_at;
 };
 
 struct WinnerRow {

@@ -11,6 +11,7 @@
 
 #include "common/candidate_params.hpp"
 #include "common/device_fingerprint.hpp"
+#include "common/timing.hpp"
 #include "tunedreduce/types.hpp"
 
 namespace tunedreduce::db {
@@ -81,7 +82,10 @@ struct MeasurementKey {
   friend auto operator<=>(const MeasurementKey&, const MeasurementKey&) = default;
 };
 
-struct Measurement {
+/// One measurement of a candidate at one n: what was measured, how it came out and its Timing
+/// (median_us is required when the outcome is ok). Stored as a measurements row
+/// (db/measurement_columns.hpp); the tuner's Result is one too (tuner/runner.hpp).
+struct Measurement : Timing {
   std::int64_t run_id = 0;
   std::int64_t device_id = 0;
   std::string kernel_id;  // registry id
@@ -91,10 +95,6 @@ struct Measurement {
   std::uint64_t n = 0;
   L2Mode l2_mode = L2Mode::cold;
   Outcome outcome = Outcome::ok;
-  std::optional<double> median_us, p10_us, p90_us;  // required when outcome is ok
-  int repeats = 0;
-  std::optional<double> gbps;
-  std::optional<int> sm_clock_mhz, mem_clock_mhz;
   std::string error;  // empty unless the outcome is not ok
   /// When it finished, UTC ("2026-11-25T16:46:55.788Z"); empty when storing: the time it is
   /// stored.

@@ -5,19 +5,12 @@
 #include <stdexcept>
 
 #include "common/names.hpp"
+#include "common/timing.hpp"
 
 namespace tunedreduce::tuner::protocol {
 
 namespace {
 
-template <class T>
-Json opt(const std::optional<T>& v) {
-  return v ? Json(*v) : Json();
-}
-std::optional<double> opt_double(const Json& j, const char* key) {
-  const Json* v = j.find(key);
-  return (v && !v->is_null()) ? std::optional<double>(v->as_double()) : std::nullopt;
-}
 /// An integer that must lie in [lo, hi].
 std::int64_t in_range(const Json& v, const char* key, std::int64_t lo, std::int64_t hi) {
   const std::int64_t x = v.as_int();
@@ -38,13 +31,6 @@ double finite_member(const Json& j, const char* key) {
   if (!std::isfinite(x))
     throw std::runtime_error(std::string("protocol message: \"") + key + "\" is not finite");
   return x;
-}
-std::optional<int> opt_int(const Json& j, const char* key) {
-  const Json* v = j.find(key);
-  return (v && !v->is_null())
-             ? std::optional<int>(static_cast<int>(in_range(
-                   *v, key, std::numeric_limits<int>::min(), std::numeric_limits<int>::max())))
-             : std::nullopt;
 }
 Json parse_object(std::string_view line) {
   Json j = Json::parse(line);
@@ -93,13 +79,7 @@ Json to_json(const Result& r) {
   j.set("op", op_name(r.op));
   j.set("n", static_cast<std::int64_t>(r.n));
   j.set("outcome", db::outcome_name(r.outcome));
-  j.set("median_us", opt(r.median_us));
-  j.set("p10_us", opt(r.p10_us));
-  j.set("p90_us", opt(r.p90_us));
-  j.set("repeats", r.repeats);
-  j.set("gbps", opt(r.gbps));
-  j.set("sm_clock_mhz", opt(r.sm_clock_mhz));
-  j.set("mem_clock_mhz", opt(r.mem_clock_mhz));
+  append_timing(j, r);
   j.set("error", r.error);
   return j;
 }
@@ -115,13 +95,13 @@ Result result_from_json(const Json& j) {
   r.op = *o;
   r.outcome = *out;
   r.n = count_member(j, "n");
-  r.median_us = opt_double(j, "median_us");
-  r.p10_us = opt_double(j, "p10_us");
-  r.p90_us = opt_double(j, "p90_us");
-  r.repeats = int_member(j, "repeats", 0);
-  r.gbps = opt_double(j, "gbps");
-  r.sm_clock_mhz = opt_int(j, "sm_clock_mhz");
-  r.mem_clock_mhz = opt_int(j, "mem_clock_mhz");
+  try {
+    static_cast<Timing&>(r) = timing_from_json(j);
+  } catch (const RecordMemberError& e) {
+    throw std::runtime_error(e.missing()
+                                 ? std::string("protocol message lacks \"") + e.member() + "\""
+                                 : std::string("protocol message: ") + e.what());
+  }
   r.error = member(j, "error").as_string();
   return r;
 }
@@ -148,6 +128,30 @@ DeviceFingerprint fingerprint_from_json(const Json& j) {
   f.driver_version = int_member(j, "driver_version");
   f.runtime_version = int_member(j, "runtime_version");
   return f;
+}
+
+Json to_json(const Command& c) {
+  Json j = Json::object();
+  switch (c.kind) {
+    case Command::Kind::init:
+      j.set("cmd", "init");
+      j.set("device", c.device);
+      j.set("seed", static_cast<std::int64_t>(c.seed));
+      break;
+    case Command::Kind::bandwidth:
+      j.set("cmd", "bandwidth");
+      break;
+    case Command::Kind::measure:
+      j.set("cmd", "measure");
+      j.set("kernel_id", c.kernel_id);
+      j.set("n", static_cast<std::int64_t>(c.n));
+      j.set("policy", to_json(c.policy));
+      break;
+    case Command::Kind::quit:
+      j.set("cmd", "quit");
+      break;
+  }
+  return j;
 }
 
 Command parse_command(std::string_view line) {

@@ -40,16 +40,17 @@ DeviceFingerprint fingerprint_from_json(const Json& j);
 /// The member \p key of object \p j, or throws std::runtime_error naming it.
 const Json& member(const Json& j, const char* key);
 
-/// One line of the supervisor, as the worker reads it.
+/// One line of the supervisor: to_json(Command) writes it, parse_command reads it.
 struct Command {
   enum class Kind { init, bandwidth, measure, quit };
   Kind kind = Kind::quit;
   int device = 0;           // init
-  std::uint64_t seed = 0;   // init
+  std::uint64_t seed = 0;   // init (at most 2^63 - 1: JSON integers are signed 64-bit here)
   std::string kernel_id;    // measure
   std::uint64_t n = 0;      // measure
   MeasurePolicy policy;     // measure
 };
+Json to_json(const Command& c);
 
 /// One line of the worker, as the supervisor reads it.
 struct Reply {

@@ -65,17 +65,7 @@ std::vector<Result> ReplayRunner::measure(std::span<const Request> requests) {
       for (const auto& m : recs)
         if (db::is_final(m.outcome)) pick = &m;
     if (!pick) pick = &recs.back();
-    r.dtype = pick->dtype;
-    r.op = pick->op;
-    r.outcome = pick->outcome;
-    r.median_us = pick->median_us;
-    r.p10_us = pick->p10_us;
-    r.p90_us = pick->p90_us;
-    r.repeats = pick->repeats;
-    r.gbps = pick->gbps;
-    r.sm_clock_mhz = pick->sm_clock_mhz;
-    r.mem_clock_mhz = pick->mem_clock_mhz;
-    r.error = pick->error;
+    static_cast<db::Measurement&>(r) = *pick;  // of this kernel id and n
     r.measurement_id = pick->id;
     r.reused = true;
     ++answered_;

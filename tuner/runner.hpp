@@ -38,18 +38,12 @@ struct Request {
   std::optional<double> budget_ms;
 };
 
-/// What came of a request. Timings are microseconds of GPU time (CUDA events) per reduction.
-struct Result {
-  std::string kernel_id;
-  DType dtype = DType::i32;
-  Op op = Op::sum;
-  std::uint64_t n = 0;
-  Outcome outcome = Outcome::ok;
-  std::optional<double> median_us, p10_us, p90_us;
-  int repeats = 0;
-  std::optional<double> gbps;  // n * sizeof(T) / median
-  std::optional<int> sm_clock_mhz, mem_clock_mhz;
-  std::string error;                          // why, when the outcome is not ok
+/// What came of a request: a measurement (the candidate, its outcome, its Timing in microseconds
+/// of GPU time per reduction, the error when it is not ok), as the worker sends it and the
+/// database stores it, and where it is recorded. The worker fills what it measured (kernel_id,
+/// dtype, op, n, outcome, the timing, error); a recording runner adds the rest before storing it,
+/// and a replay or a resume takes the whole measurement from the database.
+struct Result : db::Measurement {
   std::optional<std::int64_t> measurement_id;  // its row in the database, when recorded
   bool reused = false;  // taken from the database (resume) instead of measured now
 

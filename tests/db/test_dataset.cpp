@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "common/exit_codes.hpp"
+#include "common/timing.hpp"
 #include "db/check.hpp"
 #include "db/dataset.hpp"
 #include "db/schema.hpp"
@@ -153,6 +154,43 @@ TEST(Export, ImportValidatesAndNamesTheFileAndMember) {
              "not an ok measurement of this kernel", Problem::invalid_data);
   expect_bad(replaced("\"format\":\"tunedreduce-db-export\"", "\"format\":\"other\""),
              "$.format", Problem::invalid_data);
+  // The timing's members (common/timing.hpp's mapping), named like every other member.
+  expect_bad(replaced("\"sm_clock_mhz\":1980", "\"sm_clock_mhz\":\"fast\""),
+             "$.measurements[0].sm_clock_mhz: expected an integer", Problem::invalid_data);
+  expect_bad(replaced("\"repeats\":20", "\"repeats\":-1"),
+             "$.measurements[0].repeats: must be at least 0", Problem::invalid_data);
+  expect_bad(replaced("\"p10_us\":", "\"p10\":"), "$.measurements[0]: missing member \"p10_us\"",
+             Problem::invalid_data);
+  expect_bad(replaced("\"median_us\":5.0", "\"median_us\":null"),
+             "$.measurements[0].median_us: required when outcome is ok", Problem::invalid_data);
+}
+
+TEST(Export, AMeasurementsTimingIsTheRecordsOneMapping) {
+  TempDir dir;
+  make_db(dir / "a.db", test::h100(), k_shuffle, 1, 4096, 5.0, "h");
+  Database db = Database::open_reader(dir / "a.db");
+  const Dataset d = read_dataset(db);
+  const Json doc = dataset_to_json(d);
+  const Json& first = doc.find("measurements")->as_array().at(0);
+  const Measurement& m = d.measurements.begin()->second.m;
+  ASSERT_EQ(first.find("kernel_id")->as_string(), m.kernel_id);
+  Json timing = Json::object();
+  append_timing(timing, m);
+  EXPECT_EQ(timing.as_object().size(), 7u);
+  // In the export's order, between the outcome and the error.
+  const Json::Object& members = first.as_object();
+  auto at = [&](const std::string& key) {
+    return std::find_if(members.begin(), members.end(),
+                        [&](const auto& kv) { return kv.first == key; }) - members.begin();
+  };
+  std::ptrdiff_t place = at("outcome");
+  for (const auto& [key, value] : timing.as_object()) {
+    EXPECT_EQ(at(key), ++place) << key;
+    EXPECT_EQ(*first.find(key), value) << key;
+  }
+  EXPECT_EQ(at("error"), place + 1);
+  EXPECT_EQ(*m.sm_clock_mhz, 1980);
+  EXPECT_EQ(m.gbps, gbps_of(512 * 4, 5.0));
 }
 
 TEST(Import, IsIdempotentAndKeepsExistingIds) {

@@ -232,7 +232,7 @@ TEST(Fleet, HundredsOfShardsMergeInAnyOrderLosingNothing) {
       EXPECT_EQ(it->second.m.p10_us, m.m.p10_us);
       EXPECT_EQ(it->second.m.p90_us, m.m.p90_us);
       EXPECT_EQ(it->second.m.repeats, m.m.repeats);
-      EXPECT_EQ(it->second.measured_at, m.measured_at);
+      EXPECT_EQ(it->second.m.measured_at, m.m.measured_at);
     }
   }
   EXPECT_EQ(out.devices.size(), 2u);

@@ -12,6 +12,8 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+
+#include "common/timing.hpp"
 #include "tests/support/fixtures.hpp"
 
 extern char** environ;
@@ -71,7 +73,7 @@ Measurement measurement(std::int64_t run, std::int64_t device, const std::string
   m.p10_us = median_us * 0.98;
   m.p90_us = median_us * 1.03;
   m.repeats = 20;
-  m.gbps = static_cast<double>(n) * 4 / (median_us * 1e3);
+  m.gbps = gbps_of(n * dtype_size(dtype), median_us);
   m.sm_clock_mhz = 1980;
   m.mem_clock_mhz = 2619;
   return m;

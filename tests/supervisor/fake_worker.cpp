@@ -21,6 +21,7 @@
 
 #include "common/hash.hpp"
 #include "common/json.hpp"
+#include "common/timing.hpp"
 #include "kernels/manifest.hpp"
 #include "tuner/protocol.hpp"
 
@@ -116,7 +117,7 @@ int main(int argc, char** argv) {
         r.p10_us = *r.median_us * 0.99;
         r.p90_us = *r.median_us * 1.01;
         r.repeats = msg.policy.min_repeats;
-        r.gbps = static_cast<double>(n) * 4 / (*r.median_us * 1e3);
+        r.gbps = gbps_of(n * dtype_size(r.dtype), r.median_us);
       }
       reply.set("event", "result");
       reply.set("result", tuner::protocol::to_json(r));

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/timing.hpp"
 #include "tests/support/fixtures.hpp"
 #include "tuner/protocol.hpp"
 
@@ -75,12 +76,16 @@ TEST(Protocol, WhatTheSupervisorWritesTheWorkerReadsBack) {
   p.target_spread = 0.02;
   p.l2 = db::L2Mode::warm;
   p.timeout_s = 10;
-  Json m = Json::object();
-  m.set("cmd", "measure");
-  m.set("kernel_id", "tiled.b256.u4.single_pass.i32.max");
-  m.set("n", static_cast<std::int64_t>(999983));
-  m.set("policy", to_json(p));
-  const Command c = parse_command(m.dump());
+  Command m;
+  m.kind = Command::Kind::measure;
+  m.kernel_id = "tiled.b256.u4.single_pass.i32.max";
+  m.n = 999983;
+  m.policy = p;
+  EXPECT_EQ(to_json(m).dump(),
+            R"({"cmd":"measure","kernel_id":"tiled.b256.u4.single_pass.i32.max","n":999983,)"
+            R"("policy":{"warmup":1,"min_repeats":5,"max_repeats":100,"budget_ms":250.0,)"
+            R"("target_spread":0.02,"l2":"warm","timeout_s":10.0}})");
+  const Command c = parse_command(to_json(m).dump());
   ASSERT_EQ(c.kind, Command::Kind::measure);
   EXPECT_EQ(c.kernel_id, "tiled.b256.u4.single_pass.i32.max");
   EXPECT_EQ(c.n, 999983u);
@@ -91,8 +96,14 @@ TEST(Protocol, WhatTheSupervisorWritesTheWorkerReadsBack) {
   EXPECT_EQ(init.kind, Command::Kind::init);
   EXPECT_EQ(init.device, 1);
   EXPECT_EQ(init.seed, 123u);
-  EXPECT_EQ(parse_command(R"({"cmd":"bandwidth"})").kind, Command::Kind::bandwidth);
-  EXPECT_EQ(parse_command(R"({"cmd":"quit"})").kind, Command::Kind::quit);
+  EXPECT_EQ(to_json(init).dump(), R"({"cmd":"init","device":1,"seed":123})");
+  Command other;
+  other.kind = Command::Kind::bandwidth;
+  EXPECT_EQ(to_json(other).dump(), R"({"cmd":"bandwidth"})");
+  EXPECT_EQ(parse_command(to_json(other).dump()).kind, Command::Kind::bandwidth);
+  other.kind = Command::Kind::quit;
+  EXPECT_EQ(to_json(other).dump(), R"({"cmd":"quit"})");
+  EXPECT_EQ(parse_command(to_json(other).dump()).kind, Command::Kind::quit);
 
   Json dev = Json::object();
   dev.set("ordinal", 0);
@@ -108,6 +119,49 @@ TEST(Protocol, WhatTheSupervisorWritesTheWorkerReadsBack) {
   const Probe none = parse_probe(R"({"devices":[],"error":"no CUDA-capable device is detected"})");
   EXPECT_TRUE(none.devices.empty());
   EXPECT_EQ(none.error, "no CUDA-capable device is detected");
+}
+
+TEST(Protocol, AResultLineIsUnchangedAndItsTimingIsTheRecordsMapping) {
+  Result r;
+  r.kernel_id = "warp_shuffle.b128.u2.two_pass.f64.min";
+  r.dtype = DType::f64;
+  r.op = Op::min;
+  r.n = 4096;
+  r.median_us = 6.5;
+  r.p10_us = 6.25;
+  r.p90_us = 7.0;
+  r.repeats = 40;
+  r.gbps = gbps_of(4096 * 8, r.median_us);
+  r.mem_clock_mhz = 2619;
+  const Json written = to_json(r);
+  EXPECT_EQ(written.dump(),
+            R"({"kernel_id":"warp_shuffle.b128.u2.two_pass.f64.min","dtype":"f64","op":"min",)"
+            R"("n":4096,"outcome":"ok","median_us":6.5,"p10_us":6.25,"p90_us":7.0,"repeats":40,)"
+            R"("gbps":5.041230769230769,"sm_clock_mhz":null,"mem_clock_mhz":2619,"error":""})");
+  Json timing = Json::object();
+  append_timing(timing, r);
+  for (const auto& [key, value] : timing.as_object()) EXPECT_EQ(*written.find(key), value) << key;
+
+  // Every member of the timing must be there (null where unknown), of its type.
+  for (const auto& [key, value] : timing.as_object()) {
+    Json line = Json::object();
+    line.set("event", "result");
+    Json j = Json::object();
+    for (const auto& [k, v] : written.as_object())
+      if (k != key) j.set(k, v);
+    line.set("result", j);
+    EXPECT_REFUSED(parse_reply(line.dump()), "lacks \"" + key + "\"");
+    j = written;
+    j.set(key, "fast");
+    line.set("result", j);
+    EXPECT_REFUSED(parse_reply(line.dump()), "\"" + key + "\": expected a");
+  }
+  Json j = written;
+  j.set("sm_clock_mhz", std::int64_t{1} << 40);
+  Json line = Json::object();
+  line.set("event", "result");
+  line.set("result", j);
+  EXPECT_REFUSED(parse_reply(line.dump()), "\"sm_clock_mhz\": out of range");
 }
 
 TEST(Protocol, EveryMalformedLineIsRefusedWithTheFault) {
@@ -137,7 +191,7 @@ TEST(Protocol, EveryMalformedLineIsRefusedWithTheFault) {
   j = to_json(r);
   j.set("repeats", -3);
   line.set("result", j);
-  EXPECT_REFUSED(parse_reply(line.dump()), "\"repeats\" = -3 is out of range");
+  EXPECT_REFUSED(parse_reply(line.dump()), "\"repeats\": must be at least 0");
   j = to_json(r);
   j.set("outcome", "great");
   line.set("result", j);

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "common/hash.hpp"
+#include "common/timing.hpp"
 #include "kernels/manifest.hpp"
 #include "kernels/registry.hpp"
 #include "tests/support/fixtures.hpp"
@@ -63,7 +64,7 @@ Result model_result(const std::string& kernel_id, std::uint64_t n, int repeats, 
   r.p10_us = m * (1 - spread / 2);
   r.p90_us = m * (1 + spread / 2);
   r.repeats = repeats;
-  r.gbps = static_cast<double>(n) * dtype_size(r.dtype) / (m * 1e3);
+  r.gbps = gbps_of(n * dtype_size(r.dtype), m);
   return r;
 }
 
@@ -115,26 +116,15 @@ std::int64_t fill_database(db::Database& db, const std::vector<std::string>& ids
       for (int full = 0; full < 2; ++full) {
         const Result r = full ? model_result(id, n, 20, 0.005, 0.01, 2)
                               : model_result(id, n, 3, 0.03, 0.04, 1);
-        db::Measurement m;
+        db::Measurement m = r;  // the model's measurement, recorded
         m.run_id = run;
         m.device_id = device;
-        m.kernel_id = id;
-        const auto p = kernels::parse_id(id);
-        m.params = kernels::stored_params(*p);
-        m.dtype = p->dtype;
-        m.op = p->op;
-        m.n = n;
+        m.params = kernels::stored_params(*kernels::parse_id(id));
         m.l2_mode = l2;
-        m.repeats = r.repeats;
         if (incorrect.count(id)) {
           m.outcome = db::Outcome::incorrect;
           m.error = "result differs from the reference";
-        } else {
-          m.outcome = db::Outcome::ok;
-          m.median_us = r.median_us;
-          m.p10_us = r.p10_us;
-          m.p90_us = r.p90_us;
-          m.gbps = r.gbps;
+          m.median_us = m.p10_us = m.p90_us = m.gbps = std::nullopt;
         }
         db.insert_measurement(m);
       }

@@ -25,10 +25,10 @@ std::vector<std::string> default_worker_command() {
   return {exe.string(), "_worker"};
 }
 
-Json command(const char* name) {
-  Json j = Json::object();
-  j.set("cmd", name);
-  return j;
+Json command(protocol::Command::Kind kind) {
+  protocol::Command c;
+  c.kind = kind;
+  return protocol::to_json(c);
 }
 
 std::uint64_t fresh_seed() {
@@ -44,19 +44,7 @@ db::CandidateParams candidate_params(const std::string& id) {
 
 Result from_record(const db::MeasurementRecord& m) {
   Result r;
-  r.kernel_id = m.kernel_id;
-  r.dtype = m.dtype;
-  r.op = m.op;
-  r.n = m.n;
-  r.outcome = m.outcome;
-  r.median_us = m.median_us;
-  r.p10_us = m.p10_us;
-  r.p90_us = m.p90_us;
-  r.repeats = m.repeats;
-  r.gbps = m.gbps;
-  r.sm_clock_mhz = m.sm_clock_mhz;
-  r.mem_clock_mhz = m.mem_clock_mhz;
-  r.error = m.error;
+  static_cast<db::Measurement&>(r) = m;
   r.measurement_id = m.id;
   r.reused = true;
   return r;
@@ -67,11 +55,12 @@ class Worker {
  public:
   Worker(const std::vector<std::string>& argv, int device, double timeout_s)
       : proc_(argv), timeout_ms_(static_cast<int>(timeout_s * 1000)) {
-    Json init = command("init");
-    init.set("device", device);
-    init.set("seed", static_cast<std::int64_t>(fresh_seed()));
-    const protocol::Reply reply =
-        request(init, std::max(timeout_ms_, 120000));  // context creation can be slow
+    protocol::Command init;
+    init.kind = protocol::Command::Kind::init;
+    init.device = device;
+    init.seed = fresh_seed();
+    // Creating the context can be slow.
+    const protocol::Reply reply = request(protocol::to_json(init), std::max(timeout_ms_, 120000));
     if (reply.event == protocol::Reply::Event::fatal)
       throw Error("worker on device " + std::to_string(device) + ": " + reply.error,
                   reply.exit_code);
@@ -80,7 +69,7 @@ class Worker {
     fingerprint_ = reply.fingerprint;
   }
   ~Worker() {
-    if (alive_) proc_.write_line(command("quit").dump());
+    if (alive_) proc_.write_line(command(protocol::Command::Kind::quit).dump());
   }
 
   const DeviceFingerprint& fingerprint() const { return fingerprint_; }
@@ -190,7 +179,8 @@ class GpuRunner final : public Runner {
     if (opt_.measure_bandwidth) {
       try {
         const protocol::Reply reply =
-            worker_->request(command("bandwidth"), std::max(worker_->timeout_ms(), 60000));
+            worker_->request(command(protocol::Command::Kind::bandwidth),
+                             std::max(worker_->timeout_ms(), 60000));
         if (reply.event != protocol::Reply::Event::bandwidth)
           throw Worker::Lost{db::Outcome::crashed, "the worker did not answer 'bandwidth'"};
         bandwidth_ = reply.gbps;
@@ -297,11 +287,12 @@ class GpuRunner final : public Runner {
   bool send(const Request& req) {
     try {
       if (!worker_) start_worker();
-      Json msg = command("measure");
-      msg.set("kernel_id", req.kernel_id);
-      msg.set("n", static_cast<std::int64_t>(req.n));
-      msg.set("policy", protocol::to_json(policy_for(req)));
-      worker_->send(msg);
+      protocol::Command msg;
+      msg.kind = protocol::Command::Kind::measure;
+      msg.kernel_id = req.kernel_id;
+      msg.n = req.n;
+      msg.policy = policy_for(req);
+      worker_->send(protocol::to_json(msg));
       return true;
     } catch (const Worker::Lost& lost) {
       lost_on_send_ = lost;
@@ -362,30 +353,17 @@ class GpuRunner final : public Runner {
   static constexpr std::size_t record_group = 64;
   static constexpr double record_interval_s = 0.5;
 
-  /// Queues out[i] for the database (stamped now); commits the group once it is full or old.
+  /// Completes out[i] with where it is recorded (stamped now) and queues its measurement for the
+  /// database; commits the group once it is full or old.
   void record(std::vector<Result>& out, std::size_t i) {
-    const Result& r = out[i];
-    db::Measurement m;
-    m.run_id = rec_.run_id;
-    m.device_id = rec_.device_id;
-    m.kernel_id = r.kernel_id;
-    m.params = candidate_params(r.kernel_id);
-    m.dtype = r.dtype;
-    m.op = r.op;
-    m.n = r.n;
-    m.l2_mode = opt_.policy.l2;
-    m.outcome = r.outcome;
-    m.median_us = r.median_us;
-    m.p10_us = r.p10_us;
-    m.p90_us = r.p90_us;
-    m.repeats = r.repeats;
-    m.gbps = r.gbps;
-    m.sm_clock_mhz = r.sm_clock_mhz;
-    m.mem_clock_mhz = r.mem_clock_mhz;
-    m.error = r.error;
-    m.measured_at = db::utc_timestamp();
+    Result& r = out[i];
+    r.run_id = rec_.run_id;
+    r.device_id = rec_.device_id;
+    r.params = candidate_params(r.kernel_id);
+    r.l2_mode = opt_.policy.l2;
+    r.measured_at = db::utc_timestamp();
     if (queued_.empty()) first_queued_ = std::chrono::steady_clock::now();
-    queued_.push_back(std::move(m));
+    queued_.push_back(r);
     queued_index_.push_back(i);
     if (queued_.size() >= record_group ||
         std::chrono::duration<double>(std::chrono::steady_clock::now() - first_queued_).count() >=

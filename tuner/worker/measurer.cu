@@ -12,6 +12,7 @@
 
 #include "common/error.hpp"
 #include "common/percentile.hpp"
+#include "common/timing.hpp"
 #include "kernels/device.hpp"
 #include "kernels/thread/ops.cuh"
 
@@ -243,7 +244,7 @@ Result Measurer::measure(const kernels::Entry& entry, std::uint64_t n, const Mea
       break;
   }
   r.outcome = Outcome::ok;
-  r.gbps = static_cast<double>(n) * static_cast<double>(elem) / (*r.median_us * 1e3);
+  r.gbps = gbps_of(n * elem, r.median_us);
   // Clocks change slowly; NVML calls are not free: read them at most every 250 ms.
   const auto now = std::chrono::steady_clock::now();
   if (!clocks_read_ || now - clocks_at_ > std::chrono::milliseconds(250)) {

@@ -1,0 +1,88 @@
+#include "common/timing.hpp"
+
+#include <limits>
+
+#include "common/json.hpp"
+
+namespace tunedreduce {
+
+std::optional<double> gbps_of(std::uint64_t bytes, std::optional<double> median_us) {
+  if (!median_us || !(*median_us > 0)) return std::nullopt;
+  return static_cast<double>(bytes) / (*median_us * 1e3);
+}
+
+RecordMemberError::RecordMemberError(const char* member, std::string problem)
+    : std::runtime_error(problem.empty() ? std::string("missing member \"") + member + "\""
+                                         : std::string("\"") + member + "\": " + problem),
+      member_(member),
+      problem_(std::move(problem)) {}
+
+namespace {
+
+const Json& present(const Json& j, const char* key) {
+  const Json* v = j.find(key);
+  if (!v) throw RecordMemberError(key, "");
+  return *v;
+}
+
+std::optional<double> opt_number(const Json& j, const char* key) {
+  const Json& v = present(j, key);
+  if (v.is_null()) return std::nullopt;
+  if (!v.is_number()) throw RecordMemberError(key, "expected a number");
+  return v.as_double();
+}
+
+std::optional<int> opt_int(const Json& j, const char* key) {
+  const Json& v = present(j, key);
+  if (v.is_null()) return std::nullopt;
+  if (!v.is_int()) throw RecordMemberError(key, "expected an integer");
+  const std::int64_t x = v.as_int();
+  if (x < std::numeric_limits<int>::min() || x > std::numeric_limits<int>::max())
+    throw RecordMemberError(key, "out of range");
+  return static_cast<int>(x);
+}
+
+int count(const Json& j, const char* key) {
+  const Json& v = present(j, key);
+  if (!v.is_int()) throw RecordMemberError(key, "expected an integer");
+  const std::int64_t x = v.as_int();
+  if (x < 0) throw RecordMemberError(key, "must be at least 0");
+  if (x > std::numeric_limits<int>::max()) throw RecordMemberError(key, "out of range");
+  return static_cast<int>(x);
+}
+
+}  // namespace
+
+void append_clocks(Json& j, const ClockReading& c) {
+  j.set("sm_clock_mhz", c.sm_clock_mhz);
+  j.set("mem_clock_mhz", c.mem_clock_mhz);
+}
+
+ClockReading clocks_from_json(const Json& j) {
+  ClockReading c;
+  c.sm_clock_mhz = opt_int(j, "sm_clock_mhz");
+  c.mem_clock_mhz = opt_int(j, "mem_clock_mhz");
+  return c;
+}
+
+void append_timing(Json& j, const Timing& t) {
+  j.set("median_us", t.median_us);
+  j.set("p10_us", t.p10_us);
+  j.set("p90_us", t.p90_us);
+  j.set("repeats", t.repeats);
+  j.set("gbps", t.gbps);
+  append_clocks(j, t);
+}
+
+Timing timing_from_json(const Json& j) {
+  Timing t;
+  t.median_us = opt_number(j, "median_us");
+  t.p10_us = opt_number(j, "p10_us");
+  t.p90_us = opt_number(j, "p90_us");
+  t.repeats = count(j, "repeats");
+  t.gbps = opt_number(j, "gbps");
+  static_cast<ClockReading&>(t) = clocks_from_json(j);
+  return t;
+}
+
+}  // namespace tunedreduce
