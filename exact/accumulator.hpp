@@ -1,0 +1,483 @@
+#pragma once
+// Exact summation that a GPU thread, warp or block can carry: the numerical core of issue 16's
+// exact kernel family (the kernels are still to come). Plain C++20 as well, so the host tests run
+// the very code the kernels will.
+//
+// The value. Every finite float is an integer multiple of 2^-149 (the smallest subnormal), every
+// double of 2^-1074, so a sum of them is an integer in those units: a fixed-point (Kulisch) number.
+// `Kulisch<T>` holds it in 32-bit chunks kept in int64 words (lazy carries): an add touches at
+// most three adjacent chunks with values below 2^32, so every chunk absorbs 2^31 - 1 adds before
+// a carry pass (`normalise`) is due, and the top chunk, signed, keeps what is carried out of the
+// others. After `normalise` every chunk but the top is in [0, 2^32): one representation per
+// value, so equal sums give equal states, however they were split and merged.
+//
+// Where the work goes. An add into the chunks picks them by the value's exponent; in registers a
+// run-time index becomes a select over every chunk (no register can be indexed): about 10
+// integer instructions per chunk, ~120 (PTX) for float's 11, where an H100's memory bandwidth
+// leaves roughly 20 integer or 20 fp64 instructions per float read. So the chunks are the *back* of
+// the accumulator, and its *front* is a floating-point expansion of K doubles (ExBLAS's design):
+// an input passes through K error-free additions (TwoSum: 6 fp64 operations each, no branch),
+// the K doubles plus the chunks staying exactly the sum of the inputs; only when the last error
+// is not zero (the input has bits the K doubles cannot hold) does it *spill* into the chunks.
+// A float add is then ~20 instructions (the PTX of tests/exact/device_check.cu): a load, 5
+// integer ones to route zeros, subnormals and specials, a conversion, 10 fp64 and a compare.
+// Measured on the host (256 accumulators of 4096 and of 65536 values each): no spill at all
+// for uniform [0, 1) or normal floats with K = 2 (5·10^-6 of the adds with K = 1), nor for
+// doubles with K = 3 (nor K = 2), nor for positive floats over 2^-20..2^20; values over the
+// whole exponent range with random signs spill on 71 % (float) and 95 % (double) of the adds:
+// exact all the same, slower.
+//
+// The two instances, per thread (nvcc 13.0, sm_90, `-Xptxas -v` on tests/exact/device_check.cu,
+// whose kernels add a grid-stride loop of inputs and then normalise and store or round):
+//  - float: K = 2 doubles (4 registers) in front of 11 chunks (bits 0..351 of the value in units
+//    of 2^-149: float's 277 bits plus the carries of 2^62 adds) held in registers, every chunk
+//    touched at a compile-time index (Residence::registers): 60 registers, no stack (the
+//    rounding's 56-byte array of words aside); a spill costs the ~120-instruction select. With
+//    the chunks in local memory (Residence::memory) instead: 40 registers and a 112-byte stack
+//    frame, a spill three read-modify-writes there. 11 chunks in shared memory would cost 88
+//    bytes a thread (22 KiB for 256 threads) for spills that uniform data never makes.
+//  - double: the value needs 2098 bits plus carries, 66 chunks, 528 bytes: far too many
+//    registers. K = 3 doubles (6 registers) in front, the chunks in the thread's local memory
+//    indexed at run time (Residence::memory): 34 registers and a 560-byte stack frame (840 with
+//    the rounding's words), a spill three read-modify-writes. Inputs of magnitude 2^982 and
+//    above (and NaN, ±Inf) go to the chunks directly, so no sum of up to 2^40 doubles in the
+//    expansion can overflow. ReproBLAS's binned sums keep fewer words a thread but must know
+//    the largest magnitude first (a second pass, or re-binning when a larger input comes); the
+//    expansion needs neither.
+// Spills could go instead to one chunk array per warp in shared memory with atomic adds
+// (ExBLAS); that placement, and merging across a warp or block, is the kernels' choice: `merge`
+// is exact and associative, so any tree of merges gives the same state.
+//
+// IEEE specials are flags beside the value: any NaN, or +Inf with -Inf, gives NaN (the default
+// quiet NaN, no payload); one sign of infinity gives that infinity. The rounded result is the
+// true sum rounded once to nearest, ties to even; a rounded magnitude of 2^128 (2^1024) or more
+// is ±Inf, as IEEE addition overflows; intermediate sums never overflow. An exact zero is -0 only
+// if every input was -0: so an empty accumulator rounds to -0, the identity of IEEE addition (an
+// entry point returns +0 for n = 0 itself, as the library's n = 0 rule has it).
+//
+// Requirements: fp64 addition rounding to nearest, no FMA contraction (there is no product to
+// contract), and no -ffast-math; float subnormals never go through a float-to-double conversion,
+// so nvcc's -ftz=true does not change the result.
+
+#include <cassert>
+#include <cstdint>
+#if !defined(__CUDA_ARCH__)
+#include <bit>
+#endif
+
+// TR_EXACT_UNROLL: loops whose indices must be compile-time constants (registers).
+// TR_EXACT_UNROLL_CHUNKS: loops over a Kulisch's chunks, unrolled only where they are few
+// (float's 11): double's 66 unrolled would load them all into registers at once. Only the
+// device pass sees them: the host has no registers to keep the chunks in.
+#if defined(__CUDACC__)
+#define TR_EXACT_HD __host__ __device__ __forceinline__
+#else
+#define TR_EXACT_HD inline
+#endif
+#if defined(__CUDA_ARCH__)
+#define TR_EXACT_UNROLL _Pragma("unroll")
+#define TR_EXACT_UNROLL_CHUNKS _Pragma("unroll (kUnrollChunks)")
+#else
+#define TR_EXACT_UNROLL
+#define TR_EXACT_UNROLL_CHUNKS
+#endif
+
+namespace tunedreduce::exact {
+
+namespace detail {
+
+TR_EXACT_HD std::uint32_t bits_of(float x) {
+#if defined(__CUDA_ARCH__)
+  return __float_as_uint(x);
+#else
+  return std::bit_cast<std::uint32_t>(x);
+#endif
+}
+
+TR_EXACT_HD std::uint64_t bits_of(double x) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<std::uint64_t>(__double_as_longlong(x));
+#else
+  return std::bit_cast<std::uint64_t>(x);
+#endif
+}
+
+TR_EXACT_HD float float_from_bits(std::uint32_t b) {
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(b);
+#else
+  return std::bit_cast<float>(b);
+#endif
+}
+
+TR_EXACT_HD double double_from_bits(std::uint64_t b) {
+#if defined(__CUDA_ARCH__)
+  return __longlong_as_double(static_cast<long long>(b));
+#else
+  return std::bit_cast<double>(b);
+#endif
+}
+
+/// Leading zeros of a nonzero 32-bit word.
+TR_EXACT_HD int leading_zeros(std::uint32_t w) {
+#if defined(__CUDA_ARCH__)
+  return __clz(static_cast<int>(w));
+#else
+  return std::countl_zero(w);
+#endif
+}
+
+/// Knuth's TwoSum: s + e == a + b exactly, s the rounded sum (no overflow may occur).
+TR_EXACT_HD void two_sum(double a, double b, double& s, double& e) {
+  s = a + b;
+  const double bv = s - a;
+  e = (a - (s - bv)) + (b - bv);
+}
+
+}  // namespace detail
+
+/// What a format's sums need: P (significand bits with the hidden one), the unit of the fixed
+/// point (its smallest subnormal, 2^kUnitExponent), and the chunks that hold the sum.
+template <class T> struct Format;
+
+template <> struct Format<float> {
+  using Bits = std::uint32_t;
+  static constexpr int kPrecision = 24;
+  static constexpr int kUnitExponent = -149;
+  /// Bits 0..351: float's sums below 2^128 × 2^62 need 317 (p + 84 of a spilled double fits).
+  static constexpr int kChunks = 11;
+  static constexpr Bits kInfinity = 0x7F800000u;
+  static constexpr Bits kQuietNaN = 0x7FC00000u;
+  static constexpr Bits kSign = 0x80000000u;
+  static TR_EXACT_HD float from_bits(Bits b) { return detail::float_from_bits(b); }
+};
+
+template <> struct Format<double> {
+  using Bits = std::uint64_t;
+  static constexpr int kPrecision = 53;
+  static constexpr int kUnitExponent = -1074;
+  /// Bits 0..2111: double's 2098 bits; the top chunk (weight 2^2080) carries 2^58 more.
+  static constexpr int kChunks = 66;
+  static constexpr Bits kInfinity = 0x7FF0000000000000ull;
+  static constexpr Bits kQuietNaN = 0x7FF8000000000000ull;
+  static constexpr Bits kSign = 0x8000000000000000ull;
+  static TR_EXACT_HD double from_bits(Bits b) { return detail::double_from_bits(b); }
+};
+
+/// Where an accumulator's chunks live, which decides how an add reaches them.
+enum class Residence {
+  /// Every chunk at a compile-time index (a select per chunk): the array can stay in registers.
+  registers,
+  /// The chunks an add touches indexed at run time: for chunks in memory (host, local, shared).
+  memory,
+};
+
+/// The fixed-point value of a sum of T (units of 2^Format<T>::kUnitExponent) with the IEEE
+/// specials seen, in 32-bit chunks with lazy carries. MaxPending: the adds (and merges, each
+/// counting as one) between carry passes; the largest, 2^31 - 1, keeps a chunk of [0, 2^32)
+/// plus that many addends below 2^32 below 2^63 (the tests use smaller ones to run the passes).
+template <class T, std::uint32_t MaxPending = 0x7FFFFFFFu>
+class Kulisch {
+ public:
+  using F = Format<T>;
+  static constexpr int kChunks = F::kChunks;
+  static constexpr std::uint32_t kMaxPending = MaxPending;
+  static constexpr int kUnrollChunks = kChunks <= 16 ? kChunks : 1;
+  static_assert(kMaxPending >= 1 &&
+                (std::uint64_t{kMaxPending} + 1) * 0xFFFFFFFFull <= 0x7FFFFFFFFFFFFFFFull);
+
+  enum Flag : std::uint32_t {
+    kNaN = 1u,
+    kPositiveInfinity = 2u,
+    kNegativeInfinity = 4u,
+    /// Some input was not -0 (a +0, a finite nonzero value): an exact zero sum is then +0.
+    kNotNegativeZero = 8u,
+  };
+
+  /// Adds ±m·2^p units; m < 2^53, and p + 84 within the chunks.
+  template <Residence R>
+  TR_EXACT_HD void add_scaled(std::uint64_t m, int p, bool negative) {
+    if (pending_ == kMaxPending) normalise();
+    ++pending_;
+    const int k = p >> 5;
+    const int o = p & 31;
+    assert(p >= 0 && k + 2 < kChunks && m < (std::uint64_t{1} << 53));
+    const std::uint64_t low = m << o;  // bits 0..63 of m·2^o (which has at most 84)
+    const std::int64_t s = negative ? -1 : 0;
+    const std::int64_t a0 = (static_cast<std::int64_t>(low & 0xFFFFFFFFu) ^ s) - s;
+    const std::int64_t a1 = (static_cast<std::int64_t>(low >> 32) ^ s) - s;
+    const std::int64_t a2 = (static_cast<std::int64_t>((m >> 1) >> (63 - o)) ^ s) - s;
+    if constexpr (R == Residence::memory) {
+      chunk_[k] += a0;
+      chunk_[k + 1] += a1;
+      chunk_[k + 2] += a2;
+    } else {
+      TR_EXACT_UNROLL
+      for (int j = 0; j < kChunks; ++j) {
+        chunk_[j] += (j == k ? a0 : 0) + (j == k + 1 ? a1 : 0) + (j == k + 2 ? a2 : 0);
+      }
+    }
+  }
+
+  /// Adds a finite double that is an integer multiple of the unit (an input, or a part of an
+  /// expansion of them) and, in units, below 2^(32 × (kChunks - 2) + 52).
+  template <Residence R>
+  TR_EXACT_HD void add_double(double v) {
+    const std::uint64_t u = detail::bits_of(v);
+    const int biased = static_cast<int>((u >> 52) & 0x7FF);
+    assert(biased != 0x7FF);
+    std::uint64_t m = (u & 0xFFFFFFFFFFFFFull) | (biased != 0 ? std::uint64_t{1} << 52 : 0);
+    if (m == 0) return;
+    // v = m·2^(max(biased, 1) - 1075) = m·2^p units.
+    int p = (biased != 0 ? biased : 1) - 1075 - F::kUnitExponent;
+    if (p < 0) {  // float's units: the bits below 2^-149 are zeros
+      assert(-p <= 52 && (m & ((std::uint64_t{1} << -p) - 1)) == 0);
+      m >>= -p;
+      p = 0;
+    }
+    add_scaled<R>(m, p, (u >> 63) != 0);
+  }
+
+  TR_EXACT_HD void add_flags(std::uint32_t flags) { flags_ |= flags; }
+
+  /// Carries every chunk but the top into the next: chunks below the top end in [0, 2^32).
+  TR_EXACT_HD void normalise() {
+    TR_EXACT_UNROLL_CHUNKS
+    for (int j = 0; j + 1 < kChunks; ++j) {
+      const std::int64_t carry = chunk_[j] >> 32;  // floor division by 2^32
+      chunk_[j] &= 0xFFFFFFFF;
+      chunk_[j + 1] += carry;
+    }
+    pending_ = 0;
+  }
+
+  /// Adds another accumulator's value and flags (exact; any order and grouping of merges gives
+  /// the same normalised state).
+  TR_EXACT_HD void merge(const Kulisch& other) {
+    if (static_cast<std::uint64_t>(pending_) + other.pending_ + 1 > kMaxPending) {
+      Kulisch o = other;
+      o.normalise();
+      normalise();
+      add_chunks(o);
+      pending_ = 1;
+    } else {
+      add_chunks(other);
+      pending_ += other.pending_ + 1;
+    }
+    flags_ |= other.flags_;
+  }
+
+  /// The sum rounded once to T (nearest, ties to even), with the IEEE specials. Copies the
+  /// chunks unless they are normalised (a kernel's last step: normalise(), then round()).
+  TR_EXACT_HD T round() const {
+    if (pending_ == 0) return round_normalised();
+    Kulisch n = *this;
+    n.normalise();
+    return n.round_normalised();
+  }
+
+  /// Same value and specials (states compared after normalisation).
+  TR_EXACT_HD bool operator==(const Kulisch& other) const {
+    Kulisch a = *this;
+    Kulisch b = other;
+    a.normalise();
+    b.normalise();
+    bool equal = a.flags_ == b.flags_;
+    TR_EXACT_UNROLL_CHUNKS
+    for (int j = 0; j < kChunks; ++j) equal = equal && a.chunk_[j] == b.chunk_[j];
+    return equal;
+  }
+
+  TR_EXACT_HD std::int64_t chunk(int j) const { return chunk_[j]; }
+  TR_EXACT_HD std::uint32_t flags() const { return flags_; }
+  TR_EXACT_HD std::uint32_t pending() const { return pending_; }
+
+ private:
+  TR_EXACT_HD void add_chunks(const Kulisch& other) {
+    TR_EXACT_UNROLL_CHUNKS
+    for (int j = 0; j < kChunks; ++j) chunk_[j] += other.chunk_[j];
+  }
+
+  TR_EXACT_HD T round_normalised() const {
+    using Bits = typename F::Bits;
+    constexpr int P = F::kPrecision;
+    if ((flags_ & kNaN) != 0 ||
+        (flags_ & (kPositiveInfinity | kNegativeInfinity)) ==
+            (kPositiveInfinity | kNegativeInfinity)) {
+      return F::from_bits(F::kQuietNaN);
+    }
+    if ((flags_ & kPositiveInfinity) != 0) return F::from_bits(F::kInfinity);
+    if ((flags_ & kNegativeInfinity) != 0) return F::from_bits(F::kInfinity | F::kSign);
+
+    // The magnitude as 32-bit words (the top chunk, below 2^63, gives two), -V = ~V + 1 word by
+    // word for a negative V; two zero words of padding for the 96-bit window below.
+    const bool negative = chunk_[kChunks - 1] < 0;
+    const std::uint32_t flip = negative ? 0xFFFFFFFFu : 0u;
+    std::uint64_t carry = negative ? 1 : 0;
+    std::uint32_t w[kChunks + 3] = {};
+    TR_EXACT_UNROLL_CHUNKS
+    for (int j = 0; j + 1 < kChunks; ++j) {
+      const std::uint64_t x = (static_cast<std::uint32_t>(chunk_[j]) ^ flip) + carry;
+      w[j] = static_cast<std::uint32_t>(x);
+      carry = x >> 32;
+    }
+    const std::uint64_t top =
+        (static_cast<std::uint64_t>(chunk_[kChunks - 1]) ^ (negative ? ~std::uint64_t{0} : 0)) +
+        carry;
+    w[kChunks - 1] = static_cast<std::uint32_t>(top);
+    w[kChunks] = static_cast<std::uint32_t>(top >> 32);
+
+    int i = kChunks;
+    while (i >= 0 && w[i] == 0) --i;
+    if (i < 0) {
+      return F::from_bits((flags_ & kNotNegativeZero) != 0 ? Bits{0} : F::kSign);
+    }
+    const int h = 32 * i + 31 - detail::leading_zeros(w[i]);  // highest bit set
+    // The result's ulp is 2^s units: s = 0 down to the subnormals (whose ulp is the unit).
+    const int s = h - (P - 1) > 0 ? h - (P - 1) : 0;
+    const int j = s >> 5;
+    const int o = s & 31;
+    std::uint64_t q = ((static_cast<std::uint64_t>(w[j + 1]) << 32 | w[j]) >> o) |
+                      ((static_cast<std::uint64_t>(w[j + 2]) << 1) << (63 - o));
+    if (s > 0) {
+      const int r = s - 1;  // the round bit
+      const bool half = ((w[r >> 5] >> (r & 31)) & 1u) != 0;
+      bool sticky = (w[r >> 5] & ((std::uint32_t{1} << (r & 31)) - 1)) != 0;
+      for (int k = 0; k < (r >> 5); ++k) sticky = sticky || w[k] != 0;
+      if (half && (sticky || (q & 1) != 0)) ++q;
+    }
+    // q·2^s units with q ≤ 2^P: the biased exponent is s + 1 and the hidden bit of q adds into
+    // it, so the bits are (s << (P - 1)) + q, for subnormals (s = 0, q < 2^(P-1)) too; a carry
+    // of q to 2^P moves to the next binade, past the largest finite value to infinity.
+    std::uint64_t bits = (static_cast<std::uint64_t>(s) << (P - 1)) + q;
+    if (bits >= F::kInfinity) bits = F::kInfinity;
+    return F::from_bits(static_cast<Bits>(bits) | (negative ? F::kSign : Bits{0}));
+  }
+
+  std::int64_t chunk_[kChunks] = {};
+  std::uint32_t flags_ = 0;
+  std::uint32_t pending_ = 0;
+};
+
+/// A thread's exact accumulator: an expansion of K doubles in front of the chunks (see the top
+/// of this file). add, merge, normalise and result are exact; any split of the input into
+/// accumulators merged in any order gives the same state after normalisation.
+template <class T, int K = (sizeof(T) == 4 ? 2 : 3),
+          Residence R = (sizeof(T) == 4 ? Residence::registers : Residence::memory)>
+class ExactAccumulator {
+  static_assert(K >= 1);
+
+ public:
+  using Store = Kulisch<T>;
+  static constexpr int kExpansion = K;
+  static constexpr Residence kResidence = R;
+  /// float: 2^53-bit-exact sums of floats are never near fp64's range. double: inputs with
+  /// |x| ≥ 2^982 (and NaN, ±Inf) bypass the expansion, so 2^40 of the others sum below 2^1022.
+  static constexpr int kDirectBiasedExponent = sizeof(T) == 4 ? 0xFF : 1023 + 982;
+
+  TR_EXACT_HD void add(T x) {
+    if constexpr (sizeof(T) == 4) {
+      const std::uint32_t u = detail::bits_of(x);
+      const std::uint32_t biased = (u >> 23) & 0xFF;
+      if (biased - 1 >= 0xFE) {  // 0 (zero, subnormal) or 0xFF (Inf, NaN)
+        add_float_rare(u);
+        return;
+      }
+      carry_in(static_cast<double>(x), 0);  // a normal float: exact, whatever -ftz says
+    } else {
+      const std::uint64_t u = detail::bits_of(x);
+      if (static_cast<int>((u >> 52) & 0x7FF) >= kDirectBiasedExponent) {
+        add_double_direct(u, x);
+        return;
+      }
+      carry_in(x, 0);
+    }
+  }
+
+  /// Adds other's sum: its t[0] into t[0] (which keeps the sign of zero), its t[i] from level i
+  /// on, its chunks into the chunks.
+  TR_EXACT_HD void merge(const ExactAccumulator& other) {
+    assert(&other != this);
+    TR_EXACT_UNROLL
+    for (int i = 0; i < K; ++i) carry_in(other.t_[i], i);
+    long_.merge(other.long_);
+  }
+
+  /// Moves the expansion into the chunks and carries them: the canonical state.
+  TR_EXACT_HD void normalise() {
+    // t[0] starts at -0 and every finite input but +0 (and the large doubles, flagged apart)
+    // passes through it; under round-to-nearest a sum is -0 only if both addends are, so t[0]
+    // is -0 exactly when every such input was -0.
+    if (detail::bits_of(t_[0]) != detail::bits_of(-0.0)) long_.add_flags(Store::kNotNegativeZero);
+    TR_EXACT_UNROLL
+    for (int i = 0; i < K; ++i) {
+      long_.template add_double<R>(t_[i]);
+      t_[i] = i == 0 ? -0.0 : 0.0;
+    }
+    long_.normalise();
+  }
+
+  /// The sum rounded once to T (see the top of this file).
+  TR_EXACT_HD T result() const { return state().round(); }
+
+  /// The normalised chunks and flags: equal for equal sums.
+  TR_EXACT_HD Store state() const {
+    ExactAccumulator a = *this;
+    a.normalise();
+    return a.long_;
+  }
+
+  /// The chunks and flags as they are: canonical right after normalise() (which a kernel calls
+  /// in place, where state() would copy a double accumulator's 528 bytes).
+  TR_EXACT_HD const Store& store() const { return long_; }
+  TR_EXACT_HD double expansion(int i) const { return t_[i]; }
+
+ private:
+  /// TwoSum v through t[level..K): their sum and the chunks' stay the exact sum; an error left
+  /// after the last goes into the chunks.
+  TR_EXACT_HD void carry_in(double v, int level) {
+    TR_EXACT_UNROLL
+    for (int i = 0; i < K; ++i) {
+      if (i >= level) detail::two_sum(t_[i], v, t_[i], v);
+    }
+    if (v != 0.0) long_.template add_double<R>(v);
+  }
+
+  TR_EXACT_HD void add_float_rare(std::uint32_t u) {
+    const std::uint32_t biased = (u >> 23) & 0xFF;
+    const std::uint32_t fraction = u & 0x7FFFFFu;
+    const bool negative = (u >> 31) != 0;
+    if (biased == 0xFF) {
+      long_.add_flags(fraction != 0 ? Store::kNaN
+                                    : (negative ? Store::kNegativeInfinity
+                                                : Store::kPositiveInfinity));
+    } else if (fraction == 0) {
+      if (!negative) long_.add_flags(Store::kNotNegativeZero);  // -0 is the identity
+    } else {
+      // A subnormal, fraction·2^-149, built in fp64 without a float conversion (which -ftz
+      // would flush to zero).
+      const double magnitude = static_cast<double>(fraction) * 0x1p-149;
+      carry_in(negative ? -magnitude : magnitude, 0);
+    }
+  }
+
+  TR_EXACT_HD void add_double_direct(std::uint64_t u, double x) {
+    if (((u >> 52) & 0x7FF) == 0x7FF) {
+      const bool nan = (u & 0xFFFFFFFFFFFFFull) != 0;
+      long_.add_flags(nan ? Store::kNaN
+                          : ((u >> 63) != 0 ? Store::kNegativeInfinity
+                                            : Store::kPositiveInfinity));
+    } else {
+      long_.template add_double<R>(x);
+      long_.add_flags(Store::kNotNegativeZero);
+    }
+  }
+
+  double t_[K] = {-0.0};
+  Store long_;
+};
+
+using FloatAccumulator = ExactAccumulator<float>;
+using DoubleAccumulator = ExactAccumulator<double>;
+
+}  // namespace tunedreduce::exact
