@@ -1,0 +1,299 @@
+#pragma once
+// Inputs for the exact sums' tests: the adversarial cases of issue 16 (each with its value worked
+// out by hand where that is short) and random data of several distributions.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace tunedreduce::exact::testing {
+
+template <class T>
+using BitsOf = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+
+template <class T>
+BitsOf<T> bits(T x) {
+  return std::bit_cast<BitsOf<T>>(x);
+}
+
+/// Equal bit patterns (so -0 differs from +0, and NaN equals only the same NaN).
+template <class T>
+::testing::AssertionResult same_bits(T expected, T actual) {
+  if (bits(expected) == bits(actual)) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << "expected " << std::hexfloat << expected << " (bits 0x" << std::hex << bits(expected)
+         << "), got " << std::hexfloat << actual << " (bits 0x" << std::hex << bits(actual) << ")";
+}
+
+template <class T>
+struct Case {
+  std::string name;
+  std::vector<T> values;
+  std::optional<T> expected;  // worked out by hand; else the oracle's alone
+};
+
+template <class T>
+std::vector<Case<T>> adversarial_cases() {
+  using L = std::numeric_limits<T>;
+  constexpr int P = L::digits;
+  const T inf = L::infinity();
+  const T nan = L::quiet_NaN();
+  const T max = L::max();
+  const T tiny = L::denorm_min();
+  const T min_normal = L::min();
+  const T ulp1 = std::ldexp(T(1), 1 - P);      // 1's ulp
+  const T half_ulp1 = std::ldexp(T(1), -P);    // half of it
+  const T half_ulp_max = std::ldexp(T(1), L::max_exponent - P - 1);
+  const T big = T(1e30);
+
+  std::vector<Case<T>> cases;
+  const auto add = [&](std::string name, std::vector<T> v, std::optional<T> expected = {}) {
+    cases.push_back({std::move(name), std::move(v), expected});
+  };
+
+  // Catastrophic cancellation.
+  add("cancel_1e30", {big, T(1), -big}, T(1));
+  add("cancel_1e30_reordered", {big, -big, T(1)}, T(1));
+  add("cancel_max", {max, T(1), -max}, T(1));
+  add("cancel_max_to_smallest_subnormal", {max, tiny, -max}, tiny);
+  add("cancel_interleaved",
+      {std::ldexp(T(1), 100), T(3), -std::ldexp(T(1), 100), -std::ldexp(T(1), 100), T(5),
+       std::ldexp(T(1), 100)},
+      T(8));
+  add("cancel_sticky_under_big", {std::ldexp(T(1), 100), tiny}, std::ldexp(T(1), 100));
+
+  // The whole exponent range.
+  {
+    std::vector<T> up, below_max, alternating;
+    for (int e = L::min_exponent - P; e < L::max_exponent; ++e) {
+      up.push_back(std::ldexp(T(1), e));
+      if (e < L::max_exponent - 1) below_max.push_back(std::ldexp(T(1), e));
+      alternating.push_back((e % 2 == 0 ? T(1) : T(-1)) * std::ldexp(T(1), e));
+    }
+    // 2^max_exponent - tiny rounds up to 2^max_exponent: overflow.
+    add("full_range_powers_overflow", up, inf);
+    add("full_range_powers_below_max", below_max, std::ldexp(T(1), L::max_exponent - 1));
+    add("full_range_alternating_signs", alternating);
+    std::vector<T> reversed(up.rbegin(), up.rend());
+    reversed.front() = -reversed.front();  // -2^(max_exponent-1) + all the smaller powers
+    add("full_range_from_minus_max_power", reversed);
+    std::mt19937_64 rng(16);
+    std::vector<T> random_significands;
+    for (int e = L::min_exponent - P; e < L::max_exponent; ++e) {
+      const T significand = std::uniform_real_distribution<T>(T(1), T(2))(rng);
+      const T sign = (rng() & 1) != 0 ? T(1) : T(-1);
+      const T x = sign * std::ldexp(significand, e);
+      if (std::isfinite(x) && x != 0) random_significands.push_back(x);
+    }
+    std::shuffle(random_significands.begin(), random_significands.end(), rng);
+    add("full_range_random_significands_and_signs", random_significands);
+  }
+
+  // Subnormals.
+  {
+    std::vector<T> only;
+    for (int k = 1; k <= 1000; ++k) only.push_back(T(k % 3 == 0 ? -k : k) * tiny);
+    add("subnormals_only", only);
+    add("subnormals_carry_into_normal", {min_normal - tiny, tiny}, min_normal);
+    add("subnormals_cancel", {-tiny, tiny}, T(0));
+    add("subnormals_largest_twice", {min_normal - tiny, min_normal - tiny},
+        T(2) * min_normal - T(2) * tiny);
+  }
+
+  // Signs of zero.
+  add("zero_empty", {}, T(0));
+  add("zero_negative", {-T(0)}, -T(0));
+  add("zero_negatives", {-T(0), -T(0), -T(0)}, -T(0));
+  add("zero_positive", {T(0)}, T(0));
+  add("zero_mixed", {-T(0), T(0)}, T(0));
+  add("zero_mixed_reversed", {T(0), -T(0)}, T(0));
+  add("zero_from_one_minus_one", {T(1), T(-1)}, T(0));
+  add("zero_from_minus_one_one_minus_zero", {T(-1), T(1), -T(0)}, T(0));
+  add("zero_from_subnormals_and_minus_zero", {-tiny, -T(0), tiny}, T(0));
+  add("zero_from_max", {-max, max}, T(0));
+
+  // Many equal values.
+  add("many_equal_tenths", std::vector<T>(100003, T(0.1)));
+  add("many_equal_ones", std::vector<T>(65537, T(1)), T(65537));
+  add("many_equal_negative_subnormals", std::vector<T>(4096, -tiny), T(-4096) * tiny);
+  {
+    // 2^P + 1 can only be rounded: the tie goes to the even 2^P; 1024 quarters of the half-ulp
+    // make the same tie from many pieces.
+    std::vector<T> tie_pieces(1024, std::ldexp(T(1), -P - 10));
+    tie_pieces.push_back(T(1));
+    add("many_pieces_make_a_tie", tie_pieces, T(1));
+    tie_pieces.push_back(tiny);
+    add("many_pieces_just_above_a_tie", tie_pieces, T(1) + ulp1);
+  }
+
+  // Ties to even, both directions, both signs.
+  add("tie_down_to_even", {T(1), half_ulp1}, T(1));
+  add("tie_up_to_even", {T(1) + ulp1, half_ulp1}, T(1) + T(2) * ulp1);
+  add("tie_down_to_even_negative", {T(-1), -half_ulp1}, T(-1));
+  add("tie_up_to_even_negative", {-(T(1) + ulp1), -half_ulp1}, -(T(1) + T(2) * ulp1));
+  add("tie_broken_up_by_a_subnormal", {T(1), half_ulp1, tiny}, T(1) + ulp1);
+  add("tie_broken_down_by_a_subnormal", {T(1) + ulp1, half_ulp1, -tiny}, T(1) + ulp1);
+  add("tie_of_an_integer", {std::ldexp(T(1), P), T(1)}, std::ldexp(T(1), P));
+  add("tie_of_an_integer_up", {std::ldexp(T(1), P) + T(2), T(1)}, std::ldexp(T(1), P) + T(4));
+
+  // Overflow, and sums that come back from beyond the largest finite value.
+  add("overflow_positive", {max, max}, inf);
+  add("overflow_negative", {-max, -max}, -inf);
+  add("overflow_by_a_tie", {max, half_ulp_max}, inf);
+  add("no_overflow_just_below_the_tie", {max, half_ulp_max, -tiny}, max);
+  add("back_from_beyond_max", {max, max, -max}, max);
+  add("back_from_beyond_minus_max", {-max, -max, max}, -max);
+  {
+    std::vector<T> many(1000, max);
+    many.insert(many.end(), 999, -max);
+    add("back_from_1000_max", many, max);
+    many.push_back(-max);
+    many.push_back(T(1));
+    add("back_from_1000_max_to_one", many, T(1));
+  }
+
+  // NaN and infinities.
+  add("nan", {T(1), nan}, nan);
+  add("negative_nan", {-nan, T(1)}, nan);
+  add("infinities_of_both_signs", {inf, -inf}, nan);
+  add("infinity_beats_finite", {inf, T(1), -max}, inf);
+  add("negative_infinity_beats_overflow", {-inf, max, max}, -inf);
+  add("infinity_twice", {inf, inf}, inf);
+  add("nan_and_infinity", {nan, inf}, nan);
+  add("all_specials", {inf, -inf, nan, T(0)}, nan);
+
+  if constexpr (sizeof(T) == 8) {
+    add("cancel_1e300", {T(1e300), T(1), T(-1e300)}, T(1));
+    // Magnitudes above 2^982 bypass the accumulator's expansion: mixed with small ones.
+    add("huge_and_small_mixed",
+        {std::ldexp(T(1), 1000), T(1), std::ldexp(T(-1), 1000), std::ldexp(T(1), 983), tiny,
+         std::ldexp(T(-1), 983)},
+        T(1));  // 1 + 2^-1074 rounds to 1
+  } else {
+    add("float_sum_beyond_float_range_in_double", std::vector<T>(1 << 12, max / T(2)), inf);
+  }
+  return cases;
+}
+
+/// Random data: the distributions the random tests draw from.
+enum class Distribution {
+  uniform01,
+  normal,
+  full_range,       // random exponent (subnormals included), significand and sign
+  random_bits,      // any finite bit pattern
+  cancelling_pairs, // x and -x shuffled, plus a few small values
+  subnormals,
+  near_max,         // partial sums far beyond the largest finite value
+  small_integers,   // many equal values
+};
+
+inline const char* distribution_name(Distribution d) {
+  switch (d) {
+    case Distribution::uniform01: return "uniform01";
+    case Distribution::normal: return "normal";
+    case Distribution::full_range: return "full_range";
+    case Distribution::random_bits: return "random_bits";
+    case Distribution::cancelling_pairs: return "cancelling_pairs";
+    case Distribution::subnormals: return "subnormals";
+    case Distribution::near_max: return "near_max";
+    case Distribution::small_integers: return "small_integers";
+  }
+  return "?";
+}
+
+inline constexpr Distribution kDistributions[] = {
+    Distribution::uniform01,   Distribution::normal,           Distribution::full_range,
+    Distribution::random_bits, Distribution::cancelling_pairs, Distribution::subnormals,
+    Distribution::near_max,    Distribution::small_integers};
+
+template <class T>
+T from_bits(BitsOf<T> b) {
+  return std::bit_cast<T>(b);
+}
+
+template <class T>
+std::vector<T> generate(Distribution d, std::size_t n, std::mt19937_64& rng) {
+  using L = std::numeric_limits<T>;
+  using Bits = BitsOf<T>;
+  constexpr int P = L::digits;
+  constexpr Bits kFraction = (Bits{1} << (P - 1)) - 1;
+  constexpr Bits kSign = Bits{1} << (sizeof(T) * 8 - 1);
+  constexpr Bits kMaxBiased = (Bits{1} << (sizeof(T) * 8 - P)) - 1;  // 255, 2047
+  std::vector<T> v;
+  v.reserve(n);
+  const auto sign = [&]() { return (rng() & 1) != 0 ? kSign : Bits{0}; };
+  switch (d) {
+    case Distribution::uniform01: {
+      std::uniform_real_distribution<T> dist(T(0), T(1));
+      while (v.size() < n) v.push_back(dist(rng));
+      break;
+    }
+    case Distribution::normal: {
+      std::normal_distribution<T> dist(T(0), T(1000));
+      while (v.size() < n) v.push_back(dist(rng));
+      break;
+    }
+    case Distribution::full_range:
+      while (v.size() < n) {
+        const Bits biased = static_cast<Bits>(rng() % kMaxBiased);  // 0 .. max finite
+        v.push_back(from_bits<T>(sign() | (biased << (P - 1)) | (static_cast<Bits>(rng()) & kFraction)));
+      }
+      break;
+    case Distribution::random_bits:
+      while (v.size() < n) {
+        const T x = from_bits<T>(static_cast<Bits>(rng()));
+        if (std::isfinite(x)) v.push_back(x);
+      }
+      break;
+    case Distribution::cancelling_pairs: {
+      std::uniform_int_distribution<int> exponent(-40, 40);
+      std::uniform_real_distribution<T> significand(T(1), T(2));
+      while (v.size() + 2 <= n) {
+        const T x = std::ldexp(significand(rng), exponent(rng));
+        v.push_back(x);
+        v.push_back(-x);
+      }
+      while (v.size() < n) v.push_back(std::ldexp(significand(rng), -60));
+      std::shuffle(v.begin(), v.end(), rng);
+      break;
+    }
+    case Distribution::subnormals:
+      while (v.size() < n) {
+        const Bits fraction = static_cast<Bits>(rng()) & kFraction;
+        v.push_back(from_bits<T>(sign() | fraction));
+      }
+      break;
+    case Distribution::near_max: {
+      // Pairs x, -x' with x' one of x and its neighbours, shuffled: the partial sums run far past
+      // the largest finite value, the total is a few ulps of the top binades (or, for odd n,
+      // close to the one value left unpaired).
+      std::uniform_real_distribution<T> dist(L::max() / T(8), L::max());
+      while (v.size() + 2 <= n) {
+        const T x = dist(rng);
+        const T neighbours[] = {x, std::nextafter(x, T(0)), std::nextafter(x, L::max())};
+        v.push_back(x);
+        v.push_back(-neighbours[rng() % 3]);
+      }
+      if (v.size() < n) v.push_back(dist(rng));
+      std::shuffle(v.begin(), v.end(), rng);
+      break;
+    }
+    case Distribution::small_integers: {
+      std::uniform_int_distribution<int> dist(-4, 4);
+      while (v.size() < n) v.push_back(T(dist(rng)));
+      break;
+    }
+  }
+  return v;
+}
+
+}  // namespace tunedreduce::exact::testing

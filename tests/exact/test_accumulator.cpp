@@ -1,0 +1,223 @@
+// The device-ready accumulator (exact/accumulator.hpp), run on the host, against the cpp_int
+// oracle and the host reference, bit for bit; its states under every split and merge order.
+
+#include "exact/accumulator.hpp"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <span>
+#include <vector>
+
+#include "exact/reference.hpp"
+#include "tests/exact/cases.hpp"
+#include "tests/exact/oracle.hpp"
+
+namespace tunedreduce::exact::testing {
+namespace {
+
+template <class T>
+class ExactAccumulatorTest : public ::testing::Test {};
+
+struct TypeNames {
+  template <class T>
+  static std::string GetName(int) {
+    return sizeof(T) == 4 ? "float" : "double";
+  }
+};
+using Types = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(ExactAccumulatorTest, Types, TypeNames);
+
+template <class Acc, class T>
+Acc accumulate(std::span<const T> values) {
+  Acc a;
+  for (const T x : values) a.add(x);
+  return a;
+}
+
+/// What the accumulator rounds to: the oracle's sum, but no input at all is the identity -0.
+template <class T>
+T expected_result(std::span<const T> values) {
+  return values.empty() ? -T(0) : oracle_sum<T>(values);
+}
+
+/// The default accumulator and the other expansion sizes and residences: one expansion double
+/// spills most often, so the chunks do most of the work.
+template <class T>
+void expect_every_configuration(std::span<const T> values, T expected) {
+  const auto reference = accumulate<ExactAccumulator<T>>(values);
+  EXPECT_TRUE(same_bits(expected, reference.result())) << "default";
+  const auto check = [&](const auto& acc, const char* what) {
+    EXPECT_TRUE(same_bits(expected, acc.result())) << what;
+    EXPECT_TRUE(acc.state() == reference.state()) << what;
+  };
+  check(accumulate<ExactAccumulator<T, 1, Residence::memory>>(values), "K=1 memory");
+  check(accumulate<ExactAccumulator<T, 1, Residence::registers>>(values), "K=1 registers");
+  check(accumulate<ExactAccumulator<T, 2, Residence::memory>>(values), "K=2 memory");
+  check(accumulate<ExactAccumulator<T, 4, Residence::registers>>(values), "K=4 registers");
+}
+
+TYPED_TEST(ExactAccumulatorTest, AdversarialCasesMatchTheOracleInEveryConfiguration) {
+  using T = TypeParam;
+  for (const Case<T>& c : adversarial_cases<T>()) {
+    SCOPED_TRACE(c.name);
+    const std::span<const T> v(c.values);
+    expect_every_configuration<T>(v, expected_result<T>(v));
+  }
+}
+
+TYPED_TEST(ExactAccumulatorTest, RandomDataMatchesTheOracleInEveryConfiguration) {
+  using T = TypeParam;
+  std::mt19937_64 rng(1603);
+  for (const Distribution d : kDistributions) {
+    SCOPED_TRACE(distribution_name(d));
+    const std::vector<T> v = generate<T>(d, 2000, rng);
+    expect_every_configuration<T>(std::span<const T>(v), oracle_sum<T>(std::span<const T>(v)));
+  }
+}
+
+/// Cuts v into `parts` pieces at random, accumulates each, merges them in a random order.
+template <class Acc, class T>
+Acc split_and_merge(const std::vector<T>& v, std::size_t parts, std::mt19937_64& rng) {
+  std::vector<std::size_t> cuts = {0, v.size()};
+  while (cuts.size() < parts + 1) cuts.push_back(rng() % (v.size() + 1));  // empty parts too
+  std::sort(cuts.begin(), cuts.end());
+  std::vector<Acc> pool;
+  for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
+    pool.push_back(accumulate<Acc>(std::span<const T>(v.data() + cuts[i], cuts[i + 1] - cuts[i])));
+  }
+  while (pool.size() > 1) {
+    const std::size_t a = rng() % pool.size();
+    std::size_t b = rng() % (pool.size() - 1);
+    if (b >= a) ++b;
+    if (rng() % 2 == 0) pool[a].normalise();  // merges of normalised and pending states alike
+    pool[a].merge(pool[b]);
+    pool[b] = pool.back();
+    pool.pop_back();
+  }
+  return pool.front();
+}
+
+TYPED_TEST(ExactAccumulatorTest, RandomSplitsMergedInRandomOrdersGiveTheSameStateAndBits) {
+  using T = TypeParam;
+  using Acc = ExactAccumulator<T>;
+  std::mt19937_64 rng(1604);
+  for (const Distribution d : kDistributions) {
+    for (int trial = 0; trial < 3; ++trial) {
+      const std::size_t n = 1 + rng() % 8192;
+      const std::vector<T> v = generate<T>(d, n, rng);
+      const std::span<const T> all(v);
+      const T expected = oracle_sum<T>(all);
+      const Acc whole = accumulate<Acc>(all);
+      ASSERT_TRUE(same_bits(expected, whole.result())) << distribution_name(d) << " n=" << n;
+      ASSERT_TRUE(same_bits(expected, exact_sum(all))) << distribution_name(d) << " n=" << n;
+      for (int split = 0; split < 2; ++split) {
+        const std::size_t parts = 1 + rng() % 4096;
+        SCOPED_TRACE(std::string(distribution_name(d)) + " n=" + std::to_string(n) +
+                     " parts=" + std::to_string(parts));
+        const Acc merged = split_and_merge<Acc>(v, parts, rng);
+        EXPECT_TRUE(merged.state() == whole.state());
+        EXPECT_TRUE(same_bits(expected, merged.result()));
+      }
+    }
+  }
+}
+
+TYPED_TEST(ExactAccumulatorTest, TheEmptyAccumulatorIsTheIdentityNegativeZero) {
+  using T = TypeParam;
+  using Acc = ExactAccumulator<T>;
+  const Acc empty;
+  EXPECT_TRUE(same_bits(-T(0), empty.result()));
+  const std::vector<T> v = {T(3), -T(0), T(0.25)};
+  Acc a = accumulate<Acc>(std::span<const T>(v));
+  const auto before = a.state();
+  a.merge(empty);
+  EXPECT_TRUE(a.state() == before);
+  Acc b;
+  b.merge(a);
+  EXPECT_TRUE(b.state() == before);
+  EXPECT_TRUE(same_bits(T(3.25), b.result()));
+  // -0 merged with -0 stays -0; with +0 it is +0.
+  Acc negative_zero;
+  negative_zero.add(-T(0));
+  Acc also_negative_zero;
+  also_negative_zero.add(-T(0));
+  also_negative_zero.merge(negative_zero);
+  EXPECT_TRUE(same_bits(-T(0), also_negative_zero.result()));
+  Acc positive_zero;
+  positive_zero.add(T(0));
+  positive_zero.merge(negative_zero);
+  EXPECT_TRUE(same_bits(T(0), positive_zero.result()));
+}
+
+TYPED_TEST(ExactAccumulatorTest, NormaliseLeavesChunksInRangeAndIsIdempotent) {
+  using T = TypeParam;
+  using Acc = ExactAccumulator<T, 1, Residence::memory>;
+  std::mt19937_64 rng(1605);
+  const std::vector<T> v = generate<T>(Distribution::full_range, 3000, rng);
+  Acc a = accumulate<Acc>(std::span<const T>(v));
+  a.normalise();
+  const auto once = a.state();
+  a.normalise();
+  EXPECT_TRUE(a.state() == once);
+  for (int j = 0; j + 1 < Kulisch<T>::kChunks; ++j) {
+    EXPECT_GE(once.chunk(j), 0) << "chunk " << j;
+    EXPECT_LT(once.chunk(j), std::int64_t{1} << 32) << "chunk " << j;
+  }
+  EXPECT_EQ(once.pending(), 0u);
+  EXPECT_EQ(a.expansion(0), 0.0);
+}
+
+/// The chunks alone, with carry passes every 3 adds: random wide integers, ties made on purpose
+/// at random positions (q·2^s + 2^(s-1), q of P bits, odd and even), a unit more or less.
+TYPED_TEST(ExactAccumulatorTest, TheChunksRoundWideIntegersToNearestEven) {
+  using T = TypeParam;
+  constexpr int P = std::numeric_limits<T>::digits;
+  using Small = Kulisch<T, 3>;
+  // The largest position an add may have (three chunks from the top), and the last finite one.
+  constexpr int kMaxP = 32 * (Small::kChunks - 3) + 31;
+  constexpr int kFiniteTop = std::numeric_limits<T>::max_exponent - unit_exponent<T>();
+  std::mt19937_64 rng(1606);
+  for (int trial = 0; trial < 400; ++trial) {
+    Small memory;
+    Small registers;
+    OracleSum<T> oracle;
+    oracle.any = true;
+    oracle.all_negative_zero = false;
+    const auto add = [&](std::uint64_t m, int p, bool negative) {
+      memory.template add_scaled<Residence::memory>(m, p, negative);
+      registers.template add_scaled<Residence::registers>(m, p, negative);
+      const BigInt term = BigInt(m) << p;
+      oracle.units += negative ? BigInt(-term) : term;
+    };
+    const bool negative = rng() % 2 == 0;
+    if (trial % 2 == 0) {
+      // A tie: q·2^s + 2^(s-1), then maybe ±1 unit.
+      const int s = 1 + static_cast<int>(rng() % std::min(kFiniteTop - P + 8, kMaxP));
+      const std::uint64_t q = (std::uint64_t{1} << (P - 1)) | (rng() & ((std::uint64_t{1} << (P - 1)) - 1));
+      add(q, s, negative);
+      add(1, s - 1, negative);
+      if (trial % 6 == 2) add(1, 0, false);
+      if (trial % 6 == 4) add(1, 0, true);
+    } else {
+      // Random terms around a random position, either sign: cancellation and carries.
+      const int base = static_cast<int>(rng() % (kMaxP - 64));
+      const int terms = 1 + static_cast<int>(rng() % 40);
+      for (int i = 0; i < terms; ++i) {
+        add(rng() >> 11, base + static_cast<int>(rng() % 64), rng() % 3 == 0);
+      }
+    }
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    EXPECT_TRUE(memory == registers);
+    EXPECT_TRUE(same_bits(oracle_round(oracle), memory.round()));
+    // A merge of the two (whose pending adds overflow the small limit) doubles the value.
+    Small doubled = memory;
+    doubled.merge(registers);
+    OracleSum<T> twice = oracle;
+    twice.units *= 2;
+    EXPECT_TRUE(same_bits(oracle_round(twice), doubled.round()));
+  }
+}
+
+}  // namespace
+}  // namespace tunedreduce::exact::testing
