@@ -21,9 +21,12 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "cli/bench_gpu.hpp"
 #include "cli/bench_record.hpp"
 #include "cli/command.hpp"
+#include "common/enum_names.hpp"
 #include "common/error.hpp"
 #include "common/files.hpp"
 #include "common/grammar.hpp"
@@ -58,12 +61,14 @@ constexpr int warmups = 2;
 /// What precedes each timed run. cold (also spelt clean): a read of measure::cold_flush_bytes, as
 /// the tuner (L2 left holding clean lines of another buffer); dirty: a memset of twice the L2
 /// (L2 left full of dirty lines, which the timed kernel writes back as it evicts them); warm: a
-/// busy wait, no flush (the input stays in L2 from the previous run where it fits).
-enum class L2Prelude { cold, dirty, warm };
-constexpr const char* l2_names[] = {"cold", "dirty", "warm"};
+/// busy wait, no flush (the input stays in L2 from the previous run where it fits). The database's
+/// BenchL2, so that its names (db::bench_l2_name) are the bench's.
+using L2Prelude = db::BenchL2;
 
 /// Which of the library's entry points are timed.
 enum class Api { cached, two_phase, both };
+constexpr auto api_names =
+    enum_names<Api>({{Api::cached, "cached"}, {Api::two_phase, "two-phase"}, {Api::both, "both"}});
 
 struct Options {
   std::vector<DType> dtypes;
@@ -445,9 +450,7 @@ std::array<HostCost, 3> host_costs(Bench& b, const std::array<const std::functio
   return c;
 }
 
-std::string api_name(Api a) {
-  return a == Api::cached ? "cached" : a == Api::two_phase ? "two-phase" : "both";
-}
+std::string api_name(Api a) { return api_names.to_name(a); }
 
 }  // namespace
 
@@ -521,14 +524,16 @@ int cmd_bench(int argc, char** argv) {
   if (opt.host_calls < 0 || opt.host_calls > 10'000'000)
     throw Error("--host-calls must be between 1 and 10000000 (0: off)", exit_code::usage);
   if (l2 == "clean") l2 = "cold";
-  const auto named = std::find(std::begin(l2_names), std::end(l2_names), l2);
-  if (named == std::end(l2_names))
-    throw Error("--l2 must be cold (or clean), dirty or warm, not '" + l2 + "'", exit_code::usage);
-  opt.l2 = static_cast<L2Prelude>(named - std::begin(l2_names));
-  if (api == "cached") opt.api = Api::cached;
-  else if (api == "two-phase") opt.api = Api::two_phase;
-  else if (api == "both") opt.api = Api::both;
-  else throw Error("--api must be cached, two-phase or both, not '" + api + "'", exit_code::usage);
+  const auto prelude = db::parse_bench_l2(l2);
+  if (!prelude)
+    throw Error(fmt::format("--l2 must be cold (or clean), dirty or warm, not '{}'", l2),
+                exit_code::usage);
+  opt.l2 = *prelude;
+  const auto api_named = api_names.from_name(api);
+  if (!api_named)
+    throw Error(fmt::format("--api must be {}, not '{}'", api_names.joined(", ", " or "), api),
+                exit_code::usage);
+  opt.api = *api_named;
   if (vm.count("seed")) {
     try {
       opt.seed = std::stoull(seed, nullptr, 0);
@@ -545,8 +550,7 @@ int cmd_bench(int argc, char** argv) {
   if (devices == 0)
     throw Error("no CUDA device (" + why + "): the benchmark needs a GPU", exit_code::no_gpu);
   if (opt.device < 0 || opt.device >= devices)
-    throw Error("--device " + std::to_string(opt.device) + ": there are " +
-                    std::to_string(devices) + " CUDA device(s)",
+    throw Error(fmt::format("--device {}: there are {} CUDA device(s)", opt.device, devices),
                 exit_code::usage);
   // The database the results go into is opened before any GPU work: a problem with it (read-only,
   // newer, locked) is its exit code at once, not after the benchmark.
@@ -603,9 +607,9 @@ int cmd_bench(int argc, char** argv) {
     std::printf("timing: CUDA events, median of %d, L2 %s (%s before each start event, so the "
                 "GPU is busy and launch latency stays out; each run waited for before the next "
                 "is enqueued); seed 0x%016llx\n",
-                opt.repeats, l2_names[static_cast<int>(opt.l2)],
-                opt.l2 == L2Prelude::cold    ? ("a read of " + std::to_string(b.flush_bytes() >> 20) + " MiB").c_str()
-                : opt.l2 == L2Prelude::dirty ? ("a memset of " + std::to_string(b.flush_bytes() >> 20) + " MiB").c_str()
+                opt.repeats, db::bench_l2_name(opt.l2),
+                opt.l2 == L2Prelude::cold    ? fmt::format("a read of {} MiB", b.flush_bytes() >> 20).c_str()
+                : opt.l2 == L2Prelude::dirty ? fmt::format("a memset of {} MiB", b.flush_bytes() >> 20).c_str()
                                              : "a 20 us busy wait",
                 static_cast<unsigned long long>(opt.seed));
     std::printf("calls timed (alternating run by run): cached = tunedreduce::reduce(d_in, d_out, "
@@ -683,13 +687,14 @@ int cmd_bench(int argc, char** argv) {
                       grammar::count_text(n).c_str(), hc[0].b2b_us, hc[1].b2b_us,
                       hc[2].b2b_us, hc[0].enqueue_us, hc[1].enqueue_us, hc[2].enqueue_us,
                       cfg.kernel_id, level_text(cfg).c_str());
-          const char* names[3] = {"cub", "cached", "two_phase"};
+          constexpr db::BenchMethod methods[3] = {db::BenchMethod::cub, db::BenchMethod::cached,
+                                                  db::BenchMethod::two_phase};
           Json hj = Json::object();
           for (int k = 0; k < 3; ++k) {
             Json one = Json::object();
             one.set("back_to_back_us_per_call", hc[k].b2b_us);
             one.set("enqueue_us_per_call", hc[k].enqueue_us);
-            hj.set(names[k], one);
+            hj.set(db::bench_method_name(methods[k]), one);
           }
           row.set("host_cost", hj);
           rows.push_back(row);
@@ -812,7 +817,7 @@ int cmd_bench(int argc, char** argv) {
     } else {
       timing.set("mode", "device time per call");
       timing.set("method", "CUDA events; median, p10, p90; each run waited for before the next");
-      timing.set("l2", l2_names[static_cast<int>(opt.l2)]);
+      timing.set("l2", db::bench_l2_name(opt.l2));
       timing.set("flush_bytes", static_cast<std::int64_t>(opt.l2 == L2Prelude::warm ? 0 : b.flush_bytes()));
       timing.set("repeats", opt.repeats);
       timing.set("warmups", warmups);

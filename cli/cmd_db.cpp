@@ -5,9 +5,10 @@
 #include <fstream>
 #include <iostream>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "cli/command.hpp"
 #include "common/error.hpp"
@@ -87,14 +88,6 @@ db::Database open_writer(const Options& o, DbLocation& loc) {
   return db::Database::open_writer(loc.path, wo);
 }
 
-std::string fmt_double(double v, int decimals) {
-  std::ostringstream s;
-  s.setf(std::ios::fixed);
-  s.precision(decimals);
-  s << v;
-  return s.str();
-}
-
 // --- info ----------------------------------------------------------------------------------------
 
 int info(const Options& o) {
@@ -120,15 +113,14 @@ int info(const Options& o) {
         " (SELECT count(*) FROM winners WHERE device_id = ?1 AND l2_mode = 'warm')");
     st.bind(1, dev.id);
     st.step();
-    std::cout << "  " << dev.key << "  " << f.name << "\n"
-              << "      " << f.arch() << ", " << f.sm_count << " SMs, "
-              << fmt_double(static_cast<double>(f.total_mem_bytes) / (1 << 30), 1) << " GiB, "
-              << f.bus_width_bits << "-bit bus, L2 " << f.l2_bytes / 1024 << " KiB, ECC "
-              << (f.ecc ? "on" : "off") << ", " << fmt_double(dev.theoretical_gbps, 0)
-              << " GB/s theoretical; driver " << f.driver_version << ", runtime "
-              << f.runtime_version << "; " << st.column_int(0) << " measurements, "
-              << st.column_int(1) + st.column_int(2) << " winners (" << st.column_int(1)
-              << " cold-L2, " << st.column_int(2) << " warm-L2)\n";
+    std::cout << fmt::format(
+        "  {}  {}\n      {}, {} SMs, {:.1f} GiB, {}-bit bus, L2 {} KiB, ECC {}, {:.0f} GB/s "
+        "theoretical; driver {}, runtime {}; {} measurements, {} winners ({} cold-L2, {} "
+        "warm-L2)\n",
+        dev.key, f.name, f.arch(), f.sm_count, static_cast<double>(f.total_mem_bytes) / (1 << 30),
+        f.bus_width_bits, f.l2_bytes / 1024, f.ecc ? "on" : "off", dev.theoretical_gbps,
+        f.driver_version, f.runtime_version, st.column_int(0), st.column_int(1) + st.column_int(2),
+        st.column_int(1), st.column_int(2));
   }
   const auto runs = d.runs();
   if (!runs.empty()) std::cout << "runs:\n";
@@ -171,7 +163,7 @@ int check(const Options& o, bool full) {
     return exit_code::db_unusable;
   }
   std::cout << "foreign keys: "
-            << (r.foreign_key_violations ? std::to_string(r.foreign_key_violations) + " violations"
+            << (r.foreign_key_violations ? fmt::format("{} violations", r.foreign_key_violations)
                                          : std::string("ok"))
             << "\n";
   if (r.unknown_kernel_ids.empty()) {

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "cli/command.hpp"
 #include "common/error.hpp"
 #include "common/exit_codes.hpp"
@@ -69,12 +71,11 @@ std::vector<Source> read_sources(const std::vector<std::string>& paths) {
 }
 
 std::string describe(const Source& s, const db::WinnerRecord& w) {
-  std::ostringstream os;
-  auto dev = s.device_names.find(w.device_id);
-  os << (dev != s.device_names.end() ? dev->second : "device " + std::to_string(w.device_id))
-     << ": " << dtype_name(w.dtype) << " " << op_name(w.op) << " [" << w.n_lo << ", " << w.n_hi
-     << "], L2 " << db::l2_mode_name(w.l2_mode) << ", kernel " << w.kernel_id;
-  return os.str();
+  const auto dev = s.device_names.find(w.device_id);
+  return fmt::format("{}: {} {} [{}, {}], L2 {}, kernel {}",
+                     dev != s.device_names.end() ? dev->second : fmt::format("device {}", w.device_id),
+                     dtype_name(w.dtype), op_name(w.op), w.n_lo, w.n_hi,
+                     db::l2_mode_name(w.l2_mode), w.kernel_id);
 }
 
 int write_list(const std::vector<Source>& sources, const std::string& output) {
@@ -120,7 +121,7 @@ int write_list(const std::vector<Source>& sources, const std::string& output) {
   } else {
     write_file(output, text);
     std::cerr << "tunedreduce deploy: " << ids.size() << " kernels written to " << output
-              << (unknown ? " (" + std::to_string(unknown) + " winner rows left out)" : "")
+              << (unknown ? fmt::format(" ({} winner rows left out)", unknown) : "")
               << "\n";
   }
   return exit_code::ok;

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "cli/command.hpp"
 #include "common/error.hpp"
 #include "common/files.hpp"
@@ -91,20 +93,21 @@ int cmd_report(int argc, char** argv) {
   if (parse_command_line(argc, argv, desc, &pos, vm, common, usage_text, &hidden))
     return exit_code::ok;
   if (kind.empty())
-    throw Error("report needs a KIND (choose from " + reports::kind_choices() + ")", exit_code::usage);
+    throw Error(fmt::format("report needs a KIND (choose from {})", reports::kind_choices()),
+                exit_code::usage);
 
   // Every value is checked before the database is opened.
   reports::ReportOptions o;
   o.kind = reports::kind_from_text(kind);
-  reports::Format fmt = reports::Format::table;
+  reports::Format out_format = reports::Format::table;
   if (!format.empty()) {
-    fmt = naming("--format", [&] { return reports::format_from_text(format); });
+    out_format = naming("--format", [&] { return reports::format_from_text(format); });
   } else if (!output.empty() && output != "-") {
     // A known extension picks the format; none means a text table; any other extension is
     // refused rather than filled with a text table the reader would not expect (x.xlsx).
     const std::string ext = std::filesystem::path(output).extension().string();
     if (const auto f = reports::format_for_path(output))
-      fmt = *f;
+      out_format = *f;
     else if (!ext.empty())
       throw Error("--output '" + reports::terminal_escape(output) + "': no report format has the "
                       "extension '" + reports::terminal_escape(ext) +
@@ -139,8 +142,8 @@ int cmd_report(int argc, char** argv) {
       throw Error(std::string("--devices: ") + e.what(), exit_code::usage);
     }
   }();
-  const std::string text = reports::render(r, fmt);
-  if (r.empty && (fmt == reports::Format::csv || fmt == reports::Format::json))
+  const std::string text = reports::render(r, out_format);
+  if (r.empty && (out_format == reports::Format::csv || out_format == reports::Format::json))
     std::cerr << "tunedreduce report: " << reports::terminal_escape(*r.empty) << "\n";
   if (output.empty() || output == "-") {
     write_stdout(text);

@@ -17,7 +17,11 @@
 #include <thread>
 #include <vector>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "cli/command.hpp"
+#include "common/enum_names.hpp"
 #include "common/error.hpp"
 #include "common/exit_codes.hpp"
 #include "common/grammar.hpp"
@@ -107,16 +111,17 @@ std::string value_name_of(std::string_view key, tuner::KeyKind kind) {
     return names;
   }
   if (key == "measure.l2") return "cold|warm";
-  switch (kind) {
-    case K::integer: return "N";
-    case K::number: return "X";
-    case K::boolean: return "on|off";
-    case K::string: return "NAME";
-    case K::string_list:
-    case K::integer_list: return "LIST";
-    case K::sizes: return "COUNTS";
-  }
-  return "arg";
+  static constexpr auto value_names = enum_names<K>({
+      {K::integer, "N"},
+      {K::number, "X"},
+      {K::boolean, "on|off"},
+      {K::string, "NAME"},
+      {K::string_list, "LIST"},
+      {K::integer_list, "LIST"},
+      {K::sizes, "COUNTS"},
+  });
+  static_assert(value_names.lists_all_through(K::sizes));
+  return value_names.to_name(kind, "arg");
 }
 
 void add_override_options(po::options_description& desc, tuner::ConfigOverrides& o) {
@@ -218,14 +223,9 @@ struct DeviceRun {
   tuner::TuneOutcome outcome;
   std::exception_ptr error;
 
-  std::string gpus() const {
-    std::string s = sharing.empty() ? "GPU " : "GPUs ";
-    s += std::to_string(ordinal);
-    for (int g : sharing) {
-      s += ',';
-      s += std::to_string(g);
-    }
-    return s;
+  std::string gpus() const {  // "GPU 0", "GPUs 0,1"
+    return fmt::format("{} {}{}{}", sharing.empty() ? "GPU" : "GPUs", ordinal,
+                       sharing.empty() ? "" : ",", fmt::join(sharing, ","));
   }
 };
 

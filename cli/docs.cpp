@@ -16,7 +16,7 @@
 #include "common/files.hpp"
 #include "common/grammar.hpp"
 #include "common/names.hpp"
-#include "kernels/registry.hpp"
+#include "kernels/registry_names.hpp"
 #include "reports/model.hpp"
 #include "tunedreduce/version.hpp"
 
@@ -90,11 +90,11 @@ Values values_of(const OptionSpec& o) {
     return std::any_of(names.begin(), names.end(), [&](const char* n) { return name == n; });
   };
   if (is({"dtypes", "dtype"})) {
-    for (DType t : all_dtypes) v.choices.push_back(dtype_name(t));
+    v.choices = dtype_names.names();
   } else if (is({"ops", "op"})) {
-    for (Op op : all_ops) v.choices.push_back(op_name(op));
+    v.choices = op_names.names();
   } else if (is({"families", "family"})) {
-    for (kernels::Family f : kernels::all_families) v.choices.push_back(kernels::family_name(f));
+    v.choices = kernels::family_names.names();
   } else if (name == "log-level") {
     v.choices = {"trace", "debug", "info", "warn", "error", "critical", "off"};
   } else if (value.find('|') != std::string::npos) {
@@ -115,7 +115,7 @@ Values positional_values(const Described& d) {
   Values v;
   if (d.spec.positional.empty()) return v;
   if (d.spec.name == "report") {
-    for (std::string& k : split(reports::kind_choices(), ", ")) v.choices.push_back(std::move(k));
+    v.choices = reports::kind_names.names();
     v.kind = Values::words;
   } else {
     v.kind = Values::files;  // db import FILE, db merge A.db B.db ...
