@@ -11,6 +11,8 @@
 #include <iostream>
 #include <streambuf>
 
+#include <fmt/format.h>
+
 #include "common/error.hpp"
 
 namespace tunedreduce {
@@ -68,8 +70,8 @@ std::string read_file_limited(const fs::path& path, std::size_t limit, const cha
   if (S_ISDIR(st.st_mode))
     throw Error(name + ": is a folder, not a file (" + what + ")", exit_code);
   if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > limit)
-    throw Error(name + ": " + std::to_string(st.st_size) + " bytes is larger than " + what +
-                    " may be (at most " + std::to_string(limit) + " bytes)",
+    throw Error(fmt::format("{}: {} bytes is larger than {} may be (at most {} bytes)", name,
+                            st.st_size, what, limit),
                 exit_code);
   Fd in{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
   if (in.fd < 0) throw Error(name + ": cannot be read: " + os_error(errno), exit_code);
@@ -84,8 +86,9 @@ std::string read_file_limited(const fs::path& path, std::size_t limit, const cha
     }
     if (got == 0) break;
     if (text.size() + static_cast<std::size_t>(got) > limit)
-      throw Error(name + ": more than " + std::to_string(limit) + " bytes, larger than " + what +
-                      " may be (an input without an end, such as a device, is refused)",
+      throw Error(fmt::format("{}: more than {} bytes, larger than {} may be (an input without an "
+                              "end, such as a device, is refused)",
+                              name, limit, what),
                   exit_code);
     text.append(buf, static_cast<std::size_t>(got));
   }
@@ -109,7 +112,7 @@ void write_file(const fs::path& path, std::string_view text) {
     return;
   }
   fs::path tmp = path;
-  tmp += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(temp_counter++);
+  tmp += fmt::format(".tmp.{}.{}", ::getpid(), temp_counter++);
   Fd out{::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666)};
   if (out.fd < 0) fail(os_error(errno));
   int err = write_all(out.fd, text);

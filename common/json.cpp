@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 namespace tunedreduce {
 
 namespace {
@@ -167,7 +169,7 @@ class Parser {
         ++col;
       }
     }
-    throw std::runtime_error(std::to_string(line) + ":" + std::to_string(col) + ": " + what);
+    throw std::runtime_error(fmt::format("{}:{}: {}", line, col, what));
   }
 
   void skip_ws() {
