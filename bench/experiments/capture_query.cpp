@@ -1,8 +1,7 @@
 // Issue 19 experiment: what the cached call's per-call question "is this stream being captured
-// into a CUDA graph?" costs the host. Standalone; build and run with
-//   g++ -O2 -std=c++20 -I/usr/local/cuda/include bench/experiments/capture_query.cpp \
-//     -L/usr/local/cuda/lib64 -lcudart_static -ldl -lrt -lpthread -o capture_query
-//   ./capture_query
+// into a CUDA graph?" costs the host. Built with -DTUNEDREDUCE_EXPERIMENTS=ON
+// (bench/experiments/README.md):
+//   cmake --build build --target experiment_capture_query && build/bin/experiments/capture_query
 // Times 10^6 calls of cudaStreamIsCapturing on a non-blocking stream, the legacy default stream
 // and cudaStreamPerThread (steady_clock, the median of 9 rounds, ns per call), and for scale
 // 10^5 cudaGetDevice calls, which every library call makes too; then the same question asked of

@@ -1,12 +1,14 @@
 // Issue 7 experiment: where the time of a one-launch int32 sum goes, and which way of finishing
-// (combining the blocks' results) costs least on this GPU. Standalone; build and run with
-//   nvcc -O3 -std=c++20 -arch=sm_90 -o finish_micro bench/experiments/finish_micro.cu
-//   [FLUSH=memset,read,...] [ONLY=packed_atomic.h1,...] [CUB=1] [ALL=1] [BATCH=1] \
-//     ./finish_micro [log2 sizes...]
-// Timing: the method of docs/performance.md — a cudaMemsetAsync of twice the L2 size keeps the
-// GPU busy before the start event (cold L2, launch latency not inside), CUDA events, median of 31;
-// FLUSH picks other flush methods (see main), CUB=1 times cub::DeviceReduce::Sum alongside.
-// Every launch's result is checked against the host sum (uint32 wrap-around).
+// (combining the blocks' results) costs least on this GPU. Built with
+// -DTUNEDREDUCE_EXPERIMENTS=ON (bench/experiments/README.md):
+//   cmake --build build --target experiment_finish_micro
+//   [FLUSH=memset,read,...] [ONLY=packed_atomic.h1,...] [CUB=1] [ALL=1] [BATCH=1]
+//     build/bin/experiments/finish_micro [log2 sizes...]     (the variables, then the program)
+// Timing: the method of the figures in docs/performance-log.md (2026-11-22, sessions 2 and 3) —
+// a cudaMemsetAsync of twice the L2 size keeps the GPU busy before the start event (launch
+// latency not inside), CUDA events, median of 31; FLUSH picks other flush methods (see main),
+// CUB=1 times cub::DeviceReduce::Sum alongside. Every launch's result is checked against the host
+// sum (uint32 wrap-around).
 
 #include <cooperative_groups.h>
 #include <cub/device/device_reduce.cuh>
@@ -22,7 +24,8 @@
 #include <string>
 #include <vector>
 
-#include "common.cuh"
+#include "bench/experiments/experiment.hpp"
+#include "measure/gpu.hpp"
 
 namespace cg = cooperative_groups;
 
@@ -34,17 +37,6 @@ __global__ void spin_kernel(unsigned long long ns) {
   unsigned long long t0, t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
   do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); while (t - t0 < ns);
-}
-
-/// Reads \p nvec vectors through L2 (ld.global.cg): leaves L2 full of clean lines of the buffer.
-__global__ void read_flush_kernel(const int4* p, long long nvec, int* sink) {
-  int v = 0;
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < nvec;
-       i += (long long)gridDim.x * blockDim.x) {
-    const int4 x = __ldcg(p + i);
-    v ^= x.x ^ x.y ^ x.z ^ x.w;
-  }
-  if (v == 0x7fedcba9) *sink = v;  // never in practice; keeps the loads
 }
 
 template <int B>
@@ -485,10 +477,12 @@ int main(int argc, char** argv) {
     CK(cudaFuncSetAttribute(c.fn, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
   }
 
-  // FLUSH (env): comma-separated flush methods run before every start event. memset: a
-  // cudaMemsetAsync of 2x L2 (the tuner's and the bench's method: leaves L2 full of dirty lines);
-  // read: a kernel reading 2x L2 (leaves L2 clean); memset_read: both; *_spin: then a 5 us
-  // memory-free spin.
+  // FLUSH (env): comma-separated flush methods run before every start event, each over
+  // FLUSH_MULT x L2. memset: a cudaMemsetAsync (leaves L2 full of dirty lines; the tuner's method
+  // when these figures were taken); read: measure::enqueue_read, the streaming read that is the
+  // cold flush of the tuner and of `tunedreduce bench` now (leaves L2 clean; they read
+  // measure::cold_flush_bytes, 4 x L2 and at least 256 MiB); memset_read: both; *_spin: then a
+  // 5 us memory-free spin.
   std::vector<std::string> flushes;
   {
     std::string f = std::getenv("FLUSH") ? std::getenv("FLUSH") : "memset";
@@ -505,9 +499,8 @@ int main(int argc, char** argv) {
     const std::string base = spin ? flush_mode.substr(0, flush_mode.size() - 5) : flush_mode;
     if (base == "memset" || base == "memset_read") CK(cudaMemsetAsync(flush, r & 0xff, flush_bytes, s));
     if (base == "read" || base == "memset_read") {
-      read_flush_kernel<<<prop.multiProcessorCount * 4, 512, 0, s>>>(
-          static_cast<const int4*>(flush), (long long)(flush_bytes / 16), out + 32);
-      CK(cudaGetLastError());
+      CK(tunedreduce::measure::enqueue_read(flush, flush_bytes, prop.multiProcessorCount,
+                                            reinterpret_cast<unsigned*>(out + 32), s));
     }
     if (base != "memset" && base != "read" && base != "memset_read") {
       std::fprintf(stderr, "unknown FLUSH method '%s'\n", flush_mode.c_str());

@@ -14,13 +14,13 @@
 //     one element shorter): CUB, lean kernels of any n and alignment (what became the
 //     `single_tile` family), the product's tiled / vectorized / warp_shuffle one-block launches.
 //
-// Standalone; from the repository root:
-//   nvcc -O3 -std=c++20 -arch=sm_90 --expt-relaxed-constexpr -I. -Iinclude \
-//     -o hopper_probe bench/experiments/hopper_probe.cu
+// Built with -DTUNEDREDUCE_EXPERIMENTS=ON (bench/experiments/README.md):
+//   cmake --build build --target experiment_hopper_probe && cd build/bin/experiments
 //   ./hopper_probe stream > stream.csv ; ./hopper_probe tile > tile.csv ; ./hopper_probe tilegen
-// Timing: a read of 256 MiB (__ldg; FLUSH=ldcs: evict-first loads) before each start event
-// (cold, clean L2), the GPU busy at the start event (launch latency not inside), each run waited
-// for, CUDA events. Every result is checked.
+// Timing: before each start event the cold flush of the tuner and of `tunedreduce bench`
+// (measure::enqueue_read over measure::cold_flush_bytes: 256 MiB on an H100 or H200, __ldg, clean
+// L2; FLUSH=ldcs: the same read with evict-first loads), the GPU busy at the start event (launch
+// latency not inside), each run waited for, CUDA events. Every result is checked.
 
 #include <cub/device/device_reduce.cuh>
 #include <cuda_runtime.h>
@@ -35,22 +35,22 @@
 #include <string>
 #include <vector>
 
-#include "bench/experiments/common.cuh"
+#include "bench/experiments/experiment.hpp"
 #include "kernels/dispatch.cuh"
+#include "measure/gpu.hpp"
 
 namespace tk = tunedreduce::kernels;
 
 namespace {
 
 // ---------------------------------------------------------------------------------------------
-// The read flush: every thread reads 16-byte vectors of a 256 MiB buffer; a sum no run can hit
-// keeps the loads.
-template <bool Streaming>
-__global__ void k_read_flush(const uint4* p, std::size_t nvec, unsigned* sink) {
+// The evict-first variant of the read flush (FLUSH=ldcs): every thread reads 16-byte vectors of
+// the buffer with __ldcs; a sum no run can hit keeps the loads.
+__global__ void k_read_flush_ldcs(const uint4* p, std::size_t nvec, unsigned* sink) {
   unsigned acc = 0;
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < nvec;
        i += std::size_t(gridDim.x) * blockDim.x) {
-    const uint4 v = Streaming ? __ldcs(p + i) : __ldg(p + i);
+    const uint4 v = __ldcs(p + i);
     acc ^= v.x ^ v.y ^ v.z ^ v.w;
   }
   if (acc == 0x9e3779b9u) *sink = acc;
@@ -64,19 +64,29 @@ __global__ void k_touch(const unsigned* p, unsigned* sink) {
 struct ReadFlush {
   uint4* buf = nullptr;
   unsigned* sink = nullptr;
-  std::size_t nvec = (std::size_t(256) << 20) / 16;
+  std::size_t bytes = 0;
+  int sm_count = 0;
   bool streaming = false;  // FLUSH=ldcs: evict-first loads (session 7's first run); else __ldg
-  ReadFlush() {
+  explicit ReadFlush(const cudaDeviceProp& prop)
+      : bytes(tunedreduce::measure::cold_flush_bytes(prop.l2CacheSize)),
+        sm_count(prop.multiProcessorCount) {
     const char* f = std::getenv("FLUSH");
     streaming = f && std::string(f) == "ldcs";
-    CK(cudaMalloc(&buf, nvec * 16));
-    CK(cudaMemset(buf, 1, nvec * 16));
+    if (f && *f && !streaming) {
+      std::fprintf(stderr, "FLUSH='%s' is not a flush of hopper_probe (ldcs, or unset)\n", f);
+      std::exit(2);
+    }
+    CK(cudaMalloc(&buf, bytes));
+    CK(cudaMemset(buf, 1, bytes));
     CK(cudaMalloc(&sink, 4));
   }
   void operator()(cudaStream_t s) const {
-    if (streaming) k_read_flush<true><<<132 * 8, 256, 0, s>>>(buf, nvec, sink);
-    else k_read_flush<false><<<132 * 8, 256, 0, s>>>(buf, nvec, sink);
-    CK(cudaGetLastError());
+    if (streaming) {
+      k_read_flush_ldcs<<<sm_count * 8, 256, 0, s>>>(buf, bytes / 16, sink);
+      CK(cudaGetLastError());
+    } else {
+      CK(tunedreduce::measure::enqueue_read(buf, bytes, sm_count, sink, s));
+    }
   }
 };
 
@@ -702,7 +712,7 @@ int main(int argc, char** argv) {
                prop.l2CacheSize >> 20);
   cudaStream_t s;
   CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  ReadFlush flush;
+  ReadFlush flush(prop);
   if (what == "stream") {
     const int reps = argc > 2 ? std::atoi(argv[2]) : 21;
     std::printf("part,type,log2n,variant,median_us,p10_us,p90_us\n");

@@ -1,13 +1,12 @@
 // Issue 7 experiment: does the product's packed kernel (through its own dispatch) run as fast as
 // the micro-benchmark's packed kernel of the same shape? The micro-benchmark's kernels come from
-// finish_micro.cu (included without its main), the product's from kernels/dispatch.cuh.
-// Standalone; build and run from the repository root with
-//   nvcc -O3 -std=c++20 -arch=sm_90 --expt-relaxed-constexpr -I. -Iinclude \
-//     -o kernel_overhead bench/experiments/kernel_overhead.cu
-//   ./kernel_overhead
-// Timing as finish_micro.cu (memset flush of 2 x L2 before each start event, each run waited
-// for, median of 31); the methods take turns, three rounds, and the table shows the lowest and
-// the middle of the three medians. Every result is checked against the host sum.
+// finish_micro.cu (included without its main), the product's from kernels/dispatch.cuh. Built
+// with -DTUNEDREDUCE_EXPERIMENTS=ON (bench/experiments/README.md):
+//   cmake --build build --target experiment_kernel_overhead && build/bin/experiments/kernel_overhead
+// Timing: ColdTimer (experiment.hpp: measure/'s read flush, or FLUSH=memset, the method of the
+// figures in docs/performance-log.md), each run waited for, median of 31; the methods take
+// turns, three rounds, and the table shows the lowest and the middle of the three medians. Every
+// result is checked against the host sum.
 
 #define FINISH_MICRO_NO_MAIN
 #include "bench/experiments/finish_micro.cu"
@@ -43,7 +42,7 @@ int main() {
   std::mt19937 rng(7);
   for (auto& x : host) x = int(rng() % 2001) - 1000;
   CK(cudaMemcpy(in, host.data(), max_n * 4, cudaMemcpyHostToDevice));
-  const ColdTimer timer(prop.l2CacheSize);
+  const ColdTimer timer(prop);
   cudaStream_t s = timer.s;
   std::size_t cub_bytes = 0;
   CK(cub::DeviceReduce::Sum(nullptr, cub_bytes, in, out, max_n, s));

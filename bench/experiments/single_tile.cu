@@ -1,12 +1,10 @@
 // Issue 7 experiment: how fast can one block reduce one tile (n <= block x unroll x 16 bytes)
 // from a cold L2, and is CUB's single-tile kernel at that floor? The kernel here is built from
 // the product's own pieces (VectorView, the operators, block_reduce_shuffle) with nothing else:
-// no grid loop, no finish. Standalone; build and run from the repository root with
-//   nvcc -O3 -std=c++20 -arch=sm_90 --expt-relaxed-constexpr -I. -Iinclude \
-//     -o single_tile bench/experiments/single_tile.cu
-//   ./single_tile
-// Timing: ColdTimer (common.cuh), finish_micro.cu's method: a cudaMemsetAsync of twice the L2
-// before each start event (cold L2, launch latency not inside), each run waited for, median of 31. Every result is
+// no grid loop, no finish. Built with -DTUNEDREDUCE_EXPERIMENTS=ON (bench/experiments/README.md):
+//   cmake --build build --target experiment_single_tile && build/bin/experiments/single_tile
+// Timing: ColdTimer (experiment.hpp: measure/'s read flush, or FLUSH=memset, the method of the
+// figures in docs/performance-log.md), each run waited for, median of 31. Every result is
 // checked against the host reduction of the same data.
 
 #include <cub/device/device_reduce.cuh>
@@ -22,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/experiments/common.cuh"
+#include "bench/experiments/experiment.hpp"
 #include "kernels/kernel/families.cuh"
 
 using namespace tunedreduce;
@@ -111,7 +109,9 @@ void run_type(const ColdTimer& c, const char* name, const std::vector<int>& logs
         kernel<<<1, block, 0, c.s>>>(in, n, out);
         CK(cudaGetLastError());
       };
-      const std::string cfg = "b" + std::to_string(block) + ".u" + std::to_string(unroll);
+      char cfg_text[32];  // (not string concatenation: g++ 12 warns falsely, -Wrestrict)
+      std::snprintf(cfg_text, sizeof cfg_text, "b%d.u%d", block, unroll);
+      const std::string cfg = cfg_text;
       verify(cfg.c_str(), launch);
       rows.push_back({cfg, c.median_us(launch)});
     };
@@ -143,7 +143,7 @@ int main() {
   cudaDeviceProp prop{};
   CK(cudaGetDeviceProperties(&prop, 0));
   std::printf("device: %s\n", prop.name);
-  const ColdTimer c(prop.l2CacheSize);
+  const ColdTimer c(prop);
   const std::vector<int> logs = {10, 11, 12, 13};
   run_type<std::int32_t, Op::sum>(c, "i32.sum", logs);
   run_type<std::int32_t, Op::max>(c, "i32.max", logs);
