@@ -11,6 +11,7 @@
 #include <limits>
 #include <optional>
 #include <random>
+#include <sstream>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -29,9 +30,11 @@ BitsOf<T> bits(T x) {
 template <class T>
 ::testing::AssertionResult same_bits(T expected, T actual) {
   if (bits(expected) == bits(actual)) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure()
-         << "expected " << std::hexfloat << expected << " (bits 0x" << std::hex << bits(expected)
-         << "), got " << std::hexfloat << actual << " (bits 0x" << std::hex << bits(actual) << ")";
+  std::ostringstream message;  // one stream: AssertionResult's << would drop the manipulators
+  message << "expected " << std::hexfloat << expected << " (bits 0x" << std::hex
+          << bits(expected) << "), got " << std::hexfloat << actual << " (bits 0x" << std::hex
+          << bits(actual) << ")";
+  return ::testing::AssertionFailure() << message.str();
 }
 
 template <class T>

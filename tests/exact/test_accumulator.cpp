@@ -123,6 +123,23 @@ TYPED_TEST(ExactAccumulatorTest, RandomSplitsMergedInRandomOrdersGiveTheSameStat
   }
 }
 
+TYPED_TEST(ExactAccumulatorTest, AdversarialCasesSplitAndMergedGiveTheSameStateAndBits) {
+  using T = TypeParam;
+  using Acc = ExactAccumulator<T>;
+  std::mt19937_64 rng(1607);
+  for (const Case<T>& c : adversarial_cases<T>()) {
+    if (c.values.empty()) continue;
+    SCOPED_TRACE(c.name);
+    const Acc whole = accumulate<Acc>(std::span<const T>(c.values));
+    for (int split = 0; split < 4; ++split) {
+      const std::size_t parts = 1 + rng() % std::min<std::size_t>(c.values.size() + 1, 4096);
+      const Acc merged = split_and_merge<Acc>(c.values, parts, rng);
+      EXPECT_TRUE(merged.state() == whole.state()) << parts << " parts";
+      EXPECT_TRUE(same_bits(whole.result(), merged.result())) << parts << " parts";
+    }
+  }
+}
+
 TYPED_TEST(ExactAccumulatorTest, TheEmptyAccumulatorIsTheIdentityNegativeZero) {
   using T = TypeParam;
   using Acc = ExactAccumulator<T>;
@@ -187,6 +204,9 @@ TYPED_TEST(ExactAccumulatorTest, TheChunksRoundWideIntegersToNearestEven) {
     const auto add = [&](std::uint64_t m, int p, bool negative) {
       memory.template add_scaled<Residence::memory>(m, p, negative);
       registers.template add_scaled<Residence::registers>(m, p, negative);
+      // The carry pass comes in time: never more pending adds than the chunks can absorb.
+      EXPECT_LE(memory.pending(), Small::kMaxPending);
+      EXPECT_LE(registers.pending(), Small::kMaxPending);
       const BigInt term = BigInt(m) << p;
       oracle.units += negative ? BigInt(-term) : term;
     };
@@ -213,6 +233,7 @@ TYPED_TEST(ExactAccumulatorTest, TheChunksRoundWideIntegersToNearestEven) {
     // A merge of the two (whose pending adds overflow the small limit) doubles the value.
     Small doubled = memory;
     doubled.merge(registers);
+    EXPECT_LE(doubled.pending(), Small::kMaxPending);
     OracleSum<T> twice = oracle;
     twice.units *= 2;
     EXPECT_TRUE(same_bits(oracle_round(twice), doubled.round()));
