@@ -1,10 +1,12 @@
 // The host reference's speed (exact/reference.hpp), and the device-ready accumulator's when it
 // runs on the host, on one core: elements per second over 2^30 elements (a buffer of 2^24
-// added 64 times), per distribution. Prints a table, then one JSON line.
+// added 64 times), per distribution, by the wall clock and by the process's CPU time (the
+// steadier figure on a machine that other work shares). Prints a table, then one JSON line.
 //
 //   bench_exact_reference [--log2-total N] [--log2-buffer N]
 
 #include <chrono>
+#include <ctime>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -14,6 +16,7 @@
 #include <random>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "exact/accumulator.hpp"
@@ -50,9 +53,20 @@ struct Row {
   std::string type;
   std::string method;
   std::string distribution;
-  double elements_per_second;
+  double elements_per_second;      // by the wall clock
+  double elements_per_cpu_second;  // by the process's CPU time
   double result;
 };
+
+/// Wall and CPU seconds of f().
+template <class F>
+std::pair<double, double> timed(F&& f) {
+  const std::clock_t cpu_start = std::clock();
+  const auto start = std::chrono::steady_clock::now();
+  f();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return {wall, double(std::clock() - cpu_start) / CLOCKS_PER_SEC};
+}
 
 template <class T>
 void bench_type(const char* type, int log2_total, int log2_buffer, std::vector<Row>& rows) {
@@ -62,24 +76,27 @@ void bench_type(const char* type, int log2_total, int log2_buffer, std::vector<R
     const std::vector<T> v = make_data<T>(distribution, buffer);
     {
       ReferenceSum<T> sum;
-      const auto start = std::chrono::steady_clock::now();
-      for (std::uint64_t r = 0; r < repeats; ++r) sum.add(std::span<const T>(v));
-      const T result = sum.result();
-      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      rows.push_back({type, "reference", distribution, double(buffer) * double(repeats) / s, double(result)});
+      T result{};
+      const auto [wall, cpu] = timed([&] {
+        for (std::uint64_t r = 0; r < repeats; ++r) sum.add(std::span<const T>(v));
+        result = sum.result();
+      });
+      const double n = double(buffer) * double(repeats);
+      rows.push_back({type, "reference", distribution, n / wall, n / cpu, double(result)});
     }
     {
       // The accumulator on the host: a sixteenth of the elements (it is the device's design).
       ExactAccumulator<T> acc;
       const std::uint64_t acc_repeats = repeats >= 16 ? repeats / 16 : 1;
-      const auto start = std::chrono::steady_clock::now();
-      for (std::uint64_t r = 0; r < acc_repeats; ++r) {
-        for (const T x : v) acc.add(x);
-      }
-      const T result = acc.result();
-      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      rows.push_back({type, "accumulator", distribution, double(buffer) * double(acc_repeats) / s,
-                      double(result)});
+      T result{};
+      const auto [wall, cpu] = timed([&] {
+        for (std::uint64_t r = 0; r < acc_repeats; ++r) {
+          for (const T x : v) acc.add(x);
+        }
+        result = acc.result();
+      });
+      const double n = double(buffer) * double(acc_repeats);
+      rows.push_back({type, "accumulator", distribution, n / wall, n / cpu, double(result)});
     }
   }
 }
@@ -115,17 +132,21 @@ int main(int argc, char** argv) {
   bench_type<float>("f32", log2_total, log2_buffer, rows);
   bench_type<double>("f64", log2_total, log2_buffer, rows);
 
-  std::printf("%-5s %-12s %-12s %14s  %s\n", "type", "method", "distribution", "M elements/s",
-              "result");
+  std::printf("%-5s %-12s %-12s %12s %12s  %s\n", "type", "method", "distribution", "M/s wall",
+              "M/s cpu", "result");
   for (const Row& r : rows) {
-    std::printf("%-5s %-12s %-12s %14.1f  %a\n", r.type.c_str(), r.method.c_str(),
-                r.distribution.c_str(), r.elements_per_second / 1e6, r.result);
+    std::printf("%-5s %-12s %-12s %12.1f %12.1f  %a\n", r.type.c_str(), r.method.c_str(),
+                r.distribution.c_str(), r.elements_per_second / 1e6,
+                r.elements_per_cpu_second / 1e6, r.result);
   }
-  std::printf("{\"bench\":\"exact_reference\",\"log2_elements\":%d,\"threads\":1,\"rows\":[", log2_total);
+  std::printf("{\"bench\":\"exact_reference\",\"log2_elements\":%d,\"threads\":1,\"rows\":[",
+              log2_total);
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    std::printf("%s{\"type\":\"%s\",\"method\":\"%s\",\"distribution\":\"%s\",\"elements_per_second\":%.0f}",
+    std::printf("%s{\"type\":\"%s\",\"method\":\"%s\",\"distribution\":\"%s\","
+                "\"elements_per_second\":%.0f,\"elements_per_cpu_second\":%.0f}",
                 i == 0 ? "" : ",", rows[i].type.c_str(), rows[i].method.c_str(),
-                rows[i].distribution.c_str(), rows[i].elements_per_second);
+                rows[i].distribution.c_str(), rows[i].elements_per_second,
+                rows[i].elements_per_cpu_second);
   }
   std::printf("]}\n");
   return 0;
