@@ -27,18 +27,19 @@
 // whole exponent range with random signs spill on 71 % (float) and 95 % (double) of the adds:
 // exact all the same, slower.
 //
-// The two instances, per thread (nvcc 13.0, sm_90, `-Xptxas -v` on tests/exact/device_check.cu,
-// whose kernels add a grid-stride loop of inputs and then normalise and store or round):
+// The two instances, per thread (nvcc 13.0, sm_90, -O3 -DNDEBUG as the Release build compiles
+// them, `-Xptxas -v` on tests/exact/device_check.cu, whose kernels add a grid-stride loop of
+// inputs, then normalise and store the chunks or round; the asserts on add 2-6 registers):
 //  - float: K = 2 doubles (4 registers) in front of 11 chunks (bits 0..351 of the value in units
 //    of 2^-149: float's 277 bits plus the carries of 2^62 adds) held in registers, every chunk
-//    touched at a compile-time index (Residence::registers): 60 registers, no stack (the
-//    rounding's 56-byte array of words aside); a spill costs the ~120-instruction select. With
-//    the chunks in local memory (Residence::memory) instead: 40 registers and a 112-byte stack
-//    frame, a spill three read-modify-writes there. 11 chunks in shared memory would cost 88
-//    bytes a thread (22 KiB for 256 threads) for spills that uniform data never makes.
+//    touched at a compile-time index (Residence::registers): 56 registers, no stack (53 with the
+//    rounding instead of the store); a spill costs the ~120-instruction select. With the chunks
+//    in local memory (Residence::memory) instead: 34 registers and a 112-byte stack frame, a
+//    spill three read-modify-writes there. 11 chunks in shared memory would cost 88 bytes a
+//    thread (22 KiB for 256 threads) for spills that uniform data never makes.
 //  - double: the value needs 2098 bits plus carries, 66 chunks, 528 bytes: far too many
 //    registers. K = 3 doubles (6 registers) in front, the chunks in the thread's local memory
-//    indexed at run time (Residence::memory): 34 registers and a 560-byte stack frame (840 with
+//    indexed at run time (Residence::memory): 32 registers and a 560-byte stack frame (840 with
 //    the rounding's words), a spill three read-modify-writes. Inputs of magnitude 2^982 and
 //    above (and NaN, ±Inf) go to the chunks directly, so no sum of up to 2^40 doubles in the
 //    expansion can overflow. ReproBLAS's binned sums keep fewer words a thread but must know
