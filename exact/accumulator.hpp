@@ -139,9 +139,11 @@ TR_EXACT_HD void two_sum(double a, double b, double& s, double& e) {
 
 /// What a format's sums need: P (significand bits with the hidden one), the unit of the fixed
 /// point (its smallest subnormal, 2^kUnitExponent), and the chunks that hold the sum.
-template <class T> struct Format;
+template <class T>
+struct Format;
 
-template <> struct Format<float> {
+template <>
+struct Format<float> {
   using Bits = std::uint32_t;
   static constexpr int kPrecision = 24;
   static constexpr int kUnitExponent = -149;
@@ -153,7 +155,8 @@ template <> struct Format<float> {
   static TR_EXACT_HD float from_bits(Bits b) { return detail::float_from_bits(b); }
 };
 
-template <> struct Format<double> {
+template <>
+struct Format<double> {
   using Bits = std::uint64_t;
   static constexpr int kPrecision = 53;
   static constexpr int kUnitExponent = -1074;
@@ -302,9 +305,8 @@ class Kulisch {
   TR_EXACT_HD T round_normalised() const {
     using Bits = typename F::Bits;
     constexpr int P = F::kPrecision;
-    if ((flags_ & kNaN) != 0 ||
-        (flags_ & (kPositiveInfinity | kNegativeInfinity)) ==
-            (kPositiveInfinity | kNegativeInfinity)) {
+    if ((flags_ & kNaN) != 0 || (flags_ & (kPositiveInfinity | kNegativeInfinity)) ==
+                                    (kPositiveInfinity | kNegativeInfinity)) {
       return F::from_bits(F::kQuietNaN);
     }
     if ((flags_ & kPositiveInfinity) != 0) return F::from_bits(F::kInfinity);
@@ -449,9 +451,9 @@ class ExactAccumulator {
     const std::uint32_t fraction = u & 0x7FFFFFu;
     const bool negative = (u >> 31) != 0;
     if (biased == 0xFF) {
-      long_.add_flags(fraction != 0 ? Store::kNaN
-                                    : (negative ? Store::kNegativeInfinity
-                                                : Store::kPositiveInfinity));
+      long_.add_flags(fraction != 0
+                          ? Store::kNaN
+                          : (negative ? Store::kNegativeInfinity : Store::kPositiveInfinity));
     } else if (fraction == 0) {
       if (!negative) long_.add_flags(Store::kNotNegativeZero);  // -0 is the identity
     } else {
@@ -466,8 +468,7 @@ class ExactAccumulator {
     if (((u >> 52) & 0x7FF) == 0x7FF) {
       const bool nan = (u & 0xFFFFFFFFFFFFFull) != 0;
       long_.add_flags(nan ? Store::kNaN
-                          : ((u >> 63) != 0 ? Store::kNegativeInfinity
-                                            : Store::kPositiveInfinity));
+                          : ((u >> 63) != 0 ? Store::kNegativeInfinity : Store::kPositiveInfinity));
     } else {
       long_.template add_double<R>(x);
       long_.add_flags(Store::kNotNegativeZero);

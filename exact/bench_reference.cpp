@@ -42,7 +42,8 @@ std::vector<T> make_data(const std::string& distribution, std::size_t n) {
     constexpr int lo = std::numeric_limits<T>::min_exponent - std::numeric_limits<T>::digits;
     constexpr int hi = std::numeric_limits<T>::max_exponent - 1;
     std::uniform_int_distribution<int> exponent(lo, hi);
-    for (T& x : v) x = ((rng() & 1) != 0 ? T(1) : T(-1)) * std::ldexp(significand(rng), exponent(rng));
+    for (T& x : v)
+      x = ((rng() & 1) != 0 ? T(1) : T(-1)) * std::ldexp(significand(rng), exponent(rng));
   } else {  // equal: one value, every add into the same bin
     for (T& x : v) x = T(0.1);
   }
@@ -64,7 +65,8 @@ std::pair<double, double> timed(F&& f) {
   const std::clock_t cpu_start = std::clock();
   const auto start = std::chrono::steady_clock::now();
   f();
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return {wall, double(std::clock() - cpu_start) / CLOCKS_PER_SEC};
 }
 
@@ -142,11 +144,11 @@ int main(int argc, char** argv) {
   std::printf("{\"bench\":\"exact_reference\",\"log2_elements\":%d,\"threads\":1,\"rows\":[",
               log2_total);
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    std::printf("%s{\"type\":\"%s\",\"method\":\"%s\",\"distribution\":\"%s\","
-                "\"elements_per_second\":%.0f,\"elements_per_cpu_second\":%.0f}",
-                i == 0 ? "" : ",", rows[i].type.c_str(), rows[i].method.c_str(),
-                rows[i].distribution.c_str(), rows[i].elements_per_second,
-                rows[i].elements_per_cpu_second);
+    std::printf(
+        "%s{\"type\":\"%s\",\"method\":\"%s\",\"distribution\":\"%s\","
+        "\"elements_per_second\":%.0f,\"elements_per_cpu_second\":%.0f}",
+        i == 0 ? "" : ",", rows[i].type.c_str(), rows[i].method.c_str(),
+        rows[i].distribution.c_str(), rows[i].elements_per_second, rows[i].elements_per_cpu_second);
   }
   std::printf("]}\n");
   return 0;

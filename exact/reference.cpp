@@ -25,9 +25,11 @@ namespace {
 __extension__ typedef __int128 Int128;
 __extension__ typedef unsigned __int128 UInt128;
 
-template <class T> struct Layout;
+template <class T>
+struct Layout;
 
-template <> struct Layout<float> {
+template <>
+struct Layout<float> {
   using Bits = std::uint32_t;
   using Bin = std::int64_t;
   static constexpr int kPrecision = 24;
@@ -40,7 +42,8 @@ template <> struct Layout<float> {
   static constexpr int kLimbs = 6;
 };
 
-template <> struct Layout<double> {
+template <>
+struct Layout<double> {
   using Bits = std::uint64_t;
   using Bin = Int128;
   static constexpr int kPrecision = 53;
@@ -116,8 +119,8 @@ struct ReferenceSum<T>::State {
     const auto x1 = static_cast<std::uint64_t>(magnitude >> 64);
     const int w = shift / 64;
     const int b = shift % 64;
-    const std::array<std::uint64_t, 3> y = {
-        x0 << b, (x1 << b) | (b != 0 ? x0 >> (64 - b) : 0), b != 0 ? x1 >> (64 - b) : 0};
+    const std::array<std::uint64_t, 3> y = {x0 << b, (x1 << b) | (b != 0 ? x0 >> (64 - b) : 0),
+                                            b != 0 ? x1 >> (64 - b) : 0};
     std::uint64_t carry = 0;  // a carry when adding, a borrow when subtracting
     for (int j = w; j < L::kLimbs; ++j) {
       if (j - w >= 3 && carry == 0) break;

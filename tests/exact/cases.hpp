@@ -31,9 +31,8 @@ template <class T>
 ::testing::AssertionResult same_bits(T expected, T actual) {
   if (bits(expected) == bits(actual)) return ::testing::AssertionSuccess();
   std::ostringstream message;  // one stream: AssertionResult's << would drop the manipulators
-  message << "expected " << std::hexfloat << expected << " (bits 0x" << std::hex
-          << bits(expected) << "), got " << std::hexfloat << actual << " (bits 0x" << std::hex
-          << bits(actual) << ")";
+  message << "expected " << std::hexfloat << expected << " (bits 0x" << std::hex << bits(expected)
+          << "), got " << std::hexfloat << actual << " (bits 0x" << std::hex << bits(actual) << ")";
   return ::testing::AssertionFailure() << message.str();
 }
 
@@ -53,8 +52,8 @@ std::vector<Case<T>> adversarial_cases() {
   const T max = L::max();
   const T tiny = L::denorm_min();
   const T min_normal = L::min();
-  const T ulp1 = std::ldexp(T(1), 1 - P);      // 1's ulp
-  const T half_ulp1 = std::ldexp(T(1), -P);    // half of it
+  const T ulp1 = std::ldexp(T(1), 1 - P);    // 1's ulp
+  const T half_ulp1 = std::ldexp(T(1), -P);  // half of it
   const T half_ulp_max = std::ldexp(T(1), L::max_exponent - P - 1);
   const T big = T(1e30);
 
@@ -191,24 +190,32 @@ std::vector<Case<T>> adversarial_cases() {
 enum class Distribution {
   uniform01,
   normal,
-  full_range,       // random exponent (subnormals included), significand and sign
-  random_bits,      // any finite bit pattern
-  cancelling_pairs, // x and -x shuffled, plus a few small values
+  full_range,        // random exponent (subnormals included), significand and sign
+  random_bits,       // any finite bit pattern
+  cancelling_pairs,  // x and -x shuffled, plus a few small values
   subnormals,
-  near_max,         // partial sums far beyond the largest finite value
-  small_integers,   // many equal values
+  near_max,        // partial sums far beyond the largest finite value
+  small_integers,  // many equal values
 };
 
 inline const char* distribution_name(Distribution d) {
   switch (d) {
-    case Distribution::uniform01: return "uniform01";
-    case Distribution::normal: return "normal";
-    case Distribution::full_range: return "full_range";
-    case Distribution::random_bits: return "random_bits";
-    case Distribution::cancelling_pairs: return "cancelling_pairs";
-    case Distribution::subnormals: return "subnormals";
-    case Distribution::near_max: return "near_max";
-    case Distribution::small_integers: return "small_integers";
+    case Distribution::uniform01:
+      return "uniform01";
+    case Distribution::normal:
+      return "normal";
+    case Distribution::full_range:
+      return "full_range";
+    case Distribution::random_bits:
+      return "random_bits";
+    case Distribution::cancelling_pairs:
+      return "cancelling_pairs";
+    case Distribution::subnormals:
+      return "subnormals";
+    case Distribution::near_max:
+      return "near_max";
+    case Distribution::small_integers:
+      return "small_integers";
   }
   return "?";
 }
@@ -248,7 +255,8 @@ std::vector<T> generate(Distribution d, std::size_t n, std::mt19937_64& rng) {
     case Distribution::full_range:
       while (v.size() < n) {
         const Bits biased = static_cast<Bits>(rng() % kMaxBiased);  // 0 .. max finite
-        v.push_back(from_bits<T>(sign() | (biased << (P - 1)) | (static_cast<Bits>(rng()) & kFraction)));
+        v.push_back(
+            from_bits<T>(sign() | (biased << (P - 1)) | (static_cast<Bits>(rng()) & kFraction)));
       }
       break;
     case Distribution::random_bits:

@@ -41,10 +41,14 @@ __global__ void add_and_round(const T* in, std::uint64_t n, T* out) {
 }
 
 template __global__ void add_and_store_state<FloatAccumulator, float>(const float*, std::uint64_t,
-                                                                      std::int64_t*, std::uint32_t*);
-template __global__ void add_and_store_state<DoubleAccumulator, double>(
-    const double*, std::uint64_t, std::int64_t*, std::uint32_t*);
-template __global__ void add_and_round<FloatAccumulator, float>(const float*, std::uint64_t, float*);
+                                                                      std::int64_t*,
+                                                                      std::uint32_t*);
+template __global__ void add_and_store_state<DoubleAccumulator, double>(const double*,
+                                                                        std::uint64_t,
+                                                                        std::int64_t*,
+                                                                        std::uint32_t*);
+template __global__ void add_and_round<FloatAccumulator, float>(const float*, std::uint64_t,
+                                                                float*);
 template __global__ void add_and_round<DoubleAccumulator, double>(const double*, std::uint64_t,
                                                                   double*);
 // float's other residence, for the comparison in that comment.

@@ -214,7 +214,8 @@ TYPED_TEST(ExactAccumulatorTest, TheChunksRoundWideIntegersToNearestEven) {
     if (trial % 2 == 0) {
       // A tie: q·2^s + 2^(s-1), then maybe ±1 unit.
       const int s = 1 + static_cast<int>(rng() % std::min(kFiniteTop - P + 8, kMaxP));
-      const std::uint64_t q = (std::uint64_t{1} << (P - 1)) | (rng() & ((std::uint64_t{1} << (P - 1)) - 1));
+      const std::uint64_t q = (std::uint64_t{1} << (P - 1)) |
+                              (rng() & ((std::uint64_t{1} << (P - 1)) - 1));
       add(q, s, negative);
       add(1, s - 1, negative);
       if (trial % 6 == 2) add(1, 0, false);
