@@ -65,21 +65,31 @@ ClockReading clocks_from_json(const Json& j) {
   return c;
 }
 
+void append_repeat_stats(Json& j, const RepeatStats& s) {
+  j.set("median_us", s.median_us);
+  j.set("p10_us", s.p10_us);
+  j.set("p90_us", s.p90_us);
+  j.set("repeats", s.repeats);
+}
+
+RepeatStats repeat_stats_from_json(const Json& j) {
+  RepeatStats s;
+  s.median_us = opt_number(j, "median_us");
+  s.p10_us = opt_number(j, "p10_us");
+  s.p90_us = opt_number(j, "p90_us");
+  s.repeats = count(j, "repeats");
+  return s;
+}
+
 void append_timing(Json& j, const Timing& t) {
-  j.set("median_us", t.median_us);
-  j.set("p10_us", t.p10_us);
-  j.set("p90_us", t.p90_us);
-  j.set("repeats", t.repeats);
+  append_repeat_stats(j, t);
   j.set("gbps", t.gbps);
   append_clocks(j, t);
 }
 
 Timing timing_from_json(const Json& j) {
   Timing t;
-  t.median_us = opt_number(j, "median_us");
-  t.p10_us = opt_number(j, "p10_us");
-  t.p90_us = opt_number(j, "p90_us");
-  t.repeats = count(j, "repeats");
+  static_cast<RepeatStats&>(t) = repeat_stats_from_json(j);
   t.gbps = opt_number(j, "gbps");
   static_cast<ClockReading&>(t) = clocks_from_json(j);
   return t;

@@ -24,11 +24,18 @@ struct ClockReading {
   std::optional<int> sm_clock_mhz, mem_clock_mhz;
 };
 
-/// One timed measurement: microseconds of GPU time (CUDA events) per call, over `repeats` timed
-/// runs. Empty times and 0 repeats where nothing was timed (the candidate failed before).
-struct Timing : ClockReading {
+/// The statistics of a call's timed runs: microseconds of GPU time (CUDA events) per call over
+/// `repeats` runs. Empty times and 0 repeats where nothing was timed (it failed before). A
+/// `tunedreduce bench` result is these (db::BenchResult); a tuner's measurement adds the rest of
+/// Timing.
+struct RepeatStats {
   std::optional<double> median_us, p10_us, p90_us;
   int repeats = 0;
+};
+
+/// One timed measurement of a candidate: its repeats' statistics, the bandwidth they give and
+/// the clocks it ran at.
+struct Timing : RepeatStats, ClockReading {
   /// Bytes read / median: set from gbps_of() where the timing is made, and stored with it (the
   /// database has the column, and rows imported from other files keep the value they had).
   std::optional<double> gbps;
@@ -63,7 +70,10 @@ void append_timing(Json& j, const Timing& t);
 /// RecordMemberError.
 Timing timing_from_json(const Json& j);
 
-/// The clocks alone, as above: sm_clock_mhz, mem_clock_mhz (a bench run's).
+/// The parts alone, as above. The repeats' statistics: median_us, p10_us, p90_us, repeats (a
+/// bench result's); the clocks: sm_clock_mhz, mem_clock_mhz (a bench run's).
+void append_repeat_stats(Json& j, const RepeatStats& s);
+RepeatStats repeat_stats_from_json(const Json& j);
 void append_clocks(Json& j, const ClockReading& c);
 ClockReading clocks_from_json(const Json& j);
 

@@ -4,10 +4,10 @@
 
 #include <cinttypes>
 #include <cstdio>
-#include <cstdlib>
 #include <limits>
 
 #include "common/names.hpp"
+#include "db/columns.hpp"
 #include "db/db_error.hpp"
 #include "db/statement.hpp"
 #include "db/transaction.hpp"
@@ -26,14 +26,6 @@ void require_writable(Database& db, const char* what) {
                   quoted(db.path()) + ": opened read-only, cannot " + std::string(what));
 }
 
-std::string seed_text(std::uint64_t seed) {
-  char b[24];
-  std::snprintf(b, sizeof b, "%016" PRIx64, seed);
-  return b;
-}
-
-std::uint64_t seed_value(const std::string& s) { return std::strtoull(s.c_str(), nullptr, 16); }
-
 std::string host_name() {
   char buf[256] = {};
   return gethostname(buf, sizeof buf - 1) == 0 ? std::string(buf) : std::string();
@@ -44,18 +36,20 @@ std::int64_t begin_in_tx(Connection& c, std::int64_t device_id, const BenchRunIn
   if (info.repeats < 1)
     throw DbError(Problem::invalid_data, c.path(),
                   quoted(c.path()) + ": a bench run needs at least one repeat");
-  Statement st = c.prepare(
-      "INSERT INTO bench_runs (uuid, device_id, tool_version, manifest_hash, host, origin,"
-      " library_database, started_at, status, l2, repeats, warmups, seed, driver_version,"
-      " runtime_version, attainable_gbps, sm_clock_mhz, mem_clock_mhz)"
-      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'running', ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"
-      " ?17)");
-  st.bind_all(random_uuid(), device_id, info.tool_version, info.manifest_hash,
-              info.host.empty() ? host_name() : info.host, c.path().string(),
-              info.library_database, utc_timestamp(), bench_l2_name(info.l2), info.repeats,
-              info.warmups, seed_text(info.seed), driver_version, runtime_version,
-              info.attainable_gbps, info.sm_clock_mhz, info.mem_clock_mhz)
-      .run();
+  BenchRunRecord run;
+  run.uuid = random_uuid();
+  run.device_id = device_id;
+  run.info = info;
+  if (run.info.host.empty()) run.info.host = host_name();
+  run.origin = c.path().string();
+  run.driver_version = driver_version;
+  run.runtime_version = runtime_version;
+  run.started_at = utc_timestamp();
+  run.status = RunStatus::running;
+  Statement st = c.prepare("INSERT INTO bench_runs (" + bench_run_columns.names() + ") VALUES (" +
+                           bench_run_columns.parameters(1) + ")");
+  bind_bench_run(st, 1, run);
+  st.run();
   return c.last_insert_rowid();
 }
 
@@ -88,16 +82,14 @@ std::int64_t insert_in_tx(Connection& c, std::int64_t run, const BenchResult& r)
                     file + ": bench run " + std::to_string(run) + " already has a result for " +
                         what);
   }
-  Statement st = c.prepare(
-      "INSERT INTO bench_results (bench_run_id, dtype, op, n, method, verified, error, median_us,"
-      " p10_us, p90_us, repeats, temp_bytes, kernel_id, lookup_level, winner_l2, measured_at)"
-      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)");
-  std::optional<std::string> winner_l2;
-  if (r.winner_l2) winner_l2 = l2_mode_name(*r.winner_l2);
-  st.bind_all(run, dtype_name(r.dtype), op_name(r.op), static_cast<std::int64_t>(r.n),
-              bench_method_name(r.method), r.verified, r.error, r.median_us, r.p10_us, r.p90_us,
-              r.repeats, r.temp_bytes, r.kernel_id, r.lookup_level, winner_l2, utc_timestamp())
-      .run();
+  BenchResultRecord row;
+  static_cast<BenchResult&>(row) = r;
+  row.bench_run_id = run;
+  row.measured_at = utc_timestamp();
+  Statement st = c.prepare("INSERT INTO bench_results (" + bench_result_columns.names() +
+                           ") VALUES (" + bench_result_columns.parameters(1) + ")");
+  bind_bench_result(st, 1, row);
+  st.run();
   return c.last_insert_rowid();
 }
 
@@ -140,6 +132,12 @@ std::optional<BenchMethod> parse_bench_method(std::string_view s) {
   for (BenchMethod m : all_methods)
     if (s == bench_method_name(m)) return m;
   return std::nullopt;
+}
+
+std::string bench_seed_text(std::uint64_t seed) {
+  char b[24];
+  std::snprintf(b, sizeof b, "%016" PRIx64, seed);
+  return b;
 }
 
 std::optional<L2Mode> tuned_l2_of(BenchL2 l) noexcept {
@@ -200,34 +198,14 @@ std::int64_t record_bench_run(Database& db, const DeviceFingerprint& device,
 std::vector<BenchRunRecord> bench_runs(Database& db, std::optional<std::int64_t> device_id) {
   std::vector<BenchRunRecord> out;
   if (!has_bench_tables(db)) return out;
-  Statement st = db.connection().prepare(
-      "SELECT id, uuid, device_id, tool_version, manifest_hash, host, origin, library_database,"
-      " started_at, ended_at, status, l2, repeats, warmups, seed, driver_version, runtime_version,"
-      " attainable_gbps, sm_clock_mhz, mem_clock_mhz FROM bench_runs"
-      " WHERE ?1 IS NULL OR device_id = ?1 ORDER BY id");
+  Statement st = db.connection().prepare("SELECT id, " + bench_run_columns.names() +
+                                         " FROM bench_runs WHERE ?1 IS NULL OR device_id = ?1"
+                                         " ORDER BY id");
   st.bind(1, device_id);
   while (st.step()) {
     BenchRunRecord r;
     r.id = st.column_int(0);
-    r.uuid = st.column_text(1);
-    r.device_id = st.column_int(2);
-    r.info.tool_version = st.column_text(3);
-    r.info.manifest_hash = st.column_text(4);
-    r.info.host = st.column_text(5);
-    r.origin = st.column_text(6);
-    r.info.library_database = st.column_text(7);
-    r.started_at = st.column_text(8);
-    r.ended_at = st.column_opt_text(9);
-    r.status = parse_run_status(st.column_text(10)).value_or(RunStatus::failed);
-    r.info.l2 = parse_bench_l2(st.column_text(11)).value_or(BenchL2::cold);
-    r.info.repeats = static_cast<int>(st.column_int(12));
-    r.info.warmups = static_cast<int>(st.column_int(13));
-    r.info.seed = seed_value(st.column_text(14));
-    r.driver_version = static_cast<int>(st.column_int(15));
-    r.runtime_version = static_cast<int>(st.column_int(16));
-    r.info.attainable_gbps = st.column_opt_double(17);
-    if (auto v = st.column_opt_int(18)) r.info.sm_clock_mhz = static_cast<int>(*v);
-    if (auto v = st.column_opt_int(19)) r.info.mem_clock_mhz = static_cast<int>(*v);
+    read_bench_run(st, 1, r);
     out.push_back(std::move(r));
   }
   return out;
@@ -237,31 +215,15 @@ std::vector<BenchResultRecord> bench_results(Database& db, std::optional<std::in
   std::vector<BenchResultRecord> out;
   if (!has_bench_tables(db)) return out;
   Statement st = db.connection().prepare(
-      "SELECT id, bench_run_id, dtype, op, n, method, verified, error, median_us, p10_us, p90_us,"
-      " repeats, temp_bytes, kernel_id, lookup_level, winner_l2, measured_at FROM bench_results"
-      " WHERE ?1 IS NULL OR bench_run_id = ?1"
+      "SELECT id, " + bench_result_columns.names() +
+      " FROM bench_results WHERE ?1 IS NULL OR bench_run_id = ?1"
       " ORDER BY bench_run_id, dtype, op, n, CASE method WHEN 'cached' THEN 0"
       " WHEN 'two_phase' THEN 1 WHEN 'cub' THEN 2 ELSE 3 END");
   st.bind(1, bench_run_id);
   while (st.step()) {
     BenchResultRecord r;
     r.id = st.column_int(0);
-    r.bench_run_id = st.column_int(1);
-    r.dtype = parse_dtype(st.column_text(2)).value_or(DType::i32);
-    r.op = parse_op(st.column_text(3)).value_or(Op::sum);
-    r.n = static_cast<std::uint64_t>(st.column_int(4));
-    r.method = parse_bench_method(st.column_text(5)).value_or(BenchMethod::cub);
-    r.verified = st.column_int(6) != 0;
-    r.error = st.column_text(7);
-    r.median_us = st.column_opt_double(8);
-    r.p10_us = st.column_opt_double(9);
-    r.p90_us = st.column_opt_double(10);
-    r.repeats = static_cast<int>(st.column_int(11));
-    r.temp_bytes = st.column_opt_int(12);
-    r.kernel_id = st.column_opt_text(13);
-    r.lookup_level = st.column_opt_text(14);
-    if (auto w = st.column_opt_text(15)) r.winner_l2 = parse_l2_mode(*w);
-    r.measured_at = st.column_text(16);
+    read_bench_result(st, 1, r);
     out.push_back(std::move(r));
   }
   return out;

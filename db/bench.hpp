@@ -55,8 +55,9 @@ struct BenchRunInfo : ClockReading {
   std::optional<double> attainable_gbps;  // measured in the same process, same timing
 };
 
-/// One timed call at one (dtype, op, n).
-struct BenchResult {
+/// One timed call at one (dtype, op, n): its repeats' statistics (RepeatStats, common/timing.hpp;
+/// the median is required when verified) and what ran.
+struct BenchResult : RepeatStats {
   DType dtype = DType::i32;
   Op op = Op::sum;
   std::uint64_t n = 0;
@@ -64,8 +65,6 @@ struct BenchResult {
   /// Ran and its result was right. False with an error: it failed, or its result was wrong.
   bool verified = false;
   std::string error;
-  std::optional<double> median_us, p10_us, p90_us;  // required when verified
-  int repeats = 0;
   std::optional<std::int64_t> temp_bytes;  // the two-phase call's and CUB's temporary storage
   /// For the library's calls: the kernel it ran, how it was found (exact, nearest, same_model,
   /// default) and the L2 mode of the winner row it used.
@@ -91,6 +90,9 @@ struct BenchResultRecord : BenchResult {
   std::int64_t bench_run_id = 0;
   std::string measured_at;
 };
+
+/// A bench run's data seed as it is stored and exported: 16 lowercase hex digits.
+std::string bench_seed_text(std::uint64_t seed);
 
 /// True when the file has the bench tables (schema version 4 or later); a version-3 file, which
 /// readers read as is, has none, and every query below then returns nothing.

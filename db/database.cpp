@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "common/names.hpp"
-#include "db/measurement_columns.hpp"
+#include "db/columns.hpp"
 #include "db/schema.hpp"
 #include "db/statement.hpp"
 #include "db/transaction.hpp"
@@ -97,9 +97,9 @@ void set_journal_wal(Connection& conn) {
   }
 }
 
-// A whole row: its id and links, then the columns of measurement_columns().
+// A whole row: its id and links, then measurement_columns.
 std::string select_measurements() {
-  return "SELECT id, run_id, seq, device_id, " + measurement_columns() + " FROM measurements";
+  return "SELECT id, run_id, seq, device_id, " + measurement_columns.names() + " FROM measurements";
 }
 
 MeasurementRecord read_measurement_row(const Statement& st) {
@@ -355,9 +355,9 @@ std::vector<std::int64_t> Database::insert_measurements(std::span<const Measurem
   ids.reserve(ms.size());
   Transaction tx(conn_, TxKind::immediate);
   Statement st = conn_.prepare(
-      "INSERT INTO measurements (run_id, seq, device_id, " + measurement_columns() +
+      "INSERT INTO measurements (run_id, seq, device_id, " + measurement_columns.names() +
       ") VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM measurements WHERE run_id = ?1), ?2, " +
-      measurement_parameters(3) + ")");
+      measurement_columns.parameters(3) + ")");
   for (const Measurement& m : ms) {
     st.reset();
     st.bind_all(m.run_id, m.device_id);

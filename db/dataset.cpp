@@ -13,7 +13,7 @@
 
 #include "common/names.hpp"
 #include "common/timing.hpp"
-#include "db/measurement_columns.hpp"
+#include "db/columns.hpp"
 #include "db/schema.hpp"
 #include "db/statement.hpp"
 #include "db/transaction.hpp"
@@ -118,12 +118,6 @@ Json winner_json(const WinnerRow& row) {
   return j;
 }
 
-std::string seed_hex(std::uint64_t seed) {
-  char b[24];
-  std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(seed));
-  return b;
-}
-
 Json bench_run_json(const BenchRunRow& b) {
   Json j = Json::object();
   j.set("uuid", b.uuid);
@@ -139,14 +133,13 @@ Json bench_run_json(const BenchRunRow& b) {
   j.set("l2", bench_l2_name(b.info.l2));
   j.set("repeats", b.info.repeats);
   j.set("warmups", b.info.warmups);
-  j.set("seed", seed_hex(b.info.seed));
+  j.set("seed", bench_seed_text(b.info.seed));
   j.set("driver_version", b.driver_version);
   j.set("runtime_version", b.runtime_version);
   j.set("attainable_gbps", opt_json(b.info.attainable_gbps));
   append_clocks(j, b.info);
   Json results = Json::array();
-  for (const auto& x : b.results) {
-    const BenchResult& r = x.r;
+  for (const BenchResultRecord& r : b.results) {
     Json o = Json::object();
     o.set("dtype", dtype_name(r.dtype));
     o.set("op", op_name(r.op));
@@ -154,24 +147,21 @@ Json bench_run_json(const BenchRunRow& b) {
     o.set("method", bench_method_name(r.method));
     o.set("verified", r.verified);
     o.set("error", r.error);
-    o.set("median_us", opt_json(r.median_us));
-    o.set("p10_us", opt_json(r.p10_us));
-    o.set("p90_us", opt_json(r.p90_us));
-    o.set("repeats", r.repeats);
+    append_repeat_stats(o, r);
     o.set("temp_bytes", opt_json(r.temp_bytes));
     o.set("kernel_id", opt_json(r.kernel_id));
     o.set("lookup_level", opt_json(r.lookup_level));
     o.set("winner_l2", r.winner_l2 ? Json(l2_mode_name(*r.winner_l2)) : Json());
-    o.set("measured_at", x.measured_at);
+    o.set("measured_at", r.measured_at);
     results.push_back(std::move(o));
   }
   j.set("results", std::move(results));
   return j;
 }
 
-auto bench_result_order(const BenchRunRow::Result& x) {
-  return std::make_tuple(std::string(dtype_name(x.r.dtype)), std::string(op_name(x.r.op)), x.r.n,
-                         static_cast<int>(x.r.method));
+auto bench_result_order(const BenchResult& x) {
+  return std::make_tuple(std::string(dtype_name(x.dtype)), std::string(op_name(x.op)), x.n,
+                         static_cast<int>(x.method));
 }
 
 // --- reading JSON with error messages that name the file and the member -------------------------
@@ -363,20 +353,15 @@ Dataset read_dataset_in_tx(Database& db) {
   for (const BenchRunRecord& b : bench_runs(db)) {
     bench_uuid[b.id] = b.uuid;
     BenchRunRow row;
-    row.uuid = b.uuid;
+    static_cast<BenchRunRecord&>(row) = b;
+    row.id = row.device_id = 0;
     row.device_key = device_key.at(b.device_id);
-    row.info = b.info;
-    row.origin = b.origin;
-    row.driver_version = b.driver_version;
-    row.runtime_version = b.runtime_version;
-    row.started_at = b.started_at;
-    row.ended_at = b.ended_at;
-    row.status = b.status;
     d.bench_runs[b.uuid] = std::move(row);
   }
-  for (const BenchResultRecord& r : bench_results(db)) {
-    BenchResult bare = r;
-    d.bench_runs.at(bench_uuid.at(r.bench_run_id)).results.push_back({bare, r.measured_at});
+  for (BenchResultRecord& r : bench_results(db)) {
+    BenchRunRow& run = d.bench_runs.at(bench_uuid.at(r.bench_run_id));
+    r.id = r.bench_run_id = 0;
+    run.results.push_back(std::move(r));
   }
   for (auto& [uuid, b] : d.bench_runs)
     std::sort(b.results.begin(), b.results.end(),
@@ -605,8 +590,7 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
       std::set<std::tuple<std::string, std::string, std::uint64_t, int>> seen;
       for (std::size_t k = 0; k < rs.size(); ++k) {
         const Reader x = rs.at(k);
-        BenchRunRow::Result res;
-        BenchResult& b = res.r;
+        BenchResultRecord b;
         b.dtype = x.at("dtype").parse(parse_dtype, "i32, u32, i64, u64, f32, f64");
         if (x.at("dtype").str() != dtype_name(b.dtype)) x.at("dtype").fail("use the short name");
         b.op = x.at("op").parse(parse_op, "sum, min, max");
@@ -614,13 +598,10 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
         b.method = x.at("method").parse(parse_bench_method, "cached, two_phase, cub, thrust");
         b.verified = x.at("verified").boolean();
         b.error = x.at("error").str();
-        b.median_us = x.at("median_us").opt_num();
-        b.p10_us = x.at("p10_us").opt_num();
-        b.p90_us = x.at("p90_us").opt_num();
+        static_cast<RepeatStats&>(b) = x.record(repeat_stats_from_json);
         if (b.verified && !b.median_us) x.at("median_us").fail("required when verified");
         if (b.verified && !b.error.empty()) x.at("error").fail("must be empty when verified");
         if (!b.verified && b.error.empty()) x.at("error").fail("must say why when not verified");
-        b.repeats = x.at("repeats").i32(0);
         if (!x.at("temp_bytes").null()) b.temp_bytes = x.at("temp_bytes").i64(0);
         b.kernel_id = x.at("kernel_id").opt_str();
         b.lookup_level = x.at("lookup_level").opt_str();
@@ -628,10 +609,10 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
             *b.lookup_level != "same_model" && *b.lookup_level != "default")
           x.at("lookup_level").fail("expected exact, nearest, same_model or default");
         if (!x.at("winner_l2").null()) b.winner_l2 = x.at("winner_l2").parse(parse_l2_mode, "cold, warm");
-        res.measured_at = x.at("measured_at").str();
-        if (!seen.insert(bench_result_order(res)).second)
+        b.measured_at = x.at("measured_at").str();
+        if (!seen.insert(bench_result_order(b)).second)
           x.fail("a second result for this dtype, op, n and method");
-        row.results.push_back(std::move(res));
+        row.results.push_back(std::move(b));
       }
       std::sort(row.results.begin(), row.results.end(), [](const auto& a, const auto& b) {
         return bench_result_order(a) < bench_result_order(b);
@@ -900,8 +881,8 @@ void write_run_links(Connection& c, const RunRow& r, Ids& ids) {
 // A measurement row's id is new in every file; its run, place in the run and device are found
 // by their natural keys.
 std::string insert_measurement_sql() {
-  return "INSERT INTO measurements (run_id, seq, device_id, " + measurement_columns() +
-         ") VALUES (?1, ?2, ?3, " + measurement_parameters(4) + ")";
+  return "INSERT INTO measurements (run_id, seq, device_id, " + measurement_columns.names() +
+         ") VALUES (?1, ?2, ?3, " + measurement_columns.parameters(4) + ")";
 }
 
 void bind_measurement_row(Statement& st, const MeasurementRow& row, const Ids& ids) {
@@ -930,32 +911,20 @@ void insert_winners(Connection& c, const std::vector<WinnerRow>& ws, const Ids& 
 }
 
 void insert_bench_run(Connection& c, const BenchRunRow& b, const Ids& ids) {
-  Statement st = c.prepare(
-      "INSERT INTO bench_runs (uuid, device_id, tool_version, manifest_hash, host, origin,"
-      " library_database, started_at, ended_at, status, l2, repeats, warmups, seed, driver_version,"
-      " runtime_version, attainable_gbps, sm_clock_mhz, mem_clock_mhz)"
-      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
-      " ?19)");
-  st.bind_all(b.uuid, ids.device.at(b.device_key), b.info.tool_version, b.info.manifest_hash,
-              b.info.host, b.origin, b.info.library_database, b.started_at, b.ended_at,
-              run_status_name(b.status), bench_l2_name(b.info.l2), b.info.repeats, b.info.warmups,
-              seed_hex(b.info.seed), b.driver_version, b.runtime_version, b.info.attainable_gbps,
-              b.info.sm_clock_mhz, b.info.mem_clock_mhz)
-      .run();
+  BenchRunRecord run = b;
+  run.device_id = ids.device.at(b.device_key);
+  Statement st = c.prepare("INSERT INTO bench_runs (" + bench_run_columns.names() + ") VALUES (" +
+                           bench_run_columns.parameters(1) + ")");
+  bind_bench_run(st, 1, run);
+  st.run();
   const std::int64_t id = c.last_insert_rowid();
-  Statement rs = c.prepare(
-      "INSERT INTO bench_results (bench_run_id, dtype, op, n, method, verified, error, median_us,"
-      " p10_us, p90_us, repeats, temp_bytes, kernel_id, lookup_level, winner_l2, measured_at)"
-      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)");
-  for (const auto& x : b.results) {
-    const BenchResult& r = x.r;
-    std::optional<std::string> winner_l2;
-    if (r.winner_l2) winner_l2 = l2_mode_name(*r.winner_l2);
+  Statement rs = c.prepare("INSERT INTO bench_results (" + bench_result_columns.names() +
+                           ") VALUES (" + bench_result_columns.parameters(1) + ")");
+  for (BenchResultRecord r : b.results) {
+    r.bench_run_id = id;
     rs.reset();
-    rs.bind_all(id, dtype_name(r.dtype), op_name(r.op), static_cast<std::int64_t>(r.n),
-                bench_method_name(r.method), r.verified, r.error, r.median_us, r.p10_us, r.p90_us,
-                r.repeats, r.temp_bytes, r.kernel_id, r.lookup_level, winner_l2, x.measured_at)
-        .run();
+    bind_bench_result(rs, 1, r);
+    rs.run();
   }
 }
 
@@ -1048,7 +1017,7 @@ MergeStats import_dataset(Database& db, const Dataset& incoming) {
       // Same identity, other content (see merge_dataset): the fixed choice replaces the row in
       // place, keeping its id.
       Statement st = c.prepare("UPDATE measurements SET device_id = ?3, " +
-                               measurement_assignments(4) + " WHERE run_id = ?1 AND seq = ?2");
+                               measurement_columns.assignments(4) + " WHERE run_id = ?1 AND seq = ?2");
       bind_measurement_row(st, m, ids);
       st.run();
     }

@@ -65,20 +65,11 @@ struct WinnerRow {
 };
 
 /// A bench run (schema version 4) with its results: identified by its uuid, like a tuning run.
-struct BenchRunRow {
-  std::string uuid;
+/// Its id and device_id, and each result's id and bench_run_id, are unused: the device is named
+/// by its key.
+struct BenchRunRow : BenchRunRecord {
   std::string device_key;
-  BenchRunInfo info;
-  std::string origin;
-  int driver_version = 0, runtime_version = 0;
-  std::string started_at;
-  std::optional<std::string> ended_at;
-  RunStatus status = RunStatus::running;
-  struct Result {
-    BenchResult r;
-    std::string measured_at;
-  };
-  std::vector<Result> results;  // by dtype, op, n, method
+  std::vector<BenchResultRecord> results;  // by dtype, op, n, method
 };
 
 struct Dataset {

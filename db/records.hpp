@@ -84,7 +84,7 @@ struct MeasurementKey {
 
 /// One measurement of a candidate at one n: what was measured, how it came out and its Timing
 /// (median_us is required when the outcome is ok). Stored as a measurements row
-/// (db/measurement_columns.hpp); the tuner's Result is one too (tuner/runner.hpp).
+/// (db/columns.hpp); the tuner's Result is one too (tuner/runner.hpp).
 struct Measurement : Timing {
   std::int64_t run_id = 0;
   std::int64_t device_id = 0;

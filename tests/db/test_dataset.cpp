@@ -122,6 +122,7 @@ TEST(Export, ImportValidatesAndNamesTheFileAndMember) {
   make_db(dir / "a.db", test::h100(), k_shuffle, 1, 4096, 5.0, "h");
   const Json good = Json::parse(export_of(dir / "a.db"));
   const fs::path file = dir / "in.json";
+  const std::string named = "'" + file.string() + "'";
   auto expect_bad = [&](const std::string& text, const std::string& words, Problem p) {
     Database db = Database::open_writer(dir / "target.db");
     try {
@@ -129,7 +130,7 @@ TEST(Export, ImportValidatesAndNamesTheFileAndMember) {
       ADD_FAILURE() << "accepted: " << words;
     } catch (const DbError& e) {
       EXPECT_EQ(e.problem(), p) << e.what();
-      EXPECT_NE(std::string(e.what()).find("'" + file.string() + "'"), std::string::npos);
+      EXPECT_NE(std::string(e.what()).find(named), std::string::npos);
       EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
     }
     EXPECT_EQ(db.counts().devices, 0);  // nothing half-imported

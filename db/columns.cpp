@@ -1,0 +1,217 @@
+#include "db/columns.hpp"
+
+#include <array>
+#include <cstdint>
+#include <cstdlib>
+
+#include "common/names.hpp"
+
+namespace tunedreduce::db {
+
+namespace {
+
+// Each in the order its bind and read functions below bind and read the columns.
+// clang-format off
+// The candidate, the request and what came of it, its Timing with the clocks, the error and when.
+constexpr std::array<std::string_view, 20> measurement_names = {
+    "kernel_id", "family", "block", "unroll", "smem", "finish",
+    "dtype", "op", "n", "l2_mode", "outcome",
+    "median_us", "p10_us", "p90_us", "repeats", "gbps", "sm_clock_mhz", "mem_clock_mhz",
+    "error", "measured_at"};
+
+constexpr std::array<std::string_view, 19> bench_run_names = {
+    "uuid", "device_id", "tool_version", "manifest_hash", "host", "origin", "library_database",
+    "started_at", "ended_at", "status", "l2", "repeats", "warmups", "seed", "driver_version",
+    "runtime_version", "attainable_gbps", "sm_clock_mhz", "mem_clock_mhz"};
+
+constexpr std::array<std::string_view, 16> bench_result_names = {
+    "bench_run_id", "dtype", "op", "n", "method", "verified", "error",
+    "median_us", "p10_us", "p90_us", "repeats",
+    "temp_bytes", "kernel_id", "lookup_level", "winner_l2", "measured_at"};
+// clang-format on
+
+template <class Item>
+std::string joined(std::span<const std::string_view> names, Item item) {
+  std::string s;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i) s += ", ";
+    item(s, i);
+  }
+  return s;
+}
+
+std::optional<int> opt_int(const Statement& st, int col) {
+  if (auto v = st.column_opt_int(col)) return static_cast<int>(*v);
+  return std::nullopt;
+}
+
+// The CHECK constraints admit only valid names: the fallbacks are never taken for a sound file.
+DType column_dtype(const Statement& st, int col) {
+  return parse_dtype(st.column_text(col)).value_or(DType::i32);
+}
+Op column_op(const Statement& st, int col) {
+  return parse_op(st.column_text(col)).value_or(Op::sum);
+}
+
+}  // namespace
+
+std::string ColumnList::names() const {
+  return joined(names_, [&](std::string& s, std::size_t i) { s += names_[i]; });
+}
+
+std::string ColumnList::parameters(int first) const {
+  return joined(names_, [&](std::string& s, std::size_t i) {
+    s += '?';
+    s += std::to_string(first + static_cast<int>(i));
+  });
+}
+
+std::string ColumnList::assignments(int first) const {
+  return joined(names_, [&](std::string& s, std::size_t i) {
+    s += names_[i];
+    s += " = ?";
+    s += std::to_string(first + static_cast<int>(i));
+  });
+}
+
+constinit const ColumnList measurement_columns(measurement_names);
+constinit const ColumnList bench_run_columns(bench_run_names);
+constinit const ColumnList bench_result_columns(bench_result_names);
+
+void bind_measurement(Statement& st, int first, const Measurement& m) {
+  int p = first;
+  st.bind(p++, m.kernel_id);
+  st.bind(p++, m.params.family);
+  st.bind(p++, m.params.block);
+  st.bind(p++, m.params.unroll);
+  st.bind(p++, m.params.smem);
+  st.bind(p++, m.params.finish);
+  st.bind(p++, dtype_name(m.dtype));
+  st.bind(p++, op_name(m.op));
+  st.bind(p++, static_cast<std::int64_t>(m.n));
+  st.bind(p++, l2_mode_name(m.l2_mode));
+  st.bind(p++, outcome_name(m.outcome));
+  st.bind(p++, m.median_us);
+  st.bind(p++, m.p10_us);
+  st.bind(p++, m.p90_us);
+  st.bind(p++, m.repeats);
+  st.bind(p++, m.gbps);
+  st.bind(p++, m.sm_clock_mhz);
+  st.bind(p++, m.mem_clock_mhz);
+  st.bind(p++, m.error);
+  st.bind(p++, m.measured_at);
+}
+
+void read_measurement(const Statement& st, int first, Measurement& m) {
+  int c = first;
+  m.kernel_id = st.column_text(c++);
+  m.params.family = st.column_text(c++);
+  m.params.block = static_cast<int>(st.column_int(c++));
+  m.params.unroll = static_cast<int>(st.column_int(c++));
+  m.params.smem = st.column_text(c++);
+  m.params.finish = st.column_text(c++);
+  m.dtype = column_dtype(st, c++);
+  m.op = column_op(st, c++);
+  m.n = static_cast<std::uint64_t>(st.column_int(c++));
+  m.l2_mode = parse_l2_mode(st.column_text(c++)).value_or(L2Mode::cold);
+  m.outcome = parse_outcome(st.column_text(c++)).value_or(Outcome::crashed);
+  m.median_us = st.column_opt_double(c++);
+  m.p10_us = st.column_opt_double(c++);
+  m.p90_us = st.column_opt_double(c++);
+  m.repeats = static_cast<int>(st.column_int(c++));
+  m.gbps = st.column_opt_double(c++);
+  m.sm_clock_mhz = opt_int(st, c++);
+  m.mem_clock_mhz = opt_int(st, c++);
+  m.error = st.column_text(c++);
+  m.measured_at = st.column_text(c++);
+}
+
+void bind_bench_run(Statement& st, int first, const BenchRunRecord& r) {
+  int p = first;
+  st.bind(p++, r.uuid);
+  st.bind(p++, r.device_id);
+  st.bind(p++, r.info.tool_version);
+  st.bind(p++, r.info.manifest_hash);
+  st.bind(p++, r.info.host);
+  st.bind(p++, r.origin);
+  st.bind(p++, r.info.library_database);
+  st.bind(p++, r.started_at);
+  st.bind(p++, r.ended_at);
+  st.bind(p++, run_status_name(r.status));
+  st.bind(p++, bench_l2_name(r.info.l2));
+  st.bind(p++, r.info.repeats);
+  st.bind(p++, r.info.warmups);
+  st.bind(p++, bench_seed_text(r.info.seed));
+  st.bind(p++, r.driver_version);
+  st.bind(p++, r.runtime_version);
+  st.bind(p++, r.info.attainable_gbps);
+  st.bind(p++, r.info.sm_clock_mhz);
+  st.bind(p++, r.info.mem_clock_mhz);
+}
+
+void read_bench_run(const Statement& st, int first, BenchRunRecord& r) {
+  int c = first;
+  r.uuid = st.column_text(c++);
+  r.device_id = st.column_int(c++);
+  r.info.tool_version = st.column_text(c++);
+  r.info.manifest_hash = st.column_text(c++);
+  r.info.host = st.column_text(c++);
+  r.origin = st.column_text(c++);
+  r.info.library_database = st.column_text(c++);
+  r.started_at = st.column_text(c++);
+  r.ended_at = st.column_opt_text(c++);
+  r.status = parse_run_status(st.column_text(c++)).value_or(RunStatus::failed);
+  r.info.l2 = parse_bench_l2(st.column_text(c++)).value_or(BenchL2::cold);
+  r.info.repeats = static_cast<int>(st.column_int(c++));
+  r.info.warmups = static_cast<int>(st.column_int(c++));
+  r.info.seed = std::strtoull(st.column_text(c++).c_str(), nullptr, 16);
+  r.driver_version = static_cast<int>(st.column_int(c++));
+  r.runtime_version = static_cast<int>(st.column_int(c++));
+  r.info.attainable_gbps = st.column_opt_double(c++);
+  r.info.sm_clock_mhz = opt_int(st, c++);
+  r.info.mem_clock_mhz = opt_int(st, c++);
+}
+
+void bind_bench_result(Statement& st, int first, const BenchResultRecord& r) {
+  int p = first;
+  st.bind(p++, r.bench_run_id);
+  st.bind(p++, dtype_name(r.dtype));
+  st.bind(p++, op_name(r.op));
+  st.bind(p++, static_cast<std::int64_t>(r.n));
+  st.bind(p++, bench_method_name(r.method));
+  st.bind(p++, r.verified);
+  st.bind(p++, r.error);
+  st.bind(p++, r.median_us);
+  st.bind(p++, r.p10_us);
+  st.bind(p++, r.p90_us);
+  st.bind(p++, r.repeats);
+  st.bind(p++, r.temp_bytes);
+  st.bind(p++, r.kernel_id);
+  st.bind(p++, r.lookup_level);
+  if (r.winner_l2) st.bind(p++, l2_mode_name(*r.winner_l2));
+  else st.bind(p++, nullptr);
+  st.bind(p++, r.measured_at);
+}
+
+void read_bench_result(const Statement& st, int first, BenchResultRecord& r) {
+  int c = first;
+  r.bench_run_id = st.column_int(c++);
+  r.dtype = column_dtype(st, c++);
+  r.op = column_op(st, c++);
+  r.n = static_cast<std::uint64_t>(st.column_int(c++));
+  r.method = parse_bench_method(st.column_text(c++)).value_or(BenchMethod::cub);
+  r.verified = st.column_int(c++) != 0;
+  r.error = st.column_text(c++);
+  r.median_us = st.column_opt_double(c++);
+  r.p10_us = st.column_opt_double(c++);
+  r.p90_us = st.column_opt_double(c++);
+  r.repeats = static_cast<int>(st.column_int(c++));
+  r.temp_bytes = st.column_opt_int(c++);
+  r.kernel_id = st.column_opt_text(c++);
+  r.lookup_level = st.column_opt_text(c++);
+  r.winner_l2.reset();
+  if (auto w = st.column_opt_text(c++)) r.winner_l2 = parse_l2_mode(*w);
+  r.measured_at = st.column_text(c++);
+}
+
+}  // namespace tunedreduce::db

@@ -1,0 +1,64 @@
+#pragma once
+// The one column list of each kind of row that db/ writes or reads whole in more than one place
+// — a measurement (Database's insert and queries, the export's reading, import and merge), a
+// bench run and a bench result (db/bench.cpp, and the export's import and merge) — with the
+// functions that bind and read those columns in that order. Only the tables' definitions and the
+// frozen migrations in db/schema.cpp spell the columns otherwise.
+//
+//   "INSERT INTO measurements (run_id, seq, device_id, " + measurement_columns.names() +
+//   ") VALUES (?1, ?2, ?3, " + measurement_columns.parameters(4) + ")"
+//                                                then bind_measurement(st, 4, m)
+//   "SELECT id, run_id, seq, device_id, " + measurement_columns.names() + " FROM measurements"
+//                                                then read_measurement(st, 4, m)
+
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "db/bench.hpp"
+#include "db/records.hpp"
+#include "db/statement.hpp"
+
+namespace tunedreduce::db {
+
+/// A list of columns as statements spell it.
+class ColumnList {
+ public:
+  constexpr explicit ColumnList(std::span<const std::string_view> names) : names_(names) {}
+  /// "a, b, c"
+  std::string names() const;
+  /// "?first, ?first+1, ...": one parameter per column, for an INSERT.
+  std::string parameters(int first) const;
+  /// "a = ?first, b = ?first+1, ...", for an UPDATE.
+  std::string assignments(int first) const;
+
+ private:
+  std::span<const std::string_view> names_;
+};
+
+/// What a measurements row says about its measurement: kernel_id, family, block, unroll, smem,
+/// finish, dtype, op, n, l2_mode, outcome, median_us, p10_us, p90_us, repeats, gbps, sm_clock_mhz,
+/// mem_clock_mhz, error, measured_at. Not the row's id and links (run_id, seq, device_id): those
+/// differ from file to file, and each statement names them itself.
+extern const ColumnList measurement_columns;
+/// Binds \p m's columns to the parameters first, first + 1, ... (measured_at as it is, empty
+/// too).
+void bind_measurement(Statement& st, int first, const Measurement& m);
+/// Reads them from the result column \p first on into \p m.
+void read_measurement(const Statement& st, int first, Measurement& m);
+
+/// A bench_runs row but its id: uuid, device_id, tool_version, manifest_hash, host, origin,
+/// library_database, started_at, ended_at, status, l2, repeats, warmups, seed, driver_version,
+/// runtime_version, attainable_gbps, sm_clock_mhz, mem_clock_mhz.
+extern const ColumnList bench_run_columns;
+void bind_bench_run(Statement& st, int first, const BenchRunRecord& r);  // r.id unused
+void read_bench_run(const Statement& st, int first, BenchRunRecord& r);  // r.id unset
+
+/// A bench_results row but its id: bench_run_id, dtype, op, n, method, verified, error,
+/// median_us, p10_us, p90_us, repeats, temp_bytes, kernel_id, lookup_level, winner_l2,
+/// measured_at.
+extern const ColumnList bench_result_columns;
+void bind_bench_result(Statement& st, int first, const BenchResultRecord& r);  // r.id unused
+void read_bench_result(const Statement& st, int first, BenchResultRecord& r);  // r.id unset
+
+}  // namespace tunedreduce::db
