@@ -34,6 +34,7 @@
 #include "tuner/gpu_runner.hpp"
 #include "tuner/progress.hpp"
 #include "tuner/replay_runner.hpp"
+#include "tuner/session.hpp"
 #include "tuner/winners_table.hpp"
 
 namespace po = boost::program_options;
@@ -241,12 +242,10 @@ int real_run(const Options& o, const tuner::TuneConfig& cfg) {
   const tuner::DeviceChoice choice =
       tuner::one_per_model(tuner::select_devices(o.devices, tuner::probe_devices()));
   const auto& devices = choice.tuned;
-  {
-    // Runs a killed tuner left `running` (on this host, their lease released by its death).
-    db::Database database = db::Database::open_writer(loc.path);
-    for (std::int64_t id : database.settle_abandoned_runs())
-      spdlog::warn("run {} was left running by a tuner that is gone; marked interrupted", id);
-  }
+  // Runs a killed tuner left `running` (on this host, their lease released by its death).
+  const tuner::TuningSession session(loc.path);
+  for (std::int64_t id : session.settle_abandoned_runs())
+    spdlog::warn("run {} was left running by a tuner that is gone; marked interrupted", id);
 
   const std::string hash = tuner::config_hash(cfg);
   spdlog::info("tuning {} device model(s) into '{}' (from {}), config hash {}", devices.size(),
@@ -286,10 +285,11 @@ int real_run(const Options& o, const tuner::TuneConfig& cfg) {
     }
   } catch (...) {
     // The runs begun so far would stay `running`.
-    db::Database database = db::Database::open_writer(loc.path);
+    std::vector<tuner::Recording> begun;
     for (DeviceRun& run : runs)
       if (!run.runners.empty())
-        if (auto rec = run.runners.front()->recording()) database.end_run(rec->run_id, db::RunStatus::failed);
+        if (auto rec = run.runners.front()->recording()) begun.push_back(*rec);
+    session.end_failed(begun);
     throw;
   }
   // One driver per model, in parallel; each model gets winners of its own, and the GPUs of one
@@ -314,34 +314,21 @@ int real_run(const Options& o, const tuner::TuneConfig& cfg) {
   printer.finish();
 
   // Winners of the complete keys, then the run's end, per device.
-  db::Database database = db::Database::open_writer(loc.path);
   bool cancelled = false;
   std::exception_ptr first_error;
   for (DeviceRun& run : runs) {
     const auto rec = run.runners.front()->recording();
     if (!rec) throw Error("the GPU runner did not say where it recorded (no run or device row)");
     if (run.error) {
-      database.end_run(rec->run_id, db::RunStatus::failed);
+      session.end_failed(*rec);
       if (!first_error) first_error = run.error;
       continue;
     }
-    std::size_t stored = 0;
-    for (const tuner::KeyOutcome& k : run.outcome.keys) {
-      if (!k.complete || k.bisect.intervals.empty()) continue;
-      // Winners of this run's L2 mode replace only that mode's: a warm run keeps the cold ones.
-      database.replace_winners(rec->device_id, k.dtype, k.op,
-                               tuner::to_db_winners(k.bisect.intervals, k.dtype, k.op, k.l2_mode,
-                                                    rec->driver_version, rec->runtime_version,
-                                                    rec->run_id),
-                               k.l2_mode);
-      ++stored;
-    }
+    const tuner::RunEnded ended = session.end(*rec, run.outcome);
     cancelled |= run.outcome.cancelled;
-    database.end_run(rec->run_id,
-                     run.outcome.cancelled ? db::RunStatus::interrupted : db::RunStatus::finished);
     tuner::print_winners(std::cout, run.outcome,
                          run.fingerprint.name + " (" + run.gpus() + ", " + run.fingerprint.key() + ")");
-    std::cerr << run.gpus() << ": winners of " << stored << " keys stored in '"
+    std::cerr << run.gpus() << ": winners of " << ended.keys_stored << " keys stored in '"
               << loc.path.string() << "' (run " << rec->run_id << ", "
               << run.outcome.requests << " requests)\n";
   }

@@ -1,0 +1,146 @@
+// The database side of a tune run (tuner/session.hpp): the winners of complete keys and the
+// run's end, on a database file; the tuning itself is replayed from recorded measurements.
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "db/database.hpp"
+#include "synthetic.hpp"
+#include "tuner/config.hpp"
+#include "tuner/driver.hpp"
+#include "tuner/replay_runner.hpp"
+#include "tuner/search_space.hpp"
+#include "tuner/session.hpp"
+
+namespace tunedreduce::tuner {
+namespace {
+
+namespace fs = std::filesystem;
+
+TuneConfig small() { return validate_config(parse_config_file(TR_TUNER_DATA "/small.toml")); }
+
+/// A database file with every candidate of small.toml measured at its sizes (a finished run),
+/// the outcome of tuning it again by replay, and a second run that the session ends.
+struct Tuned {
+  fs::path dir, path;
+  Recording rec;
+  TuneOutcome outcome;
+
+  Tuned() {
+    std::string tmpl = (fs::temp_directory_path() / "tr_session.XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+    dir = tmpl;
+    path = dir / "t.db";
+    const TuneConfig c = small();
+    db::Database database = db::Database::open_writer(path);
+    std::vector<std::string> ids;
+    for (const KeySpace& k : enumerate_space(c.space))
+      ids.insert(ids.end(), k.candidates.begin(), k.candidates.end());
+    rec.device_id = test::fill_database(database, ids, c.space.sizes);
+    db::RunInfo info;
+    info.tool_version = "test";
+    info.manifest_hash = "0000000000000000";
+    info.config_hash = "session";
+    info.host = "test-host";
+    rec.run_id = database.begin_run(info);
+    rec.driver_version = rec.runtime_version = 13000;
+    ReplayOptions ro;
+    ro.device_id = rec.device_id;
+    ro.policy = c.measure;
+    ReplayRunner runner(database, ro);
+    outcome = run_tuning(c, runner);
+  }
+  ~Tuned() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+
+  db::RunStatus status() const {
+    db::Database database = db::Database::open_reader(path);
+    for (const db::RunRecord& r : database.runs())
+      if (r.id == rec.run_id) return r.status;
+    ADD_FAILURE() << "run " << rec.run_id << " is not in the database";
+    return db::RunStatus::running;
+  }
+  /// The winners' (dtype, op) of the session's run.
+  std::set<std::pair<DType, Op>> keys_with_winners() const {
+    db::Database database = db::Database::open_reader(path);
+    std::set<std::pair<DType, Op>> keys;
+    for (const db::WinnerRecord& w : database.winners(rec.device_id)) keys.insert({w.dtype, w.op});
+    return keys;
+  }
+};
+
+TEST(Session, AFinishedRunStoresTheWinnersOfEveryKeyAndEndsFinished) {
+  Tuned t;
+  ASSERT_EQ(t.outcome.keys.size(), 2u);
+  EXPECT_EQ(t.status(), db::RunStatus::running);
+  EXPECT_TRUE(t.keys_with_winners().empty());
+  const RunEnded ended = TuningSession(t.path).end(t.rec, t.outcome);
+  EXPECT_EQ(ended.status, db::RunStatus::finished);
+  EXPECT_EQ(ended.keys_stored, 2u);
+  EXPECT_EQ(t.status(), db::RunStatus::finished);
+  EXPECT_EQ(t.keys_with_winners().size(), 2u);
+  db::Database database = db::Database::open_reader(t.path);
+  std::size_t intervals = 0;
+  for (const KeyOutcome& k : t.outcome.keys) intervals += k.bisect.intervals.size();
+  const auto winners = database.winners(t.rec.device_id);
+  EXPECT_EQ(winners.size(), intervals);
+  for (const db::WinnerRecord& w : winners) EXPECT_EQ(w.run_id, t.rec.run_id);
+}
+
+TEST(Session, AnInterruptedRunStoresOnlyItsCompleteKeysAndEndsInterrupted) {
+  Tuned t;
+  ASSERT_EQ(t.outcome.keys.size(), 2u);
+  TuneOutcome cut = t.outcome;
+  cut.cancelled = true;
+  cut.keys.back().complete = false;  // the key in flight when Ctrl-C came
+  const RunEnded ended = TuningSession(t.path).end(t.rec, cut);
+  EXPECT_EQ(ended.status, db::RunStatus::interrupted);
+  EXPECT_EQ(ended.keys_stored, 1u);
+  EXPECT_EQ(t.status(), db::RunStatus::interrupted);
+  const auto keys = t.keys_with_winners();
+  ASSERT_EQ(keys.size(), 1u);
+  EXPECT_EQ(*keys.begin(), std::make_pair(cut.keys.front().dtype, cut.keys.front().op));
+}
+
+TEST(Session, AFailedRunStoresNoWinnerAndEndsFailed) {
+  Tuned t;
+  const TuningSession session(t.path);
+  const RunEnded ended = session.end_failed(t.rec);
+  EXPECT_EQ(ended.status, db::RunStatus::failed);
+  EXPECT_EQ(ended.keys_stored, 0u);
+  EXPECT_EQ(t.status(), db::RunStatus::failed);
+  EXPECT_TRUE(t.keys_with_winners().empty());
+  session.end_failed(std::vector<Recording>{});  // nothing begun: nothing to end, no error
+}
+
+TEST(Session, WinnersOfAnotherRunOfTheKeyAreReplacedAndASettledDatabaseHasNothingToSettle) {
+  Tuned t;
+  const TuningSession session(t.path);
+  EXPECT_TRUE(session.settle_abandoned_runs().empty());  // the run is ours and alive
+  session.end(t.rec, t.outcome);
+  const auto first = db::Database::open_reader(t.path).winners(t.rec.device_id).size();
+  // A second run of the same keys replaces the first's winners rather than adding to them.
+  Recording again = t.rec;
+  {
+    db::Database database = db::Database::open_writer(t.path);
+    db::RunInfo info;
+    info.tool_version = "test";
+    info.manifest_hash = "0000000000000000";
+    info.config_hash = "session";
+    info.host = "test-host";
+    again.run_id = database.begin_run(info);
+  }
+  session.end(again, t.outcome);
+  db::Database database = db::Database::open_reader(t.path);
+  const auto winners = database.winners(t.rec.device_id);
+  EXPECT_EQ(winners.size(), first);
+  for (const db::WinnerRecord& w : winners) EXPECT_EQ(w.run_id, again.run_id);
+}
+
+}  // namespace
+}  // namespace tunedreduce::tuner
