@@ -4,9 +4,14 @@ namespace tunedreduce {
 
 std::optional<DType> parse_dtype(std::string_view s) {
   static constexpr auto long_names = enum_names<DType>({
-      {DType::i32, "int32"},  {DType::u32, "uint32"},  {DType::i64, "int64"},
-      {DType::u64, "uint64"}, {DType::f32, "float"},   {DType::f32, "float32"},
-      {DType::f64, "double"}, {DType::f64, "float64"},
+      {DType::i32, "int32"},
+      {DType::u32, "uint32"},
+      {DType::i64, "int64"},
+      {DType::u64, "uint64"},
+      {DType::f32, "float"},
+      {DType::f32, "float32"},
+      {DType::f64, "double"},
+      {DType::f64, "float64"},
   });
   if (auto t = dtype_names.from_name(s)) return t;
   return long_names.from_name(s);
