@@ -1,5 +1,7 @@
 #include "common/timing.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "common/json.hpp"
@@ -9,6 +11,18 @@ namespace tunedreduce {
 std::optional<double> gbps_of(std::uint64_t bytes, std::optional<double> median_us) {
   if (!median_us || !(*median_us > 0)) return std::nullopt;
   return static_cast<double>(bytes) / (*median_us * 1e3);
+}
+
+double relative_median_error(const RepeatStats& s) {
+  if (!s.median_us || !s.p10_us || !s.p90_us || !(*s.median_us > 0)) return 0;
+  const double spread = std::max(0.0, (*s.p90_us - *s.p10_us) / *s.median_us);
+  if (s.repeats <= 0) return spread;
+  return 0.48898 * spread / std::sqrt(static_cast<double>(s.repeats));
+}
+
+double noise_band(const RepeatStats& a, const RepeatStats& b, double floor, double ceiling) {
+  const double ea = relative_median_error(a), eb = relative_median_error(b);
+  return std::clamp(2 * std::sqrt(ea * ea + eb * eb), floor, ceiling);
 }
 
 RecordMemberError::RecordMemberError(const char* member, std::string problem)

@@ -45,6 +45,18 @@ struct Timing : RepeatStats, ClockReading {
 /// without a positive median.
 std::optional<double> gbps_of(std::uint64_t bytes, std::optional<double> median_us);
 
+/// The median's relative standard error, estimated from the p10-p90 spread of the repeats: 0.48898
+/// (1.2533 / 2.5631: the median's standard error per sigma over the p10-p90 span per sigma) x
+/// (p90 - p10) / median / sqrt(repeats); the relative spread itself with 0 repeats; 0 where a
+/// time is missing or the median is not positive. The one noise model of the tuner's tie rule,
+/// the merge's conflict rule and the reports' "within noise".
+double relative_median_error(const RepeatStats& s);
+
+/// Two medians are within noise when they differ by less than twice the standard error of their
+/// difference, 2 x sqrt(ea^2 + eb^2) of their relative_median_error()s, clamped to
+/// [\p floor, \p ceiling]: the band.
+double noise_band(const RepeatStats& a, const RepeatStats& b, double floor, double ceiling);
+
 /// A member that a reader below refused: missing, of another type, or out of range. The JSON
 /// readers of the protocol and of the export catch it and name the message or the file.
 class RecordMemberError : public std::runtime_error {

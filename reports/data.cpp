@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -212,22 +213,14 @@ std::string spread_detail(std::optional<double> p10, std::optional<double> p90, 
 double noise_tolerance(std::optional<double> median_a, std::optional<double> p10_a,
                        std::optional<double> p90_a, int repeats_a, std::optional<double> median_b,
                        std::optional<double> p10_b, std::optional<double> p90_b, int repeats_b) {
-  auto error = [](std::optional<double> m, std::optional<double> p10, std::optional<double> p90,
-                  int repeats) {
-    const auto s = spread_pct(m, p10, p90);
-    if (!s) return 0.0;
-    const double spread = *s / 100;
-    return repeats > 0 ? 0.48898 * spread / std::sqrt(static_cast<double>(repeats)) : spread;
-  };
-  const double ea = error(median_a, p10_a, p90_a, repeats_a);
-  const double eb = error(median_b, p10_b, p90_b, repeats_b);
-  return std::max(0.005, 2 * std::sqrt(ea * ea + eb * eb));
+  return noise_band(RepeatStats{median_a, p10_a, p90_a, repeats_a},
+                    RepeatStats{median_b, p10_b, p90_b, repeats_b}, 0.005,
+                    std::numeric_limits<double>::infinity());
 }
 
 std::optional<double> gbps_of(const db::MeasurementRecord& m) {
   if (m.gbps && std::isfinite(*m.gbps) && *m.gbps > 0) return m.gbps;
-  if (!m.median_us || *m.median_us <= 0) return std::nullopt;
-  return static_cast<double>(m.n) * dtype_size(m.dtype) / (*m.median_us * 1e3);
+  return tunedreduce::gbps_of(m.n * dtype_size(m.dtype), m.median_us);
 }
 
 double us_per_element(const db::MeasurementRecord& m) {

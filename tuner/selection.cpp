@@ -14,10 +14,7 @@ double relative_spread(const Result& r) {
 }
 
 double relative_median_error(const Result& r) {
-  const double spread = relative_spread(r);
-  if (r.repeats <= 0) return spread;
-  // 1.2533 / 2.5631: the median's standard error per sigma over the p10-p90 span per sigma.
-  return 0.48898 * spread / std::sqrt(static_cast<double>(r.repeats));
+  return r.ok() ? tunedreduce::relative_median_error(r) : 0;
 }
 
 bool within_noise(const Result& a, const Result& b, const TieRule& rule) {
@@ -25,10 +22,7 @@ bool within_noise(const Result& a, const Result& b, const TieRule& rule) {
   const double ma = *a.median_us, mb = *b.median_us;
   const double lo = std::min(ma, mb), hi = std::max(ma, mb);
   if (lo <= 0) return hi <= 0;
-  const double ea = relative_median_error(a), eb = relative_median_error(b);
-  const double tolerance =
-      std::clamp(2 * std::sqrt(ea * ea + eb * eb), rule.min_relative, rule.max_relative);
-  return (hi - lo) / lo < tolerance;
+  return (hi - lo) / lo < noise_band(a, b, rule.min_relative, rule.max_relative);
 }
 
 bool preferred_in_tie(std::string_view a, std::string_view b, bool one_launch_counts) {

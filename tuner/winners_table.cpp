@@ -60,8 +60,8 @@ std::string format_size(std::uint64_t n) {
 
 std::optional<double> result_gbps(const Result& r) {
   if (r.gbps) return r.gbps;
-  if (!r.ok() || *r.median_us <= 0) return std::nullopt;
-  return static_cast<double>(r.n) * dtype_size(r.dtype) / (*r.median_us * 1e3);
+  if (!r.ok()) return std::nullopt;
+  return gbps_of(r.n * dtype_size(r.dtype), r.median_us);
 }
 
 void print_winners(std::ostream& os, const TuneOutcome& outcome, const std::string& device) {
