@@ -18,6 +18,17 @@ std::string DeviceFingerprint::key() const {
   return hex64(fnv1a64(s));
 }
 
+std::string gpu_uuid_text(const unsigned char (&bytes)[16]) {
+  static constexpr char digits[] = "0123456789abcdef";
+  std::string s = "GPU-";
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) s += '-';
+    s += digits[bytes[i] >> 4];
+    s += digits[bytes[i] & 0xf];
+  }
+  return s;
+}
+
 void append_hard_attributes(Json& j, const DeviceFingerprint& f) {
   j.set("name", f.name);
   j.set("cc_major", f.cc_major);

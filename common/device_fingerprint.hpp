@@ -23,6 +23,10 @@ struct DeviceFingerprint {
   // Soft attributes.
   int driver_version = 0;       // cudaDriverGetVersion, e.g. 13000
   int runtime_version = 0;      // cudaRuntimeGetVersion
+  /// Which card of the model this is: cudaDeviceProp::uuid as nvidia-smi prints it
+  /// (gpu_uuid_text); empty where unknown. Never part of key(): every card of a model shares
+  /// its tuning.
+  std::string uuid;
 
   /// Theoretical DRAM bandwidth in GB/s: memory clock x bus width x 2 (double data rate).
   double theoretical_gbps() const {
@@ -35,6 +39,10 @@ struct DeviceFingerprint {
   /// "sm_90".
   std::string arch() const { return "sm_" + std::to_string(cc_major * 10 + cc_minor); }
 };
+
+/// A GPU's 16-byte UUID (cudaUUID_t) as nvidia-smi -L prints it:
+/// "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", lowercase hex.
+std::string gpu_uuid_text(const unsigned char (&bytes)[16]);
 
 /// Appends the hard attributes to JSON object \p obj, in a fixed order: name, cc_major, cc_minor,
 /// sm_count, bus_width_bits, l2_bytes, ecc, total_mem_bytes, mem_clock_khz.

@@ -1,5 +1,6 @@
 #include "db/check.hpp"
 
+#include "common/hash.hpp"
 #include "db/statement.hpp"
 #include "db/transaction.hpp"
 
@@ -46,6 +47,15 @@ CheckReport check_database(Database& db, const std::set<std::string>& known_ids,
       " WHERE m.id IS NULL OR m.outcome <> 'ok' OR m.kernel_id <> w.kernel_id"
       " OR m.device_id <> w.device_id OR m.dtype <> w.dtype OR m.op <> w.op"
       " OR m.l2_mode <> w.l2_mode");
+  if (db.has_provenance()) {
+    r.measurements_on_another_models_gpu = c.query_int(
+        "SELECT count(*) FROM measurements m JOIN gpus g ON g.id = m.gpu_id"
+        " WHERE g.device_id <> m.device_id");
+    Statement st = c.prepare(
+        "SELECT config_hash, config_text FROM runs WHERE config_text IS NOT NULL");
+    while (st.step())
+      if (hex64(fnv1a64(st.column_text(1))) != st.column_text(0)) ++r.runs_with_foreign_config_text;
+  }
   tx.commit();
   return r;
 }

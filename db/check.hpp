@@ -23,18 +23,26 @@ struct CheckReport {
   std::array<std::int64_t, 2> overlapping_by_mode{};
   /// Evidence missing, not ok, or not of the winner's kernel, device, dtype, op and L2 mode.
   std::int64_t winners_without_ok_evidence = 0;
+  /// Schema version 5's references (0 in older files, which have none): measurements whose GPU
+  /// is a card of another device (model) than theirs — a GPU that does not exist at all is a
+  /// foreign key violation — and runs whose configuration text does not hash to their
+  /// config_hash.
+  std::int64_t measurements_on_another_models_gpu = 0;
+  std::int64_t runs_with_foreign_config_text = 0;
 
   bool sound() const { return integrity.size() == 1 && integrity[0] == "ok"; }
   /// Sound, consistent, and every kernel id known.
   bool ok() const {
     return sound() && foreign_key_violations == 0 && unknown_kernel_ids.empty() &&
-           overlapping_winners == 0 && winners_without_ok_evidence == 0;
+           overlapping_winners == 0 && winners_without_ok_evidence == 0 &&
+           measurements_on_another_models_gpu == 0 && runs_with_foreign_config_text == 0;
   }
 };
 
 /// Runs PRAGMA quick_check (integrity_check when \p full), the foreign-key check, and looks for
 /// rows naming kernel ids outside \p known_ids (the registry of the calling binary) and for
-/// winners that overlap (within their L2 mode) or lack ok evidence of their mode. Reads only.
+/// winners that overlap (within their L2 mode) or lack ok evidence of their mode, and checks
+/// schema version 5's GPU and configuration references. Reads only.
 CheckReport check_database(Database& db, const std::set<std::string>& known_ids, bool full);
 
 }  // namespace tunedreduce::db

@@ -5,11 +5,11 @@
 // functions that bind and read those columns in that order. Only the tables' definitions and the
 // frozen migrations in db/schema.cpp spell the columns otherwise.
 //
-//   "INSERT INTO measurements (run_id, seq, device_id, " + measurement_columns.names() +
-//   ") VALUES (?1, ?2, ?3, " + measurement_columns.parameters(4) + ")"
-//                                                then bind_measurement(st, 4, m)
-//   "SELECT id, run_id, seq, device_id, " + measurement_columns.names() + " FROM measurements"
-//                                                then read_measurement(st, 4, m)
+//   "INSERT INTO measurements (run_id, seq, device_id, gpu_id, " + measurement_columns.names() +
+//   ") VALUES (?1, ?2, ?3, ?4, " + measurement_columns.parameters(5) + ")"
+//                                                then bind_measurement(st, 5, m)
+//   "SELECT id, run_id, seq, device_id, gpu_id, " + measurement_columns.names() +
+//   " FROM measurements"                         then read_measurement(st, 5, m)
 
 #include <span>
 #include <string>
@@ -38,8 +38,8 @@ class ColumnList {
 
 /// What a measurements row says about its measurement: kernel_id, family, block, unroll, smem,
 /// finish, dtype, op, n, l2_mode, outcome, median_us, p10_us, p90_us, repeats, gbps, sm_clock_mhz,
-/// mem_clock_mhz, error, measured_at. Not the row's id and links (run_id, seq, device_id): those
-/// differ from file to file, and each statement names them itself.
+/// mem_clock_mhz, error, measured_at. Not the row's id and links (run_id, seq, device_id,
+/// gpu_id): those differ from file to file, and each statement names them itself.
 extern const ColumnList measurement_columns;
 /// Binds \p m's columns to the parameters first, first + 1, ... (measured_at as it is, empty
 /// too).

@@ -6,8 +6,12 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <thread>
 
+#include <fmt/format.h>
+
+#include "common/hash.hpp"
 #include "common/names.hpp"
 #include "db/columns.hpp"
 #include "db/schema.hpp"
@@ -97,9 +101,11 @@ void set_journal_wal(Connection& conn) {
   }
 }
 
-// A whole row: its id and links, then measurement_columns.
-std::string select_measurements() {
-  return "SELECT id, run_id, seq, device_id, " + measurement_columns.names() + " FROM measurements";
+// A whole row: its id and links, then measurement_columns. A file older than version 5 has no
+// gpu_id: its measurements read as measured by an unknown GPU.
+std::string select_measurements(bool provenance) {
+  return std::string("SELECT id, run_id, seq, device_id, ") + (provenance ? "gpu_id" : "NULL") +
+         ", " + measurement_columns.names() + " FROM measurements";
 }
 
 MeasurementRecord read_measurement_row(const Statement& st) {
@@ -108,7 +114,8 @@ MeasurementRecord read_measurement_row(const Statement& st) {
   m.run_id = st.column_int(1);
   m.seq = st.column_int(2);
   m.device_id = st.column_int(3);
-  read_measurement(st, 4, m);
+  m.gpu_id = st.column_opt_int(4);
+  read_measurement(st, 5, m);
   return m;
 }
 
@@ -139,9 +146,19 @@ DeviceRecord read_device(const Statement& st) {
   return d;
 }
 
-const char* const run_columns =
-    "id, uuid, tool_version, manifest_hash, config_hash, host, origin, started_at, ended_at,"
-    " status, l2_mode";
+// The run's columns; a file older than version 5 reads its driver, runtime and configuration
+// text as absent.
+std::string run_columns(bool provenance) {
+  return std::string(
+             "id, uuid, tool_version, manifest_hash, config_hash, host, origin, started_at,"
+             " ended_at, status, l2_mode, ") +
+         (provenance ? "driver_version, runtime_version, config_text" : "NULL, NULL, NULL");
+}
+
+std::optional<int> opt_int(const Statement& st, int col) {
+  if (auto v = st.column_opt_int(col)) return static_cast<int>(*v);
+  return std::nullopt;
+}
 
 RunRecord read_run(const Statement& st) {
   RunRecord r;
@@ -156,6 +173,9 @@ RunRecord read_run(const Statement& st) {
   r.ended_at = st.column_opt_text(8);
   r.status = parse_run_status(st.column_text(9)).value_or(RunStatus::failed);
   r.info.l2_mode = parse_l2_mode(st.column_text(10)).value_or(L2Mode::cold);
+  r.info.driver_version = opt_int(st, 11);
+  r.info.runtime_version = opt_int(st, 12);
+  r.info.config_text = st.column_opt_text(13);
   return r;
 }
 
@@ -264,6 +284,8 @@ Database Database::create_in_memory(std::string label) {
   return Database(std::move(conn), true, schema_version);
 }
 
+bool Database::has_provenance() const { return file_version_ >= provenance_version; }
+
 void Database::require_writable(const char* what) const {
   if (!writable_)
     throw DbError(Problem::readonly, path(),
@@ -305,8 +327,29 @@ std::string this_host() {
 
 }  // namespace
 
+std::int64_t Database::upsert_gpu(std::string_view uuid, std::int64_t device_id) {
+  require_writable("record a GPU");
+  if (uuid.empty())
+    throw DbError(Problem::invalid_data, path(), quoted(path()) + ": a GPU without a UUID");
+  Transaction tx(conn_, TxKind::immediate);
+  Statement ins = conn_.prepare(
+      "INSERT INTO gpus (uuid, device_id) VALUES (?1, ?2) ON CONFLICT (uuid, device_id) DO NOTHING");
+  ins.bind_all(uuid, device_id).run();
+  Statement sel = conn_.prepare("SELECT id FROM gpus WHERE uuid = ?1 AND device_id = ?2");
+  sel.bind_all(uuid, device_id);
+  sel.step();
+  const std::int64_t id = sel.column_int(0);
+  tx.commit();
+  return id;
+}
+
 std::int64_t Database::begin_run(const RunInfo& info) {
   require_writable("begin a run");
+  if (info.config_text && hex64(fnv1a64(*info.config_text)) != info.config_hash)
+    throw DbError(Problem::invalid_data, path(),
+                  fmt::format("{}: the run's configuration text hashes to {}, not to its config "
+                              "hash {}",
+                              quoted(path()), hex64(fnv1a64(*info.config_text)), info.config_hash));
   std::string host = info.host.empty() ? this_host() : info.host;
   const std::string uuid = random_uuid();
   // The lease first: a `running` row must never be visible without it.
@@ -315,9 +358,11 @@ std::int64_t Database::begin_run(const RunInfo& info) {
   Transaction tx(conn_, TxKind::immediate);
   Statement st = conn_.prepare(
       "INSERT INTO runs (uuid, tool_version, manifest_hash, config_hash, host, origin,"
-      " started_at, status, l2_mode) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', ?8)");
+      " started_at, status, l2_mode, driver_version, runtime_version, config_text)"
+      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', ?8, ?9, ?10, ?11)");
   st.bind_all(uuid, info.tool_version, info.manifest_hash, info.config_hash, host,
-              path().string(), utc_timestamp(), l2_mode_name(info.l2_mode))
+              path().string(), utc_timestamp(), l2_mode_name(info.l2_mode), info.driver_version,
+              info.runtime_version, info.config_text)
       .run();
   const std::int64_t id = conn_.last_insert_rowid();
   tx.commit();
@@ -354,19 +399,41 @@ std::vector<std::int64_t> Database::insert_measurements(std::span<const Measurem
   if (ms.empty()) return ids;
   ids.reserve(ms.size());
   Transaction tx(conn_, TxKind::immediate);
+  // A measurement's GPU must be a card of its device's model (the foreign key says only that
+  // the GPU exists); a runner stamps every result with one GPU, so one look-up a call will do.
+  std::map<std::int64_t, std::int64_t> gpu_device;
+  Statement gpu = conn_.prepare("SELECT device_id FROM gpus WHERE id = ?1");
+  for (const Measurement& m : ms) {
+    if (!m.gpu_id || gpu_device.count(*m.gpu_id)) continue;
+    gpu.reset();
+    gpu.bind(1, *m.gpu_id);
+    if (!gpu.step())
+      throw DbError(Problem::invalid_data, path(),
+                    fmt::format("{}: measurement of '{}': no GPU with id {}", quoted(path()),
+                                m.kernel_id, *m.gpu_id));
+    gpu_device[*m.gpu_id] = gpu.column_int(0);
+  }
+  for (const Measurement& m : ms)
+    if (m.gpu_id && gpu_device.at(*m.gpu_id) != m.device_id)
+      throw DbError(Problem::invalid_data, path(),
+                    fmt::format("{}: measurement of '{}': GPU {} is a card of device {}, not of "
+                                "device {}",
+                                quoted(path()), m.kernel_id, *m.gpu_id, gpu_device.at(*m.gpu_id),
+                                m.device_id));
   Statement st = conn_.prepare(
-      "INSERT INTO measurements (run_id, seq, device_id, " + measurement_columns.names() +
-      ") VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM measurements WHERE run_id = ?1), ?2, " +
-      measurement_columns.parameters(3) + ")");
+      "INSERT INTO measurements (run_id, seq, device_id, gpu_id, " + measurement_columns.names() +
+      ") VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM measurements WHERE run_id = ?1), ?2, "
+      "?3, " +
+      measurement_columns.parameters(4) + ")");
   for (const Measurement& m : ms) {
     st.reset();
-    st.bind_all(m.run_id, m.device_id);
+    st.bind_all(m.run_id, m.device_id, m.gpu_id);
     if (m.measured_at.empty()) {
       Measurement stamped = m;
       stamped.measured_at = utc_timestamp();
-      bind_measurement(st, 3, stamped);
+      bind_measurement(st, 4, stamped);
     } else {
-      bind_measurement(st, 3, m);
+      bind_measurement(st, 4, m);
     }
     st.run();
     ids.push_back(conn_.last_insert_rowid());
@@ -548,17 +615,26 @@ void attach_attainable(Connection& conn, std::vector<RunRecord>& runs) {
 std::vector<RunRecord> Database::runs() {
   std::vector<RunRecord> out;
   {
-    Statement st = conn_.prepare(std::string("SELECT ") + run_columns + " FROM runs ORDER BY id");
+    Statement st = conn_.prepare("SELECT " + run_columns(has_provenance()) + " FROM runs ORDER BY id");
     while (st.step()) out.push_back(read_run(st));
   }
   attach_attainable(conn_, out);
   return out;
 }
 
+std::vector<GpuRecord> Database::gpus() {
+  std::vector<GpuRecord> out;
+  if (!has_provenance()) return out;
+  Statement st = conn_.prepare("SELECT id, uuid, device_id FROM gpus ORDER BY id");
+  while (st.step()) out.push_back({st.column_int(0), st.column_text(1), st.column_int(2)});
+  return out;
+}
+
 std::optional<RunRecord> Database::find_run(std::int64_t run_id) {
   std::vector<RunRecord> out;
   {
-    Statement st = conn_.prepare(std::string("SELECT ") + run_columns + " FROM runs WHERE id = ?1");
+    Statement st =
+        conn_.prepare("SELECT " + run_columns(has_provenance()) + " FROM runs WHERE id = ?1");
     st.bind(1, run_id);
     if (st.step()) out.push_back(read_run(st));
   }
@@ -570,7 +646,7 @@ std::optional<RunRecord> Database::find_run(std::int64_t run_id) {
 std::vector<MeasurementRecord> Database::measurements(const MeasurementFilter& f) {
   std::vector<MeasurementRecord> out;
   Statement st = conn_.prepare(
-      select_measurements() +
+      select_measurements(has_provenance()) +
       " WHERE (?1 IS NULL OR device_id = ?1) AND (?2 IS NULL OR run_id = ?2)"
       " AND (?3 IS NULL OR dtype = ?3) AND (?4 IS NULL OR op = ?4) ORDER BY id");
   st.bind(1, f.device_id).bind(2, f.run_id);
@@ -581,7 +657,7 @@ std::vector<MeasurementRecord> Database::measurements(const MeasurementFilter& f
 }
 
 std::optional<MeasurementRecord> Database::find_measurement(std::int64_t id) {
-  Statement st = conn_.prepare(select_measurements() + " WHERE id = ?1");
+  Statement st = conn_.prepare(select_measurements(has_provenance()) + " WHERE id = ?1");
   st.bind(1, id);
   if (!st.step()) return std::nullopt;
   return read_measurement_row(st);

@@ -56,6 +56,9 @@ class Database {
   bool writable() const { return writable_; }
   /// user_version of the file (may exceed schema_version for a compatible newer file).
   int file_schema_version() const { return file_version_; }
+  /// Whether the file has the GPUs and the runs' driver, runtime and configuration text (schema
+  /// version 5 on): a reader of an older file reads them as absent.
+  bool has_provenance() const;
   /// For queries of reports and tools (bound parameters only).
   Connection& connection() { return conn_; }
 
@@ -63,12 +66,17 @@ class Database {
 
   /// Inserts the device or refreshes its soft attributes (driver, runtime, last seen); its id.
   std::int64_t upsert_device(const DeviceFingerprint& fp);
+  /// Inserts the GPU \p uuid of the device row \p device_id if it is new; its id either way.
+  /// Throws DbError(invalid_data) for an empty UUID.
+  std::int64_t upsert_gpu(std::string_view uuid, std::int64_t device_id);
   /// Starts a run with status `running`; its id. \p info.host empty: this machine's name. For a
   /// database file, this object holds the run's lease (db/run_lease.hpp) until end_run or its
-  /// destruction, so other processes can tell the run's tuner is alive.
+  /// destruction, so other processes can tell the run's tuner is alive. A config_text must hash
+  /// (FNV-1a, 16 hex digits) to config_hash, else DbError(invalid_data).
   std::int64_t begin_run(const RunInfo& info);
   void record_attainable_bandwidth(std::int64_t run_id, std::int64_t device_id, double gbps);
   /// Stores one measurement, committed before returning (a crash after it loses nothing); its id.
+  /// Its gpu_id, when set, must be a GPU of its device.
   std::int64_t insert_measurement(const Measurement& m);
   /// Stores measurements in one transaction (one commit, one sync: what several GPUs writing
   /// into one database can afford), all or none; their ids, in order. Each is checked as by
@@ -98,6 +106,8 @@ class Database {
   std::vector<DeviceRecord> devices();
   std::optional<DeviceRecord> find_device(std::string_view fingerprint_key);
   std::vector<RunRecord> runs();
+  /// Every GPU, by id; none in a file older than version 5.
+  std::vector<GpuRecord> gpus();
   std::optional<RunRecord> find_run(std::int64_t run_id);
   std::vector<MeasurementRecord> measurements(const MeasurementFilter& filter = {});
   std::optional<MeasurementRecord> find_measurement(std::int64_t id);

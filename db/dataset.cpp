@@ -11,6 +11,7 @@
 #include <set>
 #include <tuple>
 
+#include "common/hash.hpp"
 #include "common/names.hpp"
 #include "common/timing.hpp"
 #include "db/columns.hpp"
@@ -28,6 +29,11 @@ constexpr const char* export_format = "tunedreduce-db-export";
 constexpr int export_format_version = 1;
 
 // --- JSON of one row each ------------------------------------------------------------------------
+
+template <class T>
+Json opt_json(const std::optional<T>& v) {
+  return v ? Json(*v) : Json();
+}
 
 Json ref_json(const MeasurementRef& r) {
   Json j = Json::object();
@@ -61,6 +67,9 @@ Json run_json(const RunRow& r) {
   j.set("ended_at", r.ended_at);
   j.set("status", run_status_name(r.status));
   j.set("l2_mode", l2_mode_name(r.info.l2_mode));
+  j.set("driver_version", opt_json(r.info.driver_version));
+  j.set("runtime_version", opt_json(r.info.runtime_version));
+  j.set("config_text", opt_json(r.info.config_text));
   Json att = Json::object();
   for (const auto& [key, gbps] : r.attainable) att.set(key, gbps);
   j.set("attainable_gbps", att);
@@ -70,17 +79,13 @@ Json run_json(const RunRow& r) {
   return j;
 }
 
-template <class T>
-Json opt_json(const std::optional<T>& v) {
-  return v ? Json(*v) : Json();
-}
-
 Json measurement_json(const MeasurementRow& row) {
   const Measurement& m = row.m;
   Json j = Json::object();
   j.set("run", row.ref.run_uuid);
   j.set("seq", row.ref.seq);
   j.set("device", row.device_key);
+  j.set("gpu", opt_json(row.gpu_uuid));
   j.set("kernel_id", m.kernel_id);
   j.set("family", m.params.family);
   j.set("block", m.params.block);
@@ -253,11 +258,26 @@ void merge_device(DeviceRow& into, const DeviceRow& from) {
   into.last_seen = last;
 }
 
+// The provenance of schema version 5 (driver, runtime, configuration text) is the same for
+// every copy of a run that has it; a copy read by an older binary lacks it. So it is merged
+// apart from the rest, by the larger value (any value beats none): commutative and associative.
+template <class T>
+void merge_present(std::optional<T>& into, const std::optional<T>& from) {
+  into = std::max(into, from);
+}
+
 void merge_run(RunRow& into, const RunRow& from) {
+  RunInfo provenance = into.info;
+  merge_present(provenance.driver_version, from.info.driver_version);
+  merge_present(provenance.runtime_version, from.info.runtime_version);
+  merge_present(provenance.config_text, from.info.config_text);
   auto rank = [](const RunRow& r) {
     RunRow bare = r;
     bare.attainable.clear();
     bare.sources.clear();
+    bare.info.driver_version.reset();
+    bare.info.runtime_version.reset();
+    bare.info.config_text.reset();
     // A copy that has ended beats one taken while the run was going on.
     return std::make_tuple(r.ended_at.has_value(), r.ended_at.value_or(""),
                            std::string(run_status_name(r.status)), run_json(bare).dump());
@@ -272,6 +292,9 @@ void merge_run(RunRow& into, const RunRow& from) {
   if (rank(from) > rank(into)) into = from;
   into.attainable = std::move(attainable);
   into.sources = std::move(sources);
+  into.info.driver_version = provenance.driver_version;
+  into.info.runtime_version = provenance.runtime_version;
+  into.info.config_text = std::move(provenance.config_text);
 }
 
 // The unit winners are decided in: intervals of one group never overlap; cold and warm winners
@@ -310,10 +333,14 @@ Dataset read_dataset_in_tx(Database& db) {
     Statement st = c.prepare("SELECT path, kind FROM sources");
     while (st.step()) d.sources[st.column_text(0)] = {st.column_text(0), st.column_text(1)};
   }
-  std::map<std::int64_t, std::string> device_key, run_uuid;
+  std::map<std::int64_t, std::string> device_key, run_uuid, gpu_uuid;
   for (const DeviceRecord& r : db.devices()) {
     device_key[r.id] = r.key;
     d.devices[r.key] = {r.key, r.fingerprint, r.theoretical_gbps, r.first_seen, r.last_seen};
+  }
+  for (const GpuRecord& g : db.gpus()) {  // none in a file older than version 5
+    gpu_uuid[g.id] = g.uuid;
+    d.gpus.insert({g.uuid, device_key.at(g.device_id)});
   }
   for (const RunRecord& r : db.runs()) {
     run_uuid[r.id] = r.uuid;
@@ -333,7 +360,10 @@ Dataset read_dataset_in_tx(Database& db) {
     ref_of[m.id] = ref;
     Measurement bare = m;
     bare.run_id = bare.device_id = 0;
-    d.measurements[ref] = {ref, device_key.at(m.device_id), bare};
+    bare.gpu_id.reset();
+    std::optional<std::string> gpu;
+    if (m.gpu_id) gpu = gpu_uuid.at(*m.gpu_id);
+    d.measurements[ref] = {ref, device_key.at(m.device_id), std::move(gpu), bare};
   }
   for (const WinnerRecord& w : db.winners()) {
     WinnerRow row;
@@ -393,11 +423,19 @@ Json dataset_to_json(const Dataset& d) {
     sources.push_back(std::move(j));
   }
   for (const auto& [key, dev] : d.devices) devices.push_back(device_json(dev));
+  Json gpus = Json::array();
+  for (const GpuRow& g : d.gpus) {
+    Json j = Json::object();
+    j.set("uuid", g.uuid);
+    j.set("device", g.device_key);
+    gpus.push_back(std::move(j));
+  }
   for (const auto& [uuid, r] : d.runs) runs.push_back(run_json(r));
   for (const auto& [ref, m] : d.measurements) measurements.push_back(measurement_json(m));
   for (const WinnerRow& w : d.winners) winners.push_back(winner_json(w));
   doc.set("sources", std::move(sources));
   doc.set("devices", std::move(devices));
+  doc.set("gpus", std::move(gpus));
   doc.set("runs", std::move(runs));
   doc.set("measurements", std::move(measurements));
   doc.set("winners", std::move(winners));
@@ -449,6 +487,17 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
     row.last_seen = r.at("last_seen").str();
     if (!d.devices.emplace(row.key, row).second) r.fail("duplicate device fingerprint");
   }
+  // GPUs came with schema version 5 in the same format version 1: older exports lack them.
+  if (json.find("gpus")) {
+    const Reader gpus = doc.at("gpus");
+    for (std::size_t i = 0; i < gpus.size(); ++i) {
+      const Reader g = gpus.at(i);
+      GpuRow row{g.at("uuid").str(), g.at("device").str()};
+      if (row.uuid.empty()) g.at("uuid").fail("must not be empty");
+      if (!d.devices.count(row.device_key)) g.at("device").fail("no device '" + row.device_key + "'");
+      if (!d.gpus.insert(row).second) g.fail("duplicate GPU (uuid, device)");
+    }
+  }
   const Reader runs = doc.at("runs");
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const Reader r = runs.at(i);
@@ -464,6 +513,15 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
     row.ended_at = r.at("ended_at").opt_str();
     row.status = r.at("status").parse(parse_run_status, "running, finished, interrupted, failed");
     row.info.l2_mode = r.at("l2_mode").parse(parse_l2_mode, "cold, warm");
+    // Since schema version 5, in the same format version 1: older exports lack them.
+    if (r.json().find("driver_version")) row.info.driver_version = r.at("driver_version").opt_i32();
+    if (r.json().find("runtime_version")) row.info.runtime_version = r.at("runtime_version").opt_i32();
+    if (r.json().find("config_text")) {
+      row.info.config_text = r.at("config_text").opt_str();
+      if (row.info.config_text && hex64(fnv1a64(*row.info.config_text)) != row.info.config_hash)
+        r.at("config_text").fail("hashes to " + hex64(fnv1a64(*row.info.config_text)) +
+                                 ", not to the run's config_hash " + row.info.config_hash);
+    }
     const Reader att = r.at("attainable_gbps");
     if (!att.json().is_object()) att.fail("expected an object");
     for (const auto& [key, v] : att.json().as_object()) {
@@ -486,6 +544,12 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
     if (!d.runs.count(row.ref.run_uuid)) r.at("run").fail("no run with uuid '" + row.ref.run_uuid + "'");
     row.device_key = r.at("device").str();
     if (!d.devices.count(row.device_key)) r.at("device").fail("no device '" + row.device_key + "'");
+    if (r.json().find("gpu")) {
+      row.gpu_uuid = r.at("gpu").opt_str();
+      if (row.gpu_uuid && !d.gpus.count({*row.gpu_uuid, row.device_key}))
+        r.at("gpu").fail("no GPU '" + *row.gpu_uuid + "' of device '" + row.device_key +
+                         "' in $.gpus");
+    }
     Measurement& m = row.m;
     m.kernel_id = r.at("kernel_id").str();
     if (m.kernel_id.empty()) r.at("kernel_id").fail("must not be empty");
@@ -746,6 +810,8 @@ void union_rows(Dataset& into, const Dataset& from, MergeStats& stats) {
     if (inserted) ++stats.devices_added;
     else merge_device(it->second, dev);
   }
+  for (const GpuRow& g : from.gpus)
+    if (into.gpus.insert(g).second) ++stats.gpus_added;
   for (const auto& [uuid, run] : from.runs) {
     auto [it, inserted] = into.runs.try_emplace(uuid, run);
     if (inserted) ++stats.runs_added;
@@ -757,11 +823,26 @@ void union_rows(Dataset& into, const Dataset& from, MergeStats& stats) {
       ++stats.measurements_added;
       continue;
     }
-    const std::string a = measurement_json(it->second).dump(), b = measurement_json(m).dump();
+    // The GPU is compared apart: a copy read by a binary older than schema version 5 has none,
+    // which is no conflict; the copy that names it is kept (the larger value, as for runs).
+    auto without_gpu = [](MeasurementRow row) {
+      row.gpu_uuid.reset();
+      return measurement_json(row).dump();
+    };
+    const MeasurementRow have = it->second;
+    const std::string a = without_gpu(have), b = without_gpu(m);
     if (a != b) {
       ++stats.measurement_conflicts;
       if (b < a) it->second = m;  // a fixed choice, whatever the order of inputs
+    } else if (have.gpu_uuid && m.gpu_uuid && have.gpu_uuid != m.gpu_uuid) {
+      ++stats.measurement_conflicts;  // one measurement, two cards: the larger UUID is kept
     }
+    // The GPU of a copy of the content kept (a GPU is a card of one device).
+    MeasurementRow& kept = it->second;
+    std::optional<std::string> gpu;
+    for (const MeasurementRow* c : {&have, &m})
+      if (c->device_key == kept.device_key) merge_present(gpu, c->gpu_uuid);
+    kept.gpu_uuid = std::move(gpu);
   }
   // Bench runs: by uuid; a copy that has ended beats one taken while the bench was going on;
   // two ended copies that differ (a damaged or hand-edited file) keep the one whose JSON sorts
@@ -816,8 +897,15 @@ namespace {
 
 struct Ids {
   std::map<std::string, std::int64_t> source, device, run;
+  std::map<GpuRow, std::int64_t> gpu;
   std::map<MeasurementRef, std::int64_t> measurement;
 };
+
+void insert_gpu(Connection& c, const GpuRow& g, Ids& ids) {
+  Statement st = c.prepare("INSERT INTO gpus (uuid, device_id) VALUES (?1, ?2)");
+  st.bind_all(g.uuid, ids.device.at(g.device_key)).run();
+  ids.gpu[g] = c.last_insert_rowid();
+}
 
 void insert_source(Connection& c, const SourceRow& s, Ids& ids) {
   Statement st = c.prepare("INSERT INTO sources (path, kind) VALUES (?1, ?2)");
@@ -850,17 +938,23 @@ void update_device(Connection& c, const DeviceRow& d) {
 void insert_run(Connection& c, const RunRow& r, Ids& ids) {
   Statement st = c.prepare(
       "INSERT INTO runs (uuid, tool_version, manifest_hash, config_hash, host, origin, started_at,"
-      " ended_at, status, l2_mode) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+      " ended_at, status, l2_mode, driver_version, runtime_version, config_text)"
+      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
   st.bind_all(r.uuid, r.info.tool_version, r.info.manifest_hash, r.info.config_hash, r.info.host,
               r.origin, r.started_at, r.ended_at, run_status_name(r.status),
-              l2_mode_name(r.info.l2_mode))
+              l2_mode_name(r.info.l2_mode), r.info.driver_version, r.info.runtime_version,
+              r.info.config_text)
       .run();
   ids.run[r.uuid] = c.last_insert_rowid();
 }
 
 void update_run(Connection& c, const RunRow& r) {
-  Statement st = c.prepare("UPDATE runs SET ended_at = ?2, status = ?3 WHERE uuid = ?1");
-  st.bind_all(r.uuid, r.ended_at, run_status_name(r.status)).run();
+  Statement st = c.prepare(
+      "UPDATE runs SET ended_at = ?2, status = ?3, driver_version = ?4, runtime_version = ?5,"
+      " config_text = ?6 WHERE uuid = ?1");
+  st.bind_all(r.uuid, r.ended_at, run_status_name(r.status), r.info.driver_version,
+              r.info.runtime_version, r.info.config_text)
+      .run();
 }
 
 void write_run_links(Connection& c, const RunRow& r, Ids& ids) {
@@ -881,13 +975,16 @@ void write_run_links(Connection& c, const RunRow& r, Ids& ids) {
 // A measurement row's id is new in every file; its run, place in the run and device are found
 // by their natural keys.
 std::string insert_measurement_sql() {
-  return "INSERT INTO measurements (run_id, seq, device_id, " + measurement_columns.names() +
-         ") VALUES (?1, ?2, ?3, " + measurement_columns.parameters(4) + ")";
+  return "INSERT INTO measurements (run_id, seq, device_id, gpu_id, " +
+         measurement_columns.names() + ") VALUES (?1, ?2, ?3, ?4, " +
+         measurement_columns.parameters(5) + ")";
 }
 
 void bind_measurement_row(Statement& st, const MeasurementRow& row, const Ids& ids) {
-  st.bind_all(ids.run.at(row.ref.run_uuid), row.ref.seq, ids.device.at(row.device_key));
-  bind_measurement(st, 4, row.m);
+  std::optional<std::int64_t> gpu;
+  if (row.gpu_uuid) gpu = ids.gpu.at({*row.gpu_uuid, row.device_key});
+  st.bind_all(ids.run.at(row.ref.run_uuid), row.ref.seq, ids.device.at(row.device_key), gpu);
+  bind_measurement(st, 5, row.m);
 }
 
 void insert_winners(Connection& c, const std::vector<WinnerRow>& ws, const Ids& ids) {
@@ -954,6 +1051,7 @@ void write_dataset(Database& db, const Dataset& d) {
   Ids ids;
   for (const auto& [path, s] : d.sources) insert_source(c, s, ids);
   for (const auto& [key, dev] : d.devices) insert_device(c, dev, ids);
+  for (const GpuRow& g : d.gpus) insert_gpu(c, g, ids);
   const auto runs = runs_in_time_order(d);
   for (const RunRow* r : runs) insert_run(c, *r, ids);
   for (const RunRow* r : runs) write_run_links(c, *r, ids);
@@ -986,6 +1084,9 @@ MergeStats import_dataset(Database& db, const Dataset& incoming) {
     while (st.step()) ids.source[st.column_text(0)] = st.column_int(1);
     Statement dv = c.prepare("SELECT fingerprint, id FROM devices");
     while (dv.step()) ids.device[dv.column_text(0)] = dv.column_int(1);
+    Statement gp = c.prepare(
+        "SELECT g.uuid, d.fingerprint, g.id FROM gpus g JOIN devices d ON d.id = g.device_id");
+    while (gp.step()) ids.gpu[{gp.column_text(0), gp.column_text(1)}] = gp.column_int(2);
     Statement rn = c.prepare("SELECT uuid, id FROM runs");
     while (rn.step()) ids.run[rn.column_text(0)] = rn.column_int(1);
     Statement ms = c.prepare(
@@ -999,10 +1100,16 @@ MergeStats import_dataset(Database& db, const Dataset& incoming) {
     if (old == existing.devices.end()) insert_device(c, dev, ids);
     else if (device_json(old->second).dump() != device_json(dev).dump()) update_device(c, dev);
   }
+  for (const GpuRow& g : merged.gpus)
+    if (!existing.gpus.count(g)) insert_gpu(c, g, ids);
   for (const RunRow* r : runs_in_time_order(merged)) {
     auto old = existing.runs.find(r->uuid);
     if (old == existing.runs.end()) insert_run(c, *r, ids);
-    else if (old->second.ended_at != r->ended_at || old->second.status != r->status) update_run(c, *r);
+    else if (old->second.ended_at != r->ended_at || old->second.status != r->status ||
+             old->second.info.driver_version != r->info.driver_version ||
+             old->second.info.runtime_version != r->info.runtime_version ||
+             old->second.info.config_text != r->info.config_text)
+      update_run(c, *r);
     write_run_links(c, *r, ids);
   }
   Statement ins = c.prepare(insert_measurement_sql());
@@ -1016,8 +1123,9 @@ MergeStats import_dataset(Database& db, const Dataset& incoming) {
     } else if (measurement_json(old->second).dump() != measurement_json(m).dump()) {
       // Same identity, other content (see merge_dataset): the fixed choice replaces the row in
       // place, keeping its id.
-      Statement st = c.prepare("UPDATE measurements SET device_id = ?3, " +
-                               measurement_columns.assignments(4) + " WHERE run_id = ?1 AND seq = ?2");
+      Statement st = c.prepare("UPDATE measurements SET device_id = ?3, gpu_id = ?4, " +
+                               measurement_columns.assignments(5) +
+                               " WHERE run_id = ?1 AND seq = ?2");
       bind_measurement_row(st, m, ids);
       st.run();
     }

@@ -38,6 +38,13 @@ struct DeviceRow {
   std::string first_seen, last_seen;
 };
 
+/// A GPU (schema version 5): a card, named by its UUID, of one device (model) row.
+struct GpuRow {
+  std::string uuid;
+  std::string device_key;
+  friend auto operator<=>(const GpuRow&, const GpuRow&) = default;
+};
+
 struct RunRow {
   std::string uuid;
   RunInfo info;
@@ -52,7 +59,10 @@ struct RunRow {
 struct MeasurementRow {
   MeasurementRef ref;
   std::string device_key;
-  Measurement m;  // run_id and device_id unused
+  /// The UUID of the GPU that measured it, a GPU of device_key in Dataset::gpus; absent for
+  /// measurements older than schema version 5.
+  std::optional<std::string> gpu_uuid;
+  Measurement m;  // run_id, device_id and gpu_id unused
 };
 
 struct WinnerRow {
@@ -75,6 +85,7 @@ struct BenchRunRow : BenchRunRecord {
 struct Dataset {
   std::map<std::string, SourceRow> sources;
   std::map<std::string, DeviceRow> devices;
+  std::set<GpuRow> gpus;  // by uuid, then device key
   std::map<std::string, RunRow> runs;
   std::map<MeasurementRef, MeasurementRow> measurements;
   std::vector<WinnerRow> winners;  // sorted by device key, dtype, op, L2 mode, n_lo
@@ -83,7 +94,7 @@ struct Dataset {
 
 /// What a merge or an import did, for the CLI to report.
 struct MergeStats {
-  std::int64_t devices_added = 0, runs_added = 0, measurements_added = 0;
+  std::int64_t devices_added = 0, runs_added = 0, measurements_added = 0, gpus_added = 0;
   std::int64_t winner_groups_changed = 0;
   std::int64_t measurement_conflicts = 0;  // same (run, seq) with different content
   std::int64_t winner_conflicts = 0;       // sizes claimed by several winners, decided by rule
@@ -103,8 +114,8 @@ Dataset dataset_from_json(const Json& doc, const std::filesystem::path& file);
 /// every winner that has no source yet.
 void add_provenance(Dataset& d, const std::string& path, const std::string& kind);
 
-/// Unions \p from into \p into: devices by fingerprint, runs by uuid, measurements by (run, seq),
-/// sources by path (commutative and associative); the winners of every (device, dtype, op, L2
+/// Unions \p from into \p into: devices by fingerprint, GPUs by (uuid, device), runs by uuid,
+/// measurements by (run, seq), sources by path (commutative and associative); the winners of every (device, dtype, op, L2
 /// mode) that \p from has are decided over both sides' winners by resolve_winners (commutative;
 /// merge_files decides once over all its inputs, so any order of its inputs gives the same file).
 void merge_dataset(Dataset& into, const Dataset& from, MergeStats& stats);

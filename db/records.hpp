@@ -50,6 +50,13 @@ struct RunInfo {
   std::string config_hash;    // of the effective tune.toml + flags
   std::string host;           // empty: gethostname()
   L2Mode l2_mode = L2Mode::cold;
+  // Since schema version 5; absent for older runs. A run is one process on one host, so the
+  // driver and the CUDA runtime are the run's (the device row keeps only the latest seen).
+  std::optional<int> driver_version;   // cudaDriverGetVersion, e.g. 13000
+  std::optional<int> runtime_version;  // cudaRuntimeGetVersion
+  /// The canonical text of the run's configuration (tuner/config/canonical.hpp), of which
+  /// config_hash is the hash: what the run asked for, exactly.
+  std::optional<std::string> config_text;
 };
 
 struct RunRecord {
@@ -65,6 +72,16 @@ struct RunRecord {
     double gbps = 0;
   };
   std::vector<Attainable> attainable;  // attainable read bandwidth per device, measured once
+};
+
+/// One physical GPU (schema version 5): its UUID as nvidia-smi prints it
+/// ("GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx") and the device row (model fingerprint) it had
+/// when it measured. (uuid, device_id) is unique: a card whose hard attributes change (ECC
+/// turned off gives it more memory) is the same card as another model, a row of its own.
+struct GpuRecord {
+  std::int64_t id = 0;
+  std::string uuid;
+  std::int64_t device_id = 0;
 };
 
 /// A candidate's parameters as stored (common/candidate_params.hpp: shared with kernels/, which
@@ -88,6 +105,9 @@ struct MeasurementKey {
 struct Measurement : Timing {
   std::int64_t run_id = 0;
   std::int64_t device_id = 0;
+  /// The GPU that measured it (a gpus row of device_id's model); absent for measurements
+  /// recorded before schema version 5, or by a worker that did not know its GPU's UUID.
+  std::optional<std::int64_t> gpu_id;
   std::string kernel_id;  // registry id
   CandidateParams params;
   DType dtype = DType::i32;

@@ -309,11 +309,38 @@ CREATE INDEX bench_results_by_key ON bench_results (dtype, op, n);
 
 void migrate_3_to_4(Connection& conn) { conn.exec(v4_bench_sql); }
 
+// Version 5 keeps the provenance of every measurement in a fleet's merged file: which physical
+// GPU measured it (gpus, measurements.gpu_id) and under which driver and CUDA runtime its run
+// ran (runs.driver_version, runs.runtime_version), and what the run asked for (runs.config_text,
+// the canonical text config_hash is the hash of). A device row is a fingerprint of a model,
+// shared by every card of it and every host; since `tune --devices all` shares one run among the
+// GPUs of a model, the GPU belongs to the measurement, not to the run. Only a table and nullable
+// columns are added, with ALTER TABLE ADD COLUMN (which SQLite does in place, changing no stored
+// row; the "Making Other Kinds Of Table Schema Changes" procedure is for what ALTER TABLE cannot
+// do), so rows older than version 5 read NULL and min_reader_version stays 3: a version-3 or -4
+// reader reads the file without the new columns and table.
+constexpr const char* v5_provenance_sql = R"sql(
+CREATE TABLE gpus (
+  id        INTEGER PRIMARY KEY,
+  uuid      TEXT NOT NULL CHECK (uuid <> ''),
+  device_id INTEGER NOT NULL REFERENCES devices (id),
+  UNIQUE (uuid, device_id)
+);
+ALTER TABLE runs ADD COLUMN driver_version INTEGER;
+ALTER TABLE runs ADD COLUMN runtime_version INTEGER;
+ALTER TABLE runs ADD COLUMN config_text TEXT;
+ALTER TABLE measurements ADD COLUMN gpu_id INTEGER REFERENCES gpus (id);
+)sql";
+
+void migrate_4_to_5(Connection& conn) { conn.exec(v5_provenance_sql); }
+
 constexpr Migration history[] = {
     {0, "create the schema, or upgrade the version-0 prototype layout", migrate_0_to_1},
     {1, "allow the finish 'packed' in measurements", migrate_1_to_2},
     {2, "give winners an L2 mode, part of their identity", migrate_2_to_3},
     {3, "add the bench tables (bench_runs, bench_results)", migrate_3_to_4},
+    {4, "add the GPUs, each measurement's GPU, each run's driver, runtime and configuration",
+     migrate_4_to_5},
 };
 
 }  // namespace

@@ -16,18 +16,24 @@ inline constexpr std::int32_t application_id = 0x54524442;
 /// 1: the first release. 2: measurements.finish may also be 'packed' (kernel revision 2).
 /// 3: winners have an L2 mode (cold or warm), unique per (device, dtype, op, l2_mode, n_lo).
 /// 4: the tables bench_runs and bench_results (`tunedreduce bench`, db/bench.hpp).
-inline constexpr int schema_version = 4;
+/// 5: the table gpus, measurements.gpu_id, runs.driver_version, runtime_version, config_text.
+inline constexpr int schema_version = 5;
+/// The first version with gpus, measurements.gpu_id and the runs' driver, runtime and
+/// configuration text: readers of an older file read those as absent (NULL, no GPUs).
+inline constexpr int provenance_version = 5;
 /// The oldest schema this binary's readers read as it is (readers never migrate): the versions
-/// from it up to schema_version differ only by tables that were added, which a reader takes for
-/// empty when a file lacks them (a version-3 file has no bench runs). Older files are refused
-/// (Problem::too_old: `tunedreduce db migrate` upgrades them).
+/// from it up to schema_version differ only by tables and nullable columns that were added,
+/// which a reader takes for empty or NULL when a file lacks them (a version-3 file has no bench
+/// runs; a version-4 file no GPUs). Older files are refused (Problem::too_old: `tunedreduce db
+/// migrate` upgrades them).
 inline constexpr int oldest_readable_version = 3;
 /// Stored in meta.min_reader_version: the oldest reader that may read this schema. A schema that
 /// only adds tables or nullable columns keeps it; one that changes meaning raises it. Version 2
 /// raised it to 2: a version-1 reader does not know the finish 'packed'. Version 3 raised it to 3:
 /// a file may hold a cold and a warm winner for the same sizes, which a version-2 reader, blind to
 /// the mode, would take for two overlapping winners of one (device, dtype, op). Version 4 only added
-/// tables, and keeps it: a version-3 reader reads a version-4 file without its bench runs.
+/// tables, and keeps it: a version-3 reader reads a version-4 file without its bench runs. Version
+/// 5 only added a table and nullable columns, and keeps it too.
 inline constexpr int min_reader_version = 3;
 
 /// What a database file says about itself, read without touching any table but meta.
@@ -65,7 +71,8 @@ struct Migration {
 
 /// The real history: step 0 -> 1 creates the schema or upgrades the version-0 prototype layout;
 /// 1 -> 2 admits the finish 'packed'; 2 -> 3 gives winners an L2 mode; 3 -> 4 adds the bench
-/// tables. A new file is created at
+/// tables; 4 -> 5 adds the GPUs and the runs' driver, runtime and configuration text. A new file
+/// is created at
 /// version 1 and migrated forward, so it has exactly the schema of a migrated one.
 std::span<const Migration> migrations();
 

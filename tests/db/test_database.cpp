@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <tuple>
 
+#include <fmt/format.h>
+
 #include "common/exit_codes.hpp"
 #include "db/bench.hpp"
 #include "db/database.hpp"
@@ -620,7 +622,7 @@ TEST(Migration, Version1GainsThePackedFinishWithEveryRowKept) {
     EXPECT_EQ(c.query_int("PRAGMA user_version"), 1);
   }
   Database db = Database::open_writer(path);
-  EXPECT_EQ(db.file_schema_version(), schema_version);  // 1 -> 2 -> 3 -> 4
+  EXPECT_EQ(db.file_schema_version(), schema_version);  // 1 -> 2 -> 3 -> 4 -> 5
   EXPECT_EQ(db.counts().measurements, 40);
   EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
   EXPECT_EQ(db.connection().query_int("SELECT count(*) FROM pragma_foreign_key_check"), 0);
@@ -666,7 +668,7 @@ TEST(Migration, Version2WinnersTakeTheL2ModeOfTheirMeasurement) {
   }
 
   Database db = Database::open_writer(path);  // foreign keys on, as for every writer
-  EXPECT_EQ(db.file_schema_version(), schema_version);  // 2 -> 3 -> 4
+  EXPECT_EQ(db.file_schema_version(), schema_version);  // 2 -> 3 -> 4 -> 5
   EXPECT_EQ(db.connection().query_int("PRAGMA foreign_keys"), 1);
   EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
   EXPECT_EQ(db.connection().query_int("SELECT count(*) FROM pragma_foreign_key_check"), 0);
@@ -759,25 +761,29 @@ TEST(Migration, AVersion2ReaderIsRefusedAVersion3File) {
   EXPECT_THROW(classify(state, c, true, 2), DbError);
 }
 
-TEST(Migration, AVersion3BinaryReadsAVersion4FileButNeverWritesIt) {
+TEST(Migration, AVersion3Or4BinaryReadsAVersion5FileButNeverWritesIt) {
   TempDir dir;
   { Database::open_writer(dir / "tune.db").upsert_device(test::h100()); }
   Connection c = Connection::open(dir / "tune.db", OpenMode::read_only);
   const SchemaState state = read_schema_state(c);
-  EXPECT_EQ(state.user_version, 4);
-  // Version 4 only added the bench tables: a version-3 reader reads the rest as it always did.
+  EXPECT_EQ(state.user_version, 5);
+  // Versions 4 and 5 only added tables and nullable columns: a version-3 or -4 reader reads the
+  // rest as it always did.
   EXPECT_EQ(state.min_reader_version, 3);
-  EXPECT_EQ(classify(state, c, false, 3, 3), SchemaAction::use);
-  try {
-    classify(state, c, true, 3, 3);
-    FAIL() << "a version-3 writer was let in";
-  } catch (const DbError& e) {
-    EXPECT_EQ(e.problem(), Problem::too_new);
-    EXPECT_EQ(e.exit_code(), exit_code::db_too_new);
-    EXPECT_NE(std::string(e.what()).find("schema version 4 is newer than this binary's 3; it is"
-                                         " never written"),
-              std::string::npos)
-        << e.what();
+  for (int older : {3, 4}) {
+    SCOPED_TRACE(older);
+    EXPECT_EQ(classify(state, c, false, older, 3), SchemaAction::use);
+    try {
+      classify(state, c, true, older, 3);
+      FAIL() << "an older writer was let in";
+    } catch (const DbError& e) {
+      EXPECT_EQ(e.problem(), Problem::too_new);
+      EXPECT_EQ(e.exit_code(), exit_code::db_too_new);
+      EXPECT_NE(std::string(e.what()).find(fmt::format(
+                    "schema version 5 is newer than this binary's {}; it is never written", older)),
+                std::string::npos)
+          << e.what();
+    }
   }
 }
 
@@ -793,6 +799,8 @@ TEST(Migration, Version3IsReadAsItIsAndMigratedByWriters) {
     EXPECT_FALSE(has_bench_tables(r));
     EXPECT_TRUE(bench_runs(r).empty());
     EXPECT_TRUE(bench_results(r).empty());
+    EXPECT_FALSE(r.has_provenance());
+    EXPECT_TRUE(r.gpus().empty());
   }
   EXPECT_EQ(test::read_file(path), before);
   // Older than version 3 stays refused.
@@ -803,8 +811,9 @@ TEST(Migration, Version3IsReadAsItIsAndMigratedByWriters) {
     EXPECT_EQ(e.problem(), Problem::too_old);
   }
   Database db = Database::open_writer(path);
-  EXPECT_EQ(db.file_schema_version(), 4);
+  EXPECT_EQ(db.file_schema_version(), schema_version);  // 3 -> 4 -> 5
   EXPECT_TRUE(has_bench_tables(db));
+  EXPECT_TRUE(db.has_provenance());
   EXPECT_EQ(db.counts().measurements, 40);
   EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
   EXPECT_EQ(db.connection().query_text("SELECT value FROM meta WHERE key = 'min_reader_version'"),

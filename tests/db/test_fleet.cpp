@@ -2,7 +2,10 @@
 // merged into one. Checks that the merge is order-independent (the same bytes for three orders of
 // the inputs), loses nothing (every device, run and measurement of every shard, every size any
 // shard's winners cover), applies the noise-aware conflict rule (docs/database.md, "Merge and
-// import rules", recomputed here independently), and takes seconds.
+// import rules", recomputed here independently), and takes seconds. Each measurement keeps its
+// provenance (schema version 5): the GPU that measured it — some nodes share their run between two
+// GPUs, as `tune --devices all` does — and its run's driver and CUDA runtime; every GPU is in the
+// merged file once.
 
 #include <gtest/gtest.h>
 
@@ -50,6 +53,13 @@ double true_us(int model, int kernel, int k) {
   return base * factor[kernel][(k + model) % 3];
 }
 
+/// The UUID of card \p card of node \p node, as nvidia-smi prints one.
+std::string gpu_uuid(int node, int card) {
+  char s[48];
+  std::snprintf(s, sizeof s, "GPU-%08x-0000-4000-8000-%012d", 0x5eed0000 + card, node);
+  return s;
+}
+
 struct ShardMaker {
   std::mt19937_64 rng{20261125};
 
@@ -71,7 +81,14 @@ struct ShardMaker {
     char host[32];
     std::snprintf(host, sizeof host, "node-%03d", index);
     info.host = host;
+    // Nodes of one model run different drivers: the device row keeps only the latest, the run
+    // its own.
+    info.driver_version = 12080 + 10 * (index % 3);
+    info.runtime_version = 13000;
     const auto run = db.begin_run(info);
+    // Every 7th node has two GPUs of its model sharing the run, which measure alternately.
+    std::vector<std::int64_t> gpus = {db.upsert_gpu(gpu_uuid(index, 0), dev)};
+    if (index % 7 == 3) gpus.push_back(db.upsert_gpu(gpu_uuid(index, 1), dev));
     db.record_attainable_bandwidth(run, dev, model == 0 ? 3000 : 4200);
     std::vector<Winner> winners;
     for (int k = first; k <= last; ++k) {
@@ -87,6 +104,7 @@ struct ShardMaker {
         m.p10_us = median * (1 - spread / 2);
         m.p90_us = median * (1 + spread / 2);
         m.repeats = repeat_counts[static_cast<int>(uniform(rng) * 3)];
+        m.gpu_id = gpus[static_cast<std::size_t>(kernel) % gpus.size()];
         const auto id = db.insert_measurement(m);
         if (best_id == 0 || median < best_us) {
           best_id = id;
@@ -207,6 +225,7 @@ TEST(Fleet, HundredsOfShardsMergeInAnyOrderLosingNothing) {
   EXPECT_EQ(check.foreign_key_violations, 0);
   EXPECT_EQ(check.overlapping_winners, 0);
   EXPECT_EQ(check.winners_without_ok_evidence, 0);
+  EXPECT_EQ(check.measurements_on_another_models_gpu, 0);
   const Dataset out = read_dataset(merged);
 
   // Nothing lost: every device, run (with every shard it was in) and measurement, unchanged.
@@ -219,6 +238,8 @@ TEST(Fleet, HundredsOfShardsMergeInAnyOrderLosingNothing) {
       auto it = out.runs.find(uuid);
       ASSERT_NE(it, out.runs.end()) << uuid;
       EXPECT_EQ(it->second.info.host, run.info.host);
+      EXPECT_EQ(it->second.info.driver_version, run.info.driver_version);
+      EXPECT_EQ(it->second.info.runtime_version, run.info.runtime_version);
       for (const std::string& s : run.sources) EXPECT_TRUE(it->second.sources.count(s)) << s;
     }
     for (const auto& [ref, m] : in.measurements) {
@@ -233,8 +254,15 @@ TEST(Fleet, HundredsOfShardsMergeInAnyOrderLosingNothing) {
       EXPECT_EQ(it->second.m.p90_us, m.m.p90_us);
       EXPECT_EQ(it->second.m.repeats, m.m.repeats);
       EXPECT_EQ(it->second.m.measured_at, m.m.measured_at);
+      ASSERT_TRUE(m.gpu_uuid);
+      EXPECT_EQ(it->second.gpu_uuid, m.gpu_uuid);
     }
+    for (const GpuRow& g : in.gpus) EXPECT_TRUE(out.gpus.count(g)) << g.uuid;
   }
+  // Every GPU once: one per node, two on every 7th node.
+  const std::size_t two_gpu_nodes = (shard_count - 3 + 6) / 7;
+  EXPECT_EQ(out.gpus.size(), static_cast<std::size_t>(shard_count) + two_gpu_nodes);
+  EXPECT_EQ(merged.gpus().size(), out.gpus.size());
   EXPECT_EQ(out.devices.size(), 2u);
   EXPECT_EQ(out.runs.size(), runs.size());
   EXPECT_EQ(runs.size(), static_cast<std::size_t>(shard_count));  // the carried runs once each

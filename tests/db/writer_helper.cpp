@@ -32,11 +32,17 @@ int write(const std::string& path, int worker, int count, long long start_ms) {
   const auto device = db.upsert_device(test::h100());
   RunInfo info = test::run_info();
   info.host = "worker-" + std::to_string(worker);
+  info.driver_version = 13000;
+  info.runtime_version = 13000;
   const auto run = db.begin_run(info);
+  // Each worker a card of its own, as each host of a fleet has.
+  const std::string digits = std::to_string(1000000000000 + worker).substr(1);
+  const auto gpu = db.upsert_gpu("GPU-00000000-0000-0000-0000-" + digits, device);
   for (int i = 0; i < count; ++i) {
     const std::string id = "warp_shuffle.b256.u" + std::to_string(worker + 1) + ".two_pass.f32.sum";
-    db.insert_measurement(test::measurement(run, device, id, 1024u + static_cast<unsigned>(i),
-                                            10.0 + i));
+    Measurement m = test::measurement(run, device, id, 1024u + static_cast<unsigned>(i), 10.0 + i);
+    m.gpu_id = gpu;
+    db.insert_measurement(m);
   }
   db.end_run(run, RunStatus::finished);
   return 0;

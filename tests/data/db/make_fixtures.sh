@@ -33,21 +33,37 @@ shrink schema_v0.db
 "$helper" write "$tmp/base.db" 0 40 0
 shrink "$tmp/base.db"
 
-# Newer schemas (this binary writes version 4): version 5 that declares version-4 readers
-# compatible, version 6 that does not.
+# Newer schemas (this binary writes version 5): version 6 that declares version-5 readers
+# compatible, version 7 that does not.
 cp "$tmp/base.db" newer_compatible.db
-sqlite3 newer_compatible.db "PRAGMA user_version=5; UPDATE meta SET value='4' WHERE key='min_reader_version'; CREATE TABLE future_notes(id INTEGER PRIMARY KEY, body TEXT);"
+sqlite3 newer_compatible.db "PRAGMA user_version=6; UPDATE meta SET value='5' WHERE key='min_reader_version'; CREATE TABLE future_notes(id INTEGER PRIMARY KEY, body TEXT);"
 cp "$tmp/base.db" newer_incompatible.db
-sqlite3 newer_incompatible.db "PRAGMA user_version=6; UPDATE meta SET value='6' WHERE key='min_reader_version';"
+sqlite3 newer_incompatible.db "PRAGMA user_version=7; UPDATE meta SET value='7' WHERE key='min_reader_version';"
 shrink newer_compatible.db; shrink newer_incompatible.db
+
+# Versions before 5 had no GPUs and no runs' driver, runtime or configuration text. DROP COLUMN
+# restores each table's CREATE text exactly as it was before ADD COLUMN appended the column.
+drop_provenance() {
+  sqlite3 "$1" "ALTER TABLE measurements DROP COLUMN gpu_id; ALTER TABLE runs DROP COLUMN config_text;
+ALTER TABLE runs DROP COLUMN runtime_version; ALTER TABLE runs DROP COLUMN driver_version;
+DROP TABLE gpus;"
+}
+
+# Version 4, the last one without them, with rows: readers of version 5 read it as it is.
+cp "$tmp/base.db" schema_v4.db
+drop_provenance schema_v4.db
+sqlite3 schema_v4.db "PRAGMA user_version=4; UPDATE meta SET value='3' WHERE key='min_reader_version';"
+sqlite3 schema_v4.db "PRAGMA integrity_check; PRAGMA foreign_key_check;" | tr '\n' ' ' | grep -x 'ok ' > /dev/null
+shrink schema_v4.db
 
 # Versions before 4 had no bench tables.
 drop_bench_tables() {
   sqlite3 "$1" "DROP INDEX bench_results_by_key; DROP TABLE bench_results; DROP TABLE bench_runs;"
 }
 
-# Version 3, the last one without them, with rows: readers of version 4 read it as it is.
+# Version 3, the last one without them, with rows: readers of version 5 read it as it is.
 cp "$tmp/base.db" schema_v3.db
+drop_provenance schema_v3.db
 drop_bench_tables schema_v3.db
 sqlite3 schema_v3.db "PRAGMA user_version=3; UPDATE meta SET value='3' WHERE key='min_reader_version';"
 sqlite3 schema_v3.db "PRAGMA integrity_check;" | grep -x ok > /dev/null
@@ -86,6 +102,7 @@ INSERT INTO winners SELECT * FROM old_winners;"
 # them: f32 sum cold below 2^16 and warm above (one (device, dtype, op), no overlap), f32 max warm.
 # Migrating it to version 3 must give each winner its measurement's mode.
 cp "$tmp/base.db" schema_v2.db
+drop_provenance schema_v2.db
 drop_bench_tables schema_v2.db
 sqlite3 schema_v2.db "
 INSERT INTO runs (uuid, tool_version, manifest_hash, config_hash, host, origin, started_at,
@@ -118,6 +135,7 @@ shrink schema_v2.db
 # Version 1, the first release, with rows: its measurements table allows only the finishes
 # two_pass and single_pass (version 2 added packed).
 cp "$tmp/base.db" schema_v1.db
+drop_provenance schema_v1.db
 drop_bench_tables schema_v1.db
 old_winners_layout schema_v1.db
 sqlite3 schema_v1.db ".dbconfig defensive off" "PRAGMA writable_schema=ON; UPDATE sqlite_schema SET sql=replace(sql, 'CHECK (finish IN (''two_pass'', ''single_pass'', ''packed''))', 'CHECK (finish IN (''two_pass'', ''single_pass''))') WHERE name='measurements'; PRAGMA writable_schema=OFF; PRAGMA user_version=1; UPDATE meta SET value='1' WHERE key='min_reader_version';" >/dev/null
