@@ -2,6 +2,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstring>
+
 #include "common/error.hpp"
 
 namespace tunedreduce::kernels {
@@ -64,6 +66,10 @@ DeviceFingerprint query_fingerprint(int ordinal) {
   f.mem_clock_khz = attribute(cudaDevAttrMemoryClockRate, ordinal);
   check(cudaDriverGetVersion(&f.driver_version), "cudaDriverGetVersion", ordinal);
   check(cudaRuntimeGetVersion(&f.runtime_version), "cudaRuntimeGetVersion", ordinal);
+  unsigned char uuid[16];
+  static_assert(sizeof p.uuid.bytes == sizeof uuid);
+  std::memcpy(uuid, p.uuid.bytes, sizeof uuid);
+  f.uuid = gpu_uuid_text(uuid);
   return f;
 }
 

@@ -24,6 +24,9 @@ struct GpuRunnerOptions {
   bool retune = false;  // measure again what the database already has
   std::filesystem::path db_path;
   std::string config_hash;
+  /// The canonical text config_hash is the hash of (tuner::canonical_text), stored with the run
+  /// so that what it asked for is known exactly; empty: not stored.
+  std::string config_text;
   std::atomic<bool>* cancel = nullptr;
   /// The worker command; empty: this executable with the hidden `_worker` sub-command.
   std::vector<std::string> worker_command;

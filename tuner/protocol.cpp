@@ -111,6 +111,7 @@ Json to_json(const DeviceFingerprint& f) {
   append_hard_attributes(j, f);
   j.set("driver_version", f.driver_version);
   j.set("runtime_version", f.runtime_version);
+  j.set("uuid", f.uuid);
   return j;
 }
 
@@ -127,6 +128,11 @@ DeviceFingerprint fingerprint_from_json(const Json& j) {
   f.mem_clock_khz = int_member(j, "mem_clock_khz");
   f.driver_version = int_member(j, "driver_version");
   f.runtime_version = int_member(j, "runtime_version");
+  // Soft, and optional: a peer that does not know its GPU's UUID leaves it out.
+  if (const Json* uuid = j.find("uuid"); uuid && !uuid->is_null()) {
+    if (!uuid->is_string()) throw std::runtime_error("protocol message: \"uuid\" is not a string");
+    f.uuid = uuid->as_string();
+  }
   return f;
 }
 

@@ -7,7 +7,9 @@
 //   n == 31: answers with JSON that is not a reply (a result without its members)
 //   n == 37: answers with an event the protocol does not have
 //   otherwise: an ok result whose median is a function of the kernel id and n
-// Devices 0..99 are one model ("Fake GPU"); an init of device 100 or more answers another.
+// Devices 0..99 are one model ("Fake GPU"); an init of device 100 or more answers another. Each
+// device has a UUID of its own (fake_uuid: "GPU-fa4e0000-...-<ordinal>"), as each card has; with
+// FAKE_WORKER_NO_UUID set, none (a worker that does not know its GPU's UUID).
 // With FAKE_WORKER_LOG set, every measure request is appended to that file (one "id n" a line).
 // With FAKE_WORKER_NOISY set, the median depends on the repeats asked for too.
 
@@ -31,6 +33,13 @@ namespace {
 void send(const Json& j) {
   std::cout << j.dump() << "\n" << std::flush;
 }
+
+std::string fake_uuid(int device) {
+  if (std::getenv("FAKE_WORKER_NO_UUID")) return {};
+  unsigned char bytes[16] = {0xfa, 0x4e};
+  for (int i = 0; i < 4; ++i) bytes[15 - i] = static_cast<unsigned char>(device >> (8 * i));
+  return gpu_uuid_text(bytes);
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -43,6 +52,7 @@ int main(int argc, char** argv) {
       fp.name = "Fake GPU";
       fp.cc_major = 9;
       fp.sm_count = 4;
+      fp.uuid = fake_uuid(0);
       dev.set("fingerprint", tuner::protocol::to_json(fp));
       Json devices = Json::array();
       devices.push_back(dev);
@@ -64,6 +74,7 @@ int main(int argc, char** argv) {
       fp.sm_count = 4;
       fp.driver_version = 13000;
       fp.runtime_version = 13000;
+      fp.uuid = fake_uuid(msg.device);
       reply.set("event", "ready");
       reply.set("fingerprint", tuner::protocol::to_json(fp));
     } else if (msg.kind == Kind::bandwidth) {

@@ -59,6 +59,27 @@ TEST(Protocol, WhatTheWorkerWritesTheSupervisorReadsBack) {
   EXPECT_EQ(rd.fingerprint.key(), h100().key());
   EXPECT_EQ(rd.fingerprint.driver_version, 13000);
 
+  EXPECT_TRUE(rd.fingerprint.uuid.empty());
+
+  // The GPU's UUID travels with the fingerprint, as nvidia-smi prints it; it is soft: not part of
+  // the key, and a peer that leaves it out is still understood.
+  const unsigned char bytes[16] = {0x5e, 0xed, 0x00, 0x01, 0xab, 0xcd, 0x40, 0x00,
+                                   0x80, 0x00, 0x01, 0x23, 0x45, 0x67, 0x89, 0xef};
+  DeviceFingerprint card = h100();
+  card.uuid = gpu_uuid_text(bytes);
+  EXPECT_EQ(card.uuid, "GPU-5eed0001-abcd-4000-8000-0123456789ef");
+  EXPECT_EQ(card.key(), h100().key());
+  ready.set("fingerprint", to_json(card));
+  EXPECT_EQ(parse_reply(ready.dump()).fingerprint.uuid, card.uuid);
+  Json probe = Json::object();
+  Json devices = Json::array();
+  Json dev = Json::object();
+  dev.set("ordinal", 1);
+  dev.set("fingerprint", to_json(card));
+  devices.push_back(dev);
+  probe.set("devices", devices);
+  EXPECT_EQ(parse_probe(probe.dump()).devices.at(0).second.uuid, card.uuid);
+
   EXPECT_EQ(parse_reply(R"({"event":"busy"})").event, Reply::Event::busy);
   EXPECT_EQ(parse_reply(R"({"event":"bandwidth","gbps":3100.5})").gbps, 3100.5);
   const Reply fatal = parse_reply(R"({"event":"fatal","error":"no CUDA device","exit_code":6})");
@@ -178,6 +199,14 @@ TEST(Protocol, EveryMalformedLineIsRefusedWithTheFault) {
   EXPECT_REFUSED(parse_reply(R"({"event":"fatal","error":"x","exit_code":4294967296})"),
                  "out of range");
   EXPECT_REFUSED(parse_reply(R"({"event":"ready","fingerprint":{"name":"x"}})"), "lacks \"cc_major\"");
+  {
+    Json bad = to_json(h100());
+    bad.set("uuid", 7);
+    Json line = Json::object();
+    line.set("event", "ready");
+    line.set("fingerprint", bad);
+    EXPECT_REFUSED(parse_reply(line.dump()), "\"uuid\" is not a string");
+  }
   // A result with a negative size or repeat count, or a bad outcome.
   Result r;
   r.kernel_id = "k";

@@ -125,10 +125,53 @@ TEST(Supervisor, GpusOfOneModelMeasureIntoOneRun) {
   EXPECT_EQ(db.devices().size(), 1u);
   const auto rows = db.measurements();
   ASSERT_EQ(rows.size(), 8u);
+  // Each measurement names the card that made it: the fake worker gives each device its UUID.
+  const auto gpus = db.gpus();
+  ASSERT_EQ(gpus.size(), 2u);
+  EXPECT_EQ(gpus[0].uuid, "GPU-fa4e0000-0000-0000-0000-000000000000");
+  EXPECT_EQ(gpus[1].uuid, "GPU-fa4e0000-0000-0000-0000-000000000001");
+  std::map<std::uint64_t, std::int64_t> gpu_at;
   for (const auto& m : rows) {
     EXPECT_EQ(m.run_id, first->recording()->run_id);
     EXPECT_EQ(m.device_id, first->recording()->device_id);
+    ASSERT_TRUE(m.gpu_id);
+    gpu_at[m.n] = *m.gpu_id;
   }
+  for (const Result& r : a) EXPECT_EQ(gpu_at.at(r.n), gpus[0].id) << r.n;
+  for (const Result& r : b) EXPECT_EQ(gpu_at.at(r.n), gpus[1].id) << r.n;
+}
+
+TEST(Supervisor, ARunStoresItsDriverRuntimeAndConfigurationText) {
+  db::test::TempDir dir;
+  const auto path = dir.path() / "t.db";
+  GpuRunnerOptions o = options(path);
+  TuneConfig cfg;
+  o.config_text = canonical_text(cfg);
+  o.config_hash = config_hash(cfg);
+  auto runner = make_gpu_runner(o);
+  runner->measure(requests({1024}));
+  auto db = db::Database::open_reader(path);
+  const auto run = db.find_run(runner->recording()->run_id);
+  ASSERT_TRUE(run);
+  EXPECT_EQ(run->info.driver_version, 13000);  // the fake worker's
+  EXPECT_EQ(run->info.runtime_version, 13000);
+  EXPECT_EQ(run->info.config_text, o.config_text);
+  EXPECT_EQ(run->info.config_hash, o.config_hash);
+  // A text that is not the hash's is refused before the run begins.
+  o.config_hash = "0000000000000000";
+  EXPECT_THROW(make_gpu_runner(o), db::DbError);
+}
+
+TEST(Supervisor, AWorkerThatDoesNotKnowItsGpuRecordsMeasurementsWithoutOne) {
+  db::test::TempDir dir;
+  const auto path = dir.path() / "t.db";
+  ::setenv("FAKE_WORKER_NO_UUID", "1", 1);
+  auto runner = make_gpu_runner(options(path));
+  runner->measure(requests({1024, 2048}));
+  ::unsetenv("FAKE_WORKER_NO_UUID");
+  auto db = db::Database::open_reader(path);
+  EXPECT_TRUE(db.gpus().empty());
+  for (const auto& m : db.measurements()) EXPECT_FALSE(m.gpu_id);
 }
 
 TEST(Supervisor, AGpuOfAnotherModelCannotJoinARun) {

@@ -162,6 +162,7 @@ class GpuRunner final : public Runner {
                     opt_.join->device_key + ": another model");
       rec_ = opt_.join->recording;
       bandwidth_ = opt_.join->bandwidth_gbps;
+      record_gpu(fp);
       spdlog::info("device {}: {} (fingerprint {}), measuring a share of run {}", opt_.device,
                    fp.name, fp.key(), rec_.run_id);
       return;
@@ -173,8 +174,12 @@ class GpuRunner final : public Runner {
     info.tool_version = TUNEDREDUCE_VERSION_STRING;
     info.manifest_hash = kernels::manifest_hash();
     info.config_hash = opt_.config_hash;
+    if (!opt_.config_text.empty()) info.config_text = opt_.config_text;
     info.l2_mode = opt_.policy.l2;
+    info.driver_version = fp.driver_version;
+    info.runtime_version = fp.runtime_version;
     rec_.run_id = db_.begin_run(info);
+    record_gpu(fp);
     spdlog::info("device {}: {} (fingerprint {}), run {}", opt_.device, fp.name, fp.key(), rec_.run_id);
     if (opt_.measure_bandwidth) {
       try {
@@ -229,6 +234,12 @@ class GpuRunner final : public Runner {
   }
 
  private:
+  /// The gpus row of this runner's card, which every measurement it records names (schema
+  /// version 5): a run shared by several GPUs of one model names each measurement's own GPU.
+  void record_gpu(const DeviceFingerprint& fp) {
+    if (!fp.uuid.empty()) gpu_id_ = db_.upsert_gpu(fp.uuid, rec_.device_id);
+  }
+
   void start_worker() { worker_ = std::make_unique<Worker>(argv_, opt_.device, opt_.policy.timeout_s); }
 
   using CacheKey = std::tuple<std::string, std::uint64_t>;  // kernel id, n
@@ -359,6 +370,7 @@ class GpuRunner final : public Runner {
     Result& r = out[i];
     r.run_id = rec_.run_id;
     r.device_id = rec_.device_id;
+    r.gpu_id = gpu_id_;
     r.params = candidate_params(r.kernel_id);
     r.l2_mode = opt_.policy.l2;
     r.measured_at = db::utc_timestamp();
@@ -401,6 +413,7 @@ class GpuRunner final : public Runner {
   db::Database db_;
   std::unique_ptr<Worker> worker_;
   Recording rec_;
+  std::optional<std::int64_t> gpu_id_;  // this runner's card, where its worker knows the UUID
   std::optional<double> bandwidth_;
   std::map<std::pair<DType, Op>, Finals> finals_;
   Worker::Lost lost_on_send_{db::Outcome::crashed, ""};
