@@ -27,6 +27,54 @@ double tie_tolerance(const db::MeasurementRecord& a, const db::MeasurementRecord
                                         b.p10_us, b.p90_us, b.repeats));
 }
 
+/// Where the winner's evidence was measured (docs/database.md, "Provenance per row"): the host,
+/// the card, the driver and CUDA runtime (the run's; for runs older than schema version 5 the
+/// winner's, recorded when it was tuned), the clocks during the measurement, the tool version,
+/// the registry manifest, the run and the shard it was merged from.
+/// The same in words: "measured on node-7, GPU GPU-…, driver 13.1, CUDA 13.0, SM 1980 MHz,
+/// memory 2619 MHz, tunedreduce 0.3.0, manifest …, run …".
+std::string provenance_text(const Data& d, const db::WinnerRecord& w, const db::MeasurementRecord& ev) {
+  const auto run = d.runs.find(ev.run_id);
+  const db::RunRecord* r = run != d.runs.end() ? &run->second : nullptr;
+  const auto gpu = ev.gpu_id ? d.gpus.find(*ev.gpu_id) : d.gpus.end();
+  std::string s = "measured on " + (r ? r->info.host : std::string("an unknown host"));
+  s += gpu != d.gpus.end() ? ", " + gpu->second.uuid : std::string(", GPU not recorded");
+  s += ", driver " + cuda_version_text(r && r->info.driver_version ? *r->info.driver_version
+                                                                    : w.driver_version);
+  s += ", CUDA " + cuda_version_text(r && r->info.runtime_version ? *r->info.runtime_version
+                                                                   : w.runtime_version);
+  if (ev.sm_clock_mhz) s += fmt::format(", SM {} MHz", *ev.sm_clock_mhz);
+  if (ev.mem_clock_mhz) s += fmt::format(", memory {} MHz", *ev.mem_clock_mhz);
+  if (r) s += ", tunedreduce " + r->info.tool_version + ", manifest " + r->info.manifest_hash +
+              ", run " + r->uuid;
+  if (w.source) s += ", merged from " + *w.source;
+  return s;
+}
+
+void add_provenance_cells(const Data& d, const db::WinnerRecord& w, const db::MeasurementRecord* ev,
+                          std::vector<Cell>& row) {
+  const std::optional<std::int64_t> run_id = ev ? std::optional(ev->run_id) : w.run_id;
+  const auto run = run_id ? d.runs.find(*run_id) : d.runs.end();
+  const db::RunRecord* r = run != d.runs.end() ? &run->second : nullptr;
+  row.push_back(r ? Cell::str(r->info.host) : Cell::none());
+  const auto gpu = ev && ev->gpu_id ? d.gpus.find(*ev->gpu_id) : d.gpus.end();
+  row.push_back(gpu != d.gpus.end() ? Cell::str(gpu->second.uuid)
+                                    : Cell::none("not recorded (before schema version 5)"));
+  auto version = [](std::optional<int> of_run, int of_winner) {
+    Cell c = Cell::integer(of_run.value_or(of_winner));
+    c.text = cuda_version_text(of_run.value_or(of_winner));
+    return std::move(c).with_detail(of_run ? "the run's" : "the winner's, when it was tuned");
+  };
+  row.push_back(version(r ? r->info.driver_version : std::nullopt, w.driver_version));
+  row.push_back(version(r ? r->info.runtime_version : std::nullopt, w.runtime_version));
+  row.push_back(ev && ev->sm_clock_mhz ? Cell::integer(*ev->sm_clock_mhz) : Cell::none());
+  row.push_back(ev && ev->mem_clock_mhz ? Cell::integer(*ev->mem_clock_mhz) : Cell::none());
+  row.push_back(r ? Cell::str(r->info.tool_version) : Cell::none());
+  row.push_back(r ? Cell::str(r->info.manifest_hash) : Cell::none());
+  row.push_back(r ? Cell::str(r->uuid) : Cell::none());
+  row.push_back(w.source ? Cell::str(*w.source) : Cell::none("recorded here"));
+}
+
 }  // namespace
 
 bool is_stale(const db::WinnerRecord& w, const db::DeviceRecord& dev) {
@@ -113,7 +161,10 @@ void build_best(const Data& d, const ReportOptions& o, Report& r) {
       "the runner-up was (per element); negative when the tuner's tie rule preferred a winner "
       "within noise of a faster candidate, and 'why' then names the rule's criterion "
       "(docs/tuning.md). Stale: the device's driver or CUDA runtime has changed "
-      "since the winner was tuned.");
+      "since the winner was tuned. Where the evidence was measured — host, GPU, driver, CUDA, "
+      "clocks, tool version, manifest, run — is in the CSV and JSON columns and in the tooltip "
+      "of 'measured at': the GPU's UUID and the run's driver and runtime since schema version 5; "
+      "for older runs the driver and runtime the winner recorded.");
   r.notes.push_back(
       "CUB µs and × CUB come from `tunedreduce bench` where it ran on the device at the size "
       "measured, in the same L2 state: cub::DeviceReduce's median over the library's, for its "
@@ -144,7 +195,19 @@ void build_best(const Data& d, const ReportOptions& o, Report& r) {
                  col("cub_us", "CUB µs", true, "us"),
                  col("speedup_cached", "× CUB cached", true, "x"),
                  col("speedup_two_phase", "× CUB two-phase", true, "x"),
-                 col("stale", "stale")};
+                 col("stale", "stale"),
+                 // Provenance of the evidence: wide, so in CSV and JSON, and in the tooltip of
+                 // 'measured at' (provenance_text) for people.
+                 col("host", "host", false, {}, Show::machines),
+                 col("gpu", "GPU", false, {}, Show::machines),
+                 col("driver", "driver", true, {}, Show::machines),
+                 col("cuda", "CUDA", true, {}, Show::machines),
+                 col("sm_clock_mhz", "SM clock", true, "MHz", Show::machines),
+                 col("mem_clock_mhz", "memory clock", true, "MHz", Show::machines),
+                 col("tool_version", "tool", false, {}, Show::machines),
+                 col("manifest", "manifest", false, {}, Show::machines),
+                 col("run", "run", false, {}, Show::machines),
+                 col("source", "source", false, {}, Show::machines)};
     for (std::size_t i = 15; i <= 17; ++i) s.columns[i].hide_if_empty = true;
     s.empty_text = o.l2 ? std::string("no ") + db::l2_mode_name(*o.l2) +
                               "-L2 winners recorded for this device"
@@ -163,7 +226,7 @@ void build_best(const Data& d, const ReportOptions& o, Report& r) {
       const db::MeasurementRecord* ev = d.measurement(w.measurement_id);
       if (ev && ev->median_us) {
         const auto gbps = gbps_of(*ev);
-        row.push_back(Cell::count(ev->n));
+        row.push_back(Cell::count(ev->n).with_detail(provenance_text(d, w, *ev)));
         row.push_back(Cell::number(*ev->median_us, 2).with_detail(
             spread_detail(ev->p10_us, ev->p90_us, ev->repeats) + ", L2 " +
             db::l2_mode_name(ev->l2_mode)));
@@ -209,6 +272,7 @@ void build_best(const Data& d, const ReportOptions& o, Report& r) {
       add_bench_cells(ev ? d.bench_at({dev.id, w.dtype, w.op}, ev->n, w.l2_mode) : nullptr, row);
       const bool stale = is_stale(w, dev);
       row.push_back(Cell::str(stale ? "yes" : "no").with_detail(stale_detail(w, dev)).marked(stale));
+      add_provenance_cells(d, w, ev, row);
       s.rows.push_back(std::move(row));
     }
 

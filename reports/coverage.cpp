@@ -1,14 +1,16 @@
 // `report coverage`: keys asked for but not tuned, stale winners, failed candidates, and rows
 // naming kernels this binary does not have.
 //
-// The database keeps a run's configuration only as a hash (runs.config_hash), so what a run
-// asked for is inferred from what it measured: tune.toml's space is a cross product, so a run
-// that measured some types and some operators on a device asked for every type × operator of
-// those, at the sizes it measured for each. The manifest says which configurations exist.
-// Everything is per L2 mode as well: a run measures in one mode, and winners of each mode cover
-// that mode's sizes only.
+// What a run asked for is read from the configuration it stored (runs.config_text, schema version
+// 5: the canonical text of tuner/config/canonical.hpp): its types × operators, at its sizes, in
+// its L2 mode, on the devices it tuned. Runs older than that stored only a hash, so for them it is
+// inferred from what they measured: tune.toml's space is a cross product, so a run that measured
+// some types and some operators on a device asked for every type × operator of those, at the sizes
+// it measured for each. The manifest says which configurations exist. Everything is per L2 mode
+// as well: a run measures in one mode, and winners of each mode cover that mode's sizes only.
 
 #include <algorithm>
+#include <charconv>
 #include <map>
 #include <set>
 #include <tuple>
@@ -27,6 +29,8 @@ namespace {
 
 struct KeyStats {
   std::set<std::int64_t> runs;                   // runs that asked for the key
+  std::set<std::uint64_t> asked;                 // sizes a stored configuration asked for
+  bool inferred = false;                         // a run without its configuration asked for it
   std::set<std::uint64_t> sizes;                 // measured, any outcome
   std::set<std::uint64_t> ok_sizes;              // with at least one ok measurement
   std::set<std::string> kernels;                 // distinct ids measured
@@ -60,6 +64,60 @@ Cell version_cell(int v) {
   return c;
 }
 
+/// What a run's stored configuration asked for: the lines space.dtypes, space.ops, space.sizes
+/// and measure.l2 of its canonical text. Absent when one is missing or unreadable (a text this
+/// binary does not understand): the run's keys are then inferred, as for a run without one.
+struct AskedFor {
+  std::set<DType> dtypes;
+  std::set<Op> ops;
+  std::set<std::uint64_t> sizes;
+  db::L2Mode l2 = db::L2Mode::cold;
+};
+
+template <class T, class Parse>
+bool parse_list(std::string_view value, std::set<T>& out, Parse parse) {
+  while (!value.empty()) {
+    const std::size_t comma = value.find(',');
+    const std::string_view item = value.substr(0, comma);
+    const std::optional<T> v = parse(item);
+    if (!v) return false;
+    out.insert(*v);
+    value = comma == std::string_view::npos ? std::string_view() : value.substr(comma + 1);
+  }
+  return !out.empty();
+}
+
+std::optional<std::uint64_t> parse_size(std::string_view s) {
+  std::uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+std::optional<AskedFor> asked_for(const std::string& config_text) {
+  AskedFor a;
+  bool dtypes = false, ops = false, sizes = false, l2 = false;
+  std::string_view text = config_text;
+  while (!text.empty()) {
+    const std::size_t nl = text.find('\n');
+    const std::string_view line = text.substr(0, nl);
+    text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
+    const std::size_t eq = line.find('=');
+    if (eq == std::string_view::npos) continue;
+    const std::string_view key = line.substr(0, eq), value = line.substr(eq + 1);
+    if (key == "space.dtypes") dtypes = parse_list(value, a.dtypes, parse_dtype);
+    else if (key == "space.ops") ops = parse_list(value, a.ops, parse_op);
+    else if (key == "space.sizes") sizes = parse_list(value, a.sizes, parse_size);
+    else if (key == "measure.l2") {
+      const auto mode = db::parse_l2_mode(value);
+      l2 = mode.has_value();
+      if (mode) a.l2 = *mode;
+    }
+  }
+  if (!dtypes || !ops || !sizes || !l2) return std::nullopt;
+  return a;
+}
+
 struct FailureKey {
   std::int64_t device;
   DType dtype;
@@ -82,19 +140,47 @@ struct FailureGroup {
 
 void build_coverage(db::Database& db, const Data& d, const ReportOptions& o, Report& r) {
   r.notes.push_back(
-      "The database keeps each run's configuration only as a hash, so what was asked for is "
-      "inferred: a run that measured some types and operators on a device asked for every type × "
-      "operator of them (tune.toml's space is a cross product), at the sizes it measured for that "
-      "key. Each L2 mode is a key of its own: a warm run asks for warm winners, which do not "
-      "cover cold sizes. 'configurations' counts the distinct kernels measured at least once "
-      "against the configurations this binary compiles for the key (the manifest).");
+      "What was asked for is read from each run's stored configuration (runs recorded since "
+      "schema version 5): its types × operators at its sizes, in its L2 mode, on the devices it "
+      "tuned — 'asked' says 'configuration', and a size it asked for but never measured (an "
+      "interrupted run) is listed. For older runs, which stored only a hash, it is inferred "
+      "('asked' says 'inferred'): a run that measured some types and operators on a device asked "
+      "for every type × operator of them (tune.toml's space is a cross product), at the sizes it "
+      "measured for that key. Each L2 mode is a key of its own: a warm run asks for warm winners, "
+      "which do not cover cold sizes. 'configurations' counts the distinct kernels measured at "
+      "least once against the configurations this binary compiles for the key (the manifest).");
 
   std::set<std::int64_t> device_ids;
   for (const auto& dev : d.devices) device_ids.insert(dev.id);
   std::map<ModeKey, KeyStats> keys;
 
-  // What each run asked for: the cross product of its types and operators, per device (and L2
-  // mode, which is the run's).
+  // What each run asked for: its stored configuration where it has one; else the cross product
+  // of the types and operators it measured, per device (and L2 mode, which is the run's).
+  std::set<std::int64_t> configured;  // runs whose configuration says what they asked for
+  {
+    // The devices each run tuned: where it measured its attainable bandwidth or anything at all.
+    std::map<std::int64_t, std::set<std::int64_t>> run_devices;
+    for (const auto& [id, run] : d.runs)
+      for (const auto& a : run.attainable) run_devices[id].insert(a.device_id);
+    db::Statement devs = db.connection().prepare("SELECT DISTINCT run_id, device_id FROM measurements");
+    while (devs.step()) run_devices[devs.column_int(0)].insert(devs.column_int(1));
+    for (const auto& [id, run] : d.runs) {
+      if (!run.info.config_text) continue;
+      const std::optional<AskedFor> asked = asked_for(*run.info.config_text);
+      if (!asked) continue;
+      configured.insert(id);
+      for (std::int64_t dev : run_devices[id]) {
+        if (!device_ids.count(dev)) continue;
+        for (DType t : asked->dtypes)
+          for (Op op : asked->ops)
+            if (selected(o.dtypes, t) && selected(o.ops, op)) {
+              KeyStats& k = keys[{dev, t, op, asked->l2}];
+              k.runs.insert(id);
+              k.asked.insert(asked->sizes.begin(), asked->sizes.end());
+            }
+      }
+    }
+  }
   {
     std::map<std::tuple<std::int64_t, std::int64_t, db::L2Mode>,
              std::pair<std::set<DType>, std::set<Op>>>
@@ -103,7 +189,7 @@ void build_coverage(db::Database& db, const Data& d, const ReportOptions& o, Rep
         "SELECT DISTINCT run_id, device_id, dtype, op, l2_mode FROM measurements");
     while (st.step()) {
       const std::int64_t dev = st.column_int(1);
-      if (!device_ids.count(dev)) continue;
+      if (!device_ids.count(dev) || configured.count(st.column_int(0))) continue;
       const db::L2Mode l2 = db::parse_l2_mode(st.column_text(4)).value_or(db::L2Mode::cold);
       auto& [ts, os] = per_run[{st.column_int(0), dev, l2}];
       if (auto t = parse_dtype(st.column_text(2))) ts.insert(*t);
@@ -113,8 +199,11 @@ void build_coverage(db::Database& db, const Data& d, const ReportOptions& o, Rep
       const auto& [run_id, dev, l2] = rd;
       for (DType t : types_ops.first)
         for (Op op : types_ops.second)
-          if (selected(o.dtypes, t) && selected(o.ops, op))
-            keys[{dev, t, op, l2}].runs.insert(run_id);
+          if (selected(o.dtypes, t) && selected(o.ops, op)) {
+            KeyStats& k = keys[{dev, t, op, l2}];
+            k.runs.insert(run_id);
+            k.inferred = true;
+          }
     }
   }
   std::map<std::int64_t, std::map<std::pair<DType, Op>, std::set<std::string>>> ok_kernels_at;
@@ -123,6 +212,7 @@ void build_coverage(db::Database& db, const Data& d, const ReportOptions& o, Rep
   for (const auto& m : d.measurements) {
     KeyStats& k = keys[{m.device_id, m.dtype, m.op, m.l2_mode}];
     k.runs.insert(m.run_id);
+    if (!configured.count(m.run_id)) k.inferred = true;
     k.sizes.insert(m.n);
     k.kernels.insert(m.kernel_id);
     k.families.insert(m.params.family);
@@ -170,7 +260,9 @@ void build_coverage(db::Database& db, const Data& d, const ReportOptions& o, Rep
   keys_s.title = "Keys asked for";
   add_device_cols(keys_s);
   keys_s.columns.push_back(col("status", "status"));
+  keys_s.columns.push_back(col("asked", "asked", false, {}, Show::not_terminal));
   keys_s.columns.push_back(col("runs", "runs", true));
+  keys_s.columns.push_back(col("sizes_asked", "sizes asked", true, {}, Show::not_terminal));
   keys_s.columns.push_back(col("sizes_measured", "sizes measured", true));
   keys_s.columns.push_back(col("sizes_tuned", "sizes tuned", true));
   keys_s.columns.push_back(col("winners", "intervals", true));
@@ -205,9 +297,12 @@ void build_coverage(db::Database& db, const Data& d, const ReportOptions& o, Rep
 
   for (const auto& [key, k] : keys) {
     const auto& dev = d.device(key.device);
-    std::set<std::uint64_t> tuned, no_winner, all_failed;
-    for (std::uint64_t n : k.sizes) {
+    std::set<std::uint64_t> tuned, no_winner, all_failed, never_measured;
+    std::set<std::uint64_t> wanted = k.sizes;  // measured, or asked for by a configuration
+    wanted.insert(k.asked.begin(), k.asked.end());
+    for (std::uint64_t n : wanted) {
       if (covered(k.winners, n)) tuned.insert(n);
+      else if (!k.sizes.count(n)) never_measured.insert(n);
       else if (k.ok_sizes.count(n)) no_winner.insert(n);
       else all_failed.insert(n);
     }
@@ -239,8 +334,8 @@ void build_coverage(db::Database& db, const Data& d, const ReportOptions& o, Rep
     }
     std::string status;
     if (k.sizes.empty() && k.winners.empty()) status = "not measured";
-    else if (k.sizes.empty()) status = "tuned (winners only: imported or merged)";
-    else if (tuned.size() == k.sizes.size()) status = "tuned";
+    else if (k.sizes.empty() && never_measured.empty()) status = "tuned (winners only: imported or merged)";
+    else if (tuned.size() == wanted.size()) status = "tuned";
     else if (!tuned.empty()) status = "partly tuned";
     else if (k.ok_sizes.empty()) status = "every candidate failed";
     else status = "no winner";
@@ -255,7 +350,13 @@ void build_coverage(db::Database& db, const Data& d, const ReportOptions& o, Rep
 
     auto row = device_cells(key.device, key.dtype, key.op, key.l2);
     row.push_back(Cell::str(status).marked(status != "tuned"));
+    // Where the key's sizes came from: stored configurations, a guess for older runs, or both;
+    // neither for a key that has only winners (imported or merged).
+    if (!k.asked.empty()) row.push_back(Cell::str(k.inferred ? "configuration, inferred" : "configuration"));
+    else row.push_back(k.inferred ? Cell::str("inferred") : Cell::none());
     row.push_back(Cell::integer(static_cast<std::int64_t>(k.runs.size())));
+    row.push_back(k.asked.empty() ? Cell::none()
+                                  : Cell::integer(static_cast<std::int64_t>(k.asked.size())));
     row.push_back(Cell::integer(static_cast<std::int64_t>(k.sizes.size())));
     row.push_back(Cell::integer(static_cast<std::int64_t>(tuned.size())));
     row.push_back(Cell::integer(static_cast<std::int64_t>(k.winners.size())));
@@ -275,7 +376,7 @@ void build_coverage(db::Database& db, const Data& d, const ReportOptions& o, Rep
       nt.push_back(std::move(c));
       not_tuned.rows.push_back(std::move(nt));
     };
-    if (k.sizes.empty() && k.winners.empty()) {
+    if (k.sizes.empty() && k.winners.empty() && k.asked.empty()) {
       std::string runs;
       for (std::int64_t id : k.runs) {
         auto it = d.runs.find(id);
@@ -288,6 +389,8 @@ void build_coverage(db::Database& db, const Data& d, const ReportOptions& o, Rep
                         " measured other keys of this type × operator cross product",
                     {});
     }
+    if (!never_measured.empty())
+      add_not_tuned("asked for by the run's configuration, never measured", never_measured);
     if (!no_winner.empty()) add_not_tuned("measured, but no winner covers these sizes", no_winner);
     if (!all_failed.empty()) add_not_tuned("every candidate failed at these sizes", all_failed);
   }

@@ -129,6 +129,7 @@ Data load_data(db::Database& db, const ReportOptions& o) {
   }
 
   for (auto& r : db.runs()) d.runs.emplace(r.id, std::move(r));
+  for (auto& g : db.gpus()) d.gpus.emplace(g.id, std::move(g));  // none before version 5
 
   for (const auto& dev : d.devices) {
     db::MeasurementFilter f;

@@ -54,6 +54,7 @@ struct Data {
   db::Counts counts;  // of the whole database
   std::vector<db::DeviceRecord> devices;  // selected, in database order
   std::map<std::int64_t, db::RunRecord> runs;
+  std::map<std::int64_t, db::GpuRecord> gpus;  // by id: the cards measurements name
   /// Every measurement of the selected devices, types and operators (every outcome, both L2
   /// modes), in database order.
   std::vector<db::MeasurementRecord> measurements;

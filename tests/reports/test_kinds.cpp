@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "common/error.hpp"
+#include "common/hash.hpp"
 #include "demo_db.hpp"
 #include "kernels/manifest.hpp"
 #include "kernels/registry.hpp"
@@ -444,6 +445,122 @@ TEST_F(Kinds, CoverageWhenEveryCandidateFailed) {
   EXPECT_EQ(str(cell(r.sections[3], 0, "outcome")), "timeout");  // smem… sorts first
   EXPECT_EQ(cell(r.sections[3], 0, "error").text, "(no message)");
   EXPECT_EQ(str(cell(r.sections[3], 1, "error")), "no");
+}
+
+TEST_F(Kinds, CoverageReadsWhatARunAskedForFromItsStoredConfiguration) {
+  // A run of schema version 5 stores its canonical configuration: i32 and f32, sum, two sizes,
+  // cold. It measured i32 sum at 2^20 only (interrupted), on the fixture's device.
+  const std::string text = "space.families=vectorized\nspace.dtypes=i32,f32\nspace.ops=sum\n"
+                           "space.sizes=" + std::to_string(n20) + "," + std::to_string(n24) +
+                           "\nmeasure.l2=cold\n";
+  db::RunInfo info;
+  info.tool_version = "0.3.0";
+  info.manifest_hash = "0123456789abcdef";
+  info.config_hash = hex64(fnv1a64(text));
+  info.config_text = text;
+  info.host = "test-host";
+  run = d.begin_run(info);
+  d.record_attainable_bandwidth(run, dev, 3200.0);
+  const std::string id = "vectorized.b256.u4.single_pass.i32.sum";
+  db::Winner win;
+  win.dtype = DType::i32;
+  win.op = Op::sum;
+  win.n_lo = 1;
+  win.n_hi = n20;
+  win.kernel_id = id;
+  win.measurement_id = ok(id, n20, 2.0);
+  win.driver_version = win.runtime_version = 12080;
+  d.replace_winners(dev, DType::i32, Op::sum, std::span(&win, 1));
+
+  const Report r = build(Kind::coverage);
+  ASSERT_EQ(r.sections.size(), 5u);
+  const Section& keys = r.sections[0];
+  // f32 sum was never measured: only the configuration says it was asked for (the guess from
+  // the measurements, all a run without one has, would not list it at all).
+  ASSERT_EQ(keys.rows.size(), 2u);
+  EXPECT_EQ(str(cell(keys, 0, "dtype")), "i32");
+  EXPECT_EQ(str(cell(keys, 0, "status")), "partly tuned");
+  EXPECT_EQ(str(cell(keys, 0, "asked")), "configuration");
+  EXPECT_EQ(num(cell(keys, 0, "sizes_asked")), 2);
+  EXPECT_EQ(str(cell(keys, 1, "dtype")), "f32");
+  EXPECT_EQ(str(cell(keys, 1, "status")), "not measured");
+  EXPECT_EQ(str(cell(keys, 1, "asked")), "configuration");
+  const Section& not_tuned = r.sections[1];
+  ASSERT_EQ(not_tuned.rows.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i)
+    EXPECT_EQ(str(cell(not_tuned, i, "reason")),
+              "asked for by the run's configuration, never measured");
+  EXPECT_EQ(str(cell(not_tuned, 0, "sizes")), std::to_string(n24));  // i32: 2^20 is tuned
+  EXPECT_EQ(str(cell(not_tuned, 1, "sizes")), std::to_string(n20) + " " + std::to_string(n24));
+
+  // A run without a stored configuration (older than version 5) is still inferred from what it
+  // measured: the fixture's run measures i32 max.
+  run = test::begin_fixture_run(d).run;
+  ok("vectorized.b256.u4.single_pass.i32.max", n24, 2.5);
+  const Report r2 = build(Kind::coverage);
+  const Section& keys2 = r2.sections[0];
+  bool found = false;
+  for (std::size_t i = 0; i < keys2.rows.size(); ++i)
+    if (str(cell(keys2, i, "op")) == "max") {
+      found = true;
+      EXPECT_EQ(str(cell(keys2, i, "asked")), "inferred");
+      EXPECT_TRUE(cell(keys2, i, "sizes_asked").is_null());
+    }
+  EXPECT_TRUE(found);
+}
+
+TEST_F(Kinds, BestShowsWhereEachWinnersEvidenceWasMeasured) {
+  db::RunInfo info;
+  info.tool_version = "0.3.0";
+  info.manifest_hash = "e90613cdf9164a37";
+  info.config_hash = "fedcba9876543210";
+  info.host = "node-7";
+  info.driver_version = 13010;
+  info.runtime_version = 13000;
+  run = d.begin_run(info);
+  const std::string id = "vectorized.b256.u4.single_pass.i32.sum";
+  db::Measurement m = base(id, n24, 0);
+  m.median_us = 25.0;
+  m.repeats = 10;
+  m.sm_clock_mhz = 1980;
+  m.mem_clock_mhz = 2619;
+  m.gpu_id = d.upsert_gpu("GPU-5eed0001-0000-4000-8000-000000000007", dev);
+  db::Winner win;
+  win.dtype = DType::i32;
+  win.op = Op::sum;
+  win.n_lo = 1;
+  win.n_hi = kernels::max_elements;
+  win.kernel_id = id;
+  win.measurement_id = d.insert_measurement(m);
+  win.driver_version = 13010;
+  win.runtime_version = 13000;
+  win.run_id = run;
+  d.replace_winners(dev, DType::i32, Op::sum, std::span(&win, 1));
+
+  const Report r = build(Kind::best);
+  const Section& s = r.sections.at(0);
+  ASSERT_EQ(s.rows.size(), 1u);
+  EXPECT_EQ(str(cell(s, 0, "host")), "node-7");
+  EXPECT_EQ(str(cell(s, 0, "gpu")), "GPU-5eed0001-0000-4000-8000-000000000007");
+  EXPECT_EQ(num(cell(s, 0, "driver")), 13010);
+  EXPECT_EQ(cell(s, 0, "driver").detail, "the run's");
+  EXPECT_EQ(num(cell(s, 0, "cuda")), 13000);
+  EXPECT_EQ(num(cell(s, 0, "sm_clock_mhz")), 1980);
+  EXPECT_EQ(num(cell(s, 0, "mem_clock_mhz")), 2619);
+  EXPECT_EQ(str(cell(s, 0, "tool_version")), "0.3.0");
+  EXPECT_EQ(str(cell(s, 0, "manifest")), "e90613cdf9164a37");
+  EXPECT_EQ(str(cell(s, 0, "run")), d.find_run(run)->uuid);
+  EXPECT_TRUE(cell(s, 0, "source").is_null());  // recorded here, not merged in
+  EXPECT_NE(render(r, Format::csv).find("GPU-5eed0001-0000-4000-8000-000000000007"),
+            std::string::npos);
+  // For people: the tooltip of 'measured at' says it in words.
+  const std::string& words = cell(s, 0, "measured_n").detail;
+  EXPECT_NE(words.find("measured on node-7, GPU-5eed0001-0000-4000-8000-000000000007"),
+            std::string::npos)
+      << words;
+  EXPECT_NE(words.find("SM 1980 MHz, memory 2619 MHz, tunedreduce 0.3.0, manifest e90613cdf9164a37"),
+            std::string::npos)
+      << words;
 }
 
 // --- the synthetic demo database ------------------------------------------------------------------
