@@ -181,6 +181,10 @@ int check(const Options& o, bool full) {
             << r.overlapping_by_mode[static_cast<int>(db::L2Mode::cold)] << " cold-L2, "
             << r.overlapping_by_mode[static_cast<int>(db::L2Mode::warm)] << " warm-L2), "
             << r.winners_without_ok_evidence << " without ok evidence of their L2 mode\n";
+  // Schema version 5's provenance (0 and 0 in older files, which have none).
+  std::cout << "provenance:  " << r.measurements_on_another_models_gpu
+            << " measurements on another model's GPU, " << r.runs_with_foreign_config_text
+            << " runs whose configuration text does not hash to their config hash\n";
   if (r.ok()) {
     std::cout << "result:      ok\n";
     return exit_code::ok;
@@ -224,7 +228,7 @@ int do_import(const Options& o, const std::string& file) {
   std::cout << "imported " << file << " into " << loc.path.string() << ": " << s.devices_added
             << " devices, " << s.runs_added << " runs, " << s.measurements_added
             << " measurements added; " << s.winner_groups_changed << " winner groups changed; "
-            << s.bench_runs_added << " bench runs added";
+            << s.bench_runs_added << " bench runs, " << s.gpus_added << " GPUs added";
   if (s.measurement_conflicts || s.winner_conflicts)
     std::cout << "; " << s.measurement_conflicts << " measurement and " << s.winner_conflicts
               << " winner conflicts decided by rule";
@@ -243,7 +247,8 @@ int merge(const std::string& into, const std::vector<std::string>& inputs) {
   const db::Counts n = out.counts();
   std::cout << "merged " << inputs.size() << " databases into " << into << ": " << n.devices
             << " devices, " << n.runs << " runs, " << n.measurements << " measurements, "
-            << n.winners << " winners, " << db::bench_runs(out).size() << " bench runs";
+            << n.winners << " winners, " << db::bench_runs(out).size() << " bench runs, "
+            << out.gpus().size() << " GPUs";
   if (s.measurement_conflicts || s.winner_conflicts)
     std::cout << "; " << s.measurement_conflicts << " measurement and " << s.winner_conflicts
               << " winner conflicts decided by rule";

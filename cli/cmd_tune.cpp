@@ -271,6 +271,7 @@ int real_run(const Options& o, const tuner::TuneConfig& cfg) {
       g.retune = o.retune;
       g.db_path = loc.path;
       g.config_hash = hash;
+      g.config_text = tuner::canonical_text(cfg);  // stored with the run: coverage reads it
       g.cancel = &g_cancel;
       run.runners.push_back(tuner::make_gpu_runner(g));
       for (int other : run.sharing) {

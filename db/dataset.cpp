@@ -704,12 +704,7 @@ void add_provenance(Dataset& d, const std::string& path, const std::string& kind
 }
 
 double relative_median_error(const Measurement& m) {
-  if (m.outcome != Outcome::ok || !m.median_us || !m.p10_us || !m.p90_us || *m.median_us <= 0)
-    return 0;
-  const double spread = std::max(0.0, (*m.p90_us - *m.p10_us) / *m.median_us);
-  if (m.repeats <= 0) return spread;
-  // 1.2533 / 2.5631: the median's standard error per sigma over the p10-p90 span per sigma.
-  return 0.48898 * spread / std::sqrt(static_cast<double>(m.repeats));
+  return m.outcome == Outcome::ok ? tunedreduce::relative_median_error(m) : 0;
 }
 
 double noise_tolerance(const Measurement& a, const Measurement& b) {

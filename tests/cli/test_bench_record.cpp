@@ -11,6 +11,7 @@
 #include "common/exit_codes.hpp"
 #include "db/bench.hpp"
 #include "db/db_error.hpp"
+#include "db/schema.hpp"
 #include "tests/db/test_util.hpp"
 #include "tests/support/env_guard.hpp"
 
@@ -129,7 +130,7 @@ TEST(BenchRecord, ARunIsRecordedIntoAnOlderFileMigratedFirst) {
     EXPECT_EQ(rec->results(), 2);
   }
   db::Database r = db::Database::open_reader(path);
-  EXPECT_EQ(r.file_schema_version(), 4);
+  EXPECT_EQ(r.file_schema_version(), db::schema_version);
   EXPECT_EQ(r.counts().measurements, 40);  // the tuning rows are still there
   const auto runs = db::bench_runs(r);
   ASSERT_EQ(runs.size(), 1u);
