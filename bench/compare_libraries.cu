@@ -29,14 +29,13 @@
 
 namespace {
 
-#define CHECK(call)                                                                         \
-  do {                                                                                      \
-    cudaError_t e_ = (call);                                                                \
-    if (e_ != cudaSuccess) {                                                                \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                   \
-                   cudaGetErrorString(e_));                                                 \
-      std::exit(1);                                                                         \
-    }                                                                                       \
+#define CHECK(call)                                                                               \
+  do {                                                                                            \
+    cudaError_t e_ = (call);                                                                      \
+    if (e_ != cudaSuccess) {                                                                      \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                               \
+    }                                                                                             \
   } while (0)
 
 struct tr_config_v {  // the layout of tr_config (include/tunedreduce/tunedreduce.h)
@@ -110,8 +109,8 @@ struct Key {
   int dtype, op;  // tr_dtype, tr_op
   const char* name;
 };
-constexpr Key keys[] = {{0, 0, "i32 sum"}, {4, 0, "f32 sum"}, {5, 0, "f64 sum"},
-                        {0, 1, "i32 min"}, {4, 2, "f32 max"}};
+constexpr Key keys[] = {
+    {0, 0, "i32 sum"}, {4, 0, "f32 sum"}, {5, 0, "f64 sum"}, {0, 1, "i32 min"}, {4, 2, "f32 max"}};
 
 std::size_t elem_size(int dtype) { return dtype == 0 || dtype == 1 || dtype == 4 ? 4 : 8; }
 
@@ -132,12 +131,13 @@ int main(int argc, char** argv) {
   for (const Lib& l : libs) ok(l, l.set_database(argv[3]), "tr_set_database");
   cudaDeviceProp prop{};
   CHECK(cudaGetDeviceProperties(&prop, 0));
-  std::printf("device: %s; A = %s (%zu kernels), B = %s (%zu kernels); database %s\n",
-              prop.name, libs[0].path.c_str(), libs[0].kernel_count(), libs[1].path.c_str(),
+  std::printf("device: %s; A = %s (%zu kernels), B = %s (%zu kernels); database %s\n", prop.name,
+              libs[0].path.c_str(), libs[0].kernel_count(), libs[1].path.c_str(),
               libs[1].kernel_count(), argv[3]);
-  std::printf("cold L2 (a 256 MiB read before each call), launch latency not inside, medians of "
-              "%d, every result checked\n\n",
-              rounds);
+  std::printf(
+      "cold L2 (a 256 MiB read before each call), launch latency not inside, medians of "
+      "%d, every result checked\n\n",
+      rounds);
 
   const uint64_t max_n = uint64_t{1} << 30;
   std::mt19937_64 rng(12345);
@@ -157,9 +157,8 @@ int main(int argc, char** argv) {
   CHECK(cudaEventCreate(&start));
   CHECK(cudaEventCreate(&stop));
 
-  std::printf("%-8s %6s | %-8s %-8s %-5s | %10s %10s %6s | %10s %10s %6s\n", "key", "n",
-              "level A", "level B", "same", "cached A", "cached B", "B/A", "2-phase A",
-              "2-phase B", "B/A");
+  std::printf("%-8s %6s | %-8s %-8s %-5s | %10s %10s %6s | %10s %10s %6s\n", "key", "n", "level A",
+              "level B", "same", "cached A", "cached B", "B/A", "2-phase A", "2-phase B", "B/A");
   int failures = 0;
   double worst = 1e9;
   for (const Key& k : keys) {
@@ -178,10 +177,12 @@ int main(int argc, char** argv) {
       for (uint64_t i = 0; i < max_n; ++i) p[i] = int32_t(next() % 2001) - 1000;
     } else if (k.dtype == 4) {
       auto* p = reinterpret_cast<float*>(host.data());
-      for (uint64_t i = 0; i < max_n; ++i) p[i] = float(int64_t(next() >> 40) - (1 << 23)) * 0x1p-23f;
+      for (uint64_t i = 0; i < max_n; ++i)
+        p[i] = float(int64_t(next() >> 40) - (1 << 23)) * 0x1p-23f;
     } else {
       auto* p = reinterpret_cast<double*>(host.data());
-      for (uint64_t i = 0; i < max_n; ++i) p[i] = double(int64_t(next() >> 11) - (int64_t(1) << 52)) * 0x1p-52;
+      for (uint64_t i = 0; i < max_n; ++i)
+        p[i] = double(int64_t(next() >> 11) - (int64_t(1) << 52)) * 0x1p-52;
     }
     CHECK(cudaMemcpy(d_in, host.data(), max_n * es, cudaMemcpyHostToDevice));
     for (int e = 10; e <= 30; e += 2) {
@@ -192,8 +193,10 @@ int main(int argc, char** argv) {
       for (uint64_t i = 0; i < n; ++i) {
         if (k.dtype == 0) {
           const int32_t v = reinterpret_cast<const int32_t*>(host.data())[i];
-          iref = k.op == 0 ? iref + v : i == 0 ? v : k.op == 1 ? std::min<long long>(iref, v)
-                                                              : std::max<long long>(iref, v);
+          iref = k.op == 0   ? iref + v
+                 : i == 0    ? v
+                 : k.op == 1 ? std::min<long long>(iref, v)
+                             : std::max<long long>(iref, v);
         } else {
           const double v = k.dtype == 4 ? reinterpret_cast<const float*>(host.data())[i]
                                         : reinterpret_cast<const double*>(host.data())[i];
@@ -217,8 +220,9 @@ int main(int argc, char** argv) {
         for (int l = 0; l < 2; ++l)
           for (int path = 0; path < 2; ++path) {
             CHECK(cudaMemsetAsync(d_out, 0xFF, 16, stream));  // poison
-            read_flush<<<4 * prop.multiProcessorCount, 512, 0, stream>>>(
-                d_flush, flush_bytes / sizeof(int4), d_sink);
+            read_flush<<<4 * prop.multiProcessorCount, 512, 0, stream>>>(d_flush,
+                                                                         flush_bytes / sizeof(int4),
+                                                                         d_sink);
             CHECK(cudaGetLastError());
             CHECK(cudaEventRecord(start, stream));
             size_t bytes = 0;
@@ -277,8 +281,7 @@ int main(int argc, char** argv) {
                   k.name, e, libs[0].level_name(cfg[0].level), libs[1].level_name(cfg[1].level),
                   same ? "yes" : "NO", m[0][0], m[1][0], m[1][0] / m[0][0], m[0][1], m[1][1],
                   m[1][1] / m[0][1]);
-      if (!same)
-        std::printf("    A: %s\n    B: %s\n", cfg[0].kernel_id, cfg[1].kernel_id);
+      if (!same) std::printf("    A: %s\n    B: %s\n", cfg[0].kernel_id, cfg[1].kernel_id);
       for (void* p : temp) CHECK(cudaFree(p));
     }
   }

@@ -121,8 +121,8 @@ int main(int argc, char** argv) {
                       states[k.device]->table.choose(k.dtype, k.op, k.n).entry);
   });
   const double lookup_ns = ns_per_call(keys, calls, [&](const Key& k) {
-    sink = sink +
-           reinterpret_cast<std::uintptr_t>(rt.lookup(k.dtype, k.op, k.n, k.device).kernel_id);
+    sink =
+        sink + reinterpret_cast<std::uintptr_t>(rt.lookup(k.dtype, k.op, k.n, k.device).kernel_id);
   });
   const double current_ns = ns_per_call(keys, calls, [&](const Key& k) {
     platform.current = k.device;
@@ -133,9 +133,10 @@ int main(int argc, char** argv) {
               cpu_model().c_str());
   std::printf("snapshot: '%s' (%zu rows of this device), first lookup (loads it): %.0f us\n",
               db_path.c_str(), state.table.exact_rows(), first_us);
-  std::printf("%zu keys: %zu exact, %zu nearest, %zu same_model, %zu default; %zu calls a round, "
-              "median of 9 rounds\n\n",
-              keys.size(), hits[1], hits[2], hits[3], hits[4], calls);
+  std::printf(
+      "%zu keys: %zu exact, %zu nearest, %zu same_model, %zu default; %zu calls a round, "
+      "median of 9 rounds\n\n",
+      keys.size(), hits[1], hits[2], hits[3], hits[4], calls);
   std::printf("%-52s %10s\n", "what", "ns/lookup");
   std::printf("%-52s %10.1f\n", "TuningTable::choose (levels 1-4)", choose_ns);
   std::printf("%-52s %10.1f\n", "Runtime::lookup(device) -> Config", lookup_ns);
@@ -147,12 +148,12 @@ int main(int argc, char** argv) {
         << "\",\n  \"cpu\": \"" << cpu_model() << "\",\n  \"database\": \"" << db_path
         << "\",\n  \"keys\": " << keys.size() << ",\n  \"calls_per_round\": " << calls
         << ",\n  \"first_lookup_us\": " << first_us << ",\n  \"choose_ns\": " << choose_ns
-        << ",\n  \"lookup_ns\": " << lookup_ns << ",\n  \"lookup_current_device_ns\": "
-        << current_ns << "\n}\n";
+        << ",\n  \"lookup_ns\": " << lookup_ns
+        << ",\n  \"lookup_current_device_ns\": " << current_ns << "\n}\n";
   }
   if (check_ns > 0 && lookup_ns > check_ns) {
-    std::fprintf(stderr, "bench_lookup: %.1f ns per lookup is above the %.0f ns limit\n",
-                 lookup_ns, check_ns);
+    std::fprintf(stderr, "bench_lookup: %.1f ns per lookup is above the %.0f ns limit\n", lookup_ns,
+                 check_ns);
     return 1;
   }
   return 0;

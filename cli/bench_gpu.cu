@@ -18,12 +18,18 @@ namespace {
 template <class F>
 auto with_type(DType d, F&& f) {
   switch (d) {
-    case DType::i32: return f(std::int32_t{});
-    case DType::u32: return f(std::uint32_t{});
-    case DType::i64: return f(std::int64_t{});
-    case DType::u64: return f(std::uint64_t{});
-    case DType::f32: return f(float{});
-    case DType::f64: break;
+    case DType::i32:
+      return f(std::int32_t{});
+    case DType::u32:
+      return f(std::uint32_t{});
+    case DType::i64:
+      return f(std::int64_t{});
+    case DType::u64:
+      return f(std::uint64_t{});
+    case DType::f32:
+      return f(float{});
+    case DType::f64:
+      break;
   }
   return f(double{});
 }
@@ -32,10 +38,8 @@ template <class T>
 T identity(Op op) {
   if (op == Op::sum) return T{};
   if constexpr (std::is_floating_point_v<T>)
-    return op == Op::min ? std::numeric_limits<T>::infinity()
-                         : -std::numeric_limits<T>::infinity();
-  else
-    return op == Op::min ? std::numeric_limits<T>::max() : std::numeric_limits<T>::lowest();
+    return op == Op::min ? std::numeric_limits<T>::infinity() : -std::numeric_limits<T>::infinity();
+  else return op == Op::min ? std::numeric_limits<T>::max() : std::numeric_limits<T>::lowest();
 }
 
 }  // namespace
@@ -48,9 +52,12 @@ cudaError_t cub_reduce(DType dtype, Op op, void* temp, std::size_t& temp_bytes, 
     T* d_out = static_cast<T*>(out);
     const auto items = static_cast<std::int64_t>(n);
     switch (op) {
-      case Op::sum: return cub::DeviceReduce::Sum(temp, temp_bytes, d_in, d_out, items, stream);
-      case Op::min: return cub::DeviceReduce::Min(temp, temp_bytes, d_in, d_out, items, stream);
-      case Op::max: break;
+      case Op::sum:
+        return cub::DeviceReduce::Sum(temp, temp_bytes, d_in, d_out, items, stream);
+      case Op::min:
+        return cub::DeviceReduce::Min(temp, temp_bytes, d_in, d_out, items, stream);
+      case Op::max:
+        break;
     }
     return cub::DeviceReduce::Max(temp, temp_bytes, d_in, d_out, items, stream);
   });
@@ -65,9 +72,15 @@ void thrust_reduce(DType dtype, Op op, const void* in, std::uint64_t n, cudaStre
     const T init = identity<T>(op);
     T r{};
     switch (op) {
-      case Op::sum: r = thrust::reduce(policy, first, first + n, init, thrust::plus<T>()); break;
-      case Op::min: r = thrust::reduce(policy, first, first + n, init, thrust::minimum<T>()); break;
-      case Op::max: r = thrust::reduce(policy, first, first + n, init, thrust::maximum<T>()); break;
+      case Op::sum:
+        r = thrust::reduce(policy, first, first + n, init, thrust::plus<T>());
+        break;
+      case Op::min:
+        r = thrust::reduce(policy, first, first + n, init, thrust::minimum<T>());
+        break;
+      case Op::max:
+        r = thrust::reduce(policy, first, first + n, init, thrust::maximum<T>());
+        break;
     }
     std::memcpy(result, &r, sizeof(T));
     return 0;

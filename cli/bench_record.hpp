@@ -24,8 +24,8 @@ class BenchRecorder {
   /// migrated to the current schema if older. A database that cannot be written (read-only,
   /// newer, locked, not a tuning database, a missing --db folder) throws db::DbError with its
   /// exit code, the message naming --no-record.
-  static std::optional<BenchRecorder> open(const std::optional<std::string>& cli_db,
-                                           bool no_record, bool host_calls, std::string& note);
+  static std::optional<BenchRecorder> open(const std::optional<std::string>& cli_db, bool no_record,
+                                           bool host_calls, std::string& note);
 
   BenchRecorder(BenchRecorder&&) noexcept;
   BenchRecorder& operator=(BenchRecorder&&) = delete;

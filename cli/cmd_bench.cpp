@@ -99,8 +99,10 @@ std::vector<std::uint64_t> parse_sizes(const std::vector<std::string>& values) {
         item.find_first_not_of("0123456789-") == std::string::npos &&
         item.find('-', dash + 1) == std::string::npos) {
       const std::string a = item.substr(0, dash), b = item.substr(dash + 1);
-      throw Error("--sizes " + item + ": bench sizes are element counts now; for the exponents "
-                  "of two " + a + " to " + b + " write 2^" + a + "..2^" + b + "*2",
+      throw Error("--sizes " + item +
+                      ": bench sizes are element counts now; for the exponents "
+                      "of two " +
+                      a + " to " + b + " write 2^" + a + "..2^" + b + "*2",
                   exit_code::usage);
     }
     if (const auto v = grammar::count_value(item); digits && v && *v < 64)
@@ -153,8 +155,8 @@ class Bench {
     // (the tuner's flush before kernel revision 3), of the first part of the same buffer.
     flush_bytes_ = measure::cold_flush_bytes(fp_.l2_bytes);
     dirty_flush_bytes_ =
-        std::min(flush_bytes_, std::max<std::size_t>(2 * static_cast<std::size_t>(fp_.l2_bytes),
-                                                     64u << 20));
+        std::min(flush_bytes_,
+                 std::max<std::size_t>(2 * static_cast<std::size_t>(fp_.l2_bytes), 64u << 20));
     check(cudaMalloc(&flush_, flush_bytes_), "cudaMalloc(L2 flush buffer)");
     check(cudaMemset(flush_, 0x5b, flush_bytes_), "cudaMemset(L2 flush buffer)");
     check(cudaMalloc(reinterpret_cast<void**>(&sink_), sizeof(unsigned)),
@@ -203,7 +205,7 @@ class Bench {
       in_bytes_ = bytes;
     }
     check(measure::fill_input(dtype, in_, n, measure::data_seed(opt_.seed, dtype), limits_.sm_count,
-                            stream_),
+                              stream_),
           "fill kernel");
     check(cudaStreamSynchronize(stream_), "fill kernel");
     return true;
@@ -299,7 +301,9 @@ class Bench {
     }
   }
 
-  std::size_t flush_bytes() const { return opt_.l2 == L2Prelude::dirty ? dirty_flush_bytes_ : flush_bytes_; }
+  std::size_t flush_bytes() const {
+    return opt_.l2 == L2Prelude::dirty ? dirty_flush_bytes_ : flush_bytes_;
+  }
 
   void* input() const { return in_; }
   void* output() const { return out_; }
@@ -411,7 +415,8 @@ struct HostCost {
 /// CUB's call and the library's two, measured interleaved: in each of 7 rounds every method makes
 /// n_calls / 7 back-to-back calls (the order rotating round by round), so a drift of clocks or
 /// of the machine weighs on all three alike; then the gated batches, interleaved the same way.
-std::array<HostCost, 3> host_costs(Bench& b, const std::array<const std::function<void()>*, 3>& calls,
+std::array<HostCost, 3> host_costs(Bench& b,
+                                   const std::array<const std::function<void()>*, 3>& calls,
                                    int n_calls) {
   using clock = std::chrono::steady_clock;
   auto us_since = [](clock::time_point t0) {
@@ -484,9 +489,11 @@ int cmd_bench(int argc, char** argv) {
       "host-calls", po::value<int>(&opt.host_calls)->default_value(0)->value_name("N"),
       "measure the host's cost per call instead: N back-to-back calls of CUB and of both "
       "library calls per size (e.g. 20000)")(
-      "device", po::value<int>(&opt.device)->default_value(0)->value_name("N"), "CUDA device ordinal")(
-      "seed", po::value<std::string>(&seed)->value_name("S"), "data seed (default: random; printed)")(
-      "json", po::value<std::string>(&opt.json)->value_name("FILE"), "also write every figure to this JSON file")(
+      "device", po::value<int>(&opt.device)->default_value(0)->value_name("N"),
+      "CUDA device ordinal")("seed", po::value<std::string>(&seed)->value_name("S"),
+                             "data seed (default: random; printed)")(
+      "json", po::value<std::string>(&opt.json)->value_name("FILE"),
+      "also write every figure to this JSON file")(
       "no-record", po::bool_switch(&opt.no_record),
       "do not store the results in the tuning database (by default they go into --db, the "
       "database the library reads, as a bench run for `tunedreduce report`)");
@@ -514,8 +521,9 @@ int cmd_bench(int argc, char** argv) {
   }
   for (const std::string& o : ops) {
     auto op = parse_op(o);
-    if (!op) throw Error("--ops: unknown operator '" + o + "' (expected " + op_choices() + ")",
-                         exit_code::usage);
+    if (!op)
+      throw Error("--ops: unknown operator '" + o + "' (expected " + op_choices() + ")",
+                  exit_code::usage);
     opt.ops.push_back(*op);
   }
   opt.sizes = parse_sizes(sizes);
@@ -571,11 +579,12 @@ int cmd_bench(int argc, char** argv) {
   std::printf("tunedreduce %s bench: %s (%s, %d SMs), driver %d, CUDA runtime %d\n",
               TUNEDREDUCE_VERSION_STRING, fp.name.c_str(), fp.arch().c_str(), fp.sm_count,
               fp.driver_version, fp.runtime_version);
-  std::printf("clocks: SM %s MHz, memory %s MHz; theoretical %.0f GB/s; attainable read %.0f GB/s "
-              "(streaming read, same timing)\n",
-              clocks.sm_mhz ? std::to_string(*clocks.sm_mhz).c_str() : "?",
-              clocks.mem_mhz ? std::to_string(*clocks.mem_mhz).c_str() : "?",
-              fp.theoretical_gbps(), attainable);
+  std::printf(
+      "clocks: SM %s MHz, memory %s MHz; theoretical %.0f GB/s; attainable read %.0f GB/s "
+      "(streaming read, same timing)\n",
+      clocks.sm_mhz ? std::to_string(*clocks.sm_mhz).c_str() : "?",
+      clocks.mem_mhz ? std::to_string(*clocks.mem_mhz).c_str() : "?", fp.theoretical_gbps(),
+      attainable);
   std::printf("tuning database: %s\n", tunedreduce::database_path().c_str());
   if (recorder) {
     db::BenchRunInfo info;
@@ -597,29 +606,33 @@ int cmd_bench(int argc, char** argv) {
     std::printf("%s\n", record_note.c_str());
   }
   if (opt.host_calls > 0) {
-    std::printf("host cost per call: %d calls of each method per size on one stream, the input "
-                "warm in L2, the three methods interleaved; b2b: wall time of back-to-back calls "
-                "/ calls (median of 7 rounds; the GPU's time is inside where it is the larger); "
-                "enqueue: the host's time per call while a busy-wait kernel holds the GPU "
-                "(median of batches of 200)\n",
-                opt.host_calls);
+    std::printf(
+        "host cost per call: %d calls of each method per size on one stream, the input "
+        "warm in L2, the three methods interleaved; b2b: wall time of back-to-back calls "
+        "/ calls (median of 7 rounds; the GPU's time is inside where it is the larger); "
+        "enqueue: the host's time per call while a busy-wait kernel holds the GPU "
+        "(median of batches of 200)\n",
+        opt.host_calls);
   } else {
-    std::printf("timing: CUDA events, median of %d, L2 %s (%s before each start event, so the "
-                "GPU is busy and launch latency stays out; each run waited for before the next "
-                "is enqueued); seed 0x%016llx\n",
-                opt.repeats, db::bench_l2_name(opt.l2),
-                opt.l2 == L2Prelude::cold    ? fmt::format("a read of {} MiB", b.flush_bytes() >> 20).c_str()
-                : opt.l2 == L2Prelude::dirty ? fmt::format("a memset of {} MiB", b.flush_bytes() >> 20).c_str()
-                                             : "a 20 us busy wait",
-                static_cast<unsigned long long>(opt.seed));
-    std::printf("calls timed (alternating run by run): cached = tunedreduce::reduce(d_in, d_out, "
-                "n, ...) with the library's workspace; two-phase = tunedreduce::reduce(d_temp, "
-                "temp_bytes, ...) with caller-owned storage of the size its query gave (filled "
-                "with 0xff bytes first); CUB = cub::DeviceReduce two-phase, its storage "
-                "allocated outside the timing%s\n",
-                opt.thrust ? "; Thrust: thrust::reduce as called (its allocation and result "
-                             "copy included), timed on its own"
-                           : "");
+    std::printf(
+        "timing: CUDA events, median of %d, L2 %s (%s before each start event, so the "
+        "GPU is busy and launch latency stays out; each run waited for before the next "
+        "is enqueued); seed 0x%016llx\n",
+        opt.repeats, db::bench_l2_name(opt.l2),
+        opt.l2 == L2Prelude::cold ? fmt::format("a read of {} MiB", b.flush_bytes() >> 20).c_str()
+        : opt.l2 == L2Prelude::dirty
+            ? fmt::format("a memset of {} MiB", b.flush_bytes() >> 20).c_str()
+            : "a 20 us busy wait",
+        static_cast<unsigned long long>(opt.seed));
+    std::printf(
+        "calls timed (alternating run by run): cached = tunedreduce::reduce(d_in, d_out, "
+        "n, ...) with the library's workspace; two-phase = tunedreduce::reduce(d_temp, "
+        "temp_bytes, ...) with caller-owned storage of the size its query gave (filled "
+        "with 0xff bytes first); CUB = cub::DeviceReduce two-phase, its storage "
+        "allocated outside the timing%s\n",
+        opt.thrust ? "; Thrust: thrust::reduce as called (its allocation and result "
+                     "copy included), timed on its own"
+                   : "");
   }
 
   Json rows = Json::array();
@@ -640,8 +653,8 @@ int cmd_bench(int argc, char** argv) {
         std::printf("%6s %9s %9s %9s %9s %9s %9s  %s\n", "n", "CUB b2b", "cached", "2-phase",
                     "CUB enq", "cached", "2-phase", "tuned kernel (lookup level)");
       else
-        std::printf("%6s %10s %10s %10s %8s %6s %10s %10s%s  %s\n", "n", "cached us",
-                    "2-phase us", "CUB us", "GB/s", "%att", "cached/CUB", "2-phase/CUB",
+        std::printf("%6s %10s %10s %10s %8s %6s %10s %10s%s  %s\n", "n", "cached us", "2-phase us",
+                    "CUB us", "GB/s", "%att", "cached/CUB", "2-phase/CUB",
                     opt.thrust ? "  Thrust us" : "", "tuned kernel (lookup level)");
       for (const std::uint64_t n : sizes) {
         void* in = b.input();
@@ -655,16 +668,16 @@ int cmd_bench(int argc, char** argv) {
         std::size_t tuned_bytes = 0;
         tunedreduce::reduce(nullptr, tuned_bytes, in, out, n, dtype, op, s);
         void* tuned_temp = b.tuned_temp(tuned_bytes);
-        const Calls calls{
-            [&] { tunedreduce::reduce(in, out, n, dtype, op, s); },
-            [&] {
-              std::size_t tb = tuned_bytes;
-              tunedreduce::reduce(tuned_temp, tb, in, out, n, dtype, op, s);
-            },
-            [&] {
-              std::size_t tb = cub_bytes;
-              check(bench::cub_reduce(dtype, op, cub_temp, tb, in, out, n, s), "cub::DeviceReduce");
-            }};
+        const Calls calls{[&] { tunedreduce::reduce(in, out, n, dtype, op, s); },
+                          [&] {
+                            std::size_t tb = tuned_bytes;
+                            tunedreduce::reduce(tuned_temp, tb, in, out, n, dtype, op, s);
+                          },
+                          [&] {
+                            std::size_t tb = cub_bytes;
+                            check(bench::cub_reduce(dtype, op, cub_temp, tb, in, out, n, s),
+                                  "cub::DeviceReduce");
+                          }};
 
         Json row = Json::object();
         row.set("dtype", dtype_name(dtype));
@@ -684,9 +697,9 @@ int cmd_bench(int argc, char** argv) {
             throw Error(std::string("benchmark aborted: ") + ex.what());
           }
           std::printf("%6s %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f  %s (%s)\n",
-                      grammar::count_text(n).c_str(), hc[0].b2b_us, hc[1].b2b_us,
-                      hc[2].b2b_us, hc[0].enqueue_us, hc[1].enqueue_us, hc[2].enqueue_us,
-                      cfg.kernel_id, level_text(cfg).c_str());
+                      grammar::count_text(n).c_str(), hc[0].b2b_us, hc[1].b2b_us, hc[2].b2b_us,
+                      hc[0].enqueue_us, hc[1].enqueue_us, hc[2].enqueue_us, cfg.kernel_id,
+                      level_text(cfg).c_str());
           constexpr db::BenchMethod methods[3] = {db::BenchMethod::cub, db::BenchMethod::cached,
                                                   db::BenchMethod::two_phase};
           Json hj = Json::object();
@@ -724,17 +737,22 @@ int cmd_bench(int argc, char** argv) {
 
         auto ok = [](const Timing& x) { return x.ran && x.error.empty(); };
         auto ratio = [&](const Timing& x) {
-          return ok(x) && ok(cub) ? fmt_num(cub.median_us / x.median_us, "%.3fx") : std::string("-");
+          return ok(x) && ok(cub) ? fmt_num(cub.median_us / x.median_us, "%.3fx")
+                                  : std::string("-");
         };
         const Timing& shown = want_cached ? cached : two_phase;
         std::printf("%6s %10s %10s %10s %8s %6s %10s %10s%s  %s (%s)\n",
-                    grammar::count_text(n).c_str(),
-                    want_cached ? fmt_us(cached).c_str() : "-",
+                    grammar::count_text(n).c_str(), want_cached ? fmt_us(cached).c_str() : "-",
                     want_two_phase ? fmt_us(two_phase).c_str() : "-", fmt_us(cub).c_str(),
                     fmt_num(shown.gbps, "%.0f").c_str(), fmt_num(shown.pct, "%.1f").c_str(),
                     want_cached ? ratio(cached).c_str() : "-",
                     want_two_phase ? ratio(two_phase).c_str() : "-",
-                    opt.thrust ? (" " + std::string(10 - std::min<std::size_t>(10, fmt_us(thrust).size()), ' ') + fmt_us(thrust)).c_str() : "",
+                    opt.thrust
+                        ? (" " +
+                           std::string(10 - std::min<std::size_t>(10, fmt_us(thrust).size()), ' ') +
+                           fmt_us(thrust))
+                              .c_str()
+                        : "",
                     cfg.kernel_id, level_text(cfg).c_str());
         const std::pair<const char*, const Timing*> all[] = {
             {"cached", want_cached ? &cached : nullptr},
@@ -750,7 +768,8 @@ int cmd_bench(int argc, char** argv) {
 
         if (want_cached) {
           row.set("cached", cached.to_json());
-          if (ok(cached) && ok(cub)) row.set("cached_speedup_vs_cub", cub.median_us / cached.median_us);
+          if (ok(cached) && ok(cub))
+            row.set("cached_speedup_vs_cub", cub.median_us / cached.median_us);
         }
         if (want_two_phase) {
           Json tj = two_phase.to_json();
@@ -810,15 +829,17 @@ int cmd_bench(int argc, char** argv) {
     if (opt.host_calls > 0) {
       timing.set("mode", "host cost per call");
       timing.set("calls", opt.host_calls);
-      timing.set("method",
-                 "back_to_back: wall time of N/7 calls then one synchronisation / (N/7), median of "
-                 "7 rounds, methods interleaved; "
-                 "enqueue: host time per call behind a busy-wait kernel (median of batches of 200)");
+      timing.set(
+          "method",
+          "back_to_back: wall time of N/7 calls then one synchronisation / (N/7), median of "
+          "7 rounds, methods interleaved; "
+          "enqueue: host time per call behind a busy-wait kernel (median of batches of 200)");
     } else {
       timing.set("mode", "device time per call");
       timing.set("method", "CUDA events; median, p10, p90; each run waited for before the next");
       timing.set("l2", db::bench_l2_name(opt.l2));
-      timing.set("flush_bytes", static_cast<std::int64_t>(opt.l2 == L2Prelude::warm ? 0 : b.flush_bytes()));
+      timing.set("flush_bytes",
+                 static_cast<std::int64_t>(opt.l2 == L2Prelude::warm ? 0 : b.flush_bytes()));
       timing.set("repeats", opt.repeats);
       timing.set("warmups", warmups);
     }
@@ -829,7 +850,8 @@ int cmd_bench(int argc, char** argv) {
                "tunedreduce::reduce(d_temp, temp_bytes, ...), caller storage allocated outside the "
                "timing and filled with 0xff bytes");
     timing.set("cub", "cub::DeviceReduce, temp storage allocated outside the timing");
-    if (opt.thrust) timing.set("thrust", "thrust::reduce as called (allocation and result copy included)");
+    if (opt.thrust)
+      timing.set("thrust", "thrust::reduce as called (allocation and result copy included)");
     doc.set("timing", timing);
     doc.set("results", rows);
     write_file(opt.json, doc.dump(2) + "\n");

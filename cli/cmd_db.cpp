@@ -58,12 +58,14 @@ void add_reader_options(po::options_description& desc, Options& o) {
 }
 
 void add_writer_options(po::options_description& desc, Options& o) {
-  desc.add_options()("busy-timeout", po::value<double>(&o.busy_timeout_s)->default_value(30)->value_name("S"),
+  desc.add_options()("busy-timeout",
+                     po::value<double>(&o.busy_timeout_s)->default_value(30)->value_name("S"),
                      "seconds to wait for another writer before giving up (exit 4)");
 }
 
 std::chrono::milliseconds busy_ms(double s) {
-  if (!(s >= 0) || s > 86400) throw Error("--busy-timeout must be between 0 and 86400 seconds", exit_code::usage);
+  if (!(s >= 0) || s > 86400)
+    throw Error("--busy-timeout must be between 0 and 86400 seconds", exit_code::usage);
   return std::chrono::milliseconds(static_cast<long long>(std::llround(s * 1000)));
 }
 
@@ -98,9 +100,9 @@ int info(const Options& o) {
   std::error_code ec;
   const auto bytes = std::filesystem::file_size(loc.path, ec);
   std::cout << "database: " << loc.path.string() << " (from " << loc.source << ")\n"
-            << "schema:   version " << d.file_schema_version() << " (this binary: "
-            << db::schema_version << "), journal mode " << c.query_text("PRAGMA journal_mode")
-            << ", " << bytes << " bytes\n"
+            << "schema:   version " << d.file_schema_version()
+            << " (this binary: " << db::schema_version << "), journal mode "
+            << c.query_text("PRAGMA journal_mode") << ", " << bytes << " bytes\n"
             << "rows:     " << n.devices << " devices, " << n.runs << " runs, " << n.measurements
             << " measurements, " << n.winners << " winners, " << db::bench_runs(d).size()
             << " bench runs (" << db::bench_results(d).size() << " results)\n";
@@ -153,8 +155,8 @@ int check(const Options& o, bool full) {
   for (const kernels::Entry& e : kernels::registry()) known.insert(e.id);
   const db::CheckReport r = db::check_database(d, known, full);
   std::cout << "database:    " << loc.path.string() << "\n"
-            << "schema:      version " << r.schema_version << " (this binary: "
-            << db::schema_version << ")\n"
+            << "schema:      version " << r.schema_version
+            << " (this binary: " << db::schema_version << ")\n"
             << (full ? "integrity:   " : "quick_check: ") << (r.sound() ? "ok" : "FAILED") << "\n";
   if (!r.sound()) {
     for (const std::string& line : r.integrity) std::cout << "  " << line << "\n";
@@ -211,8 +213,8 @@ int do_export(const Options& o, const std::string& output) {
 }
 
 int do_import(const Options& o, const std::string& file) {
-  const std::string text = read_file_limited(file, max_import_bytes, "an export to import",
-                                             exit_code::failure);
+  const std::string text =
+      read_file_limited(file, max_import_bytes, "an export to import", exit_code::failure);
   Json doc;
   try {
     doc = Json::parse(text);
@@ -314,16 +316,19 @@ int cmd_db(int argc, char** argv) {
     bool full = false;
     std::string library;
     add_reader_options(desc, o);
-    desc.add_options()("full", po::bool_switch(&full), "PRAGMA integrity_check instead of quick_check")(
+    desc.add_options()("full", po::bool_switch(&full),
+                       "PRAGMA integrity_check instead of quick_check")(
         "library", po::value<std::string>(&library)->value_name("LIB"),
         "also say which winner rows LIBRARY (a libtunedreduce.so, e.g. a deployment build) "
         "cannot serve");
-    if (parse_command_line(n, args.data(), desc, nullptr, vm, o.common,
-                           "tunedreduce db check [--db PATH] [--full] [--immutable] [--library LIB]"))
+    if (parse_command_line(
+            n, args.data(), desc, nullptr, vm, o.common,
+            "tunedreduce db check [--db PATH] [--full] [--immutable] [--library LIB]"))
       return exit_code::ok;
     const int rc = check(o, full);
     if (library.empty() || rc == exit_code::db_unusable) return rc;
-    const int lib_rc = check_library(library, {resolve_db_path_for_reading(o.common.db).path.string()},
+    const int lib_rc = check_library(library,
+                                     {resolve_db_path_for_reading(o.common.db).path.string()},
                                      "tunedreduce db check");
     return rc != exit_code::ok ? rc : lib_rc;
   }
@@ -356,11 +361,13 @@ int cmd_db(int argc, char** argv) {
     // No --db: merge reads the databases it is given and writes OUT.
     po::options_description merge_desc("options");
     merge_desc.add_options()("help,h", "show this help")(
-        "log-level", po::value<std::string>(&o.common.log_level)->default_value("warn")->value_name("LEVEL"),
+        "log-level",
+        po::value<std::string>(&o.common.log_level)->default_value("warn")->value_name("LEVEL"),
         "trace, debug, info, warn, error, critical or off")(
         "into", po::value<std::string>(&into)->value_name("OUT"), "the new database to write");
     po::options_description hidden;
-    hidden.add_options()("inputs", po::value<std::vector<std::string>>(&inputs), "databases to merge");
+    hidden.add_options()("inputs", po::value<std::vector<std::string>>(&inputs),
+                         "databases to merge");
     pos.add("inputs", -1);
     if (parse_command_line(n, args.data(), merge_desc, &pos, vm, o.common,
                            "tunedreduce db merge --into OUT A.db B.db ...", &hidden))

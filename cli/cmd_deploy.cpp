@@ -73,7 +73,8 @@ std::vector<Source> read_sources(const std::vector<std::string>& paths) {
 std::string describe(const Source& s, const db::WinnerRecord& w) {
   const auto dev = s.device_names.find(w.device_id);
   return fmt::format("{}: {} {} [{}, {}], L2 {}, kernel {}",
-                     dev != s.device_names.end() ? dev->second : fmt::format("device {}", w.device_id),
+                     dev != s.device_names.end() ? dev->second
+                                                 : fmt::format("device {}", w.device_id),
                      dtype_name(w.dtype), op_name(w.op), w.n_lo, w.n_hi,
                      db::l2_mode_name(w.l2_mode), w.kernel_id);
 }
@@ -107,7 +108,8 @@ int write_list(const std::vector<Source>& sources, const std::string& output) {
     ids.insert(mine.begin(), mine.end());
   }
   std::set<std::string> defaults;
-  for (const runtime::DefaultRule& r : runtime::builtin_default_rules()) defaults.insert(r.kernel_id);
+  for (const runtime::DefaultRule& r : runtime::builtin_default_rules())
+    defaults.insert(r.kernel_id);
   const std::size_t winners_only = ids.size();
   ids.insert(defaults.begin(), defaults.end());
   head << "#   the built-in rules: " << runtime::builtin_default_rules().size() << " rules, "
@@ -121,8 +123,7 @@ int write_list(const std::vector<Source>& sources, const std::string& output) {
   } else {
     write_file(output, text);
     std::cerr << "tunedreduce deploy: " << ids.size() << " kernels written to " << output
-              << (unknown ? fmt::format(" ({} winner rows left out)", unknown) : "")
-              << "\n";
+              << (unknown ? fmt::format(" ({} winner rows left out)", unknown) : "") << "\n";
   }
   return exit_code::ok;
 }
@@ -166,8 +167,8 @@ int check_library(const std::string& library, const std::vector<std::string>& db
                   const char* command) {
   const LibraryKernels lib = load_library_kernels(library);
   const std::vector<Source> sources = read_sources(dbs);
-  std::cout << "library:   " << library << " (tunedreduce " << lib.version << ", "
-            << lib.ids.size() << " kernels, CUDA architectures " << lib.architectures << ")\n";
+  std::cout << "library:   " << library << " (tunedreduce " << lib.version << ", " << lib.ids.size()
+            << " kernels, CUDA architectures " << lib.architectures << ")\n";
   std::size_t missing = 0;
   std::size_t defaults_missing = 0;
   for (const runtime::DefaultRule& r : runtime::builtin_default_rules())
@@ -185,8 +186,9 @@ int check_library(const std::string& library, const std::vector<std::string>& db
       std::cout << "all served\n";
       continue;
     }
-    std::cout << lacking.size() << " the library cannot serve (it passes over them, with one "
-                                   "warning, to the next lookup level):\n";
+    std::cout << lacking.size()
+              << " the library cannot serve (it passes over them, with one "
+                 "warning, to the next lookup level):\n";
     for (const db::WinnerRecord* w : lacking) std::cout << "  " << describe(s, *w) << "\n";
     missing += lacking.size();
   }
@@ -208,12 +210,12 @@ int cmd_deploy(int argc, char** argv) {
   desc.add_options()("help,h", "show this help")(
       "db", po::value<std::vector<std::string>>(&dbs)->composing()->value_name("PATH"),
       "a tuning database; repeat it for each GPU model of a fleet (a path: never split at "
-      "commas)")(
-      "output,o", po::value<std::string>(&output)->value_name("FILE"),
-      "write the list to FILE (default: stdout)")(
+      "commas)")("output,o", po::value<std::string>(&output)->value_name("FILE"),
+                 "write the list to FILE (default: stdout)")(
       "check", po::value<std::string>(&check)->value_name("LIB"),
       "LIBRARY: say which winner rows the library cannot serve instead (exit 9 when any)")(
-      "log-level", po::value<std::string>(&common.log_level)->default_value("warn")->value_name("LEVEL"),
+      "log-level",
+      po::value<std::string>(&common.log_level)->default_value("warn")->value_name("LEVEL"),
       "trace, debug, info, warn, error, critical or off");
   po::variables_map vm;
   if (parse_command_line(argc, argv, desc, nullptr, vm, common, usage_text)) return exit_code::ok;

@@ -38,18 +38,18 @@ int cmd_list(int argc, char** argv) {
   po::options_description hidden;
   add_common_options(desc, common);
   desc.add_options()("json", po::bool_switch(&json), "print every parameter of each entry as JSON");
-  add_list_option(desc, hidden, "families", families, "only these families (default: all)",
-                  "LIST", {"family"});
-  add_list_option(desc, hidden, "dtypes", dtypes, "only these element types (default: all)",
-                  "LIST", {"dtype"});
-  add_list_option(desc, hidden, "ops", ops, "only these operators (default: all)", "LIST",
-                  {"op"});
+  add_list_option(desc, hidden, "families", families, "only these families (default: all)", "LIST",
+                  {"family"});
+  add_list_option(desc, hidden, "dtypes", dtypes, "only these element types (default: all)", "LIST",
+                  {"dtype"});
+  add_list_option(desc, hidden, "ops", ops, "only these operators (default: all)", "LIST", {"op"});
   po::variables_map vm;
-  if (parse_command_line(argc, argv, desc, nullptr, vm, common,
-                         "tunedreduce list [--json] [--families LIST] [--dtypes LIST] [--ops LIST]\n\n"
-                         "Lists are comma-separated and may be repeated (--dtypes i32,f32 --dtypes "
-                         "f64).",
-                         &hidden))
+  if (parse_command_line(
+          argc, argv, desc, nullptr, vm, common,
+          "tunedreduce list [--json] [--families LIST] [--dtypes LIST] [--ops LIST]\n\n"
+          "Lists are comma-separated and may be repeated (--dtypes i32,f32 --dtypes "
+          "f64).",
+          &hidden))
     return exit_code::ok;
 
   Filter filter;

@@ -84,7 +84,8 @@ int cmd_report(int argc, char** argv) {
       "cold or warm measurements (default: cold where there are any)")(
       "format", po::value<std::string>(&format)->value_name("table|markdown|csv|json|html"),
       "table, markdown, csv, json or html (default: from --output's extension, else table)")(
-      "output,o", po::value<std::string>(&output)->value_name("FILE"), "write to FILE instead of stdout")(
+      "output,o", po::value<std::string>(&output)->value_name("FILE"),
+      "write to FILE instead of stdout")(
       "immutable", po::bool_switch(&immutable),
       "open the database as immutable (no locks; for shipped files nobody writes)");
   po::positional_options_description pos;
@@ -106,16 +107,19 @@ int cmd_report(int argc, char** argv) {
     // A known extension picks the format; none means a text table; any other extension is
     // refused rather than filled with a text table the reader would not expect (x.xlsx).
     const std::string ext = std::filesystem::path(output).extension().string();
-    if (const auto f = reports::format_for_path(output))
-      out_format = *f;
+    if (const auto f = reports::format_for_path(output)) out_format = *f;
     else if (!ext.empty())
-      throw Error("--output '" + reports::terminal_escape(output) + "': no report format has the "
-                      "extension '" + reports::terminal_escape(ext) +
+      throw Error("--output '" + reports::terminal_escape(output) +
+                      "': no report format has the "
+                      "extension '" +
+                      reports::terminal_escape(ext) +
                       "' (.txt, .md, .csv, .json, .html; or name one with --format)",
                   exit_code::usage);
   }
-  for (const auto& t : dtypes) o.dtypes.push_back(naming("--dtypes", [&] { return reports::dtype_from_text(t); }));
-  for (const auto& op : ops) o.ops.push_back(naming("--ops", [&] { return reports::op_from_text(op); }));
+  for (const auto& t : dtypes)
+    o.dtypes.push_back(naming("--dtypes", [&] { return reports::dtype_from_text(t); }));
+  for (const auto& op : ops)
+    o.ops.push_back(naming("--ops", [&] { return reports::op_from_text(op); }));
   for (const auto& f : families)
     o.families.push_back(naming("--families", [&] { return reports::family_from_text(f); }));
   if (!n.empty()) o.n = grammar::parse_count("--n", n);
@@ -137,7 +141,8 @@ int cmd_report(int argc, char** argv) {
     try {
       return reports::build_report(*d, o);
     } catch (const Error& e) {  // a --devices value that matches no device: name the option
-      if (e.exit_code() != exit_code::usage || !std::string_view(e.what()).starts_with("unknown device"))
+      if (e.exit_code() != exit_code::usage ||
+          !std::string_view(e.what()).starts_with("unknown device"))
         throw;
       throw Error(std::string("--devices: ") + e.what(), exit_code::usage);
     }

@@ -135,8 +135,9 @@ void add_override_options(po::options_description& desc, tuner::ConfigOverrides&
     std::string help = help_of(spec.key);
     if (flag == "repeats") help = "sets min_repeats and max_repeats";
     if (flag == "sizes")
-      help += "; N, B^E or N with Ki/Mi/Gi/Ti, comma-separated, ranges FROM..TO*FACTOR or "
-              "FROM..TO+STEP";
+      help +=
+          "; N, B^E or N with Ki/Mi/Gi/Ti, comma-separated, ranges FROM..TO*FACTOR or "
+          "FROM..TO+STEP";
     if (flag == "bisect") help += "; on or off";
     const std::string value_name = value_name_of(spec.key, kind);
     if (kind == tuner::KeyKind::string_list || kind == tuner::KeyKind::integer_list ||
@@ -145,18 +146,21 @@ void add_override_options(po::options_description& desc, tuner::ConfigOverrides&
       // and read as one value of the key.
       help += "; repeatable";
       desc.add_options()(flag.c_str(),
-                         po::value<std::vector<std::string>>()->value_name(value_name)->notifier(
-                             [&o, member](const std::vector<std::string>& v) {
+                         po::value<std::vector<std::string>>()
+                             ->value_name(value_name)
+                             ->notifier([&o, member](const std::vector<std::string>& v) {
                                std::string joined;
-                               for (const std::string& x : v) joined += (joined.empty() ? "" : ",") + x;
+                               for (const std::string& x : v)
+                                 joined += (joined.empty() ? "" : ",") + x;
                                o.*member = joined;
                              }),
                          help.c_str());
       continue;
     }
     desc.add_options()(flag.c_str(),
-                       po::value<std::string>()->value_name(value_name)->notifier(
-                           [&o, member](const std::string& v) { o.*member = v; }),
+                       po::value<std::string>()
+                           ->value_name(value_name)
+                           ->notifier([&o, member](const std::string& v) { o.*member = v; }),
                        help.c_str());
   }
 }
@@ -251,12 +255,14 @@ int real_run(const Options& o, const tuner::TuneConfig& cfg) {
   spdlog::info("tuning {} device model(s) into '{}' (from {}), config hash {}", devices.size(),
                loc.path.string(), loc.source, hash);
   for (const auto& [other, first] : choice.same_model)
-    spdlog::info("GPU {} is the same model as GPU {}: it measures a share of that model's sizes "
-                 "into the same device row and run",
-                 other, first);
+    spdlog::info(
+        "GPU {} is the same model as GPU {}: it measures a share of that model's sizes "
+        "into the same device row and run",
+        other, first);
 
   SigintHandler sigint;
-  tuner::ProgressPrinter printer(std::cerr, progress_on_terminal(o.progress) && devices.size() == 1);
+  tuner::ProgressPrinter printer(std::cerr,
+                                 progress_on_terminal(o.progress) && devices.size() == 1);
   std::vector<DeviceRun> runs(devices.size());
   try {
     for (std::size_t i = 0; i < devices.size(); ++i) {
@@ -328,10 +334,11 @@ int real_run(const Options& o, const tuner::TuneConfig& cfg) {
     const tuner::RunEnded ended = session.end(*rec, run.outcome);
     cancelled |= run.outcome.cancelled;
     tuner::print_winners(std::cout, run.outcome,
-                         run.fingerprint.name + " (" + run.gpus() + ", " + run.fingerprint.key() + ")");
+                         run.fingerprint.name + " (" + run.gpus() + ", " + run.fingerprint.key() +
+                             ")");
     std::cerr << run.gpus() << ": winners of " << ended.keys_stored << " keys stored in '"
-              << loc.path.string() << "' (run " << rec->run_id << ", "
-              << run.outcome.requests << " requests)\n";
+              << loc.path.string() << "' (run " << rec->run_id << ", " << run.outcome.requests
+              << " requests)\n";
   }
   if (first_error) std::rethrow_exception(first_error);
   if (cancelled || g_cancel.load()) {
@@ -352,7 +359,8 @@ std::string default_config_path() {
   if (fs::exists("tune.toml")) return "tune.toml";
   const fs::path exe = this_executable();
   const fs::path installed =
-      exe.empty() ? fs::path() : exe.parent_path().parent_path() / "share" / "tunedreduce" / "tune.toml";
+      exe.empty() ? fs::path()
+                  : exe.parent_path().parent_path() / "share" / "tunedreduce" / "tune.toml";
   std::error_code ec;
   if (!installed.empty() && fs::exists(installed, ec)) return installed.string();
   throw Error("no tune.toml in the current folder" +
@@ -366,26 +374,28 @@ int cmd_tune(int argc, char** argv) {
   Options o;
   po::options_description desc("options");
   add_common_options(desc, o.common);
-  desc.add_options()(
-      "config", po::value<std::string>()->value_name("FILE")->notifier([&o](const std::string& v) {
-        o.config = v;
-        o.config_given = true;
-      }),
-      "tune.toml to read (default: ./tune.toml, else the installed "
-      "BIN/../share/tunedreduce/tune.toml)")(
+  desc.add_options()("config",
+                     po::value<std::string>()->value_name("FILE")->notifier(
+                         [&o](const std::string& v) {
+                           o.config = v;
+                           o.config_given = true;
+                         }),
+                     "tune.toml to read (default: ./tune.toml, else the installed "
+                     "BIN/../share/tunedreduce/tune.toml)")(
       "dry-run", po::bool_switch(&o.dry_run),
       "print the candidates per key and an estimated time; needs no GPU")(
-      "replay",
-      po::value<std::string>()->value_name("DB")->notifier(
-          [&o](const std::string& v) { o.replay = v; }),
+      "replay", po::value<std::string>()->value_name("DB")->notifier([&o](const std::string& v) {
+        o.replay = v;
+      }),
       "measure nothing: answer from this database's measurements, print the winners")(
       "replay-device",
       po::value<std::string>()->value_name("DEVICE")->notifier(
           [&o](const std::string& v) { o.replay_device = v; }),
       "the device of the replay database (id, fingerprint key or part of the name)")(
       "devices",
-      po::value<std::vector<std::string>>()->value_name("LIST|all")->notifier(
-          [&o](const std::vector<std::string>& v) {
+      po::value<std::vector<std::string>>()
+          ->value_name("LIST|all")
+          ->notifier([&o](const std::vector<std::string>& v) {
             // The list syntax (trimmed items, no empty one) and each item's form, checked before
             // any device is probed; which ordinals exist, after (tuner::select_devices).
             const std::vector<std::string> items = grammar::split_list("--devices", v);
@@ -395,7 +405,8 @@ int cmd_tune(int argc, char** argv) {
                 o.devices = x;
                 break;
               }
-              if (x.empty() || x.size() > 6 || x.find_first_not_of("0123456789") != std::string::npos)
+              if (x.empty() || x.size() > 6 ||
+                  x.find_first_not_of("0123456789") != std::string::npos)
                 throw Error("--devices: '" + x + "' is not a device ordinal" +
                                 (x == "all" ? " ('all' stands alone)" : " or 'all'"),
                             exit_code::usage);
@@ -406,19 +417,20 @@ int cmd_tune(int argc, char** argv) {
       "parallel; default 0)")(
       "retune", po::bool_switch(&o.retune),
       "measure again candidates the database already has final measurements of")(
-      "progress", po::value<std::string>(&o.progress)->default_value("auto")->value_name("auto|bar|lines|off"),
+      "progress",
+      po::value<std::string>(&o.progress)->default_value("auto")->value_name("auto|bar|lines|off"),
       "auto (a bar on a terminal, lines otherwise), bar, lines or off");
   po::options_description overrides("overrides of tune.toml (docs/tuning.md)");
   add_override_options(overrides, o.overrides);
   desc.add(overrides);
   po::variables_map vm;
-  if (parse_command_line(argc, argv, desc, nullptr, vm, o.common, usage_text))
-    return exit_code::ok;
+  if (parse_command_line(argc, argv, desc, nullptr, vm, o.common, usage_text)) return exit_code::ok;
 
   if (o.dry_run && o.replay)
     throw Error("--dry-run and --replay exclude each other", exit_code::usage);
   if (o.progress != "auto" && o.progress != "bar" && o.progress != "lines" && o.progress != "off")
-    throw Error("--progress: '" + o.progress + "' is not auto, bar, lines or off", exit_code::usage);
+    throw Error("--progress: '" + o.progress + "' is not auto, bar, lines or off",
+                exit_code::usage);
   if (o.replay_device && !o.replay)
     throw Error("--replay-device needs --replay DB", exit_code::usage);
 

@@ -13,12 +13,13 @@ namespace tunedreduce::cli {
 
 void add_common_options(po::options_description& desc, CommonOptions& common) {
   desc.add_options()("help,h", "show this help")(
-      "db",
-      po::value<std::string>()->value_name("PATH")->notifier(
-          [&common](const std::string& v) { common.db = v; }),
+      "db", po::value<std::string>()->value_name("PATH")->notifier([&common](const std::string& v) {
+        common.db = v;
+      }),
       "tuning database (default: $TUNEDREDUCE_DB, else "
       "$XDG_DATA_HOME/tunedreduce/tune.db, else ~/.local/share/tunedreduce/tune.db)")(
-      "log-level", po::value<std::string>(&common.log_level)->default_value("warn")->value_name("LEVEL"),
+      "log-level",
+      po::value<std::string>(&common.log_level)->default_value("warn")->value_name("LEVEL"),
       "trace, debug, info, warn, error, critical or off");
 }
 
@@ -41,7 +42,8 @@ void collect(const po::options_description& d, bool hidden, std::vector<OptionSp
   for (const auto& o : d.options()) {
     OptionSpec s;
     s.long_name = o->long_name();
-    const std::string dash = o->canonical_display_name(po::command_line_style::allow_dash_for_short);
+    const std::string dash =
+        o->canonical_display_name(po::command_line_style::allow_dash_for_short);
     if (dash.size() == 2 && dash[0] == '-') s.short_name = dash[1];
     s.takes_value = o->semantic()->max_tokens() > 0;
     if (s.takes_value) {
@@ -60,7 +62,8 @@ void collect(const po::options_description& d, bool hidden, std::vector<OptionSp
 
 }  // namespace
 
-std::optional<CommandSpec> describe_command(int (*run)(int, char**), std::vector<std::string> args) {
+std::optional<CommandSpec> describe_command(int (*run)(int, char**),
+                                            std::vector<std::string> args) {
   CommandSpec spec;
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
@@ -94,7 +97,8 @@ std::vector<Documented> exit_code_docs() {
   return {
       {"0", "success", ""},
       {"1", "other failure", "a failure not covered below; the message says what"},
-      {"2", "bad command line or configuration", "the message names the option or key and the value"},
+      {"2", "bad command line or configuration",
+       "the message names the option or key and the value"},
       {"3", "database unusable",
        "missing where it must exist, not SQLite, not a tunedreduce database, corrupt, unreadable"},
       {"4", "database busy", "locked by another writer past the busy timeout"},
@@ -127,8 +131,8 @@ std::vector<Documented> environment_docs() {
 }
 
 bool parse_command_line(int argc, char** argv, const po::options_description& desc,
-                        const po::positional_options_description* positional,
-                        po::variables_map& vm, const CommonOptions& common, const char* usage,
+                        const po::positional_options_description* positional, po::variables_map& vm,
+                        const CommonOptions& common, const char* usage,
                         const po::options_description* hidden) {
   struct ForgetLists {
     ~ForgetLists() { g_lists.clear(); }

@@ -50,13 +50,13 @@ void add_list_option(boost::program_options::options_description& desc,
 
 /// One option as --help, the man page and the completion script know it.
 struct OptionSpec {
-  std::string long_name;   // "dtypes"
-  char short_name = 0;     // 'o', or 0
+  std::string long_name;  // "dtypes"
+  char short_name = 0;    // 'o', or 0
   bool takes_value = false;
-  std::string value_name;  // "LIST", "cold|warm", "FILE"; empty when it takes none
+  std::string value_name;     // "LIST", "cold|warm", "FILE"; empty when it takes none
   std::string default_value;  // as --help shows it, or empty
   std::string help;
-  bool hidden = false;     // an old spelling or the name behind a positional argument
+  bool hidden = false;  // an old spelling or the name behind a positional argument
 };
 
 /// A sub-command (or a db action) as its own parse_command_line call describes it.

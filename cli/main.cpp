@@ -30,8 +30,9 @@ constexpr Command commands[] = {
      tunedreduce::cli::cmd_report},
     {"bench", "time the tuned reduction against cub::DeviceReduce and thrust::reduce (GPU)",
      tunedreduce::cli::cmd_bench},
-    {"deploy", "the kernel list of a lean library for the winners of tuning databases, or a "
-               "library's check",
+    {"deploy",
+     "the kernel list of a lean library for the winners of tuning databases, or a "
+     "library's check",
      tunedreduce::cli::cmd_deploy},
 };
 
@@ -56,7 +57,8 @@ void print_usage(std::ostream& os) {
        << d.brief << "\n";
   os << "\nenvironment:";
   for (const auto& d : tunedreduce::cli::environment_docs()) os << " " << d.key;
-  os << "\n\n'tunedreduce COMMAND --help' describes a command's options; 'tunedreduce completion bash'\n"
+  os << "\n\n'tunedreduce COMMAND --help' describes a command's options; 'tunedreduce completion "
+        "bash'\n"
         "and 'tunedreduce man' print the bash completion script and the man page (installed with\n"
         "the CLI).\n";
 }

@@ -11,7 +11,7 @@ struct CandidateParams {
   std::string family;  // "smem", "warp_shuffle", ...
   int block = 0;
   int unroll = 1;
-  std::string smem = "none";  // "none" | "static" | "dynamic"
+  std::string smem = "none";        // "none" | "static" | "dynamic"
   std::string finish = "two_pass";  // "two_pass" | "single_pass" | "packed"
   friend bool operator==(const CandidateParams&, const CandidateParams&) = default;
 };

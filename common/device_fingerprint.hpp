@@ -11,7 +11,7 @@ class Json;  // common/json.hpp
 
 struct DeviceFingerprint {
   // Hard attributes: part of key().
-  std::string name;             // cudaDeviceProp::name, e.g. "NVIDIA H100 80GB HBM3"
+  std::string name;  // cudaDeviceProp::name, e.g. "NVIDIA H100 80GB HBM3"
   int cc_major = 0;
   int cc_minor = 0;
   int sm_count = 0;
@@ -19,10 +19,10 @@ struct DeviceFingerprint {
   std::int64_t l2_bytes = 0;
   bool ecc = false;
   std::int64_t total_mem_bytes = 0;
-  int mem_clock_khz = 0;        // peak memory clock
+  int mem_clock_khz = 0;  // peak memory clock
   // Soft attributes.
-  int driver_version = 0;       // cudaDriverGetVersion, e.g. 13000
-  int runtime_version = 0;      // cudaRuntimeGetVersion
+  int driver_version = 0;   // cudaDriverGetVersion, e.g. 13000
+  int runtime_version = 0;  // cudaRuntimeGetVersion
   /// Which card of the model this is: cudaDeviceProp::uuid as nvidia-smi prints it
   /// (gpu_uuid_text); empty where unknown. Never part of key(): every card of a model shares
   /// its tuning.

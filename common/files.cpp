@@ -63,8 +63,8 @@ std::string read_file_limited(const fs::path& path, std::size_t limit, const cha
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     const int err = errno;
-    throw Error(name + ": " + (err == ENOENT ? std::string("no such file") : os_error(err)) +
-                    " (" + what + ")",
+    throw Error(name + ": " + (err == ENOENT ? std::string("no such file") : os_error(err)) + " (" +
+                    what + ")",
                 exit_code);
   }
   if (S_ISDIR(st.st_mode))

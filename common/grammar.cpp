@@ -29,10 +29,8 @@ std::string quote(std::string_view text) {
   std::string out = "'";
   for (char c : text) {
     const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u >= 0x7f)
-      out += fmt::format("\\x{:02x}", u);
-    else
-      out += c;
+    if (u < 0x20 || u >= 0x7f) out += fmt::format("\\x{:02x}", u);
+    else out += c;
   }
   return out + "'";
 }
@@ -61,7 +59,8 @@ std::uint64_t mul_saturating(std::uint64_t a, std::uint64_t b) {
 }
 
 std::string invalid_count(std::string_view text) {
-  std::string msg = fmt::format("invalid size {} (an element count: {})", quote(text), count_syntax);
+  std::string msg =
+      fmt::format("invalid size {} (an element count: {})", quote(text), count_syntax);
   // 16M, 4K, 1G: decimal prefixes are not taken; say which binary one was likely meant.
   const std::string_view t = trim(text);
   if (t.size() >= 2 && all_digits(t.substr(0, t.size() - 1)) &&
@@ -96,8 +95,8 @@ void check_limits(std::string_view option, std::string_view text, std::uint64_t 
 std::optional<double> factor_value(std::string_view s) {
   s = trim(s);
   if (auto v = count_value(s)) return static_cast<double>(*v);
-  if (s.empty() || !std::all_of(s.begin(), s.end(),
-                                [](char c) { return (c >= '0' && c <= '9') || c == '.'; }))
+  if (s.empty() ||
+      !std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || c == '.'; }))
     return std::nullopt;
   const std::string copy(s);
   char* end = nullptr;
@@ -168,7 +167,7 @@ std::vector<CountItem> parse_count_items(std::string_view option, std::string_vi
   for (const std::string_view item : split_commas(text)) {
     if (item.empty())
       fail(option, trim(text).empty() ? std::string("no element count given")
-                                       : fmt::format("empty item in {}", quote(text)));
+                                      : fmt::format("empty item in {}", quote(text)));
     CountItem c;
     c.text = std::string(item);
     const std::size_t dots = item.find("..");
@@ -260,10 +259,9 @@ std::vector<std::uint64_t> expand_range(std::uint64_t from, std::uint64_t to,
   std::vector<std::uint64_t> out;
   if (from > to) throw Error(where + ": from is greater than to", exit_code::usage);
   auto too_many = [&] {
-    return Error(
-        fmt::format("{}: the range gives more than {} sizes; use a larger step or factor", where,
-                    most),
-        exit_code::usage);
+    return Error(fmt::format("{}: the range gives more than {} sizes; use a larger step or factor",
+                             where, most),
+                 exit_code::usage);
   };
   if (step) {
     if (*step < 1) throw Error(where + ": a step below 1 does not advance", exit_code::usage);
@@ -298,7 +296,8 @@ std::string count_text(std::uint64_t n) {
   return std::to_string(n);
 }
 
-std::vector<std::string> split_list(std::string_view option, const std::vector<std::string>& values) {
+std::vector<std::string> split_list(std::string_view option,
+                                    const std::vector<std::string>& values) {
   std::vector<std::string> out;
   for (const std::string& v : values)
     for (const std::string_view item : split_commas(v)) {

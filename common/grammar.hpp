@@ -26,8 +26,7 @@ inline constexpr std::uint64_t max_count = std::uint64_t{1} << 40;
 inline constexpr std::size_t max_sizes = 4096;
 
 /// One line each, for --help texts and the man page.
-inline constexpr const char* count_syntax =
-    "N, B^E or N with Ki, Mi, Gi or Ti (1000, 2^20, 16Mi)";
+inline constexpr const char* count_syntax = "N, B^E or N with Ki, Mi, Gi or Ti (1000, 2^20, 16Mi)";
 inline constexpr const char* counts_syntax =
     "element counts: N, B^E or N with Ki/Mi/Gi/Ti (1000, 2^20, 16Mi), comma-separated, and "
     "ranges FROM..TO*FACTOR or FROM..TO+STEP (2^10..2^30*2)";
@@ -39,8 +38,8 @@ struct CountLimits {
 
 /// One item of a counts text, as written; nothing checked but the syntax.
 struct CountItem {
-  std::string text;        // the item, trimmed
-  bool bare = false;       // a plain decimal number ("12"; not "2^12", "4Ki" or a range)
+  std::string text;   // the item, trimmed
+  bool bare = false;  // a plain decimal number ("12"; not "2^12", "4Ki" or a range)
   bool is_range = false;
   std::uint64_t value = 0;  // the count, or the range's FROM
   std::uint64_t to = 0;     // a range's TO
@@ -91,6 +90,7 @@ std::string count_text(std::uint64_t n);
 
 /// Every value of a list option (given once or more), split at commas, each item trimmed.
 /// Throws for an empty item ("i32,,f32", a trailing comma) or no item at all.
-std::vector<std::string> split_list(std::string_view option, const std::vector<std::string>& values);
+std::vector<std::string> split_list(std::string_view option,
+                                    const std::vector<std::string>& values);
 
 }  // namespace tunedreduce::grammar

@@ -60,7 +60,8 @@ std::int64_t insert_in_tx(Connection& c, std::int64_t run, const BenchResult& r)
   if (r.verified && (!r.median_us || !r.error.empty()))
     throw DbError(Problem::invalid_data, c.path(),
                   file + ": bench result " + what +
-                      (r.median_us ? " is verified but has an error" : " is verified but has no median"));
+                      (r.median_us ? " is verified but has an error"
+                                   : " is verified but has no median"));
   if (!r.verified && r.error.empty())
     throw DbError(Problem::invalid_data, c.path(),
                   file + ": bench result " + what + " is not verified and says no why");
@@ -105,19 +106,26 @@ void end_in_tx(Connection& c, std::int64_t run, RunStatus status) {
 
 const char* bench_l2_name(BenchL2 l) noexcept {
   switch (l) {
-    case BenchL2::cold: return "cold";
-    case BenchL2::dirty: return "dirty";
-    case BenchL2::warm: return "warm";
+    case BenchL2::cold:
+      return "cold";
+    case BenchL2::dirty:
+      return "dirty";
+    case BenchL2::warm:
+      return "warm";
   }
   return "?";
 }
 
 const char* bench_method_name(BenchMethod m) noexcept {
   switch (m) {
-    case BenchMethod::cached: return "cached";
-    case BenchMethod::two_phase: return "two_phase";
-    case BenchMethod::cub: return "cub";
-    case BenchMethod::thrust: return "thrust";
+    case BenchMethod::cached:
+      return "cached";
+    case BenchMethod::two_phase:
+      return "two_phase";
+    case BenchMethod::cub:
+      return "cub";
+    case BenchMethod::thrust:
+      return "thrust";
   }
   return "?";
 }
@@ -142,9 +150,12 @@ std::string bench_seed_text(std::uint64_t seed) {
 
 std::optional<L2Mode> tuned_l2_of(BenchL2 l) noexcept {
   switch (l) {
-    case BenchL2::cold: return L2Mode::cold;
-    case BenchL2::warm: return L2Mode::warm;
-    case BenchL2::dirty: return std::nullopt;
+    case BenchL2::cold:
+      return L2Mode::cold;
+    case BenchL2::warm:
+      return L2Mode::warm;
+    case BenchL2::dirty:
+      return std::nullopt;
   }
   return std::nullopt;
 }
@@ -161,7 +172,8 @@ std::int64_t begin_bench_run(Database& db, std::int64_t device_id, const BenchRu
                              int driver_version, int runtime_version) {
   require_writable(db, "begin a bench run");
   Transaction tx(db.connection(), TxKind::immediate);
-  const std::int64_t id = begin_in_tx(db.connection(), device_id, info, driver_version, runtime_version);
+  const std::int64_t id =
+      begin_in_tx(db.connection(), device_id, info, driver_version, runtime_version);
   tx.commit();
   return id;
 }
@@ -211,7 +223,8 @@ std::vector<BenchRunRecord> bench_runs(Database& db, std::optional<std::int64_t>
   return out;
 }
 
-std::vector<BenchResultRecord> bench_results(Database& db, std::optional<std::int64_t> bench_run_id) {
+std::vector<BenchResultRecord> bench_results(Database& db,
+                                             std::optional<std::int64_t> bench_run_id) {
   std::vector<BenchResultRecord> out;
   if (!has_bench_tables(db)) return out;
   Statement st = db.connection().prepare(

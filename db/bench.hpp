@@ -45,13 +45,13 @@ constexpr bool is_tuned(BenchMethod m) noexcept {
 /// are read once for the run.
 struct BenchRunInfo : ClockReading {
   std::string tool_version;
-  std::string manifest_hash;      // of the kernel registry the library ran
-  std::string host;               // empty: gethostname()
-  std::string library_database;   // the tuning database the library looked its kernels up in
+  std::string manifest_hash;     // of the kernel registry the library ran
+  std::string host;              // empty: gethostname()
+  std::string library_database;  // the tuning database the library looked its kernels up in
   BenchL2 l2 = BenchL2::cold;
-  int repeats = 0;                // timed runs per method and size
+  int repeats = 0;  // timed runs per method and size
   int warmups = 0;
-  std::uint64_t seed = 0;         // the data seed (stored as 16 hex digits)
+  std::uint64_t seed = 0;                 // the data seed (stored as 16 hex digits)
   std::optional<double> attainable_gbps;  // measured in the same process, same timing
 };
 
@@ -78,7 +78,7 @@ struct BenchRunRecord {
   std::string uuid;
   std::int64_t device_id = 0;
   BenchRunInfo info;
-  std::string origin;  // the database path the run was recorded in
+  std::string origin;                           // the database path the run was recorded in
   int driver_version = 0, runtime_version = 0;  // the device's, during the run
   std::string started_at;
   std::optional<std::string> ended_at;

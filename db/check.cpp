@@ -51,8 +51,8 @@ CheckReport check_database(Database& db, const std::set<std::string>& known_ids,
     r.measurements_on_another_models_gpu = c.query_int(
         "SELECT count(*) FROM measurements m JOIN gpus g ON g.id = m.gpu_id"
         " WHERE g.device_id <> m.device_id");
-    Statement st = c.prepare(
-        "SELECT config_hash, config_text FROM runs WHERE config_text IS NOT NULL");
+    Statement st =
+        c.prepare("SELECT config_hash, config_text FROM runs WHERE config_text IS NOT NULL");
     while (st.step())
       if (hex64(fnv1a64(st.column_text(1))) != st.column_text(0)) ++r.runs_with_foreign_config_text;
   }

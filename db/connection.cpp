@@ -41,15 +41,21 @@ int busy_handler(void* arg, int count) {
 Problem problem_for_sqlite(int rc) noexcept {
   switch (rc & 0xff) {
     case SQLITE_BUSY:
-    case SQLITE_LOCKED: return Problem::busy;
-    case SQLITE_READONLY: return Problem::readonly;
-    case SQLITE_CORRUPT: return Problem::corrupt;
-    case SQLITE_NOTADB: return Problem::not_sqlite;
+    case SQLITE_LOCKED:
+      return Problem::busy;
+    case SQLITE_READONLY:
+      return Problem::readonly;
+    case SQLITE_CORRUPT:
+      return Problem::corrupt;
+    case SQLITE_NOTADB:
+      return Problem::not_sqlite;
     case SQLITE_CONSTRAINT:
     case SQLITE_MISMATCH:
     case SQLITE_RANGE:
-    case SQLITE_TOOBIG: return Problem::invalid_data;
-    default: return Problem::io;
+    case SQLITE_TOOBIG:
+      return Problem::invalid_data;
+    default:
+      return Problem::io;
   }
 }
 
@@ -104,12 +110,16 @@ Connection Connection::open(const std::filesystem::path& path, OpenMode mode) {
 #endif
   std::string name = path.string();
   switch (mode) {
-    case OpenMode::read_only: flags |= SQLITE_OPEN_READONLY; break;
+    case OpenMode::read_only:
+      flags |= SQLITE_OPEN_READONLY;
+      break;
     case OpenMode::immutable:
       flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
       name = sqlite_uri(path, "immutable=1");
       break;
-    case OpenMode::read_write: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE; break;
+    case OpenMode::read_write:
+      flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+      break;
     case OpenMode::memory:
       // Not SQLITE_OPEN_MEMORY: VACUUM INTO would make its target in-memory too.
       flags |= SQLITE_OPEN_READWRITE;
@@ -177,14 +187,22 @@ void Connection::fail(int rc, std::string_view during) const {
       const double secs = static_cast<double>(busy_ ? busy_->timeout.count() : 0) / 1000.0;
       char buf[32];
       std::snprintf(buf, sizeof buf, "%g", secs);
-      what = std::string("locked by another connection for longer than the busy timeout (") +
-             buf + " s)";
+      what = std::string("locked by another connection for longer than the busy timeout (") + buf +
+             " s)";
       break;
     }
-    case Problem::readonly: what = "cannot be written (read-only file, folder or connection)"; break;
-    case Problem::corrupt: what = "is corrupt (the database disk image is malformed)"; break;
-    case Problem::not_sqlite: what = "is not an SQLite database"; break;
-    default: what = "SQLite error"; break;
+    case Problem::readonly:
+      what = "cannot be written (read-only file, folder or connection)";
+      break;
+    case Problem::corrupt:
+      what = "is corrupt (the database disk image is malformed)";
+      break;
+    case Problem::not_sqlite:
+      what = "is not an SQLite database";
+      break;
+    default:
+      what = "SQLite error";
+      break;
   }
   throw DbError(problem, path_,
                 quoted(path_) + ": " + what + " while " + std::string(during) + " [" + detail +

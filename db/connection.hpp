@@ -18,10 +18,10 @@ namespace tunedreduce::db {
 class Statement;
 
 enum class OpenMode {
-  read_only,    // SQLITE_OPEN_READONLY: never creates, never writes
-  immutable,    // read-only and `immutable=1`: no locks, no -wal/-shm (shipped, unchanging files)
-  read_write,   // SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
-  memory,       // a private in-memory database (path is only a label for messages)
+  read_only,   // SQLITE_OPEN_READONLY: never creates, never writes
+  immutable,   // read-only and `immutable=1`: no locks, no -wal/-shm (shipped, unchanging files)
+  read_write,  // SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+  memory,      // a private in-memory database (path is only a label for messages)
 };
 
 class Connection {
@@ -61,7 +61,7 @@ class Connection {
   /// Throws the DbError for SQLite result code \p rc; \p during says what was being done.
   [[noreturn]] void fail(int rc, std::string_view during) const;
 
- struct BusyState;  // the busy handler's state (defined in connection.cpp)
+  struct BusyState;  // the busy handler's state (defined in connection.cpp)
 
  private:
   Connection(sqlite3* db, std::filesystem::path path, OpenMode mode);

@@ -96,7 +96,8 @@ void set_journal_wal(Connection& conn) {
                         "'); its folder must be writable for the -wal and -shm files");
     } catch (const DbError& e) {
       if (e.problem() != Problem::busy || std::chrono::steady_clock::now() >= deadline) throw;
-      std::this_thread::sleep_for(std::chrono::milliseconds(std::min(1 << std::min(attempt, 5), 50)));
+      std::this_thread::sleep_for(
+          std::chrono::milliseconds(std::min(1 << std::min(attempt, 5), 50)));
     }
   }
 }
@@ -200,7 +201,8 @@ Database Database::open_reader(const fs::path& path, const ReaderOptions& opt) {
   if (f.size == 0 && !f.wal_with_content)
     throw DbError(Problem::empty, path,
                   quoted(path) + ": empty file (0 bytes), not a tuning database");
-  Connection conn = Connection::open(path, opt.immutable ? OpenMode::immutable : OpenMode::read_only);
+  Connection conn =
+      Connection::open(path, opt.immutable ? OpenMode::immutable : OpenMode::read_only);
   conn.set_busy_timeout(opt.busy_timeout);
   SchemaState state;
   try {
@@ -306,8 +308,8 @@ std::int64_t Database::upsert_device(const DeviceFingerprint& fp) {
       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14)"
       " ON CONFLICT (fingerprint) DO UPDATE SET driver_version = excluded.driver_version,"
       " runtime_version = excluded.runtime_version, last_seen = excluded.last_seen");
-  ins.bind_all(key, fp.name, fp.cc_major, fp.cc_minor, fp.sm_count, fp.bus_width_bits,
-               fp.l2_bytes, fp.ecc, fp.total_mem_bytes, fp.mem_clock_khz, fp.theoretical_gbps(),
+  ins.bind_all(key, fp.name, fp.cc_major, fp.cc_minor, fp.sm_count, fp.bus_width_bits, fp.l2_bytes,
+               fp.ecc, fp.total_mem_bytes, fp.mem_clock_khz, fp.theoretical_gbps(),
                fp.driver_version, fp.runtime_version, now)
       .run();
   Statement sel = conn_.prepare("SELECT id FROM devices WHERE fingerprint = ?1");
@@ -333,7 +335,8 @@ std::int64_t Database::upsert_gpu(std::string_view uuid, std::int64_t device_id)
     throw DbError(Problem::invalid_data, path(), quoted(path()) + ": a GPU without a UUID");
   Transaction tx(conn_, TxKind::immediate);
   Statement ins = conn_.prepare(
-      "INSERT INTO gpus (uuid, device_id) VALUES (?1, ?2) ON CONFLICT (uuid, device_id) DO NOTHING");
+      "INSERT INTO gpus (uuid, device_id) VALUES (?1, ?2) ON CONFLICT (uuid, device_id) DO "
+      "NOTHING");
   ins.bind_all(uuid, device_id).run();
   Statement sel = conn_.prepare("SELECT id FROM gpus WHERE uuid = ?1 AND device_id = ?2");
   sel.bind_all(uuid, device_id);
@@ -354,14 +357,15 @@ std::int64_t Database::begin_run(const RunInfo& info) {
   const std::string uuid = random_uuid();
   // The lease first: a `running` row must never be visible without it.
   std::error_code ec;
-  if (std::filesystem::is_regular_file(path(), ec)) leases_.push_back(RunLease::acquire(path(), uuid));
+  if (std::filesystem::is_regular_file(path(), ec))
+    leases_.push_back(RunLease::acquire(path(), uuid));
   Transaction tx(conn_, TxKind::immediate);
   Statement st = conn_.prepare(
       "INSERT INTO runs (uuid, tool_version, manifest_hash, config_hash, host, origin,"
       " started_at, status, l2_mode, driver_version, runtime_version, config_text)"
       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', ?8, ?9, ?10, ?11)");
-  st.bind_all(uuid, info.tool_version, info.manifest_hash, info.config_hash, host,
-              path().string(), utc_timestamp(), l2_mode_name(info.l2_mode), info.driver_version,
+  st.bind_all(uuid, info.tool_version, info.manifest_hash, info.config_hash, host, path().string(),
+              utc_timestamp(), l2_mode_name(info.l2_mode), info.driver_version,
               info.runtime_version, info.config_text)
       .run();
   const std::int64_t id = conn_.last_insert_rowid();
@@ -388,7 +392,8 @@ std::vector<std::int64_t> Database::insert_measurements(std::span<const Measurem
   require_writable("record a measurement");
   for (const Measurement& m : ms) {
     if (m.kernel_id.empty())
-      throw DbError(Problem::invalid_data, path(), quoted(path()) + ": a measurement without a kernel id");
+      throw DbError(Problem::invalid_data, path(),
+                    quoted(path()) + ": a measurement without a kernel id");
     if (m.outcome == Outcome::ok && !m.median_us)
       throw DbError(Problem::invalid_data, path(),
                     quoted(path()) + ": measurement of '" + m.kernel_id +
@@ -524,8 +529,8 @@ void Database::replace_winners(std::int64_t device_id, DType dtype, Op op,
       throw bad("measurement " + std::to_string(w.measurement_id) +
                 " is not one of this device, dtype and op");
     if (evidence.column_text(0) != w.kernel_id || evidence.column_text(1) != "ok")
-      throw bad("measurement " + std::to_string(w.measurement_id) + " is not an ok measurement of '" +
-                w.kernel_id + "'");
+      throw bad("measurement " + std::to_string(w.measurement_id) +
+                " is not an ok measurement of '" + w.kernel_id + "'");
     // A winner's mode is its evidence's: a warm time says nothing about a cold launch.
     if (evidence.column_text(2) != mode_name)
       throw bad("measurement " + std::to_string(w.measurement_id) + " of '" + w.kernel_id +
@@ -586,8 +591,8 @@ std::set<MeasurementKey> Database::final_measured_keys(std::int64_t device_id) {
 
 std::vector<DeviceRecord> Database::devices() {
   std::vector<DeviceRecord> out;
-  Statement st = conn_.prepare(std::string("SELECT ") + device_columns +
-                               " FROM devices ORDER BY id");
+  Statement st =
+      conn_.prepare(std::string("SELECT ") + device_columns + " FROM devices ORDER BY id");
   while (st.step()) out.push_back(read_device(st));
   return out;
 }
@@ -615,7 +620,8 @@ void attach_attainable(Connection& conn, std::vector<RunRecord>& runs) {
 std::vector<RunRecord> Database::runs() {
   std::vector<RunRecord> out;
   {
-    Statement st = conn_.prepare("SELECT " + run_columns(has_provenance()) + " FROM runs ORDER BY id");
+    Statement st =
+        conn_.prepare("SELECT " + run_columns(has_provenance()) + " FROM runs ORDER BY id");
     while (st.step()) out.push_back(read_run(st));
   }
   attach_attainable(conn_, out);
@@ -645,13 +651,15 @@ std::optional<RunRecord> Database::find_run(std::int64_t run_id) {
 
 std::vector<MeasurementRecord> Database::measurements(const MeasurementFilter& f) {
   std::vector<MeasurementRecord> out;
-  Statement st = conn_.prepare(
-      select_measurements(has_provenance()) +
-      " WHERE (?1 IS NULL OR device_id = ?1) AND (?2 IS NULL OR run_id = ?2)"
-      " AND (?3 IS NULL OR dtype = ?3) AND (?4 IS NULL OR op = ?4) ORDER BY id");
+  Statement st =
+      conn_.prepare(select_measurements(has_provenance()) +
+                    " WHERE (?1 IS NULL OR device_id = ?1) AND (?2 IS NULL OR run_id = ?2)"
+                    " AND (?3 IS NULL OR dtype = ?3) AND (?4 IS NULL OR op = ?4) ORDER BY id");
   st.bind(1, f.device_id).bind(2, f.run_id);
-  if (f.dtype) st.bind(3, dtype_name(*f.dtype)); else st.bind(3, nullptr);
-  if (f.op) st.bind(4, op_name(*f.op)); else st.bind(4, nullptr);
+  if (f.dtype) st.bind(3, dtype_name(*f.dtype));
+  else st.bind(3, nullptr);
+  if (f.op) st.bind(4, op_name(*f.op));
+  else st.bind(4, nullptr);
   while (st.step()) out.push_back(read_measurement_row(st));
   return out;
 }

@@ -93,8 +93,8 @@ class Database {
   /// winners of the other L2 mode stay. Intervals must not overlap, each winner must be of
   /// \p mode, and its evidence (and runner-up) an ok measurement of that device, dtype, op and
   /// L2 mode.
-  void replace_winners(std::int64_t device_id, DType dtype, Op op,
-                       std::span<const Winner> winners, L2Mode mode = L2Mode::cold);
+  void replace_winners(std::int64_t device_id, DType dtype, Op op, std::span<const Winner> winners,
+                       L2Mode mode = L2Mode::cold);
 
   // --- queries -------------------------------------------------------------------------------
 

@@ -185,7 +185,9 @@ class Reader {
     if (!m) fail(std::string("missing member \"") + key + "\"");
     return Reader(*m, file_, where_ + "." + key);
   }
-  Reader at(std::size_t i) const { return Reader(v_.as_array()[i], file_, where_ + "[" + std::to_string(i) + "]"); }
+  Reader at(std::size_t i) const {
+    return Reader(v_.as_array()[i], file_, where_ + "[" + std::to_string(i) + "]");
+  }
   std::size_t size() const {
     if (!v_.is_array()) fail("expected an array");
     return v_.as_array().size();
@@ -214,7 +216,9 @@ class Reader {
     if (!v_.is_bool()) fail("expected true or false");
     return v_.as_bool();
   }
-  std::optional<std::string> opt_str() const { return null() ? std::nullopt : std::optional(str()); }
+  std::optional<std::string> opt_str() const {
+    return null() ? std::nullopt : std::optional(str());
+  }
   std::optional<double> opt_num() const { return null() ? std::nullopt : std::optional(num()); }
   std::optional<int> opt_i32() const { return null() ? std::nullopt : std::optional(i32()); }
   /// A record read by its own JSON mapping (common/timing.hpp) from this object; a member it
@@ -394,8 +398,9 @@ Dataset read_dataset_in_tx(Database& db) {
     run.results.push_back(std::move(r));
   }
   for (auto& [uuid, b] : d.bench_runs)
-    std::sort(b.results.begin(), b.results.end(),
-              [](const auto& x, const auto& y) { return bench_result_order(x) < bench_result_order(y); });
+    std::sort(b.results.begin(), b.results.end(), [](const auto& x, const auto& y) {
+      return bench_result_order(x) < bench_result_order(y);
+    });
   return d;
 }
 }  // namespace
@@ -494,7 +499,8 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
       const Reader g = gpus.at(i);
       GpuRow row{g.at("uuid").str(), g.at("device").str()};
       if (row.uuid.empty()) g.at("uuid").fail("must not be empty");
-      if (!d.devices.count(row.device_key)) g.at("device").fail("no device '" + row.device_key + "'");
+      if (!d.devices.count(row.device_key))
+        g.at("device").fail("no device '" + row.device_key + "'");
       if (!d.gpus.insert(row).second) g.fail("duplicate GPU (uuid, device)");
     }
   }
@@ -515,12 +521,14 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
     row.info.l2_mode = r.at("l2_mode").parse(parse_l2_mode, "cold, warm");
     // Since schema version 5, in the same format version 1: older exports lack them.
     if (r.json().find("driver_version")) row.info.driver_version = r.at("driver_version").opt_i32();
-    if (r.json().find("runtime_version")) row.info.runtime_version = r.at("runtime_version").opt_i32();
+    if (r.json().find("runtime_version"))
+      row.info.runtime_version = r.at("runtime_version").opt_i32();
     if (r.json().find("config_text")) {
       row.info.config_text = r.at("config_text").opt_str();
       if (row.info.config_text && hex64(fnv1a64(*row.info.config_text)) != row.info.config_hash)
-        r.at("config_text").fail("hashes to " + hex64(fnv1a64(*row.info.config_text)) +
-                                 ", not to the run's config_hash " + row.info.config_hash);
+        r.at("config_text")
+            .fail("hashes to " + hex64(fnv1a64(*row.info.config_text)) +
+                  ", not to the run's config_hash " + row.info.config_hash);
     }
     const Reader att = r.at("attainable_gbps");
     if (!att.json().is_object()) att.fail("expected an object");
@@ -541,7 +549,8 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
     const Reader r = ms.at(i);
     MeasurementRow row;
     row.ref = {r.at("run").str(), r.at("seq").i64(1)};
-    if (!d.runs.count(row.ref.run_uuid)) r.at("run").fail("no run with uuid '" + row.ref.run_uuid + "'");
+    if (!d.runs.count(row.ref.run_uuid))
+      r.at("run").fail("no run with uuid '" + row.ref.run_uuid + "'");
     row.device_key = r.at("device").str();
     if (!d.devices.count(row.device_key)) r.at("device").fail("no device '" + row.device_key + "'");
     if (r.json().find("gpu")) {
@@ -571,7 +580,8 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
     m.outcome =
         r.at("outcome").parse(parse_outcome, "ok, incorrect, launch_failed, crashed, timeout");
     static_cast<Timing&>(m) = r.record(timing_from_json);
-    if (m.outcome == Outcome::ok && !m.median_us) r.at("median_us").fail("required when outcome is ok");
+    if (m.outcome == Outcome::ok && !m.median_us)
+      r.at("median_us").fail("required when outcome is ok");
     m.error = r.at("error").str();
     m.measured_at = r.at("measured_at").str();
     if (!d.measurements.emplace(row.ref, row).second) r.fail("duplicate (run, seq)");
@@ -601,15 +611,17 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
     if (r.json().find("l2_mode")) {
       w.l2_mode = r.at("l2_mode").parse(parse_l2_mode, "cold, warm");
       if (em.l2_mode != w.l2_mode)
-        r.at("measurement").fail(std::string("a ") + l2_mode_name(em.l2_mode) +
-                                 "-L2 measurement, but the winner is " + l2_mode_name(w.l2_mode));
+        r.at("measurement")
+            .fail(std::string("a ") + l2_mode_name(em.l2_mode) +
+                  "-L2 measurement, but the winner is " + l2_mode_name(w.l2_mode));
     } else {
       w.l2_mode = em.l2_mode;
     }
     w.runner_up_kernel_id = r.at("runner_up_kernel_id").opt_str();
     if (!r.at("runner_up_measurement").null()) {
       row.runner_up = read_ref(r.at("runner_up_measurement"));
-      if (!d.measurements.count(*row.runner_up)) r.at("runner_up_measurement").fail("no such measurement");
+      if (!d.measurements.count(*row.runner_up))
+        r.at("runner_up_measurement").fail("no such measurement");
     }
     w.driver_version = r.at("driver_version").i32(0);
     w.runtime_version = r.at("runtime_version").i32(0);
@@ -629,7 +641,8 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
       row.uuid = r.at("uuid").str();
       if (row.uuid.empty()) r.at("uuid").fail("must not be empty");
       row.device_key = r.at("device").str();
-      if (!d.devices.count(row.device_key)) r.at("device").fail("no device '" + row.device_key + "'");
+      if (!d.devices.count(row.device_key))
+        r.at("device").fail("no device '" + row.device_key + "'");
       row.info.tool_version = r.at("tool_version").str();
       row.info.manifest_hash = r.at("manifest_hash").str();
       row.info.host = r.at("host").str();
@@ -672,7 +685,8 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
         if (b.lookup_level && *b.lookup_level != "exact" && *b.lookup_level != "nearest" &&
             *b.lookup_level != "same_model" && *b.lookup_level != "default")
           x.at("lookup_level").fail("expected exact, nearest, same_model or default");
-        if (!x.at("winner_l2").null()) b.winner_l2 = x.at("winner_l2").parse(parse_l2_mode, "cold, warm");
+        if (!x.at("winner_l2").null())
+          b.winner_l2 = x.at("winner_l2").parse(parse_l2_mode, "cold, warm");
         b.measured_at = x.at("measured_at").str();
         if (!seen.insert(bench_result_order(b)).second)
           x.fail("a second result for this dtype, op, n and method");
@@ -743,9 +757,8 @@ std::vector<WinnerRow> resolve_winners(const std::vector<WinnerRow>& candidates,
                   m.median_us.value_or(std::numeric_limits<double>::infinity())});
   }
   // By n_lo, so a segment's candidates are a prefix.
-  std::sort(cs.begin(), cs.end(), [](const Candidate& a, const Candidate& b) {
-    return a.row->w.n_lo < b.row->w.n_lo;
-  });
+  std::sort(cs.begin(), cs.end(),
+            [](const Candidate& a, const Candidate& b) { return a.row->w.n_lo < b.row->w.n_lo; });
   auto faster = [](const Candidate& a, const Candidate& b) {
     return std::make_tuple(a.time_per_element, a.median, identity(*a.row)) <
            std::make_tuple(b.time_per_element, b.median, identity(*b.row));
@@ -781,7 +794,8 @@ std::vector<WinnerRow> resolve_winners(const std::vector<WinnerRow>& candidates,
       if (!best || identity(*c->row) < identity(*best->row)) best = c;
     }
     if (contested) ++conflicts;
-    if (!out.empty() && identity(out.back()) == identity(*best->row) && out.back().w.n_hi + 1 == lo) {
+    if (!out.empty() && identity(out.back()) == identity(*best->row) &&
+        out.back().w.n_hi + 1 == lo) {
       out.back().w.n_hi = hi;
       continue;
     }
@@ -960,7 +974,8 @@ void write_run_links(Connection& c, const RunRow& r, Ids& ids) {
     att.reset();
     att.bind_all(ids.run.at(r.uuid), ids.device.at(key), gbps).run();
   }
-  Statement src = c.prepare("INSERT OR IGNORE INTO run_sources (run_id, source_id) VALUES (?1, ?2)");
+  Statement src =
+      c.prepare("INSERT OR IGNORE INTO run_sources (run_id, source_id) VALUES (?1, ?2)");
   for (const auto& path : r.sources) {
     src.reset();
     src.bind_all(ids.run.at(r.uuid), ids.source.at(path)).run();
@@ -995,9 +1010,9 @@ void insert_winners(Connection& c, const std::vector<WinnerRow>& ws, const Ids& 
     st.reset();
     st.bind_all(ids.device.at(w.device_key), dtype_name(w.w.dtype), op_name(w.w.op),
                 l2_mode_name(w.w.l2_mode), static_cast<std::int64_t>(w.w.n_lo),
-                static_cast<std::int64_t>(w.w.n_hi),
-                w.w.kernel_id, ids.measurement.at(w.evidence), w.w.runner_up_kernel_id, runner_up,
-                w.w.driver_version, w.w.runtime_version, run, source)
+                static_cast<std::int64_t>(w.w.n_hi), w.w.kernel_id, ids.measurement.at(w.evidence),
+                w.w.runner_up_kernel_id, runner_up, w.w.driver_version, w.w.runtime_version, run,
+                source)
         .run();
   }
 }
@@ -1084,8 +1099,8 @@ MergeStats import_dataset(Database& db, const Dataset& incoming) {
     while (gp.step()) ids.gpu[{gp.column_text(0), gp.column_text(1)}] = gp.column_int(2);
     Statement rn = c.prepare("SELECT uuid, id FROM runs");
     while (rn.step()) ids.run[rn.column_text(0)] = rn.column_int(1);
-    Statement ms = c.prepare(
-        "SELECT r.uuid, m.seq, m.id FROM measurements m JOIN runs r ON r.id = m.run_id");
+    Statement ms =
+        c.prepare("SELECT r.uuid, m.seq, m.id FROM measurements m JOIN runs r ON r.id = m.run_id");
     while (ms.step()) ids.measurement[{ms.column_text(0), ms.column_int(1)}] = ms.column_int(2);
   }
   for (const auto& [path, s] : merged.sources)
@@ -1118,9 +1133,9 @@ MergeStats import_dataset(Database& db, const Dataset& incoming) {
     } else if (measurement_json(old->second).dump() != measurement_json(m).dump()) {
       // Same identity, other content (see merge_dataset): the fixed choice replaces the row in
       // place, keeping its id.
-      Statement st = c.prepare("UPDATE measurements SET device_id = ?3, gpu_id = ?4, " +
-                               measurement_columns.assignments(5) +
-                               " WHERE run_id = ?1 AND seq = ?2");
+      Statement st =
+          c.prepare("UPDATE measurements SET device_id = ?3, gpu_id = ?4, " +
+                    measurement_columns.assignments(5) + " WHERE run_id = ?1 AND seq = ?2");
       bind_measurement_row(st, m, ids);
       st.run();
     }
@@ -1151,7 +1166,8 @@ MergeStats import_dataset(Database& db, const Dataset& incoming) {
     if (old != existing.bench_runs.end()) {
       if (bench_run_json(old->second).dump() == bench_run_json(*b).dump()) continue;
       Statement del_r = c.prepare(
-          "DELETE FROM bench_results WHERE bench_run_id = (SELECT id FROM bench_runs WHERE uuid = ?1)");
+          "DELETE FROM bench_results WHERE bench_run_id = (SELECT id FROM bench_runs WHERE uuid = "
+          "?1)");
       del_r.bind_all(b->uuid).run();
       Statement del = c.prepare("DELETE FROM bench_runs WHERE uuid = ?1");
       del.bind_all(b->uuid).run();

@@ -88,7 +88,7 @@ struct Dataset {
   std::set<GpuRow> gpus;  // by uuid, then device key
   std::map<std::string, RunRow> runs;
   std::map<MeasurementRef, MeasurementRow> measurements;
-  std::vector<WinnerRow> winners;  // sorted by device key, dtype, op, L2 mode, n_lo
+  std::vector<WinnerRow> winners;                 // sorted by device key, dtype, op, L2 mode, n_lo
   std::map<std::string, BenchRunRow> bench_runs;  // by uuid
 };
 
@@ -99,7 +99,7 @@ struct MergeStats {
   std::int64_t measurement_conflicts = 0;  // same (run, seq) with different content
   std::int64_t winner_conflicts = 0;       // sizes claimed by several winners, decided by rule
   std::int64_t bench_runs_added = 0;
-  std::int64_t bench_run_conflicts = 0;    // same uuid, both ended, different content
+  std::int64_t bench_run_conflicts = 0;  // same uuid, both ended, different content
 };
 
 /// Everything in \p db, read in one transaction.
@@ -115,9 +115,10 @@ Dataset dataset_from_json(const Json& doc, const std::filesystem::path& file);
 void add_provenance(Dataset& d, const std::string& path, const std::string& kind);
 
 /// Unions \p from into \p into: devices by fingerprint, GPUs by (uuid, device), runs by uuid,
-/// measurements by (run, seq), sources by path (commutative and associative); the winners of every (device, dtype, op, L2
-/// mode) that \p from has are decided over both sides' winners by resolve_winners (commutative;
-/// merge_files decides once over all its inputs, so any order of its inputs gives the same file).
+/// measurements by (run, seq), sources by path (commutative and associative); the winners of every
+/// (device, dtype, op, L2 mode) that \p from has are decided over both sides' winners by
+/// resolve_winners (commutative; merge_files decides once over all its inputs, so any order of its
+/// inputs gives the same file).
 void merge_dataset(Dataset& into, const Dataset& from, MergeStats& stats);
 
 /// The noise band of the merge rule: the tuner's tie rule (docs/tuning.md) applied to the

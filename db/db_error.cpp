@@ -38,11 +38,16 @@ int exit_code_for(Problem p) noexcept {
     case Problem::foreign:
     case Problem::corrupt:
       return exit_code::db_unusable;
-    case Problem::too_new: return exit_code::db_too_new;
-    case Problem::too_old: return exit_code::db_needs_migration;
-    case Problem::readonly: return exit_code::db_readonly;
-    case Problem::busy: return exit_code::db_busy;
-    case Problem::exists: return exit_code::usage;
+    case Problem::too_new:
+      return exit_code::db_too_new;
+    case Problem::too_old:
+      return exit_code::db_needs_migration;
+    case Problem::readonly:
+      return exit_code::db_readonly;
+    case Problem::busy:
+      return exit_code::db_busy;
+    case Problem::exists:
+      return exit_code::usage;
     case Problem::invalid_data:
     case Problem::io:
       return exit_code::failure;

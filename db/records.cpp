@@ -8,7 +8,8 @@ namespace tunedreduce::db {
 
 namespace {
 template <class E, std::size_t N>
-std::optional<E> parse_name(std::string_view s, const E (&all)[N], const char* (*name)(E) noexcept) {
+std::optional<E> parse_name(std::string_view s, const E (&all)[N],
+                            const char* (*name)(E) noexcept) {
   for (E e : all)
     if (s == name(e)) return e;
   return std::nullopt;
@@ -22,21 +23,30 @@ constexpr L2Mode all_l2_modes[] = {L2Mode::cold, L2Mode::warm};
 
 const char* run_status_name(RunStatus s) noexcept {
   switch (s) {
-    case RunStatus::running: return "running";
-    case RunStatus::finished: return "finished";
-    case RunStatus::interrupted: return "interrupted";
-    case RunStatus::failed: return "failed";
+    case RunStatus::running:
+      return "running";
+    case RunStatus::finished:
+      return "finished";
+    case RunStatus::interrupted:
+      return "interrupted";
+    case RunStatus::failed:
+      return "failed";
   }
   return "?";
 }
 
 const char* outcome_name(Outcome o) noexcept {
   switch (o) {
-    case Outcome::ok: return "ok";
-    case Outcome::incorrect: return "incorrect";
-    case Outcome::launch_failed: return "launch_failed";
-    case Outcome::crashed: return "crashed";
-    case Outcome::timeout: return "timeout";
+    case Outcome::ok:
+      return "ok";
+    case Outcome::incorrect:
+      return "incorrect";
+    case Outcome::launch_failed:
+      return "launch_failed";
+    case Outcome::crashed:
+      return "crashed";
+    case Outcome::timeout:
+      return "timeout";
   }
   return "?";
 }

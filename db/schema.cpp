@@ -172,10 +172,11 @@ void migrate_0_to_1(Connection& conn) {
 }
 
 // Version 2 allows the finish 'packed' in measurements. Loosening a CHECK constraint changes no
-// stored row, so this uses SQLite's documented procedure for it (https://sqlite.org/lang_altertable.html,
-// "Making Other Kinds Of Table Schema Changes"): edit the table's CREATE statement in
-// sqlite_schema under writable_schema, bump schema_version, check. Rebuilding the table instead
-// would need foreign keys off, which cannot change inside the migration's transaction.
+// stored row, so this uses SQLite's documented procedure for it
+// (https://sqlite.org/lang_altertable.html, "Making Other Kinds Of Table Schema Changes"): edit the
+// table's CREATE statement in sqlite_schema under writable_schema, bump schema_version, check.
+// Rebuilding the table instead would need foreign keys off, which cannot change inside the
+// migration's transaction.
 constexpr const char* v1_finish_check = "CHECK (finish IN ('two_pass', 'single_pass'))";
 constexpr const char* v2_finish_check = "CHECK (finish IN ('two_pass', 'single_pass', 'packed'))";
 
@@ -194,8 +195,9 @@ void migrate_1_to_2(Connection& conn) {
   conn.exec("PRAGMA writable_schema = OFF");
   if (changed != 1)
     throw DbError(Problem::io, conn.path(),
-                  quoted(conn.path()) + ": cannot migrate to schema version 2: the measurements "
-                                        "table does not have version 1's finish constraint");
+                  quoted(conn.path()) +
+                      ": cannot migrate to schema version 2: the measurements "
+                      "table does not have version 1's finish constraint");
   if (conn.query_int("SELECT count(*) FROM pragma_quick_check WHERE quick_check <> 'ok'") != 0)
     throw DbError(Problem::io, conn.path(),
                   quoted(conn.path()) + ": quick_check failed after migrating to schema version 2");

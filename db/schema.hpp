@@ -31,9 +31,9 @@ inline constexpr int oldest_readable_version = 3;
 /// only adds tables or nullable columns keeps it; one that changes meaning raises it. Version 2
 /// raised it to 2: a version-1 reader does not know the finish 'packed'. Version 3 raised it to 3:
 /// a file may hold a cold and a warm winner for the same sizes, which a version-2 reader, blind to
-/// the mode, would take for two overlapping winners of one (device, dtype, op). Version 4 only added
-/// tables, and keeps it: a version-3 reader reads a version-4 file without its bench runs. Version
-/// 5 only added a table and nullable columns, and keeps it too.
+/// the mode, would take for two overlapping winners of one (device, dtype, op). Version 4 only
+/// added tables, and keeps it: a version-3 reader reads a version-4 file without its bench runs.
+/// Version 5 only added a table and nullable columns, and keeps it too.
 inline constexpr int min_reader_version = 3;
 
 /// What a database file says about itself, read without touching any table but meta.

@@ -36,8 +36,7 @@ SnapshotEntry read_entry(const Statement& st, const std::filesystem::path& path)
   e.op = *o;
   e.l2_mode = *m;
   const std::int64_t lo = st.column_int(3), hi = st.column_int(4);
-  if (lo < 0 || lo > hi)
-    throw corrupt(fmt::format("the interval [{}, {}]", lo, hi));
+  if (lo < 0 || lo > hi) throw corrupt(fmt::format("the interval [{}, {}]", lo, hi));
   e.n_lo = static_cast<std::uint64_t>(lo);
   e.n_hi = static_cast<std::uint64_t>(hi);
   e.kernel_id = st.column_text(5);
@@ -57,9 +56,9 @@ constexpr const char* entry_select =
 }  // namespace
 
 WinnerTables load_device_winners(Database& db, std::string_view device_key) {
-  Statement st = db.connection().prepare(
-      std::string(entry_select) +
-      "WHERE d.fingerprint = ?1 ORDER BY w.dtype, w.op, w.l2_mode, w.n_lo");
+  Statement st =
+      db.connection().prepare(std::string(entry_select) +
+                              "WHERE d.fingerprint = ?1 ORDER BY w.dtype, w.op, w.l2_mode, w.n_lo");
   st.bind(1, device_key);
   std::vector<SnapshotEntry> rows;
   while (st.step()) rows.push_back(read_entry(st, db.path()));

@@ -37,8 +37,8 @@ Statement& Statement::bind(int index, double v) {
   return *this;
 }
 Statement& Statement::bind(int index, std::string_view v) {
-  check_bind(*conn_, sqlite3_bind_text64(stmt_, index, v.data(), v.size(), SQLITE_TRANSIENT,
-                                         SQLITE_UTF8));
+  check_bind(*conn_,
+             sqlite3_bind_text64(stmt_, index, v.data(), v.size(), SQLITE_TRANSIENT, SQLITE_UTF8));
   return *this;
 }
 

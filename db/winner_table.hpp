@@ -20,9 +20,9 @@ struct SnapshotEntry {
   L2Mode l2_mode = L2Mode::cold;  // the L2 state the winner was tuned for (its evidence's)
   std::uint64_t n_lo = 0, n_hi = 0;
   std::string kernel_id;
-  int driver_version = 0;   // at tuning time
+  int driver_version = 0;  // at tuning time
   int runtime_version = 0;
-  double median_us = 0;     // the winning measurement
+  double median_us = 0;  // the winning measurement
 
   /// Tuned under another driver or CUDA runtime: still valid, but worth retuning.
   bool stale(int driver, int runtime) const {

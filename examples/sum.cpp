@@ -47,8 +47,8 @@ int main() {
     tunedreduce::sum(d_in, d_out, n);  // on the default stream; no synchronisation inside
     float result = 0;
     cudaMemcpy(&result, d_out, sizeof(float), cudaMemcpyDeviceToHost);
-    std::printf("sum of %llu floats: %.1f (expected %.1f)\n",
-                static_cast<unsigned long long>(n), result, expected);
+    std::printf("sum of %llu floats: %.1f (expected %.1f)\n", static_cast<unsigned long long>(n),
+                result, expected);
   } catch (const tunedreduce::ReduceError& e) {
     std::fprintf(stderr, "tunedreduce: %s\n", e.what());
     return 1;

@@ -45,7 +45,8 @@ DeviceLimits query_device_limits(int ordinal) {
   d.max_threads_per_block = attribute(cudaDevAttrMaxThreadsPerBlock, ordinal);
   d.max_threads_per_sm = attribute(cudaDevAttrMaxThreadsPerMultiProcessor, ordinal);
   d.max_blocks_per_sm = attribute(cudaDevAttrMaxBlocksPerMultiprocessor, ordinal);
-  d.smem_per_block = static_cast<std::size_t>(attribute(cudaDevAttrMaxSharedMemoryPerBlock, ordinal));
+  d.smem_per_block =
+      static_cast<std::size_t>(attribute(cudaDevAttrMaxSharedMemoryPerBlock, ordinal));
   d.smem_per_block_optin =
       static_cast<std::size_t>(attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, ordinal));
   return d;

@@ -40,7 +40,8 @@ struct Dispatch {
     }
     int blocks = 0;
     if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, reduce_kernel_v<P>, P.block,
-                                                      geometry::dynamic_smem_bytes(P)) != cudaSuccess ||
+                                                      geometry::dynamic_smem_bytes(P)) !=
+            cudaSuccess ||
         blocks <= 0) {
       (void)cudaGetLastError();  // not sticky; fall back to the thread limit
       blocks = geometry::estimated_resident_blocks(P, dev);
@@ -82,8 +83,8 @@ struct Dispatch {
         if (cudaError_t e = cudaMemsetAsync(base, 0, used, a.stream); e != cudaSuccess) return e;
       }
     }
-    reduce_kernel_v<P><<<static_cast<unsigned>(grid), P.block, geometry::dynamic_smem_bytes(P),
-                         a.stream>>>(args);
+    reduce_kernel_v<P>
+        <<<static_cast<unsigned>(grid), P.block, geometry::dynamic_smem_bytes(P), a.stream>>>(args);
     if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
     if constexpr (P.finish == Finish::two_pass) {
       if (grid > 1) {

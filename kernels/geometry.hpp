@@ -66,9 +66,9 @@ constexpr std::uint64_t grid_size(const KernelParams& p, std::uint64_t n, const 
   const std::uint64_t chunks = (n + chunk - 1) / chunk;
   std::uint64_t cap = max_seed_grid;
   if (has_persistent_grid(p.family))
-    cap = std::uint64_t(std::max(resident_blocks_per_sm, 1)) * std::uint64_t(std::max(dev.sm_count, 1));
-  else if (p.family == Family::tiled || p.family == Family::streaming)
-    cap = max_tile_grid;
+    cap = std::uint64_t(std::max(resident_blocks_per_sm, 1)) *
+          std::uint64_t(std::max(dev.sm_count, 1));
+  else if (p.family == Family::tiled || p.family == Family::streaming) cap = max_tile_grid;
   if (p.finish == Finish::packed) cap = std::min(cap, max_tile_grid);
   return std::max<std::uint64_t>(1, std::min(chunks, cap));
 }

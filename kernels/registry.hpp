@@ -44,11 +44,12 @@ enum class Finish : std::uint8_t {
                 // the ticket; the last block's atomic returns the sum
 };
 
-inline constexpr Family all_families[] = {
-    Family::neighbored,   Family::neighbored_less, Family::interleaved,
-    Family::unroll,       Family::unroll_warps,    Family::complete_unroll,
-    Family::smem,         Family::warp_shuffle,    Family::vectorized,
-    Family::tiled,        Family::streaming,       Family::single_tile};
+inline constexpr Family all_families[] = {Family::neighbored,   Family::neighbored_less,
+                                          Family::interleaved,  Family::unroll,
+                                          Family::unroll_warps, Family::complete_unroll,
+                                          Family::smem,         Family::warp_shuffle,
+                                          Family::vectorized,   Family::tiled,
+                                          Family::streaming,    Family::single_tile};
 
 inline constexpr Finish all_finishes[] = {Finish::two_pass, Finish::single_pass, Finish::packed};
 
@@ -82,8 +83,8 @@ constexpr bool has_persistent_grid(Family f) {
 struct KernelParams {
   Family family{};
   int block = 0;   // threads per block, 64..1024
-  int unroll = 1;  // elements (16-byte vectors for vectorized/tiled/streaming/single_tile) per thread per step; 1 where
-                   // the family has no unroll factor
+  int unroll = 1;  // elements (16-byte vectors for vectorized/tiled/streaming/single_tile) per
+                   // thread per step; 1 where the family has no unroll factor
   SmemMode smem = SmemMode::none;
   Finish finish = Finish::two_pass;
   DType dtype{};
@@ -108,7 +109,7 @@ struct DeviceLimits {
   int max_threads_per_block = 1024;
   int max_threads_per_sm = 2048;
   int max_blocks_per_sm = 32;
-  std::size_t smem_per_block = 48 * 1024;        // without opt-in
+  std::size_t smem_per_block = 48 * 1024;  // without opt-in
   std::size_t smem_per_block_optin = 227 * 1024;
 };
 

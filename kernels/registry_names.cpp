@@ -63,8 +63,8 @@ std::optional<KernelParams> parse_id(std::string_view id) {
   auto fam = parse_family(parts[0]);
   if (!fam) return std::nullopt;
   p.family = *fam;
-  std::size_t expected = 5 + (family_has_unroll(p.family) ? 1 : 0) +
-                         (family_has_smem_mode(p.family) ? 1 : 0);
+  std::size_t expected =
+      5 + (family_has_unroll(p.family) ? 1 : 0) + (family_has_smem_mode(p.family) ? 1 : 0);
   if (parts.size() != expected) return std::nullopt;
   std::size_t i = 1;
   auto block = parse_prefixed_int(parts[i++], 'b');

@@ -30,7 +30,8 @@ const Nvml& nvml() {
     n.init = reinterpret_cast<int (*)()>(dlsym(h, "nvmlInit_v2"));
     n.by_pci = reinterpret_cast<int (*)(const char*, nvml_device*)>(
         dlsym(h, "nvmlDeviceGetHandleByPciBusId_v2"));
-    n.clock = reinterpret_cast<int (*)(nvml_device, int, unsigned*)>(dlsym(h, "nvmlDeviceGetClockInfo"));
+    n.clock =
+        reinterpret_cast<int (*)(nvml_device, int, unsigned*)>(dlsym(h, "nvmlDeviceGetClockInfo"));
     n.ok = n.init && n.by_pci && n.clock && n.init() == 0;
     return n;
   }();

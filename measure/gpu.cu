@@ -40,7 +40,8 @@ __global__ void read_kernel(const uint4* __restrict__ p, std::uint64_t nvec, uns
   for (; i + 3 * stride < nvec; i += 4 * stride) {
     const uint4 a = __ldg(p + i), b = __ldg(p + i + stride), c = __ldg(p + i + 2 * stride),
                 d = __ldg(p + i + 3 * stride);
-    acc ^= a.x ^ a.y ^ a.z ^ a.w ^ b.x ^ b.y ^ b.z ^ b.w ^ c.x ^ c.y ^ c.z ^ c.w ^ d.x ^ d.y ^ d.z ^ d.w;
+    acc ^= a.x ^ a.y ^ a.z ^ a.w ^ b.x ^ b.y ^ b.z ^ b.w ^ c.x ^ c.y ^ c.z ^ c.w ^ d.x ^ d.y ^ d.z ^
+           d.w;
   }
   for (; i < nvec; i += stride) {
     const uint4 a = __ldg(p + i);
@@ -59,16 +60,27 @@ void launch_fill(void* p, std::uint64_t n, std::uint64_t seed, int sms, cudaStre
 cudaError_t fill_input(DType d, void* p, std::uint64_t n, std::uint64_t seed, int sm_count,
                        cudaStream_t stream) {
   switch (d) {
-    case DType::i32: launch_fill<std::int32_t>(p, n, seed, sm_count, stream); break;
-    case DType::u32: launch_fill<std::uint32_t>(p, n, seed, sm_count, stream); break;
-    case DType::i64: launch_fill<std::int64_t>(p, n, seed, sm_count, stream); break;
-    case DType::u64: launch_fill<std::uint64_t>(p, n, seed, sm_count, stream); break;
-    case DType::f32: launch_fill<float>(p, n, seed, sm_count, stream); break;
-    case DType::f64: launch_fill<double>(p, n, seed, sm_count, stream); break;
+    case DType::i32:
+      launch_fill<std::int32_t>(p, n, seed, sm_count, stream);
+      break;
+    case DType::u32:
+      launch_fill<std::uint32_t>(p, n, seed, sm_count, stream);
+      break;
+    case DType::i64:
+      launch_fill<std::int64_t>(p, n, seed, sm_count, stream);
+      break;
+    case DType::u64:
+      launch_fill<std::uint64_t>(p, n, seed, sm_count, stream);
+      break;
+    case DType::f32:
+      launch_fill<float>(p, n, seed, sm_count, stream);
+      break;
+    case DType::f64:
+      launch_fill<double>(p, n, seed, sm_count, stream);
+      break;
   }
   return cudaGetLastError();
 }
-
 
 std::string cuda_error_text(cudaError_t e) {
   return std::string(cudaGetErrorName(e)) + " (" + cudaGetErrorString(e) + ")";
@@ -92,7 +104,8 @@ double measure_attainable_read_gbps(int sm_count, void* flush, std::size_t flush
   check(cudaMalloc(&sink, sizeof(unsigned)), "cudaMalloc(sink)");
   check(cudaMemsetAsync(buf, 0x5b, bytes, stream), "cudaMemset(bandwidth buffer)");
   int blocks_per_sm = 0;
-  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, read_kernel, 512, 0), "occupancy");
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, read_kernel, 512, 0),
+        "occupancy");
   const unsigned grid = static_cast<unsigned>(std::max(1, blocks_per_sm) * sm_count);
   std::vector<double> gbps;
   for (int rep = 0; rep < 12; ++rep) {

@@ -58,14 +58,14 @@ Partial<T> fold_range(Op op, std::uint64_t seed, std::uint64_t begin, std::uint6
 
 template <class T>
 Reference reference_of(DType dtype, Op op, std::uint64_t seed, std::uint64_t n) {
-  const unsigned threads = std::max(1u, std::min<unsigned>(32, std::thread::hardware_concurrency()));
+  const unsigned threads =
+      std::max(1u, std::min<unsigned>(32, std::thread::hardware_concurrency()));
   const unsigned parts = n < (1u << 16) ? 1 : threads;
   std::vector<Partial<T>> partial(parts);
   std::vector<std::thread> pool;
   for (unsigned t = 0; t < parts; ++t)
-    pool.emplace_back([&, t] {
-      partial[t] = fold_range<T>(op, seed, n * t / parts, n * (t + 1) / parts);
-    });
+    pool.emplace_back(
+        [&, t] { partial[t] = fold_range<T>(op, seed, n * t / parts, n * (t + 1) / parts); });
   for (auto& th : pool) th.join();
   Reference r;
   r.dtype = dtype;
@@ -86,7 +86,8 @@ Reference reference_of(DType dtype, Op op, std::uint64_t seed, std::uint64_t n) 
     }
   } else {
     value = op == Op::min ? min_identity<T>() : max_identity<T>();
-    for (auto& p : partial) value = op == Op::min ? std::min(value, p.value) : std::max(value, p.value);
+    for (auto& p : partial)
+      value = op == Op::min ? std::min(value, p.value) : std::max(value, p.value);
   }
   std::memcpy(r.bits, &value, sizeof(T));
   return r;
@@ -106,8 +107,8 @@ std::string verify_as(const Reference& ref, const void* got_bytes) {
       const long double diff = std::fabs(static_cast<long double>(got) - ref.fp_sum);
       if (std::isfinite(got) && diff <= bound) return {};
       msg << "result " << got << " differs from the reference " << static_cast<double>(ref.fp_sum)
-          << " by " << static_cast<double>(diff) << ", more than n*eps*sum|x| = "
-          << static_cast<double>(bound);
+          << " by " << static_cast<double>(diff)
+          << ", more than n*eps*sum|x| = " << static_cast<double>(bound);
       return msg.str();
     }
   }
@@ -125,24 +126,36 @@ std::uint64_t data_seed(std::uint64_t run_seed, DType dtype) {
 
 Reference compute_reference(DType dtype, Op op, std::uint64_t seed, std::uint64_t n) {
   switch (dtype) {
-    case DType::i32: return reference_of<std::int32_t>(dtype, op, seed, n);
-    case DType::u32: return reference_of<std::uint32_t>(dtype, op, seed, n);
-    case DType::i64: return reference_of<std::int64_t>(dtype, op, seed, n);
-    case DType::u64: return reference_of<std::uint64_t>(dtype, op, seed, n);
-    case DType::f32: return reference_of<float>(dtype, op, seed, n);
-    case DType::f64: return reference_of<double>(dtype, op, seed, n);
+    case DType::i32:
+      return reference_of<std::int32_t>(dtype, op, seed, n);
+    case DType::u32:
+      return reference_of<std::uint32_t>(dtype, op, seed, n);
+    case DType::i64:
+      return reference_of<std::int64_t>(dtype, op, seed, n);
+    case DType::u64:
+      return reference_of<std::uint64_t>(dtype, op, seed, n);
+    case DType::f32:
+      return reference_of<float>(dtype, op, seed, n);
+    case DType::f64:
+      return reference_of<double>(dtype, op, seed, n);
   }
   return {};
 }
 
 std::string verify(const Reference& ref, const void* got) {
   switch (ref.dtype) {
-    case DType::i32: return verify_as<std::int32_t>(ref, got);
-    case DType::u32: return verify_as<std::uint32_t>(ref, got);
-    case DType::i64: return verify_as<std::int64_t>(ref, got);
-    case DType::u64: return verify_as<std::uint64_t>(ref, got);
-    case DType::f32: return verify_as<float>(ref, got);
-    case DType::f64: return verify_as<double>(ref, got);
+    case DType::i32:
+      return verify_as<std::int32_t>(ref, got);
+    case DType::u32:
+      return verify_as<std::uint32_t>(ref, got);
+    case DType::i64:
+      return verify_as<std::int64_t>(ref, got);
+    case DType::u64:
+      return verify_as<std::uint64_t>(ref, got);
+    case DType::f32:
+      return verify_as<float>(ref, got);
+    case DType::f64:
+      return verify_as<double>(ref, got);
   }
   return "unknown element type";
 }

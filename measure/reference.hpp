@@ -1,6 +1,6 @@
 #pragma once
-// Host references for the measured data (measure/datagen.hpp), computed by regenerating the values on
-// several threads: no copy of the input is needed. Integer sums are exact modulo 2^bits,
+// Host references for the measured data (measure/datagen.hpp), computed by regenerating the values
+// on several threads: no copy of the input is needed. Integer sums are exact modulo 2^bits,
 // floating-point sums are carried in long double together with sum|x|, min and max are exact.
 
 #include <cstdint>

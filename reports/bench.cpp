@@ -43,8 +43,9 @@ Cell time_cell(const BenchPoint& p, BenchMethod m) {
   const db::BenchResultRecord* r = p.get(m);
   if (!r) return Cell::none();
   if (!r->verified) return Cell::none("failed").with_detail(r->error);
-  return Cell::number(*r->median_us, 2).with_detail(std::string(method_label(m)) + ": " +
-                                                    spread_detail(r->p10_us, r->p90_us, r->repeats));
+  return Cell::number(*r->median_us, 2)
+      .with_detail(std::string(method_label(m)) + ": " +
+                   spread_detail(r->p10_us, r->p90_us, r->repeats));
 }
 
 Cell spread_cell(const BenchPoint& p, BenchMethod m) {
@@ -64,8 +65,8 @@ Cell verdict_cell(const std::optional<Comparison>& c) {
 std::string run_text(const db::BenchRunRecord& run) {
   return fmt::format(
       "bench run {} of {} (tunedreduce {}, {}, {} timed runs per call, {}; the library read {})",
-      run.uuid.substr(0, 8), run.started_at, run.info.tool_version, run.info.host,
-      run.info.repeats, db::run_status_name(run.status),
+      run.uuid.substr(0, 8), run.started_at, run.info.tool_version, run.info.host, run.info.repeats,
+      db::run_status_name(run.status),
       run.info.library_database.empty() ? std::string("no database")
                                         : "'" + run.info.library_database + "'");
 }
@@ -81,7 +82,7 @@ std::optional<Comparison> compare_bench(const BenchPoint& p, BenchMethod m, Benc
   c.speedup = *b / *x;
   c.tolerance = noise_tolerance(rx->median_us, rx->p10_us, rx->p90_us, rx->repeats, rb->median_us,
                                 rb->p10_us, rb->p90_us, rb->repeats);
-  c.verdict = c.speedup > 1 + c.tolerance       ? Verdict::faster
+  c.verdict = c.speedup > 1 + c.tolerance         ? Verdict::faster
               : c.speedup < 1 / (1 + c.tolerance) ? Verdict::slower
                                                   : Verdict::tie;
   return c;
@@ -97,10 +98,13 @@ const char* verdict_name(Verdict v) {
 Cell speedup_cell(const BenchPoint& p, BenchMethod m, BenchMethod base, bool with_verdict) {
   const auto c = compare_bench(p, m, base);
   const db::BenchResultRecord* r = p.get(m);
-  if (!c) return Cell::none(r && !r->verified ? "failed" : "").with_detail(r && !r->verified ? r->error : "");
+  if (!c)
+    return Cell::none(r && !r->verified ? "failed" : "")
+        .with_detail(r && !r->verified ? r->error : "");
   const db::BenchResultRecord* b = p.get(base);
   Cell cell = Cell::number(c->speedup, 3);
-  cell.text = ratio_text(c->speedup) + (with_verdict ? std::string(" ") + verdict_name(c->verdict) : "");
+  cell.text =
+      ratio_text(c->speedup) + (with_verdict ? std::string(" ") + verdict_name(c->verdict) : "");
   std::string detail = fmt::format(
       "{}: {} {} µs over the {} call's {} µs ({}); a difference counts beyond ±{} % (two standard "
       "errors of the medians' difference, at least 0.5 %)",
@@ -120,11 +124,12 @@ void add_bench_cells(const BenchPoint* p, std::vector<Cell>& row) {
   }
   const db::BenchResultRecord* cub = p->get(BenchMethod::cub);
   if (p->median(BenchMethod::cub))
-    row.push_back(Cell::number(*cub->median_us, 2).with_detail(
-        "cub::DeviceReduce: " + spread_detail(cub->p10_us, cub->p90_us, cub->repeats) +
-        "; bench run " + p->run->uuid.substr(0, 8) + " of " + p->run->started_at));
-  else
-    row.push_back(Cell::none(cub ? "failed" : "").with_detail(cub ? cub->error : std::string()));
+    row.push_back(
+        Cell::number(*cub->median_us, 2)
+            .with_detail(
+                "cub::DeviceReduce: " + spread_detail(cub->p10_us, cub->p90_us, cub->repeats) +
+                "; bench run " + p->run->uuid.substr(0, 8) + " of " + p->run->started_at));
+  else row.push_back(Cell::none(cub ? "failed" : "").with_detail(cub ? cub->error : std::string()));
   row.push_back(speedup_cell(*p, BenchMethod::cached, BenchMethod::cub, false));
   row.push_back(speedup_cell(*p, BenchMethod::two_phase, BenchMethod::cub, false));
 }
@@ -177,7 +182,8 @@ void build_bench(const Data& d, const ReportOptions& o, Report& r) {
     const auto& dev = d.device(key.device);
     Section s;
     s.table = "bench";
-    s.title = d.full_label(key.device) + " · " + key_text(key.dtype, key.op) + " · " + l2_title(key.l2);
+    s.title =
+        d.full_label(key.device) + " · " + key_text(key.dtype, key.op) + " · " + l2_title(key.l2);
     add_device_key(d, key.device, s);
     s.key.emplace_back("dtype", dtype_name(key.dtype));
     s.key.emplace_back("op", op_name(key.op));
@@ -202,7 +208,8 @@ void build_bench(const Data& d, const ReportOptions& o, Report& r) {
                  col("bench_run", "bench run", false, {}, Show::machines)};
     for (std::size_t i : {9u, 10u}) s.columns[i].hide_if_empty = true;
 
-    LineChart us = us_view("Median µs against n (log scale): the library's two calls, CUB and Thrust");
+    LineChart us =
+        us_view("Median µs against n (log scale): the library's two calls, CUB and Thrust");
     LineChart up =
         speedup_view("CUB's median over each of the library's calls (above 1: faster than CUB)");
     LineChart gbps = gbps_view(d, key.device, "GB/s against n (input bytes / median)");
@@ -215,8 +222,8 @@ void build_bench(const Data& d, const ReportOptions& o, Report& r) {
     for (const auto& [n, p] : points) {
       runs.insert(p.run);
       runs_shown.insert(p.run->id);
-      const db::BenchResultRecord* tuned = p.get(BenchMethod::cached) ? p.get(BenchMethod::cached)
-                                                                       : p.get(BenchMethod::two_phase);
+      const db::BenchResultRecord* tuned =
+          p.get(BenchMethod::cached) ? p.get(BenchMethod::cached) : p.get(BenchMethod::two_phase);
       std::vector<Cell> row{Cell::count(n)};
       row.push_back(tuned && tuned->kernel_id ? Cell::str(*tuned->kernel_id) : Cell::none());
       row.push_back(tuned && tuned->lookup_level
@@ -225,8 +232,8 @@ void build_bench(const Data& d, const ReportOptions& o, Report& r) {
                                          ? std::string(", ") + db::l2_mode_name(*tuned->winner_l2)
                                          : std::string()))
                         : Cell::none());
-      for (BenchMethod m : {BenchMethod::cached, BenchMethod::two_phase, BenchMethod::cub,
-                            BenchMethod::thrust}) {
+      for (BenchMethod m :
+           {BenchMethod::cached, BenchMethod::two_phase, BenchMethod::cub, BenchMethod::thrust}) {
         row.push_back(time_cell(p, m));
         row.push_back(spread_cell(p, m));
       }
@@ -243,25 +250,26 @@ void build_bench(const Data& d, const ReportOptions& o, Report& r) {
         }
       }
       const auto cached = p.median(BenchMethod::cached);
-      row.push_back(Cell::number(
-          cached ? std::optional<double>(static_cast<double>(n) * dtype_size(key.dtype) / (*cached * 1e3))
-                 : std::nullopt,
-          1));
+      row.push_back(
+          Cell::number(cached ? std::optional<double>(static_cast<double>(n) *
+                                                      dtype_size(key.dtype) / (*cached * 1e3))
+                              : std::nullopt,
+                       1));
       row.push_back(Cell::str(p.run->uuid));
       s.rows.push_back(std::move(row));
 
-      for (BenchMethod m : {BenchMethod::cached, BenchMethod::two_phase, BenchMethod::cub,
-                            BenchMethod::thrust}) {
+      for (BenchMethod m :
+           {BenchMethod::cached, BenchMethod::two_phase, BenchMethod::cub, BenchMethod::thrust}) {
         const auto med = p.median(m);
         if (!med) continue;
         const db::BenchResultRecord* res = p.get(m);
-        const std::string label =
-            (res->kernel_id ? *res->kernel_id + ", " : std::string()) +
-            spread_detail(res->p10_us, res->p90_us, res->repeats);
+        const std::string label = (res->kernel_id ? *res->kernel_id + ", " : std::string()) +
+                                  spread_detail(res->p10_us, res->p90_us, res->repeats);
         auto& us_s = us_series[m];
         us_s.points.push_back({n, *med, label});
         auto& g_s = gbps_series[m];
-        g_s.points.push_back({n, static_cast<double>(n) * dtype_size(key.dtype) / (*med * 1e3), label});
+        g_s.points.push_back(
+            {n, static_cast<double>(n) * dtype_size(key.dtype) / (*med * 1e3), label});
         // Thrust (its allocation and result copy included) is far off at small sizes: it stays in
         // the µs view and the table, so that this view shows what the library's calls gain.
         if (db::is_tuned(m))
@@ -271,8 +279,8 @@ void build_bench(const Data& d, const ReportOptions& o, Report& r) {
                                                        fixed(100 * c->tolerance, 1))});
       }
     }
-    for (BenchMethod m : {BenchMethod::cached, BenchMethod::two_phase, BenchMethod::cub,
-                          BenchMethod::thrust}) {
+    for (BenchMethod m :
+         {BenchMethod::cached, BenchMethod::two_phase, BenchMethod::cub, BenchMethod::thrust}) {
       for (auto* chart : {&us, &gbps}) {
         auto& series = chart == &us ? us_series : gbps_series;
         if (!series.count(m)) continue;
@@ -303,10 +311,11 @@ void build_bench(const Data& d, const ReportOptions& o, Report& r) {
                            Cell::count(points.begin()->first),
                            Cell::count(points.rbegin()->first)};
     for (int i = 0; i < 2; ++i) {
-      srow.push_back(with_up[i] ? Cell::str(fmt::format("{} / {} / {}", counts[i][0],
-                                                        counts[i][1], counts[i][2]))
+      srow.push_back(with_up[i] ? Cell::str(fmt::format("{} / {} / {}", counts[i][0], counts[i][1],
+                                                        counts[i][2]))
                                 : Cell::none());
-      for (int v = 0; v < 3; ++v) srow.push_back(with_up[i] ? Cell::integer(counts[i][v]) : Cell::none());
+      for (int v = 0; v < 3; ++v)
+        srow.push_back(with_up[i] ? Cell::integer(counts[i][v]) : Cell::none());
       if (with_up[i]) {
         const double g = std::exp(log_sum[i] / with_up[i]);
         Cell c = Cell::number(g, 3);
@@ -325,8 +334,9 @@ void build_bench(const Data& d, const ReportOptions& o, Report& r) {
   }
   if (details.empty()) {
     if (d.bench_runs.empty())
-      r.empty = "no bench runs in the selection: `tunedreduce bench` records them (in a database "
-                "of schema version 4 or later)";
+      r.empty =
+          "no bench runs in the selection: `tunedreduce bench` records them (in a database "
+          "of schema version 4 or later)";
     else
       r.empty = fmt::format(
           "no bench results in the selection ({} bench runs, none of the selected types, "

@@ -33,20 +33,22 @@ double tie_tolerance(const db::MeasurementRecord& a, const db::MeasurementRecord
 /// the registry manifest, the run and the shard it was merged from.
 /// The same in words: "measured on node-7, GPU GPU-…, driver 13.1, CUDA 13.0, SM 1980 MHz,
 /// memory 2619 MHz, tunedreduce 0.3.0, manifest …, run …".
-std::string provenance_text(const Data& d, const db::WinnerRecord& w, const db::MeasurementRecord& ev) {
+std::string provenance_text(const Data& d, const db::WinnerRecord& w,
+                            const db::MeasurementRecord& ev) {
   const auto run = d.runs.find(ev.run_id);
   const db::RunRecord* r = run != d.runs.end() ? &run->second : nullptr;
   const auto gpu = ev.gpu_id ? d.gpus.find(*ev.gpu_id) : d.gpus.end();
   std::string s = "measured on " + (r ? r->info.host : std::string("an unknown host"));
   s += gpu != d.gpus.end() ? ", " + gpu->second.uuid : std::string(", GPU not recorded");
-  s += ", driver " + cuda_version_text(r && r->info.driver_version ? *r->info.driver_version
-                                                                    : w.driver_version);
+  s += ", driver " +
+       cuda_version_text(r && r->info.driver_version ? *r->info.driver_version : w.driver_version);
   s += ", CUDA " + cuda_version_text(r && r->info.runtime_version ? *r->info.runtime_version
-                                                                   : w.runtime_version);
+                                                                  : w.runtime_version);
   if (ev.sm_clock_mhz) s += fmt::format(", SM {} MHz", *ev.sm_clock_mhz);
   if (ev.mem_clock_mhz) s += fmt::format(", memory {} MHz", *ev.mem_clock_mhz);
-  if (r) s += ", tunedreduce " + r->info.tool_version + ", manifest " + r->info.manifest_hash +
-              ", run " + r->uuid;
+  if (r)
+    s += ", tunedreduce " + r->info.tool_version + ", manifest " + r->info.manifest_hash +
+         ", run " + r->uuid;
   if (w.source) s += ", merged from " + *w.source;
   return s;
 }
@@ -89,16 +91,19 @@ TieReason tie_reason(const std::string& winner, const std::string& faster_one,
   // docs/tuning.md: one launch counts while a second launch (2.4 µs) is more than the 1 % the
   // rule may give away, i.e. below 240 µs.
   const bool one_launch_counts = fastest_median_us * 0.01 < 2.4;
-  const bool lw = pw->finish != kernels::Finish::two_pass, lf = pf->finish != kernels::Finish::two_pass;
+  const bool lw = pw->finish != kernels::Finish::two_pass,
+             lf = pf->finish != kernels::Finish::two_pass;
   if (one_launch_counts && lw != lf)
     return {"tie: one launch",
             "a one-launch finish (single_pass, packed) is preferred to two_pass below 240 µs, "
             "where the second kernel's launch (2.4 µs) costs more than a tie may give away"};
-  const bool gw = kernels::has_persistent_grid(pw->family), gf = kernels::has_persistent_grid(pf->family);
+  const bool gw = kernels::has_persistent_grid(pw->family),
+             gf = kernels::has_persistent_grid(pf->family);
   if (!one_launch_counts && gw != gf)
     return {"tie: one block per tile",
             "from 240 µs up a grid of one block per tile is preferred to a persistent grid"};
-  const long ww = static_cast<long>(pw->block) * pw->unroll, wf = static_cast<long>(pf->block) * pf->unroll;
+  const long ww = static_cast<long>(pw->block) * pw->unroll,
+             wf = static_cast<long>(pf->block) * pf->unroll;
   if (ww != wf)
     return {"tie: smaller block × unroll",
             "the smaller block × unroll is preferred (less work per block in flight)"};
@@ -116,7 +121,8 @@ std::optional<double> latest_attainable(const Data& d, std::int64_t device) {
 void add_bandwidth_references(const Data& d, std::int64_t device, LineChart& c) {
   const auto& dev = d.device(device);
   if (dev.theoretical_gbps > 0)
-    c.references.push_back({dev.theoretical_gbps, "theoretical " + fixed(dev.theoretical_gbps, 0) + " GB/s"});
+    c.references.push_back(
+        {dev.theoretical_gbps, "theoretical " + fixed(dev.theoretical_gbps, 0) + " GB/s"});
   if (auto a = latest_attainable(d, device))
     c.references.push_back({*a, "attainable read " + fixed(*a, 0) + " GB/s"});
 }
@@ -177,25 +183,17 @@ void build_best(const Data& d, const ReportOptions& o, Report& r) {
     s.table = "winners";
     s.title = d.full_label(dev.id);
     add_device_key(d, dev.id, s);
-    s.columns = {col("dtype", "type"),
-                 col("op", "op"),
-                 col("l2", "L2"),
-                 col("n_lo", "n from", true),
-                 col("n_hi", "n to", true),
-                 col("kernel", "kernel"),
-                 col("measured_n", "measured at", true),
-                 col("median_us", "µs", true, "us"),
-                 col("spread_pct", "p10–p90", true, "%"),
-                 col("gbps", "GB/s", true, "GB/s"),
+    s.columns = {col("dtype", "type"), col("op", "op"), col("l2", "L2"),
+                 col("n_lo", "n from", true), col("n_hi", "n to", true), col("kernel", "kernel"),
+                 col("measured_n", "measured at", true), col("median_us", "µs", true, "us"),
+                 col("spread_pct", "p10–p90", true, "%"), col("gbps", "GB/s", true, "GB/s"),
                  col("pct_theoretical", "% theoretical", true, "%"),
                  col("pct_attainable", "% attainable", true, "%"),
                  col("runner_up", "runner-up", false, {}, Show::not_terminal),
-                 col("margin_pct", "margin", true, "%"),
-                 col("why", "why"),
+                 col("margin_pct", "margin", true, "%"), col("why", "why"),
                  col("cub_us", "CUB µs", true, "us"),
                  col("speedup_cached", "× CUB cached", true, "x"),
-                 col("speedup_two_phase", "× CUB two-phase", true, "x"),
-                 col("stale", "stale"),
+                 col("speedup_two_phase", "× CUB two-phase", true, "x"), col("stale", "stale"),
                  // Provenance of the evidence: wide, so in CSV and JSON, and in the tooltip of
                  // 'measured at' (provenance_text) for people.
                  col("host", "host", false, {}, Show::machines),
@@ -209,9 +207,9 @@ void build_best(const Data& d, const ReportOptions& o, Report& r) {
                  col("run", "run", false, {}, Show::machines),
                  col("source", "source", false, {}, Show::machines)};
     for (std::size_t i = 15; i <= 17; ++i) s.columns[i].hide_if_empty = true;
-    s.empty_text = o.l2 ? std::string("no ") + db::l2_mode_name(*o.l2) +
-                              "-L2 winners recorded for this device"
-                        : std::string("no winners recorded for this device");
+    s.empty_text =
+        o.l2 ? std::string("no ") + db::l2_mode_name(*o.l2) + "-L2 winners recorded for this device"
+             : std::string("no winners recorded for this device");
     // Rows come by dtype, op, L2 mode and n_lo: each mode's intervals together.
     for (const db::WinnerRecord& w : d.winners) {
       if (w.device_id != dev.id) continue;
@@ -227,9 +225,9 @@ void build_best(const Data& d, const ReportOptions& o, Report& r) {
       if (ev && ev->median_us) {
         const auto gbps = gbps_of(*ev);
         row.push_back(Cell::count(ev->n).with_detail(provenance_text(d, w, *ev)));
-        row.push_back(Cell::number(*ev->median_us, 2).with_detail(
-            spread_detail(ev->p10_us, ev->p90_us, ev->repeats) + ", L2 " +
-            db::l2_mode_name(ev->l2_mode)));
+        row.push_back(Cell::number(*ev->median_us, 2)
+                          .with_detail(spread_detail(ev->p10_us, ev->p90_us, ev->repeats) +
+                                       ", L2 " + db::l2_mode_name(ev->l2_mode)));
         row.push_back(Cell::number(spread_pct(ev->median_us, ev->p10_us, ev->p90_us), 1, " %")
                           .with_detail(spread_detail(ev->p10_us, ev->p90_us, ev->repeats)));
         row.push_back(Cell::number(gbps, 1));
@@ -246,9 +244,11 @@ void build_best(const Data& d, const ReportOptions& o, Report& r) {
           w.runner_up_measurement_id ? d.measurement(*w.runner_up_measurement_id) : nullptr;
       if (ev && ru && ev->median_us && ru->median_us) {
         const double margin = 100 * (us_per_element(*ru) / us_per_element(*ev) - 1);
-        row.push_back(Cell::number(margin, 1, "%").with_detail(
-            "runner-up " + ru->kernel_id + ": " + fixed(*ru->median_us, 2) + " µs at n = " +
-            size_text(ru->n) + " (" + spread_detail(ru->p10_us, ru->p90_us, ru->repeats) + ")"));
+        row.push_back(Cell::number(margin, 1, "%")
+                          .with_detail("runner-up " + ru->kernel_id + ": " +
+                                       fixed(*ru->median_us, 2) + " µs at n = " + size_text(ru->n) +
+                                       " (" + spread_detail(ru->p10_us, ru->p90_us, ru->repeats) +
+                                       ")"));
         if (margin >= 0) row.back().text = "+" + row.back().text;
         if (margin >= 0) {
           row.push_back(Cell::str("fastest").with_detail("no ok candidate was faster at n = " +
@@ -259,9 +259,12 @@ void build_best(const Data& d, const ReportOptions& o, Report& r) {
                                " % faster, within noise by the tie rule that chose; " + why.detail;
           const double tol = 100 * tie_tolerance(*ev, *ru);
           if (ru->n == ev->n && -margin >= tol + 0.05)
-            detail += ". Today's rule would not call it a tie: its tolerance for these two "
-                      "measurements is " + fixed(tol, 1) + " % (the winner was chosen by an "
-                      "older, wider one; retune to apply today's)";
+            detail +=
+                ". Today's rule would not call it a tie: its tolerance for these two "
+                "measurements is " +
+                fixed(tol, 1) +
+                " % (the winner was chosen by an "
+                "older, wider one; retune to apply today's)";
           row.push_back(Cell::str(why.text).with_detail(detail));
         }
       } else {
@@ -271,7 +274,8 @@ void build_best(const Data& d, const ReportOptions& o, Report& r) {
       }
       add_bench_cells(ev ? d.bench_at({dev.id, w.dtype, w.op}, ev->n, w.l2_mode) : nullptr, row);
       const bool stale = is_stale(w, dev);
-      row.push_back(Cell::str(stale ? "yes" : "no").with_detail(stale_detail(w, dev)).marked(stale));
+      row.push_back(
+          Cell::str(stale ? "yes" : "no").with_detail(stale_detail(w, dev)).marked(stale));
       add_provenance_cells(d, w, ev, row);
       s.rows.push_back(std::move(row));
     }
@@ -283,8 +287,9 @@ void build_best(const Data& d, const ReportOptions& o, Report& r) {
         gbps_view(d, dev.id, "The winner at each measured size: GB/s (" + mode + " L2)");
     LineChart us_chart =
         us_view("The winner at each measured size: median µs, log scale (" + mode + " L2)");
-    LineChart speedup_chart = speedup_view("The library against cub::DeviceReduce (tunedreduce bench, " +
-                                           mode + " L2): CUB's median over the library's");
+    LineChart speedup_chart =
+        speedup_view("The library against cub::DeviceReduce (tunedreduce bench, " + mode +
+                     " L2): CUB's median over the library's");
     for (const auto& [key, ms] : ok) {
       if (key.device != dev.id) continue;
       std::vector<const db::WinnerRecord*> ws;
@@ -300,7 +305,9 @@ void build_best(const Data& d, const ReportOptions& o, Report& r) {
         auto& slot = at[m->n];
         // The winner's own evidence first, then a measurement of its run, then the fastest.
         auto rank = [&](const db::MeasurementRecord* x) {
-          return x->id == w->measurement_id ? 0 : x->run_id == (w->run_id ? *w->run_id : -1) ? 1 : 2;
+          return x->id == w->measurement_id                   ? 0
+                 : x->run_id == (w->run_id ? *w->run_id : -1) ? 1
+                                                              : 2;
         };
         if (!slot || rank(m) < rank(slot) || (rank(m) == rank(slot) && faster(*m, *slot))) slot = m;
       }
@@ -310,17 +317,21 @@ void build_best(const Data& d, const ReportOptions& o, Report& r) {
       two_phase.name = key_text(key.dtype, key.op) + " two-phase";
       for (const auto& [n, m] : at) {
         if (auto x = gbps_of(*m)) g.points.push_back({n, *x, m->kernel_id});
-        u.points.push_back({n, *m->median_us, m->kernel_id + " (" +
-                                                  spread_detail(m->p10_us, m->p90_us, m->repeats) + ")"});
+        u.points.push_back(
+            {n, *m->median_us,
+             m->kernel_id + " (" + spread_detail(m->p10_us, m->p90_us, m->repeats) + ")"});
       }
-      if (auto it = d.bench.find({dev.id, key.dtype, key.op,
-                                  d.l2 == db::L2Mode::warm ? db::BenchL2::warm : db::BenchL2::cold});
+      if (auto it =
+              d.bench.find({dev.id, key.dtype, key.op,
+                            d.l2 == db::L2Mode::warm ? db::BenchL2::warm : db::BenchL2::cold});
           it != d.bench.end())
         for (const auto& [n, p] : it->second) {
           if (auto x = p.speedup_vs_cub(db::BenchMethod::cached))
-            cached.points.push_back({n, *x, p.get(db::BenchMethod::cached)->kernel_id.value_or("")});
+            cached.points.push_back(
+                {n, *x, p.get(db::BenchMethod::cached)->kernel_id.value_or("")});
           if (auto x = p.speedup_vs_cub(db::BenchMethod::two_phase))
-            two_phase.points.push_back({n, *x, p.get(db::BenchMethod::two_phase)->kernel_id.value_or("")});
+            two_phase.points.push_back(
+                {n, *x, p.get(db::BenchMethod::two_phase)->kernel_id.value_or("")});
         }
       if (!g.points.empty()) gbps_chart.series.push_back(std::move(g));
       if (!u.points.empty()) us_chart.series.push_back(std::move(u));

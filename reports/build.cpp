@@ -80,7 +80,7 @@ static_assert(kind_titles.lists_all_through(Kind::coverage));
 Report build_report(db::Database& db, const ReportOptions& options) {
   ReportOptions o = options;
   for (std::string& f : o.families) f = family_from_text(f);  // unknown names: usage error
-  if (o.n) grammar::check_count("--n", *o.n);                  // the CLI's limits
+  if (o.n) grammar::check_count("--n", *o.n);                 // the CLI's limits
 
   detail::Data d = detail::load_data(db, o);
   Report r;
@@ -104,8 +104,9 @@ Report build_report(db::Database& db, const ReportOptions& options) {
 
   if (d.counts.devices == 0 && d.counts.runs == 0 && d.counts.measurements == 0 &&
       d.bench_runs.empty()) {
-    r.empty = "the database is empty: no devices, runs or measurements yet (tunedreduce tune "
-              "records them)";
+    r.empty =
+        "the database is empty: no devices, runs or measurements yet (tunedreduce tune "
+        "records them)";
     return r;
   }
   if (d.both_l2_modes && o.kind != Kind::coverage && o.kind != Kind::best && o.kind != Kind::bench)
@@ -114,13 +115,27 @@ Report build_report(db::Database& db, const ReportOptions& options) {
                       db::l2_mode_name(d.l2) + " ones (--l2 picks).");
 
   switch (o.kind) {
-    case Kind::best: detail::build_best(d, o, r); break;
-    case Kind::variants: detail::build_variants(d, o, r); break;
-    case Kind::ladder: detail::build_ladder(d, o, r); break;
-    case Kind::heatmap: detail::build_heatmap(d, o, r); break;
-    case Kind::compare: detail::build_compare(d, o, r); break;
-    case Kind::bench: detail::build_bench(d, o, r); break;
-    case Kind::coverage: detail::build_coverage(db, d, o, r); break;
+    case Kind::best:
+      detail::build_best(d, o, r);
+      break;
+    case Kind::variants:
+      detail::build_variants(d, o, r);
+      break;
+    case Kind::ladder:
+      detail::build_ladder(d, o, r);
+      break;
+    case Kind::heatmap:
+      detail::build_heatmap(d, o, r);
+      break;
+    case Kind::compare:
+      detail::build_compare(d, o, r);
+      break;
+    case Kind::bench:
+      detail::build_bench(d, o, r);
+      break;
+    case Kind::coverage:
+      detail::build_coverage(db, d, o, r);
+      break;
   }
   if (r.sections.empty() && !r.empty) {
     // Only what was asked for narrows the selection: defaults (n, the L2 mode) are not named.

@@ -162,7 +162,8 @@ void build_coverage(db::Database& db, const Data& d, const ReportOptions& o, Rep
     std::map<std::int64_t, std::set<std::int64_t>> run_devices;
     for (const auto& [id, run] : d.runs)
       for (const auto& a : run.attainable) run_devices[id].insert(a.device_id);
-    db::Statement devs = db.connection().prepare("SELECT DISTINCT run_id, device_id FROM measurements");
+    db::Statement devs =
+        db.connection().prepare("SELECT DISTINCT run_id, device_id FROM measurements");
     while (devs.step()) run_devices[devs.column_int(0)].insert(devs.column_int(1));
     for (const auto& [id, run] : d.runs) {
       if (!run.info.config_text) continue;
@@ -284,8 +285,9 @@ void build_coverage(db::Database& db, const Data& d, const ReportOptions& o, Rep
   Section stale;
   stale.table = "stale";
   stale.title = "Stale winners (the driver or CUDA runtime changed since tuning)";
-  stale.empty_text = "no stale winner: every winner was tuned with the device's current driver "
-                     "and runtime";
+  stale.empty_text =
+      "no stale winner: every winner was tuned with the device's current driver "
+      "and runtime";
   add_device_cols(stale);
   stale.columns.push_back(col("intervals", "intervals", true));
   stale.columns.push_back(col("n_lo", "n from", true));
@@ -326,15 +328,18 @@ void build_coverage(db::Database& db, const Data& d, const ReportOptions& o, Rep
       row.push_back(Cell::integer(static_cast<std::int64_t>(ws.size())).with_detail(kernels_list));
       row.push_back(Cell::count(lo));
       row.push_back(Cell::count(hi));
-      row.push_back(version_cell(versions.first).marked(versions.first != dev.fingerprint.driver_version));
-      row.push_back(version_cell(versions.second).marked(versions.second != dev.fingerprint.runtime_version));
+      row.push_back(
+          version_cell(versions.first).marked(versions.first != dev.fingerprint.driver_version));
+      row.push_back(
+          version_cell(versions.second).marked(versions.second != dev.fingerprint.runtime_version));
       row.push_back(version_cell(dev.fingerprint.driver_version));
       row.push_back(version_cell(dev.fingerprint.runtime_version));
       stale.rows.push_back(std::move(row));
     }
     std::string status;
     if (k.sizes.empty() && k.winners.empty()) status = "not measured";
-    else if (k.sizes.empty() && never_measured.empty()) status = "tuned (winners only: imported or merged)";
+    else if (k.sizes.empty() && never_measured.empty())
+      status = "tuned (winners only: imported or merged)";
     else if (tuned.size() == wanted.size()) status = "tuned";
     else if (!tuned.empty()) status = "partly tuned";
     else if (k.ok_sizes.empty()) status = "every candidate failed";
@@ -352,7 +357,8 @@ void build_coverage(db::Database& db, const Data& d, const ReportOptions& o, Rep
     row.push_back(Cell::str(status).marked(status != "tuned"));
     // Where the key's sizes came from: stored configurations, a guess for older runs, or both;
     // neither for a key that has only winners (imported or merged).
-    if (!k.asked.empty()) row.push_back(Cell::str(k.inferred ? "configuration, inferred" : "configuration"));
+    if (!k.asked.empty())
+      row.push_back(Cell::str(k.inferred ? "configuration, inferred" : "configuration"));
     else row.push_back(k.inferred ? Cell::str("inferred") : Cell::none());
     row.push_back(Cell::integer(static_cast<std::int64_t>(k.runs.size())));
     row.push_back(k.asked.empty() ? Cell::none()

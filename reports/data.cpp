@@ -137,7 +137,8 @@ Data load_data(db::Database& db, const ReportOptions& o) {
     if (o.dtypes.size() == 1) f.dtype = o.dtypes.front();
     if (o.ops.size() == 1) f.op = o.ops.front();
     for (auto& m : db.measurements(f))
-      if (selected(o.dtypes, m.dtype) && selected(o.ops, m.op)) d.measurements.push_back(std::move(m));
+      if (selected(o.dtypes, m.dtype) && selected(o.ops, m.op))
+        d.measurements.push_back(std::move(m));
     for (auto& w : db.winners(dev.id))
       if (selected(o.dtypes, w.dtype) && selected(o.ops, w.op)) d.winners.push_back(std::move(w));
   }
@@ -257,7 +258,8 @@ std::uint64_t nearest_size(const std::set<std::uint64_t>& sizes, std::uint64_t w
   std::uint64_t best = 0;
   double best_d = INFINITY;
   for (std::uint64_t n : sizes) {
-    const double dist = std::fabs(std::log2(static_cast<double>(n)) - std::log2(static_cast<double>(want)));
+    const double dist =
+        std::fabs(std::log2(static_cast<double>(n)) - std::log2(static_cast<double>(want)));
     if (dist < best_d - 1e-12) {
       best = n;
       best_d = dist;

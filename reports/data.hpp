@@ -51,7 +51,7 @@ struct BenchKey {
 
 struct Data {
   std::string path;
-  db::Counts counts;  // of the whole database
+  db::Counts counts;                      // of the whole database
   std::vector<db::DeviceRecord> devices;  // selected, in database order
   std::map<std::int64_t, db::RunRecord> runs;
   std::map<std::int64_t, db::GpuRecord> gpus;  // by id: the cards measurements name
@@ -59,9 +59,9 @@ struct Data {
   /// modes), in database order.
   std::vector<db::MeasurementRecord> measurements;
   std::vector<db::WinnerRecord> winners;  // selected, by device, dtype, op, n_lo
-  db::L2Mode l2 = db::L2Mode::cold;        // the mode the measurement tables use
-  bool l2_chosen = false;                   // true when the default picked it (say so)
-  bool both_l2_modes = false;               // the selection has measurements of both modes
+  db::L2Mode l2 = db::L2Mode::cold;       // the mode the measurement tables use
+  bool l2_chosen = false;                 // true when the default picked it (say so)
+  bool both_l2_modes = false;             // the selection has measurements of both modes
 
   const db::DeviceRecord& device(std::int64_t id) const;
   const db::MeasurementRecord* measurement(std::int64_t id) const;

@@ -21,7 +21,8 @@ bool family_selected(const ReportOptions& o, const std::string& family) {
 std::map<std::string, std::string> family_ids(const std::vector<std::string>& families) {
   std::map<std::string, std::string> ids;
   int other = 0;
-  for (const auto& f : families) ids[f] = family_rank(f) >= 0 ? f : "other" + std::to_string(++other);
+  for (const auto& f : families)
+    ids[f] = family_rank(f) >= 0 ? f : "other" + std::to_string(++other);
   return ids;
 }
 

@@ -47,8 +47,10 @@ void build_heatmap(const Data& d, const ReportOptions& o, Report& r) {
       s.key.emplace_back("family", family);
       s.key.emplace_back("n", std::to_string(n));
       if (n != want)
-        s.notes.push_back("n = " + size_text(want) + " was not measured for this family; the "
-                          "nearest measured size, n = " + size_text(n) + ", is used.");
+        s.notes.push_back("n = " + size_text(want) +
+                          " was not measured for this family; the "
+                          "nearest measured size, n = " +
+                          size_text(n) + ", is used.");
       s.columns.push_back(col("block", "block \\ unroll", true));
       for (int u : unrolls) {
         Column c = col("u" + std::to_string(u) + "_gbps", "u" + std::to_string(u), true, "GB/s");
@@ -82,7 +84,8 @@ void build_heatmap(const Data& d, const ReportOptions& o, Report& r) {
                               .with_detail(measured_detail(*it->second))
                               .marked(it->second == top));
           }
-          if (std::find(used_unrolls.begin(), used_unrolls.end(), u) == used_unrolls.end()) continue;
+          if (std::find(used_unrolls.begin(), used_unrolls.end(), u) == used_unrolls.end())
+            continue;
           chart.values.back().push_back(it == cell.end() ? std::nullopt : gbps_of(*it->second));
           chart.details.back().push_back(it == cell.end() ? "not measured"
                                                           : measured_detail(*it->second));

@@ -57,7 +57,8 @@ struct Comparison {
   double tolerance = 0;  // the relative difference that counts (noise_tolerance)
   Verdict verdict = Verdict::tie;
 };
-std::optional<Comparison> compare_bench(const BenchPoint& p, db::BenchMethod m, db::BenchMethod base);
+std::optional<Comparison> compare_bench(const BenchPoint& p, db::BenchMethod m,
+                                        db::BenchMethod base);
 const char* verdict_name(Verdict v);
 /// "×1.05 faster" ("×1.05" without \p with_verdict; the value: the speed-up), marked when
 /// faster beyond noise; its tooltip says the medians, the tolerance, the verdict, the kernel the

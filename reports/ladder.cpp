@@ -37,8 +37,7 @@ constexpr Step ladder_steps[] = {
 
 bool step_takes(const Step& st, const db::MeasurementRecord& m) {
   return m.params.family == kernels::family_name(st.family) &&
-         (st.unroll == 0 || m.params.unroll == st.unroll) &&
-         (!st.smem || m.params.smem == st.smem);
+         (st.unroll == 0 || m.params.unroll == st.unroll) && (!st.smem || m.params.smem == st.smem);
 }
 
 }  // namespace
@@ -48,7 +47,8 @@ void build_ladder(const Data& d, const ReportOptions& o, Report& r) {
   r.notes.push_back(
       "The seeds' progression. Each step is the fastest measured configuration of that family — "
       "of that unroll factor for the unroll steps, of that shared-memory mode for the smem steps "
-      "— at n = " + size_text(want) +
+      "— at n = " +
+      size_text(want) +
       " (any block size, finish and other knobs; the kernel column names the one picked). "
       "Speed-up: the previous measured step's time divided by this step's; total: the first "
       "step's time divided by this step's.");
@@ -64,8 +64,10 @@ void build_ladder(const Data& d, const ReportOptions& o, Report& r) {
     add_key(d, key, s);
     s.key.emplace_back("n", std::to_string(n));
     if (n != want)
-      s.notes.push_back("n = " + size_text(want) + " was not measured for this key; the nearest "
-                        "measured size, n = " + size_text(n) + ", is used.");
+      s.notes.push_back("n = " + size_text(want) +
+                        " was not measured for this key; the nearest "
+                        "measured size, n = " +
+                        size_text(n) + ", is used.");
     s.columns = {col("step", "#", true),
                  col("name", "step"),
                  col("kernel", "kernel (fastest of the step)"),

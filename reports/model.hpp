@@ -42,11 +42,11 @@ static_assert(format_names.lists_all_through(Format::html));
 /// Markdown, HTML).
 struct Cell {
   using Value = std::variant<std::monostate, std::int64_t, double, std::string>;
-  Value value;          // monostate: absent (empty CSV field, JSON null, "—" for people)
-  std::string text;     // for people; empty: derived from value
-  std::string detail;   // extra words for people (HTML tooltip); never required to read the report
-  bool mark = false;    // emphasised: the best of its row, a stale winner, ...
-  bool size = false;    // an element count: people see 2^k for powers of two
+  Value value;         // monostate: absent (empty CSV field, JSON null, "—" for people)
+  std::string text;    // for people; empty: derived from value
+  std::string detail;  // extra words for people (HTML tooltip); never required to read the report
+  bool mark = false;   // emphasised: the best of its row, a stale winner, ...
+  bool size = false;   // an element count: people see 2^k for powers of two
 
   static Cell none(std::string text = {});
   static Cell str(std::string s);
@@ -77,11 +77,11 @@ enum class Show {
 };
 
 struct Column {
-  std::string id;     // stable snake_case name: CSV header, JSON member
-  std::string label;  // for people (may contain text from the database)
+  std::string id;        // stable snake_case name: CSV header, JSON member
+  std::string label;     // for people (may contain text from the database)
   bool numeric = false;  // right-aligned
   Show show = Show::everywhere;
-  std::string unit;      // "us", "GB/s", "%", ... ("" when none); JSON only
+  std::string unit;            // "us", "GB/s", "%", ... ("" when none); JSON only
   bool hide_if_empty = false;  // left out for people when no row has a value (CSV/JSON keep it)
   /// HTML writes the label upright (bottom to top): for many narrow numeric columns with long
   /// names, the families of `variants`, so that the table fits a laptop's width.
@@ -135,7 +135,7 @@ struct HeatmapChart {
   std::string row_title, col_title, unit;
   std::vector<std::string> rows, cols;
   std::vector<std::vector<std::optional<double>>> values;  // [row][col]
-  std::vector<std::vector<std::string>> details;            // tooltips, same shape (may be empty)
+  std::vector<std::vector<std::string>> details;           // tooltips, same shape (may be empty)
   /// The colour scale: light at scale_lo, dark at scale_hi. A report sets one scale for all its
   /// maps, so that the same colour is the same GB/s everywhere; unset, the map's own range.
   std::optional<double> scale_lo, scale_hi;

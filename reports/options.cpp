@@ -19,7 +19,8 @@ namespace tunedreduce::reports {
 namespace {
 
 [[noreturn]] void bad(std::string_view what, std::string_view value, const std::string& choices) {
-  throw Error(fmt::format("unknown {} '{}' (choose from {})", what, terminal_escape(value), choices),
+  throw Error(fmt::format("unknown {} '{}' (choose from {})", what, terminal_escape(value),
+                          choices),
               exit_code::usage);
 }
 

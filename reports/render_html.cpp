@@ -95,12 +95,13 @@ std::string cell_html(const Cell& c, bool numeric) {
 
 std::string table_html(const Section& s) {
   const auto cols = visible_columns(s, Format::html);
-  std::string out = "<div class=\"table-wrap\"><table data-table=\"" + html_escape(s.table) +
-                    "\">\n<thead><tr>";
+  std::string out =
+      "<div class=\"table-wrap\"><table data-table=\"" + html_escape(s.table) + "\">\n<thead><tr>";
   for (std::size_t j : cols)
     out += std::string("<th") + (s.columns[j].numeric ? " class=\"num\"" : "") + " scope=\"col\">" +
-           (s.columns[j].vertical ? "<span class=\"vertical\">" + html_escape(s.columns[j].label) + "</span>"
-                                  : breakable(html_escape(s.columns[j].label))) +
+           (s.columns[j].vertical
+                ? "<span class=\"vertical\">" + html_escape(s.columns[j].label) + "</span>"
+                : breakable(html_escape(s.columns[j].label))) +
            "</th>";
   out += "</tr></thead>\n<tbody>\n";
   for (const auto& row : s.rows) {
@@ -129,10 +130,11 @@ std::string render_html(const Report& r) {
       "style-src 'unsafe-inline'\">\n"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
       "<meta name=\"generator\" content=\"tunedreduce " TUNEDREDUCE_VERSION_STRING "\">\n<title>" +
-      html_escape(r.title) + "</title>\n<style>" + style + "</style>\n</head>\n<body>\n<header>\n<h1>" +
-      html_escape(r.title) + "</h1>\n";
+      html_escape(r.title) + "</title>\n<style>" + style +
+      "</style>\n</head>\n<body>\n<header>\n<h1>" + html_escape(r.title) + "</h1>\n";
   out += "<p class=\"meta\">database <code>" + html_escape(r.database) + "</code></p>\n";
-  out += "<p class=\"meta\">selection: " + html_escape(filters_text(r)) + "</p>\n</header>\n<main>\n";
+  out +=
+      "<p class=\"meta\">selection: " + html_escape(filters_text(r)) + "</p>\n</header>\n<main>\n";
   if (r.empty) {
     out += "<p class=\"empty\" id=\"empty\">" + html_escape(*r.empty) + "</p>\n";
   } else {
@@ -173,25 +175,27 @@ std::string render_html(const Report& r) {
           const std::string id = fmt::format("{}-{}", group, v - k + 1);
           out += fmt::format(
               "<input type=\"radio\" name=\"{0}\" id=\"{1}\"{2}><label for=\"{1}\">{3}</label>\n",
-              group, id, v == k ? " checked" : "", html_escape(std::get<LineChart>(s.charts[v]).view));
+              group, id, v == k ? " checked" : "",
+              html_escape(std::get<LineChart>(s.charts[v]).view));
         }
         for (std::size_t v = k; v < end; ++v) {
           const auto& l = std::get<LineChart>(s.charts[v]);
-          out += "<div class=\"view\" data-view=\"" + html_escape(l.view) + "\">\n<p class=\"caption\">" +
-                 html_escape(l.title) + "</p>\n" + render_svg(s.charts[v], ++chart_index) + "</div>\n";
+          out += "<div class=\"view\" data-view=\"" + html_escape(l.view) +
+                 "\">\n<p class=\"caption\">" + html_escape(l.title) + "</p>\n" +
+                 render_svg(s.charts[v], ++chart_index) + "</div>\n";
         }
         out += "</figure>\n";
         k = end;
       }
       if (s.rows.empty())
-        out += "<p class=\"note\">" + html_escape(s.empty_text.empty() ? "(no rows)" : s.empty_text) + "</p>\n";
-      else
-        out += table_html(s);
+        out += "<p class=\"note\">" +
+               html_escape(s.empty_text.empty() ? "(no rows)" : s.empty_text) + "</p>\n";
+      else out += table_html(s);
       out += "</section>\n";
     }
   }
-  out += "</main>\n<footer>tunedreduce " TUNEDREDUCE_VERSION_STRING
-         " · report " + std::string(kind_name(r.kind)) + "</footer>\n</body>\n</html>\n";
+  out += "</main>\n<footer>tunedreduce " TUNEDREDUCE_VERSION_STRING " · report " +
+         std::string(kind_name(r.kind)) + "</footer>\n</body>\n</html>\n";
   return out;
 }
 

@@ -21,8 +21,8 @@ std::vector<std::size_t> visible_columns(const Section& s, Format format) {
     if (!machines) {
       if (c.show == Show::machines) continue;
       if (c.show == Show::not_terminal && format == Format::table) continue;
-      if (c.hide_if_empty &&
-          std::all_of(s.rows.begin(), s.rows.end(), [&](const auto& row) { return row[i].is_null(); }))
+      if (c.hide_if_empty && std::all_of(s.rows.begin(), s.rows.end(),
+                                         [&](const auto& row) { return row[i].is_null(); }))
         continue;
     }
     out.push_back(i);
@@ -95,7 +95,8 @@ std::string render_table(const Report& r) {
     out += "\n== " + terminal_escape(s.title) + " ==\n";
     for (const auto& n : s.notes) out += wrap(terminal_escape(n), 100);
     if (s.rows.empty()) {
-      out += (s.empty_text.empty() ? std::string("(no rows)") : terminal_escape(s.empty_text)) + "\n";
+      out +=
+          (s.empty_text.empty() ? std::string("(no rows)") : terminal_escape(s.empty_text)) + "\n";
       continue;
     }
     const auto cols = visible_columns(s, Format::table);
@@ -135,14 +136,16 @@ std::string render_table(const Report& r) {
     emit(rule);
     for (const auto& line : cells) emit(line);
   }
-  if (any_mark) out += "\n* marks the best of a row (or a stale winner, a status that is not tuned).\n";
+  if (any_mark)
+    out += "\n* marks the best of a row (or a stale winner, a status that is not tuned).\n";
   return out;
 }
 
 std::string render_markdown(const Report& r) {
   std::string out;
   put(out, "# ", markdown_escape(r.title), "\n\n- database: ", markdown_escape(r.database), "\n");
-  for (const auto& [k, v] : r.filters) put(out, "- ", markdown_escape(k), ": ", markdown_escape(v), "\n");
+  for (const auto& [k, v] : r.filters)
+    put(out, "- ", markdown_escape(k), ": ", markdown_escape(v), "\n");
   put(out, "- tunedreduce " TUNEDREDUCE_VERSION_STRING "\n");
   if (r.empty) {
     put(out, "\n**", markdown_escape(*r.empty), "**\n");
@@ -241,7 +244,8 @@ std::string render_csv(const Report& r) {
       fields.clear();
       if (l.table_column) fields.push_back(csv_field(s.table));
       for (const auto& k : l.keys) {
-        auto it = std::find_if(s.key.begin(), s.key.end(), [&](const auto& kv) { return kv.first == k; });
+        auto it =
+            std::find_if(s.key.begin(), s.key.end(), [&](const auto& kv) { return kv.first == k; });
         fields.push_back(it == s.key.end() ? "" : csv_field(it->second));
       }
       for (const auto& c : l.columns) {
@@ -274,7 +278,7 @@ Json json_chart(const Chart& chart) {
           j.set("x", Json::Object{{"label", Json("n (elements)")}, {"scale", Json("log2")}});
           j.set("y", Json::Object{{"label", Json(valid_utf8(c.y_label))},
                                   {"scale", Json(c.y_scale == LineChart::YScale::log ? "log10"
-                                                                                      : "linear")}});
+                                                                                     : "linear")}});
           if (!c.view.empty()) j.set("view", valid_utf8(c.view));
           Json series = Json::array();
           for (const auto& s : c.series) {
@@ -290,7 +294,8 @@ Json json_chart(const Chart& chart) {
           j.set("series", series);
           Json refs = Json::array();
           for (const auto& ref : c.references)
-            refs.push_back(Json::Object{{"y", Json(ref.y)}, {"label", Json(valid_utf8(ref.label))}});
+            refs.push_back(
+                Json::Object{{"y", Json(ref.y)}, {"label", Json(valid_utf8(ref.label))}});
           j.set("references", refs);
         } else if constexpr (std::is_same_v<T, BarChart>) {
           j.set("type", "bar");
@@ -388,11 +393,16 @@ std::string render_json(const Report& r) {
 
 std::string render(const Report& r, Format f) {
   switch (f) {
-    case Format::table: return detail::render_table(r);
-    case Format::markdown: return detail::render_markdown(r);
-    case Format::csv: return detail::render_csv(r);
-    case Format::json: return detail::render_json(r);
-    case Format::html: return detail::render_html(r);
+    case Format::table:
+      return detail::render_table(r);
+    case Format::markdown:
+      return detail::render_markdown(r);
+    case Format::csv:
+      return detail::render_csv(r);
+    case Format::json:
+      return detail::render_json(r);
+    case Format::html:
+      return detail::render_html(r);
   }
   return {};
 }

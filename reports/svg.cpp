@@ -18,8 +18,9 @@ namespace tunedreduce::reports::detail {
 namespace {
 
 // Twelve colours that stay apart on screen (the first two are the tests' blue and orange).
-constexpr const char* palette[] = {"#1f5fa8", "#d9541e", "#2a8f3c", "#b8232f", "#7b4fb0", "#8c5a3c",
-                                   "#c94f9c", "#5d6b78", "#9a9a12", "#1597ab", "#e0a100", "#0b2f5e"};
+constexpr const char* palette[] = {"#1f5fa8", "#d9541e", "#2a8f3c", "#b8232f",
+                                   "#7b4fb0", "#8c5a3c", "#c94f9c", "#5d6b78",
+                                   "#9a9a12", "#1597ab", "#e0a100", "#0b2f5e"};
 constexpr const char* dashes[] = {"", "7 4", "2 3", "9 3 2 3", "4 4", "12 4", "1 4", "6 2 2 2 2 2"};
 constexpr int marker_shapes = 6;  // circle, square, triangle, diamond, triangle down, plus
 constexpr const char* baseline_colour = "#111111";
@@ -32,21 +33,47 @@ std::string marker(int shape, double x, double y, const char* colour, const std:
   const std::string close = inner.empty() ? "/>" : ">" + inner;
   switch (shape % marker_shapes) {
     case 0:
-      return "<circle" + c + " cx=\"" + f(x) + "\" cy=\"" + f(y) + "\" r=\"3.2\" fill=\"" + colour + "\"" +
-             close + (inner.empty() ? "" : "</circle>");
+      return "<circle" + c + " cx=\"" + f(x) + "\" cy=\"" + f(y) + "\" r=\"3.2\" fill=\"" + colour +
+             "\"" + close + (inner.empty() ? "" : "</circle>");
     case 1:
-      return "<rect" + c + " x=\"" + f(x - 3) + "\" y=\"" + f(y - 3) + "\" width=\"6\" height=\"6\" fill=\"" +
-             colour + "\"" + close + (inner.empty() ? "" : "</rect>");
+      return "<rect" + c + " x=\"" + f(x - 3) + "\" y=\"" + f(y - 3) +
+             "\" width=\"6\" height=\"6\" fill=\"" + colour + "\"" + close +
+             (inner.empty() ? "" : "</rect>");
     default: {
       std::string pts;
-      auto pt = [&](double dx, double dy) { pts += (pts.empty() ? "" : " ") + f(x + dx) + "," + f(y + dy); };
+      auto pt = [&](double dx, double dy) {
+        pts += (pts.empty() ? "" : " ") + f(x + dx) + "," + f(y + dy);
+      };
       switch (shape % marker_shapes) {
-        case 2: pt(0, -4); pt(3.8, 3); pt(-3.8, 3); break;
-        case 3: pt(0, -4.2); pt(4.2, 0); pt(0, 4.2); pt(-4.2, 0); break;
-        case 4: pt(0, 4); pt(3.8, -3); pt(-3.8, -3); break;
+        case 2:
+          pt(0, -4);
+          pt(3.8, 3);
+          pt(-3.8, 3);
+          break;
+        case 3:
+          pt(0, -4.2);
+          pt(4.2, 0);
+          pt(0, 4.2);
+          pt(-4.2, 0);
+          break;
+        case 4:
+          pt(0, 4);
+          pt(3.8, -3);
+          pt(-3.8, -3);
+          break;
         default:
-          pt(-1.3, -4); pt(1.3, -4); pt(1.3, -1.3); pt(4, -1.3); pt(4, 1.3); pt(1.3, 1.3);
-          pt(1.3, 4); pt(-1.3, 4); pt(-1.3, 1.3); pt(-4, 1.3); pt(-4, -1.3); pt(-1.3, -1.3);
+          pt(-1.3, -4);
+          pt(1.3, -4);
+          pt(1.3, -1.3);
+          pt(4, -1.3);
+          pt(4, 1.3);
+          pt(1.3, 1.3);
+          pt(1.3, 4);
+          pt(-1.3, 4);
+          pt(-1.3, 1.3);
+          pt(-4, 1.3);
+          pt(-4, -1.3);
+          pt(-1.3, -1.3);
       }
       return "<polygon" + c + " points=\"" + pts + "\" fill=\"" + colour + "\"" + close +
              (inner.empty() ? "" : "</polygon>");
@@ -115,7 +142,8 @@ struct YAxis {
 
 int decimals_for(double step) {
   int d = 0;
-  while (d < 4 && std::fabs(step * std::pow(10.0, d) - std::round(step * std::pow(10.0, d))) > 1e-6) ++d;
+  while (d < 4 && std::fabs(step * std::pow(10.0, d) - std::round(step * std::pow(10.0, d))) > 1e-6)
+    ++d;
   return d;
 }
 
@@ -166,7 +194,8 @@ YAxis make_axis(const LineChart& c) {
   } else {
     // Less than a decade: round linear steps, placed on the log scale.
     const double step = nice_step(a.hi - a.lo, 5);
-    for (double v = std::ceil(a.lo / step) * step; v <= a.hi + 1e-12; v += step) a.ticks.push_back(v);
+    for (double v = std::ceil(a.lo / step) * step; v <= a.hi + 1e-12; v += step)
+      a.ticks.push_back(v);
     a.decimals = decimals_for(step);
   }
   return a;
@@ -179,8 +208,9 @@ std::string line_chart(const LineChart& c, int index) {
   std::set<std::uint64_t> all_n;
   for (const auto& s : c.series)
     for (const auto& p : s.points) all_n.insert(p.n);
-  std::string out = svg_open(c.y_scale == LineChart::YScale::log ? "line-chart log-y" : "line-chart",
-                             W, H, index, c.title);
+  std::string out =
+      svg_open(c.y_scale == LineChart::YScale::log ? "line-chart log-y" : "line-chart", W, H, index,
+               c.title);
   if (all_n.empty()) return out + "<text x=\"20\" y=\"40\">no data</text>\n</svg>\n";
   int lo = static_cast<int>(std::floor(std::log2(static_cast<double>(*all_n.begin()))));
   int hi = static_cast<int>(std::ceil(std::log2(static_cast<double>(*all_n.rbegin()))));
@@ -240,8 +270,10 @@ std::string line_chart(const LineChart& c, int index) {
              html_escape(ref.label) + "</title><line x1=\"" + num(L) + "\" x2=\"" + num(L + pw) +
              "\" y1=\"" + num(y) + "\" y2=\"" + num(y) +
              "\" stroke=\"#57606a\" stroke-width=\"1.5\" stroke-dasharray=\"6 3\"/><text x=\"" +
-             num(L + pw - 4) + "\" y=\"" + num(label_y) + "\" text-anchor=\"end\" fill=\"#57606a\" "
-             "font-size=\"11\">" + html_escape(clip(ref.label, 40)) + "</text></g>\n";
+             num(L + pw - 4) + "\" y=\"" + num(label_y) +
+             "\" text-anchor=\"end\" fill=\"#57606a\" "
+             "font-size=\"11\">" +
+             html_escape(clip(ref.label, 40)) + "</text></g>\n";
     }
     out += "</g>\n";
   }
@@ -259,8 +291,8 @@ std::string line_chart(const LineChart& c, int index) {
       const std::size_t pos =
           static_cast<std::size_t>(std::lower_bound(grid.begin(), grid.end(), p.n) - grid.begin());
       // A size measured for other series but not this one breaks the line.
-      d += (have_prev && pos == prev_pos + 1 ? " L" : (d.empty() ? "M" : " M")) + num(X(p.n)) + " " +
-           num(Y(p.y));
+      d += (have_prev && pos == prev_pos + 1 ? " L" : (d.empty() ? "M" : " M")) + num(X(p.n)) +
+           " " + num(Y(p.y));
       prev_pos = pos;
       have_prev = true;
     }
@@ -323,16 +355,17 @@ std::string bar_chart(const BarChart& c, int index) {
     const auto& b = c.bars[static_cast<std::size_t>(i)];
     const double y = T + i * row;
     out += "<g class=\"bar\" data-label=\"" + html_escape(b.label) + "\"><title>" +
-           html_escape(b.label + ": " + (b.value ? fixed(*b.value, 1) + " " + c.unit : "not measured") +
+           html_escape(b.label + ": " +
+                       (b.value ? fixed(*b.value, 1) + " " + c.unit : "not measured") +
                        (b.note.empty() ? "" : " " + b.note)) +
            "</title><text x=\"" + num(L - 8) + "\" y=\"" + num(y + row / 2.0 + 4) +
            "\" text-anchor=\"end\">" + html_escape(clip(b.label, 22)) + "</text>";
     if (b.value) {
       out += "<rect x=\"" + num(L) + "\" y=\"" + num(y + 4) + "\" width=\"" +
-             num(std::max(1.0, X(*b.value) - L)) + "\" height=\"" + num(row - 8) +
-             "\" fill=\"" + palette[0] + "\"/><text x=\"" + num(X(*b.value) + 6) + "\" y=\"" +
-             num(y + row / 2.0 + 4) + "\">" + html_escape(fixed(*b.value, 1) + (b.note.empty() ? "" : "  " + b.note)) +
-             "</text>";
+             num(std::max(1.0, X(*b.value) - L)) + "\" height=\"" + num(row - 8) + "\" fill=\"" +
+             palette[0] + "\"/><text x=\"" + num(X(*b.value) + 6) + "\" y=\"" +
+             num(y + row / 2.0 + 4) + "\">" +
+             html_escape(fixed(*b.value, 1) + (b.note.empty() ? "" : "  " + b.note)) + "</text>";
     } else {
       out += "<text x=\"" + num(L + 6) + "\" y=\"" + num(y + row / 2.0 + 4) +
              "\" fill=\"#6e7781\" font-style=\"italic\">not measured</text>";
@@ -357,8 +390,10 @@ std::string heatmap(const HeatmapChart& c, int index) {
   best = hi;
   if (c.scale_lo && c.scale_hi) lo = *c.scale_lo, hi = *c.scale_hi;
   std::string out = svg_open("heatmap", W, H, index, c.title);
-  out += "<text class=\"axis-title\" x=\"" + num(L + grid_w / 2.0) + "\" y=\"14\" "
-         "text-anchor=\"middle\">" + html_escape(c.col_title) + "</text>\n";
+  out += "<text class=\"axis-title\" x=\"" + num(L + grid_w / 2.0) +
+         "\" y=\"14\" "
+         "text-anchor=\"middle\">" +
+         html_escape(c.col_title) + "</text>\n";
   out += "<text class=\"axis-title\" x=\"8\" y=\"" + num(T - 8) + "\">" + html_escape(c.row_title) +
          "</text>\n";
   for (std::size_t j = 0; j < c.cols.size(); ++j)
@@ -370,14 +405,16 @@ std::string heatmap(const HeatmapChart& c, int index) {
            "\" text-anchor=\"end\">" + html_escape(c.rows[i]) + "</text>\n";
     for (std::size_t j = 0; j < c.cols.size(); ++j) {
       const double* v = j < c.values[i].size() && c.values[i][j] ? &*c.values[i][j] : nullptr;
-      const std::string detail = i < c.details.size() && j < c.details[i].size() ? c.details[i][j] : "";
+      const std::string detail = i < c.details.size() && j < c.details[i].size() ? c.details[i][j]
+                                                                                 : "";
       const double x = L + cw * static_cast<double>(j);
       out += "<g class=\"cell\" data-row=\"" + html_escape(c.rows[i]) + "\" data-col=\"" +
              html_escape(c.cols[j]) + "\"><title>" + html_escape(detail) + "</title>";
       if (!v) {
         out += "<rect x=\"" + num(x + 1) + "\" y=\"" + num(y + 1) + "\" width=\"" + num(cw - 2) +
-               "\" height=\"" + num(ch - 2) + "\" fill=\"#f2f3f5\"/><text x=\"" + num(x + cw / 2.0) +
-               "\" y=\"" + num(y + ch / 2.0 + 4) + "\" text-anchor=\"middle\" fill=\"#8c959f\">—</text></g>\n";
+               "\" height=\"" + num(ch - 2) + "\" fill=\"#f2f3f5\"/><text x=\"" +
+               num(x + cw / 2.0) + "\" y=\"" + num(y + ch / 2.0 + 4) +
+               "\" text-anchor=\"middle\" fill=\"#8c959f\">—</text></g>\n";
         continue;
       }
       const double t = hi > lo ? std::clamp((*v - lo) / (hi - lo), 0.0, 1.0) : 1.0;
@@ -390,9 +427,9 @@ std::string heatmap(const HeatmapChart& c, int index) {
       out += "<rect x=\"" + num(x + 1) + "\" y=\"" + num(y + 1) + "\" width=\"" + num(cw - 2) +
              "\" height=\"" + num(ch - 2) + "\" fill=\"" + fill + "\"" +
              (is_best ? " stroke=\"#d9541e\" stroke-width=\"3\"" : "") + "/><text x=\"" +
-             num(x + cw / 2.0) + "\" y=\"" + num(y + ch / 2.0 + 4) + "\" text-anchor=\"middle\" fill=\"" +
-             (t > 0.55 ? "#ffffff" : "#1b1f24") + "\"" + (is_best ? " font-weight=\"700\"" : "") + ">" +
-             fixed(*v, 0) + "</text></g>\n";
+             num(x + cw / 2.0) + "\" y=\"" + num(y + ch / 2.0 + 4) +
+             "\" text-anchor=\"middle\" fill=\"" + (t > 0.55 ? "#ffffff" : "#1b1f24") + "\"" +
+             (is_best ? " font-weight=\"700\"" : "") + ">" + fixed(*v, 0) + "</text></g>\n";
     }
   }
   if (hi >= lo) {
@@ -400,26 +437,30 @@ std::string heatmap(const HeatmapChart& c, int index) {
     const std::string id = fmt::format("heat-scale-{}", index);
     const double x = L + grid_w + 24, h = std::max(ch * static_cast<double>(c.rows.size()), 120.0);
     out += "<g class=\"scale\"" + std::string(c.scale_lo ? " data-shared=\"1\"" : "") +
-           " data-lo=\"" + fixed(lo, 1) + "\" data-hi=\"" + fixed(hi, 1) + "\"><defs><linearGradient id=\"" + id +
+           " data-lo=\"" + fixed(lo, 1) + "\" data-hi=\"" + fixed(hi, 1) +
+           "\"><defs><linearGradient id=\"" + id +
            "\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\"><stop offset=\"0\" stop-color=\"#ecf3fa\"/>"
            "<stop offset=\"1\" stop-color=\"#103f80\"/></linearGradient></defs><rect x=\"" +
-           num(x) + "\" y=\"" + num(T) + "\" width=\"14\" height=\"" + num(h) + "\" fill=\"url(#" + id +
-           ")\" stroke=\"#d0d7de\"/>";
+           num(x) + "\" y=\"" + num(T) + "\" width=\"14\" height=\"" + num(h) + "\" fill=\"url(#" +
+           id + ")\" stroke=\"#d0d7de\"/>";
     const double step = hi > lo ? nice_step(hi - lo, 4) : 1;
     std::vector<double> ticks{lo};
     for (double v = std::ceil(lo / step) * step; v < hi; v += step)
-      if ((v - lo) / (hi - lo + 1e-12) > 0.12 && (hi - v) / (hi - lo + 1e-12) > 0.12) ticks.push_back(v);
+      if ((v - lo) / (hi - lo + 1e-12) > 0.12 && (hi - v) / (hi - lo + 1e-12) > 0.12)
+        ticks.push_back(v);
     if (hi > lo) ticks.push_back(hi);
     for (double v : ticks) {
       const double y = T + h - (hi > lo ? (v - lo) / (hi - lo) : 1.0) * h;
-      out += "<line x1=\"" + num(x + 14) + "\" x2=\"" + num(x + 18) + "\" y1=\"" + num(y) + "\" y2=\"" +
-             num(y) + "\" stroke=\"#57606a\"/><text x=\"" + num(x + 21) + "\" y=\"" + num(y + 4) +
-             "\">" + fixed(v, 0) + "</text>";
+      out += "<line x1=\"" + num(x + 14) + "\" x2=\"" + num(x + 18) + "\" y1=\"" + num(y) +
+             "\" y2=\"" + num(y) + "\" stroke=\"#57606a\"/><text x=\"" + num(x + 21) + "\" y=\"" +
+             num(y + 4) + "\">" + fixed(v, 0) + "</text>";
     }
-    out += "<text x=\"" + num(x - 2) + "\" y=\"" + num(T - 8) + "\">" + html_escape(c.unit) + "</text>";
+    out += "<text x=\"" + num(x - 2) + "\" y=\"" + num(T - 8) + "\">" + html_escape(c.unit) +
+           "</text>";
     if (!c.scale_note.empty())
       out += "<text x=\"" + num(x - 2) + "\" y=\"" + num(T + h + 14) +
-             "\" font-size=\"10\" fill=\"#57606a\">" + html_escape(clip(c.scale_note, 30)) + "</text>";
+             "\" font-size=\"10\" fill=\"#57606a\">" + html_escape(clip(c.scale_note, 30)) +
+             "</text>";
     out += "</g>\n";
   }
   out += "</svg>\n";

@@ -79,8 +79,7 @@ bool is_control(char32_t c) { return c < 0x20 || c == 0x7F || (c >= 0x80 && c <=
 
 int char_width(char32_t c) {
   if ((c >= 0x0300 && c <= 0x036F) || (c >= 0x200B && c <= 0x200F) ||
-      (c >= 0xFE00 && c <= 0xFE0F) || (c >= 0x1AB0 && c <= 0x1AFF) ||
-      (c >= 0x20D0 && c <= 0x20FF))
+      (c >= 0xFE00 && c <= 0xFE0F) || (c >= 0x1AB0 && c <= 0x1AFF) || (c >= 0x20D0 && c <= 0x20FF))
     return 0;
   if ((c >= 0x1100 && c <= 0x115F) || (c >= 0x2E80 && c <= 0xA4CF && c != 0x303F) ||
       (c >= 0xAC00 && c <= 0xD7A3) || (c >= 0xF900 && c <= 0xFAFF) ||
@@ -107,10 +106,17 @@ std::string terminal_escape(std::string_view s) {
   for_each_char(s, [&](char32_t c) {
     if (!is_control(c)) return append_utf8(out, c);
     switch (c) {
-      case '\n': out += "\\n"; return;
-      case '\r': out += "\\r"; return;
-      case '\t': out += "\\t"; return;
-      default: break;
+      case '\n':
+        out += "\\n";
+        return;
+      case '\r':
+        out += "\\r";
+        return;
+      case '\t':
+        out += "\\t";
+        return;
+      default:
+        break;
     }
     if (c < 0x80) {
       out += "\\x";
@@ -136,14 +142,27 @@ std::string html_escape(std::string_view s) {
   out.reserve(s.size() + 16);
   for_each_char(s, [&](char32_t c) {
     switch (c) {
-      case '&': out += "&amp;"; return;
-      case '<': out += "&lt;"; return;
-      case '>': out += "&gt;"; return;
-      case '"': out += "&quot;"; return;
-      case '\'': out += "&#39;"; return;
+      case '&':
+        out += "&amp;";
+        return;
+      case '<':
+        out += "&lt;";
+        return;
+      case '>':
+        out += "&gt;";
+        return;
+      case '"':
+        out += "&quot;";
+        return;
+      case '\'':
+        out += "&#39;";
+        return;
       case '\t':
-      case '\n': out += static_cast<char>(c); return;
-      default: break;
+      case '\n':
+        out += static_cast<char>(c);
+        return;
+      default:
+        break;
     }
     append_utf8(out, is_control(c) ? replacement : c);
   });
@@ -163,11 +182,21 @@ std::string markdown_escape(std::string_view s) {
   for (std::size_t i = 0; i < chars.size(); ++i) {
     const char32_t c = chars[i];
     switch (c) {
-      case '&': out += "&amp;"; continue;
-      case '<': out += "&lt;"; continue;
-      case '>': out += "&gt;"; continue;
-      case '"': out += "&quot;"; continue;
-      case '\r': out += "<br>"; continue;
+      case '&':
+        out += "&amp;";
+        continue;
+      case '<':
+        out += "&lt;";
+        continue;
+      case '>':
+        out += "&gt;";
+        continue;
+      case '"':
+        out += "&quot;";
+        continue;
+      case '\r':
+        out += "<br>";
+        continue;
       case '\n':
         if (i == 0 || chars[i - 1] != '\r') out += "<br>";  // CRLF is one break
         continue;
@@ -175,11 +204,19 @@ std::string markdown_escape(std::string_view s) {
         // Inside a word (single_pass) GFM never reads '_' as emphasis: keep ids readable.
         if (i > 0 && word(i - 1) && word(i + 1)) break;
         [[fallthrough]];
-      case '\\': case '`': case '*': case '[': case ']': case '|': case '~': case '#':
+      case '\\':
+      case '`':
+      case '*':
+      case '[':
+      case ']':
+      case '|':
+      case '~':
+      case '#':
         out += '\\';
         out += static_cast<char>(c);
         continue;
-      default: break;
+      default:
+        break;
     }
     append_utf8(out, is_control(c) && c != '\t' ? replacement : c);
   }

@@ -90,7 +90,8 @@ void build_variants(const Data& d, const ReportOptions& o, Report& r) {
           gbps_cells.push_back(Cell::none());
           continue;
         }
-        row.push_back(Cell::number(*m->median_us, 2).with_detail(measured_detail(*m)).marked(m == top));
+        row.push_back(
+            Cell::number(*m->median_us, 2).with_detail(measured_detail(*m)).marked(m == top));
         gbps_cells.push_back(Cell::number(gbps_of(*m), 1));
         gbps_cells.push_back(Cell::str(m->kernel_id));
       }
@@ -108,7 +109,8 @@ void build_variants(const Data& d, const ReportOptions& o, Report& r) {
 
     LineChart chart =
         gbps_view(d, key.device, "GB/s against n, the best configuration of each family");
-    LineChart us = us_view("Median µs against n (log scale), the best configuration of each family");
+    LineChart us =
+        us_view("Median µs against n (log scale), the best configuration of each family");
     LineChart speedup =
         speedup_view("cub::DeviceReduce's median (tunedreduce bench) over each family's best");
     LineChart::Series cub_series;
@@ -117,11 +119,12 @@ void build_variants(const Data& d, const ReportOptions& o, Report& r) {
     for (std::uint64_t n : sizes)
       if (const BenchPoint* p = d.bench_at(key, n, d.l2))
         if (auto c = p->median(db::BenchMethod::cub))
-          cub_series.points.push_back({n, *c, "cub::DeviceReduce (" +
-                                                  spread_detail(p->get(db::BenchMethod::cub)->p10_us,
-                                                                p->get(db::BenchMethod::cub)->p90_us,
-                                                                p->get(db::BenchMethod::cub)->repeats) +
-                                                  ")"});
+          cub_series.points.push_back({n, *c,
+                                       "cub::DeviceReduce (" +
+                                           spread_detail(p->get(db::BenchMethod::cub)->p10_us,
+                                                         p->get(db::BenchMethod::cub)->p90_us,
+                                                         p->get(db::BenchMethod::cub)->repeats) +
+                                           ")"});
     for (const auto& f : families) {
       auto fit = best.find(f);
       if (fit == best.end()) continue;

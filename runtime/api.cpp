@@ -59,8 +59,8 @@ void set_database(const std::string& path) {
 
 std::string database_path() { return runtime::Runtime::global().database_path(); }
 
-void reduce(void* d_temp, std::size_t& temp_bytes, const void* d_in, void* d_out,
-            std::uint64_t n, DType dtype, Op op, cudaStream_t stream) {
+void reduce(void* d_temp, std::size_t& temp_bytes, const void* d_in, void* d_out, std::uint64_t n,
+            DType dtype, Op op, cudaStream_t stream) {
   runtime::Runtime::global().reduce(d_temp, temp_bytes, d_in, d_out, n, dtype, op, stream);
 }
 

@@ -46,15 +46,17 @@ tr_status guarded(F&& f) noexcept {
 
 tunedreduce::DType to_dtype(int d) {
   if (d < TR_I32 || d > TR_F64)
-    throw tunedreduce::ReduceError(tunedreduce::Status::invalid_argument,
-                                   fmt::format("dtype {} is not a tr_dtype (0..5: TR_I32 .. TR_F64)", d));
+    throw tunedreduce::ReduceError(
+        tunedreduce::Status::invalid_argument,
+        fmt::format("dtype {} is not a tr_dtype (0..5: TR_I32 .. TR_F64)", d));
   return static_cast<tunedreduce::DType>(d);
 }
 
 tunedreduce::Op to_op(int o) {
   if (o < TR_SUM || o > TR_MAX)
-    throw tunedreduce::ReduceError(tunedreduce::Status::invalid_argument,
-                                   fmt::format("op {} is not a tr_op (0..2: TR_SUM, TR_MIN, TR_MAX)", o));
+    throw tunedreduce::ReduceError(
+        tunedreduce::Status::invalid_argument,
+        fmt::format("op {} is not a tr_op (0..2: TR_SUM, TR_MIN, TR_MAX)", o));
   return static_cast<tunedreduce::Op>(o);
 }
 cudaStream_t to_stream(void* s) { return static_cast<cudaStream_t>(s); }
@@ -105,9 +107,8 @@ tr_status tr_reduce(void* d_temp, size_t* temp_bytes, const void* d_in, void* d_
 
 tr_status tr_reduce_cached(const void* d_in, void* d_out, uint64_t n, int dtype, int op,
                            void* stream) {
-  return guarded([&] {
-    tunedreduce::reduce(d_in, d_out, n, to_dtype(dtype), to_op(op), to_stream(stream));
-  });
+  return guarded(
+      [&] { tunedreduce::reduce(d_in, d_out, n, to_dtype(dtype), to_op(op), to_stream(stream)); });
 }
 
 tr_status tr_sum(const void* d_in, void* d_out, uint64_t n, int dtype, void* stream) {

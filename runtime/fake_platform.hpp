@@ -69,7 +69,8 @@ class FakePlatform final : public Platform {
     ++describe_calls;
     if (device < 0 || device >= static_cast<int>(devices.size()))
       throw ReduceError(Status::cuda_error, "cudaGetDeviceProperties failed for device " +
-                                                std::to_string(device) + ": cudaErrorInvalidDevice");
+                                                std::to_string(device) +
+                                                ": cudaErrorInvalidDevice");
     return devices[static_cast<std::size_t>(device)];
   }
   PointerInfo pointer(const void* p) override {
@@ -125,8 +126,8 @@ class FakePlatform final : public Platform {
     ++cuda_calls;
     std::lock_guard lk(m_);
     launches_.push_back({entry.id, args});
-    events_.push_back({std::string("launch ") + entry.id, args.workspace, args.workspace_bytes,
-                       args.stream});
+    events_.push_back(
+        {std::string("launch ") + entry.id, args.workspace, args.workspace_bytes, args.stream});
     return launch_result;
   }
   std::string error_text(cudaError_t e) override {

@@ -78,12 +78,12 @@ std::shared_ptr<spdlog::logger> default_logger() {
     l->set_level(spdlog::level::warn);
     if (const char* env = std::getenv("TUNEDREDUCE_LOG_LEVEL"); env && *env) {
       // Once per process (this initialiser runs once), at warn, which is the level kept.
-      if (const auto lvl = parse_log_level(env))
-        l->set_level(*lvl);
+      if (const auto lvl = parse_log_level(env)) l->set_level(*lvl);
       else
-        l->warn("TUNEDREDUCE_LOG_LEVEL='{}' is not a log level (trace, debug, info, warn, error, "
-                "critical or off): logging at warn",
-                env);
+        l->warn(
+            "TUNEDREDUCE_LOG_LEVEL='{}' is not a log level (trace, debug, info, warn, error, "
+            "critical or off): logging at warn",
+            env);
     }
     try {
       spdlog::register_logger(l);

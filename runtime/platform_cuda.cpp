@@ -80,10 +80,14 @@ class CudaPlatform final : public Platform {
     }
     if (e != cudaSuccess) fail("cudaPointerGetAttributes", e);
     switch (a.type) {
-      case cudaMemoryTypeDevice: return {MemoryKind::device, a.device};
-      case cudaMemoryTypeManaged: return {MemoryKind::managed, a.device};
-      case cudaMemoryTypeHost: return {MemoryKind::host, a.device};
-      default: return {};
+      case cudaMemoryTypeDevice:
+        return {MemoryKind::device, a.device};
+      case cudaMemoryTypeManaged:
+        return {MemoryKind::managed, a.device};
+      case cudaMemoryTypeHost:
+        return {MemoryKind::host, a.device};
+      default:
+        return {};
     }
   }
 
@@ -122,8 +126,7 @@ class CudaPlatform final : public Platform {
                                            &q) == cudaSuccess &&
           q == cudaDriverEntryPointSuccess && f)
         is_capturing_ = reinterpret_cast<PFN_cuStreamIsCapturing_v10000>(f);
-      else
-        (void)cudaGetLastError();
+      else (void)cudaGetLastError();
     });
     if (const auto f = is_capturing_) {
       CUstreamCaptureStatus cst = CU_STREAM_CAPTURE_STATUS_NONE;

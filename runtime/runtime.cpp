@@ -27,7 +27,8 @@ void check_enums(DType dtype, Op op) {
   if (static_cast<unsigned>(dtype) > static_cast<unsigned>(DType::f64))
     throw ReduceError(Status::invalid_argument,
                       fmt::format("dtype {} is not an element type (0..{}: {})",
-                                  static_cast<int>(dtype), dtype_names.size() - 1, dtype_choices()));
+                                  static_cast<int>(dtype), dtype_names.size() - 1,
+                                  dtype_choices()));
   if (static_cast<unsigned>(op) > static_cast<unsigned>(Op::max))
     throw ReduceError(Status::invalid_argument,
                       fmt::format("op {} is not an operator (0..{}: {})", static_cast<int>(op),
@@ -79,9 +80,10 @@ Runtime::Runtime(Options opt)
   if (!valid(cs)) cs = CacheState::cold;
   cache_state_.store(static_cast<int>(cs), std::memory_order_relaxed);
   if (!bad.empty())
-    logger_->warn("TUNEDREDUCE_CACHE_STATE='{}' is not a cache state (cold or warm): lookups "
-                  "prefer cold-L2 winners",
-                  bad);
+    logger_->warn(
+        "TUNEDREDUCE_CACHE_STATE='{}' is not a cache state (cold or warm): lookups "
+        "prefer cold-L2 winners",
+        bad);
 }
 
 Runtime::~Runtime() = default;
@@ -159,8 +161,8 @@ std::unique_ptr<DeviceState> Runtime::load(int device, DeviceInfo info) {
   db::Snapshot snap = db::load_snapshot(where.path, info.fingerprint, ro);
   if (snap.problem) {
     const std::string msg = snap.message + " (location from " + where.source + ")";
-    warn_once("db:" + msg, "tuning database unusable: " + msg +
-                               "; reductions use the built-in defaults");
+    warn_once("db:" + msg,
+              "tuning database unusable: " + msg + "; reductions use the built-in defaults");
     TuningTable defaults(info.limits);
     return std::make_unique<DeviceState>(device, std::move(info), "", "built-in (" + msg + ")",
                                          std::move(defaults));
@@ -179,8 +181,7 @@ std::unique_ptr<DeviceState> Runtime::load(int device, DeviceInfo info) {
   logger_->debug("device {} ({}, key {}): {} tuned row(s) of its own, {} of its model, from {}",
                  device, info.fingerprint.name, info.fingerprint.key(), table.exact_rows(),
                  table.similar_rows(), db::quoted(where.path));
-  return std::make_unique<DeviceState>(device, std::move(info), path, "built-in",
-                                       std::move(table));
+  return std::make_unique<DeviceState>(device, std::move(info), path, "built-in", std::move(table));
 }
 
 const DeviceState& Runtime::device_state(int device) {
@@ -377,8 +378,7 @@ Runtime::Resolved Runtime::prepare(const void* d_in, const void* d_out, std::uin
   // Null pointers first: no CUDA call is made for them.
   if (!d_out) throw ReduceError(Status::invalid_argument, "d_out is a null pointer");
   if (!d_in && n > 0)
-    throw ReduceError(Status::invalid_argument,
-                      fmt::format("d_in is a null pointer (n = {})", n));
+    throw ReduceError(Status::invalid_argument, fmt::format("d_in is a null pointer (n = {})", n));
   const int device = platform_->current_device();
   const DeviceState& s = device_state(device);
   const std::size_t elem = dtype_size(dtype);
@@ -431,7 +431,8 @@ void Runtime::reduce(void* d_temp, std::size_t& temp_bytes, const void* d_in, vo
   }
   const Resolved r = prepare(d_in, d_out, n, dtype, op, /*two_phase=*/true);
   const DeviceState& s = *r.state;
-  const std::size_t need = std::max<std::size_t>(r.choice.entry->workspace_bytes(n, s.info.limits), 1);
+  const std::size_t need =
+      std::max<std::size_t>(r.choice.entry->workspace_bytes(n, s.info.limits), 1);
   check_pointer("d_temp", d_temp, r.device, 256);
   if (temp_bytes < need)
     throw ReduceError(Status::temp_too_small,
@@ -470,8 +471,8 @@ void Runtime::reduce(const void* d_in, void* d_out, std::uint64_t n, DType dtype
   if (n == 0) {
     e = platform_->launch(entry, a, s.info.limits);  // writes the empty result, no workspace
   } else {
-    const std::size_t need = std::max(entry.workspace_bytes(n, s.info.limits),
-                                      WorkspaceCache::counter_bytes);
+    const std::size_t need =
+        std::max(entry.workspace_bytes(n, s.info.limits), WorkspaceCache::counter_bytes);
     e = workspaces_.run(r.device, stream, need, [&](void* ws, std::size_t bytes, bool clean) {
       a.workspace = ws;
       a.workspace_bytes = bytes;

@@ -38,8 +38,12 @@ struct DeviceState {
   TuningTable table;
 
   DeviceState(int dev, DeviceInfo i, std::string src, std::string builtin, TuningTable t)
-      : device(dev), info(std::move(i)), fingerprint_key(info.fingerprint.key()),
-        source(std::move(src)), builtin_source(std::move(builtin)), table(std::move(t)) {}
+      : device(dev),
+        info(std::move(i)),
+        fingerprint_key(info.fingerprint.key()),
+        source(std::move(src)),
+        builtin_source(std::move(builtin)),
+        table(std::move(t)) {}
 };
 
 struct Options {
@@ -91,8 +95,8 @@ class Runtime {
   static Config describe(const DeviceState& s, const Choice& c, DType dtype, Op op);
 
   Config lookup(DType dtype, Op op, std::uint64_t n, int device);
-  void reduce(void* d_temp, std::size_t& temp_bytes, const void* d_in, void* d_out,
-              std::uint64_t n, DType dtype, Op op, cudaStream_t stream);
+  void reduce(void* d_temp, std::size_t& temp_bytes, const void* d_in, void* d_out, std::uint64_t n,
+              DType dtype, Op op, cudaStream_t stream);
   void reduce(const void* d_in, void* d_out, std::uint64_t n, DType dtype, Op op,
               cudaStream_t stream);
   void release_workspace(cudaStream_t stream);

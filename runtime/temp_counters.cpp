@@ -30,9 +30,10 @@ unsigned long long* TempCounters::counter(int device, const void* d_temp, std::s
     d.asked = true;
     CounterTable t;
     if (cudaError_t e = platform_.counter_table(t); e != cudaSuccess) {
-      why = fmt::format("the counter table of device {} is not available ({}): two-phase "
-                        "launches zero a counter in the caller's buffer first",
-                        device, platform_.error_text(e));
+      why = fmt::format(
+          "the counter table of device {} is not available ({}): two-phase "
+          "launches zero a counter in the caller's buffer first",
+          device, platform_.error_text(e));
       return nullptr;
     }
     d.table = t.base;
@@ -50,10 +51,11 @@ unsigned long long* TempCounters::counter(int device, const void* d_temp, std::s
   } else {
     if (!d.full_reported) {
       d.full_reported = true;
-      why = fmt::format("device {} has seen {} distinct temporary buffers: launches with a "
-                        "buffer not seen before zero a counter in it first (one cudaMemsetAsync "
-                        "more per call)",
-                        device, d.entries);
+      why = fmt::format(
+          "device {} has seen {} distinct temporary buffers: launches with a "
+          "buffer not seen before zero a counter in it first (one cudaMemsetAsync "
+          "more per call)",
+          device, d.entries);
     }
     return nullptr;
   }

@@ -39,9 +39,9 @@ TuningTable::Checked TuningTable::check(const db::WinnerTable& rows,
                                         const kernels::DeviceLimits& dev, const char* what) {
   std::vector<db::SnapshotEntry> kept;
   for (const db::SnapshotEntry& r : rows.entries()) {
-    const std::string where =
-        fmt::format("{} {} [{}, {}] (L2 {}) of {} ({})", dtype_name(r.dtype), op_name(r.op), r.n_lo,
-                    r.n_hi, db::l2_mode_name(r.l2_mode), what, r.device_key);
+    const std::string where = fmt::format("{} {} [{}, {}] (L2 {}) of {} ({})", dtype_name(r.dtype),
+                                          op_name(r.op), r.n_lo, r.n_hi,
+                                          db::l2_mode_name(r.l2_mode), what, r.device_key);
     const kernels::Entry* e = kernels::find(r.kernel_id);
     if (!e) {
       rejected_.push_back("the winner for " + where + " names kernel '" + r.kernel_id +
@@ -63,7 +63,8 @@ TuningTable::Checked TuningTable::check(const db::WinnerTable& rows,
   Checked c;
   c.table = db::WinnerTable(std::move(kept));
   c.entries.reserve(c.table.size());
-  for (const db::SnapshotEntry& r : c.table.entries()) c.entries.push_back(kernels::find(r.kernel_id));
+  for (const db::SnapshotEntry& r : c.table.entries())
+    c.entries.push_back(kernels::find(r.kernel_id));
   return c;
 }
 
@@ -77,7 +78,8 @@ namespace {
 /// that interval; further away the built-in default (chosen per size from measurements on
 /// several GPUs) is the better guess.
 bool within_reach(const db::SnapshotEntry& r, std::uint64_t n) {
-  const std::uint64_t lo = std::max<std::uint64_t>(r.n_lo, 1), hi = std::max<std::uint64_t>(r.n_hi, 1);
+  const std::uint64_t lo = std::max<std::uint64_t>(r.n_lo, 1),
+                      hi = std::max<std::uint64_t>(r.n_hi, 1);
   if (n < lo) return n >= lo / TuningTable::nearest_reach;
   if (n > hi) return n / TuningTable::nearest_reach <= hi;
   return true;
@@ -86,7 +88,7 @@ bool within_reach(const db::SnapshotEntry& r, std::uint64_t n) {
 }  // namespace
 
 const db::SnapshotEntry* TuningTable::taking(const Checked& c, const db::SnapshotEntry* r,
-                                              std::uint64_t n) noexcept {
+                                             std::uint64_t n) noexcept {
   if (!r) return nullptr;
   const auto rows = c.table.entries();
   const auto i = static_cast<std::size_t>(r - rows.data());
@@ -103,7 +105,8 @@ Choice TuningTable::choose(DType dtype, Op op, std::uint64_t n, db::L2Mode prefe
   for (const int m : {first, second}) {
     const Checked& c = exact_[m];
     if (const db::SnapshotEntry* r = c.table.find(dtype, op, n)) {
-      if (const db::SnapshotEntry* t = taking(c, r, n)) return pick(c, t, t == r ? Level::exact : Level::nearest);
+      if (const db::SnapshotEntry* t = taking(c, r, n))
+        return pick(c, t, t == r ? Level::exact : Level::nearest);
     } else if (const db::SnapshotEntry* t = taking(c, c.table.nearest(dtype, op, n), n);
                t && within_reach(*t, n)) {
       return pick(c, t, Level::nearest);

@@ -98,12 +98,13 @@ cudaError_t WorkspaceCache::run_captured(int device, cudaStream_t stream, std::s
   // cache's workspace is not used: a later call could free or grow it while the graph lives,
   // and a launch of the graph on another stream would share it.
   if (!platform_.stream_ordered_allocation(device))
-    throw ReduceError(Status::unsupported,
-                      fmt::format("this call is being captured into a CUDA graph, and device {} has "
-                                  "no stream-ordered allocation (memory pools) for a workspace the "
-                                  "graph owns: use the two-phase call reduce(d_temp, temp_bytes, "
-                                  "...) with temporary storage of your own",
-                                  device));
+    throw ReduceError(
+        Status::unsupported,
+        fmt::format("this call is being captured into a CUDA graph, and device {} has "
+                    "no stream-ordered allocation (memory pools) for a workspace the "
+                    "graph owns: use the two-phase call reduce(d_temp, temp_bytes, "
+                    "...) with temporary storage of your own",
+                    device));
   void* p = nullptr;
   if (cudaError_t e = platform_.alloc_async(&p, bytes, stream); e != cudaSuccess)
     throw ReduceError(Status::cuda_error,

@@ -12,6 +12,7 @@ packages=(
   libtomlplusplus-dev
   libgtest-dev
   clang libclang-rt-14-dev
+  clang-format  # scripts/check-format.sh: the format check CI runs first
   dpkg-dev file
   groff-base  # the man page test renders tunedreduce.1 (usually installed already: man-db needs it)
 )

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Installs the dependencies, builds everything and runs the tests. GPU tests (label gpu) report
-# themselves skipped where there is no GPU. Then builds the host code again, without a kernel,
-# under AddressSanitizer (LeakSanitizer included) and UndefinedBehaviorSanitizer with warnings as
-# errors, and runs the host tests of that build. This is what .ci/run calls.
+# Installs the dependencies, checks the format, builds everything and runs the tests. GPU tests
+# (label gpu) report themselves skipped where there is no GPU. Then builds the host code again,
+# without a kernel, under AddressSanitizer (LeakSanitizer included) and UndefinedBehaviorSanitizer
+# with warnings as errors, and runs the host tests of that build. This is what .ci/run calls.
 #
 # TUNEDREDUCE_CUDA_ARCHS picks the architectures to compile kernels for (default: the GPU's own
 # when nvidia-smi can tell, else 90). BUILD_DIR picks the build folder (default: build); the
@@ -12,6 +12,9 @@ cd "$(dirname "$0")/.."
 # Chromium renders the HTML report in its test (about 25 s to install; 0 skips that test).
 export TUNEDREDUCE_WITH_CHROMIUM=${TUNEDREDUCE_WITH_CHROMIUM:-1}
 scripts/install-deps.sh
+# Every C, C++ and CUDA source formatted as .clang-format says (seconds; first, so that a
+# formatting slip fails before the build).
+scripts/check-format.sh
 export PATH="/usr/local/cuda/bin:$PATH"
 build=${BUILD_DIR:-build}
 archs=${TUNEDREDUCE_CUDA_ARCHS:-$(scripts/detect-arch.sh)}

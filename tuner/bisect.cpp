@@ -51,8 +51,7 @@ BisectOutcome bisect_intervals(std::span<const SizeWinner> grid, Runner& runner,
   for (std::size_t i = 0; i < grid.size(); ++i) {
     if (!runs.empty() && grid[i].winner.kernel_id == grid[runs.back().last].winner.kernel_id)
       runs.back().last = i;
-    else
-      runs.push_back({i, i});
+    else runs.push_back({i, i});
   }
 
   // The first size of each run after the first: where its winner takes over.
@@ -94,10 +93,8 @@ BisectOutcome bisect_intervals(std::span<const SizeWinner> grid, Runner& runner,
           x.undecided = true;
           break;
         }
-        if (*s.winner == 0)
-          lo = m;
-        else
-          hi = m;
+        if (*s.winner == 0) lo = m;
+        else hi = m;
       }
     }
     x.lo = lo;
@@ -135,9 +132,10 @@ std::vector<db::Winner> to_db_winners(std::span<const IntervalWinner> intervals,
   std::vector<db::Winner> out;
   for (const IntervalWinner& iw : intervals) {
     if (!iw.winner.measurement_id)
-      throw Error(fmt::format("winner '{}' at n={} has no recorded measurement: it cannot be "
-                              "stored as a winner",
-                              iw.winner.kernel_id, iw.winner.n));
+      throw Error(
+          fmt::format("winner '{}' at n={} has no recorded measurement: it cannot be "
+                      "stored as a winner",
+                      iw.winner.kernel_id, iw.winner.n));
     db::Winner w;
     w.dtype = dtype;
     w.op = op;

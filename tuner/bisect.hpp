@@ -47,7 +47,7 @@ struct Crossover {
   std::uint64_t lo = 0, hi = 0;            // the final bracket: from_id wins at lo, to_id at hi
   std::uint64_t boundary = 0;              // the first size of to_id's interval
   int probes = 0;                          // midpoints measured
-  bool undecided = false;  // stopped because neither candidate was ok at a midpoint
+  bool undecided = false;                  // stopped because neither candidate was ok at a midpoint
 };
 
 struct BisectOutcome {
@@ -67,8 +67,7 @@ std::uint64_t geometric_midpoint(std::uint64_t lo, std::uint64_t hi);
 /// its neighbouring grid sizes. \p on_measured is called after every Runner::measure call.
 BisectOutcome bisect_intervals(std::span<const SizeWinner> grid, Runner& runner,
                                const BisectConfig& config,
-                               const std::atomic<bool>* cancel = nullptr,
-                               const TieRule& rule = {},
+                               const std::atomic<bool>* cancel = nullptr, const TieRule& rule = {},
                                const std::function<void(std::size_t)>& on_measured = {});
 
 /// Converts intervals to database winners of one (dtype, op) measured in L2 mode \p l2_mode (the

@@ -21,7 +21,8 @@ class Progress {
       : o_(o), start_(now()) {
     for (const KeySpace& k : keys) {
       sizes_total_ += k.sizes.size();
-      for (std::uint64_t n : k.sizes) total_weight_ += o.model.search_s(k.dtype, n, k.count_at(n), c);
+      for (std::uint64_t n : k.sizes)
+        total_weight_ += o.model.search_s(k.dtype, n, k.count_at(n), c);
     }
     keys_total_ = keys.size();
   }
@@ -102,10 +103,8 @@ class Scheduler {
       state_[u->key].begun = true;
       lk.unlock();
       try {
-        if (u->size == bisect_unit)
-          bisect(runner, u->key);
-        else
-          grid_size(runner, u->key, u->size);
+        if (u->size == bisect_unit) bisect(runner, u->key);
+        else grid_size(runner, u->key, u->size);
       } catch (...) {
         lk.lock();
         if (!error_) error_ = std::current_exception();
@@ -189,15 +188,16 @@ class Scheduler {
   void grid_size(Runner& runner, std::size_t key, std::size_t index) {
     const KeySpace& k = keys_[key];
     const std::uint64_t n = k.sizes[index];
-    SearchContext ctx{runner, c_.measure, c_.strategy, k.dtype, k.op, n, o_.cancel,
-                      o_.clock, o_.chunk, {}};
+    SearchContext ctx{runner, c_.measure, c_.strategy, k.dtype,  k.op,
+                      n,      o_.cancel,  o_.clock,    o_.chunk, {}};
     ctx.on_measured = on_measured(key, n);
     // Only the candidates that take n: a single_tile entry is not measured past its tile.
     const std::vector<std::string> candidates = k.candidates_at(n);
     if (candidates.empty())
-      spdlog::warn("{} {} n={}: none of the {} selected candidates takes this many elements "
-                   "(single_tile entries take one tile)",
-                   dtype_name(k.dtype), op_name(k.op), n, k.candidates.size());
+      spdlog::warn(
+          "{} {} n={}: none of the {} selected candidates takes this many elements "
+          "(single_tile entries take one tile)",
+          dtype_name(k.dtype), op_name(k.op), n, k.candidates.size());
     SearchOutcome s = strategy_.run(candidates, ctx);
     std::lock_guard<std::mutex> lk(m_);
     requests_ += s.requests;

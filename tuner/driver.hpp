@@ -31,8 +31,8 @@ struct SizeOutcome {
   std::vector<Result> final_results;  // the strategy's last round: the winner's competition
   std::size_t requests = 0;           // measurements asked for, every round
   int rounds = 0;
-  std::size_t failed = 0;             // final results that are not ok
-  std::optional<SizeWinner> winner;   // empty when no candidate was ok
+  std::size_t failed = 0;            // final results that are not ok
+  std::optional<SizeWinner> winner;  // empty when no candidate was ok
   std::size_t tied = 0;
 };
 
@@ -43,7 +43,7 @@ struct KeyOutcome {
   L2Mode l2_mode = L2Mode::cold;  // of every measurement: the winners are of this mode
   std::size_t candidates = 0;
   std::vector<SizeOutcome> sizes;
-  BisectOutcome bisect;  // bisect.intervals: the winners, ready for db::Database::replace_winners
+  BisectOutcome bisect;   // bisect.intervals: the winners, ready for db::Database::replace_winners
   bool complete = false;  // every grid size and the bisection finished
 };
 
@@ -64,14 +64,14 @@ struct ProgressEvent {
   std::string device;  // DriverOptions::device_label
   DType dtype = DType::i32;
   Op op = Op::sum;
-  std::uint64_t n = 0;             // the grid size in progress (0 while bisecting)
+  std::uint64_t n = 0;  // the grid size in progress (0 while bisecting)
   std::size_t keys_done = 0, keys_total = 0;
   std::size_t sizes_done = 0, sizes_total = 0;  // grid sizes over every key
   std::size_t candidates = 0;                   // of the current key
   std::size_t requests = 0;                     // answered so far in this run
   double elapsed_s = 0;
-  std::optional<double> eta_s;   // from the estimate model's weights and the time so far
-  double fraction = 0;           // of the estimated work done, 0..1
+  std::optional<double> eta_s;  // from the estimate model's weights and the time so far
+  double fraction = 0;          // of the estimated work done, 0..1
   const SizeOutcome* size = nullptr;
   const KeyOutcome* key = nullptr;
 };
@@ -85,7 +85,7 @@ struct DriverOptions {
   std::function<double()> clock;  // monotonic seconds; empty: steady_clock
   std::size_t chunk = 64;         // requests per Runner::measure call
   TieRule tie;
-  EstimateModel model;            // weights for the ETA
+  EstimateModel model;  // weights for the ETA
 };
 
 /// Tunes every key of \p config with \p runner. Returns when done, or, once the cancellation flag

@@ -93,10 +93,8 @@ std::string format_duration(double seconds) {
   }
   const auto total = static_cast<long long>(std::llround(seconds));
   const long long h = total / 3600, mnt = (total % 3600) / 60, sec = total % 60;
-  if (h > 0)
-    s << h << "h " << std::setw(2) << std::setfill('0') << mnt << "m";
-  else
-    s << mnt << "m " << std::setw(2) << std::setfill('0') << sec << "s";
+  if (h > 0) s << h << "h " << std::setw(2) << std::setfill('0') << mnt << "m";
+  else s << mnt << "m " << std::setw(2) << std::setfill('0') << sec << "s";
   return s.str();
 }
 
@@ -109,15 +107,17 @@ void print_plan(std::ostream& os, const Plan& plan, const TuneConfig& c, const E
      << "\n"
      << "estimate model: per measurement (warm-up + repeats) x (max(" << m.launch_floor_us
      << " us, bytes / " << m.bandwidth_gbps << " GB/s)"
-     << (p.l2 == L2Mode::cold ? " + " + std::to_string(static_cast<int>(m.flush_us)) + " us L2 flush"
-                              : std::string())
+     << (p.l2 == L2Mode::cold
+             ? " + " + std::to_string(static_cast<int>(m.flush_us)) + " us L2 flush"
+             : std::string())
      << "), capped at the budget, + " << m.per_measurement_ms
      << " ms overhead; expected repeats min(max, 2 x min); per size bytes / " << m.setup_gbps
-     << " GB/s set-up; bisection " << m.crossovers_per_gap
-     << " crossovers per gap x 2 x depth; " << m.worker_start_s << " s worker start\n\n";
-  os << std::left << std::setw(6) << "dtype" << std::setw(5) << "op" << std::right
-     << std::setw(11) << "candidates" << std::setw(7) << "sizes" << std::setw(14)
-     << "measurements" << std::setw(12) << "bisection" << std::setw(12) << "estimate" << "\n";
+     << " GB/s set-up; bisection " << m.crossovers_per_gap << " crossovers per gap x 2 x depth; "
+     << m.worker_start_s << " s worker start\n\n";
+  os << std::left << std::setw(6) << "dtype" << std::setw(5) << "op" << std::right << std::setw(11)
+     << "candidates" << std::setw(7) << "sizes" << std::setw(14) << "measurements" << std::setw(12)
+     << "bisection" << std::setw(12) << "estimate"
+     << "\n";
   for (const KeyPlan& k : plan.keys)
     os << std::left << std::setw(6) << dtype_name(k.dtype) << std::setw(5) << op_name(k.op)
        << std::right << std::setw(11) << k.candidates << std::setw(7) << k.sizes << std::setw(14)

@@ -22,10 +22,9 @@ void ProgressPrinter::operator()(const ProgressEvent& e) {
       os_ << "tune: " << prefix << key << " n=" << format_size(e.n) << ": ";
       if (e.size->winner)
         os_ << e.size->winner->winner.kernel_id << " "
-            << fmt::format("{:.2f}", *e.size->winner->winner.median_us) << " us (" << e.size->tied << " tied, " << e.size->failed << " not ok, "
-            << e.size->requests << " measured)";
-      else
-        os_ << "no candidate was ok (" << e.size->failed << " not ok)";
+            << fmt::format("{:.2f}", *e.size->winner->winner.median_us) << " us (" << e.size->tied
+            << " tied, " << e.size->failed << " not ok, " << e.size->requests << " measured)";
+      else os_ << "no candidate was ok (" << e.size->failed << " not ok)";
       os_ << "  [size " << e.sizes_done << "/" << e.sizes_total << ", " << eta << "]\n";
     } else if (e.kind == ProgressEvent::Kind::key_done && e.key) {
       os_ << "tune: " << prefix << key << " done: " << e.key->bisect.intervals.size()
@@ -44,9 +43,9 @@ void ProgressPrinter::operator()(const ProgressEvent& e) {
                      std::string(bar_width - filled, '.') + "] " +
                      fmt::format("{:.0f}", e.fraction * 100) + "%  " + key +
                      (e.n ? " n=" + format_size(e.n) : std::string(" bisecting")) + "  size " +
-                     std::to_string(e.sizes_done) + "/" + std::to_string(e.sizes_total) +
-                     "  key " + std::to_string(e.keys_done) + "/" + std::to_string(e.keys_total) +
-                     "  " + std::to_string(e.requests) + " measured  " + eta;
+                     std::to_string(e.sizes_done) + "/" + std::to_string(e.sizes_total) + "  key " +
+                     std::to_string(e.keys_done) + "/" + std::to_string(e.keys_total) + "  " +
+                     std::to_string(e.requests) + " measured  " + eta;
   const std::size_t visible = line.size() - 1;
   if (visible < drawn_width_) line += std::string(drawn_width_ - visible, ' ');
   drawn_width_ = std::max(drawn_width_, visible);

@@ -15,8 +15,8 @@ namespace {
 std::int64_t in_range(const Json& v, const char* key, std::int64_t lo, std::int64_t hi) {
   const std::int64_t x = v.as_int();
   if (x < lo || x > hi)
-    throw std::runtime_error(std::string("protocol message: \"") + key + "\" = " +
-                             std::to_string(x) + " is out of range");
+    throw std::runtime_error(std::string("protocol message: \"") + key +
+                             "\" = " + std::to_string(x) + " is out of range");
   return x;
 }
 int int_member(const Json& j, const char* key, int lo = std::numeric_limits<int>::min()) {

@@ -44,11 +44,11 @@ const Json& member(const Json& j, const char* key);
 struct Command {
   enum class Kind { init, bandwidth, measure, quit };
   Kind kind = Kind::quit;
-  int device = 0;           // init
-  std::uint64_t seed = 0;   // init (at most 2^63 - 1: JSON integers are signed 64-bit here)
-  std::string kernel_id;    // measure
-  std::uint64_t n = 0;      // measure
-  MeasurePolicy policy;     // measure
+  int device = 0;          // init
+  std::uint64_t seed = 0;  // init (at most 2^63 - 1: JSON integers are signed 64-bit here)
+  std::string kernel_id;   // measure
+  std::uint64_t n = 0;     // measure
+  MeasurePolicy policy;    // measure
 };
 Json to_json(const Command& c);
 

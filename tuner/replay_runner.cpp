@@ -39,9 +39,9 @@ std::vector<Result> ReplayRunner::measure(std::span<const Request> requests) {
     if (it == by_key_.end()) {
       ++missing_;
       r.outcome = Outcome::launch_failed;
-      r.error = "not recorded in the replay database: '" + q.kernel_id + "' at n=" +
-                std::to_string(q.n) + " with L2 " + db::l2_mode_name(options_.policy.l2) +
-                " (" + label_ + ")";
+      r.error = "not recorded in the replay database: '" + q.kernel_id +
+                "' at n=" + std::to_string(q.n) + " with L2 " +
+                db::l2_mode_name(options_.policy.l2) + " (" + label_ + ")";
       if (options_.strict) throw Error(r.error);
       out.push_back(std::move(r));
       continue;
@@ -74,7 +74,8 @@ std::vector<Result> ReplayRunner::measure(std::span<const Request> requests) {
   return out;
 }
 
-db::DeviceRecord choose_replay_device(db::Database& db, const std::optional<std::string>& selector) {
+db::DeviceRecord choose_replay_device(db::Database& db,
+                                      const std::optional<std::string>& selector) {
   const std::vector<db::DeviceRecord> devices = db.devices();
   auto list = [&] {
     std::string s;
@@ -97,7 +98,8 @@ db::DeviceRecord choose_replay_device(db::Database& db, const std::optional<std:
     if (d.fingerprint.name.find(*selector) != std::string::npos) hits.push_back(&d);
   if (hits.size() == 1) return *hits.front();
   throw Error("--replay-device '" + *selector + "' matches " +
-                  (hits.empty() ? std::string("no device") : std::to_string(hits.size()) + " devices") +
+                  (hits.empty() ? std::string("no device")
+                                : std::to_string(hits.size()) + " devices") +
                   " of '" + db.path().string() + "':" + list(),
               exit_code::usage);
 }

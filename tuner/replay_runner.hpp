@@ -27,8 +27,8 @@ namespace tunedreduce::tuner {
 
 struct ReplayOptions {
   std::int64_t device_id = 0;
-  MeasurePolicy policy;      // its l2 mode selects the measurements; min_repeats the default ask
-  bool strict = false;       // a missing measurement throws Error instead of failing the request
+  MeasurePolicy policy;  // its l2 mode selects the measurements; min_repeats the default ask
+  bool strict = false;   // a missing measurement throws Error instead of failing the request
 };
 
 class ReplayRunner : public Runner {

@@ -62,7 +62,8 @@ std::vector<std::string> KeySpace::candidates_at(std::uint64_t n) const {
 
 std::size_t KeySpace::count_at(std::uint64_t n) const {
   return static_cast<std::size_t>(
-      std::count_if(candidates.begin(), candidates.end(), [n](const std::string& id) { return takes(id, n); }));
+      std::count_if(candidates.begin(), candidates.end(),
+                    [n](const std::string& id) { return takes(id, n); }));
 }
 
 std::vector<KeySpace> enumerate_space(const SpaceConfig& s) {

@@ -62,7 +62,8 @@ Selection select_winner(std::span<const Result> results, const TieRule& rule) {
   }
   if (!fastest) return s;
   std::size_t winner = *fastest;
-  const bool one_launch_counts = *results[*fastest].median_us * rule.max_relative < second_launch_us;
+  const bool one_launch_counts = *results[*fastest].median_us * rule.max_relative <
+                                 second_launch_us;
   for (std::size_t i = 0; i < results.size(); ++i) {
     if (!results[i].ok() || !within_noise(results[i], results[*fastest], rule)) continue;
     ++s.tied;

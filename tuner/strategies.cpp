@@ -93,8 +93,12 @@ constexpr KeySpec halving_options[] = {
 };
 
 constexpr StrategyInfo strategy_table[] = {
-    {"exhaustive", "every candidate with the full measurement policy", search_exhaustive,
-     plan_exhaustive, {}, nullptr},
+    {"exhaustive",
+     "every candidate with the full measurement policy",
+     search_exhaustive,
+     plan_exhaustive,
+     {},
+     nullptr},
     {"random", "a seeded uniform sample of the candidates within a budget (count and/or seconds)",
      search_random, plan_random, random_options, check_random},
     {"halving",
@@ -185,8 +189,8 @@ std::vector<std::string> random_order(std::span<const std::string> candidates, s
                                       DType dtype, Op op, std::uint64_t n) {
   // The stream depends on the seed and the key, so every size draws its own sample, and the
   // same seed draws the same samples again.
-  std::uint64_t h = fnv1a64(std::string(dtype_name(dtype)) + "." + op_name(op) + "." +
-                            std::to_string(n));
+  std::uint64_t h =
+      fnv1a64(std::string(dtype_name(dtype)) + "." + op_name(op) + "." + std::to_string(n));
   SplitMix64 rng{seed ^ h};
   std::vector<std::string> order(candidates.begin(), candidates.end());
   for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.below(i)]);
@@ -199,7 +203,8 @@ SearchOutcome search_random(std::span<const std::string> candidates, SearchConte
   std::vector<std::string> order =
       random_order(candidates, ctx.config.seed, ctx.dtype, ctx.op, ctx.n);
   if (ctx.config.random.count)
-    order.resize(std::min<std::size_t>(order.size(), static_cast<std::size_t>(*ctx.config.random.count)));
+    order.resize(
+        std::min<std::size_t>(order.size(), static_cast<std::size_t>(*ctx.config.random.count)));
   const auto requests = plain_requests(order, ctx.n);
   if (!ctx.config.random.seconds) {
     o.final_results = measure_chunked(requests, ctx, o);
@@ -240,8 +245,10 @@ SearchOutcome search_halving(std::span<const std::string> candidates, SearchCont
     std::vector<const Result*> ok;
     for (const Result& x : got)
       if (x.ok()) ok.push_back(&x);
-    std::sort(ok.begin(), ok.end(), [](const Result* a, const Result* b) { return faster(*a, *b); });
-    const auto want = static_cast<std::size_t>(std::ceil(static_cast<double>(alive.size()) * h.keep));
+    std::sort(ok.begin(), ok.end(),
+              [](const Result* a, const Result* b) { return faster(*a, *b); });
+    const auto want =
+        static_cast<std::size_t>(std::ceil(static_cast<double>(alive.size()) * h.keep));
     const std::size_t keep = std::min(std::clamp(want, final_size, alive.size() - 1), ok.size());
     alive.clear();
     for (std::size_t i = 0; i < keep; ++i) alive.push_back(ok[i]->kernel_id);

@@ -29,10 +29,10 @@ struct RandomOptions {
 
 /// [strategy.halving]: successive halving.
 struct HalvingOptions {
-  double keep = 0.25;      // fraction of the candidates kept after each round
-  int first_repeats = 3;   // timed repeats of every candidate in the first round
-  double growth = 3;       // repeats multiply by this from one round to the next
-  int final_size = 4;      // once at most this many remain, they are measured with the full policy
+  double keep = 0.25;     // fraction of the candidates kept after each round
+  int first_repeats = 3;  // timed repeats of every candidate in the first round
+  double growth = 3;      // repeats multiply by this from one round to the next
+  int final_size = 4;     // once at most this many remain, they are measured with the full policy
 };
 
 /// [strategy].

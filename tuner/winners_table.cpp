@@ -74,8 +74,8 @@ void print_winners(std::ostream& os, const TuneOutcome& outcome, const std::stri
     ++keys;
     mode = k.l2_mode;
     if (k.bisect.intervals.empty())
-      rows.push_back({dtype_name(k.dtype), op_name(k.op), "-", "-", "(no candidate was ok)", "",
-                      "", "", "", ""});
+      rows.push_back({dtype_name(k.dtype), op_name(k.op), "-", "-", "(no candidate was ok)", "", "",
+                      "", "", ""});
     for (const IntervalWinner& w : k.bisect.intervals) {
       const auto gbps = result_gbps(w.winner);
       rows.push_back({dtype_name(k.dtype), op_name(k.op), std::to_string(w.n_lo),

@@ -14,14 +14,14 @@
 
 #include "measure/gpu.hpp"
 
-#define CK(x)                                                                           \
-  do {                                                                                  \
-    const cudaError_t e_ = (x);                                                         \
-    if (e_ != cudaSuccess) {                                                            \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,                   \
-                   tunedreduce::measure::cuda_error_text(e_).c_str());                  \
-      std::exit(1);                                                                     \
-    }                                                                                   \
+#define CK(x)                                                          \
+  do {                                                                 \
+    const cudaError_t e_ = (x);                                        \
+    if (e_ != cudaSuccess) {                                           \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,  \
+                   tunedreduce::measure::cuda_error_text(e_).c_str()); \
+      std::exit(1);                                                    \
+    }                                                                  \
   } while (0)
 
 /// Times launches on its own stream, each run waited for, with CUDA events: the median of 31 runs,
@@ -67,10 +67,8 @@ struct ColdTimer {
   float median_us(const std::function<void()>& launch) const {
     std::vector<float> t;
     for (int r = 0; r < 31; ++r) {
-      if (memset_flush)
-        CK(cudaMemsetAsync(flush, r & 0xff, flush_bytes, s));
-      else
-        CK(tunedreduce::measure::enqueue_read(flush, flush_bytes, sm_count, sink, s));
+      if (memset_flush) CK(cudaMemsetAsync(flush, r & 0xff, flush_bytes, s));
+      else CK(tunedreduce::measure::enqueue_read(flush, flush_bytes, sm_count, sink, s));
       CK(cudaEventRecord(e0, s));
       launch();
       CK(cudaEventRecord(e1, s));

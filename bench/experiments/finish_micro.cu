@@ -29,14 +29,14 @@
 
 namespace cg = cooperative_groups;
 
-
 __global__ void empty_kernel() {}
 
 /// Memory-free wait of \p ns nanoseconds (one warp, globaltimer).
 __global__ void spin_kernel(unsigned long long ns) {
   unsigned long long t0, t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-  do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); while (t - t0 < ns);
+  do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  while (t - t0 < ns);
 }
 
 template <int B>
@@ -65,15 +65,18 @@ __device__ __forceinline__ int4 load4(const int4* p) {
     std::uint64_t pol;
     asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
     asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.v4.s32 {%0,%1,%2,%3}, [%4], %5;"
-                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+                 : "l"(p), "l"(pol));
     return r;
   }
   if constexpr (H == 1)
     asm volatile("ld.global.nc.L1::no_allocate.v4.s32 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
+                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+                 : "l"(p));
   else
     asm volatile("ld.global.nc.L2::256B.v4.s32 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
+                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+                 : "l"(p));
   return r;
 }
 
@@ -200,7 +203,10 @@ __global__ void __launch_bounds__(B) k_lastblock(Args a) {
       const unsigned i = threadIdx.x + k * B;
       w[k] = 0;
       if (i < gridDim.x)
-        asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(w[k]) : "l"(slots + i) : "memory");
+        asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];"
+                     : "=l"(w[k])
+                     : "l"(slots + i)
+                     : "memory");
     }
     if (threadIdx.x == 0) last = ticket == gridDim.x - 1;
     __syncthreads();
@@ -211,7 +217,10 @@ __global__ void __launch_bounds__(B) k_lastblock(Args a) {
       const unsigned i = threadIdx.x + k * B;
       if (i < gridDim.x) {
         while ((w[k] >> 32) == 0)
-          asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(w[k]) : "l"(slots + i) : "memory");
+          asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];"
+                       : "=l"(w[k])
+                       : "l"(slots + i)
+                       : "memory");
         v += int(unsigned(w[k]));
         slots[i] = 0;
       }
@@ -235,8 +244,8 @@ __global__ void __launch_bounds__(B) k_lastblock(Args a) {
       return;
     }
     __syncthreads();  // block_sum's shared words are reused below
-    const int v = block_sum<B>(
-        collect_slots<B>(slots, 1 + threadIdx.x, gridDim.x, threadIdx.x == 0 ? r : 0));
+    const int v =
+        block_sum<B>(collect_slots<B>(slots, 1 + threadIdx.x, gridDim.x, threadIdx.x == 0 ? r : 0));
     if (threadIdx.x == 0) *a.out = v;
   } else if constexpr (MODE == 0) {
     if (threadIdx.x == 0) a.partials[blockIdx.x] = r;
@@ -348,8 +357,8 @@ struct Config {
   std::string name;
   int block, unroll, cluster;  // cluster 0 = plain launch
   const void* fn;
-  bool checks;                  // MODE 0 computes no sum
-  bool single = false;          // one block only: for n <= block * unroll * 4
+  bool checks;                   // MODE 0 computes no sum
+  bool single = false;           // one block only: for n <= block * unroll * 4
   const void* finish = nullptr;  // two kernels: the second (one block of 256), after fn
   bool pdl = false;              // ... launched with programmatic stream serialization
 };
@@ -373,8 +382,8 @@ cudaLaunchConfig_t cluster_launch(const Config& c, unsigned grid, cudaStream_t s
 
 template <int B, int U, int H, int MODE>
 void add_lastblock() {
-  const char* modes[] = {"partials_only", "fence_atomic", "acqrel_atomic", "packed_atomic", "flagged_slots", "flagged_spec",
-                         "collector"};
+  const char* modes[] = {"partials_only", "fence_atomic", "acqrel_atomic", "packed_atomic",
+                         "flagged_slots", "flagged_spec", "collector"};
   g_configs.push_back({std::string(modes[MODE]) + ".h" + std::to_string(H) + ".b" +
                            std::to_string(B) + ".u" + std::to_string(U),
                        B, U, 0, reinterpret_cast<const void*>(&k_lastblock<B, U, H, MODE>),
@@ -388,15 +397,19 @@ void add_cluster() {
 }
 template <int B, int U, int H>
 void add_single() {
-  g_configs.push_back({"single.h" + std::to_string(H) + ".b" + std::to_string(B) + ".u" +
-                           std::to_string(U),
-                       B, U, 0, reinterpret_cast<const void*>(&k_single<B, U, H>), true, true});
+  g_configs.push_back(
+      {"single.h" + std::to_string(H) + ".b" + std::to_string(B) + ".u" + std::to_string(U), B, U,
+       0, reinterpret_cast<const void*>(&k_single<B, U, H>), true, true});
 }
 template <int B, int U, int H>
 void add_two(bool pdl) {
   Config c{std::string(pdl ? "pdl" : "two_launch") + ".h" + std::to_string(H) + ".b" +
                std::to_string(B) + ".u" + std::to_string(U),
-           B, U, 0, reinterpret_cast<const void*>(&k_pdl_first<B, U, H>), true};
+           B,
+           U,
+           0,
+           reinterpret_cast<const void*>(&k_pdl_first<B, U, H>),
+           true};
   c.finish = reinterpret_cast<const void*>(&k_pdl_finish<256>);
   c.pdl = pdl;
   g_configs.push_back(c);
@@ -497,7 +510,8 @@ int main(int argc, char** argv) {
   auto do_flush = [&](int r) {
     const bool spin = flush_mode.size() > 5 && flush_mode.substr(flush_mode.size() - 5) == "_spin";
     const std::string base = spin ? flush_mode.substr(0, flush_mode.size() - 5) : flush_mode;
-    if (base == "memset" || base == "memset_read") CK(cudaMemsetAsync(flush, r & 0xff, flush_bytes, s));
+    if (base == "memset" || base == "memset_read")
+      CK(cudaMemsetAsync(flush, r & 0xff, flush_bytes, s));
     if (base == "read" || base == "memset_read") {
       CK(tunedreduce::measure::enqueue_read(flush, flush_bytes, prop.multiProcessorCount,
                                             reinterpret_cast<unsigned*>(out + 32), s));
@@ -553,130 +567,134 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&cub_temp, cub_bytes + 256));
 
   for (const std::string& fm : flushes) {
-  flush_mode = fm;
-  std::printf("flush: %s\n", fm.c_str());
-  std::printf("empty kernel <<<1,32>>>: %.2f us\n",
-              time_one([&] { empty_kernel<<<1, 32, 0, s>>>(); }));
-  std::printf("empty kernel <<<264,1024>>>: %.2f us\n",
-              time_one([&] { empty_kernel<<<264, 1024, 0, s>>>(); }));
-  std::printf("empty kernel <<<2048,256>>>: %.2f us\n",
-              time_one([&] { empty_kernel<<<2048, 256, 0, s>>>(); }));
-  std::printf("two empty kernels <<<1,32>>>: %.2f us\n", time_one([&] {
-                empty_kernel<<<1, 32, 0, s>>>();
-                empty_kernel<<<1, 32, 0, s>>>();
-              }));
+    flush_mode = fm;
+    std::printf("flush: %s\n", fm.c_str());
+    std::printf("empty kernel <<<1,32>>>: %.2f us\n",
+                time_one([&] { empty_kernel<<<1, 32, 0, s>>>(); }));
+    std::printf("empty kernel <<<264,1024>>>: %.2f us\n",
+                time_one([&] { empty_kernel<<<264, 1024, 0, s>>>(); }));
+    std::printf("empty kernel <<<2048,256>>>: %.2f us\n",
+                time_one([&] { empty_kernel<<<2048, 256, 0, s>>>(); }));
+    std::printf("two empty kernels <<<1,32>>>: %.2f us\n", time_one([&] {
+                  empty_kernel<<<1, 32, 0, s>>>();
+                  empty_kernel<<<1, 32, 0, s>>>();
+                }));
 
-  std::printf("%-6s %-12s %-34s %8s %6s %8s %9s\n", "log2n", "flush", "config", "grid", "cap", "us",
-              "GB/s");
-  for (int lg : logs) {
-    const long long n = 1LL << lg, nvec = n / 4;
-    std::uint32_t expect = 0;
-    for (long long i = 0; i < n; ++i) expect += std::uint32_t(host[i]);
-    struct Row {
-      std::string name;
-      long long grid;
-      int persistent;
-      float us;
-    };
-    std::vector<Row> rows;
-    if (with_cub) {
-      auto launch = [&] {
-        std::size_t b = cub_bytes;
-        CK(cub::DeviceReduce::Sum(cub_temp, b, in, out, n, s));
+    std::printf("%-6s %-12s %-34s %8s %6s %8s %9s\n", "log2n", "flush", "config", "grid", "cap",
+                "us", "GB/s");
+    for (int lg : logs) {
+      const long long n = 1LL << lg, nvec = n / 4;
+      std::uint32_t expect = 0;
+      for (long long i = 0; i < n; ++i) expect += std::uint32_t(host[i]);
+      struct Row {
+        std::string name;
+        long long grid;
+        int persistent;
+        float us;
       };
-      CK(cudaMemsetAsync(out, 0x5a, 4, s));
-      launch();
-      std::uint32_t got = 0;
-      CK(cudaMemcpyAsync(&got, out, 4, cudaMemcpyDeviceToHost, s));
-      CK(cudaStreamSynchronize(s));
-      if (got != expect) {
-        std::printf("WRONG cub n=2^%d: got %u want %u\n", lg, got, expect);
-        return 1;
-      }
-      rows.push_back({"cub", 0, false, time_one(launch)});
-    }
-    for (auto& c : g_configs) {
-      if (!selected(c.name)) continue;
-      if (c.single && nvec > (long long)c.block * c.unroll) continue;
-      const long long tile = (long long)c.block * c.unroll;
-      long long tiles = (nvec + tile - 1) / tile;
-      int occ = 0;
-      if (c.cluster == 0) {
-        CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, c.fn, c.block, 0));
-        occ *= prop.multiProcessorCount;
-      } else {
-        cudaLaunchAttribute at{};
-        cudaLaunchConfig_t lc = cluster_launch(c, c.cluster, nullptr, at);
-        int clusters = 0;
-        CK(cudaOccupancyMaxActiveClusters(&clusters, c.fn, &lc));
-        occ = clusters * c.cluster;
-        if (occ == 0) continue;
-      }
-      // 0: one block per tile; 1: a resident grid, grid-stride; 2: a resident grid, each block
-      // one contiguous run of tiles
-      for (int persistent = 0; persistent < 3; ++persistent) {
-        long long grid = persistent ? std::min<long long>(tiles, occ) : tiles;
-        if (persistent && grid == tiles) continue;  // same as the full grid
-        if (persistent == 2 && c.cluster) continue;
-        if (grid > (1LL << 20)) continue;           // partials buffer bound
-        if (c.name.rfind("packed", 0) == 0 && grid >= (1LL << 16)) continue;  // 16 ticket bits
-        if (c.name.rfind("flagged_spec", 0) == 0 && grid > 4LL * c.block) continue;
-        if (c.cluster) grid = (grid + c.cluster - 1) / c.cluster * c.cluster;
-        Args a{reinterpret_cast<const int4*>(in), nvec, ws, counter, out, persistent == 2};
-        void* params[] = {&a};
+      std::vector<Row> rows;
+      if (with_cub) {
         auto launch = [&] {
-          if (c.finish) {
-            CK(cudaLaunchKernel(c.fn, dim3(unsigned(grid)), dim3(c.block), params, 0, s));
-            if (grid == 1) return;
-            const int* partials = ws;
-            unsigned count = unsigned(grid);
-            int* o = out;
-            void* fparams[] = {&partials, &count, &o};
-            cudaLaunchAttribute at{};
-            at.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-            at.val.programmaticStreamSerializationAllowed = 1;
-            cudaLaunchConfig_t lc{};
-            lc.gridDim = dim3(1);
-            lc.blockDim = dim3(256);
-            lc.stream = s;
-            lc.attrs = &at;
-            lc.numAttrs = c.pdl ? 1 : 0;
-            CK(cudaLaunchKernelExC(&lc, c.finish, fparams));
-          } else if (c.cluster == 0) {
-            CK(cudaLaunchKernel(c.fn, dim3(unsigned(grid)), dim3(c.block), params, 0, s));
-          } else {
-            cudaLaunchAttribute at{};
-            cudaLaunchConfig_t lc = cluster_launch(c, unsigned(grid), s, at);
-            CK(cudaLaunchKernelExC(&lc, c.fn, params));
-          }
+          std::size_t b = cub_bytes;
+          CK(cub::DeviceReduce::Sum(cub_temp, b, in, out, n, s));
         };
-        if (std::getenv("TRACE")) std::fprintf(stderr, "%s grid %lld\n", c.name.c_str(), grid);
         CK(cudaMemsetAsync(out, 0x5a, 4, s));
         launch();
         std::uint32_t got = 0;
         CK(cudaMemcpyAsync(&got, out, 4, cudaMemcpyDeviceToHost, s));
         CK(cudaStreamSynchronize(s));
-        if (c.checks && got != expect) {
-          std::printf("WRONG %s n=2^%d grid=%lld: got %u want %u\n", c.name.c_str(), lg, grid, got,
-                      expect);
+        if (got != expect) {
+          std::printf("WRONG cub n=2^%d: got %u want %u\n", lg, got, expect);
           return 1;
         }
-        rows.push_back({c.name, grid, persistent, time_one(launch)});
+        rows.push_back({"cub", 0, false, time_one(launch)});
       }
+      for (auto& c : g_configs) {
+        if (!selected(c.name)) continue;
+        if (c.single && nvec > (long long)c.block * c.unroll) continue;
+        const long long tile = (long long)c.block * c.unroll;
+        long long tiles = (nvec + tile - 1) / tile;
+        int occ = 0;
+        if (c.cluster == 0) {
+          CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, c.fn, c.block, 0));
+          occ *= prop.multiProcessorCount;
+        } else {
+          cudaLaunchAttribute at{};
+          cudaLaunchConfig_t lc = cluster_launch(c, c.cluster, nullptr, at);
+          int clusters = 0;
+          CK(cudaOccupancyMaxActiveClusters(&clusters, c.fn, &lc));
+          occ = clusters * c.cluster;
+          if (occ == 0) continue;
+        }
+        // 0: one block per tile; 1: a resident grid, grid-stride; 2: a resident grid, each block
+        // one contiguous run of tiles
+        for (int persistent = 0; persistent < 3; ++persistent) {
+          long long grid = persistent ? std::min<long long>(tiles, occ) : tiles;
+          if (persistent && grid == tiles) continue;  // same as the full grid
+          if (persistent == 2 && c.cluster) continue;
+          if (grid > (1LL << 20)) continue;  // partials buffer bound
+          if (c.name.rfind("packed", 0) == 0 && grid >= (1LL << 16)) continue;  // 16 ticket bits
+          if (c.name.rfind("flagged_spec", 0) == 0 && grid > 4LL * c.block) continue;
+          if (c.cluster) grid = (grid + c.cluster - 1) / c.cluster * c.cluster;
+          Args a{reinterpret_cast<const int4*>(in), nvec, ws, counter, out, persistent == 2};
+          void* params[] = {&a};
+          auto launch = [&] {
+            if (c.finish) {
+              CK(cudaLaunchKernel(c.fn, dim3(unsigned(grid)), dim3(c.block), params, 0, s));
+              if (grid == 1) return;
+              const int* partials = ws;
+              unsigned count = unsigned(grid);
+              int* o = out;
+              void* fparams[] = {&partials, &count, &o};
+              cudaLaunchAttribute at{};
+              at.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+              at.val.programmaticStreamSerializationAllowed = 1;
+              cudaLaunchConfig_t lc{};
+              lc.gridDim = dim3(1);
+              lc.blockDim = dim3(256);
+              lc.stream = s;
+              lc.attrs = &at;
+              lc.numAttrs = c.pdl ? 1 : 0;
+              CK(cudaLaunchKernelExC(&lc, c.finish, fparams));
+            } else if (c.cluster == 0) {
+              CK(cudaLaunchKernel(c.fn, dim3(unsigned(grid)), dim3(c.block), params, 0, s));
+            } else {
+              cudaLaunchAttribute at{};
+              cudaLaunchConfig_t lc = cluster_launch(c, unsigned(grid), s, at);
+              CK(cudaLaunchKernelExC(&lc, c.fn, params));
+            }
+          };
+          if (std::getenv("TRACE")) std::fprintf(stderr, "%s grid %lld\n", c.name.c_str(), grid);
+          CK(cudaMemsetAsync(out, 0x5a, 4, s));
+          launch();
+          std::uint32_t got = 0;
+          CK(cudaMemcpyAsync(&got, out, 4, cudaMemcpyDeviceToHost, s));
+          CK(cudaStreamSynchronize(s));
+          if (c.checks && got != expect) {
+            std::printf("WRONG %s n=2^%d grid=%lld: got %u want %u\n", c.name.c_str(), lg, grid,
+                        got, expect);
+            return 1;
+          }
+          rows.push_back({c.name, grid, persistent, time_one(launch)});
+        }
+      }
+      std::sort(rows.begin(), rows.end(), [](auto& x, auto& y) { return x.us < y.us; });
+      // The best row of every design (name up to ".b"; ALL=1: every row).
+      std::vector<std::string> seen;
+      const bool all_rows = std::getenv("ALL") != nullptr;
+      for (auto& r : rows) {
+        std::string design = r.name.substr(0, r.name.find(".b"));
+        if (!all_rows && std::find(seen.begin(), seen.end(), design) != seen.end()) continue;
+        seen.push_back(design);
+        std::printf("2^%-4d %-12s %-34s %8lld %6s %8.2f %9.1f\n", lg, fm.c_str(), r.name.c_str(),
+                    r.grid,
+                    r.persistent == 2 ? "chunk"
+                    : r.persistent    ? "occ"
+                                      : "full",
+                    r.us, n * 4 / (r.us * 1e3));
+      }
+      std::fflush(stdout);
     }
-    std::sort(rows.begin(), rows.end(), [](auto& x, auto& y) { return x.us < y.us; });
-    // The best row of every design (name up to ".b"; ALL=1: every row).
-    std::vector<std::string> seen;
-    const bool all_rows = std::getenv("ALL") != nullptr;
-    for (auto& r : rows) {
-      std::string design = r.name.substr(0, r.name.find(".b"));
-      if (!all_rows && std::find(seen.begin(), seen.end(), design) != seen.end()) continue;
-      seen.push_back(design);
-      std::printf("2^%-4d %-12s %-34s %8lld %6s %8.2f %9.1f\n", lg, fm.c_str(), r.name.c_str(),
-                  r.grid, r.persistent == 2 ? "chunk" : r.persistent ? "occ" : "full", r.us, n * 4 / (r.us * 1e3));
-    }
-    std::fflush(stdout);
-  }
   }
   return 0;
 }

@@ -95,10 +95,14 @@ struct ReadFlush {
 enum Hint { kNoL1 = 0, kNoL1Pf256 = 1, kNoL1EvictFirst = 2, kLdg = 3 };
 const char* hint_name(int h) {
   switch (h) {
-    case kNoL1: return "noL1";
-    case kNoL1Pf256: return "noL1+L2::256B";
-    case kNoL1EvictFirst: return "noL1+evict_first";
-    default: return "ldg";
+    case kNoL1:
+      return "noL1";
+    case kNoL1Pf256:
+      return "noL1+L2::256B";
+    case kNoL1EvictFirst:
+      return "noL1+evict_first";
+    default:
+      return "ldg";
   }
 }
 
@@ -107,13 +111,16 @@ __device__ __forceinline__ uint4 ld16(const uint4* p, std::uint64_t policy) {
   uint4 r;
   if constexpr (H == kNoL1) {
     asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
+                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+                 : "l"(p));
   } else if constexpr (H == kNoL1Pf256) {
     asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
+                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+                 : "l"(p));
   } else if constexpr (H == kNoL1EvictFirst) {
     asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.v4.u32 {%0,%1,%2,%3}, [%4], %5;"
-                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(policy));
+                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+                 : "l"(p), "l"(policy));
   } else {
     r = __ldg(p);
   }
@@ -136,9 +143,8 @@ __device__ __forceinline__ T block_sum(T v) {
 // n is a multiple of the vector width here (the experiment's sizes are powers of two) and the
 // input 16-byte aligned: the product's head/tail handling is left out of both sides alike.
 template <class T, int Block, int U, int H, bool OnePass>
-__global__ void __launch_bounds__(Block) k_stream(const uint4* __restrict__ vin,
-                                                  std::uint64_t nvec, T* partials,
-                                                  unsigned* ticket, T* out) {
+__global__ void __launch_bounds__(Block) k_stream(const uint4* __restrict__ vin, std::uint64_t nvec,
+                                                  T* partials, unsigned* ticket, T* out) {
   constexpr int V = 16 / sizeof(T);
   constexpr std::uint64_t tile = std::uint64_t(Block) * U;
   std::uint64_t policy = 0;
@@ -227,11 +233,13 @@ Variant make_variant(const StreamCase<T>& c) {
   const unsigned grid = unsigned(std::max<std::uint64_t>(1, std::min(tiles, cap)));
   char name[160];
   std::snprintf(name, sizeof name, "b%d.u%d.%s.%s.%s", Block, U, hint_name(H),
-                Persistent ? "persistent" : "tile_per_block", OnePass ? "one_launch" : "two_kernels");
+                Persistent ? "persistent" : "tile_per_block",
+                OnePass ? "one_launch" : "two_kernels");
   StreamCase<T> cc = c;
   return {name, [cc, grid, nvec](cudaStream_t s) {
-            k_stream<T, Block, U, H, OnePass><<<grid, Block, 0, s>>>(
-                reinterpret_cast<const uint4*>(cc.in), nvec, cc.partials, cc.ticket, cc.out);
+            k_stream<T, Block, U, H, OnePass>
+                <<<grid, Block, 0, s>>>(reinterpret_cast<const uint4*>(cc.in), nvec, cc.partials,
+                                        cc.ticket, cc.out);
             if constexpr (!OnePass) k_finish<T><<<1, 1024, 0, s>>>(cc.partials, grid, cc.out);
           }};
 }
@@ -254,7 +262,11 @@ void add_shape(std::vector<Variant>& vs, const StreamCase<T>& c) {
 
 template <class T, tk::Family F, int B, int U, tk::Finish Fin>
 Variant product_variant(const StreamCase<T>& c, void* ws, std::size_t ws_bytes, int sms) {
-  static constexpr tk::KernelParams P{F, B, U, tk::SmemMode::none, Fin,
+  static constexpr tk::KernelParams P{F,
+                                      B,
+                                      U,
+                                      tk::SmemMode::none,
+                                      Fin,
                                       sizeof(T) == 4 ? tunedreduce::DType::f32
                                                      : tunedreduce::DType::f64,
                                       tunedreduce::Op::sum};
@@ -385,8 +397,8 @@ struct TileRecord {
 };
 
 template <int Block, int U>
-__global__ void __launch_bounds__(Block) k_tile(const float* __restrict__ in, float* out,
-                                                TileRecord* rec) {
+__global__ void __launch_bounds__(Block)
+    k_tile(const float* __restrict__ in, float* out, TileRecord* rec) {
   unsigned long long t0;
   if (threadIdx.x == 0) asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
   float x[U];
@@ -477,8 +489,13 @@ __global__ void k_empty(float* out, float v) {
 
 template <tk::Family F, int B, int U>
 cudaError_t product_tile(const float* in, float* out, void* ws, cudaStream_t s, int sms) {
-  static constexpr tk::KernelParams P{F, B, U, tk::SmemMode::none, tk::Finish::single_pass,
-                                      tunedreduce::DType::f32, tunedreduce::Op::sum};
+  static constexpr tk::KernelParams P{F,
+                                      B,
+                                      U,
+                                      tk::SmemMode::none,
+                                      tk::Finish::single_pass,
+                                      tunedreduce::DType::f32,
+                                      tunedreduce::Op::sum};
   tk::DeviceLimits lim;
   lim.sm_count = sms;
   tk::LaunchArgs a;
@@ -532,7 +549,8 @@ void run_tile(int reps, const ReadFlush& flush, cudaStream_t s, int sms) {
   std::vector<V> vs = {
       {"ours_instrumented", 1, nullptr, [&] { k_tile<256, 16><<<1, 256, 0, s>>>(in, out, rec); }},
       {"cub", 1, nullptr, [&] { cub_sum(in, out); }},
-      {"ours_plain.b256.u16", 1, nullptr, [&] { k_tile_plain<256, 16><<<1, 256, 0, s>>>(in, out); }},
+      {"ours_plain.b256.u16", 1, nullptr,
+       [&] { k_tile_plain<256, 16><<<1, 256, 0, s>>>(in, out); }},
       {"ours_vec.b256.u4", 1, nullptr, [&] { k_tile_vec<256, 4><<<1, 256, 0, s>>>(in, out); }},
       {"ours_vec.b128.u8", 1, nullptr, [&] { k_tile_vec<128, 8><<<1, 128, 0, s>>>(in, out); }},
       {"empty", 1, nullptr, [&] { k_empty<<<1, 256, 0, s>>>(out, 1.f); }},
@@ -548,7 +566,10 @@ void run_tile(int reps, const ReadFlush& flush, cudaStream_t s, int sms) {
       {"lean.b512.u2", 1, nullptr, [&] { k_lean<float, 512, 2><<<1, 512, 0, s>>>(in, n, out); }},
       {"lean.b1024.u1", 1, nullptr, [&] { k_lean<float, 1024, 1><<<1, 1024, 0, s>>>(in, n, out); }},
       {"ours_plain+touch", 1,
-       [&] { k_touch<<<1, 1, 0, s>>>(reinterpret_cast<const unsigned*>(base), reinterpret_cast<unsigned*>(out2)); },
+       [&] {
+         k_touch<<<1, 1, 0, s>>>(reinterpret_cast<const unsigned*>(base),
+                                 reinterpret_cast<unsigned*>(out2));
+       },
        [&] { k_tile_plain<256, 16><<<1, 256, 0, s>>>(in, out); }},
   };
   cudaEvent_t e0, e1;
@@ -595,10 +616,13 @@ void run_tile(int reps, const ReadFlush& flush, cudaStream_t s, int sms) {
   std::fflush(stdout);
 }
 
-
 template <class T, tk::Family F, int B, int U>
 cudaError_t product_any(const T* in, std::uint64_t n, T* out, void* ws, cudaStream_t s, int sms) {
-  static constexpr tk::KernelParams P{F, B, U, tk::SmemMode::none, tk::Finish::single_pass,
+  static constexpr tk::KernelParams P{F,
+                                      B,
+                                      U,
+                                      tk::SmemMode::none,
+                                      tk::Finish::single_pass,
                                       sizeof(T) == 4 ? tunedreduce::DType::f32
                                                      : tunedreduce::DType::f64,
                                       tunedreduce::Op::sum};
@@ -618,7 +642,8 @@ cudaError_t product_any(const T* in, std::uint64_t n, T* out, void* ws, cudaStre
 // CUB's single-tile size of T, aligned and with the input one element off 16 bytes and one
 // element shorter: CUB, lean kernels and the product's entries of the same shapes, shuffled.
 template <class T>
-void run_tile_general(const char* tname, int reps, const ReadFlush& flush, cudaStream_t s, int sms) {
+void run_tile_general(const char* tname, int reps, const ReadFlush& flush, cudaStream_t s,
+                      int sms) {
   constexpr unsigned tile = 16384 / sizeof(T);  // 2^12 floats, 2^11 doubles
   constexpr int UW = 64 / sizeof(T);            // scalar loads per thread at 256 threads
   unsigned char* base;
@@ -651,16 +676,26 @@ void run_tile_general(const char* tname, int reps, const ReadFlush& flush, cudaS
       std::function<void()> run;
     };
     std::vector<V> vs = {
-        {"cub", [&] { std::size_t tb = temp_bytes; CK(cub::DeviceReduce::Sum(temp, tb, in, out, n, s)); }},
+        {"cub",
+         [&] {
+           std::size_t tb = temp_bytes;
+           CK(cub::DeviceReduce::Sum(temp, tb, in, out, n, s));
+         }},
         {"lean.b256.u4", [&] { k_lean<T, 256, 4><<<1, 256, 0, s>>>(in, n, out); }},
         {"lean.b128.u8", [&] { k_lean<T, 128, 8><<<1, 128, 0, s>>>(in, n, out); }},
         {"lean.b512.u2", [&] { k_lean<T, 512, 2><<<1, 512, 0, s>>>(in, n, out); }},
-        {"product.tiled.b256.u4", [&] { CK((product_any<T, tk::Family::tiled, 256, 4>(in, n, out, ws, s, sms))); }},
-        {"product.vectorized.b256.u4", [&] { CK((product_any<T, tk::Family::vectorized, 256, 4>(in, n, out, ws, s, sms))); }},
-        {"product.warp_shuffle.b256", [&] { CK((product_any<T, tk::Family::warp_shuffle, 256, UW>(in, n, out, ws, s, sms))); }},
-        {"product.single_tile.b256.u4", [&] { CK((product_any<T, tk::Family::single_tile, 256, 4>(in, n, out, ws, s, sms))); }},
-        {"product.single_tile.b512.u2", [&] { CK((product_any<T, tk::Family::single_tile, 512, 2>(in, n, out, ws, s, sms))); }},
-        {"product.single_tile.b1024.u1", [&] { CK((product_any<T, tk::Family::single_tile, 1024, 1>(in, n, out, ws, s, sms))); }},
+        {"product.tiled.b256.u4",
+         [&] { CK((product_any<T, tk::Family::tiled, 256, 4>(in, n, out, ws, s, sms))); }},
+        {"product.vectorized.b256.u4",
+         [&] { CK((product_any<T, tk::Family::vectorized, 256, 4>(in, n, out, ws, s, sms))); }},
+        {"product.warp_shuffle.b256",
+         [&] { CK((product_any<T, tk::Family::warp_shuffle, 256, UW>(in, n, out, ws, s, sms))); }},
+        {"product.single_tile.b256.u4",
+         [&] { CK((product_any<T, tk::Family::single_tile, 256, 4>(in, n, out, ws, s, sms))); }},
+        {"product.single_tile.b512.u2",
+         [&] { CK((product_any<T, tk::Family::single_tile, 512, 2>(in, n, out, ws, s, sms))); }},
+        {"product.single_tile.b1024.u1",
+         [&] { CK((product_any<T, tk::Family::single_tile, 1024, 1>(in, n, out, ws, s, sms))); }},
     };
     T ref;
     vs[0].run();
@@ -683,8 +718,8 @@ void run_tile_general(const char* tname, int reps, const ReadFlush& flush, cudaS
         T got;
         CK(cudaMemcpy(&got, out, sizeof got, cudaMemcpyDeviceToHost));
         if (got != ref) {
-          std::fprintf(stderr, "WRONG %s %s n=%u mis=%d: %.17g vs %.17g\n", tname, vs[v].name.c_str(), n,
-                       mis, double(got), double(ref));
+          std::fprintf(stderr, "WRONG %s %s n=%u mis=%d: %.17g vs %.17g\n", tname,
+                       vs[v].name.c_str(), n, mis, double(got), double(ref));
           std::exit(2);
         }
         if (r >= 0) t[v].push_back(ms * 1000.f);

@@ -2,7 +2,8 @@
 // the micro-benchmark's packed kernel of the same shape? The micro-benchmark's kernels come from
 // finish_micro.cu (included without its main), the product's from kernels/dispatch.cuh. Built
 // with -DTUNEDREDUCE_EXPERIMENTS=ON (bench/experiments/README.md):
-//   cmake --build build --target experiment_kernel_overhead && build/bin/experiments/kernel_overhead
+//   cmake --build build --target experiment_kernel_overhead &&
+//   build/bin/experiments/kernel_overhead
 // Timing: ColdTimer (experiment.hpp: measure/'s read flush, or FLUSH=memset, the method of the
 // figures in docs/performance-log.md), each run waited for, median of 31; the methods take
 // turns, three rounds, and the table shows the lowest and the middle of the three medians. Every
@@ -16,8 +17,13 @@ namespace tk = tunedreduce::kernels;
 
 template <tk::Family F, int B, int U>
 struct Product {
-  static constexpr tk::KernelParams P{F, B, U, tk::SmemMode::none, tk::Finish::packed,
-                                      tunedreduce::DType::i32, tunedreduce::Op::sum};
+  static constexpr tk::KernelParams P{F,
+                                      B,
+                                      U,
+                                      tk::SmemMode::none,
+                                      tk::Finish::packed,
+                                      tunedreduce::DType::i32,
+                                      tunedreduce::Op::sum};
   static cudaError_t launch(const tk::LaunchArgs& a, const tk::DeviceLimits& d) {
     return tk::Dispatch<P>::launch(a, d);
   }
@@ -60,19 +66,26 @@ int main() {
                      }});
   auto micro = [&](const char* name, const void* fn, int block, int unroll) {
     methods.push_back({name, [&, fn, block, unroll](long long n) {
-                         Args a{reinterpret_cast<const int4*>(in), n / 4, reinterpret_cast<int*>(ws),
+                         Args a{reinterpret_cast<const int4*>(in),
+                                n / 4,
+                                reinterpret_cast<int*>(ws),
                                 reinterpret_cast<unsigned*>(static_cast<char*>(ws) + (32 << 20)),
-                                out, 0};
+                                out,
+                                0};
                          void* params[] = {&a};
                          const long long tile = (long long)block * unroll;
                          const long long grid = (n / 4 + tile - 1) / tile;
                          CK(cudaLaunchKernel(fn, dim3(unsigned(grid)), dim3(block), params, 0, s));
                        }});
   };
-  micro("micro.packed.h1.b128.u2", reinterpret_cast<const void*>(&k_lastblock<128, 2, 1, 3>), 128, 2);
-  micro("micro.packed.h1.b256.u1", reinterpret_cast<const void*>(&k_lastblock<256, 1, 1, 3>), 256, 1);
-  micro("micro.packed.h1.b256.u2", reinterpret_cast<const void*>(&k_lastblock<256, 2, 1, 3>), 256, 2);
-  auto product = [&](const char* name, cudaError_t (*fn)(const tk::LaunchArgs&, const tk::DeviceLimits&)) {
+  micro("micro.packed.h1.b128.u2", reinterpret_cast<const void*>(&k_lastblock<128, 2, 1, 3>), 128,
+        2);
+  micro("micro.packed.h1.b256.u1", reinterpret_cast<const void*>(&k_lastblock<256, 1, 1, 3>), 256,
+        1);
+  micro("micro.packed.h1.b256.u2", reinterpret_cast<const void*>(&k_lastblock<256, 2, 1, 3>), 256,
+        2);
+  auto product = [&](const char* name,
+                     cudaError_t (*fn)(const tk::LaunchArgs&, const tk::DeviceLimits&)) {
     methods.push_back({name, [&, fn](long long n) {
                          tk::LaunchArgs a;
                          a.in = in;

@@ -26,10 +26,9 @@
 using namespace tunedreduce;
 using namespace tunedreduce::kernels;
 
-
 template <class T, class OpT, int Block, int U>
-__global__ void __launch_bounds__(Block) k_single(const T* __restrict__ in, std::uint64_t n,
-                                                  T* out) {
+__global__ void __launch_bounds__(Block)
+    k_single(const T* __restrict__ in, std::uint64_t n, T* out) {
   using View = detail::VectorView<T>;
   using Raw = typename View::Raw;
   constexpr int V = View::V;

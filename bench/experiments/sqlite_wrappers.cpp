@@ -4,7 +4,8 @@
 // measurement through one prepared statement (one optional column, one NULL), then a read of
 // them all. Prints the medians of 7 of each. docs/architecture.md, "SQLite: our wrappers", says
 // what the figures decided. Built with -DTUNEDREDUCE_EXPERIMENTS=ON where CMake finds SQLiteCpp:
-//   build/bin/experiments/sqlite_wrappers [N] [FILE]    (default 200000, /tmp/tr_sqlite_wrappers.db)
+//   build/bin/experiments/sqlite_wrappers [N] [FILE]    (default 200000,
+//   /tmp/tr_sqlite_wrappers.db)
 #include <SQLiteCpp/SQLiteCpp.h>
 
 #include <algorithm>
@@ -70,7 +71,8 @@ int main(int argc, char** argv) {
     db::Transaction tx(conn, db::TxKind::immediate);
     auto st = conn.prepare(kInsert);
     for (std::int64_t i = 0; i < n; ++i) {
-      st.bind_all(1, kKernel, i, 1.5 + static_cast<double>(i), 1.4, 1.6, 21, clock_of(i), nullptr).run();
+      st.bind_all(1, kKernel, i, 1.5 + static_cast<double>(i), 1.4, 1.6, 21, clock_of(i), nullptr)
+          .run();
       st.reset();
     }
     tx.commit();

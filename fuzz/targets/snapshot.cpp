@@ -19,8 +19,8 @@
 namespace {
 
 const std::filesystem::path& scratch() {
-  static const std::filesystem::path p =
-      std::filesystem::temp_directory_path() / ("tr-fuzz-snapshot-" + std::to_string(::getpid()) + ".db");
+  static const std::filesystem::path p = std::filesystem::temp_directory_path() /
+                                         ("tr-fuzz-snapshot-" + std::to_string(::getpid()) + ".db");
   return p;
 }
 

@@ -30,7 +30,12 @@ typedef enum tr_status {
 
 /** Element types (the numbers of tunedreduce::DType). */
 typedef enum tr_dtype {
-  TR_I32 = 0, TR_U32 = 1, TR_I64 = 2, TR_U64 = 3, TR_F32 = 4, TR_F64 = 5
+  TR_I32 = 0,
+  TR_U32 = 1,
+  TR_I64 = 2,
+  TR_U64 = 3,
+  TR_F32 = 4,
+  TR_F64 = 5
 } tr_dtype;
 
 /** Operators (the numbers of tunedreduce::Op). */
@@ -58,17 +63,17 @@ typedef struct tr_config {
   const char* family;
   int block;
   int unroll;
-  const char* smem;   /**< "none", "static" or "dynamic" */
-  const char* finish; /**< "two_pass" or "single_pass" */
-  int dtype;          /**< a tr_dtype */
-  int op;             /**< a tr_op */
-  int level;          /**< a tr_level */
-  uint64_t n_lo, n_hi; /**< the tuned size interval used (0, 0 for the default) */
+  const char* smem;     /**< "none", "static" or "dynamic" */
+  const char* finish;   /**< "two_pass" or "single_pass" */
+  int dtype;            /**< a tr_dtype */
+  int op;               /**< a tr_op */
+  int level;            /**< a tr_level */
+  uint64_t n_lo, n_hi;  /**< the tuned size interval used (0, 0 for the default) */
   const char* source;   /**< the database file, or "built-in" (with the reason) */
   const char* tuned_on; /**< fingerprint key of the device the winner was tuned on */
   double tuned_median_us;
-  int stale;  /**< 1: tuned under another driver or CUDA runtime version */
-  int device; /**< CUDA device ordinal; -1 when no CUDA device is visible */
+  int stale;       /**< 1: tuned under another driver or CUDA runtime version */
+  int device;      /**< CUDA device ordinal; -1 when no CUDA device is visible */
   int cache_state; /**< a tr_cache_state: the L2 state the winner was measured in */
 } tr_config;
 
@@ -101,8 +106,13 @@ TR_API int tr_get_cache_state(void);
 
 /** Severities of library messages (the numbers of tunedreduce::LogLevel). */
 typedef enum tr_log_level {
-  TR_LOG_TRACE = 0, TR_LOG_DEBUG = 1, TR_LOG_INFO = 2, TR_LOG_WARN = 3, TR_LOG_ERROR = 4,
-  TR_LOG_CRITICAL = 5, TR_LOG_OFF = 6
+  TR_LOG_TRACE = 0,
+  TR_LOG_DEBUG = 1,
+  TR_LOG_INFO = 2,
+  TR_LOG_WARN = 3,
+  TR_LOG_ERROR = 4,
+  TR_LOG_CRITICAL = 5,
+  TR_LOG_OFF = 6
 } tr_log_level;
 
 /** Receives one library message (level: a tr_log_level; message valid during the call only).

@@ -84,7 +84,15 @@ void set_cache_state(CacheState s);
 CacheState cache_state() noexcept;
 
 /// The severity of a library message (spdlog's levels, in order).
-enum class LogLevel : int { trace = 0, debug = 1, info = 2, warn = 3, error = 4, critical = 5, off = 6 };
+enum class LogLevel : int {
+  trace = 0,
+  debug = 1,
+  info = 2,
+  warn = 3,
+  error = 4,
+  critical = 5,
+  off = 6
+};
 
 /// Receives one library message: its level, its text (no time stamp or prefix; valid during the
 /// call only) and the \p user pointer given to set_log_callback. Called on the thread that
@@ -114,11 +122,11 @@ struct Config {
   Level level = Level::builtin_default;
   std::uint64_t n_lo = 0;  ///< the tuned size interval used (0, 0 for the built-in default)
   std::uint64_t n_hi = 0;
-  const char* source = "";      ///< the database file, or "built-in" (with the reason)
-  const char* tuned_on = "";    ///< fingerprint key of the device the winner was tuned on
-  double tuned_median_us = 0;   ///< the winner's measured median (0 for the built-in default)
-  bool stale = false;           ///< tuned under another driver or CUDA runtime version
-  int device = -1;              ///< CUDA device ordinal (-1: no CUDA device is visible)
+  const char* source = "";     ///< the database file, or "built-in" (with the reason)
+  const char* tuned_on = "";   ///< fingerprint key of the device the winner was tuned on
+  double tuned_median_us = 0;  ///< the winner's measured median (0 for the built-in default)
+  bool stale = false;          ///< tuned under another driver or CUDA runtime version
+  int device = -1;             ///< CUDA device ordinal (-1: no CUDA device is visible)
   /// The L2 state the winner was measured in (cold for the built-in default, which was chosen
   /// from cold measurements); another state than cache_state() when only that one was tuned.
   CacheState cache_state = CacheState::cold;
@@ -150,8 +158,8 @@ std::string database_path();
 /// library's own, one per temporary buffer (docs/library.md). Inside a CUDA graph capture the
 /// kernel(s) are recorded like any launch, and replays may run with the same buffers. Throws
 /// ReduceError.
-void reduce(void* d_temp, std::size_t& temp_bytes, const void* d_in, void* d_out,
-            std::uint64_t n, DType dtype, Op op, cudaStream_t stream);
+void reduce(void* d_temp, std::size_t& temp_bytes, const void* d_in, void* d_out, std::uint64_t n,
+            DType dtype, Op op, cudaStream_t stream);
 
 /// Reduction with a workspace the library caches per (device, stream): allocated and grown in
 /// stream order (cudaMallocAsync/cudaFreeAsync), so the call never synchronises. A call on a
@@ -215,8 +223,8 @@ Config lookup(Op op, std::uint64_t n, int device = -1) {
 
 /// Two-phase reduce() for element type T.
 template <class T>
-void reduce(void* d_temp, std::size_t& temp_bytes, const T* d_in, T* d_out, std::uint64_t n,
-            Op op, cudaStream_t stream = 0) {
+void reduce(void* d_temp, std::size_t& temp_bytes, const T* d_in, T* d_out, std::uint64_t n, Op op,
+            cudaStream_t stream = 0) {
   reduce(d_temp, temp_bytes, static_cast<const void*>(d_in), static_cast<void*>(d_out), n,
          dtype_of<T>, op, stream);
 }

@@ -33,12 +33,18 @@ constexpr unsigned dtype_size(DType t) noexcept {
 /// "f32", "f64".
 constexpr const char* dtype_name(DType t) noexcept {
   switch (t) {
-    case DType::i32: return "i32";
-    case DType::u32: return "u32";
-    case DType::i64: return "i64";
-    case DType::u64: return "u64";
-    case DType::f32: return "f32";
-    case DType::f64: return "f64";
+    case DType::i32:
+      return "i32";
+    case DType::u32:
+      return "u32";
+    case DType::i64:
+      return "i64";
+    case DType::u64:
+      return "u64";
+    case DType::f32:
+      return "f32";
+    case DType::f64:
+      return "f64";
   }
   return "?";
 }
@@ -46,9 +52,12 @@ constexpr const char* dtype_name(DType t) noexcept {
 /// "sum", "min" or "max".
 constexpr const char* op_name(Op o) noexcept {
   switch (o) {
-    case Op::sum: return "sum";
-    case Op::min: return "min";
-    case Op::max: return "max";
+    case Op::sum:
+      return "sum";
+    case Op::min:
+      return "min";
+    case Op::max:
+      return "max";
   }
   return "?";
 }

@@ -133,7 +133,8 @@ __device__ __forceinline__ dtype_t<P.dtype> global_memory_chunk(
   using K = Kernel<P>;
   using T = typename K::T;
   using OpT = typename K::OpT;
-  if constexpr (P.family == Family::neighbored) return neighbored_chunk<T, OpT, P.block>(in, n, base, ws);
+  if constexpr (P.family == Family::neighbored)
+    return neighbored_chunk<T, OpT, P.block>(in, n, base, ws);
   else if constexpr (P.family == Family::neighbored_less)
     return neighbored_less_chunk<T, OpT, P.block>(in, n, base, ws);
   else if constexpr (P.family == Family::interleaved)
@@ -142,8 +143,7 @@ __device__ __forceinline__ dtype_t<P.dtype> global_memory_chunk(
     return unrolled_chunk<T, OpT, P.block, P.unroll, false, false>(in, n, base, ws);
   else if constexpr (P.family == Family::unroll_warps)
     return unrolled_chunk<T, OpT, P.block, P.unroll, true, false>(in, n, base, ws);
-  else
-    return unrolled_chunk<T, OpT, P.block, P.unroll, false, true>(in, n, base, ws);
+  else return unrolled_chunk<T, OpT, P.block, P.unroll, false, true>(in, n, base, ws);
 }
 
 // --- register families: fold every chunk of the block, then one block reduction ---------------
@@ -165,7 +165,9 @@ __device__ __forceinline__ T fold_grid(const T* __restrict__ in, std::uint64_t n
 template <class T>
 struct VectorView {
   static constexpr int V = 16 / sizeof(T);
-  struct alignas(16) Vec { T e[V]; };
+  struct alignas(16) Vec {
+    T e[V];
+  };
   union Raw {
     uint4 u;
     Vec v;

@@ -13,15 +13,15 @@ struct KernelArgs {
   const T* in;
   std::uint64_t n;
   std::uint64_t nchunks;
-  T* ws_blocks;        // global-memory families: Block elements per block
-  T* partials;         // two_pass: one T per block; single_pass: one flagged slot per block
-                       // (flagged) or one T per block (not flagged)
-  unsigned* counter;   // single_pass: blocks finished; packed: the 64-bit packed word. Zero on
-                       // entry, left zero on exit
+  T* ws_blocks;       // global-memory families: Block elements per block
+  T* partials;        // two_pass: one T per block; single_pass: one flagged slot per block
+                      // (flagged) or one T per block (not flagged)
+  unsigned* counter;  // single_pass: blocks finished; packed: the 64-bit packed word. Zero on
+                      // entry, left zero on exit
   T* out;
-  bool flagged;        // single_pass: the slots are zero on entry (a workspace of the library's
-                       // or one zeroed before the launch): publish flagged slots. Otherwise the
-                       // partials area may hold anything: plain partials behind an acq_rel ticket
+  bool flagged;  // single_pass: the slots are zero on entry (a workspace of the library's
+                 // or one zeroed before the launch): publish flagged slots. Otherwise the
+                 // partials area may hold anything: plain partials behind an acq_rel ticket
 };
 
 /// The acq_rel ticket of a single_pass launch over plain partials: the release orders this
@@ -29,7 +29,10 @@ struct KernelArgs {
 /// orders every published partial before its reads (made by the whole block after a barrier).
 __device__ __forceinline__ unsigned take_ticket_acq_rel(unsigned* counter) {
   unsigned old;
-  asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(counter) : "memory");
+  asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;"
+               : "=r"(old)
+               : "l"(counter)
+               : "memory");
   return old;
 }
 
@@ -152,8 +155,8 @@ inline constexpr auto reduce_kernel_v =
 
 /// two_pass: the second kernel, one block.
 template <class T, class OpT, int Block>
-__global__ void __launch_bounds__(Block) finish_kernel(const T* partials, std::uint64_t count,
-                                                       T* out) {
+__global__ void __launch_bounds__(Block)
+    finish_kernel(const T* partials, std::uint64_t count, T* out) {
   const T v = reduce_partials<T, OpT, Block>(partials, count);
   if (threadIdx.x == 0) *out = v;
 }

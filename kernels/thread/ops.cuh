@@ -16,14 +16,34 @@
 
 namespace tunedreduce::kernels {
 
-template <DType D> struct dtype_traits;
-template <> struct dtype_traits<DType::i32> { using type = std::int32_t; };
-template <> struct dtype_traits<DType::u32> { using type = std::uint32_t; };
-template <> struct dtype_traits<DType::i64> { using type = std::int64_t; };
-template <> struct dtype_traits<DType::u64> { using type = std::uint64_t; };
-template <> struct dtype_traits<DType::f32> { using type = float; };
-template <> struct dtype_traits<DType::f64> { using type = double; };
-template <DType D> using dtype_t = typename dtype_traits<D>::type;
+template <DType D>
+struct dtype_traits;
+template <>
+struct dtype_traits<DType::i32> {
+  using type = std::int32_t;
+};
+template <>
+struct dtype_traits<DType::u32> {
+  using type = std::uint32_t;
+};
+template <>
+struct dtype_traits<DType::i64> {
+  using type = std::int64_t;
+};
+template <>
+struct dtype_traits<DType::u64> {
+  using type = std::uint64_t;
+};
+template <>
+struct dtype_traits<DType::f32> {
+  using type = float;
+};
+template <>
+struct dtype_traits<DType::f64> {
+  using type = double;
+};
+template <DType D>
+using dtype_t = typename dtype_traits<D>::type;
 
 template <class T>
 struct SumOp {
@@ -69,11 +89,22 @@ struct MaxOp {
   }
 };
 
-template <Op O, class T> struct op_traits;
-template <class T> struct op_traits<Op::sum, T> { using type = SumOp<T>; };
-template <class T> struct op_traits<Op::min, T> { using type = MinOp<T>; };
-template <class T> struct op_traits<Op::max, T> { using type = MaxOp<T>; };
-template <Op O, class T> using op_t = typename op_traits<O, T>::type;
+template <Op O, class T>
+struct op_traits;
+template <class T>
+struct op_traits<Op::sum, T> {
+  using type = SumOp<T>;
+};
+template <class T>
+struct op_traits<Op::min, T> {
+  using type = MinOp<T>;
+};
+template <class T>
+struct op_traits<Op::max, T> {
+  using type = MaxOp<T>;
+};
+template <Op O, class T>
+using op_t = typename op_traits<O, T>::type;
 
 /// in[i] when i < n, else the identity.
 template <class T, class OpT>

@@ -163,8 +163,9 @@ TEST(BenchRecord, ABenchThatThrowsLeavesAFailedRunWithTheRowsItMeasured) {
 TEST(BenchCli, RecordsIntoItsDatabaseOrStopsBeforeTouchingIt) {
   TempDir dir;
   auto bench = [&](const std::string& db, bool no_record) {
-    std::vector<std::string> argv{TR_CLI, "bench", "--db", (dir / db).string(), "--sizes", "2^10",
-                                  "--dtypes", "i32", "--ops", "sum", "--repeats", "3"};
+    std::vector<std::string> argv{TR_CLI,    "bench", "--db",      (dir / db).string(),
+                                  "--sizes", "2^10",  "--dtypes",  "i32",
+                                  "--ops",   "sum",   "--repeats", "3"};
     if (no_record) argv.push_back("--no-record");
     return db::test::run_process(argv, {"TUNEDREDUCE_DB=", "HOME=" + dir.path().string(),
                                         "XDG_DATA_HOME=" + (dir / "data").string()});

@@ -45,10 +45,10 @@ TEST(Cli, HelpListsCommands) {
   auto r = cli({"--help"});
   EXPECT_EQ(r.exit_code, 0);
   // The options every command takes, every exit code and the environment.
-  for (const char* part : {"--db PATH", "--log-level LEVEL", "exit codes", " 2 bad command line",
-                           " 6 no CUDA device", " 9 db check found rows", " 10 an output could not",
-                           "130 interrupted", "TUNEDREDUCE_DB", "TUNEDREDUCE_CACHE_STATE",
-                           "NO_COLOR"})
+  for (const char* part :
+       {"--db PATH", "--log-level LEVEL", "exit codes", " 2 bad command line", " 6 no CUDA device",
+        " 9 db check found rows", " 10 an output could not", "130 interrupted", "TUNEDREDUCE_DB",
+        "TUNEDREDUCE_CACHE_STATE", "NO_COLOR"})
     EXPECT_NE(r.out.find(part), std::string::npos) << part << "\n" << r.out;
   EXPECT_NE(r.out.find("list"), std::string::npos);
   EXPECT_NE(r.out.find("db"), std::string::npos);
@@ -197,7 +197,8 @@ TEST(CliDeploy, TheFullLibraryServesEveryRow) {
   for (const char* command : {"deploy", "db"}) {
     std::vector<std::string> args =
         std::string(command) == "deploy"
-            ? std::vector<std::string>{"deploy", "--db", h100_db, "--db", h200_db, "--check", TR_LIBRARY}
+            ? std::vector<std::string>{"deploy", "--db",    h100_db,   "--db",
+                                       h200_db,  "--check", TR_LIBRARY}
             : std::vector<std::string>{"db", "check", "--db", h200_db, "--library", TR_LIBRARY};
     auto r = cli(args);
     EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
@@ -240,7 +241,8 @@ TEST(CliGrammar, ListOptionsTakeCommasAndRepeatsAndTheOldSpellings) {
   EXPECT_EQ(listed({"--dtypes=i32,f32,f64"}), i32 + f32 + f64);
   EXPECT_EQ(listed({"--dtype", "i32", "--dtypes", "f32", "--dtype", "f64"}), i32 + f32 + f64);
   EXPECT_EQ(listed({"--dtypes", "i32,i32"}), i32);
-  const std::size_t smem = listed({"--families", "smem"}), vec = listed({"--families", "vectorized"});
+  const std::size_t smem = listed({"--families", "smem"}),
+                    vec = listed({"--families", "vectorized"});
   EXPECT_EQ(listed({"--family", "smem", "--families", "vectorized"}), smem + vec);
   EXPECT_EQ(listed({"--ops", "sum,min", "--op", "max"}), kernels::registry().size());
   EXPECT_EQ(listed({"--op", "sum", "--op", "min", "--op", "max"}), kernels::registry().size());
@@ -255,19 +257,22 @@ TEST(CliGrammar, ListOptionsTakeCommasAndRepeatsAndTheOldSpellings) {
   };
   const std::string joined = report({"--dtypes", "i32,f32", "--ops", "sum", "--devices", "H100"});
   EXPECT_NE(joined.find("dtype i32, f32 · op sum"), std::string::npos) << joined.substr(0, 400);
-  EXPECT_EQ(report({"--dtype", "i32", "--dtype", "f32", "--op", "sum", "--device", "H100"}), joined);
-  EXPECT_EQ(report({"--dtypes", "i32", "--dtype", "f32", "--ops=sum", "--devices", "H100"}), joined);
+  EXPECT_EQ(report({"--dtype", "i32", "--dtype", "f32", "--op", "sum", "--device", "H100"}),
+            joined);
+  EXPECT_EQ(report({"--dtypes", "i32", "--dtype", "f32", "--ops=sum", "--devices", "H100"}),
+            joined);
 
   // tune: a repeated list override is one list.
-  auto r = cli({"tune", "--dry-run", "--config", small_toml, "--dtypes", "f32", "--dtypes", "f64,i32",
-                "--ops", "sum", "--ops", "max"});
+  auto r = cli({"tune", "--dry-run", "--config", small_toml, "--dtypes", "f32", "--dtypes",
+                "f64,i32", "--ops", "sum", "--ops", "max"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("total: 6 keys (dtype, op)"), std::string::npos) << r.out;
   r = cli({"tune", "--dry-run", "--config", small_toml, "--blocks", "128", "--blocks", "256",
            "--families", "smem"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto both = r.out;
-  r = cli({"tune", "--dry-run", "--config", small_toml, "--blocks", "128,256", "--families", "smem"});
+  r = cli(
+      {"tune", "--dry-run", "--config", small_toml, "--blocks", "128,256", "--families", "smem"});
   EXPECT_EQ(r.out, both);
 }
 
@@ -305,7 +310,8 @@ TEST(CliGrammar, ElementCountsInEveryFormAndCommand) {
   // report --n: the same size however it is written.
   std::string first;
   for (const char* n : {"16777216", "2^24", "16Mi", "16384Ki"}) {
-    const auto r = cli({"report", "ladder", "--db", h100_db, "--immutable", "--n", n, "--format", "json"});
+    const auto r =
+        cli({"report", "ladder", "--db", h100_db, "--immutable", "--n", n, "--format", "json"});
     ASSERT_EQ(r.exit_code, 0) << n << ": " << r.err;
     if (first.empty()) first = r.out;
     EXPECT_EQ(r.out, first) << n;
@@ -329,21 +335,29 @@ TEST(CliGrammar, BadInputIsExit2NamingTheOptionAndTheValue) {
   const std::vector<Case> cases{
       // tune
       {{"tune", tune_dry, "--sizes", "12x"}, "--sizes: invalid size '12x'"},
-      {{"tune", tune_dry, "--sizes", "1024..4096"}, "--sizes: a range is FROM..TO*FACTOR or FROM..TO+STEP, got '1024..4096'"},
+      {{"tune", tune_dry, "--sizes", "1024..4096"},
+       "--sizes: a range is FROM..TO*FACTOR or FROM..TO+STEP, got '1024..4096'"},
       {{"tune", tune_dry, "--sizes", "2^50"}, "--sizes: size 1125899906842624 is above 2^40"},
       {{"tune", tune_dry, "--sizes", "2^10,2^50..2^51*2"}, "--sizes: invalid size '2^50'"},
       {{"tune", tune_dry, "--sizes", "2^10,,2^12"}, "--sizes: empty item in '2^10,,2^12'"},
       {{"tune", tune_dry, "--sizes", "16M"}, "did you mean 16Mi?"},
       {{"tune", tune_dry, "--dtypes", "f32,f16"}, "--dtypes: unknown element type 'f16'"},
-      {{"tune", tune_dry, "--blocks", "128", "--blocks", "abc"}, "--blocks: 'abc' is not an integer"},
-      {{"tune", tune_dry, "--strategy", "random", "--strategy", "halving"}, "'--strategy' cannot be specified more than once"},
+      {{"tune", tune_dry, "--blocks", "128", "--blocks", "abc"},
+       "--blocks: 'abc' is not an integer"},
+      {{"tune", tune_dry, "--strategy", "random", "--strategy", "halving"},
+       "'--strategy' cannot be specified more than once"},
       {{"tune", tune_dry, "--devices", "abc"}, "--devices: 'abc' is not a device ordinal or 'all'"},
-      {{"tune", tune_dry, "--devices", "0", "--devices", "all"}, "--devices: 'all' is not a device ordinal ('all' stands alone)"},
+      {{"tune", tune_dry, "--devices", "0", "--devices", "all"},
+       "--devices: 'all' is not a device ordinal ('all' stands alone)"},
       {{"tune", tune_dry, "--devices", "0,,1"}, "--devices: empty item in '0,,1'"},
       // bench: the old exponents are refused with the new spelling
-      {{"bench", "--sizes", "12,16"}, "--sizes 12: bench sizes are element counts now; did you mean 2^12?"},
-      {{"bench", "--sizes", "2^10", "--sizes", "16"}, "--sizes 16: bench sizes are element counts now; did you mean 2^16?"},
-      {{"bench", "--sizes", "24-30"}, "--sizes 24-30: bench sizes are element counts now; for the exponents of two 24 to 30 write 2^24..2^30*2"},
+      {{"bench", "--sizes", "12,16"},
+       "--sizes 12: bench sizes are element counts now; did you mean 2^12?"},
+      {{"bench", "--sizes", "2^10", "--sizes", "16"},
+       "--sizes 16: bench sizes are element counts now; did you mean 2^16?"},
+      {{"bench", "--sizes", "24-30"},
+       "--sizes 24-30: bench sizes are element counts now; for the exponents of two 24 to 30 write "
+       "2^24..2^30*2"},
       {{"bench", "--sizes", "2^35"}, "--sizes: invalid size '2^35'"},
       {{"bench", "--sizes", "0x10"}, "--sizes: invalid size '0x10'"},
       {{"bench", "--sizes", ""}, "--sizes: empty value"},
@@ -351,14 +365,18 @@ TEST(CliGrammar, BadInputIsExit2NamingTheOptionAndTheValue) {
       {{"bench", "--ops", "sum", "--ops", "avg"}, "--ops: unknown operator 'avg'"},
       {{"bench", "--dtypes", "i32,"}, "--dtypes: empty item in 'i32,'"},
       // report
-      {{"report", "ladder", "--db", h100_db, "--n", "2^10,2^12"}, "--n: takes one element count, not a list or range: '2^10,2^12'"},
+      {{"report", "ladder", "--db", h100_db, "--n", "2^10,2^12"},
+       "--n: takes one element count, not a list or range: '2^10,2^12'"},
       {{"report", "ladder", "--db", h100_db, "--n", "2^41"}, "--n: invalid size '2^41'"},
       {{"report", "ladder", "--db", h100_db, "--n", "16M"}, "--n: invalid size '16M'"},
-      {{"report", "best", "--db", h100_db, "--dtypes", "i32,f16"}, "--dtypes: unknown element type 'f16'"},
+      {{"report", "best", "--db", h100_db, "--dtypes", "i32,f16"},
+       "--dtypes: unknown element type 'f16'"},
       {{"report", "best", "--db", h100_db, "--dtype", "f16"}, "unknown element type 'f16'"},
       {{"report", "best", "--db", h100_db, "--ops", "prod"}, "--ops: unknown op 'prod'"},
-      {{"report", "heatmap", "--db", h100_db, "--families", "fastest"}, "--families: unknown family 'fastest'"},
-      {{"report", "best", "--db", h100_db, "--immutable", "--devices", "A100"}, "--devices: unknown device 'A100'"},
+      {{"report", "heatmap", "--db", h100_db, "--families", "fastest"},
+       "--families: unknown family 'fastest'"},
+      {{"report", "best", "--db", h100_db, "--immutable", "--devices", "A100"},
+       "--devices: unknown device 'A100'"},
       {{"report", "best", "--db", h100_db, "--format", "xml"}, "--format: unknown format 'xml'"},
       {{"report", "best", "--db", h100_db, "--l2", "hot"}, "--l2: unknown L2 mode 'hot'"},
       // list
@@ -390,13 +408,17 @@ TEST(CliGrammar, EveryCommandsHelpShowsItsUsageAndOptions) {
     std::vector<std::string> parts;
   };
   const std::vector<Help> helps{
-      {{"list"}, {"usage: tunedreduce list", "--families LIST", "--dtypes LIST", "--ops LIST", "--json"}},
-      {{"tune"}, {"usage: tunedreduce tune", "--sizes COUNTS", "--dtypes LIST", "--devices LIST|all",
-                  "--strategy exhaustive|random|halving", "--l2 cold|warm", "may\nbe repeated"}},
-      {{"bench"}, {"usage: tunedreduce bench", "--sizes COUNTS", "--dtypes LIST", "--ops LIST",
-                   "--l2 cold|clean|dirty|warm", "element counts", "2^10..2^30*2"}},
-      {{"report"}, {"usage: tunedreduce report KIND", "--devices LIST", "--dtypes LIST", "--ops LIST",
-                    "--families LIST", "--n N", "--format table|markdown|csv|json|html"}},
+      {{"list"},
+       {"usage: tunedreduce list", "--families LIST", "--dtypes LIST", "--ops LIST", "--json"}},
+      {{"tune"},
+       {"usage: tunedreduce tune", "--sizes COUNTS", "--dtypes LIST", "--devices LIST|all",
+        "--strategy exhaustive|random|halving", "--l2 cold|warm", "may\nbe repeated"}},
+      {{"bench"},
+       {"usage: tunedreduce bench", "--sizes COUNTS", "--dtypes LIST", "--ops LIST",
+        "--l2 cold|clean|dirty|warm", "element counts", "2^10..2^30*2"}},
+      {{"report"},
+       {"usage: tunedreduce report KIND", "--devices LIST", "--dtypes LIST", "--ops LIST",
+        "--families LIST", "--n N", "--format table|markdown|csv|json|html"}},
       {{"deploy"}, {"usage: tunedreduce deploy", "--db PATH", "--check LIB"}},
       {{"db", "check"}, {"usage: tunedreduce db check", "--library LIB", "--db PATH"}},
       {{"db", "merge"}, {"usage: tunedreduce db merge", "--into OUT"}},
@@ -408,7 +430,8 @@ TEST(CliGrammar, EveryCommandsHelpShowsItsUsageAndOptions) {
     args.push_back("--help");
     const auto r = cli(args);
     EXPECT_EQ(r.exit_code, 0) << r.err;
-    for (const std::string& part : h.parts) EXPECT_NE(r.out.find(part), std::string::npos) << part << "\n" << r.out;
+    for (const std::string& part : h.parts)
+      EXPECT_NE(r.out.find(part), std::string::npos) << part << "\n" << r.out;
     if (h.args[0] != "completion" && h.args[0] != "man") {
       EXPECT_NE(r.out.find("--log-level LEVEL"), std::string::npos) << r.out;
     }

@@ -62,8 +62,9 @@ Result run(const std::vector<std::string>& args, Stdout where,
       rlimit rl{*fsize_limit, *fsize_limit};
       setrlimit(RLIMIT_FSIZE, &rl);
     }
-    int out = where == Stdout::broken_pipe ? pipe_fds[1]
-              : open(where == Stdout::dev_full ? "/dev/full" : "/dev/null", O_WRONLY);
+    int out = where == Stdout::broken_pipe
+                  ? pipe_fds[1]
+                  : open(where == Stdout::dev_full ? "/dev/full" : "/dev/null", O_WRONLY);
     int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     dup2(out, 1);
     dup2(err, 2);
@@ -96,7 +97,9 @@ fs::path copy_of(const char* recorded, const fs::path& p) {
   return p;
 }
 
-fs::path sample(const TempDir& dir) { return copy_of(TR_TEST_DATA "/h100-sample.db", dir / "sample.db"); }
+fs::path sample(const TempDir& dir) {
+  return copy_of(TR_TEST_DATA "/h100-sample.db", dir / "sample.db");
+}
 
 std::vector<std::string> files_in(const fs::path& dir) {
   std::vector<std::string> names;
@@ -122,8 +125,9 @@ TEST(Output, AFullStandardOutputIsAnIoErrorForEveryCommand) {
   };
   for (const auto& args : commands) {
     const Result r = run(args, Stdout::dev_full);
-    EXPECT_EQ(r.exit_code, exit_code::io) << args[0] << " " << (args.size() > 1 ? args[1] : "")
-                                          << "\n" << r.err;
+    EXPECT_EQ(r.exit_code, exit_code::io)
+        << args[0] << " " << (args.size() > 1 ? args[1] : "") << "\n"
+        << r.err;
     EXPECT_HAS(r.err, "cannot write to standard output: No space left on device");
     // The same command with a working standard output succeeds: the failure is the write's.
     EXPECT_EQ(run(args, Stdout::dev_null).exit_code, 0) << args[0];
@@ -194,8 +198,8 @@ TEST(Output, AMergeThatCannotBeWrittenLeavesNoFile) {
   fs::create_directory(out_dir);
   const fs::path merged = out_dir / "merged.db";
   const fs::path h200 = copy_of(TR_TEST_DATA "/h200-sample.db", dir / "h200.db");
-  Result r = run({"db", "merge", "--into", merged.string(), db, h200.string()}, Stdout::dev_null,
-                 8192);
+  Result r =
+      run({"db", "merge", "--into", merged.string(), db, h200.string()}, Stdout::dev_null, 8192);
   EXPECT_NE(r.exit_code, 0) << r.err;
   EXPECT_HAS(r.err, "tunedreduce db: error: ");
   EXPECT_TRUE(files_in(out_dir).empty()) << "left behind: " << files_in(out_dir).front();
@@ -208,7 +212,8 @@ TEST(Input, AConfigurationWithoutAnEndIsRefusedQuickly) {
   for (const char* endless : {"/dev/zero", "/dev/urandom"}) {
     const Result r = run({"tune", "--dry-run", "--config", endless}, Stdout::dev_null);
     EXPECT_EQ(r.exit_code, exit_code::usage) << endless << "\n" << r.err;
-    EXPECT_HAS(r.err, std::string(endless) + ": more than 1048576 bytes, larger than a tune.toml may be");
+    EXPECT_HAS(r.err,
+               std::string(endless) + ": more than 1048576 bytes, larger than a tune.toml may be");
     EXPECT_LT(r.seconds, 10) << endless;
   }
   // A regular file over the limit is refused from its size, before it is read.
@@ -223,9 +228,11 @@ TEST(Input, AConfigurationWithoutAnEndIsRefusedQuickly) {
 TEST(Input, AnImportWithoutAnEndIsRefused) {
   TempDir dir;
   const fs::path into = dir / "into.db";
-  const Result r = run({"db", "import", "--db", into.string(), "--file", "/dev/zero"}, Stdout::dev_null);
+  const Result r =
+      run({"db", "import", "--db", into.string(), "--file", "/dev/zero"}, Stdout::dev_null);
   EXPECT_EQ(r.exit_code, exit_code::failure) << r.err;
-  EXPECT_HAS(r.err, "/dev/zero: more than 1073741824 bytes, larger than an export to import may be");
+  EXPECT_HAS(r.err,
+             "/dev/zero: more than 1073741824 bytes, larger than an export to import may be");
   EXPECT_LT(r.seconds, 30);
 }
 

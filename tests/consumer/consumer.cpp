@@ -15,8 +15,8 @@ int main() {
   const tr::Config cfg = tr::lookup<float>(tr::Op::sum, 1 << 20);
   std::printf("lookup f32 sum 2^20: %s, level %s, device %d, from %s\n", cfg.kernel_id,
               tr::level_name(cfg.level), cfg.device, cfg.source);
-  if (std::strncmp(cfg.kernel_id, "", 1) == 0 || std::string(cfg.kernel_id).find(".f32.sum") ==
-                                                      std::string::npos) {
+  if (std::strncmp(cfg.kernel_id, "", 1) == 0 ||
+      std::string(cfg.kernel_id).find(".f32.sum") == std::string::npos) {
     std::fprintf(stderr, "FAIL: lookup gave '%s'\n", cfg.kernel_id);
     return 1;
   }

@@ -194,8 +194,8 @@ TEST(Bench, AWholeRunInOneCall) {
 TEST(Bench, NamesRoundTrip) {
   for (BenchL2 l : {BenchL2::cold, BenchL2::dirty, BenchL2::warm})
     EXPECT_EQ(parse_bench_l2(bench_l2_name(l)), l);
-  for (BenchMethod m : {BenchMethod::cached, BenchMethod::two_phase, BenchMethod::cub,
-                        BenchMethod::thrust})
+  for (BenchMethod m :
+       {BenchMethod::cached, BenchMethod::two_phase, BenchMethod::cub, BenchMethod::thrust})
     EXPECT_EQ(parse_bench_method(bench_method_name(m)), m);
   EXPECT_FALSE(parse_bench_l2("clean"));
   EXPECT_FALSE(parse_bench_method("two-phase"));
@@ -224,7 +224,8 @@ TEST(Bench, TheCheckConstraintsHoldAgainstDirectSql) {
   Connection& c = db.connection();
   const std::string head =
       "INSERT INTO bench_results (bench_run_id, dtype, op, n, method, verified, error, median_us,"
-      " repeats, measured_at, lookup_level) VALUES (" + std::to_string(run) + ", ";
+      " repeats, measured_at, lookup_level) VALUES (" +
+      std::to_string(run) + ", ";
   EXPECT_THROW(c.exec(head + "'i32', 'sum', 1, 'cub', 1, '', NULL, 1, 'x', NULL)"), DbError);
   EXPECT_THROW(c.exec(head + "'i32', 'sum', 1, 'cuda', 1, '', 1.0, 1, 'x', NULL)"), DbError);
   EXPECT_THROW(c.exec(head + "'i32', 'sum', 0, 'cub', 1, '', 1.0, 1, 'x', NULL)"), DbError);
@@ -270,7 +271,8 @@ TEST(BenchDataset, ExportAndImportKeepEveryBenchRow) {
   EXPECT_EQ(run.find("results")->as_array().size(), 3u);
   // Into a new file: the same bench runs, byte for byte in the export.
   Database b = Database::open_writer(dir / "b.db");
-  const MergeStats st = import_dataset(b, dataset_from_json(Json::parse(doc.dump()), dir / "a.json"));
+  const MergeStats st =
+      import_dataset(b, dataset_from_json(Json::parse(doc.dump()), dir / "a.json"));
   EXPECT_EQ(st.bench_runs_added, 1);
   EXPECT_EQ(bench_part(b), bench_part(a));
   // Again: nothing changes.
@@ -301,7 +303,8 @@ TEST(BenchDataset, ImportValidatesBenchRows) {
       ADD_FAILURE() << "accepted " << to;
     } catch (const DbError& e) {
       EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
-      EXPECT_NE(std::string(e.what()).find("'" + (dir / "x.json").string() + "'"), std::string::npos);
+      EXPECT_NE(std::string(e.what()).find("'" + (dir / "x.json").string() + "'"),
+                std::string::npos);
     }
   };
   refused("\"method\":\"cub\"", "\"method\":\"cuda\"",
@@ -332,7 +335,8 @@ TEST(BenchDataset, MergeUnionsBenchRunsInAnyOrderAndAnEndedCopyWins) {
   }
   std::vector<std::string> files;
   std::vector<std::vector<std::filesystem::path>> orders = {
-      {dir / "a.db", dir / "b.db", dir / "c.db"}, {dir / "c.db", dir / "b.db", dir / "a.db"},
+      {dir / "a.db", dir / "b.db", dir / "c.db"},
+      {dir / "c.db", dir / "b.db", dir / "a.db"},
       {dir / "b.db", dir / "c.db", dir / "a.db"}};
   int k = 0;
   for (const auto& in : orders) {

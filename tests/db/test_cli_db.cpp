@@ -166,12 +166,14 @@ TEST(CliDb, AWriterHoldingTheLockPastTheTimeoutGivesExit4) {
   const auto path = dir / "tune.db";
   make_db(dir / "src.db", "GPU", real_id, 5);
   ASSERT_EQ(cli({"db", "export", "--db", (dir / "src.db").string(), "-o",
-                 (dir / "x.json").string()}).exit_code, 0);
+                 (dir / "x.json").string()})
+                .exit_code,
+            0);
   test::Child holder({test::writer_helper(), "hold-lock", path.string(), "20"});
   ASSERT_EQ(holder.read_line(), std::optional<std::string>("READY"));
   const auto t0 = std::chrono::steady_clock::now();
-  ProcessResult r = cli({"db", "import", (dir / "x.json").string(), "--db", path.string(),
-                         "--busy-timeout", "0.3"});
+  ProcessResult r = cli(
+      {"db", "import", (dir / "x.json").string(), "--db", path.string(), "--busy-timeout", "0.3"});
   const auto took = std::chrono::steady_clock::now() - t0;
   EXPECT_EQ(r.exit_code, exit_code::db_busy) << r.err;
   EXPECT_NE(r.err.find(quoted(path)), std::string::npos) << r.err;
@@ -191,7 +193,9 @@ TEST(CliDb, ReadOnlyFileAndFolderGiveExit7) {
   make_db(path, "GPU", real_id, 5);
   make_db(dir / "src.db", "Other GPU", real_id, 4);
   ASSERT_EQ(cli({"db", "export", "--db", (dir / "src.db").string(), "-o",
-                 (dir / "x.json").string()}).exit_code, 0);
+                 (dir / "x.json").string()})
+                .exit_code,
+            0);
   std::vector<std::string> prefix;
   if (test::running_as_root()) {
     // Root ignores permission bits: run the CLI as uid 65534, which owns the files.
@@ -200,7 +204,8 @@ TEST(CliDb, ReadOnlyFileAndFolderGiveExit7) {
     ASSERT_EQ(::chown(path.c_str(), 65534, 65534), 0);
     ASSERT_EQ(::chmod((dir / "x.json").c_str(), 0644), 0);
     prefix = {test::writer_helper(), "as-nobody"};
-    if (test::run_process({test::writer_helper(), "as-nobody", TR_CLI, "db", "--help"}).exit_code != 0)
+    if (test::run_process({test::writer_helper(), "as-nobody", TR_CLI, "db", "--help"}).exit_code !=
+        0)
       GTEST_SKIP() << "running as root, and uid 65534 cannot run " << TR_CLI
                    << " (no CAP_SETUID, or a folder on its path is not searchable)";
   }

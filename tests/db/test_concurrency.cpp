@@ -26,9 +26,9 @@ TEST(Concurrency, SixWriterProcessesStartedTogetherLoseNothing) {
                      500;
   std::vector<std::unique_ptr<test::Child>> children;
   for (int w = 0; w < workers; ++w)
-    children.push_back(std::make_unique<test::Child>(std::vector<std::string>{
-        test::writer_helper(), "write", path.string(), std::to_string(w),
-        std::to_string(per_worker), std::to_string(start)}));
+    children.push_back(std::make_unique<test::Child>(
+        std::vector<std::string>{test::writer_helper(), "write", path.string(), std::to_string(w),
+                                 std::to_string(per_worker), std::to_string(start)}));
   for (auto& c : children) EXPECT_EQ(c->wait(), 0) << "a writer failed (SQLITE_BUSY escaped?)";
 
   Database db = Database::open_reader(path);
@@ -54,8 +54,8 @@ TEST(Concurrency, KillNineInTheMiddleOfATransactionKeepsEveryCommittedRow) {
   {
     // 2000 pending rows of 2 KB overflow SQLite's page cache, so uncommitted frames are already
     // in the -wal file when the process dies.
-    test::Child writer({test::writer_helper(), "hang", path.string(), std::to_string(committed),
-                        "2000"});
+    test::Child writer(
+        {test::writer_helper(), "hang", path.string(), std::to_string(committed), "2000"});
     ASSERT_EQ(writer.read_line(), std::optional<std::string>("READY"));
     ASSERT_GT(fs::file_size(path.string() + "-wal"), 1u << 20);
     writer.kill(SIGKILL);

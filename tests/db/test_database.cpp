@@ -32,8 +32,7 @@ TEST(Database, WriterCreatesACurrentSchemaInWalMode) {
     EXPECT_EQ(db.file_schema_version(), schema_version);
     EXPECT_EQ(db.connection().query_text("PRAGMA journal_mode"), "wal");
     EXPECT_EQ(db.connection().query_int("PRAGMA application_id"), application_id);
-    EXPECT_EQ(db.connection().query_text(
-                  "SELECT value FROM meta WHERE key = 'min_reader_version'"),
+    EXPECT_EQ(db.connection().query_text("SELECT value FROM meta WHERE key = 'min_reader_version'"),
               std::to_string(min_reader_version));
   }
   Database reader = Database::open_reader(path);
@@ -71,8 +70,8 @@ TEST(Database, RunAndMeasurementsRoundTrip) {
                                      std::uint64_t{1} << 40, 123.25);
   ok.params = {"smem", 256, 8, "dynamic", "single_pass"};
   const auto id1 = db.insert_measurement(ok);
-  Measurement bad = test::measurement(run, dev, "neighbored.b128.two_pass.i64.min", 4096, 0,
-                                      DType::i64, Op::min);
+  Measurement bad =
+      test::measurement(run, dev, "neighbored.b128.two_pass.i64.min", 4096, 0, DType::i64, Op::min);
   bad.outcome = Outcome::incorrect;
   bad.median_us.reset();
   bad.error = "got 7, expected 3";
@@ -248,7 +247,8 @@ TEST_F(WinnerFixture, ReplaceWinnersIsAllOrNothing) {
 
   // Overlapping intervals: refused, and the stored winners are untouched.
   std::vector<Winner> overlap = {winner(1, 2000, m_small, "warp_shuffle.b256.u4.two_pass.f32.sum"),
-                                 winner(2000, 4000, m_large, "vectorized.b512.u2.two_pass.f32.sum")};
+                                 winner(2000, 4000, m_large,
+                                        "vectorized.b512.u2.two_pass.f32.sum")};
   EXPECT_THROW(db.replace_winners(dev, DType::f32, Op::sum, overlap), DbError);
   // Evidence that is not an ok measurement of that kernel: refused.
   std::vector<Winner> wrong = {winner(1, 10, m_large, "warp_shuffle.b256.u4.two_pass.f32.sum")};
@@ -275,9 +275,9 @@ TEST_F(WinnerFixture, SnapshotLoadsExactAndSimilarDevices) {
   DeviceFingerprint twin = test::h100();
   twin.ecc = false;  // another fingerprint, same cc + SMs
   const auto twin_id = db.upsert_device(twin);
-  const auto m_twin = db.insert_measurement(
-      test::measurement(run, twin_id, "unroll.b128.u2.two_pass.i32.max", 100, 2.0, DType::i32,
-                        Op::max));
+  const auto m_twin =
+      db.insert_measurement(test::measurement(run, twin_id, "unroll.b128.u2.two_pass.i32.max", 100,
+                                              2.0, DType::i32, Op::max));
   Winner tw = winner(1, 1000, m_twin, "unroll.b128.u2.two_pass.i32.max");
   tw.dtype = DType::i32;
   tw.op = Op::max;
@@ -298,7 +298,7 @@ TEST_F(WinnerFixture, SnapshotLoadsExactAndSimilarDevices) {
   EXPECT_TRUE(e->stale(13010, 13000));
   EXPECT_FALSE(exact.find(DType::f32, Op::sum, 100000));  // in the gap
   EXPECT_FALSE(exact.find(DType::f32, Op::sum, 0));
-  EXPECT_EQ(exact.nearest(DType::f32, Op::sum, 100000)->n_hi, 65535u);   // closer below
+  EXPECT_EQ(exact.nearest(DType::f32, Op::sum, 100000)->n_hi, 65535u);     // closer below
   EXPECT_EQ(exact.nearest(DType::f32, Op::sum, 1000000)->n_lo, 1u << 20);  // closer above
   EXPECT_EQ(exact.nearest(DType::f32, Op::sum, std::uint64_t{1} << 40)->n_lo, 1u << 20);
   EXPECT_FALSE(exact.find(DType::i32, Op::max, 10));
@@ -378,8 +378,7 @@ struct ModeFixture : WinnerFixture {
 
 TEST_F(ModeFixture, ReplacingWinnersOfOneModeKeepsTheOther) {
   db.replace_winners(dev, DType::f32, Op::sum, cold());  // the default mode: cold
-  db.replace_winners(dev, DType::f32, Op::sum, std::vector<Winner>{warm(1, 1 << 30)},
-                     L2Mode::warm);
+  db.replace_winners(dev, DType::f32, Op::sum, std::vector<Winner>{warm(1, 1 << 30)}, L2Mode::warm);
   auto stored = db.winners(dev);
   ASSERT_EQ(stored.size(), 3u);  // the same sizes, once per mode
   EXPECT_EQ(stored[0].l2_mode, L2Mode::cold);
@@ -389,9 +388,9 @@ TEST_F(ModeFixture, ReplacingWinnersOfOneModeKeepsTheOther) {
   EXPECT_EQ(stored[2].measurement_id, m_warm);
 
   // A cold run's winners replace the cold ones only ...
-  db.replace_winners(
-      dev, DType::f32, Op::sum,
-      std::vector<Winner>{winner(1, 4096, m_small, "warp_shuffle.b256.u4.two_pass.f32.sum")});
+  db.replace_winners(dev, DType::f32, Op::sum,
+                     std::vector<Winner>{
+                         winner(1, 4096, m_small, "warp_shuffle.b256.u4.two_pass.f32.sum")});
   stored = db.winners(dev);
   EXPECT_EQ(count(stored, L2Mode::cold), 1u);
   EXPECT_EQ(count(stored, L2Mode::warm), 1u);
@@ -446,8 +445,7 @@ TEST_F(ModeFixture, AWinnerOfTheOtherModeOrWithEvidenceOfTheOtherModeIsRefused) 
 
 TEST_F(ModeFixture, SnapshotHoldsEachModeInATableOfItsOwn) {
   db.replace_winners(dev, DType::f32, Op::sum, cold());
-  db.replace_winners(dev, DType::f32, Op::sum, std::vector<Winner>{warm(1, 1 << 20)},
-                     L2Mode::warm);
+  db.replace_winners(dev, DType::f32, Op::sum, std::vector<Winner>{warm(1, 1 << 20)}, L2Mode::warm);
   // Two devices of the same model: one with cold winners of i32 max, one with warm ones.
   DeviceFingerprint twin = test::h100(), other_twin = test::h100();
   twin.ecc = false;
@@ -506,7 +504,8 @@ TEST(Database, SnapshotOfAMissingFileSaysNoDatabaseOnce) {
   Snapshot s = load_snapshot(dir / "absent.db", test::h100());
   ASSERT_TRUE(s.problem);
   EXPECT_EQ(*s.problem, Problem::missing);
-  EXPECT_EQ(s.message, "'" + (dir / "absent.db").string() + "': no database (the file does not exist)");
+  EXPECT_EQ(s.message,
+            "'" + (dir / "absent.db").string() + "': no database (the file does not exist)");
   EXPECT_FALSE(std::filesystem::exists(dir / "absent.db"));  // a reader never creates
 }
 
@@ -605,7 +604,8 @@ TEST(Migration, Version0PrototypeIsMigratedWithoutLosingARow) {
   EXPECT_EQ(ms[1].seq, 2);
   // The migrated file has exactly the schema of a new one.
   Database fresh = Database::open_writer(dir / "fresh.db");
-  const char* q = "SELECT group_concat(sql, ';') FROM (SELECT sql FROM sqlite_schema ORDER BY name)";
+  const char* q =
+      "SELECT group_concat(sql, ';') FROM (SELECT sql FROM sqlite_schema ORDER BY name)";
   EXPECT_EQ(db.connection().query_text(q), fresh.connection().query_text(q));
   EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
   EXPECT_EQ(db.connection().query_int("SELECT count(*) FROM pragma_foreign_key_check"), 0);
@@ -626,12 +626,12 @@ TEST(Migration, Version1GainsThePackedFinishWithEveryRowKept) {
   EXPECT_EQ(db.counts().measurements, 40);
   EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
   EXPECT_EQ(db.connection().query_int("SELECT count(*) FROM pragma_foreign_key_check"), 0);
-  EXPECT_EQ(db.connection().query_text(
-                "SELECT value FROM meta WHERE key = 'min_reader_version'"),
+  EXPECT_EQ(db.connection().query_text("SELECT value FROM meta WHERE key = 'min_reader_version'"),
             std::to_string(min_reader_version));
   // The migrated file has exactly the schema of a new one ...
   Database fresh = Database::open_writer(dir / "fresh.db");
-  const char* q = "SELECT group_concat(sql, ';') FROM (SELECT sql FROM sqlite_schema ORDER BY name)";
+  const char* q =
+      "SELECT group_concat(sql, ';') FROM (SELECT sql FROM sqlite_schema ORDER BY name)";
   EXPECT_EQ(db.connection().query_text(q), fresh.connection().query_text(q));
   // ... and takes a packed measurement, which version 1 refused.
   const auto dev = db.upsert_device(test::h100());
@@ -652,7 +652,8 @@ TEST(Migration, Version2WinnersTakeTheL2ModeOfTheirMeasurement) {
     Connection c = Connection::open(path, OpenMode::read_only);
     EXPECT_EQ(c.query_int("PRAGMA user_version"), 2);
     EXPECT_EQ(c.query_int("SELECT count(*) FROM pragma_table_info('winners')"
-                          " WHERE name = 'l2_mode'"), 0);
+                          " WHERE name = 'l2_mode'"),
+              0);
     Statement st = c.prepare("SELECT id, kernel_id, n_lo, measurement_id FROM winners ORDER BY id");
     while (st.step())
       before.emplace_back(st.column_int(0), st.column_text(1), st.column_int(2), st.column_int(3));
@@ -667,7 +668,7 @@ TEST(Migration, Version2WinnersTakeTheL2ModeOfTheirMeasurement) {
     EXPECT_NE(std::string(e.what()).find("schema version 2 is older"), std::string::npos);
   }
 
-  Database db = Database::open_writer(path);  // foreign keys on, as for every writer
+  Database db = Database::open_writer(path);            // foreign keys on, as for every writer
   EXPECT_EQ(db.file_schema_version(), schema_version);  // 2 -> 3 -> 4 -> 5
   EXPECT_EQ(db.connection().query_int("PRAGMA foreign_keys"), 1);
   EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
@@ -696,7 +697,8 @@ TEST(Migration, Version2WinnersTakeTheL2ModeOfTheirMeasurement) {
             2);
   // The migrated file has exactly the schema of a new one.
   Database fresh = Database::open_writer(dir / "fresh.db");
-  const char* q = "SELECT group_concat(sql, ';') FROM (SELECT sql FROM sqlite_schema ORDER BY name)";
+  const char* q =
+      "SELECT group_concat(sql, ';') FROM (SELECT sql FROM sqlite_schema ORDER BY name)";
   EXPECT_EQ(db.connection().query_text(q), fresh.connection().query_text(q));
   // Cold winners for every size now leave the warm ones alone.
   const auto cold_m = db.measurements()[0];
@@ -819,7 +821,8 @@ TEST(Migration, Version3IsReadAsItIsAndMigratedByWriters) {
   EXPECT_EQ(db.connection().query_text("SELECT value FROM meta WHERE key = 'min_reader_version'"),
             "3");
   Database fresh = Database::open_writer(dir / "fresh.db");
-  const char* q = "SELECT group_concat(sql, ';') FROM (SELECT sql FROM sqlite_schema ORDER BY name)";
+  const char* q =
+      "SELECT group_concat(sql, ';') FROM (SELECT sql FROM sqlite_schema ORDER BY name)";
   EXPECT_EQ(db.connection().query_text(q), fresh.connection().query_text(q));
 }
 
@@ -859,9 +862,10 @@ TEST(Database, HostileStringsAreStoredVerbatimInHostilePaths) {
   EXPECT_EQ(ms[0].kernel_id, hostile);
   EXPECT_EQ(ms[0].error, hostile);
   EXPECT_EQ(ms[0].params.family, hostile);
-  EXPECT_EQ(r.connection().query_int(
-                "SELECT count(*) FROM sqlite_schema WHERE name IN ('measurements','runs','devices')"),
-            3);
+  EXPECT_EQ(
+      r.connection().query_int(
+          "SELECT count(*) FROM sqlite_schema WHERE name IN ('measurements','runs','devices')"),
+      3);
 }
 
 }  // namespace

@@ -153,8 +153,8 @@ TEST(Export, ImportValidatesAndNamesTheFileAndMember) {
   expect_bad(replaced("\"kernel_id\":\"" + k_shuffle + "\",\"measurement\"",
                       "\"kernel_id\":\"" + k_smem + "\",\"measurement\""),
              "not an ok measurement of this kernel", Problem::invalid_data);
-  expect_bad(replaced("\"format\":\"tunedreduce-db-export\"", "\"format\":\"other\""),
-             "$.format", Problem::invalid_data);
+  expect_bad(replaced("\"format\":\"tunedreduce-db-export\"", "\"format\":\"other\""), "$.format",
+             Problem::invalid_data);
   // The timing's members (common/timing.hpp's mapping), named like every other member.
   expect_bad(replaced("\"sm_clock_mhz\":1980", "\"sm_clock_mhz\":\"fast\""),
              "$.measurements[0].sm_clock_mhz: expected an integer", Problem::invalid_data);
@@ -182,7 +182,8 @@ TEST(Export, AMeasurementsTimingIsTheRecordsOneMapping) {
   const Json::Object& members = first.as_object();
   auto at = [&](const std::string& key) {
     return std::find_if(members.begin(), members.end(),
-                        [&](const auto& kv) { return kv.first == key; }) - members.begin();
+                        [&](const auto& kv) { return kv.first == key; }) -
+           members.begin();
   };
   std::ptrdiff_t place = at("outcome");
   for (const auto& [key, value] : timing.as_object()) {
@@ -249,8 +250,8 @@ TEST(Merge, WinnersConflictsGoToTheLowerMedianAndTiesToTheSmallerId) {
 
 /// A database with one finished run on the H100 in which \p id wins [lo, hi] with median
 /// \p median at n = 512, p10..p90 = median x (1 -+ spread / 2) over \p repeats runs.
-void make_noisy_db(const fs::path& path, const std::string& id, std::uint64_t lo,
-                   std::uint64_t hi, double median, double spread, int repeats) {
+void make_noisy_db(const fs::path& path, const std::string& id, std::uint64_t lo, std::uint64_t hi,
+                   double median, double spread, int repeats) {
   Database db = Database::open_writer(path);
   const auto dev = db.upsert_device(test::h100());
   const auto run = db.begin_run(test::run_info());
@@ -332,8 +333,9 @@ TEST(Merge, AChainOfTiesIsDecidedOverAllInputsInAnyOrder) {
   // shuffle 5.00, vec 5.04 (0.8 % slower), smem 5.08 (1.6 % slower than shuffle, 0.8 % than
   // vec), all with a 1 % tolerance. "Within noise" is not transitive, so deciding input by input
   // would depend on the order: shuffle, vec, smem gives vec (a tie) then smem (a tie); vec, smem,
-  // shuffle gives smem (a tie) then shuffle (1.6 % faster). Over the set: shuffle is the fastest, vec is within its noise and smem is not, so
-  // vec (the smaller id of the tie) wins, whatever the order.
+  // shuffle gives smem (a tie) then shuffle (1.6 % faster). Over the set: shuffle is the fastest,
+  // vec is within its noise and smem is not, so vec (the smaller id of the tie) wins, whatever the
+  // order.
   make_noisy_db(dir / "a.db", k_shuffle, 1, 1000, 5.00, 0.2, 20);
   make_noisy_db(dir / "b.db", k_vec, 1, 1000, 5.04, 0.2, 20);
   make_noisy_db(dir / "c.db", k_smem, 1, 1000, 5.08, 0.2, 20);

@@ -74,7 +74,8 @@ struct ShardMaker {
     static const int repeat_counts[] = {10, 50, 200};
 
     Database db = Database::open_writer(path);
-    db.connection().exec("PRAGMA synchronous = OFF");  // a test's files need not survive a power cut
+    db.connection().exec(
+        "PRAGMA synchronous = OFF");  // a test's files need not survive a power cut
     const DeviceFingerprint fp = model == 0 ? test::h100() : test::h200();
     const auto dev = db.upsert_device(fp);
     RunInfo info = test::run_info();
@@ -98,8 +99,8 @@ struct ShardMaker {
       for (int kernel = 0; kernel < 4; ++kernel) {
         const double noise = 1 + (uniform(rng) - 0.5) * 0.008;  // +-0.4 %
         const double median = true_us(model, kernel, k) * noise;
-        Measurement m = test::measurement(run, dev, kernel_id(kernel, dtype), grid_size(k),
-                                          median, dtype, Op::sum);
+        Measurement m = test::measurement(run, dev, kernel_id(kernel, dtype), grid_size(k), median,
+                                          dtype, Op::sum);
         const double spread = spreads[static_cast<int>(uniform(rng) * 3)];
         m.p10_us = median * (1 - spread / 2);
         m.p90_us = median * (1 + spread / 2);
@@ -149,7 +150,8 @@ const Candidate* expected_winner(const std::vector<Candidate>& cs, bool& tie_dec
   };
   const Candidate* fastest = nullptr;
   for (const Candidate& c : cs)
-    if (!fastest || std::make_tuple(tpe(c), order(c)) < std::make_tuple(tpe(*fastest), order(*fastest)))
+    if (!fastest ||
+        std::make_tuple(tpe(c), order(c)) < std::make_tuple(tpe(*fastest), order(*fastest)))
       fastest = &c;
   const Candidate* best = nullptr;
   for (const Candidate& c : cs) {
@@ -186,7 +188,8 @@ TEST(Fleet, HundredsOfShardsMergeInAnyOrderLosingNothing) {
       import_dataset(db, other);
     }
   }
-  const double make_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double make_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   // Every input as merge_files reads it, its provenance added.
   std::vector<Dataset> inputs;
@@ -209,7 +212,8 @@ TEST(Fleet, HundredsOfShardsMergeInAnyOrderLosingNothing) {
     const fs::path out = dir / ("fleet-" + std::to_string(o) + ".db");
     const auto start = std::chrono::steady_clock::now();
     stats = merge_files(orders[o], out);
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     slowest_s = std::max(slowest_s, s);
     bytes.push_back(test::read_file(out));
   }
@@ -290,8 +294,9 @@ TEST(Fleet, HundredsOfShardsMergeInAnyOrderLosingNothing) {
       return nullptr;
     };
     auto covered_by_input = [&](std::uint64_t n) {
-      return std::any_of(cs.begin(), cs.end(),
-                         [&](const Candidate& c) { return c.row->w.n_lo <= n && n <= c.row->w.n_hi; });
+      return std::any_of(cs.begin(), cs.end(), [&](const Candidate& c) {
+        return c.row->w.n_lo <= n && n <= c.row->w.n_hi;
+      });
     };
     for (const WinnerRow* w : got) {
       EXPECT_TRUE(covered_by_input(w->w.n_lo) && covered_by_input(w->w.n_hi)) << "invented sizes";
@@ -319,9 +324,10 @@ TEST(Fleet, HundredsOfShardsMergeInAnyOrderLosingNothing) {
       if (kernels.size() > 1) ++contested;
     }
   }
-  std::printf("[ fleet    ] %d sizes checked, %d contested by several kernels, %d of them won by a "
-              "slower kernel within the noise\n",
-              checked, contested, ties_to_a_slower_kernel);
+  std::printf(
+      "[ fleet    ] %d sizes checked, %d contested by several kernels, %d of them won by a "
+      "slower kernel within the noise\n",
+      checked, contested, ties_to_a_slower_kernel);
   // The simulation exercises both branches of the rule.
   EXPECT_GT(contested, 50);
   EXPECT_GT(ties_to_a_slower_kernel, 0);

@@ -18,7 +18,8 @@ TEST(Json, RoundTripsEveryKindOfValue) {
   o.set("pi", 3.141592653589793);
   o.set("tiny", 5e-324);
   o.set("two", 2.0);
-  o.set("s", "quote \" backslash \\ newline \n tab \t nul-free \x01 <script> \xc3\xa9 \xf0\x9f\x9a\x80");
+  o.set("s",
+        "quote \" backslash \\ newline \n tab \t nul-free \x01 <script> \xc3\xa9 \xf0\x9f\x9a\x80");
   Json a = Json::array();
   a.push_back(1);
   a.push_back(Json::object());

@@ -42,9 +42,8 @@ std::string expect_failure(Fn&& fn, Problem problem, int exit_code, const fs::pa
 TEST(OpenFailures, MissingFileReaderSaysNoDatabaseAndCreatesNothing) {
   TempDir dir;
   const auto path = dir / "tune.db";
-  const std::string msg =
-      expect_failure([&] { Database::open_reader(path); }, Problem::missing,
-                     exit_code::db_unusable, path, "no database");
+  const std::string msg = expect_failure([&] { Database::open_reader(path); }, Problem::missing,
+                                         exit_code::db_unusable, path, "no database");
   // Said once: one line, one mention.
   EXPECT_EQ(msg.find("no database"), msg.rfind("no database"));
   EXPECT_EQ(msg.find('\n'), std::string::npos);
@@ -75,8 +74,8 @@ TEST(OpenFailures, ZeroByteFileReaderRefusesWriterInitialises) {
   TempDir dir;
   const auto path = test::copy_fixture("empty.db", dir);
   ASSERT_EQ(fs::file_size(path), 0u);
-  expect_failure([&] { Database::open_reader(path); }, Problem::empty, exit_code::db_unusable,
-                 path, "empty file (0 bytes)");
+  expect_failure([&] { Database::open_reader(path); }, Problem::empty, exit_code::db_unusable, path,
+                 "empty file (0 bytes)");
   EXPECT_EQ(fs::file_size(path), 0u);  // the reader left it alone
   {
     Database db = Database::open_writer(path);
@@ -92,23 +91,23 @@ TEST(OpenFailures, EmptySqliteFileReaderRefuses) {
     Connection c = Connection::open(path, OpenMode::read_write);
     c.exec("PRAGMA user_version = 0; VACUUM");
   }
-  expect_failure([&] { Database::open_reader(path); }, Problem::empty, exit_code::db_unusable,
-                 path, "not a tuning database yet");
+  expect_failure([&] { Database::open_reader(path); }, Problem::empty, exit_code::db_unusable, path,
+                 "not a tuning database yet");
 }
 
 TEST(OpenFailures, NotSqliteIsRefusedByBothAndLeftUntouched) {
   TempDir dir;
   const auto path = test::copy_fixture("not_sqlite.db", dir);
   const std::string before = test::read_file(path);
-  expect_failure([&] { Database::open_reader(path); }, Problem::not_sqlite,
-                 exit_code::db_unusable, path, "not an SQLite database");
-  expect_failure([&] { Database::open_writer(path); }, Problem::not_sqlite,
-                 exit_code::db_unusable, path, "not an SQLite database");
+  expect_failure([&] { Database::open_reader(path); }, Problem::not_sqlite, exit_code::db_unusable,
+                 path, "not an SQLite database");
+  expect_failure([&] { Database::open_writer(path); }, Problem::not_sqlite, exit_code::db_unusable,
+                 path, "not an SQLite database");
   EXPECT_EQ(test::read_file(path), before);
   // A long file of random-looking bytes too (past the 100-byte header).
   test::write_file(path, std::string(5000, '\x5a'));
-  expect_failure([&] { Database::open_writer(path); }, Problem::not_sqlite,
-                 exit_code::db_unusable, path, "without the SQLite header");
+  expect_failure([&] { Database::open_writer(path); }, Problem::not_sqlite, exit_code::db_unusable,
+                 path, "without the SQLite header");
 }
 
 TEST(OpenFailures, AnotherApplicationsSqliteFileIsRefusedAndLeftUntouched) {
@@ -117,10 +116,10 @@ TEST(OpenFailures, AnotherApplicationsSqliteFileIsRefusedAndLeftUntouched) {
     TempDir dir;
     const auto path = test::copy_fixture(name, dir);
     const std::string before = test::read_file(path);
-    expect_failure([&] { Database::open_reader(path); }, Problem::foreign,
-                   exit_code::db_unusable, path, "another application");
-    expect_failure([&] { Database::open_writer(path); }, Problem::foreign,
-                   exit_code::db_unusable, path, "another application");
+    expect_failure([&] { Database::open_reader(path); }, Problem::foreign, exit_code::db_unusable,
+                   path, "another application");
+    expect_failure([&] { Database::open_writer(path); }, Problem::foreign, exit_code::db_unusable,
+                   path, "another application");
     EXPECT_EQ(test::read_file(path), before);
     EXPECT_FALSE(fs::exists(path.string() + "-wal"));
   }
@@ -220,15 +219,15 @@ TEST_F(ReadOnly, AReadOnlyFileIsReadButNotWritten) {
   EXPECT_EQ(attempt(try_write), exit_code::db_readonly);
   EXPECT_EQ(attempt(try_read), 0);
   if (!test::running_as_root()) {
-    expect_failure([&] { Database::open_writer(path); }, Problem::readonly,
-                   exit_code::db_readonly, path, "the file is read-only");
+    expect_failure([&] { Database::open_writer(path); }, Problem::readonly, exit_code::db_readonly,
+                   path, "the file is read-only");
   }
   // Positive control: the same user writes once the file is writable again, and the -wal that
   // the reader left behind while the file was read-only (SQLite copies the mode) is too.
   fs::permissions(path, fs::perms::owner_write, fs::perm_options::add);
   if (fs::exists(path.string() + "-wal") && !test::running_as_root()) {
-    expect_failure([&] { Database::open_writer(path); }, Problem::readonly,
-                   exit_code::db_readonly, path, "-wal' is read-only");
+    expect_failure([&] { Database::open_writer(path); }, Problem::readonly, exit_code::db_readonly,
+                   path, "-wal' is read-only");
   }
   for (const char* side : {"-wal", "-shm"})
     if (fs::exists(path.string() + side))
@@ -255,9 +254,8 @@ TEST_F(ReadOnly, AReadOnlyFolderStopsWritersAndNewFiles) {
     }
   });
   EXPECT_EQ(immutable, 0);
-  const int create = attempt([](const fs::path& p) {
-    return try_write(p.parent_path() / "new.db");
-  });
+  const int create =
+      attempt([](const fs::path& p) { return try_write(p.parent_path() / "new.db"); });
   EXPECT_EQ(create, exit_code::db_readonly);
   EXPECT_FALSE(fs::exists(folder / "new.db"));
   fs::permissions(folder, fs::perms::owner_write, fs::perm_options::add);
@@ -282,8 +280,8 @@ TEST(Locking, AWriterHeldPastTheTimeoutIsReportedAsBusy) {
   EXPECT_GE(waited, std::chrono::milliseconds(290));
   EXPECT_LT(waited, std::chrono::seconds(3));
   // A writer opening while the lock is held fails the same way.
-  expect_failure([&] { Database::open_writer(path, opt); }, Problem::busy, exit_code::db_busy,
-                 path, "locked by another connection");
+  expect_failure([&] { Database::open_writer(path, opt); }, Problem::busy, exit_code::db_busy, path,
+                 "locked by another connection");
   held.rollback();
   // Released: the same call now goes through, and nothing was half-written.
   other.upsert_device(test::h200());

@@ -81,7 +81,8 @@ Json without_provenance(const Json& doc) {
   Json out = Json::object();
   for (const auto& [key, value] : doc.as_object()) {
     if (key == "gpus") continue;
-    if (key == "runs") out.set(key, strip(value, {"driver_version", "runtime_version", "config_text"}));
+    if (key == "runs")
+      out.set(key, strip(value, {"driver_version", "runtime_version", "config_text"}));
     else if (key == "measurements") out.set(key, strip(value, {"gpu"}));
     else out.set(key, value);
   }
@@ -191,7 +192,8 @@ TEST(Migration, Version4IsReadAsItIsAndMigratedByWriters) {
   EXPECT_FALSE(db.runs()[0].info.driver_version);
   // The migrated file has exactly the schema of a new one.
   Database fresh = Database::open_writer(dir / "fresh.db");
-  const char* q = "SELECT group_concat(sql, ';') FROM (SELECT sql FROM sqlite_schema ORDER BY name)";
+  const char* q =
+      "SELECT group_concat(sql, ';') FROM (SELECT sql FROM sqlite_schema ORDER BY name)";
   EXPECT_EQ(db.connection().query_text(q), fresh.connection().query_text(q));
   // New runs record their GPU.
   const auto dev = db.devices()[0].id;
@@ -280,10 +282,10 @@ TEST(Merge, EveryGpuOnceAndACopyWithoutProvenanceTakesItFromTheOther) {
   }
   std::vector<std::string> bytes;
   MergeStats stats;
-  for (const auto& order : std::vector<std::vector<fs::path>>{
-           {dir / "a.db", dir / "b.db", dir / "c.db"},
-           {dir / "c.db", dir / "b.db", dir / "a.db"},
-           {dir / "b.db", dir / "c.db", dir / "a.db"}}) {
+  for (const auto& order :
+       std::vector<std::vector<fs::path>>{{dir / "a.db", dir / "b.db", dir / "c.db"},
+                                          {dir / "c.db", dir / "b.db", dir / "a.db"},
+                                          {dir / "b.db", dir / "c.db", dir / "a.db"}}) {
     const fs::path out = dir / ("out" + std::to_string(bytes.size()) + ".db");
     stats = merge_files(order, out);
     bytes.push_back(test::read_file(out));

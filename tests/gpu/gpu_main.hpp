@@ -24,7 +24,8 @@ inline int gpu_test_main(int argc, char** argv, void (*summary)() = nullptr) {
   const DeviceFingerprint fp = kernels::query_fingerprint(0);
   std::printf("device 0: %s (sm_%d%d, %d SMs, key %s), seed 0x%016" PRIx64
               " (set TR_TEST_SEED to repeat)\n",
-              fp.name.c_str(), fp.cc_major, fp.cc_minor, fp.sm_count, fp.key().c_str(), test_seed());
+              fp.name.c_str(), fp.cc_major, fp.cc_minor, fp.sm_count, fp.key().c_str(),
+              test_seed());
   const int rc = RUN_ALL_TESTS();
   if (summary) summary();
   return rc;

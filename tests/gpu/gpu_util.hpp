@@ -24,13 +24,13 @@ namespace tunedreduce::test {
 /// ctest's SKIP_RETURN_CODE for the gpu label.
 inline constexpr int skip_exit_code = 77;
 
-#define TR_CUDA_CHECK(expr)                                                                   \
-  do {                                                                                        \
-    cudaError_t tr_err_ = (expr);                                                             \
-    if (tr_err_ != cudaSuccess)                                                               \
-      throw std::runtime_error(std::string(#expr) + " failed: " + cudaGetErrorName(tr_err_) + \
-                               " (" + cudaGetErrorString(tr_err_) + ") at " + __FILE__ +     \
-                               ":" + std::to_string(__LINE__));                               \
+#define TR_CUDA_CHECK(expr)                                                                    \
+  do {                                                                                         \
+    cudaError_t tr_err_ = (expr);                                                              \
+    if (tr_err_ != cudaSuccess)                                                                \
+      throw std::runtime_error(std::string(#expr) + " failed: " + cudaGetErrorName(tr_err_) +  \
+                               " (" + cudaGetErrorString(tr_err_) + ") at " + __FILE__ + ":" + \
+                               std::to_string(__LINE__));                                      \
   } while (0)
 
 class DeviceBuffer {
@@ -61,7 +61,8 @@ class DeviceBuffer {
 /// The seed of this process's random data: $TR_TEST_SEED, or fresh from std::random_device.
 inline std::uint64_t test_seed() {
   static const std::uint64_t seed = [] {
-    if (const char* s = std::getenv("TR_TEST_SEED")) return std::uint64_t(std::strtoull(s, nullptr, 0));
+    if (const char* s = std::getenv("TR_TEST_SEED"))
+      return std::uint64_t(std::strtoull(s, nullptr, 0));
     std::random_device rd;
     return (std::uint64_t(rd()) << 32) ^ rd();
   }();
@@ -134,8 +135,7 @@ Reference<T> host_reference(Op op, const T* x, std::size_t n) {
   T best;
   if constexpr (std::is_floating_point_v<T>)
     best = is_min ? std::numeric_limits<T>::infinity() : -std::numeric_limits<T>::infinity();
-  else
-    best = is_min ? std::numeric_limits<T>::max() : std::numeric_limits<T>::lowest();
+  else best = is_min ? std::numeric_limits<T>::max() : std::numeric_limits<T>::lowest();
   for (std::size_t i = 0; i < n; ++i) {
     if constexpr (std::is_floating_point_v<T>) {
       if (std::isnan(x[i])) {

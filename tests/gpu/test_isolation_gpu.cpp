@@ -44,7 +44,8 @@ TEST(Isolation, TrapAndHangAreRecordedAndSurvived) {
   auto results = runner->measure(reqs);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ASSERT_EQ(results.size(), reqs.size());
-  const Outcome expected[] = {Outcome::ok, Outcome::crashed, Outcome::ok, Outcome::timeout, Outcome::ok, Outcome::ok};
+  const Outcome expected[] = {Outcome::ok,      Outcome::crashed, Outcome::ok,
+                              Outcome::timeout, Outcome::ok,      Outcome::ok};
   for (std::size_t i = 0; i < results.size(); ++i) {
     EXPECT_EQ(results[i].outcome, expected[i]) << reqs[i].kernel_id << ": " << results[i].error;
     std::printf("  %-42s n=%-9llu %-8s %s\n", reqs[i].kernel_id.c_str(),

@@ -51,9 +51,9 @@ void check_result(Op op, const T* x, std::uint64_t n, T got, const std::string& 
   const Reference<T> ref = host_reference(op, x, n);
   if constexpr (std::is_floating_point_v<T>) {
     if (op == Op::sum) {
-      const long double bound = static_cast<long double>(n) *
-                                    std::numeric_limits<T>::epsilon() * ref.abs_sum +
-                                std::numeric_limits<T>::min();
+      const long double bound =
+          static_cast<long double>(n) * std::numeric_limits<T>::epsilon() * ref.abs_sum +
+          std::numeric_limits<T>::min();
       EXPECT_LE(std::fabs(static_cast<long double>(got) - static_cast<long double>(ref.value)),
                 bound)
           << what << ": got " << got << ", expected " << ref.value;
@@ -66,9 +66,15 @@ void check_result(Op op, const T* x, std::uint64_t n, T got, const std::string& 
 template <class T>
 void run_op(Op op, const T* in, T* out, std::uint64_t n, cudaStream_t s) {
   switch (op) {
-    case Op::sum: tunedreduce::sum(in, out, n, s); break;
-    case Op::min: tunedreduce::min(in, out, n, s); break;
-    case Op::max: tunedreduce::max(in, out, n, s); break;
+    case Op::sum:
+      tunedreduce::sum(in, out, n, s);
+      break;
+    case Op::min:
+      tunedreduce::min(in, out, n, s);
+      break;
+    case Op::max:
+      tunedreduce::max(in, out, n, s);
+      break;
   }
 }
 
@@ -111,9 +117,8 @@ void check_every_type(const std::vector<std::uint64_t>& sizes) {
   }
 }
 
-const std::vector<std::uint64_t> sizes = {0,         1,         31,        33,
-                                          1000,      4097,      65537,     (1u << 20) + 3,
-                                          999983,    (1u << 24) + 7};
+const std::vector<std::uint64_t> sizes = {
+    0, 1, 31, 33, 1000, 4097, 65537, (1u << 20) + 3, 999983, (1u << 24) + 7};
 
 // ---- CUDA graphs: these come first, so the process's first reduction is inside a capture ------
 
@@ -125,10 +130,10 @@ const std::vector<std::uint64_t> sizes = {0,         1,         31,        33,
 template <class T>
 void check_captured(cudaStreamCaptureMode mode, bool two_phase, Op op,
                     const std::vector<std::uint64_t>& ns, std::uint64_t seed) {
-  const std::string what = std::string(dtype_name(dtype_of<T>)) + " " + op_name(op) +
-                           (two_phase ? " two-phase" : " cached") +
-                           (mode == cudaStreamCaptureModeGlobal ? ", global capture"
-                                                                : ", thread-local capture");
+  const std::string what =
+      std::string(dtype_name(dtype_of<T>)) + " " + op_name(op) +
+      (two_phase ? " two-phase" : " cached") +
+      (mode == cudaStreamCaptureModeGlobal ? ", global capture" : ", thread-local capture");
   // A failure of an earlier case leaves its error as the thread's last one, which the launches
   // below would report as theirs: start clean.
   (void)cudaGetLastError();
@@ -173,8 +178,7 @@ void check_captured(cudaStreamCaptureMode mode, bool two_phase, Op op,
     for (std::size_t i = 0; i < ns.size(); ++i) {
       if (two_phase)
         tunedreduce::reduce<T>(temps[i].get(), temp_bytes[i], d_in, d_out + i, ns[i], op, s);
-      else
-        run_op<T>(op, d_in, d_out + i, ns[i], s);
+      else run_op<T>(op, d_in, d_out + i, ns[i], s);
     }
   } catch (const std::exception& e) {
     capture_error = e.what();
@@ -297,9 +301,8 @@ TEST(Library, TunedGlobalMemoryKernelsGrowTheWorkspaceBetweenLaunchesInFlight) {
     const auto run = d.begin_run(db::test::run_info());
     std::vector<db::Winner> ws;
     const std::pair<std::uint64_t, std::uint64_t> ranges[] = {{1, 65535},
-                                                               {65536, std::uint64_t{1} << 40}};
-    const char* ids[] = {"interleaved.b256.two_pass.f32.sum",
-                         "unroll.b256.u8.single_pass.f32.sum"};
+                                                              {65536, std::uint64_t{1} << 40}};
+    const char* ids[] = {"interleaved.b256.two_pass.f32.sum", "unroll.b256.u8.single_pass.f32.sum"};
     for (int i = 0; i < 2; ++i) {
       db::Winner w;
       w.dtype = DType::f32;
@@ -404,7 +407,8 @@ void check_signed_zero_sums() {
     if (with_plus) {  // one +0.0, at the last element of every size
       const T plus = T(0);
       for (std::uint64_t n : ns)
-        if (n > 0) TR_CUDA_CHECK(cudaMemcpy(d_in + n - 1, &plus, sizeof(T), cudaMemcpyHostToDevice));
+        if (n > 0)
+          TR_CUDA_CHECK(cudaMemcpy(d_in + n - 1, &plus, sizeof(T), cudaMemcpyHostToDevice));
     }
     for (std::uint64_t n : ns)
       for (bool two_phase : {false, true}) {
@@ -420,9 +424,11 @@ void check_signed_zero_sums() {
         TR_CUDA_CHECK(cudaMemcpy(&got, d_out, sizeof got, cudaMemcpyDeviceToHost));
         const bool want_minus = n > 0 && !with_plus;
         EXPECT_TRUE(got == T(0) && std::signbit(got) == want_minus)
-            << dtype_name(dtype_of<T>) << " sum of " << n << (with_plus ? " zeros, one +0.0" : " x -0.0")
-            << (two_phase ? " (two-phase)" : " (sum)") << " (" << tunedreduce::lookup<T>(Op::sum, n).kernel_id
-            << "): got " << got << (std::signbit(got) ? " (sign set)" : "") << ", expected "
+            << dtype_name(dtype_of<T>) << " sum of " << n
+            << (with_plus ? " zeros, one +0.0" : " x -0.0")
+            << (two_phase ? " (two-phase)" : " (sum)") << " ("
+            << tunedreduce::lookup<T>(Op::sum, n).kernel_id << "): got " << got
+            << (std::signbit(got) ? " (sign set)" : "") << ", expected "
             << (want_minus ? "-0" : "+0");
       }
   }
@@ -494,8 +500,7 @@ void check_two_phase_type(std::uint64_t stream_id) {
   TR_CUDA_CHECK(cudaMemcpy(got.data(), o, got.size() * sizeof(T), cudaMemcpyDeviceToHost));
   for (int k = 0; k < streams; ++k)
     for (std::size_t c = 0; c < done.size(); ++c)
-      check_result<T>(done[c].op, host.data() + done[c].offset, done[c].n,
-                      got[k * done.size() + c],
+      check_result<T>(done[c].op, host.data() + done[c].offset, done[c].n, got[k * done.size() + c],
                       std::string("two-phase ") + dtype_name(dtype_of<T>) + " " +
                           op_name(done[c].op) + " n=" + std::to_string(done[c].n) + " offset " +
                           std::to_string(done[c].offset) + " stream " + std::to_string(k) + " (" +
@@ -548,9 +553,11 @@ TEST(Library, HostAndOtherDevicePointersAreRefusedAndNothingLaunches) {
   expect_refused([&] { tunedreduce::sum(static_cast<const int*>(in.get()), pinned, 1024); },
                  Status::invalid_argument, "d_out");
   TR_CUDA_CHECK(cudaFreeHost(pinned));
-  expect_refused([&] {
-    tunedreduce::sum(static_cast<const int*>(in.get()), d_out, (std::uint64_t{1} << 40) + 1);
-  }, Status::unsupported, "exceeds the limit");
+  expect_refused(
+      [&] {
+        tunedreduce::sum(static_cast<const int*>(in.get()), d_out, (std::uint64_t{1} << 40) + 1);
+      },
+      Status::unsupported, "exceeds the limit");
   int devices = 0;
   TR_CUDA_CHECK(cudaGetDeviceCount(&devices));
   if (devices > 1) {
@@ -689,7 +696,8 @@ TEST(Library, TheCApiOnTheGpu) {
             TR_SUCCESS);
   DeviceBuffer temp(bytes);
   ASSERT_EQ(tr_reduce(temp.get(), &bytes, in.get(), out.get(), n, TR_I64, TR_SUM, nullptr),
-            TR_SUCCESS) << tr_last_error();
+            TR_SUCCESS)
+      << tr_last_error();
   TR_CUDA_CHECK(cudaMemcpy(&got, out.get(), 8, cudaMemcpyDeviceToHost));
   check_result<std::int64_t>(Op::sum, host.data(), n, got, "tr_reduce i64 sum");
   EXPECT_EQ(tr_sum(host.data(), out.get(), n, TR_I64, nullptr), TR_ERROR_INVALID_ARGUMENT);

@@ -126,7 +126,8 @@ std::string run_and_check(const Entry& e, const kernels::DeviceLimits& dev, cons
     return "";
   }
   if (e.workspace_bytes(n, dev) > ws_bytes) return "workspace too small for the test";
-  if (auto why = e.can_implement(n, reinterpret_cast<std::uintptr_t>(d_in) & 255 ? sizeof(T) : 256, dev))
+  if (auto why =
+          e.can_implement(n, reinterpret_cast<std::uintptr_t>(d_in) & 255 ? sizeof(T) : 256, dev))
     return "can_implement refused: " + *why;
   cudaError_t err = e.launch(a, dev);
   if (err != cudaSuccess)
@@ -163,12 +164,12 @@ std::string run_and_check(const Entry& e, const kernels::DeviceLimits& dev, cons
       // Every element is a zero (or n == 0): the result is exact in any order, sign included.
       msg << "got " << got << ", expected " << ref.value << " (the sign of zero)";
     } else if (e.params.op == Op::sum) {
-      const long double tol = static_cast<long double>(n) *
-                              std::numeric_limits<T>::epsilon() * ref.abs_sum;
+      const long double tol =
+          static_cast<long double>(n) * std::numeric_limits<T>::epsilon() * ref.abs_sum;
       const long double diff = std::fabs(static_cast<long double>(got) - ref.value);
       if (diff > tol || std::memcmp(&got, &poison, sizeof(T)) == 0)
-        msg.precision(17), msg << "got " << got << ", expected " << ref.value
-                               << " (|diff| " << double(diff) << " > bound " << double(tol) << ")";
+        msg.precision(17), msg << "got " << got << ", expected " << ref.value << " (|diff| "
+                               << double(diff) << " > bound " << double(tol) << ")";
     } else if (got != ref.value) {
       msg.precision(17);
       msg << "got " << got << ", expected " << ref.value;
@@ -202,10 +203,12 @@ void check_key(DType d, Op op) {
   std::vector<T> host(max_n + 1);
   fill_random(host, stream_id);
   DeviceBuffer d_in(host.size() * sizeof(T));
-  TR_CUDA_CHECK(cudaMemcpy(d_in.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+  TR_CUDA_CHECK(
+      cudaMemcpy(d_in.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
   std::size_t ws_bytes = 0;
   for (const Entry* e : entries)
-    for (std::uint64_t n : sizes_for(*e, true)) ws_bytes = std::max(ws_bytes, e->workspace_bytes(n, ctx.dev));
+    for (std::uint64_t n : sizes_for(*e, true))
+      ws_bytes = std::max(ws_bytes, e->workspace_bytes(n, ctx.dev));
   DeviceBuffer ws(ws_bytes);
   DeviceBuffer out(3 * sizeof(T));
   std::map<std::pair<std::uint64_t, int>, Reference<T>> refs;
@@ -217,7 +220,8 @@ void check_key(DType d, Op op) {
       for (int offset : {0, 1}) {
         auto key = std::make_pair(n, offset);
         auto it = refs.find(key);
-        if (it == refs.end()) it = refs.emplace(key, host_reference<T>(op, host.data() + offset, n)).first;
+        if (it == refs.end())
+          it = refs.emplace(key, host_reference<T>(op, host.data() + offset, n)).first;
         const T* in = static_cast<const T*>(d_in.get()) + offset;
         // Each size and offset twice: as the library's cached call runs it (the workspace the
         // previous launch left), and as the two-phase call does (an external counter over a
@@ -241,7 +245,8 @@ void check_specials(DType d, Op op) {
   KeyContext ctx;
   const auto entries = entries_of(d, op);
   const std::uint64_t n = 100003;
-  const std::uint64_t stream_id = test_seed() ^ 0x5eed ^ (std::uint64_t(d) << 8 | std::uint64_t(op));
+  const std::uint64_t stream_id = test_seed() ^ 0x5eed ^
+                                  (std::uint64_t(d) << 8 | std::uint64_t(op));
   std::vector<T> base(n + 1);
   fill_random(base, stream_id);
   const T inf = std::numeric_limits<T>::infinity();
@@ -250,7 +255,8 @@ void check_specials(DType d, Op op) {
     const char* name;
     std::vector<std::pair<std::uint64_t, T>> put;
   };
-  const std::uint64_t p = 1 + splitmix64(stream_id) % (n - 2), q = 1 + splitmix64(stream_id + 1) % (n - 2);
+  const std::uint64_t p = 1 + splitmix64(stream_id) % (n - 2),
+                      q = 1 + splitmix64(stream_id + 1) % (n - 2);
   const std::vector<Case> cases = {
       {"nan", {{p, nan}}},
       {"+inf", {{p, inf}}},
@@ -277,7 +283,8 @@ void check_specials(DType d, Op op) {
                                          static_cast<T*>(out.get()), ws.get(), ws.bytes(), clean,
                                          ctx.stream);
       summary().add(*e, why.empty());
-      if (!why.empty() && reported++ < 40) ADD_FAILURE() << e->id << " case " << c.name << ": " << why;
+      if (!why.empty() && reported++ < 40)
+        ADD_FAILURE() << e->id << " case " << c.name << ": " << why;
     }
   }
 }
@@ -292,10 +299,12 @@ void check_large(DType d) {
   std::vector<T> host(n + 1);
   fill_random(host, test_seed() ^ 0x1a46e ^ std::uint64_t(d));
   DeviceBuffer d_in(host.size() * sizeof(T));
-  TR_CUDA_CHECK(cudaMemcpy(d_in.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+  TR_CUDA_CHECK(
+      cudaMemcpy(d_in.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
   for (Op op : all_ops) {
     const auto entries = entries_of(d, op);
-    Reference<T> refs[2] = {host_reference<T>(op, host.data(), n), host_reference<T>(op, host.data() + 1, n)};
+    Reference<T> refs[2] = {host_reference<T>(op, host.data(), n),
+                            host_reference<T>(op, host.data() + 1, n)};
     std::size_t ws_bytes = 0;
     for (const Entry* e : entries) ws_bytes = std::max(ws_bytes, e->workspace_bytes(n, ctx.dev));
     DeviceBuffer ws(ws_bytes);
@@ -305,10 +314,10 @@ void check_large(DType d) {
       const int offset = static_cast<int>(i % 2);
       std::uint64_t clean = 0;  // nothing known zero: the first launch zeroes
       // Every third entry as the two-phase call runs it (external counter, garbage workspace).
-      std::string why = run_and_check<T>(*entries[i], ctx.dev,
-                                         static_cast<const T*>(d_in.get()) + offset, n, refs[offset],
-                                         static_cast<T*>(out.get()), ws.get(), ws.bytes(), clean,
-                                         ctx.stream, i % 3 == 2 ? &ctx.ext : nullptr);
+      std::string why =
+          run_and_check<T>(*entries[i], ctx.dev, static_cast<const T*>(d_in.get()) + offset, n,
+                           refs[offset], static_cast<T*>(out.get()), ws.get(), ws.bytes(), clean,
+                           ctx.stream, i % 3 == 2 ? &ctx.ext : nullptr);
       summary().add(*entries[i], why.empty());
       if (!why.empty() && reported++ < 20)
         ADD_FAILURE() << entries[i]->id << " n=" << n << " offset=" << offset << ": " << why;
@@ -319,12 +328,24 @@ void check_large(DType d) {
 template <class F>
 void for_dtype(DType d, F&& f) {
   switch (d) {
-    case DType::i32: f(std::int32_t{}); break;
-    case DType::u32: f(std::uint32_t{}); break;
-    case DType::i64: f(std::int64_t{}); break;
-    case DType::u64: f(std::uint64_t{}); break;
-    case DType::f32: f(float{}); break;
-    case DType::f64: f(double{}); break;
+    case DType::i32:
+      f(std::int32_t{});
+      break;
+    case DType::u32:
+      f(std::uint32_t{});
+      break;
+    case DType::i64:
+      f(std::int64_t{});
+      break;
+    case DType::u64:
+      f(std::uint64_t{});
+      break;
+    case DType::f32:
+      f(float{});
+      break;
+    case DType::f64:
+      f(double{});
+      break;
   }
 }
 
@@ -336,7 +357,8 @@ TEST_P(RegistryKey, EveryEntryEverySize) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, RegistryKey,
-                         ::testing::Combine(::testing::ValuesIn(all_dtypes), ::testing::ValuesIn(all_ops)),
+                         ::testing::Combine(::testing::ValuesIn(all_dtypes),
+                                            ::testing::ValuesIn(all_ops)),
                          [](const auto& info) {
                            return std::string(dtype_name(std::get<0>(info.param))) + "_" +
                                   op_name(std::get<1>(info.param));
@@ -351,7 +373,8 @@ TEST_P(SpecialValues, NanAndInfGiveTheSameClassEverywhere) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Floats, SpecialValues,
-                         ::testing::Combine(::testing::Values(DType::f32, DType::f64), ::testing::ValuesIn(all_ops)),
+                         ::testing::Combine(::testing::Values(DType::f32, DType::f64),
+                                            ::testing::ValuesIn(all_ops)),
                          [](const auto& info) {
                            return std::string(dtype_name(std::get<0>(info.param))) + "_" +
                                   op_name(std::get<1>(info.param));
@@ -383,7 +406,8 @@ void check_signed_zero(DType d) {
   std::vector<T> one_plus = minus;
   one_plus[plus_at] = T(0);
   DeviceBuffer d_minus(minus.size() * sizeof(T)), d_one_plus(one_plus.size() * sizeof(T));
-  TR_CUDA_CHECK(cudaMemcpy(d_minus.get(), minus.data(), minus.size() * sizeof(T), cudaMemcpyHostToDevice));
+  TR_CUDA_CHECK(
+      cudaMemcpy(d_minus.get(), minus.data(), minus.size() * sizeof(T), cudaMemcpyHostToDevice));
   TR_CUDA_CHECK(cudaMemcpy(d_one_plus.get(), one_plus.data(), one_plus.size() * sizeof(T),
                            cudaMemcpyHostToDevice));
   std::size_t ws_bytes = 0;
@@ -401,7 +425,8 @@ void check_signed_zero(DType d) {
         // sum only -0.0.
         const std::vector<T>& h = with_plus ? one_plus : minus;
         const Reference<T> ref = host_reference<T>(Op::sum, h.data() + 1, n);
-        if (n > 0 && !with_plus && !std::signbit(ref.value)) ADD_FAILURE() << "reference lost the sign";
+        if (n > 0 && !with_plus && !std::signbit(ref.value))
+          ADD_FAILURE() << "reference lost the sign";
         checked_minus += std::signbit(ref.value) ? 1 : 0;
         const T* in = static_cast<const T*>(with_plus ? d_one_plus.get() : d_minus.get()) + 1;
         for (bool two_phase : {false, true}) {
@@ -434,21 +459,22 @@ TEST(SanitizerSubset, OneEntryPerFamily) {
       std::vector<T> host(max_n + 1);
       fill_random(host, test_seed() ^ 0xa11 ^ std::uint64_t(d));
       DeviceBuffer d_in(host.size() * sizeof(T));
-      TR_CUDA_CHECK(cudaMemcpy(d_in.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+      TR_CUDA_CHECK(
+          cudaMemcpy(d_in.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
       DeviceBuffer out(3 * sizeof(T));
       for (const Entry& e : kernels::registry()) {
         const auto& p = e.params;
         if (p.dtype != d || p.op != Op::sum || p.block != 128) continue;
-        const int first_unroll = p.family == kernels::Family::neighbored ||
-                                         p.family == kernels::Family::neighbored_less ||
-                                         p.family == kernels::Family::interleaved ||
-                                         p.family == kernels::Family::smem ||
-                                         p.family == kernels::Family::warp_shuffle ||
-                                         p.family == kernels::Family::vectorized ||
-                                         p.family == kernels::Family::tiled ||
-                                         p.family == kernels::Family::streaming ||
-                                         p.family == kernels::Family::single_tile
-                                     ? 1 : 2;
+        const int first_unroll =
+            p.family == kernels::Family::neighbored ||
+                    p.family == kernels::Family::neighbored_less ||
+                    p.family == kernels::Family::interleaved || p.family == kernels::Family::smem ||
+                    p.family == kernels::Family::warp_shuffle ||
+                    p.family == kernels::Family::vectorized || p.family == kernels::Family::tiled ||
+                    p.family == kernels::Family::streaming ||
+                    p.family == kernels::Family::single_tile
+                ? 1
+                : 2;
         if (p.unroll != first_unroll && p.unroll != 4) continue;
         // A single_tile entry's largest workspace is its tile's (past it every size is refused).
         const std::uint64_t ws_n = std::min(max_n, kernels::max_elements_of(p));
@@ -462,10 +488,11 @@ TEST(SanitizerSubset, OneEntryPerFamily) {
           for (int offset : {0, 1})
             for (bool two_phase : {false, true}) {
               const Reference<T> ref = host_reference<T>(Op::sum, host.data() + offset, n);
-              std::string why = run_and_check<T>(
-                  e, ctx.dev, static_cast<const T*>(d_in.get()) + offset, n, ref,
-                  static_cast<T*>(out.get()), two_phase ? never_written.get() : ws.get(),
-                  ws.bytes(), clean, ctx.stream, two_phase ? &fresh : nullptr);
+              std::string why =
+                  run_and_check<T>(e, ctx.dev, static_cast<const T*>(d_in.get()) + offset, n, ref,
+                                   static_cast<T*>(out.get()),
+                                   two_phase ? never_written.get() : ws.get(), ws.bytes(), clean,
+                                   ctx.stream, two_phase ? &fresh : nullptr);
               summary().add(e, why.empty());
               EXPECT_EQ(why, "") << e.id << " n=" << n << " offset=" << offset
                                  << (two_phase ? " (two-phase)" : "");
@@ -495,7 +522,8 @@ void print_summary() {
       if (it == s.cells.end()) std::printf(" %14s", "-");
       else {
         char cell[32];
-        std::snprintf(cell, sizeof cell, "%" PRIu64 "/%" PRIu64, it->second.runs, it->second.failures);
+        std::snprintf(cell, sizeof cell, "%" PRIu64 "/%" PRIu64, it->second.runs,
+                      it->second.failures);
         std::printf(" %14s", cell);
       }
     }

@@ -51,7 +51,7 @@ name = "exhaustive"
 enabled = false
 )";
   const auto db_path = dir / "resume.db";
-  const std::vector<std::string> argv = {tool(), "tune", "--config", config.string(),
+  const std::vector<std::string> argv = {tool(), "tune",           "--config",   config.string(),
                                          "--db", db_path.string(), "--progress", "off"};
   std::size_t before_kill = 0;
   {
@@ -87,7 +87,8 @@ enabled = false
     if (m.run_id == runs[1].id) ++second_run_rows;
   }
   for (const auto& [key, count] : measured)
-    EXPECT_EQ(count, 1) << key.first << " n=" << key.second << " was measured " << count << " times";
+    EXPECT_EQ(count, 1) << key.first << " n=" << key.second << " was measured " << count
+                        << " times";
   // 3 families at 3 sizes: (50 smem ... ) -- the total is whatever the space holds; every candidate
   // of it is measured exactly once over the two runs.
   EXPECT_EQ(measured.size(), after_kill + second_run_rows);

@@ -22,38 +22,60 @@ using kernels::Family;
 double family_efficiency(const kernels::KernelParams& p) {
   auto by_unroll = [&](double u1, double u2, double u4, double u8, double u16) {
     switch (p.unroll) {
-      case 1: return u1;
-      case 2: return u2;
-      case 4: return u4;
-      case 8: return u8;
-      default: return u16;
+      case 1:
+        return u1;
+      case 2:
+        return u2;
+      case 4:
+        return u4;
+      case 8:
+        return u8;
+      default:
+        return u16;
     }
   };
   switch (p.family) {
-    case Family::neighbored: return 0.16;
-    case Family::neighbored_less: return 0.26;
-    case Family::interleaved: return 0.38;
-    case Family::unroll: return by_unroll(0.38, 0.60, 0.78, 0.88, 0.87);
-    case Family::unroll_warps: return by_unroll(0.40, 0.62, 0.80, 0.90, 0.89);
-    case Family::complete_unroll: return by_unroll(0.41, 0.63, 0.81, 0.91, 0.90);
+    case Family::neighbored:
+      return 0.16;
+    case Family::neighbored_less:
+      return 0.26;
+    case Family::interleaved:
+      return 0.38;
+    case Family::unroll:
+      return by_unroll(0.38, 0.60, 0.78, 0.88, 0.87);
+    case Family::unroll_warps:
+      return by_unroll(0.40, 0.62, 0.80, 0.90, 0.89);
+    case Family::complete_unroll:
+      return by_unroll(0.41, 0.63, 0.81, 0.91, 0.90);
     case Family::smem:
-      return by_unroll(0.46, 0.66, 0.83, 0.93, 0.935) * (p.smem == kernels::SmemMode::dynamic ? 0.998 : 1.0);
-    case Family::warp_shuffle: return by_unroll(0.70, 0.85, 0.93, 0.95, 0.945);
-    case Family::vectorized: return by_unroll(0.90, 0.945, 0.96, 0.955, 0.95);
-    case Family::tiled: return by_unroll(0.89, 0.94, 0.955, 0.95, 0.945);
-    case Family::streaming: return by_unroll(0.885, 0.935, 0.95, 0.945, 0.94);
-    case Family::single_tile: return 0.3;  // one block
+      return by_unroll(0.46, 0.66, 0.83, 0.93, 0.935) *
+             (p.smem == kernels::SmemMode::dynamic ? 0.998 : 1.0);
+    case Family::warp_shuffle:
+      return by_unroll(0.70, 0.85, 0.93, 0.95, 0.945);
+    case Family::vectorized:
+      return by_unroll(0.90, 0.945, 0.96, 0.955, 0.95);
+    case Family::tiled:
+      return by_unroll(0.89, 0.94, 0.955, 0.95, 0.945);
+    case Family::streaming:
+      return by_unroll(0.885, 0.935, 0.95, 0.945, 0.94);
+    case Family::single_tile:
+      return 0.3;  // one block
   }
   return 0.5;
 }
 
 double block_factor(int block) {
   switch (block) {
-    case 64: return 0.86;
-    case 128: return 0.96;
-    case 256: return 1.0;
-    case 512: return 0.99;
-    default: return 0.93;
+    case 64:
+      return 0.86;
+    case 128:
+      return 0.96;
+    case 256:
+      return 1.0;
+    case 512:
+      return 0.99;
+    default:
+      return 0.93;
   }
 }
 
@@ -110,7 +132,8 @@ std::vector<db::Winner> make_winners(DType dtype, Op op,
     if (out.empty()) {
       w.n_lo = 1;
     } else {
-      const auto mid = static_cast<std::uint64_t>(std::sqrt(static_cast<double>(prev_n) * static_cast<double>(n)));
+      const auto mid = static_cast<std::uint64_t>(
+          std::sqrt(static_cast<double>(prev_n) * static_cast<double>(n)));
       out.back().n_hi = mid;
       w.n_lo = mid + 1;
     }
@@ -180,7 +203,8 @@ std::string hostile_name() {
          "\xff \xCE\xBCs \xE2\x88\x91 \xF0\x9F\x98\x80 =1+2";
 }
 std::string hostile_error() {
-  return "cudaErrorUnknown: \"quoted\", comma, <b>bold</b>\nnext line\r\n</td><script>alert(1)</script>";
+  return "cudaErrorUnknown: \"quoted\", comma, <b>bold</b>\nnext "
+         "line\r\n</td><script>alert(1)</script>";
 }
 std::string hostile_kernel() { return "x\",\"y<script>alert(2)</script>.b256.two_pass.i32.sum"; }
 std::string hostile_family() { return "fam\"ily,<i>x</i>\n2"; }
@@ -233,7 +257,8 @@ DemoIds build_demo(db::Database& d, const DemoOptions& o) {
   std::vector<std::pair<DType, Op>> keys{{DType::i32, Op::sum}};
   if (o.f32_sum) keys.push_back({DType::f32, Op::sum});
   std::vector<std::uint64_t> sizes;
-  for (int k = o.log2_from; k <= o.log2_to; k += o.log2_step) sizes.push_back(std::uint64_t{1} << k);
+  for (int k = o.log2_from; k <= o.log2_to; k += o.log2_step)
+    sizes.push_back(std::uint64_t{1} << k);
 
   struct Dev {
     std::int64_t id;
@@ -246,8 +271,11 @@ DemoIds build_demo(db::Database& d, const DemoOptions& o) {
 
   std::vector<db::BenchResult> bench, bench_old, bench_dirty;
   for (const Dev& dev : devs) {
-    *dev.run = d.begin_run(run_info(o.hostile && dev.h200 ? "lab,\"host\"\n<script>" : "gpu-node-07"));
-    d.record_attainable_bandwidth(*dev.run, dev.id, dev.h200 ? h200_model.attainable_gbps : h100_model.attainable_gbps);
+    *dev.run =
+        d.begin_run(run_info(o.hostile && dev.h200 ? "lab,\"host\"\n<script>" : "gpu-node-07"));
+    d.record_attainable_bandwidth(*dev.run, dev.id,
+                                  dev.h200 ? h200_model.attainable_gbps
+                                           : h100_model.attainable_gbps);
     for (const auto& [dtype, op] : keys) {
       std::map<std::uint64_t, std::vector<Candidate>> by_n;
       const std::string suffix = std::string(".") + dtype_name(dtype) + "." + op_name(op);
@@ -256,21 +284,25 @@ DemoIds build_demo(db::Database& d, const DemoOptions& o) {
         std::vector<std::pair<std::string, std::pair<db::Outcome, std::string>>> failures;
         if (o.failures) {
           for (const char* fin : {"single_pass", "two_pass"})
-            failures.push_back({"complete_unroll.b1024.u16." + std::string(fin) + suffix,
-                                {db::Outcome::launch_failed,
-                                 "cudaErrorLaunchOutOfResources: too many resources requested for launch"}});
+            failures.push_back(
+                {"complete_unroll.b1024.u16." + std::string(fin) + suffix,
+                 {db::Outcome::launch_failed,
+                  "cudaErrorLaunchOutOfResources: too many resources requested for launch"}});
           if (n == sizes.back())
-            failures.push_back({"vectorized.b64.u8.single_pass" + suffix,
-                                {db::Outcome::timeout, "no answer within 10 s; the worker was killed"}});
+            failures.push_back(
+                {"vectorized.b64.u8.single_pass" + suffix,
+                 {db::Outcome::timeout, "no answer within 10 s; the worker was killed"}});
           if (dtype == DType::f32 && n == sizes[sizes.size() / 2])
-            failures.push_back({"interleaved.b1024.single_pass" + suffix,
-                                {db::Outcome::incorrect,
-                                 o.hostile && dev.h200 ? hostile_error()
-                                                       : "result 1.6777e+07 differs from the reference "
-                                                         "1.6777216e+07 by more than n*eps*sum|x|"}});
+            failures.push_back(
+                {"interleaved.b1024.single_pass" + suffix,
+                 {db::Outcome::incorrect, o.hostile && dev.h200
+                                              ? hostile_error()
+                                              : "result 1.6777e+07 differs from the reference "
+                                                "1.6777216e+07 by more than n*eps*sum|x|"}});
         }
         auto failing = [&](const std::string& id) {
-          return std::any_of(failures.begin(), failures.end(), [&](const auto& f) { return f.first == id; });
+          return std::any_of(failures.begin(), failures.end(),
+                             [&](const auto& f) { return f.first == id; });
         };
         std::vector<const kernels::ManifestEntry*> measured = configs(dtype, op, o.config_stride);
         const std::string crash_id = "neighbored.b64.two_pass" + suffix;
@@ -280,7 +312,8 @@ DemoIds build_demo(db::Database& d, const DemoOptions& o) {
           db::Measurement crash = measurement_of(*e, *dev.run, dev.id, n);
           set_failed(crash, db::Outcome::crashed, "worker exited with signal 11 (SIGSEGV)");
           d.insert_measurement(crash);
-          if (std::find(measured.begin(), measured.end(), e) == measured.end()) measured.push_back(e);
+          if (std::find(measured.begin(), measured.end(), e) == measured.end())
+            measured.push_back(e);
         }
         for (const auto* e : measured) {
           if (failing(e->id)) continue;
@@ -311,8 +344,8 @@ DemoIds build_demo(db::Database& d, const DemoOptions& o) {
         }
       }
       d.replace_winners(dev.id, dtype, op,
-                        make_winners(dtype, op, by_n, dev.fp->driver_version, dev.fp->runtime_version,
-                                     *dev.run));
+                        make_winners(dtype, op, by_n, dev.fp->driver_version,
+                                     dev.fp->runtime_version, *dev.run));
       if (o.bench && !dev.h200)
         for (const auto& [n, cands] : by_n) {
           const Candidate* top = nullptr;
@@ -345,8 +378,9 @@ DemoIds build_demo(db::Database& d, const DemoOptions& o) {
             thrust.verified = false;
             thrust.median_us = thrust.p10_us = thrust.p90_us = std::nullopt;
             thrust.repeats = 0;
-            thrust.error = o.hostile ? hostile_error()
-                                     : "thrust::reduce threw: cudaErrorMemoryAllocation: out of memory";
+            thrust.error = o.hostile
+                               ? hostile_error()
+                               : "thrust::reduce threw: cudaErrorMemoryAllocation: out of memory";
           }
           bench.push_back(thrust);
           if (n <= (1u << 14)) {
@@ -403,8 +437,8 @@ DemoIds build_demo(db::Database& d, const DemoOptions& o) {
     info.tool_version = "0.3.0";
     info.manifest_hash = kernels::manifest_hash();
     info.host = o.hostile ? "lab,\"bench\"\n<script>alert('b')</script>" : "gpu-node-07";
-    info.library_database =
-        o.hostile ? "/tmp/<i>x</i>,\"db\"\r\n.db" : "/home/lab/.local/share/tunedreduce/tune.db";
+    info.library_database = o.hostile ? "/tmp/<i>x</i>,\"db\"\r\n.db"
+                                      : "/home/lab/.local/share/tunedreduce/tune.db";
     info.repeats = 50;
     info.warmups = 2;
     info.seed = 0x5eed;

@@ -221,7 +221,7 @@ TEST_F(BenchReport, VariantsGetTheCubColumnsAndAViewAgainstCub) {
   EXPECT_EQ(us->series.back().name, "CUB (bench)");
   const LineChart* up = view(s, "speed-up vs CUB");
   ASSERT_NE(up, nullptr);
-  ASSERT_EQ(up->series.size(), 2u);  // vectorized, smem
+  ASSERT_EQ(up->series.size(), 2u);                             // vectorized, smem
   EXPECT_DOUBLE_EQ(up->series[1].points.at(0).y, 26.0 / 25.0);  // vectorized at n24
   // Every family with a vertical header in HTML, so that the table fits.
   for (const Column& c : s.columns)
@@ -243,10 +243,10 @@ TEST_F(BenchReport, TheBenchKindComparesBothCallsWithCubAndSaysWhatIsBeyondNoise
   bench({result(db::BenchMethod::cached, n10, 4.0), result(db::BenchMethod::two_phase, n10, 4.1),
          result(db::BenchMethod::cub, n10, 4.4), result(db::BenchMethod::thrust, n10, 12.0),
          // 0.3 % apart: a tie; noisy runs (40 % spread) widen the tolerance past 2 %.
-         result(db::BenchMethod::cached, n14, 5.0), result(db::BenchMethod::two_phase, n14, 5.1, 0.4),
-         result(db::BenchMethod::cub, n14, 5.015, 0.4),
-         result(db::BenchMethod::cached, n24, 26.0), result(db::BenchMethod::cub, n24, 25.0),
-         thrust});
+         result(db::BenchMethod::cached, n14, 5.0),
+         result(db::BenchMethod::two_phase, n14, 5.1, 0.4),
+         result(db::BenchMethod::cub, n14, 5.015, 0.4), result(db::BenchMethod::cached, n24, 26.0),
+         result(db::BenchMethod::cub, n24, 25.0), thrust});
   bench({result(db::BenchMethod::cached, n20, 6.0), result(db::BenchMethod::cub, n20, 6.6)},
         db::BenchL2::dirty);
   Report r = build(Kind::bench);
@@ -335,7 +335,8 @@ TEST_F(BenchReport, WhyNamesTheTieRulesCriterionAndWhenTodaysRuleDisagrees) {
   // A one-launch winner 0.3 % slower than a two-pass one at 5 µs: the one-launch preference.
   const auto a = ok("vectorized.b256.u4.single_pass.i32.sum", 1024, 5.015, 0.02, 100);
   const auto b = ok("vectorized.b256.u4.two_pass.i32.sum", 1024, 5.0, 0.02, 100);
-  winner("vectorized.b256.u4.single_pass.i32.sum", a, b, "vectorized.b256.u4.two_pass.i32.sum", 1, 2047);
+  winner("vectorized.b256.u4.single_pass.i32.sum", a, b, "vectorized.b256.u4.two_pass.i32.sum", 1,
+         2047);
   // At 300 µs a tiled grid 0.2 % slower than a persistent one.
   const auto c = ok("tiled.b256.u4.single_pass.i32.sum", 1 << 26, 300.6, 0.02, 100);
   const auto e = ok("vectorized.b256.u4.single_pass.i32.sum", 1 << 26, 300.0, 0.02, 100);
@@ -358,8 +359,9 @@ TEST_F(BenchReport, WhyNamesTheTieRulesCriterionAndWhenTodaysRuleDisagrees) {
   EXPECT_EQ(str(cell(s, 0, "why")), "tie: one launch");
   EXPECT_EQ(cell(s, 0, "why").detail.find("would not call it a tie"), std::string::npos);
   EXPECT_EQ(str(cell(s, 1, "why")), "tie: smaller block × unroll");
-  EXPECT_NE(cell(s, 1, "why").detail.find("would not call it a tie: its tolerance for these two "
-                                          "measurements is 0.5 %"),
+  EXPECT_NE(cell(s, 1, "why")
+                .detail.find("would not call it a tie: its tolerance for these two "
+                             "measurements is 0.5 %"),
             std::string::npos)
       << cell(s, 1, "why").detail;
   EXPECT_EQ(str(cell(s, 2, "why")), "fastest");
@@ -393,8 +395,8 @@ TEST_F(BenchReport, TheBestChartPlotsTheWinnerNotTheFastestMeasurement) {
 TEST_F(BenchReport, HeatmapsShareOneColourScale) {
   for (int b : {128, 256})
     for (int u : {2, 4}) {
-      ok("vectorized.b" + std::to_string(b) + ".u" + std::to_string(u) + ".single_pass.i32.sum", n24,
-         20.0 + b / 64.0 + u);
+      ok("vectorized.b" + std::to_string(b) + ".u" + std::to_string(u) + ".single_pass.i32.sum",
+         n24, 20.0 + b / 64.0 + u);
       ok("tiled.b" + std::to_string(b) + ".u" + std::to_string(u) + ".single_pass.i32.sum", n24,
          40.0 + b / 64.0 + u);
     }

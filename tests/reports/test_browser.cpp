@@ -99,10 +99,10 @@ class Browser : public ::testing::Test {
     TempDir profile;
     std::vector<std::string> argv;
     if (auto t = on_path("timeout")) argv = {*t, "90"};
-    argv.insert(argv.end(), {*chromium_, "--headless", "--no-sandbox", "--disable-gpu",
-                             "--disable-quic", "--no-first-run", "--disable-background-networking",
-                             "--disable-component-update", "--disable-sync",
-                             "--user-data-dir=" + profile.path().string()});
+    argv.insert(argv.end(),
+                {*chromium_, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                 "--no-first-run", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--user-data-dir=" + profile.path().string()});
     argv.insert(argv.end(), args.begin(), args.end());
     argv.push_back(html_->string());
     return db::test::run_process(argv, {"HOME=" + profile.path().string()});
@@ -126,9 +126,9 @@ TEST_F(Browser, TheRenderedDomHoldsTheChartsAndNoInjectedElement) {
   EXPECT_EQ(count(dom, "<figure class=\"views\">"), 2u);
   EXPECT_EQ(count(dom, "<input type=\"radio\""), 4u);
   // A line and a legend entry per family, in all four charts; the hostile family is a line too.
-  for (const char* family : {"neighbored", "neighbored_less", "interleaved", "unroll", "unroll_warps",
-                             "complete_unroll", "smem", "warp_shuffle", "vectorized", "tiled",
-                             "streaming"}) {
+  for (const char* family :
+       {"neighbored", "neighbored_less", "interleaved", "unroll", "unroll_warps", "complete_unroll",
+        "smem", "warp_shuffle", "vectorized", "tiled", "streaming"}) {
     const std::string attr = std::string("data-series=\"") + family + "\"";
     EXPECT_EQ(count(dom, "<g class=\"series\" " + attr), 4u) << family;
     EXPECT_EQ(count(dom, "<g class=\"legend-item\" " + attr), 4u) << family;
@@ -164,7 +164,8 @@ struct Image {
 // Decodes the 8-bit RGB/RGBA, non-interlaced PNGs that Chromium writes.
 Image decode_png(const std::string& png) {
   Image img;
-  if (png.size() < 8 || png.compare(0, 8, "\x89PNG\r\n\x1a\n") != 0) throw std::runtime_error("not a PNG");
+  if (png.size() < 8 || png.compare(0, 8, "\x89PNG\r\n\x1a\n") != 0)
+    throw std::runtime_error("not a PNG");
   std::string idat;
   for (std::size_t at = 8; at + 8 <= png.size();) {
     const std::uint32_t len = be32(png, at);
@@ -184,7 +185,8 @@ Image decode_png(const std::string& png) {
   const std::size_t stride = std::size_t{img.width} * img.channels;
   std::vector<unsigned char> raw((stride + 1) * img.height);
   uLongf raw_len = raw.size();
-  if (uncompress(raw.data(), &raw_len, reinterpret_cast<const Bytef*>(idat.data()), idat.size()) != Z_OK ||
+  if (uncompress(raw.data(), &raw_len, reinterpret_cast<const Bytef*>(idat.data()), idat.size()) !=
+          Z_OK ||
       raw_len != raw.size())
     throw std::runtime_error("bad PNG data");
   img.pixels.resize(stride * img.height);
@@ -195,19 +197,28 @@ Image decode_png(const std::string& png) {
     unsigned char* out = &img.pixels[y * stride];
     const unsigned char* up = y ? &img.pixels[(y - 1) * stride] : nullptr;
     for (std::size_t x = 0; x < stride; ++x) {
-      const int a = x >= bpp ? out[x - bpp] : 0, b = up ? up[x] : 0, c = (up && x >= bpp) ? up[x - bpp] : 0;
+      const int a = x >= bpp ? out[x - bpp] : 0, b = up ? up[x] : 0,
+                c = (up && x >= bpp) ? up[x - bpp] : 0;
       int v = in[x];
       switch (filter) {
-        case 0: break;
-        case 1: v += a; break;
-        case 2: v += b; break;
-        case 3: v += (a + b) / 2; break;
+        case 0:
+          break;
+        case 1:
+          v += a;
+          break;
+        case 2:
+          v += b;
+          break;
+        case 3:
+          v += (a + b) / 2;
+          break;
         case 4: {
           const int p = a + b - c, pa = std::abs(p - a), pb = std::abs(p - b), pc = std::abs(p - c);
           v += (pa <= pb && pa <= pc) ? a : (pb <= pc ? b : c);
           break;
         }
-        default: throw std::runtime_error("bad PNG filter");
+        default:
+          throw std::runtime_error("bad PNG filter");
       }
       out[x] = static_cast<unsigned char>(v);
     }
@@ -218,7 +229,8 @@ Image decode_png(const std::string& png) {
 
 TEST_F(Browser, AScreenshotIsNotBlankAndShowsTheColouredLines) {
   const fs::path shot = dir_->path() / "shot.png";
-  const ProcessResult r = chromium({"--window-size=1280,1000", "--hide-scrollbars", "--screenshot=" + shot.string()});
+  const ProcessResult r =
+      chromium({"--window-size=1280,1000", "--hide-scrollbars", "--screenshot=" + shot.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ASSERT_TRUE(fs::exists(shot)) << r.err;
   const std::string png = db::test::read_file(shot);
@@ -230,8 +242,8 @@ TEST_F(Browser, AScreenshotIsNotBlankAndShowsTheColouredLines) {
   for (std::size_t i = 0; i + 2 < img.pixels.size(); i += img.channels) {
     const int r8 = img.pixels[i], g8 = img.pixels[i + 1], b8 = img.pixels[i + 2];
     if (r8 < 200 || g8 < 200 || b8 < 200) ++ink;
-    if (b8 > r8 + 60 && b8 > g8 + 20) ++blue;      // the first series, #1f5fa8
-    if (r8 > b8 + 100 && r8 > g8 + 60) ++orange;   // the second, #d9541e
+    if (b8 > r8 + 60 && b8 > g8 + 20) ++blue;     // the first series, #1f5fa8
+    if (r8 > b8 + 100 && r8 > g8 + 60) ++orange;  // the second, #d9541e
   }
   const double total = double(img.width) * img.height;
   EXPECT_GT(ink / total, 0.02) << "the screenshot is (nearly) blank";
@@ -252,7 +264,8 @@ TEST_F(Browser, ItPrintsToPdf) {
   EXPECT_GT(bytes.size(), 20000u);
 }
 
-// --- layout at a laptop's width -------------------------------------------------------------------
+// --- layout at a laptop's width
+// -------------------------------------------------------------------
 
 // Measures the rendered page and writes the figures as JSON into <pre id="layout">.
 constexpr const char* layout_script = R"js(
@@ -353,8 +366,7 @@ class Layout : public ::testing::TestWithParam<LayoutCase> {
     const std::string csp = "default-src 'none'; style-src 'unsafe-inline'";
     const auto at = page.find(csp);
     EXPECT_NE(at, std::string::npos);
-    if (at != std::string::npos)
-      page.replace(at, csp.size(), csp + "; script-src 'unsafe-inline'");
+    if (at != std::string::npos) page.replace(at, csp.size(), csp + "; script-src 'unsafe-inline'");
     page.insert(page.rfind("</body>"), layout_script);
     const fs::path p = dir_->path() / (name + ".html");
     db::test::write_file(p, page);
@@ -367,12 +379,11 @@ class Layout : public ::testing::TestWithParam<LayoutCase> {
     TempDir profile;
     std::vector<std::string> argv;
     if (auto t = on_path("timeout")) argv = {*t, "90"};
-    argv.insert(argv.end(), {*chromium_, "--headless", "--no-sandbox", "--disable-gpu",
-                             "--no-first-run", "--disable-background-networking",
-                             "--disable-component-update", "--disable-sync",
-                             "--hide-scrollbars", "--window-size=1366,900",
-                             "--user-data-dir=" + profile.path().string(), "--dump-dom",
-                             page.string()});
+    argv.insert(argv.end(),
+                {*chromium_, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--hide-scrollbars", "--window-size=1366,900",
+                 "--user-data-dir=" + profile.path().string(), "--dump-dom", page.string()});
     const ProcessResult r = db::test::run_process(argv, {"HOME=" + profile.path().string()});
     EXPECT_EQ(r.exit_code, 0) << r.err;
     const std::string open = "<pre id=\"layout\">";
@@ -383,8 +394,8 @@ class Layout : public ::testing::TestWithParam<LayoutCase> {
       return measure_failed();
     }
     std::string text = r.out.substr(a + open.size(), b - a - open.size());
-    for (const auto& [ref, ch] : {std::pair<std::string, std::string>{"&lt;", "<"}, {"&gt;", ">"},
-                                  {"&amp;", "&"}})
+    for (const auto& [ref, ch] :
+         {std::pair<std::string, std::string>{"&lt;", "<"}, {"&gt;", ">"}, {"&amp;", "&"}})
       for (std::size_t p = text.find(ref); p != std::string::npos; p = text.find(ref, p))
         text.replace(p, ref.size(), ch);
     return Json::parse(text);
@@ -415,7 +426,8 @@ TEST_P(Layout, EveryReportFitsALaptopsWidth) {
   };
   if (!m.find("viewport")) return;
   EXPECT_EQ(at(m, "viewport").as_int(), 1366);
-  EXPECT_LE(at(m, "page_width").as_int(), at(m, "viewport").as_int()) << "the page scrolls sideways";
+  EXPECT_LE(at(m, "page_width").as_int(), at(m, "viewport").as_int())
+      << "the page scrolls sideways";
   for (const Json& t : at(m, "tables").as_array())
     EXPECT_LE(at(t, "scroll").as_int(), at(t, "client").as_int())
         << "table '" << at(t, "table").as_string() << "' is wider than the page ("

@@ -46,7 +46,6 @@ class Hostile : public ::testing::Test {
 };
 db::Database* Hostile::db_ = nullptr;
 
-
 TEST(ReportCsvParser, ReadsWhatRfc4180Allows) {
   const auto r = parse_csv("a,\"b,c\",\"d\"\"e\"\r\n\"x\r\ny\",,z\r\n");
   ASSERT_EQ(r.size(), 2u);
@@ -109,7 +108,8 @@ TEST_F(Hostile, MarkdownEscapesHtmlPipesAndLineBreaks) {
       pos = end + 1;
     }
   }
-  EXPECT_NE(out(Kind::compare, Format::markdown).find("&lt;script&gt;alert('x')&lt;/script&gt;<br>line 2 \\| \\*bold\\*"),
+  EXPECT_NE(out(Kind::compare, Format::markdown)
+                .find("&lt;script&gt;alert('x')&lt;/script&gt;<br>line 2 \\| \\*bold\\*"),
             std::string::npos);
 }
 
@@ -137,8 +137,9 @@ TEST_F(Hostile, HtmlHasNoMarkupFromTheDatabaseAndFetchesNothing) {
   EXPECT_NE(c.find("NVIDIA &quot;H200&quot;, &lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"),
             std::string::npos);
   EXPECT_NE(c.find("data-series=\"NVIDIA &quot;H200&quot;, &lt;script&gt;"), std::string::npos);
-  EXPECT_NE(out(Kind::coverage, Format::html).find("&lt;/td&gt;&lt;script&gt;alert(1)&lt;/script&gt;"),
-            std::string::npos);
+  EXPECT_NE(
+      out(Kind::coverage, Format::html).find("&lt;/td&gt;&lt;script&gt;alert(1)&lt;/script&gt;"),
+      std::string::npos);
   const std::string v = out(Kind::variants, Format::html);
   EXPECT_NE(v.find(html_escape(test::hostile_family())), std::string::npos);  // a column and a line
   const std::string b = out(Kind::bench, Format::html);
@@ -217,14 +218,16 @@ TEST_F(Hostile, JsonParsesFollowsTheSchemaAndKeepsEveryStringIntact) {
   bool error_seen = false, name_seen = false;
   for (const Json& s : cov.find("sections")->as_array())
     for (const Json& row : s.find("rows")->as_array()) {
-      if (const Json* e = row.find("error"); e && e->is_string()) error_seen |= e->as_string() == test::hostile_error();
+      if (const Json* e = row.find("error"); e && e->is_string())
+        error_seen |= e->as_string() == test::hostile_error();
       if (const Json* n = row.find("device"); n && n->is_string())
         name_seen |= n->as_string() == valid_utf8(test::hostile_name());
     }
   EXPECT_TRUE(error_seen);
   EXPECT_TRUE(name_seen);
   const Json cmp = Json::parse(out(Kind::compare, Format::json));
-  const Json& series = *cmp.find("sections")->as_array().at(0).find("charts")->as_array().at(0).find("series");
+  const Json& series =
+      *cmp.find("sections")->as_array().at(0).find("charts")->as_array().at(0).find("series");
   EXPECT_EQ(series.as_array().at(1).find("name")->as_string(), valid_utf8(test::hostile_name()));
 }
 

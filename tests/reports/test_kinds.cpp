@@ -51,7 +51,8 @@ class Kinds : public ::testing::Test {
     return d.insert_measurement(m);
   }
 
-  std::int64_t failed(const std::string& id, std::uint64_t n, db::Outcome o, const std::string& error) {
+  std::int64_t failed(const std::string& id, std::uint64_t n, db::Outcome o,
+                      const std::string& error) {
     db::Measurement m = base(id, n, 0);
     m.outcome = o;
     m.error = error;
@@ -76,7 +77,6 @@ class Kinds : public ::testing::Test {
     o.kind = k;
     return build_report(d, o);
   }
-
 
   db::Database d = db::Database::create_in_memory();
   std::int64_t dev = 0, run = 0;
@@ -293,8 +293,8 @@ TEST_F(Kinds, DevicesAreChosenByNameFingerprintPrefixOrPartOfTheName) {
   d.upsert_device(test::demo_h200());
   ok("vectorized.b256.u4.single_pass.i32.sum", n24, 25.0);
   const std::string key = test::demo_h100().key();
-  for (const std::string& want : {std::string("nvidia h100 80gb hbm3"), key, key.substr(0, 6),
-                                  std::string("H100")}) {
+  for (const std::string& want :
+       {std::string("nvidia h100 80gb hbm3"), key, key.substr(0, 6), std::string("H100")}) {
     ReportOptions o;
     o.devices = {want};
     const Report r = build(Kind::variants, o);
@@ -316,7 +316,8 @@ TEST_F(Kinds, DevicesAreChosenByNameFingerprintPrefixOrPartOfTheName) {
 
 TEST_F(Kinds, AnEmptyDatabaseOrSelectionSaysSo) {
   db::Database empty = db::Database::create_in_memory();
-  for (Kind k : {Kind::best, Kind::variants, Kind::ladder, Kind::heatmap, Kind::compare, Kind::coverage}) {
+  for (Kind k :
+       {Kind::best, Kind::variants, Kind::ladder, Kind::heatmap, Kind::compare, Kind::coverage}) {
     ReportOptions o;
     o.kind = k;
     const Report r = build_report(empty, o);
@@ -330,7 +331,8 @@ TEST_F(Kinds, AnEmptyDatabaseOrSelectionSaysSo) {
     o.dtypes = {DType::f64};
     const Report r = build(k, o);
     ASSERT_TRUE(r.empty) << kind_name(k);
-    EXPECT_NE(r.empty->find("nothing matches the selection (dtype f64)"), std::string::npos) << *r.empty;
+    EXPECT_NE(r.empty->find("nothing matches the selection (dtype f64)"), std::string::npos)
+        << *r.empty;
   }
 }
 
@@ -450,9 +452,10 @@ TEST_F(Kinds, CoverageWhenEveryCandidateFailed) {
 TEST_F(Kinds, CoverageReadsWhatARunAskedForFromItsStoredConfiguration) {
   // A run of schema version 5 stores its canonical configuration: i32 and f32, sum, two sizes,
   // cold. It measured i32 sum at 2^20 only (interrupted), on the fixture's device.
-  const std::string text = "space.families=vectorized\nspace.dtypes=i32,f32\nspace.ops=sum\n"
-                           "space.sizes=" + std::to_string(n20) + "," + std::to_string(n24) +
-                           "\nmeasure.l2=cold\n";
+  const std::string text =
+      "space.families=vectorized\nspace.dtypes=i32,f32\nspace.ops=sum\n"
+      "space.sizes=" +
+      std::to_string(n20) + "," + std::to_string(n24) + "\nmeasure.l2=cold\n";
   db::RunInfo info;
   info.tool_version = "0.3.0";
   info.manifest_hash = "0123456789abcdef";
@@ -558,12 +561,14 @@ TEST_F(Kinds, BestShowsWhereEachWinnersEvidenceWasMeasured) {
   EXPECT_NE(words.find("measured on node-7, GPU-5eed0001-0000-4000-8000-000000000007"),
             std::string::npos)
       << words;
-  EXPECT_NE(words.find("SM 1980 MHz, memory 2619 MHz, tunedreduce 0.3.0, manifest e90613cdf9164a37"),
+  EXPECT_NE(words.find(
+                "SM 1980 MHz, memory 2619 MHz, tunedreduce 0.3.0, manifest e90613cdf9164a37"),
             std::string::npos)
       << words;
 }
 
-// --- the synthetic demo database ------------------------------------------------------------------
+// --- the synthetic demo database
+// ------------------------------------------------------------------
 
 class Demo : public ::testing::Test {
  protected:
@@ -612,8 +617,8 @@ TEST_F(Demo, CoverageFindsUntunedKeysStaleWinnersAndFailures) {
   const Section& keys = r.sections[0];
   std::map<std::string, std::string> status;
   for (std::size_t i = 0; i < keys.rows.size(); ++i)
-    status[text_of(keys, i, "device") + "/" + text_of(keys, i, "dtype") + " " + text_of(keys, i, "op")] =
-        text_of(keys, i, "status");
+    status[text_of(keys, i, "device") + "/" + text_of(keys, i, "dtype") + " " +
+           text_of(keys, i, "op")] = text_of(keys, i, "status");
   const std::string h100 = "NVIDIA H100 80GB HBM3/", h200 = "NVIDIA H200/";
   EXPECT_EQ(status[h100 + "i32 sum"], "tuned");
   EXPECT_EQ(status[h100 + "f32 sum"], "tuned");
@@ -664,7 +669,8 @@ TEST_F(Demo, CoverageFindsUntunedKeysStaleWinnersAndFailures) {
 }
 
 TEST_F(Demo, EveryKindAndFormatRendersAndIsDeterministic) {
-  for (Kind k : {Kind::best, Kind::variants, Kind::ladder, Kind::heatmap, Kind::compare, Kind::coverage}) {
+  for (Kind k :
+       {Kind::best, Kind::variants, Kind::ladder, Kind::heatmap, Kind::compare, Kind::coverage}) {
     const Report r = build(k);
     ASSERT_FALSE(r.empty) << kind_name(k);
     ASSERT_FALSE(r.sections.empty()) << kind_name(k);
@@ -688,7 +694,8 @@ TEST(DemoWithBothL2Modes, EveryKindAndFormatRendersAndBestListsBoth) {
     if (w.dtype == DType::i32) (w.l2_mode == db::L2Mode::cold ? cold : warm) += 1;
   ASSERT_GT(cold, 0u);
   ASSERT_GT(warm, 0u);
-  for (Kind k : {Kind::best, Kind::variants, Kind::ladder, Kind::heatmap, Kind::compare, Kind::coverage}) {
+  for (Kind k :
+       {Kind::best, Kind::variants, Kind::ladder, Kind::heatmap, Kind::compare, Kind::coverage}) {
     ReportOptions ro;
     ro.kind = k;
     const Report r = build_report(d, ro);

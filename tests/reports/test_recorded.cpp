@@ -102,14 +102,15 @@ TEST_F(Recorded, VariantsLadderHeatmapAndCompareCoverTheSample) {
   const Report v = build(Kind::variants);
   ASSERT_EQ(v.sections.size(), 4u);  // i32/f32 × sum/max
   for (const Section& s : v.sections) {
-    EXPECT_EQ(s.rows.size(), 7u);  // the seven sizes
+    EXPECT_EQ(s.rows.size(), 7u);                                       // the seven sizes
     EXPECT_EQ(std::get<LineChart>(s.charts.at(0)).series.size(), 11u);  // every family
   }
   const Report l = build(Kind::ladder);
   ASSERT_EQ(l.sections.size(), 4u);
   for (const Section& s : l.sections) {
     EXPECT_TRUE(s.notes.empty());  // 2^24 was measured
-    for (const auto& bar : std::get<BarChart>(s.charts.at(0)).bars) EXPECT_TRUE(bar.value) << bar.label;
+    for (const auto& bar : std::get<BarChart>(s.charts.at(0)).bars)
+      EXPECT_TRUE(bar.value) << bar.label;
   }
   ReportOptions o;
   o.dtypes = {DType::i32};
@@ -140,11 +141,13 @@ TEST_F(Recorded, CoverageFindsEverythingTunedAndTheWholeSpaceMeasured) {
               std::get<std::int64_t>(value(keys, i, "configs_compiled")));
     EXPECT_EQ(std::get<std::string>(value(keys, i, "families_not_measured")), "single_tile");
   }
-  for (std::size_t t = 1; t < 5; ++t) EXPECT_TRUE(r.sections[t].rows.empty()) << r.sections[t].table;
+  for (std::size_t t = 1; t < 5; ++t)
+    EXPECT_TRUE(r.sections[t].rows.empty()) << r.sections[t].table;
 }
 
 TEST_F(Recorded, EveryKindAndFormatRenders) {
-  for (Kind k : {Kind::best, Kind::variants, Kind::ladder, Kind::heatmap, Kind::compare, Kind::coverage}) {
+  for (Kind k :
+       {Kind::best, Kind::variants, Kind::ladder, Kind::heatmap, Kind::compare, Kind::coverage}) {
     const Report r = build(k);
     SCOPED_TRACE(kind_name(k));
     EXPECT_NO_THROW(Json::parse(render(r, Format::json)));

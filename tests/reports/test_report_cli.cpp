@@ -34,7 +34,8 @@ class ReportCli : public ::testing::Test {
     std::vector<std::string> argv{TR_CLI, "report"};
     argv.insert(argv.end(), args.begin(), args.end());
     if (!db.empty()) argv.push_back("--db=" + (dir_->path() / db).string());
-    return db::test::run_process(argv, {"TUNEDREDUCE_DB=", "XDG_DATA_HOME=" + dir_->path().string()});
+    return db::test::run_process(argv,
+                                 {"TUNEDREDUCE_DB=", "XDG_DATA_HOME=" + dir_->path().string()});
   }
   static TempDir* dir_;
 };
@@ -44,7 +45,8 @@ TEST_F(ReportCli, TheDefaultIsATableOnStdout) {
   const ProcessResult r = report({"best"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(r.out.starts_with("Winners: the tuned kernel per device")) << r.out.substr(0, 200);
-  EXPECT_NE(r.out.find("== NVIDIA H100 80GB HBM3 (" + test::demo_h100().key() + ") =="), std::string::npos);
+  EXPECT_NE(r.out.find("== NVIDIA H100 80GB HBM3 (" + test::demo_h100().key() + ") =="),
+            std::string::npos);
   EXPECT_NE(r.out.find("== NVIDIA H200 ("), std::string::npos);
   EXPECT_EQ(r.err, "");
 }
@@ -56,7 +58,8 @@ TEST_F(ReportCli, EveryKindAndFormatExitsZero) {
       EXPECT_EQ(r.exit_code, 0) << kind << " " << format << ": " << r.err;
       EXPECT_GT(r.out.size(), 100u) << kind << " " << format;
     }
-  const ProcessResult j = report({"ladder", "--format=json", "--device", "H200", "--n", "2^20", "--op", "sum"});
+  const ProcessResult j =
+      report({"ladder", "--format=json", "--device", "H200", "--n", "2^20", "--op", "sum"});
   ASSERT_EQ(j.exit_code, 0) << j.err;
   const Json doc = Json::parse(j.out);
   EXPECT_EQ(doc.find("filters")->find("n")->as_string(), "1048576");

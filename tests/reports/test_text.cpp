@@ -16,10 +16,12 @@ const std::string fffd = "\xEF\xBF\xBD";
 TEST(ReportText, ValidUtf8KeepsValidTextAndReplacesEveryInvalidSequence) {
   const std::string ok = "ascii µs ∑ 😀 漢字";
   EXPECT_EQ(valid_utf8(ok), ok);
-  EXPECT_EQ(valid_utf8("a\xff" "b"), "a" + fffd + "b");
-  EXPECT_EQ(valid_utf8("\xC0\xAF"), fffd + fffd);             // overlong '/'
-  EXPECT_EQ(valid_utf8("\xED\xA0\x80"), fffd + fffd + fffd);  // a UTF-16 surrogate
-  EXPECT_EQ(valid_utf8("x\xE2\x88"), "x" + fffd + fffd);      // truncated
+  EXPECT_EQ(valid_utf8("a\xff"
+                       "b"),
+            "a" + fffd + "b");
+  EXPECT_EQ(valid_utf8("\xC0\xAF"), fffd + fffd);                        // overlong '/'
+  EXPECT_EQ(valid_utf8("\xED\xA0\x80"), fffd + fffd + fffd);             // a UTF-16 surrogate
+  EXPECT_EQ(valid_utf8("x\xE2\x88"), "x" + fffd + fffd);                 // truncated
   EXPECT_EQ(valid_utf8("\xF4\x90\x80\x80"), fffd + fffd + fffd + fffd);  // beyond U+10FFFF
   EXPECT_EQ(valid_utf8(std::string("a\0b", 3)), std::string("a\0b", 3));
 }
@@ -46,7 +48,9 @@ TEST(ReportText, HtmlEscape) {
   EXPECT_EQ(html_escape("<script>alert('x')</script> & \"q\""),
             "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;q&quot;");
   EXPECT_EQ(html_escape("a\nb\tc"), "a\nb\tc");
-  EXPECT_EQ(html_escape("a\x01" "b\x1b"), "a" + fffd + "b" + fffd);
+  EXPECT_EQ(html_escape("a\x01"
+                        "b\x1b"),
+            "a" + fffd + "b" + fffd);
   EXPECT_EQ(html_escape("\xff"), fffd);
   EXPECT_EQ(html_escape("µs 😀"), "µs 😀");
 }
@@ -61,7 +65,9 @@ TEST(ReportText, MarkdownEscape) {
   EXPECT_EQ(markdown_escape("smem.b256.u8.dynamic.single_pass.f32.sum"),
             "smem.b256.u8.dynamic.single_pass.f32.sum");
   EXPECT_EQ(markdown_escape("_u_ a_"), "\\_u\\_ a\\_");
-  EXPECT_EQ(markdown_escape("x\x1b" "y"), "x" + fffd + "y");
+  EXPECT_EQ(markdown_escape("x\x1b"
+                            "y"),
+            "x" + fffd + "y");
 }
 
 TEST(ReportText, CsvFieldFollowsRfc4180) {
@@ -133,7 +139,8 @@ TEST(ReportOptions, ValuesParseOrNameTheBadValue) {
   try {
     kind_from_text("x");
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("best, variants, ladder, heatmap, compare, bench, coverage"),
+    EXPECT_NE(std::string(e.what()).find(
+                  "best, variants, ladder, heatmap, compare, bench, coverage"),
               std::string::npos);
   }
 }
@@ -146,7 +153,8 @@ TEST(ReportOptions, Sizes) {
   EXPECT_EQ(size_from_text("1Gi"), std::uint64_t{1} << 30);
   EXPECT_EQ(size_from_text("2^40"), std::uint64_t{1} << 40);
   EXPECT_EQ(size_from_text("1Ti"), std::uint64_t{1} << 40);  // the CLI's one grammar
-  for (const char* bad : {"0", "2^41", "2Ti", "abc", "-1", "1.5", "", "2^", "^3", "99999999999999999999"})
+  for (const char* bad :
+       {"0", "2^41", "2Ti", "abc", "-1", "1.5", "", "2^", "^3", "99999999999999999999"})
     expect_usage_error([&] { size_from_text(bad); }, bad);
 }
 

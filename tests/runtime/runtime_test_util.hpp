@@ -54,8 +54,8 @@ class CapturedLog {
 
 /// A Runtime on a fake platform with the given devices and database (nullopt: default rules).
 struct TestRuntime {
-  explicit TestRuntime(std::vector<DeviceFingerprint> devices,
-                       std::optional<std::string> database, int busy_timeout_ms = 2000);
+  explicit TestRuntime(std::vector<DeviceFingerprint> devices, std::optional<std::string> database,
+                       int busy_timeout_ms = 2000);
   FakePlatform* fake;  // owned by rt
   CapturedLog log;
   std::unique_ptr<Runtime> rt;

@@ -125,10 +125,12 @@ TEST(Order, ANearestRowServesOnlyWithinAFactorOfFourOfItsInterval) {
   TempDir dir;
   const auto path = dir / "tune.db";
   const DeviceFingerprint me = sample_device(), twin = same_model_device();
-  add_device_rows(path, me, {{DType::f32, Op::sum, 1 << 16, 1 << 20,
-                              "smem.b256.u4.static.two_pass.f32.sum"}});
-  add_device_rows(path, twin, {{DType::i64, Op::min, 1 << 16, 1 << 20,
-                                "warp_shuffle.b512.u8.single_pass.i64.min"}});
+  add_device_rows(path, me,
+                  {{DType::f32, Op::sum, 1 << 16, 1 << 20,
+                    "smem.b256.u4.static.two_pass.f32.sum"}});
+  add_device_rows(path, twin,
+                  {{DType::i64, Op::min, 1 << 16, 1 << 20,
+                    "warp_shuffle.b512.u8.single_pass.i64.min"}});
   TuningTable t(db::load_snapshot(path, me), info_of(me).limits);
   EXPECT_EQ(t.choose(DType::f32, Op::sum, 1 << 14).level, Level::nearest);
   EXPECT_EQ(t.choose(DType::f32, Op::sum, (1 << 14) - 1).level, Level::builtin_default);
@@ -147,11 +149,13 @@ TEST(Order, ASingleTileRowServesOnlyItsTileThenTheNextIntervalWithinReach) {
   const char* tile = "single_tile.b256.u4.single_pass.f32.sum";  // 4096 elements
   // An interval that reaches past the tile (a hand-made or older database): the next row takes
   // the sizes its kernel cannot.
-  add_device_rows(path, me, {{DType::f32, Op::sum, 1, 5792, tile},
-                             {DType::f32, Op::sum, 5793, max_n, "tiled.b256.u4.single_pass.f32.sum"},
-                             {DType::i32, Op::max, 1, 4096, "single_tile.b256.u4.single_pass.i32.max"}});
-  add_device_rows(path, twin, {{DType::f64, Op::min, 1, 8192, "single_tile.b256.u4.single_pass.f64.min"},
-                               {DType::f64, Op::min, 8193, max_n, "vectorized.b256.u2.single_pass.f64.min"}});
+  add_device_rows(path, me,
+                  {{DType::f32, Op::sum, 1, 5792, tile},
+                   {DType::f32, Op::sum, 5793, max_n, "tiled.b256.u4.single_pass.f32.sum"},
+                   {DType::i32, Op::max, 1, 4096, "single_tile.b256.u4.single_pass.i32.max"}});
+  add_device_rows(path, twin,
+                  {{DType::f64, Op::min, 1, 8192, "single_tile.b256.u4.single_pass.f64.min"},
+                   {DType::f64, Op::min, 8193, max_n, "vectorized.b256.u2.single_pass.f64.min"}});
   TuningTable t(db::load_snapshot(path, me), info_of(me).limits);
   EXPECT_TRUE(t.rejected().empty());
   Choice c = t.choose(DType::f32, Op::sum, 4096);
@@ -213,7 +217,8 @@ TEST(Defaults, EveryKeyHasARegistryEntryThatRunsOnSm75AndUp) {
     EXPECT_EQ(e->params.op, r.op) << r.kernel_id;
     EXPECT_FALSE(e->can_implement(1, dtype_size(r.dtype), turing)) << r.kernel_id;
     // Up to the end of its interval (a single_tile rule ends at its tile).
-    EXPECT_FALSE(e->can_implement(std::min(max_n, r.n_hi), dtype_size(r.dtype), turing)) << r.kernel_id;
+    EXPECT_FALSE(e->can_implement(std::min(max_n, r.n_hi), dtype_size(r.dtype), turing))
+        << r.kernel_id;
     EXPECT_EQ(t.default_entry(r.dtype, r.op, r.n_hi), e);
     EXPECT_EQ(std::string(builtin_default_id(r.dtype, r.op, r.n_hi)), r.kernel_id);
   }
@@ -250,9 +255,11 @@ TEST(Order, ThisDevicesNearestSizeComesBeforeAnotherDevicesExactInterval) {
   TempDir dir;
   const auto path = dir / "tune.db";
   const DeviceFingerprint me = sample_device(), twin = same_model_device();
-  add_device_rows(path, me, {{DType::f32, Op::sum, 1, 1000, "smem.b256.u4.static.two_pass.f32.sum"}});
-  add_device_rows(path, twin, {{DType::f32, Op::sum, 1, max_n, "warp_shuffle.b512.u8.single_pass.f32.sum"},
-                               {DType::i64, Op::min, 1, max_n, "warp_shuffle.b512.u8.single_pass.i64.min"}});
+  add_device_rows(path, me,
+                  {{DType::f32, Op::sum, 1, 1000, "smem.b256.u4.static.two_pass.f32.sum"}});
+  add_device_rows(path, twin,
+                  {{DType::f32, Op::sum, 1, max_n, "warp_shuffle.b512.u8.single_pass.f32.sum"},
+                   {DType::i64, Op::min, 1, max_n, "warp_shuffle.b512.u8.single_pass.i64.min"}});
   TuningTable t(db::load_snapshot(path, me), info_of(me).limits);
   Choice c = t.choose(DType::f32, Op::sum, 500);
   EXPECT_EQ(c.level, Level::exact);
@@ -274,8 +281,9 @@ TEST(Order, NearestPrefersTheCloserIntervalAndTheSmallerOnATie) {
   TempDir dir;
   const auto path = dir / "tune.db";
   const DeviceFingerprint me = sample_device();
-  add_device_rows(path, me, {{DType::u32, Op::sum, 1000, 2000, "interleaved.b128.two_pass.u32.sum"},
-                             {DType::u32, Op::sum, 6000, 7000, "unroll.b256.u8.two_pass.u32.sum"}});
+  add_device_rows(path, me,
+                  {{DType::u32, Op::sum, 1000, 2000, "interleaved.b128.two_pass.u32.sum"},
+                   {DType::u32, Op::sum, 6000, 7000, "unroll.b256.u8.two_pass.u32.sum"}});
   TuningTable t(db::load_snapshot(path, me), info_of(me).limits);
   EXPECT_EQ(id(t.choose(DType::u32, Op::sum, 2500)), "interleaved.b128.two_pass.u32.sum");
   EXPECT_EQ(id(t.choose(DType::u32, Op::sum, 5500)), "unroll.b256.u8.two_pass.u32.sum");
@@ -309,16 +317,21 @@ TEST(CacheStateOrder, ThePreferredModeComesFirstThenTheOtherModeOfThisDeviceThen
   const auto cold = db::L2Mode::cold, warm = db::L2Mode::warm;
   // This device: cold rows over every size, warm rows below 2^20 only; the twin: warm rows of
   // i64 min, cold rows of u32 max.
-  add_device_rows(path, me, {{DType::f32, Op::sum, 1, max_n, "vectorized.b256.u4.single_pass.f32.sum"}},
+  add_device_rows(path, me,
+                  {{DType::f32, Op::sum, 1, max_n, "vectorized.b256.u4.single_pass.f32.sum"}},
                   cold);
   add_device_rows(path, me,
-                  {{DType::f32, Op::sum, 1, (1u << 20) - 1, "smem.b128.u2.dynamic.single_pass.f32.sum"}},
+                  {{DType::f32, Op::sum, 1, (1u << 20) - 1,
+                    "smem.b128.u2.dynamic.single_pass.f32.sum"}},
                   warm);
-  add_device_rows(path, twin, {{DType::i64, Op::min, 1, max_n, "warp_shuffle.b512.u8.single_pass.i64.min"}},
+  add_device_rows(path, twin,
+                  {{DType::i64, Op::min, 1, max_n, "warp_shuffle.b512.u8.single_pass.i64.min"}},
                   warm);
-  add_device_rows(path, twin, {{DType::i64, Op::min, 1, max_n, "smem.b256.u4.dynamic.single_pass.i64.min"}},
+  add_device_rows(path, twin,
+                  {{DType::i64, Op::min, 1, max_n, "smem.b256.u4.dynamic.single_pass.i64.min"}},
                   cold);
-  add_device_rows(path, me, {{DType::u32, Op::max, 1, 1000, "interleaved.b128.two_pass.u32.max"}}, warm);
+  add_device_rows(path, me, {{DType::u32, Op::max, 1, 1000, "interleaved.b128.two_pass.u32.max"}},
+                  warm);
   TuningTable t(db::load_snapshot(path, me), info_of(me).limits);
   EXPECT_EQ(t.exact_rows(), 3u);
   EXPECT_EQ(t.similar_rows(), 2u);
@@ -374,10 +387,12 @@ TEST(RowChecks, RowsThisBinaryCannotRunAreDroppedWithTheReason) {
   std::string all;
   for (const auto& r : t.rejected()) all += r + "\n";
   EXPECT_NE(all.find("'hyperspeed.b256.single_pass.i32.sum', which this binary does not have"),
-            std::string::npos) << all;
+            std::string::npos)
+      << all;
   EXPECT_NE(all.find("reduces another type or operator"), std::string::npos) << all;
   EXPECT_NE(all.find("cannot run on this device: block size 1024 exceeds the device limit of 512"),
-            std::string::npos) << all;
+            std::string::npos)
+      << all;
   EXPECT_EQ(t.exact_rows(), 1u);
   // The dropped rows' sizes fall to the nearest usable row of this device.
   EXPECT_EQ(t.choose(DType::i32, Op::sum, 3000).level, Level::nearest);
@@ -427,21 +442,24 @@ db::Snapshot snapshot_of(const std::filesystem::path& path, const DeviceFingerpr
 TEST(H200SampleDb, TheH200GetsItsOwnRowsAndTheH100NoneOfThem) {
   const DeviceFingerprint h200 = recorded_device(TR_H200_SAMPLE_DB);
   EXPECT_EQ(h200.name, "NVIDIA H200");
-  EXPECT_EQ(h200.cc_major * 10 + h200.cc_minor, sample_device().cc_major * 10 + sample_device().cc_minor);
+  EXPECT_EQ(h200.cc_major * 10 + h200.cc_minor,
+            sample_device().cc_major * 10 + sample_device().cc_minor);
   EXPECT_EQ(h200.sm_count, sample_device().sm_count);
   TuningTable t(snapshot_of(TR_H200_SAMPLE_DB, h200), info_of(h200).limits);
   EXPECT_EQ(t.exact_rows(), 26u);
   EXPECT_TRUE(t.rejected().empty());
   for (DType d : {DType::i32, DType::f32})
     for (Op o : {Op::sum, Op::max})
-      for (std::uint64_t n : {std::uint64_t{1} << 10, std::uint64_t{1} << 18, std::uint64_t{1} << 26}) {
+      for (std::uint64_t n :
+           {std::uint64_t{1} << 10, std::uint64_t{1} << 18, std::uint64_t{1} << 26}) {
         const Choice c = t.choose(d, o, n);
         EXPECT_EQ(c.level, Level::exact) << dtype_name(d) << " " << op_name(o) << " " << n;
         ASSERT_NE(c.row, nullptr);
         EXPECT_EQ(c.row->device_key, h200.key());
       }
   // The H100 is another memory system: nothing of the H200's serves it, and vice versa.
-  TuningTable h100_on_h200(snapshot_of(TR_H200_SAMPLE_DB, sample_device()), info_of(sample_device()).limits);
+  TuningTable h100_on_h200(snapshot_of(TR_H200_SAMPLE_DB, sample_device()),
+                           info_of(sample_device()).limits);
   EXPECT_EQ(h100_on_h200.exact_rows() + h100_on_h200.similar_rows(), 0u);
   EXPECT_EQ(h100_on_h200.choose(DType::f32, Op::max, 1 << 26).level, Level::builtin_default);
   TuningTable h200_on_h100(sample_snapshot(h200), info_of(h200).limits);
@@ -456,7 +474,8 @@ TEST(TwoSamples, AMergedDatabaseServesEachGpuItsOwnRowsAtLevelExact) {
   for (const DeviceFingerprint& fp : {h100, h200}) {
     TuningTable t(snapshot_of(merged, fp), info_of(fp).limits);
     EXPECT_EQ(t.similar_rows(), 0u) << fp.name;
-    for (std::uint64_t n : {std::uint64_t{1} << 12, std::uint64_t{1} << 20, std::uint64_t{1} << 26}) {
+    for (std::uint64_t n :
+         {std::uint64_t{1} << 12, std::uint64_t{1} << 20, std::uint64_t{1} << 26}) {
       const Choice c = t.choose(DType::i32, Op::sum, n);
       EXPECT_EQ(c.level, Level::exact) << fp.name << " " << n;
       ASSERT_NE(c.row, nullptr);

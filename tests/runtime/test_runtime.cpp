@@ -136,8 +136,10 @@ TEST(BadDatabase, CorruptWinnersPage) {
     sqlite3* c = nullptr;
     ASSERT_EQ(sqlite3_open(path.c_str(), &c), SQLITE_OK);
     sqlite3_stmt* st = nullptr;
-    sqlite3_prepare_v2(c, "SELECT rootpage, (SELECT page_size FROM pragma_page_size) "
-                          "FROM sqlite_master WHERE name = 'winners'", -1, &st, nullptr);
+    sqlite3_prepare_v2(c,
+                       "SELECT rootpage, (SELECT page_size FROM pragma_page_size) "
+                       "FROM sqlite_master WHERE name = 'winners'",
+                       -1, &st, nullptr);
     ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
     page = sqlite3_column_int64(st, 0);
     page_size = sqlite3_column_int64(st, 1);
@@ -193,7 +195,8 @@ TEST(BadDatabase, LockedPastTheBusyTimeout) {
   // transaction (WAL readers are never blocked, so switch the journal mode first).
   sqlite3* holder = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &holder), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(holder, "PRAGMA journal_mode=DELETE", nullptr, nullptr, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(holder, "PRAGMA journal_mode=DELETE", nullptr, nullptr, nullptr),
+            SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(holder, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr), SQLITE_OK);
   TestRuntime t({sample_device()}, path.string(), /*busy_timeout_ms=*/300);
   const auto t0 = std::chrono::steady_clock::now();
@@ -408,10 +411,12 @@ TEST(Fallback, OneWarningForTheFirstLookupBelowLevelOneThenDebugOnly) {
       << warnings[0];
   EXPECT_NE(warnings[0].find(std::string(builtin_default_id(DType::f64, Op::sum, 1 << 20)) +
                              " (default)"),
-            std::string::npos) << warnings[0];
+            std::string::npos)
+      << warnings[0];
   EXPECT_NE(t.log.all().find(std::string("debug device 0 u32 min n=1048576: ") +
                              builtin_default_id(DType::u32, Op::min, 1 << 20) + " (default)"),
-            std::string::npos) << t.log.all();
+            std::string::npos)
+      << t.log.all();
 }
 
 TEST(CacheState, TheLookupPrefersTheRowsOfTheStateSetAndSaysWhichItUsed) {
@@ -446,8 +451,8 @@ TEST(CacheState, TheLookupPrefersTheRowsOfTheStateSetAndSaysWhichItUsed) {
   c = t.rt->lookup(DType::u64, Op::sum, 1 << 20, 0);
   EXPECT_EQ(c.level, Level::builtin_default);
   EXPECT_EQ(c.cache_state, CacheState::cold);
-  expect_error([&] { t.rt->set_cache_state(static_cast<CacheState>(7)); },
-               Status::invalid_argument, "cache state 7 is not a CacheState");
+  expect_error([&] { t.rt->set_cache_state(static_cast<CacheState>(7)); }, Status::invalid_argument,
+               "cache state 7 is not a CacheState");
   EXPECT_EQ(t.rt->cache_state(), CacheState::warm);
 }
 
@@ -466,8 +471,10 @@ TEST(CacheState, TheEnvironmentSetsTheInitialStateAndABadValueIsReportedOnce) {
     EXPECT_EQ(t.rt->cache_state(), CacheState::cold);
     const auto warnings = t.log.lines("warning");
     ASSERT_EQ(warnings.size(), 1u) << t.log.all();
-    EXPECT_NE(warnings[0].find("TUNEDREDUCE_CACHE_STATE='tepid' is not a cache state (cold or warm)"),
-              std::string::npos) << warnings[0];
+    EXPECT_NE(warnings[0].find(
+                  "TUNEDREDUCE_CACHE_STATE='tepid' is not a cache state (cold or warm)"),
+              std::string::npos)
+        << warnings[0];
   }
   setenv("TUNEDREDUCE_CACHE_STATE", "", 1);
   {
@@ -520,10 +527,12 @@ TEST(Arguments, NullPointersFailBeforeAnyCudaCall) {
                Status::invalid_argument, "d_in is a null pointer (n = 10)");
   std::size_t bytes = 1 << 20;
   void* temp = reinterpret_cast<void*>(0x7000'2000'0000);
-  expect_error([&] { d.t.rt->reduce(temp, bytes, nullptr, d.out, 10, DType::f32, Op::sum, nullptr); },
-               Status::invalid_argument, "d_in is a null pointer");
-  expect_error([&] { d.t.rt->reduce(temp, bytes, d.in, nullptr, 10, DType::f32, Op::sum, nullptr); },
-               Status::invalid_argument, "d_out is a null pointer");
+  expect_error(
+      [&] { d.t.rt->reduce(temp, bytes, nullptr, d.out, 10, DType::f32, Op::sum, nullptr); },
+      Status::invalid_argument, "d_in is a null pointer");
+  expect_error(
+      [&] { d.t.rt->reduce(temp, bytes, d.in, nullptr, 10, DType::f32, Op::sum, nullptr); },
+      Status::invalid_argument, "d_out is a null pointer");
   EXPECT_EQ(d.t.fake->cuda_calls.load(), 0);
   // n = 0 reads nothing: a null d_in is fine, the empty result is written.
   d.t.rt->reduce(nullptr, d.out, 0, DType::f32, Op::sum, nullptr);
@@ -593,12 +602,14 @@ TEST(Arguments, NTooLargeForTheKernelIsUnsupported) {
   Device0 d;
   const std::uint64_t n = (std::uint64_t{1} << 40) + 1;
   expect_error([&] { d.t.rt->reduce(d.in, d.out, n, DType::f32, Op::sum, nullptr); },
-               Status::unsupported, "n = 1099511627777: kernel 'streaming.b1024.u2.single_pass.f32.sum'");
+               Status::unsupported,
+               "n = 1099511627777: kernel 'streaming.b1024.u2.single_pass.f32.sum'");
   expect_error([&] { d.t.rt->reduce(d.in, d.out, n, DType::f32, Op::sum, nullptr); },
                Status::unsupported, "exceeds the limit of 1099511627776 elements");
   std::size_t bytes = 0;
-  expect_error([&] { d.t.rt->reduce(nullptr, bytes, d.in, d.out, n, DType::f32, Op::sum, nullptr); },
-               Status::unsupported, "cannot run this reduction");
+  expect_error(
+      [&] { d.t.rt->reduce(nullptr, bytes, d.in, d.out, n, DType::f32, Op::sum, nullptr); },
+      Status::unsupported, "cannot run this reduction");
   EXPECT_TRUE(d.t.fake->launches().empty());
 }
 
@@ -626,14 +637,17 @@ TEST(TwoPhase, TheRunChecksTheTempBufferAndLaunchesWithTheLibrarysCounter) {
   d.t.fake->set_pointer(temp, {MemoryKind::device, 0});
   std::size_t small = bytes - 1;
   expect_error([&] { d.t.rt->reduce(temp, small, d.in, d.out, n, DType::f32, Op::sum, nullptr); },
-               Status::temp_too_small, "temp_bytes = " + std::to_string(small) +
-                                           " is smaller than the " + std::to_string(bytes));
+               Status::temp_too_small,
+               "temp_bytes = " + std::to_string(small) + " is smaller than the " +
+                   std::to_string(bytes));
   void* misaligned = static_cast<char*>(temp) + 64;
-  expect_error([&] { d.t.rt->reduce(misaligned, bytes, d.in, d.out, n, DType::f32, Op::sum, nullptr); },
-               Status::invalid_argument, "d_temp (0x700020000040) is not aligned to 256 bytes");
+  expect_error(
+      [&] { d.t.rt->reduce(misaligned, bytes, d.in, d.out, n, DType::f32, Op::sum, nullptr); },
+      Status::invalid_argument, "d_temp (0x700020000040) is not aligned to 256 bytes");
   std::vector<char> host(bytes);
-  expect_error([&] { d.t.rt->reduce(host.data(), bytes, d.in, d.out, n, DType::f32, Op::sum, nullptr); },
-               Status::invalid_argument, "d_temp");
+  expect_error(
+      [&] { d.t.rt->reduce(host.data(), bytes, d.in, d.out, n, DType::f32, Op::sum, nullptr); },
+      Status::invalid_argument, "d_temp");
   EXPECT_TRUE(d.t.fake->launches().empty());
   cudaStream_t s = reinterpret_cast<cudaStream_t>(0x1234);
   d.t.rt->reduce(temp, bytes, d.in, d.out, n, DType::f32, Op::sum, s);
@@ -685,8 +699,8 @@ TEST(TwoPhase, AManyBlockSinglePassWinnerGivesWayToTheBuiltInDefaultFromTwoToThe
   d.t.rt->reduce(temp, cap, d.in, d.out, below, DType::f32, Op::sum, nullptr);  // below 2^24
   const auto l = d.t.fake->launches();
   ASSERT_EQ(l.size(), 3u);
-  EXPECT_EQ(l[0].kernel_id, dflt->id);   // two-phase, 2^26
-  EXPECT_EQ(l[1].kernel_id, tuned->id);  // cached, 2^26
+  EXPECT_EQ(l[0].kernel_id, dflt->id);                                  // two-phase, 2^26
+  EXPECT_EQ(l[1].kernel_id, tuned->id);                                 // cached, 2^26
   EXPECT_EQ(l[2].kernel_id, "streaming.b1024.u2.single_pass.f32.sum");  // two-phase, 2^23: tuned
   // A persistent-grid winner stays: i32 min's sample winners are not replaced at 2^26 unless
   // they have more than 1056 blocks.
@@ -708,7 +722,7 @@ TEST(TwoPhase, EachTempBufferHasItsOwnCounterOnEachDevice) {
   std::size_t bytes = 0;
   d.t.rt->reduce(nullptr, bytes, d.in, d.out, n, DType::f32, Op::sum, nullptr);
   char* a = reinterpret_cast<char*>(0x7000'2000'0000);
-  char* b = a + bytes / 256 * 256 + 256;  // another buffer right after a
+  char* b = a + bytes / 256 * 256 + 256;                // another buffer right after a
   char* c = reinterpret_cast<char*>(0x7100'2000'0000);  // device 1
   float* in1 = reinterpret_cast<float*>(0x7100'0000'0000);
   float* out1 = reinterpret_cast<float*>(0x7100'1000'0000);
@@ -725,7 +739,8 @@ TEST(TwoPhase, EachTempBufferHasItsOwnCounterOnEachDevice) {
   std::thread([&] {  // another thread, the same buffer: the same counter
     d.t.fake->current = 0;
     d.t.rt->reduce(b, bytes, d.in, d.out, n, DType::f32, Op::sum, nullptr);
-  }).join();
+  })
+      .join();
   const auto l = d.t.fake->launches();
   ASSERT_EQ(l.size(), 5u);
   for (const auto& x : l) ASSERT_NE(x.args.counter, nullptr);
@@ -738,7 +753,8 @@ TEST(TwoPhase, EachTempBufferHasItsOwnCounterOnEachDevice) {
   EXPECT_EQ(d.t.rt->temp_counters().assigned(1), 1u);
   // Each counter on its own 32-byte sector.
   EXPECT_GE(std::abs(reinterpret_cast<char*>(l[0].args.counter) -
-                     reinterpret_cast<char*>(l[1].args.counter)), 32);
+                     reinterpret_cast<char*>(l[1].args.counter)),
+            32);
   // The cached path keeps its own workspace and counter.
   d.t.rt->reduce(d.in, d.out, n, DType::f32, Op::sum, nullptr);
   EXPECT_EQ(d.t.fake->launches().back().args.counter, nullptr);
@@ -786,7 +802,8 @@ TEST(TwoPhase, WithoutACounterTableTheLaunchZeroesTheBufferAndSaysSoOnce) {
                         static_cast<const void*>(temp)})
     t.fake->set_pointer(p, {MemoryKind::device, 0});
   std::size_t bytes = 1 << 20;
-  for (int i = 0; i < 3; ++i) t.rt->reduce(temp, bytes, in, out, 1 << 20, DType::f32, Op::sum, nullptr);
+  for (int i = 0; i < 3; ++i)
+    t.rt->reduce(temp, bytes, in, out, 1 << 20, DType::f32, Op::sum, nullptr);
   for (const auto& x : t.fake->launches()) EXPECT_EQ(x.args.counter, nullptr);
   int said = 0;
   for (const auto& w : t.log.lines("warning")) said += w.find("counter table") != std::string::npos;
@@ -829,8 +846,10 @@ TEST(Launch, ALibraryWithoutCodeForThisGpuSaysSoAndHowToRebuild) {
   expect_error([&] { d.t.rt->reduce(d.in, d.out, 1 << 20, DType::f32, Op::sum, nullptr); },
                Status::cuda_error,
                std::string("failed: this library has no code for device 0 (") +
-                   sample_device().name + ", compute capability 9.0): its kernels were compiled "
-                   "for CUDA architectures " + tunedreduce::cuda_architectures() +
+                   sample_device().name +
+                   ", compute capability 9.0): its kernels were compiled "
+                   "for CUDA architectures " +
+                   tunedreduce::cuda_architectures() +
                    "; rebuild it with -DTUNEDREDUCE_CUDA_ARCHS including 90 (");
   EXPECT_FALSE(std::string(tunedreduce::cuda_architectures()).empty());
 }
@@ -868,10 +887,10 @@ TEST(Workspace, GrowsInStreamOrderAndPerStream) {
     return cudaSuccess;
   };
   ws.run(0, a, 1000, use);
-  ws.run(0, a, 65536, use);          // still fits the first 64 KiB
-  ws.run(0, a, 1 << 20, use);        // grows
-  ws.run(0, b, 1000, use);           // another stream, another workspace
-  ws.run(0, a, 1000, use);           // a keeps its grown one
+  ws.run(0, a, 65536, use);    // still fits the first 64 KiB
+  ws.run(0, a, 1 << 20, use);  // grows
+  ws.run(0, b, 1000, use);     // another stream, another workspace
+  ws.run(0, a, 1000, use);     // a keeps its grown one
   EXPECT_EQ(ws.held(0, a), std::size_t{1} << 20);
   EXPECT_EQ(ws.held(0, b), 65536u);
   const auto ev = d.t.fake->events();

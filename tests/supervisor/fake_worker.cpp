@@ -30,9 +30,7 @@
 using namespace tunedreduce;
 
 namespace {
-void send(const Json& j) {
-  std::cout << j.dump() << "\n" << std::flush;
-}
+void send(const Json& j) { std::cout << j.dump() << "\n" << std::flush; }
 
 std::string fake_uuid(int device) {
   if (std::getenv("FAKE_WORKER_NO_UUID")) return {};
@@ -83,12 +81,14 @@ int main(int argc, char** argv) {
     } else if (msg.kind == Kind::measure) {
       const std::string& id = msg.kernel_id;
       const std::uint64_t n = msg.n;
-      if (const char* log = std::getenv("FAKE_WORKER_LOG")) std::ofstream(log, std::ios::app) << id << " " << n << "\n";
+      if (const char* log = std::getenv("FAKE_WORKER_LOG"))
+        std::ofstream(log, std::ios::app) << id << " " << n << "\n";
       Json busy = Json::object();
       busy.set("event", "busy");
       send(busy);
       if (n == 13) std::abort();
-      if (n == 17) for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+      if (n == 17)
+        for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
       if (n == 23) {
         std::cout << "this is not json\n" << std::flush;
         continue;
@@ -122,7 +122,8 @@ int main(int argc, char** argv) {
         // FAKE_WORKER_NOISY: the median also depends on the repeats (as a measurement's noise
         // does), by up to +-2 us: a candidate's rank depends on which measurement of it is used.
         if (std::getenv("FAKE_WORKER_NOISY")) {
-          const std::string salted = id + "/" + std::to_string(n) + "/" + std::to_string(msg.policy.min_repeats);
+          const std::string salted =
+              id + "/" + std::to_string(n) + "/" + std::to_string(msg.policy.min_repeats);
           *r.median_us += static_cast<double>(fnv1a64(salted) % 4001) / 1000.0 - 2.0;
         }
         r.p10_us = *r.median_us * 0.99;

@@ -14,14 +14,14 @@
 namespace tunedreduce::tuner::protocol {
 namespace {
 
-#define EXPECT_REFUSED(call, part)                                                   \
-  do {                                                                               \
-    try {                                                                            \
-      (void)(call);                                                                  \
-      ADD_FAILURE() << #call << " was accepted";                                     \
-    } catch (const std::runtime_error& e) {                                          \
-      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();   \
-    }                                                                                \
+#define EXPECT_REFUSED(call, part)                                                \
+  do {                                                                            \
+    try {                                                                         \
+      (void)(call);                                                               \
+      ADD_FAILURE() << #call << " was accepted";                                  \
+    } catch (const std::runtime_error& e) {                                       \
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what(); \
+    }                                                                             \
   } while (0)
 
 DeviceFingerprint h100() { return test::h100_fingerprint(); }
@@ -193,12 +193,14 @@ TEST(Protocol, EveryMalformedLineIsRefusedWithTheFault) {
   EXPECT_REFUSED(parse_reply(R"({"event":5})"), "");
   EXPECT_REFUSED(parse_reply(R"({"event":"teleport"})"), "unknown event 'teleport'");
   EXPECT_REFUSED(parse_reply(R"({"event":"result"})"), "lacks \"result\"");
-  EXPECT_REFUSED(parse_reply(R"({"event":"result","result":{"kernel_id":"x"}})"), "lacks \"dtype\"");
+  EXPECT_REFUSED(parse_reply(R"({"event":"result","result":{"kernel_id":"x"}})"),
+                 "lacks \"dtype\"");
   EXPECT_REFUSED(parse_reply(R"({"event":"result","result":[]})"), "");
   EXPECT_REFUSED(parse_reply(R"({"event":"bandwidth","gbps":"fast"})"), "");
   EXPECT_REFUSED(parse_reply(R"({"event":"fatal","error":"x","exit_code":4294967296})"),
                  "out of range");
-  EXPECT_REFUSED(parse_reply(R"({"event":"ready","fingerprint":{"name":"x"}})"), "lacks \"cc_major\"");
+  EXPECT_REFUSED(parse_reply(R"({"event":"ready","fingerprint":{"name":"x"}})"),
+                 "lacks \"cc_major\"");
   {
     Json bad = to_json(h100());
     bad.set("uuid", 7);
@@ -229,12 +231,14 @@ TEST(Protocol, EveryMalformedLineIsRefusedWithTheFault) {
   EXPECT_REFUSED(parse_command("{\"cmd\":\"measure\"}"), "lacks \"kernel_id\"");
   EXPECT_REFUSED(parse_command(R"({"cmd":"dance"})"), "unknown command 'dance'");
   EXPECT_REFUSED(parse_command(R"({"cmd":"init","device":0})"), "lacks \"seed\"");
-  EXPECT_REFUSED(parse_command(
-                     R"({"cmd":"measure","kernel_id":"k","n":1,"policy":{"warmup":1,"min_repeats":0,"max_repeats":1,"budget_ms":1,"target_spread":0,"l2":"cold","timeout_s":1}})"),
-                 "\"min_repeats\" = 0 is out of range");
-  EXPECT_REFUSED(parse_command(
-                     R"({"cmd":"measure","kernel_id":"k","n":1,"policy":{"warmup":1,"min_repeats":1,"max_repeats":1,"budget_ms":1,"target_spread":0,"l2":"lukewarm","timeout_s":1}})"),
-                 "bad l2 mode");
+  EXPECT_REFUSED(
+      parse_command(
+          R"({"cmd":"measure","kernel_id":"k","n":1,"policy":{"warmup":1,"min_repeats":0,"max_repeats":1,"budget_ms":1,"target_spread":0,"l2":"cold","timeout_s":1}})"),
+      "\"min_repeats\" = 0 is out of range");
+  EXPECT_REFUSED(
+      parse_command(
+          R"({"cmd":"measure","kernel_id":"k","n":1,"policy":{"warmup":1,"min_repeats":1,"max_repeats":1,"budget_ms":1,"target_spread":0,"l2":"lukewarm","timeout_s":1}})"),
+      "bad l2 mode");
   EXPECT_REFUSED(parse_probe(R"({"devices":{}})"), "");
   EXPECT_REFUSED(parse_probe(R"({"devices":[{"ordinal":-1,"fingerprint":{}}]})"), "out of range");
   EXPECT_REFUSED(parse_probe(R"({"devices":[7]})"), "");

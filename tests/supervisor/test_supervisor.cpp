@@ -46,8 +46,8 @@ TEST(Supervisor, SurvivesCrashesHangsStickyErrorsAndGarbage) {
   auto runner = make_gpu_runner(options(dir.path() / "t.db"));
   ASSERT_TRUE(runner->recording());
   EXPECT_EQ(runner->attainable_gbps(), 3000.0);
-  auto reqs = requests({1024, 13, 2048, 17, 4096, 19, 8192, 23, 16384, 29, 32768, 31, 65536, 37,
-                        131072});
+  auto reqs =
+      requests({1024, 13, 2048, 17, 4096, 19, 8192, 23, 16384, 29, 32768, 31, 65536, 37, 131072});
   const auto t0 = std::chrono::steady_clock::now();
   auto results = runner->measure(reqs);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -65,7 +65,8 @@ TEST(Supervisor, SurvivesCrashesHangsStickyErrorsAndGarbage) {
   EXPECT_NE(results[1].error.find("died"), std::string::npos) << results[1].error;
   EXPECT_NE(results[1].error.find("signal 6"), std::string::npos) << results[1].error;
   EXPECT_NE(results[3].error.find("no answer"), std::string::npos) << results[3].error;
-  EXPECT_NE(results[5].error.find("cudaErrorIllegalAddress"), std::string::npos) << results[5].error;
+  EXPECT_NE(results[5].error.find("cudaErrorIllegalAddress"), std::string::npos)
+      << results[5].error;
   EXPECT_NE(results[7].error.find("unreadable"), std::string::npos) << results[7].error;
   EXPECT_NE(results[9].error.find("a line longer than 1048576 bytes"), std::string::npos)
       << results[9].error;
@@ -215,7 +216,8 @@ TEST(Supervisor, TwoGpusOfOneModelTuneToTheWinnersOfOne) {
       EXPECT_TRUE(k.complete);
       for (const IntervalWinner& iw : k.bisect.intervals)
         w.push_back(std::to_string(iw.n_lo) + ".." + std::to_string(iw.n_hi) + " " +
-                    iw.winner.kernel_id + " #" + std::to_string(iw.winner.measurement_id.value_or(0) > 0));
+                    iw.winner.kernel_id + " #" +
+                    std::to_string(iw.winner.measurement_id.value_or(0) > 0));
     }
     auto db = db::Database::open_reader(path);
     EXPECT_EQ(db.runs().size(), 1u);

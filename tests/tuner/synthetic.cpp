@@ -26,22 +26,49 @@ double model_us(const std::string& kernel_id, std::uint64_t n) {
   using kernels::Family;
   double eff = 0.5, launch = 3.0;
   switch (p->family) {
-    case Family::neighbored: eff = 0.30; break;
-    case Family::neighbored_less: eff = 0.45; break;
-    case Family::interleaved: eff = 0.50; break;
-    case Family::unroll: eff = 0.62; break;
-    case Family::unroll_warps: eff = 0.66; break;
-    case Family::complete_unroll: eff = 0.70; break;
-    case Family::smem: eff = 0.74 + (p->smem == kernels::SmemMode::dynamic ? 0.005 : 0); break;
-    case Family::warp_shuffle: eff = 0.82, launch = 3.6; break;
-    case Family::vectorized: eff = 0.90, launch = 4.2; break;
-    case Family::tiled: eff = 0.89, launch = 4.3; break;
-    case Family::streaming: eff = 0.885, launch = 4.3; break;
-    case Family::single_tile: eff = 0.5, launch = 2.8; break;  // one block: latency, no bandwidth
+    case Family::neighbored:
+      eff = 0.30;
+      break;
+    case Family::neighbored_less:
+      eff = 0.45;
+      break;
+    case Family::interleaved:
+      eff = 0.50;
+      break;
+    case Family::unroll:
+      eff = 0.62;
+      break;
+    case Family::unroll_warps:
+      eff = 0.66;
+      break;
+    case Family::complete_unroll:
+      eff = 0.70;
+      break;
+    case Family::smem:
+      eff = 0.74 + (p->smem == kernels::SmemMode::dynamic ? 0.005 : 0);
+      break;
+    case Family::warp_shuffle:
+      eff = 0.82, launch = 3.6;
+      break;
+    case Family::vectorized:
+      eff = 0.90, launch = 4.2;
+      break;
+    case Family::tiled:
+      eff = 0.89, launch = 4.3;
+      break;
+    case Family::streaming:
+      eff = 0.885, launch = 4.3;
+      break;
+    case Family::single_tile:
+      eff = 0.5, launch = 2.8;
+      break;  // one block: latency, no bandwidth
   }
   eff *= 1 - 0.04 * std::abs(std::log2(p->block / 256.0));
-  eff *= 1 - 0.03 * std::abs(std::log2(p->unroll / 4.0)) * (p->unroll > 1 || p->family >= Family::smem);
-  launch += p->finish == kernels::Finish::two_pass ? 2.4 : p->finish == kernels::Finish::packed ? 0.1 : 0.3;
+  eff *= 1 -
+         0.03 * std::abs(std::log2(p->unroll / 4.0)) * (p->unroll > 1 || p->family >= Family::smem);
+  launch += p->finish == kernels::Finish::two_pass ? 2.4
+            : p->finish == kernels::Finish::packed ? 0.1
+                                                   : 0.3;
   // Small problems: fewer elements per thread means more blocks to schedule.
   const double work = static_cast<double>(p->block) * p->unroll;
   launch += 0.2 * std::log2(work / 64.0) * (n < 65536 ? 1 : 0);

@@ -32,12 +32,12 @@ class FnRunner : public Runner {
   explicit FnRunner(std::function<Result(const Request&)> fn) : fn_(std::move(fn)) {}
   std::vector<Result> measure(std::span<const Request> requests) override;
 
-  std::vector<Request> log;         // every request, in order
+  std::vector<Request> log;  // every request, in order
   std::size_t calls = 0;
   std::atomic<bool>* cancel = nullptr;
-  std::size_t cancel_after = 0;     // raise *cancel once this many requests were answered (0: never)
+  std::size_t cancel_after = 0;  // raise *cancel once this many requests were answered (0: never)
   std::size_t requests_after_cancel = 0;
-  double clock = 0;                 // seconds, +seconds_per_call at each measure()
+  double clock = 0;  // seconds, +seconds_per_call at each measure()
   double seconds_per_call = 0;
 
  private:

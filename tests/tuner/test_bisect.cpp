@@ -13,7 +13,7 @@
 namespace tunedreduce::tuner {
 namespace {
 
-const std::string A = "smem.b256.u4.dynamic.single_pass.f32.sum";   // 2 + n/1000 us
+const std::string A = "smem.b256.u4.dynamic.single_pass.f32.sum";  // 2 + n/1000 us
 const std::string B = "vectorized.b256.u4.single_pass.f32.sum";    // 10 + n/2000 us
 
 Result exact(const std::string& id, std::uint64_t n) {
@@ -167,9 +167,9 @@ TEST(Bisect, ManyCrossoversOnTheModelAreCompleteAndConsistent) {
   EXPECT_GE(o.intervals.size(), 2u);
   // Every grid size falls in the interval of its own winner.
   for (const SizeWinner& g : grid) {
-    const auto it = std::find_if(o.intervals.begin(), o.intervals.end(), [&](const IntervalWinner& w) {
-      return w.n_lo <= g.n && g.n <= w.n_hi;
-    });
+    const auto it =
+        std::find_if(o.intervals.begin(), o.intervals.end(),
+                     [&](const IntervalWinner& w) { return w.n_lo <= g.n && g.n <= w.n_hi; });
     ASSERT_NE(it, o.intervals.end());
     EXPECT_EQ(it->winner.kernel_id, g.winner.kernel_id) << "n=" << g.n;
   }
@@ -247,7 +247,6 @@ TEST(Bisect, AWarmRunsWinnersKeepTheColdOnes) {
   EXPECT_EQ(stored.front().l2_mode, db::L2Mode::cold);  // ordered cold first
   EXPECT_EQ(stored.back().l2_mode, db::L2Mode::warm);
 }
-
 
 // A single_tile entry (one tile: 256 threads x 4 vectors x 4 floats = 4096 elements) that is
 // the fastest wherever it runs: no interval reaches past its tile, and a midpoint beyond it goes

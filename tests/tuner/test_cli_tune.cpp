@@ -26,9 +26,9 @@ ProcessResult tune(std::vector<std::string> args) {
 TEST(CliTune, HelpListsTheOverrides) {
   const auto r = tune({"--help"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  for (const char* flag : {"--config", "--dry-run", "--replay", "--devices", "--retune",
-                           "--families", "--blocks", "--sizes", "--strategy", "--l2",
-                           "--repeats", "--bisect-depth", "--db", "--log-level"})
+  for (const char* flag :
+       {"--config", "--dry-run", "--replay", "--devices", "--retune", "--families", "--blocks",
+        "--sizes", "--strategy", "--l2", "--repeats", "--bisect-depth", "--db", "--log-level"})
     EXPECT_HAS(r.out, flag);
   const auto top = run_process({TR_CLI, "--help"});
   EXPECT_HAS(top.out, "tune");
@@ -50,7 +50,8 @@ TEST(CliTune, DryRunOfTheDefaultFileWithOverrides) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_HAS(r.out, "total: 18 keys (dtype, op), 8040 candidates, 21 sizes each");
   r = tune({"--dry-run", "--config", TR_DEFAULT_TUNE_TOML, "--strategy", "exhaustive", "--dtypes",
-            "f32", "--ops", "sum,max", "--sizes", "2^10..2^20*2", "--l2", "warm", "--bisect", "off"});
+            "f32", "--ops", "sum,max", "--sizes", "2^10..2^20*2", "--l2", "warm", "--bisect",
+            "off"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_HAS(r.out, "plan: strategy exhaustive, L2 warm");
   EXPECT_HAS(r.out, "bisection off");
@@ -61,8 +62,9 @@ TEST(CliTune, DryRunOfTheDefaultFileWithOverrides) {
 TEST(CliTune, InvalidConfigurationIsExit2WithThePosition) {
   auto r = tune({"--dry-run", "--config", data + "/block_96.toml"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_HAS(r.err, "tunedreduce tune: error: " + data +
-                        "/block_96.toml:2:15: space.blocks[1]: block size 96 is not in the registry");
+  EXPECT_HAS(r.err,
+             "tunedreduce tune: error: " + data +
+                 "/block_96.toml:2:15: space.blocks[1]: block size 96 is not in the registry");
   r = tune({"--dry-run", "--config", data + "/malformed.toml"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_HAS(r.err, data + "/malformed.toml:1:");
@@ -82,29 +84,31 @@ TEST(CliTune, WithoutConfigAndWithoutTuneTomlHereTheInstalledOneOrAClearError) {
   // The build tree has no BIN/../share/tunedreduce/tune.toml (an install has: the consumer test
   // checks that one is found), so from a folder without tune.toml the error names both places.
   TempDir dir;
-  const auto r = run_process({"/bin/sh", "-c", "cd '" + dir.path().string() + "' && exec '" +
-                                                   std::string(TR_CLI) + "' tune --dry-run"});
+  const auto r = run_process(
+      {"/bin/sh", "-c",
+       "cd '" + dir.path().string() + "' && exec '" + std::string(TR_CLI) + "' tune --dry-run"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_HAS(r.err, "tunedreduce tune: error: no tune.toml in the current folder nor at ");
   EXPECT_HAS(r.err, "/share/tunedreduce/tune.toml (the installed one): name one with --config");
   // With a tune.toml in the folder, that one.
   db::test::write_file(dir / "tune.toml", "[space]\nfamilies = [\"smem\"]\n");
-  const auto here = run_process({"/bin/sh", "-c", "cd '" + dir.path().string() + "' && exec '" +
-                                                      std::string(TR_CLI) + "' tune --dry-run"});
+  const auto here = run_process(
+      {"/bin/sh", "-c",
+       "cd '" + dir.path().string() + "' && exec '" + std::string(TR_CLI) + "' tune --dry-run"});
   EXPECT_EQ(here.exit_code, 0) << here.err;
   EXPECT_HAS(here.out, "configuration: tune.toml (config hash ");
 }
 
 TEST(CliTune, BadFlagsAreExit2) {
-  for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
-           {"--frobnicate"},
-           {"--dry-run", "--replay", "x.db"},
-           {"--dry-run", "--progress", "sideways"},
-           {"--dry-run", "--log-level", "loud"},
-           {"--dry-run", "--repeats", "many"},
-           {"--dry-run", "--sizes", "1024..4096"},
-           {"--replay-device", "H100", "--dry-run"},
-           {"--dry-run", "--blocks"}}) {
+  for (std::vector<std::string> args :
+       std::vector<std::vector<std::string>>{{"--frobnicate"},
+                                             {"--dry-run", "--replay", "x.db"},
+                                             {"--dry-run", "--progress", "sideways"},
+                                             {"--dry-run", "--log-level", "loud"},
+                                             {"--dry-run", "--repeats", "many"},
+                                             {"--dry-run", "--sizes", "1024..4096"},
+                                             {"--replay-device", "H100", "--dry-run"},
+                                             {"--dry-run", "--blocks"}}) {
     args.push_back("--config");
     args.push_back(data + "/small.toml");
     const auto r = tune(args);
@@ -140,15 +144,16 @@ TEST(CliTune, ReplayPrintsTheWinners) {
   EXPECT_HAS(r.err, "requests had no recorded measurement (treated as failed)");
 
   // Warm L2 was never recorded: every request fails, and no size has a winner.
-  const auto warm = tune({"--config", data + "/small.toml", "--replay", path, "--l2", "warm",
-                          "--progress", "off"});
+  const auto warm = tune(
+      {"--config", data + "/small.toml", "--replay", path, "--l2", "warm", "--progress", "off"});
   EXPECT_EQ(warm.exit_code, 0) << warm.err;
   EXPECT_HAS(warm.out, "(no candidate was ok)");
 }
 
 TEST(CliTune, ReplayOfTheRecordedH100Database) {
-  const auto r = tune({"--config", TR_TEST_DATA "/h100-sample.toml", "--replay",
-                       TR_TEST_DATA "/h100-sample.db", "--strategy", "halving", "--progress", "off"});
+  const auto r =
+      tune({"--config", TR_TEST_DATA "/h100-sample.toml", "--replay",
+            TR_TEST_DATA "/h100-sample.db", "--strategy", "halving", "--progress", "off"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_HAS(r.err, "replaying 12180 measurements (L2 cold) of NVIDIA H100 80GB HBM3");
   EXPECT_EQ(r.err.find("no recorded measurement"), std::string::npos) << r.err;  // bisection off

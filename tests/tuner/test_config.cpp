@@ -57,7 +57,8 @@ TEST(ConfigSyntax, UnknownTableSuggestsTheNearest) {
 
 TEST(ConfigSyntax, UnknownKeyInsideARange) {
   const std::string e = error_of("unknown_range_key.toml");
-  EXPECT_HAS(e, ":2:35: space.sizes.stpe: unknown key 'stpe' in [space.sizes] (did you mean 'step'?)");
+  EXPECT_HAS(e,
+             ":2:35: space.sizes.stpe: unknown key 'stpe' in [space.sizes] (did you mean 'step'?)");
 }
 
 TEST(ConfigSyntax, UnknownKeyWithNothingNearListsTheValidOnes) {
@@ -89,7 +90,9 @@ TEST(ConfigSyntax, NonAsciiOutsideCommentsIsASyntaxErrorWithItsPosition) {
       "syntax error: a non-ASCII character outside a comment (every key and value of a tune.toml "
       "is an ASCII name or number)";
   EXPECT_EQ(syntax_error("[\xc8\xa5p]\n"), "t.toml:1:2: " + what);  // a table name
-  EXPECT_EQ(syntax_error("[space]\nbl\xc3\xb6" "cks = [64]\n"), "t.toml:2:3: " + what);  // a key
+  EXPECT_EQ(syntax_error("[space]\nbl\xc3\xb6"
+                         "cks = [64]\n"),
+            "t.toml:2:3: " + what);  // a key
   EXPECT_EQ(syntax_error("[space]\nfamilies = [\xc3\xa9]\n"), "t.toml:2:13: " + what);
   EXPECT_EQ(syntax_error("a = 1 \xe3\x80\x81\n"), "t.toml:1:7: " + what);  // CJK comma
   // After a malformed value, where toml++ scans ahead (the fuzzer's second finding).
@@ -107,7 +110,8 @@ TEST(ConfigSyntax, NonAsciiOutsideCommentsIsASyntaxErrorWithItsPosition) {
 
 TEST(ConfigTypes, WrongScalarType) {
   EXPECT_EQ(error_of("wrong_type.toml"),
-            fixture("wrong_type.toml") + ":2:10: measure.warmup: expected an integer, got a string");
+            fixture("wrong_type.toml") +
+                ":2:10: measure.warmup: expected an integer, got a string");
 }
 
 TEST(ConfigTypes, WrongElementType) {
@@ -126,7 +130,9 @@ TEST(ConfigTypes, ListGivenAsOtherString) {
     parse_config_text("[space]\nfamilies = \"smem\"\n", "t.toml");
     FAIL();
   } catch (const Error& e) {
-    EXPECT_HAS(std::string(e.what()), "t.toml:2:12: space.families: expected an array of strings (or \"all\"), got the string 'smem'");
+    EXPECT_HAS(std::string(e.what()),
+               "t.toml:2:12: space.families: expected an array of strings (or \"all\"), got the "
+               "string 'smem'");
   }
 }
 
@@ -179,7 +185,8 @@ TEST(ConfigSpace, BlockAboveTheDeviceLimit) {
 
 TEST(ConfigSpace, UnrollZero) {
   EXPECT_EQ(error_of("unroll_0.toml"),
-            fixture("unroll_0.toml") + ":2:12: space.unrolls[0]: unroll factor 0 must be at least 1");
+            fixture("unroll_0.toml") +
+                ":2:12: space.unrolls[0]: unroll factor 0 must be at least 1");
 }
 
 TEST(ConfigSpace, UnrollThreeIsNotCompiled) {
@@ -221,15 +228,17 @@ TEST(ConfigSpace, SingleTileHasOnlyTheSinglePassFinish) {
 
 TEST(ConfigSpace, UnrollIgnoredForFamiliesWithoutOne) {
   // interleaved has no unroll factor: unrolls does not filter it, and does not make it empty.
-  auto c = validate_config(parse_config_text(
-      "[space]\nfamilies = [\"interleaved\", \"unroll\"]\nunrolls = [8]\n", "t.toml"));
+  auto c = validate_config(
+      parse_config_text("[space]\nfamilies = [\"interleaved\", \"unroll\"]\nunrolls = [8]\n",
+                        "t.toml"));
   EXPECT_EQ(c.space.unrolls, std::vector<int>{8});
 }
 
 TEST(ConfigSizes, RangeStepZeroDoesNotAdvance) {
-  EXPECT_EQ(error_of("range_step_0.toml"),
-            fixture("range_step_0.toml") +
-                ":2:42: space.sizes.step: step 0 does not advance the range (it must be at least 1)");
+  EXPECT_EQ(
+      error_of("range_step_0.toml"),
+      fixture("range_step_0.toml") +
+          ":2:42: space.sizes.step: step 0 does not advance the range (it must be at least 1)");
 }
 
 TEST(ConfigSizes, RangeFactorOneDoesNotAdvance) {
@@ -258,8 +267,9 @@ TEST(ConfigSizes, RangeNeedsStepOrFactor) {
 TEST(ConfigSizes, SizesOutOfRange) {
   const std::string e = error_of("size_out_of_range.toml");
   EXPECT_HAS(e, ":2:10: space.sizes[0]: size 0 is below 1");
-  EXPECT_HAS(e, ":2:19: space.sizes[2]: size 2199023255552 is above 2^40 = 1099511627776, the "
-                "largest n a kernel accepts");
+  EXPECT_HAS(e,
+             ":2:19: space.sizes[2]: size 2199023255552 is above 2^40 = 1099511627776, the "
+             "largest n a kernel accepts");
 }
 
 TEST(ConfigSizes, ListIsSortedAndDeduplicated) {
@@ -296,7 +306,8 @@ TEST(ConfigMeasure, MinAboveMax) {
 
 TEST(ConfigMeasure, UnknownL2Mode) {
   EXPECT_EQ(error_of("bad_l2.toml"),
-            fixture("bad_l2.toml") + ":2:6: measure.l2: unknown L2 mode 'hot'; choices: cold, warm");
+            fixture("bad_l2.toml") +
+                ":2:6: measure.l2: unknown L2 mode 'hot'; choices: cold, warm");
 }
 
 TEST(ConfigMeasure, TimeoutBelowBudget) {
@@ -364,7 +375,7 @@ TEST(ConfigFile, SmallFixture) {
   const TuneConfig c = load_config(fixture("small.toml"));
   using kernels::Family;
   EXPECT_EQ(c.space.families, (std::vector<Family>{Family::smem, Family::warp_shuffle,
-                                                    Family::vectorized, Family::interleaved}));
+                                                   Family::vectorized, Family::interleaved}));
   EXPECT_EQ(c.space.blocks, (std::vector<int>{128, 256, 512}));
   EXPECT_EQ(c.space.sizes.size(), 8u);
   EXPECT_EQ(c.space.sizes.front(), 1024u);
@@ -457,13 +468,16 @@ TEST(ConfigOverrides, SizesInTheOneGrammar) {
     }
     return std::string("accepted");
   };
-  EXPECT_EQ(message("2Ti"), "--sizes: size 2199023255552 is above 2^40 = 1099511627776, the "
-                            "largest n a kernel accepts");
-  EXPECT_EQ(message("2^10,2Ti..4Ti*2"), "--sizes: invalid size '2Ti': 2199023255552 is above "
-                                        "2^40 = 1099511627776, the largest element count here");
+  EXPECT_EQ(message("2Ti"),
+            "--sizes: size 2199023255552 is above 2^40 = 1099511627776, the "
+            "largest n a kernel accepts");
+  EXPECT_EQ(message("2^10,2Ti..4Ti*2"),
+            "--sizes: invalid size '2Ti': 2199023255552 is above "
+            "2^40 = 1099511627776, the largest element count here");
   EXPECT_EQ(message("1,2..1*2"), "--sizes: '2..1*2': from is greater than to");
-  EXPECT_EQ(message("-5"), "--sizes: invalid size '-5' (an element count: N, B^E or N with Ki, "
-                           "Mi, Gi or Ti (1000, 2^20, 16Mi))");
+  EXPECT_EQ(message("-5"),
+            "--sizes: invalid size '-5' (an element count: N, B^E or N with Ki, "
+            "Mi, Gi or Ti (1000, 2^20, 16Mi))");
   EXPECT_EQ(message("0"), "--sizes: size 0 is below 1");
 }
 
@@ -482,8 +496,9 @@ TEST(ConfigOverrides, BadFlagValues) {
   EXPECT_EQ(message(a), "--blocks: 'abc' is not an integer");
   ConfigOverrides b;
   b.blocks = "96";
-  EXPECT_EQ(message(b), "--blocks: block size 96 is not in the registry (compiled block sizes: 64, "
-                        "128, 256, 512, 1024)");
+  EXPECT_EQ(message(b),
+            "--blocks: block size 96 is not in the registry (compiled block sizes: 64, "
+            "128, 256, 512, 1024)");
   ConfigOverrides c;
   c.sizes = "1024..4096";
   EXPECT_EQ(message(c), "--sizes: a range is FROM..TO*FACTOR or FROM..TO+STEP, got '1024..4096'");
@@ -492,8 +507,9 @@ TEST(ConfigOverrides, BadFlagValues) {
   EXPECT_EQ(message(d), "--sizes: factor 1 does not advance the range (it must be greater than 1)");
   ConfigOverrides e;
   e.strategy = "exhaustiv";
-  EXPECT_EQ(message(e), "--strategy: unknown strategy 'exhaustiv' (did you mean 'exhaustive'?); "
-                        "choices: exhaustive, random, halving");
+  EXPECT_EQ(message(e),
+            "--strategy: unknown strategy 'exhaustiv' (did you mean 'exhaustive'?); "
+            "choices: exhaustive, random, halving");
   ConfigOverrides f;
   f.bisect = "maybe";
   EXPECT_EQ(message(f), "--bisect: 'maybe' is not on or off");
@@ -642,7 +658,8 @@ TEST(ConfigSchema, EachStrategyDeclaresItsOwnKeys) {
       ASSERT_NE(row, nullptr) << k.path;
       EXPECT_EQ(row->path.data(), k.path.data()) << k.path;
     }
-  EXPECT_EQ(declared, 6u);  // random: count, seconds; halving: keep, first_repeats, growth, final_size
+  EXPECT_EQ(declared,
+            6u);  // random: count, seconds; halving: keep, first_repeats, growth, final_size
 }
 
 // A key is either a scalar with a field (integers and numbers with bounds whose message shows the
@@ -706,8 +723,7 @@ TEST(ConfigSchema, EveryKeyReachesTheCanonicalTextAndOnlyItsLine) {
       const std::string current = canonical_value(k, d);
       const double base = current == "none" ? 2 : std::stod(current);
       for (double v : {base + 1, base / 2, base - 1})
-        if (k.bounds->admits(v) && v != base &&
-            (k.kind == KeyKind::number || v == std::floor(v))) {
+        if (k.bounds->admits(v) && v != base && (k.kind == KeyKind::number || v == std::floor(v))) {
           expected = k.kind == KeyKind::number ? canonical_number(v)
                                                : std::to_string(static_cast<std::int64_t>(v));
           break;
@@ -721,10 +737,8 @@ TEST(ConfigSchema, EveryKeyReachesTheCanonicalTextAndOnlyItsLine) {
     const std::vector<std::string> got = lines_of(canonical_text(c));
     ASSERT_EQ(got.size(), default_lines.size());
     for (std::size_t j = 0; j < got.size(); ++j)
-      if (j == i)
-        EXPECT_EQ(got[j], std::string(k.path) + "=" + expected);
-      else
-        EXPECT_EQ(got[j], default_lines[j]) << "setting " << k.path;
+      if (j == i) EXPECT_EQ(got[j], std::string(k.path) + "=" + expected);
+      else EXPECT_EQ(got[j], default_lines[j]) << "setting " << k.path;
     EXPECT_NE(config_hash(c), config_hash(d)) << k.path;
     ++i;
   }

@@ -227,10 +227,12 @@ TEST(Driver, ReplayedRunGivesWinnersAndATable) {
 // ---- several runners of one model (the GPUs of one model in a host) ----
 
 /// The winners of every key: per key, (n_lo, n_hi, kernel) of each interval.
-std::vector<std::tuple<std::uint64_t, std::uint64_t, std::string>> intervals_of(const TuneOutcome& out) {
+std::vector<std::tuple<std::uint64_t, std::uint64_t, std::string>> intervals_of(
+    const TuneOutcome& out) {
   std::vector<std::tuple<std::uint64_t, std::uint64_t, std::string>> v;
   for (const KeyOutcome& k : out.keys)
-    for (const IntervalWinner& w : k.bisect.intervals) v.emplace_back(w.n_lo, w.n_hi, w.winner.kernel_id);
+    for (const IntervalWinner& w : k.bisect.intervals)
+      v.emplace_back(w.n_lo, w.n_hi, w.winner.kernel_id);
   return v;
 }
 
@@ -294,10 +296,8 @@ TEST(DriverSplit, EachGridSizeAndEachBisectionIsMeasuredOnOneRunner) {
     for (const Request& q : runners[r].log) {
       const kernels::ManifestEntry* m = kernels::manifest_find(q.kernel_id);
       ASSERT_NE(m, nullptr);
-      if (grid.count(q.n))
-        who[{m->params.dtype, m->params.op, q.n}].insert(r);
-      else
-        bisected_by[{m->params.dtype, m->params.op}].insert(r);
+      if (grid.count(q.n)) who[{m->params.dtype, m->params.op, q.n}].insert(r);
+      else bisected_by[{m->params.dtype, m->params.op}].insert(r);
     }
   EXPECT_EQ(who.size(), 16u);
   std::set<std::size_t> used;

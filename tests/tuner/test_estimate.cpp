@@ -13,7 +13,7 @@ namespace {
 
 TEST(Plan, ModelTerms) {
   EstimateModel m;
-  EXPECT_DOUBLE_EQ(m.launch_us(DType::f32, 1024), 5.0);                 // launch-bound
+  EXPECT_DOUBLE_EQ(m.launch_us(DType::f32, 1024), 5.0);                      // launch-bound
   EXPECT_NEAR(m.launch_us(DType::f32, 1u << 30), 4294967296.0 / 3e6, 1e-6);  // 1432 us
   MeasurePolicy p;
   p.warmup = 2;  // warm-up 2, min 5 -> 10 expected repeats, cold
@@ -65,10 +65,13 @@ TEST(Plan, DefaultConfigEstimate) {
   std::ostringstream out;
   print_plan(out, plan, default_config());
   const std::string s = out.str();
-  EXPECT_NE(s.find("estimate model: per measurement (warm-up + repeats) x (max(5 us, bytes / 3000 GB/s) + 20 us L2 flush)"),
-            std::string::npos) << s;
+  EXPECT_NE(s.find("estimate model: per measurement (warm-up + repeats) x (max(5 us, bytes / 3000 "
+                   "GB/s) + 20 us L2 flush)"),
+            std::string::npos)
+      << s;
   EXPECT_NE(s.find("f64   max"), std::string::npos) << s;
-  EXPECT_NE(s.find("total: 18 keys (dtype, op), 8040 candidates, 21 sizes each"), std::string::npos) << s;
+  EXPECT_NE(s.find("total: 18 keys (dtype, op), 8040 candidates, 21 sizes each"), std::string::npos)
+      << s;
 }
 
 TEST(Plan, Durations) {

@@ -109,11 +109,12 @@ TEST_P(RealReplay, TheDriverGivesCompleteIntervalsForEveryKey) {
     for (std::size_t i = 1; i < iv.size(); ++i) EXPECT_EQ(iv[i].n_lo, iv[i - 1].n_hi + 1);
     for (const SizeOutcome& s : k.sizes) EXPECT_TRUE(s.winner) << s.n;
   }
-  EXPECT_EQ(r.missing(), 2 * [&] {
-    std::size_t crossovers = 0;
-    for (const KeyOutcome& k : out.keys) crossovers += k.bisect.crossovers.size();
-    return crossovers;
-  }());
+  EXPECT_EQ(
+      r.missing(), 2 * [&] {
+        std::size_t crossovers = 0;
+        for (const KeyOutcome& k : out.keys) crossovers += k.bisect.crossovers.size();
+        return crossovers;
+      }());
 }
 
 INSTANTIATE_TEST_SUITE_P(Recorded, RealReplay, ::testing::Values("h100-sample", "h200-sample"),

@@ -67,9 +67,9 @@ TEST(TieRule, MoreRepeatsLocateTheMedianBetter) {
 }
 
 TEST(TieRule, Preference) {
-  EXPECT_TRUE(preferred_in_tie(a1, a2));      // single_pass before two_pass
+  EXPECT_TRUE(preferred_in_tie(a1, a2));  // single_pass before two_pass
   EXPECT_FALSE(preferred_in_tie(a2, a1));
-  EXPECT_TRUE(preferred_in_tie(small, a1));   // smaller block x unroll
+  EXPECT_TRUE(preferred_in_tie(small, a1));  // smaller block x unroll
   EXPECT_TRUE(preferred_in_tie(a1, big));
   EXPECT_TRUE(preferred_in_tie("warp_shuffle.b256.u2.single_pass.f32.sum",
                                "smem.b128.u8.dynamic.single_pass.f32.sum"));  // 512 < 1024
@@ -146,9 +146,9 @@ TEST(Selection, WhereASecondLaunchIsNoiseOneTilePerBlockBeatsAPersistentGridInAT
   // Session 7's H200 run chose persistent grids that tied streaming ones within 0.2 % at
   // 2^26-2^29; they ran 1-4 % slower in the next call. Above 240 us a tie goes to the grid of
   // one block per tile, even against a smaller block x unroll and either finish.
-  const std::string vec = "vectorized.b256.u4.two_pass.f32.sum";        // persistent, 1024
-  const std::string ws = "warp_shuffle.b512.u16.single_pass.f32.sum";   // persistent, 8192
-  const std::string st = "streaming.b1024.u8.two_pass.f32.sum";         // one tile per block, 8192
+  const std::string vec = "vectorized.b256.u4.two_pass.f32.sum";       // persistent, 1024
+  const std::string ws = "warp_shuffle.b512.u16.single_pass.f32.sum";  // persistent, 8192
+  const std::string st = "streaming.b1024.u8.two_pass.f32.sum";        // one tile per block, 8192
   std::vector<Result> rs = {ok(vec, 500.0), ok(ws, 500.5), ok(st, 501.0)};
   EXPECT_EQ(select_winner(rs).winner, 2u);
   EXPECT_TRUE(preferred_in_tie(st, vec, false));
@@ -169,8 +169,8 @@ TEST(Selection, DeterministicForEqualMedians) {
 }
 
 TEST(Selection, Ranking) {
-  std::vector<Result> rs = {failed("x", Outcome::incorrect), ok(a2, 130), ok(a1, 100),
-                            ok(big, 120), ok(small, 110)};
+  std::vector<Result> rs = {failed("x", Outcome::incorrect), ok(a2, 130), ok(a1, 100), ok(big, 120),
+                            ok(small, 110)};
   EXPECT_EQ(rank_results(rs), (std::vector<std::size_t>{2, 4, 3, 1, 0}));
 }
 

@@ -68,8 +68,9 @@ TEST(SearchSpace, AxesAFamilyLacksAreIgnored) {
   EXPECT_EQ(ids.size(), 50u);
   for (const auto& id : ids) EXPECT_NE(id.find(".static."), std::string::npos) << id;
   // vectorized compiles unroll 1..8: unrolls [8, 16] keeps 8 for it, 16 for unroll.
-  c = from_text("[space]\nfamilies = [\"vectorized\", \"unroll\"]\nunrolls = [8, 16]\n"
-                "finishes = [\"single_pass\"]\nblocks = [256]\n");
+  c = from_text(
+      "[space]\nfamilies = [\"vectorized\", \"unroll\"]\nunrolls = [8, 16]\n"
+      "finishes = [\"single_pass\"]\nblocks = [256]\n");
   EXPECT_EQ(candidates_for(c.space, DType::i32, Op::sum),
             (std::vector<std::string>{"unroll.b256.u16.single_pass.i32.sum",
                                       "unroll.b256.u8.single_pass.i32.sum",
@@ -85,7 +86,6 @@ TEST(SearchSpace, KeysFollowTheConfigurationsOrder) {
   EXPECT_EQ(keys[1].op, Op::sum);
   EXPECT_EQ(keys[3].dtype, DType::i32);
 }
-
 
 TEST(SearchSpace, ASingleTileEntryIsACandidateOnlyUpToItsTile) {
   const auto keys = enumerate_space(default_config().space);

@@ -98,9 +98,9 @@ TEST_F(Strategies, HalvingWinnerIsExhaustivesOrWithinItsNoise) {
     for (const Result& x : ex.final_results)
       if (x.kernel_id == wh.kernel_id) twin = &x;
     ASSERT_NE(twin, nullptr);
-    EXPECT_TRUE(within_noise(we, *twin)) << "n=" << n << ": " << we.kernel_id << " "
-                                         << *we.median_us << " vs " << wh.kernel_id << " "
-                                         << *twin->median_us;
+    EXPECT_TRUE(within_noise(we, *twin))
+        << "n=" << n << ": " << we.kernel_id << " " << *we.median_us << " vs " << wh.kernel_id
+        << " " << *twin->median_us;
   }
   EXPECT_GE(same, config_->space.sizes.size() / 2);
   std::cerr << "halving picked exhaustive's winner at " << same << " of "
@@ -114,7 +114,8 @@ TEST_F(Strategies, HalvingRoundsMatchItsPlan) {
   EXPECT_EQ(o.rounds, 6);
   EXPECT_EQ(o.requests, 60u + 30 + 15 + 8 + 4 + 3);
   EXPECT_EQ(o.final_results.size(), 3u);
-  const PlannedSearch plan = find_strategy("halving")->plan(60, config_->strategy, config_->measure);
+  const PlannedSearch plan =
+      find_strategy("halving")->plan(60, config_->strategy, config_->measure);
   ASSERT_EQ(plan.rounds.size(), 6u);
   double total = 0;
   for (const auto& round : plan.rounds) total += round.measurements;
@@ -144,7 +145,8 @@ TEST_F(Strategies, HalvingDropsFailedCandidates) {
     if (id.rfind("vectorized.", 0) == 0) wrong.insert(id);
   auto runner = test::model_runner(wrong);
   StrategyConfig sc = config_->strategy;
-  SearchContext ctx{runner, config_->measure, sc, DType::f32, Op::sum, 1 << 24, nullptr, {}, 64, {}};
+  SearchContext ctx{runner,  config_->measure, sc, DType::f32, Op::sum,
+                    1 << 24, nullptr,          {}, 64,         {}};
   const SearchOutcome o = search_halving(*ids_, ctx);
   for (const Result& r : o.final_results) EXPECT_TRUE(r.ok()) << r.kernel_id;
   const Selection s = select_winner(o.final_results);
@@ -171,8 +173,7 @@ TEST_F(Strategies, RandomIsDeterministicForASeedAndRespectsItsCount) {
   EXPECT_NE(ia, ic);
   const std::set<std::string> distinct(ia.begin(), ia.end());
   EXPECT_EQ(distinct.size(), 20u);  // without replacement
-  for (const auto& id : ia)
-    EXPECT_NE(std::find(ids_->begin(), ids_->end(), id), ids_->end()) << id;
+  for (const auto& id : ia) EXPECT_NE(std::find(ids_->begin(), ids_->end(), id), ids_->end()) << id;
   // The same seed draws another sample at another size.
   auto d = test::model_runner();
   sc.seed = 7;
@@ -202,8 +203,8 @@ TEST_F(Strategies, RandomRespectsItsTimeBudget) {
   sc.random.seconds = 3;
   auto r = test::model_runner();
   r.seconds_per_call = 1;  // every measure() call takes a second of the fake clock
-  SearchContext ctx{r, config_->measure, sc, DType::f32, Op::sum, 1 << 20, nullptr,
-                    [&r] { return r.clock; }, 4, {}};
+  SearchContext ctx{r,       config_->measure,         sc, DType::f32, Op::sum, 1 << 20,
+                    nullptr, [&r] { return r.clock; }, 4,  {}};
   const SearchOutcome o = search_random(*ids_, ctx);
   EXPECT_EQ(r.calls, 3u);  // 0 s, 1 s, 2 s elapsed before each call; stop at 3 s
   EXPECT_EQ(o.final_results.size(), 12u);
@@ -227,7 +228,8 @@ TEST_F(Strategies, ARunnerThatAnswersWronglyIsAnError) {
    public:
     std::vector<Result> measure(std::span<const Request> rs) override {
       std::vector<Result> out;
-      for (std::size_t i = 0; i + 1 < rs.size(); ++i) out.push_back(test::model_result(rs[i].kernel_id, rs[i].n, 5, 0, 0));
+      for (std::size_t i = 0; i + 1 < rs.size(); ++i)
+        out.push_back(test::model_result(rs[i].kernel_id, rs[i].n, 5, 0, 0));
       return out;
     }
   } dropping;

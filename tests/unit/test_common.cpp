@@ -139,7 +139,8 @@ TEST(Paths, ReadersFallBackToTheSystemsDataFolders) {
   unsetenv("TUNEDREDUCE_DB");
   unsetenv("XDG_DATA_HOME");
   setenv("HOME", (root / "home").c_str(), 1);
-  setenv("XDG_DATA_DIRS", ("relative:" + (root / "sys1").string() + ":" + (root / "sys2").string()).c_str(), 1);
+  setenv("XDG_DATA_DIRS",
+         ("relative:" + (root / "sys1").string() + ":" + (root / "sys2").string()).c_str(), 1);
   // The user has none: the first system folder that has one (a relative entry is skipped).
   DbLocation r = resolve_db_path_for_reading(std::nullopt);
   EXPECT_EQ(r.path, root / "sys2" / "tunedreduce" / "tune.db");

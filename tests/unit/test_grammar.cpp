@@ -67,11 +67,14 @@ TEST(Grammar, OneCountWithinLimits) {
             "--n: takes one element count, not a list or range: '2^10,2^12'");
   EXPECT_EQ(error_of([] { parse_count("--n", "1..4+1"); }),
             "--n: takes one element count, not a list or range: '1..4+1'");
-  EXPECT_EQ(error_of([] { parse_count("--n", "1", {2, 10}); }),
+  EXPECT_EQ(error_of([] {
+              parse_count("--n", "1", {2, 10});
+            }),
             "--n: invalid size '1': 1 is below 2, the smallest element count here");
   // Control characters are shown, not sent to the terminal.
-  EXPECT_TRUE(error_of([] { parse_count("--n", "\x1b[31m"); })
-                  .starts_with("--n: invalid size '\\x1b[31m' ("));
+  EXPECT_TRUE(error_of([] {
+                parse_count("--n", "\x1b[31m");
+              }).starts_with("--n: invalid size '\\x1b[31m' ("));
 }
 
 TEST(Grammar, ACountGivenAsANumberHasTheSameLimitsAndMessages) {
@@ -81,7 +84,9 @@ TEST(Grammar, ACountGivenAsANumberHasTheSameLimitsAndMessages) {
   EXPECT_EQ(error_of([] { check_count("--n", max_count + 1); }),
             "--n: invalid size '1099511627777': 1099511627777 is above 2^40 = 1099511627776, "
             "the largest element count here");
-  EXPECT_EQ(error_of([] { check_count("--n", 64, {1, 32}); }),
+  EXPECT_EQ(error_of([] {
+              check_count("--n", 64, {1, 32});
+            }),
             "--n: invalid size '64': 64 is above 32, the largest element count here");
 }
 
@@ -123,32 +128,43 @@ TEST(Grammar, BadCountsNameTheOptionAndTheText) {
   auto err = [](const std::string& text) {
     return error_of([&] { parse_counts("--sizes", {text}); });
   };
-  EXPECT_EQ(err("1024..4096"), "--sizes: a range is FROM..TO*FACTOR or FROM..TO+STEP, got '1024..4096'");
-  EXPECT_EQ(err("12x"), "--sizes: invalid size '12x' (an element count: N, B^E or N with Ki, Mi, "
-                        "Gi or Ti (1000, 2^20, 16Mi))");
-  EXPECT_EQ(err("10-30"), "--sizes: invalid size '10-30' (an element count: N, B^E or N with Ki, "
-                          "Mi, Gi or Ti (1000, 2^20, 16Mi))");
+  EXPECT_EQ(err("1024..4096"),
+            "--sizes: a range is FROM..TO*FACTOR or FROM..TO+STEP, got '1024..4096'");
+  EXPECT_EQ(err("12x"),
+            "--sizes: invalid size '12x' (an element count: N, B^E or N with Ki, Mi, "
+            "Gi or Ti (1000, 2^20, 16Mi))");
+  EXPECT_EQ(err("10-30"),
+            "--sizes: invalid size '10-30' (an element count: N, B^E or N with Ki, "
+            "Mi, Gi or Ti (1000, 2^20, 16Mi))");
   EXPECT_EQ(err("2^10,,2^12"), "--sizes: empty item in '2^10,,2^12'");
   EXPECT_EQ(err("2^10,"), "--sizes: empty item in '2^10,'");
   EXPECT_EQ(err(""), "--sizes: no element count given");
-  EXPECT_EQ(err("x..2^20*2"), "--sizes: invalid size 'x' (an element count: N, B^E or N with Ki, "
-                              "Mi, Gi or Ti (1000, 2^20, 16Mi))");
-  EXPECT_EQ(err("1..2^20*y"), "--sizes: invalid factor 'y' in '1..2^20*y' (a number greater than "
-                              "1: 2, 1.5, 2^2)");
-  EXPECT_EQ(err("1..2^20+y"), "--sizes: invalid step 'y' in '1..2^20+y' (an element count: N, B^E "
-                              "or N with Ki, Mi, Gi or Ti (1000, 2^20, 16Mi))");
+  EXPECT_EQ(err("x..2^20*2"),
+            "--sizes: invalid size 'x' (an element count: N, B^E or N with Ki, "
+            "Mi, Gi or Ti (1000, 2^20, 16Mi))");
+  EXPECT_EQ(err("1..2^20*y"),
+            "--sizes: invalid factor 'y' in '1..2^20*y' (a number greater than "
+            "1: 2, 1.5, 2^2)");
+  EXPECT_EQ(err("1..2^20+y"),
+            "--sizes: invalid step 'y' in '1..2^20+y' (an element count: N, B^E "
+            "or N with Ki, Mi, Gi or Ti (1000, 2^20, 16Mi))");
   EXPECT_EQ(err("2^20..2^10*2"), "--sizes: '2^20..2^10*2': from is greater than to");
   EXPECT_EQ(err("1..10*1"), "--sizes: '1..10*1': a factor of at most 1 does not advance");
   EXPECT_EQ(err("1..10+0"), "--sizes: '1..10+0': a step below 1 does not advance");
   EXPECT_EQ(err("1..100000+1"),
             "--sizes: '1..100000+1': the range gives more than 4096 sizes; use a larger step or "
             "factor");
-  EXPECT_EQ(err("0..8+1"), "--sizes: invalid size '0': 0 is below 1, the smallest element count here");
-  EXPECT_EQ(err("1..2^41*2"), "--sizes: invalid size '2^41': 2199023255552 is above 2^40 = "
-                              "1099511627776, the largest element count here");
-  EXPECT_EQ(err("2^50"), "--sizes: invalid size '2^50': 1125899906842624 is above 2^40 = "
-                         "1099511627776, the largest element count here");
-  EXPECT_EQ(error_of([] { parse_counts("--sizes", {"1..3000+1", "5000..8000+1"}); }),
+  EXPECT_EQ(err("0..8+1"),
+            "--sizes: invalid size '0': 0 is below 1, the smallest element count here");
+  EXPECT_EQ(err("1..2^41*2"),
+            "--sizes: invalid size '2^41': 2199023255552 is above 2^40 = "
+            "1099511627776, the largest element count here");
+  EXPECT_EQ(err("2^50"),
+            "--sizes: invalid size '2^50': 1125899906842624 is above 2^40 = "
+            "1099511627776, the largest element count here");
+  EXPECT_EQ(error_of([] {
+              parse_counts("--sizes", {"1..3000+1", "5000..8000+1"});
+            }),
             "--sizes: gives 6001 sizes; at most 4096 are allowed");
   std::string many;  // a thousand ranges: refused before all of them are expanded
   for (int i = 0; i < 1000; ++i) {
@@ -159,7 +175,9 @@ TEST(Grammar, BadCountsNameTheOptionAndTheText) {
   EXPECT_EQ(error_of([&] { parse_counts("--sizes", {many}); }),
             "--sizes: gives more than 4096 sizes; at most 4096 are allowed");
   EXPECT_EQ(parse_counts("--sizes", {"1..4096+1,1..4096+1,1..4096+1"}).size(), 4096u);
-  EXPECT_EQ(error_of([] { parse_counts("--sizes", {"2^35"}, {1, std::uint64_t{1} << 34}); }),
+  EXPECT_EQ(error_of([] {
+              parse_counts("--sizes", {"2^35"}, {1, std::uint64_t{1} << 34});
+            }),
             "--sizes: invalid size '2^35': 34359738368 is above 2^34 = 17179869184, the largest "
             "element count here");
 }
@@ -179,7 +197,8 @@ TEST(Grammar, ListsSplitAtCommasAndJoinRepeats) {
   EXPECT_EQ(split_list("--dtypes", {"i32"}), S({"i32"}));
   EXPECT_EQ(split_list("--dtypes", {"i32,f32", "f64"}), S({"i32", "f32", "f64"}));
   EXPECT_EQ(split_list("--dtypes", {" i32 , f32 "}), S({"i32", "f32"}));
-  EXPECT_EQ(error_of([] { split_list("--dtypes", {"i32,,f32"}); }), "--dtypes: empty item in 'i32,,f32'");
+  EXPECT_EQ(error_of([] { split_list("--dtypes", {"i32,,f32"}); }),
+            "--dtypes: empty item in 'i32,,f32'");
   EXPECT_EQ(error_of([] { split_list("--ops", {"sum,"}); }), "--ops: empty item in 'sum,'");
   EXPECT_EQ(error_of([] { split_list("--ops", {""}); }), "--ops: empty value");
   EXPECT_EQ(error_of([] { split_list("--ops", {}); }), "--ops: no value given");

@@ -25,7 +25,8 @@ TEST(Registry, HasEveryFamilyTypeAndOperator) {
   for (Family f : all_families)
     for (DType d : all_dtypes)
       for (Op o : all_ops)
-        EXPECT_GT((count[{f, d, o}]), 0) << family_name(f) << " " << dtype_name(d) << " " << op_name(o);
+        EXPECT_GT((count[{f, d, o}]), 0)
+            << family_name(f) << " " << dtype_name(d) << " " << op_name(o);
   std::size_t expected = 0;
   for (DType d : all_dtypes)
     for (Op o : all_ops) expected += space::configs_per_key(d, o);
@@ -39,14 +40,15 @@ TEST(Registry, PackedFinishOnlyForThe32BitIntegerSumsOfTheVectorFamilies) {
     if (p.finish != Finish::packed) continue;
     ++packed[{p.dtype, p.op}];
     EXPECT_TRUE(p.family == Family::vectorized || p.family == Family::tiled ||
-                p.family == Family::streaming) << e.id;
+                p.family == Family::streaming)
+        << e.id;
   }
   for (DType d : all_dtypes)
     for (Op o : all_ops)
       if (packed_finish_applies(d, o))
-        EXPECT_EQ((packed[{d, o}]), 3 * 5 * 4) << dtype_name(d) << " " << op_name(o);  // 3 families x 5 blocks x 4 unrolls
-      else
-        EXPECT_EQ((packed[{d, o}]), 0) << dtype_name(d) << " " << op_name(o);
+        EXPECT_EQ((packed[{d, o}]), 3 * 5 * 4)
+            << dtype_name(d) << " " << op_name(o);  // 3 families x 5 blocks x 4 unrolls
+      else EXPECT_EQ((packed[{d, o}]), 0) << dtype_name(d) << " " << op_name(o);
   EXPECT_TRUE(find("tiled.b256.u2.packed.i32.sum"));
   EXPECT_FALSE(find("tiled.b256.u2.packed.f32.sum"));
   EXPECT_FALSE(find("smem.b256.u2.static.packed.i32.sum"));
@@ -94,7 +96,7 @@ TEST(Registry, ExampleIdsFromTheDesign) {
   EXPECT_NE(find("smem.b256.u8.dynamic.single_pass.f32.sum"), nullptr);
   EXPECT_NE(find("interleaved.b128.two_pass.i32.min"), nullptr);
   EXPECT_NE(find("vectorized.b512.u4.single_pass.u64.max"), nullptr);
-  EXPECT_EQ(find("interleaved.b128.u2.two_pass.i32.min"), nullptr);  // no unroll for interleaved
+  EXPECT_EQ(find("interleaved.b128.u2.two_pass.i32.min"), nullptr);    // no unroll for interleaved
   EXPECT_EQ(find("unroll.b128.u2.static.two_pass.i32.min"), nullptr);  // no smem mode there
   EXPECT_EQ(find("smem.b256.u8.none.single_pass.f32.sum"), nullptr);
   EXPECT_EQ(find("smem.b96.u8.static.single_pass.f32.sum"), nullptr);
@@ -121,7 +123,9 @@ TEST(Registry, MeaninglessCombinationsAreNotCompiled) {
       EXPECT_GE(p.unroll, p.family == Family::smem || p.family == Family::warp_shuffle ||
                                   p.family == Family::vectorized || p.family == Family::tiled ||
                                   p.family == Family::streaming || p.family == Family::single_tile
-                              ? 1 : 2) << e.id;
+                              ? 1
+                              : 2)
+          << e.id;
     EXPECT_LE(p.unroll, 16) << e.id;
     EXPECT_EQ(p.smem != SmemMode::none, p.family == Family::smem) << e.id;
     EXPECT_GE(p.block, 64);
@@ -132,10 +136,11 @@ TEST(Registry, MeaninglessCombinationsAreNotCompiled) {
 
 TEST(ParseId, RejectsMalformedIds) {
   for (const char* bad :
-       {"", "smem", "smem.b256.u8.dynamic.single_pass.f32", "smem.b256.u8.dynamic.single_pass.float.sum",
-        "smem.b0256.u8.dynamic.single_pass.f32.sum", "smem.b256.u8.dynamic.single_pass.f32.sum.x",
-        "smem.b256.u-8.dynamic.single_pass.f32.sum", "nope.b256.two_pass.f32.sum",
-        "smem.b256.u8.dynamic.three_pass.f32.sum", "interleaved.b128.two_pass.i32.avg"})
+       {"", "smem", "smem.b256.u8.dynamic.single_pass.f32",
+        "smem.b256.u8.dynamic.single_pass.float.sum", "smem.b0256.u8.dynamic.single_pass.f32.sum",
+        "smem.b256.u8.dynamic.single_pass.f32.sum.x", "smem.b256.u-8.dynamic.single_pass.f32.sum",
+        "nope.b256.two_pass.f32.sum", "smem.b256.u8.dynamic.three_pass.f32.sum",
+        "interleaved.b128.two_pass.i32.avg"})
     EXPECT_FALSE(parse_id(bad)) << bad;
 }
 
@@ -147,8 +152,8 @@ TEST(CanImplement, FollowsItsRules) {
   EXPECT_FALSE(f32->can_implement(1000, 4, dev));
   EXPECT_FALSE(f32->can_implement(1000, 256, dev));
   EXPECT_FALSE(f32->can_implement(0, 4, dev));
-  EXPECT_TRUE(f32->can_implement(1000, 2, dev));            // not element-aligned
-  EXPECT_TRUE(f64->can_implement(1000, 4, dev));            // 8-byte elements need 8
+  EXPECT_TRUE(f32->can_implement(1000, 2, dev));  // not element-aligned
+  EXPECT_TRUE(f64->can_implement(1000, 4, dev));  // 8-byte elements need 8
   EXPECT_FALSE(f64->can_implement(1000, 8, dev));
   EXPECT_TRUE(f32->can_implement(max_elements + 1, 4, dev));
   EXPECT_FALSE(f32->can_implement(max_elements, 4, dev));
@@ -188,9 +193,9 @@ TEST(SingleTile, TakesOneTileWithOneFinishAndRefusesMoreByName) {
     EXPECT_GT(e.workspace_bytes(tile, dev), 0u) << e.id;
     const auto why = e.can_implement(tile + 1, 256, dev);
     ASSERT_TRUE(why) << e.id;
-    EXPECT_NE(why->find("exceeds the single tile of this kernel (" + std::to_string(tile) + " elements: " +
-                        std::to_string(p.block) + " threads x " + std::to_string(p.unroll) +
-                        " 16-byte vectors)"),
+    EXPECT_NE(why->find("exceeds the single tile of this kernel (" + std::to_string(tile) +
+                        " elements: " + std::to_string(p.block) + " threads x " +
+                        std::to_string(p.unroll) + " 16-byte vectors)"),
               std::string::npos)
         << *why;
     EXPECT_EQ(e.workspace_bytes(tile + 1, dev), 0u) << e.id;
@@ -235,8 +240,9 @@ TEST(Workspace, SizesFollowTheLayout) {
       const std::size_t elem = dtype_size(p.dtype);
       // Completion counter + the partials: one T per block (two_pass), one flagged slot of
       // 2 * sizeof(T) per block (single_pass), none (packed).
-      const std::size_t per_block =
-          p.finish == Finish::two_pass ? elem : p.finish == Finish::single_pass ? 2 * elem : 0;
+      const std::size_t per_block = p.finish == Finish::two_pass      ? elem
+                                    : p.finish == Finish::single_pass ? 2 * elem
+                                                                      : 0;
       std::size_t need = 256 + grid * per_block;
       if (is_global_memory_family(p.family)) need += grid * p.block * elem;  // the in-place copy
       EXPECT_GE(ws, need) << e.id << " n=" << n;
@@ -250,7 +256,8 @@ TEST(Workspace, SizesFollowTheLayout) {
       const std::uint64_t chunks = (n + chunk - 1) / chunk;
       if (p.family == Family::warp_shuffle || p.family == Family::vectorized) {
         const std::uint64_t resident =
-            std::uint64_t(dev.sm_count) * std::min(dev.max_blocks_per_sm, dev.max_threads_per_sm / p.block);
+            std::uint64_t(dev.sm_count) *
+            std::min(dev.max_blocks_per_sm, dev.max_threads_per_sm / p.block);
         EXPECT_LE(grid, std::min(chunks, resident)) << e.id << " n=" << n;
       } else if (p.family == Family::tiled || p.family == Family::streaming) {
         EXPECT_EQ(grid, std::min<std::uint64_t>(chunks, 65535)) << e.id << " n=" << n;

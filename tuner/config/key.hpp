@@ -42,7 +42,7 @@ using Field = std::variant<std::monostate, Accessor<int>, Accessor<double>, Acce
 /// &BisectConfig::max_depth>(). Instantiate it where TuneConfig is complete.
 template <auto... Path>
 constexpr Field member() {
-  return +[](TuneConfig& c) -> auto& { return (c .* ... .* Path); };
+  return +[](TuneConfig & c) -> auto& { return (c.*....*Path); };
 }
 
 struct KeySpec {

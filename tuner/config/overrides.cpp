@@ -30,7 +30,8 @@ std::vector<std::string> split_list(std::string_view s) {
   std::size_t start = 0;
   while (true) {
     std::size_t comma = s.find(',', start);
-    out.emplace_back(trim(s.substr(start, comma == std::string_view::npos ? s.npos : comma - start)));
+    out.emplace_back(
+        trim(s.substr(start, comma == std::string_view::npos ? s.npos : comma - start)));
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }
@@ -93,9 +94,9 @@ RawSizes parse_sizes_text(std::string_view flag, std::string_view text, const st
   const std::string option = "--" + std::string(flag);
   const std::vector<grammar::CountItem> items = grammar::parse_count_items(option, text);
   auto located = [&](std::uint64_t v) {
-    return Located<std::int64_t>{
-        static_cast<std::int64_t>(std::min<std::uint64_t>(v, std::numeric_limits<std::int64_t>::max())),
-        where};
+    return Located<std::int64_t>{static_cast<std::int64_t>(std::min<std::uint64_t>(
+                                     v, std::numeric_limits<std::int64_t>::max())),
+                                 where};
   };
   RawSizes sizes;
   if (items.size() == 1 && items[0].is_range) {
@@ -113,8 +114,8 @@ RawSizes parse_sizes_text(std::string_view flag, std::string_view text, const st
     for (const grammar::CountItem& c : items) sizes.list.push_back(located(c.value));
     return sizes;
   }
-  for (std::uint64_t v : grammar::expand_counts(option, items, {1, kernels::max_elements},
-                                                max_grid_sizes))
+  for (std::uint64_t v :
+       grammar::expand_counts(option, items, {1, kernels::max_elements}, max_grid_sizes))
     sizes.list.push_back(located(v));
   return sizes;
 }

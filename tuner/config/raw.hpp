@@ -27,9 +27,9 @@ struct RawSizes {
   std::optional<Located<double>> factor;
 };
 
-using RawValue = std::variant<std::int64_t, double, bool, std::string,
-                              std::vector<Located<std::string>>,
-                              std::vector<Located<std::int64_t>>, RawSizes>;
+using RawValue =
+    std::variant<std::int64_t, double, bool, std::string, std::vector<Located<std::string>>,
+                 std::vector<Located<std::int64_t>>, RawSizes>;
 
 /// A parsed but not yet validated tune.toml: key path -> typed value, with positions. Types are
 /// already checked (an integer key holds an integer); values are not.

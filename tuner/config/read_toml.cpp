@@ -141,11 +141,9 @@ class TomlReader {
       if (const KeySpec* spec = find_key(path)) {
         read_value(node, *spec, path);
       } else if (is_table_path(path)) {
-        if (const toml::table* sub = node.as_table())
-          read_table(*sub, path);
+        if (const toml::table* sub = node.as_table()) read_table(*sub, path);
         else
-          diag_.add(at(node.source(), path),
-                    "expected a table, got " + type_phrase(node.type()));
+          diag_.add(at(node.source(), path), "expected a table, got " + type_phrase(node.type()));
       } else {
         unknown_key(k, name, prefix, children_of(prefix));
       }
@@ -161,10 +159,8 @@ class TomlReader {
                    const std::vector<std::string>& valid) {
     std::string msg = "unknown key '" + name + "'";
     if (!prefix.empty()) msg += " in [" + prefix + "]";
-    if (auto near = nearest(name, valid))
-      msg += " (did you mean '" + *near + "'?)";
-    else
-      msg += " (valid keys: " + join(valid) + ")";
+    if (auto near = nearest(name, valid)) msg += " (did you mean '" + *near + "'?)";
+    else msg += " (valid keys: " + join(valid) + ")";
     const std::string path = prefix.empty() ? name : prefix + "." + name;
     diag_.add(at(k.source(), path), msg);
   }
@@ -180,10 +176,8 @@ class TomlReader {
 
   std::optional<double> number(const toml::node& node, const std::string& path) {
     double v;
-    if (auto i = node.as_integer())
-      v = static_cast<double>(i->get());
-    else if (auto f = node.as_floating_point())
-      v = f->get();
+    if (auto i = node.as_integer()) v = static_cast<double>(i->get());
+    else if (auto f = node.as_floating_point()) v = f->get();
     else {
       wrong_type(node, path, "a number");
       return std::nullopt;
@@ -198,25 +192,19 @@ class TomlReader {
   void read_value(const toml::node& node, const KeySpec& spec, const std::string& path) {
     switch (spec.kind) {
       case KeyKind::integer:
-        if (auto i = node.as_integer())
-          set(path, node, i->get());
-        else
-          wrong_type(node, path, kind_phrase(spec.kind));
+        if (auto i = node.as_integer()) set(path, node, i->get());
+        else wrong_type(node, path, kind_phrase(spec.kind));
         return;
       case KeyKind::number:
         if (auto v = number(node, path)) set(path, node, *v);
         return;
       case KeyKind::boolean:
-        if (auto b = node.as_boolean())
-          set(path, node, b->get());
-        else
-          wrong_type(node, path, kind_phrase(spec.kind));
+        if (auto b = node.as_boolean()) set(path, node, b->get());
+        else wrong_type(node, path, kind_phrase(spec.kind));
         return;
       case KeyKind::string:
-        if (auto s = node.as_string())
-          set(path, node, s->get());
-        else
-          wrong_type(node, path, kind_phrase(spec.kind));
+        if (auto s = node.as_string()) set(path, node, s->get());
+        else wrong_type(node, path, kind_phrase(spec.kind));
         return;
       case KeyKind::string_list:
       case KeyKind::integer_list:
@@ -231,8 +219,7 @@ class TomlReader {
   // A list key: an array, or the string "all" (every compiled value: the key's default).
   void read_list(const toml::node& node, const KeySpec& spec, const std::string& path) {
     if (auto s = node.as_string()) {
-      if (s->get() == "all")
-        set(path, node, std::string("all"));
+      if (s->get() == "all") set(path, node, std::string("all"));
       else
         diag_.add(at(node.source(), path),
                   "expected " + kind_phrase(spec.kind) + ", got the string '" + s->get() + "'");
@@ -251,22 +238,16 @@ class TomlReader {
       const toml::node& e = *arr->get(i);
       const std::string epath = fmt::format("{}[{}]", path, i);
       if (strings) {
-        if (auto s = e.as_string())
-          svals.push_back({s->get(), at(e.source(), epath)});
-        else
-          wrong_type(e, epath, "a string"), ok = false;
+        if (auto s = e.as_string()) svals.push_back({s->get(), at(e.source(), epath)});
+        else wrong_type(e, epath, "a string"), ok = false;
       } else {
-        if (auto v = e.as_integer())
-          ivals.push_back({v->get(), at(e.source(), epath)});
-        else
-          wrong_type(e, epath, "an integer"), ok = false;
+        if (auto v = e.as_integer()) ivals.push_back({v->get(), at(e.source(), epath)});
+        else wrong_type(e, epath, "an integer"), ok = false;
       }
     }
     if (!ok) return;
-    if (strings)
-      set(path, node, std::move(svals));
-    else
-      set(path, node, std::move(ivals));
+    if (strings) set(path, node, std::move(svals));
+    else set(path, node, std::move(ivals));
   }
 
   void read_sizes(const toml::node& node, const std::string& path) {
@@ -276,10 +257,8 @@ class TomlReader {
       for (std::size_t i = 0; i < arr->size(); ++i) {
         const toml::node& e = *arr->get(i);
         const std::string epath = fmt::format("{}[{}]", path, i);
-        if (auto v = e.as_integer())
-          sizes.list.push_back({v->get(), at(e.source(), epath)});
-        else
-          wrong_type(e, epath, "an integer"), ok = false;
+        if (auto v = e.as_integer()) sizes.list.push_back({v->get(), at(e.source(), epath)});
+        else wrong_type(e, epath, "an integer"), ok = false;
       }
       if (ok) set(path, node, std::move(sizes));
       return;
@@ -296,14 +275,12 @@ class TomlReader {
       const std::string name(k.str());
       const std::string epath = path + "." + name;
       if (name == "factor") {
-        if (auto v = number(e, epath))
-          sizes.factor = Located<double>{*v, at(e.source(), epath)};
-        else
-          ok = false;
+        if (auto v = number(e, epath)) sizes.factor = Located<double>{*v, at(e.source(), epath)};
+        else ok = false;
         continue;
       }
-      std::optional<Located<std::int64_t>>* slot = name == "from" ? &sizes.from
-                                                   : name == "to" ? &sizes.to
+      std::optional<Located<std::int64_t>>* slot = name == "from"   ? &sizes.from
+                                                   : name == "to"   ? &sizes.to
                                                    : name == "step" ? &sizes.step
                                                                     : nullptr;
       if (!slot) {
@@ -358,8 +335,9 @@ RawConfig parse_config_file(const std::filesystem::path& path) {
                 exit_code::usage);
   if (std::filesystem::is_directory(path, ec))
     throw Error(path.string() + ": is a directory, not a tune.toml file", exit_code::usage);
-  return parse_config_text(
-      read_file_limited(path, max_config_bytes, "a tune.toml", exit_code::usage), path.string());
+  return parse_config_text(read_file_limited(path, max_config_bytes, "a tune.toml",
+                                             exit_code::usage),
+                           path.string());
 }
 
 }  // namespace tunedreduce::tuner

@@ -22,21 +22,53 @@ using kernels::SmemMode;
 
 // [space]: names and numbers checked against the registry by the validator's own code.
 constexpr KeySpec space_keys[] = {
-    {"space.families", KeyKind::string_list, "kernel families to search", {}, {},
+    {"space.families",
+     KeyKind::string_list,
+     "kernel families to search",
+     {},
+     {},
      [](const TuneConfig& c) { return canonical_list(c.space.families, kernels::family_name); }},
-    {"space.blocks", KeyKind::integer_list, "threads per block", {}, {},
+    {"space.blocks",
+     KeyKind::integer_list,
+     "threads per block",
+     {},
+     {},
      [](const TuneConfig& c) { return canonical_list(c.space.blocks); }},
-    {"space.unrolls", KeyKind::integer_list, "unroll factors (families that have one)", {}, {},
+    {"space.unrolls",
+     KeyKind::integer_list,
+     "unroll factors (families that have one)",
+     {},
+     {},
      [](const TuneConfig& c) { return canonical_list(c.space.unrolls); }},
-    {"space.smem", KeyKind::string_list, "shared-memory modes of the smem family", {}, {},
+    {"space.smem",
+     KeyKind::string_list,
+     "shared-memory modes of the smem family",
+     {},
+     {},
      [](const TuneConfig& c) { return canonical_list(c.space.smem, kernels::smem_mode_name); }},
-    {"space.finishes", KeyKind::string_list, "finishing strategies", {}, {},
+    {"space.finishes",
+     KeyKind::string_list,
+     "finishing strategies",
+     {},
+     {},
      [](const TuneConfig& c) { return canonical_list(c.space.finishes, kernels::finish_name); }},
-    {"space.dtypes", KeyKind::string_list, "element types", {}, {},
+    {"space.dtypes",
+     KeyKind::string_list,
+     "element types",
+     {},
+     {},
      [](const TuneConfig& c) { return canonical_list(c.space.dtypes, dtype_name); }},
-    {"space.ops", KeyKind::string_list, "operators", {}, {},
+    {"space.ops",
+     KeyKind::string_list,
+     "operators",
+     {},
+     {},
      [](const TuneConfig& c) { return canonical_list(c.space.ops, op_name); }},
-    {"space.sizes", KeyKind::sizes, "element counts: a list or a range", {}, {},
+    {"space.sizes",
+     KeyKind::sizes,
+     "element counts: a list or a range",
+     {},
+     {},
      [](const TuneConfig& c) { return canonical_list(c.space.sizes); }},
 };
 
@@ -60,7 +92,11 @@ constexpr KeySpec measure_keys[] = {
      Bounds{0, 10, false, false,
             "{} is out of range: target_spread must be 0 to 10 (0: never stop early)"}},
     // A name: checked by the validator (db::parse_l2_mode).
-    {"measure.l2", KeyKind::string, "cold (L2 flushed before every timed launch) or warm", {}, {},
+    {"measure.l2",
+     KeyKind::string,
+     "cold (L2 flushed before every timed launch) or warm",
+     {},
+     {},
      [](const TuneConfig& c) { return std::string(db::l2_mode_name(c.measure.l2)); }},
     {"measure.timeout_s", KeyKind::number, "a candidate silent this long is killed",
      member<&TuneConfig::measure, &MeasurePolicy::timeout_s>(),
@@ -71,7 +107,11 @@ constexpr KeySpec measure_keys[] = {
 // [strategy]: the name and the seed; each strategy's own table follows (strategies()).
 constexpr KeySpec strategy_keys[] = {
     // A name: checked by the validator against strategies().
-    {"strategy.name", KeyKind::string, "exhaustive, random or halving", {}, {},
+    {"strategy.name",
+     KeyKind::string,
+     "exhaustive, random or halving",
+     {},
+     {},
      [](const TuneConfig& c) { return c.strategy.name; }},
     {"strategy.seed", KeyKind::integer, "seed of the random strategy",
      member<&TuneConfig::strategy, &StrategyConfig::seed>(),
@@ -92,7 +132,9 @@ constexpr KeySpec bisect_keys[] = {
 
 std::vector<KeySpec> all_keys() {
   std::vector<KeySpec> keys;
-  auto add = [&](std::span<const KeySpec> part) { keys.insert(keys.end(), part.begin(), part.end()); };
+  auto add = [&](std::span<const KeySpec> part) {
+    keys.insert(keys.end(), part.begin(), part.end());
+  };
   add(space_keys);
   add(measure_keys);
   add(strategy_keys);

@@ -17,7 +17,7 @@ namespace tunedreduce::tuner {
 struct SpaceConfig {
   std::vector<kernels::Family> families;
   std::vector<int> blocks;
-  std::vector<int> unrolls;  // ignored for families without an unroll factor
+  std::vector<int> unrolls;             // ignored for families without an unroll factor
   std::vector<kernels::SmemMode> smem;  // static/dynamic; ignored for families other than smem
   std::vector<kernels::Finish> finishes;
   std::vector<DType> dtypes;

@@ -88,7 +88,8 @@ class Validator {
       if (e && std::find(all.begin(), all.end(), *e) == all.end()) e.reset();
       if (!e) {
         std::string msg = fmt::format("unknown {} '{}'", what, item.value);
-        if (auto near = nearest(item.value, choices)) msg += fmt::format(" (did you mean '{}'?)", *near);
+        if (auto near = nearest(item.value, choices))
+          msg += fmt::format(" (did you mean '{}'?)", *near);
         msg += "; choices: " + join(choices);
         diag_.add(item.where, msg);
         continue;
@@ -128,23 +129,26 @@ class Validator {
     s.ops = names("space.ops", op_names, all_ops, parse_op, "operator");
 
     // Blocks: CUDA's rules first, then the registry's.
-    std::vector<int> compiled_blocks(std::begin(kernels::space::blocks), std::end(kernels::space::blocks));
+    std::vector<int> compiled_blocks(std::begin(kernels::space::blocks),
+                                     std::end(kernels::space::blocks));
     if (auto items = list<std::int64_t>("space.blocks", blocks_where)) {
       if (items->empty()) diag_.add(blocks_where, "is empty: nothing to tune");
       for (const auto& item : *items) {
         const std::int64_t b = item.value;
-        if (b <= 0)
-          diag_.add(item.where, fmt::format("block size {} must be positive", b));
+        if (b <= 0) diag_.add(item.where, fmt::format("block size {} must be positive", b));
         else if (b % 32 != 0)
-          diag_.add(item.where, fmt::format("block size {} is not a multiple of 32 (the warp size)", b));
+          diag_.add(item.where,
+                    fmt::format("block size {} is not a multiple of 32 (the warp size)", b));
         else if (b > 1024)
           diag_.add(item.where, fmt::format("block size {} is above 1024, the most threads a CUDA "
                                             "block can have",
                                             b));
         else if (limits_.max_threads_per_block && b > *limits_.max_threads_per_block)
-          diag_.add(item.where, fmt::format("block size {} is above this device's limit of {} threads",
-                                            b, *limits_.max_threads_per_block));
-        else if (std::find(compiled_blocks.begin(), compiled_blocks.end(), b) == compiled_blocks.end())
+          diag_.add(item.where,
+                    fmt::format("block size {} is above this device's limit of {} threads", b,
+                                *limits_.max_threads_per_block));
+        else if (std::find(compiled_blocks.begin(), compiled_blocks.end(), b) ==
+                 compiled_blocks.end())
           diag_.add(item.where, fmt::format("block size {} is not in the registry (compiled block "
                                             "sizes: {})",
                                             b, join(compiled_blocks)));
@@ -153,7 +157,8 @@ class Validator {
       }
     } else {
       for (int b : compiled_blocks)
-        if (!limits_.max_threads_per_block || b <= *limits_.max_threads_per_block) s.blocks.push_back(b);
+        if (!limits_.max_threads_per_block || b <= *limits_.max_threads_per_block)
+          s.blocks.push_back(b);
     }
 
     // Unrolls: compiled by some family, and by a selected family that has an unroll factor.
@@ -282,22 +287,23 @@ class Validator {
       std::sort(out.begin(), out.end());
       out.erase(std::unique(out.begin(), out.end()), out.end());
       if (out.size() > max_grid_sizes)
-        diag_.add(v->where, fmt::format("has {} sizes; at most {} are allowed", out.size(),
-                                        max_grid_sizes));
+        diag_.add(v->where,
+                  fmt::format("has {} sizes; at most {} are allowed", out.size(), max_grid_sizes));
       return;
     }
     bool ok = true;
     if (!r.from) diag_.add(v->where, "a range needs 'from'"), ok = false;
     if (!r.to) diag_.add(v->where, "a range needs 'to'"), ok = false;
     if (r.step && r.factor)
-      diag_.add(r.factor->where, "give either 'step' (additive) or 'factor' (geometric), not both"), ok = false;
+      diag_.add(r.factor->where, "give either 'step' (additive) or 'factor' (geometric), not both"),
+          ok = false;
     if (!r.step && !r.factor)
       diag_.add(v->where, "a range needs 'step' (additive) or 'factor' (geometric)"), ok = false;
     if (r.from && !check_n(*r.from, "from = ")) ok = false;
     if (r.to && !check_n(*r.to, "to = ")) ok = false;
     if (r.from && r.to && r.from->value > r.to->value) {
-      diag_.add(v->where, fmt::format("from ({}) is greater than to ({})", r.from->value,
-                                      r.to->value));
+      diag_.add(v->where,
+                fmt::format("from ({}) is greater than to ({})", r.from->value, r.to->value));
       ok = false;
     }
     if (r.step && r.step->value < 1) {
@@ -344,10 +350,8 @@ class Validator {
             } else {
               const std::int64_t x = std::get<std::int64_t>(v->value);
               if (!admitted(key, *v, static_cast<double>(x), std::to_string(x))) return;
-              if constexpr (std::is_same_v<T, std::optional<std::int64_t>>)
-                field = x;
-              else
-                field = static_cast<T>(x);  // within the bounds, so within T
+              if constexpr (std::is_same_v<T, std::optional<std::int64_t>>) field = x;
+              else field = static_cast<T>(x);  // within the bounds, so within T
             }
           }
         },
@@ -369,10 +373,8 @@ class Validator {
 
   void measure(MeasurePolicy& m) {
     if (auto l2 = scalar<std::string>("measure.l2")) {
-      if (auto mode = db::parse_l2_mode(l2->value))
-        m.l2 = *mode;
-      else
-        diag_.add(l2->where, "unknown L2 mode '" + l2->value + "'; choices: cold, warm");
+      if (auto mode = db::parse_l2_mode(l2->value)) m.l2 = *mode;
+      else diag_.add(l2->where, "unknown L2 mode '" + l2->value + "'; choices: cold, warm");
     }
     if (m.max_repeats < m.min_repeats) {
       auto where = get("measure.max_repeats") ? get("measure.max_repeats")->where
@@ -398,7 +400,8 @@ class Validator {
         std::vector<std::string> choices;
         for (const StrategyInfo& i : strategies()) choices.emplace_back(i.name);
         std::string msg = fmt::format("unknown strategy '{}'", name->value);
-        if (auto near = nearest(name->value, choices)) msg += fmt::format(" (did you mean '{}'?)", *near);
+        if (auto near = nearest(name->value, choices))
+          msg += fmt::format(" (did you mean '{}'?)", *near);
         diag_.add(name->where, msg + "; choices: " + join(choices));
       } else {
         s.name = name->value;

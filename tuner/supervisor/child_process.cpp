@@ -77,7 +77,8 @@ ChildProcess::ReadStatus ChildProcess::read_line(std::string& line, int timeout_
     }
     if (buffer_.size() > max_line_bytes) return ReadStatus::too_long;
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          deadline - std::chrono::steady_clock::now()).count();
+                          deadline - std::chrono::steady_clock::now())
+                          .count();
     if (left <= 0) return ReadStatus::timeout;
     pollfd pfd{out_fd_, POLLIN, 0};
     int r = poll(&pfd, 1, static_cast<int>(std::min<long long>(left, 1000)));

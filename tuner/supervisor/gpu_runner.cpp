@@ -32,11 +32,13 @@ Json command(protocol::Command::Kind kind) {
 }
 
 std::uint64_t fresh_seed() {
-  return (std::uint64_t(std::random_device{}()) << 32 ^ std::random_device{}()) & 0x7fffffffffffffffull;
+  return (std::uint64_t(std::random_device{}()) << 32 ^ std::random_device{}()) &
+         0x7fffffffffffffffull;
 }
 
 db::CandidateParams candidate_params(const std::string& id) {
-  if (const kernels::ManifestEntry* m = kernels::manifest_find(id)) return kernels::stored_params(m->params);
+  if (const kernels::ManifestEntry* m = kernels::manifest_find(id))
+    return kernels::stored_params(m->params);
   db::CandidateParams c;
   c.family = id.substr(0, id.find('.'));  // test-only kernels
   return c;
@@ -96,9 +98,9 @@ class Worker {
         case ChildProcess::ReadStatus::timeout:
           proc_.kill_now();
           proc_.wait();
-          lose(db::Outcome::timeout,
-               "no answer from the worker for " + std::to_string(timeout_ms / 1000.0).substr(0, 5) +
-                   " s: killed");
+          lose(db::Outcome::timeout, "no answer from the worker for " +
+                                         std::to_string(timeout_ms / 1000.0).substr(0, 5) +
+                                         " s: killed");
           break;
         case ChildProcess::ReadStatus::eof:
           lose(db::Outcome::crashed, "the worker died (" + describe_exit(proc_.wait()) + ")");
@@ -180,12 +182,12 @@ class GpuRunner final : public Runner {
     info.runtime_version = fp.runtime_version;
     rec_.run_id = db_.begin_run(info);
     record_gpu(fp);
-    spdlog::info("device {}: {} (fingerprint {}), run {}", opt_.device, fp.name, fp.key(), rec_.run_id);
+    spdlog::info("device {}: {} (fingerprint {}), run {}", opt_.device, fp.name, fp.key(),
+                 rec_.run_id);
     if (opt_.measure_bandwidth) {
       try {
-        const protocol::Reply reply =
-            worker_->request(command(protocol::Command::Kind::bandwidth),
-                             std::max(worker_->timeout_ms(), 60000));
+        const protocol::Reply reply = worker_->request(command(protocol::Command::Kind::bandwidth),
+                                                       std::max(worker_->timeout_ms(), 60000));
         if (reply.event != protocol::Reply::Event::bandwidth)
           throw Worker::Lost{db::Outcome::crashed, "the worker did not answer 'bandwidth'"};
         bandwidth_ = reply.gbps;
@@ -240,9 +242,11 @@ class GpuRunner final : public Runner {
     if (!fp.uuid.empty()) gpu_id_ = db_.upsert_gpu(fp.uuid, rec_.device_id);
   }
 
-  void start_worker() { worker_ = std::make_unique<Worker>(argv_, opt_.device, opt_.policy.timeout_s); }
+  void start_worker() {
+    worker_ = std::make_unique<Worker>(argv_, opt_.device, opt_.policy.timeout_s);
+  }
 
-  using CacheKey = std::tuple<std::string, std::uint64_t>;  // kernel id, n
+  using CacheKey = std::tuple<std::string, std::uint64_t>;                // kernel id, n
   using Finals = std::map<CacheKey, std::vector<db::MeasurementRecord>>;  // in the order stored
   /// Final measurements of this device in this run's L2 mode, one (dtype, op) at a time.
   const Finals& finals(DType d, Op o) {
@@ -404,7 +408,7 @@ class GpuRunner final : public Runner {
     queued_index_.clear();
   }
 
-  std::vector<db::Measurement> queued_;  // recorded, not yet committed
+  std::vector<db::Measurement> queued_;    // recorded, not yet committed
   std::vector<std::size_t> queued_index_;  // each one's index in the measure() call's results
   std::chrono::steady_clock::time_point first_queued_;
 
@@ -427,7 +431,8 @@ std::unique_ptr<Runner> make_gpu_runner(const GpuRunnerOptions& opt) {
 
 std::vector<std::pair<int, DeviceFingerprint>> probe_devices(
     const std::vector<std::string>& worker_command) {
-  std::vector<std::string> argv = worker_command.empty() ? default_worker_command() : worker_command;
+  std::vector<std::string> argv = worker_command.empty() ? default_worker_command()
+                                                         : worker_command;
   argv.push_back("--probe");
   ChildProcess proc(argv);
   std::string line;
@@ -442,8 +447,8 @@ std::vector<std::pair<int, DeviceFingerprint>> probe_devices(
   try {
     probe = protocol::parse_probe(line);
   } catch (const std::exception& e) {
-    throw Error("the device probe (" + argv[0] + " --probe) answered something unreadable: " +
-                e.what());
+    throw Error("the device probe (" + argv[0] +
+                " --probe) answered something unreadable: " + e.what());
   }
   std::vector<std::pair<int, DeviceFingerprint>> out = std::move(probe.devices);
   if (out.empty()) {

@@ -112,7 +112,8 @@ const Reference& Measurer::reference(DType dtype, Op op, std::uint64_t n) {
   auto key = std::make_tuple(dtype, op, n);
   auto it = references_.find(key);
   if (it == references_.end())
-    it = references_.emplace(key, compute_reference(dtype, op, data_seed(run_seed_, dtype), n)).first;
+    it = references_.emplace(key, compute_reference(dtype, op, data_seed(run_seed_, dtype), n))
+             .first;
   return it->second;
 }
 
@@ -214,8 +215,7 @@ Result Measurer::measure(const kernels::Entry& entry, std::uint64_t n, const Mea
       if (policy.l2 == L2Mode::cold)
         check(enqueue_read(b_->flush, b_->flush_bytes, limits_.sm_count, b_->sink, b_->stream),
               "L2 flush");
-      else
-        enqueue_busy_wait(20000, b_->stream);
+      else enqueue_busy_wait(20000, b_->stream);
       check(cudaEventRecord(b_->start[i], b_->stream), "cudaEventRecord");
       if (cudaError_t e = entry.launch(args, limits_); e != cudaSuccess) return failed_launch(e);
       check(cudaEventRecord(b_->stop[i], b_->stream), "cudaEventRecord");
@@ -240,7 +240,8 @@ Result Measurer::measure(const kernels::Entry& entry, std::uint64_t n, const Mea
     const double elapsed_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (r.repeats >= max_repeats) break;
-    if (r.repeats >= min_repeats && (spread <= policy.target_spread || elapsed_ms >= policy.budget_ms))
+    if (r.repeats >= min_repeats &&
+        (spread <= policy.target_spread || elapsed_ms >= policy.budget_ms))
       break;
   }
   r.outcome = Outcome::ok;
