@@ -252,6 +252,8 @@ int real_run(const Options& o, const tuner::TuneConfig& cfg) {
     spdlog::warn("run {} was left running by a tuner that is gone; marked interrupted", id);
 
   const std::string hash = tuner::config_hash(cfg);
+  // Stored with each run (GpuRunnerOptions::config_text): the coverage report reads it.
+  const std::string config_text = tuner::canonical_text(cfg);
   spdlog::info("tuning {} device model(s) into '{}' (from {}), config hash {}", devices.size(),
                loc.path.string(), loc.source, hash);
   for (const auto& [other, first] : choice.same_model)
@@ -277,7 +279,7 @@ int real_run(const Options& o, const tuner::TuneConfig& cfg) {
       g.retune = o.retune;
       g.db_path = loc.path;
       g.config_hash = hash;
-      g.config_text = tuner::canonical_text(cfg);  // stored with the run: coverage reads it
+      g.config_text = config_text;
       g.cancel = &g_cancel;
       run.runners.push_back(tuner::make_gpu_runner(g));
       for (int other : run.sharing) {

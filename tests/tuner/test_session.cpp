@@ -3,12 +3,12 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <string>
 
 #include "db/database.hpp"
 #include "synthetic.hpp"
+#include "tests/db/test_util.hpp"
 #include "tuner/config.hpp"
 #include "tuner/driver.hpp"
 #include "tuner/replay_runner.hpp"
@@ -22,40 +22,38 @@ namespace fs = std::filesystem;
 
 TuneConfig small() { return validate_config(parse_config_file(TR_TUNER_DATA "/small.toml")); }
 
+/// A run of the session's kind begun in \p database; its id.
+std::int64_t begin_test_run(db::Database& database) {
+  db::RunInfo info;
+  info.tool_version = "test";
+  info.manifest_hash = "0000000000000000";
+  info.config_hash = "session";
+  info.host = "test-host";
+  return database.begin_run(info);
+}
+
 /// A database file with every candidate of small.toml measured at its sizes (a finished run),
 /// the outcome of tuning it again by replay, and a second run that the session ends.
 struct Tuned {
-  fs::path dir, path;
+  db::test::TempDir dir;
+  fs::path path = dir / "t.db";
   Recording rec;
   TuneOutcome outcome;
 
   Tuned() {
-    std::string tmpl = (fs::temp_directory_path() / "tr_session.XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-    dir = tmpl;
-    path = dir / "t.db";
     const TuneConfig c = small();
     db::Database database = db::Database::open_writer(path);
     std::vector<std::string> ids;
     for (const KeySpace& k : enumerate_space(c.space))
       ids.insert(ids.end(), k.candidates.begin(), k.candidates.end());
     rec.device_id = test::fill_database(database, ids, c.space.sizes);
-    db::RunInfo info;
-    info.tool_version = "test";
-    info.manifest_hash = "0000000000000000";
-    info.config_hash = "session";
-    info.host = "test-host";
-    rec.run_id = database.begin_run(info);
+    rec.run_id = begin_test_run(database);
     rec.driver_version = rec.runtime_version = 13000;
     ReplayOptions ro;
     ro.device_id = rec.device_id;
     ro.policy = c.measure;
     ReplayRunner runner(database, ro);
     outcome = run_tuning(c, runner);
-  }
-  ~Tuned() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
   }
 
   db::RunStatus status() const {
@@ -128,12 +126,7 @@ TEST(Session, WinnersOfAnotherRunOfTheKeyAreReplacedAndASettledDatabaseHasNothin
   Recording again = t.rec;
   {
     db::Database database = db::Database::open_writer(t.path);
-    db::RunInfo info;
-    info.tool_version = "test";
-    info.manifest_hash = "0000000000000000";
-    info.config_hash = "session";
-    info.host = "test-host";
-    again.run_id = database.begin_run(info);
+    again.run_id = begin_test_run(database);
   }
   session.end(again, t.outcome);
   db::Database database = db::Database::open_reader(t.path);
