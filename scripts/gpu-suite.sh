@@ -6,7 +6,9 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-gpu-suite-out}
 mkdir -p "$out"
-bin=/tmp/tr-bin
+# TR_BIN: where the binaries are unpacked (another folder lets a tune run beside the suite, on
+# another GPU of the machine, from its own copy).
+bin=${TR_BIN:-/tmp/tr-bin}
 rm -rf "$bin" && mkdir -p "$bin"
 for f in .carry/bin/*.xz; do xz -dc "$f" > "$bin/$(basename "$f" .xz)"; done
 chmod +x "$bin"/*

@@ -13,7 +13,7 @@ db=$1 secs=$2
 shift 2
 out=${OUT:-gpu-suite-out}
 mkdir -p "$out" "$(dirname "$db")"
-bin=/tmp/tr-bin
+bin=${TR_BIN:-/tmp/tr-bin}
 if [ ! -x "$bin/tunedreduce" ]; then
   mkdir -p "$bin"
   xz -dc .carry/bin/tunedreduce.xz > "$bin/tunedreduce" && chmod +x "$bin/tunedreduce"
