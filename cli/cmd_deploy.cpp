@@ -5,8 +5,11 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -21,6 +24,7 @@
 #include "common/paths.hpp"
 #include "db/database.hpp"
 #include "db/db_error.hpp"
+#include "deploy/budget.hpp"
 #include "kernels/manifest.hpp"
 #include "kernels/registry.hpp"
 #include "runtime/defaults.hpp"
@@ -34,10 +38,15 @@ namespace {
 
 constexpr const char* usage_text =
     "tunedreduce deploy [--db DB]... [--output FILE]\n"
+    "       tunedreduce deploy [--db DB]... --tolerance PCT --deploy-db OUT [--output FILE]\n"
     "       tunedreduce deploy [--db DB]... --check LIBRARY\n\n"
     "Writes the kernel list of a deployment library: the kernel of every winner row of the\n"
     "databases (every device, both L2 modes) and of every built-in rule, one registry id a line\n"
-    "(standard output by default). Build the library from it with\n"
+    "(standard output by default). With --tolerance, a kernel budget: the databases are merged\n"
+    "(as by `db merge`) into the deployment database OUT, in which each winner row names the\n"
+    "fastest of a small set of kernels that the measurements put within PCT of the fastest at\n"
+    "the row's sizes, and the list is that set and the built-in rules' kernels; ship OUT with\n"
+    "the library. Build the library from the list with\n"
     "  cmake -S . -B build-deploy -DTUNEDREDUCE_KERNELS=kernels.list \\\n"
     "        -DTUNEDREDUCE_CUDA_ARCHS='80-real;90-real;100-real;120'\n"
     "With --check, writes nothing: says which winner rows of the databases the library LIBRARY\n"
@@ -79,12 +88,14 @@ std::string describe(const Source& s, const db::WinnerRecord& w) {
                      db::l2_mode_name(w.l2_mode), w.kernel_id);
 }
 
-int write_list(const std::vector<Source>& sources, const std::string& output) {
+/// \p preamble: comment lines that say how the databases were made (a kernel budget's).
+int write_list(const std::vector<Source>& sources, const std::string& output,
+               const std::string& preamble = "") {
   std::set<std::string> ids;
   std::ostringstream head;
   head << "# The kernels of a deployment libtunedreduce (docs/library.md), written by\n"
        << "# tunedreduce " << TUNEDREDUCE_VERSION_STRING << " deploy (registry manifest "
-       << kernels::manifest_hash() << ") from\n";
+       << kernels::manifest_hash() << ")" << preamble << " from\n";
   std::size_t unknown = 0;
   for (const Source& s : sources) {
     std::set<std::string> mine;
@@ -202,9 +213,68 @@ int check_library(const std::string& library, const std::vector<std::string>& db
   return exit_code::db_check_failed;
 }
 
+namespace {
+
+std::string percent(double fraction) { return fmt::format("{:.2f} %", fraction * 100); }
+
+/// `deploy --tolerance`: the deployment database, its summary (standard error) and its list.
+int write_budget(const std::vector<std::string>& dbs, double tolerance,
+                 const std::string& deploy_db, const std::string& output) {
+  std::vector<std::filesystem::path> inputs;
+  {
+    const std::vector<Source> sources = read_sources(dbs);  // resolves the default, refuses twice
+    for (const Source& s : sources) inputs.emplace_back(s.path);
+  }
+  deploy::BudgetOptions opt;
+  opt.tolerance = tolerance;
+  for (const runtime::DefaultRule& r : runtime::builtin_default_rules())
+    opt.free_kernels.insert(r.kernel_id);
+  opt.max_elements = [](const std::string& id) -> std::optional<std::uint64_t> {
+    const kernels::ManifestEntry* e = kernels::manifest_find(id);
+    if (!e) return std::nullopt;
+    return kernels::max_elements_of(e->params);
+  };
+  const deploy::Budget b = deploy::deploy_database(inputs, deploy_db, opt);
+
+  std::set<std::string> before = b.original_kernels, after = b.kernels;
+  before.insert(opt.free_kernels.begin(), opt.free_kernels.end());
+  after.insert(opt.free_kernels.begin(), opt.free_kernels.end());
+  std::ostringstream out;
+  out << "tunedreduce deploy: a kernel budget of " << percent(tolerance)
+      << ": the winner rows name " << b.kernels.size() << " kernels instead of "
+      << b.original_kernels.size() << "; the library " << after.size()
+      << " kernels with the built-in rules' instead of " << before.size() << "; " << b.changed
+      << " of " << b.rows.size() << " winner rows changed kernel\n";
+  for (const auto& [key, dev] : b.devices) {
+    out << "  " << dev.name << ": " << dev.rows << " rows, " << dev.changed << " changed kernel";
+    if (dev.worst_slowdown)
+      out << ", worst measured slowdown versus the row's winner "
+          << fmt::format("{:+.2f} %", *dev.worst_slowdown * 100)
+          << (*dev.worst_slowdown <= 0 ? " (every changed row measured at least as fast)" : "")
+          << ": " << dev.worst_row;
+    out << "\n";
+    if (dev.dropped)
+      out << "    " << dev.dropped
+          << " rows left out: their kernel is not in this registry and no other served them\n";
+    if (dev.uncompared)
+      out << "    " << dev.uncompared
+          << " rows had no other kernel measured at their sizes (a database of winners only?)\n";
+  }
+  out << "  deployment database: " << deploy_db
+      << " (ship it with the library built from the list)\n";
+  std::cerr << out.str();
+
+  std::string preamble = " with a kernel budget of " + percent(tolerance) + " over";
+  for (const auto& p : inputs) preamble += "\n#   " + p.string();
+  preamble += "\n# (each winner row names the fastest kernel of the budget that serves it)";
+  return write_list(read_sources({deploy_db}), output, preamble);
+}
+
+}  // namespace
+
 int cmd_deploy(int argc, char** argv) {
   std::vector<std::string> dbs;
-  std::string output, check;
+  std::string output, check, tolerance_text, deploy_db;
   CommonOptions common;
   po::options_description desc("options");
   desc.add_options()("help,h", "show this help")(
@@ -212,6 +282,12 @@ int cmd_deploy(int argc, char** argv) {
       "a tuning database; repeat it for each GPU model of a fleet (a path: never split at "
       "commas)")("output,o", po::value<std::string>(&output)->value_name("FILE"),
                  "write the list to FILE (default: stdout)")(
+      "tolerance", po::value<std::string>(&tolerance_text)->value_name("PCT"),
+      "a kernel budget: each winner row may name a kernel measured within PCT (1%, 0.5%) of the "
+      "fastest at its sizes; needs --deploy-db (default: none, every winner's own kernel)")(
+      "deploy-db", po::value<std::string>(&deploy_db)->value_name("OUT"),
+      "with --tolerance: write the deployment database, the databases merged with the budget's "
+      "kernels in their winner rows, to OUT (a new file)")(
       "check", po::value<std::string>(&check)->value_name("LIB"),
       "LIBRARY: say which winner rows the library cannot serve instead (exit 9 when any)")(
       "log-level",
@@ -221,7 +297,19 @@ int cmd_deploy(int argc, char** argv) {
   if (parse_command_line(argc, argv, desc, nullptr, vm, common, usage_text)) return exit_code::ok;
   if (!check.empty() && !output.empty())
     throw Error("--check writes nothing: give --output or --check, not both", exit_code::usage);
+  const bool budget = vm.count("tolerance") > 0;
+  if (budget && !check.empty())
+    throw Error("--check writes nothing: give --tolerance or --check, not both", exit_code::usage);
+  if (budget && deploy_db.empty())
+    throw Error(
+        "--tolerance replaces winners' kernels: give --deploy-db OUT, the database whose "
+        "rows name them (a library from the list serves only that database's rows)",
+        exit_code::usage);
+  if (!budget && vm.count("deploy-db"))
+    throw Error("--deploy-db is the database a kernel budget writes: give --tolerance too",
+                exit_code::usage);
   if (!check.empty()) return check_library(check, dbs, "tunedreduce deploy");
+  if (budget) return write_budget(dbs, deploy::parse_tolerance(tolerance_text), deploy_db, output);
   return write_list(read_sources(dbs), output);
 }
 
