@@ -2,7 +2,9 @@
 // The GPU runner: measures requests in supervised worker processes on one GPU and records every
 // result in the tuning database as it finishes. The supervisor (this side) never creates a CUDA
 // context: a worker that crashes, hits a sticky CUDA error or hangs past the timeout is recorded
-// as `crashed` or `timeout`, replaced, and the run goes on. Implemented in tuner/supervisor/.
+// as `crashed` or `timeout`, replaced, and the run goes on. make_gpu_runner() wraps it in resume
+// (tuner/resume.hpp), which answers what the database already has before the GPU is asked.
+// Implemented in tuner/supervisor/.
 
 #include <atomic>
 #include <cstdint>
@@ -44,7 +46,8 @@ struct GpuRunnerOptions {
   std::optional<Join> join;
 };
 
-/// Spawns and supervises worker processes on one GPU, records every result in the database.
+/// Spawns and supervises worker processes on one GPU, records every result in the database;
+/// what the database has final already is answered from it (resume), unless opt.retune.
 /// Throws Error(exit_code::no_gpu) when there is no GPU.
 std::unique_ptr<Runner> make_gpu_runner(const GpuRunnerOptions& opt);
 

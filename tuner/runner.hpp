@@ -38,6 +38,18 @@ struct Request {
   std::optional<double> budget_ms;
 };
 
+/// The policy \p req is measured with: \p policy with the request's overrides, max_repeats
+/// raised to min_repeats where an override put it below. The worker measures with it, and resume
+/// (tuner/resume.hpp) reads from it whether a recorded measurement answers the request.
+inline MeasurePolicy policy_for(const MeasurePolicy& policy, const Request& req) {
+  MeasurePolicy p = policy;
+  if (req.min_repeats) p.min_repeats = *req.min_repeats;
+  if (req.max_repeats) p.max_repeats = *req.max_repeats;
+  if (req.budget_ms) p.budget_ms = *req.budget_ms;
+  if (p.max_repeats < p.min_repeats) p.max_repeats = p.min_repeats;
+  return p;
+}
+
 /// What came of a request: a measurement (the candidate, its outcome, its Timing in microseconds
 /// of GPU time per reduction, the error when it is not ok), as the worker sends it and the
 /// database stores it, and where it is recorded. The worker fills what it measured (kernel_id,
@@ -60,8 +72,9 @@ struct Recording {
 };
 
 /// Measures requests. Implementations record every result as it finishes (GPU runner) or look
-/// them up (replay). Results come back in request order. When a cancellation flag the runner was
-/// given is set, measure() returns early with the results finished so far (fewer than asked).
+/// them up (replay; resume, before it asks the GPU runner: tuner/resume.hpp). Results come back
+/// in request order. When a cancellation flag the runner was given is set, measure() returns
+/// early with the results finished so far (fewer than asked).
 class Runner {
  public:
   virtual ~Runner() = default;

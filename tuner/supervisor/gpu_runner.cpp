@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <map>
 #include <random>
 #include <spdlog/spdlog.h>
 
@@ -13,6 +12,7 @@
 #include "kernels/manifest.hpp"
 #include "tunedreduce/version.hpp"
 #include "tuner/protocol.hpp"
+#include "tuner/resume.hpp"
 #include "tuner/supervisor/child_process.hpp"
 
 namespace tunedreduce::tuner {
@@ -42,14 +42,6 @@ db::CandidateParams candidate_params(const std::string& id) {
   db::CandidateParams c;
   c.family = id.substr(0, id.find('.'));  // test-only kernels
   return c;
-}
-
-Result from_record(const db::MeasurementRecord& m) {
-  Result r;
-  static_cast<db::Measurement&>(r) = m;
-  r.measurement_id = m.id;
-  r.reused = true;
-  return r;
 }
 
 /// One worker process bound to one device.
@@ -203,30 +195,23 @@ class GpuRunner final : public Runner {
   std::optional<double> attainable_gbps() const override { return bandwidth_; }
   std::optional<Recording> recording() const override { return rec_; }
 
-  // One request is kept in flight ahead of the one being recorded: while the supervisor writes
-  // result i to the database, the worker already measures request i + 1. Results are committed
-  // in groups (every record_group results or record_interval_s, and before returning): one
-  // commit, one sync per group, so that several GPUs writing into one database do not wait for
-  // each other's syncs; a tuner killed mid-batch loses at most the group not yet committed.
+  // Every request is measured (what the database already has was answered before it came
+  // here: tuner/resume.hpp). One request is kept in flight ahead of the one being recorded: while
+  // the supervisor writes result i to the database, the worker already measures request i + 1.
+  // Results are committed in groups (every record_group results or record_interval_s, and before
+  // returning): one commit, one sync per group, so that several GPUs writing into one database
+  // do not wait for each other's syncs; a tuner killed mid-batch loses at most the group not yet
+  // committed.
   std::vector<Result> measure(std::span<const Request> requests) override {
     std::vector<Result> out;
     out.reserve(requests.size());
-    constexpr std::size_t none = static_cast<std::size_t>(-1);
-    std::size_t sent = none;  // the request the worker is working on
+    bool sent = false;  // the worker is working on request i already
     for (std::size_t i = 0; i < requests.size(); ++i) {
-      if (opt_.cancel && opt_.cancel->load() && sent != i) break;
-      if (sent != i) {
-        if (auto reused = reuse(requests[i])) {
-          out.push_back(std::move(*reused));
-          continue;
-        }
-      }
-      Result r = sent == i ? await(requests[i]) : send_and_await(requests[i]);
-      sent = none;
-      // Send the next request that needs the GPU before recording this one.
-      if (worker_ && i + 1 < requests.size() && !(opt_.cancel && opt_.cancel->load()) &&
-          !reuse(requests[i + 1]) && send(requests[i + 1]))
-        sent = i + 1;
+      if (opt_.cancel && opt_.cancel->load() && !sent) break;
+      Result r = sent ? await(requests[i]) : send_and_await(requests[i]);
+      // Send the next request before recording this one.
+      sent = worker_ && i + 1 < requests.size() && !(opt_.cancel && opt_.cancel->load()) &&
+             send(requests[i + 1]);
       finish(r, requests[i]);
       out.push_back(std::move(r));
       record(out, out.size() - 1);
@@ -246,58 +231,6 @@ class GpuRunner final : public Runner {
     worker_ = std::make_unique<Worker>(argv_, opt_.device, opt_.policy.timeout_s);
   }
 
-  using CacheKey = std::tuple<std::string, std::uint64_t>;                // kernel id, n
-  using Finals = std::map<CacheKey, std::vector<db::MeasurementRecord>>;  // in the order stored
-  /// Final measurements of this device in this run's L2 mode, one (dtype, op) at a time.
-  const Finals& finals(DType d, Op o) {
-    auto key = std::make_pair(d, o);
-    auto it = finals_.find(key);
-    if (it != finals_.end()) return it->second;
-    Finals m;
-    db::MeasurementFilter f;
-    f.device_id = rec_.device_id;
-    f.dtype = d;
-    f.op = o;
-    for (db::MeasurementRecord& r : db_.measurements(f)) {
-      if (!db::is_final(r.outcome) || r.l2_mode != opt_.policy.l2) continue;
-      m[{r.kernel_id, r.n}].push_back(std::move(r));
-    }
-    return finals_.emplace(key, std::move(m)).first->second;
-  }
-
-  MeasurePolicy policy_for(const Request& req) const {
-    MeasurePolicy policy = opt_.policy;
-    if (req.min_repeats) policy.min_repeats = *req.min_repeats;
-    if (req.max_repeats) policy.max_repeats = *req.max_repeats;
-    if (req.budget_ms) policy.budget_ms = *req.budget_ms;
-    if (policy.max_repeats < policy.min_repeats) policy.max_repeats = policy.min_repeats;
-    return policy;
-  }
-
-  /// A final result already in the database (resume), unless --retune or it had fewer repeats
-  /// than this request asks for. A request for a fixed number of repeats (halving's early rounds)
-  /// gets the measurement made with exactly that many, where there is one: the one the same
-  /// request got when it was first asked, so a resumed run makes the decisions it made then and
-  /// measures nothing again. Otherwise the most repeated (the latest of equals).
-  std::optional<Result> reuse(const Request& req) {
-    if (opt_.retune) return std::nullopt;
-    const kernels::ManifestEntry* m = kernels::manifest_find(req.kernel_id);
-    if (!m) return std::nullopt;
-    const auto& done = finals(m->params.dtype, m->params.op);
-    auto it = done.find({req.kernel_id, req.n});
-    if (it == done.end() || it->second.empty()) return std::nullopt;
-    const MeasurePolicy policy = policy_for(req);
-    const db::MeasurementRecord* best = nullptr;
-    if (policy.min_repeats == policy.max_repeats)
-      for (const db::MeasurementRecord& r : it->second)
-        if (r.outcome == db::Outcome::ok && r.repeats == policy.min_repeats) best = &r;
-    if (!best)
-      for (const db::MeasurementRecord& r : it->second)
-        if (!best || r.repeats >= best->repeats) best = &r;
-    if (best->outcome == db::Outcome::ok && best->repeats < policy.min_repeats) return std::nullopt;
-    return from_record(*best);
-  }
-
   /// Sends a measure request; false (and no worker) when the worker is gone.
   bool send(const Request& req) {
     try {
@@ -306,7 +239,7 @@ class GpuRunner final : public Runner {
       msg.kind = protocol::Command::Kind::measure;
       msg.kernel_id = req.kernel_id;
       msg.n = req.n;
-      msg.policy = policy_for(req);
+      msg.policy = policy_for(opt_.policy, req);
       worker_->send(protocol::to_json(msg));
       return true;
     } catch (const Worker::Lost& lost) {
@@ -391,19 +324,7 @@ class GpuRunner final : public Runner {
   void commit(std::vector<Result>& out) {
     if (queued_.empty()) return;
     const std::vector<std::int64_t> ids = db_.insert_measurements(queued_);
-    for (std::size_t k = 0; k < queued_.size(); ++k) {
-      Result& r = out[queued_index_[k]];
-      r.measurement_id = ids[k];
-      if (db::is_final(r.outcome)) {
-        auto it = finals_.find({r.dtype, r.op});
-        if (it != finals_.end()) {
-          db::MeasurementRecord rec;
-          static_cast<db::Measurement&>(rec) = std::move(queued_[k]);
-          rec.id = ids[k];
-          it->second[{r.kernel_id, r.n}].push_back(std::move(rec));
-        }
-      }
-    }
+    for (std::size_t k = 0; k < queued_.size(); ++k) out[queued_index_[k]].measurement_id = ids[k];
     queued_.clear();
     queued_index_.clear();
   }
@@ -419,14 +340,17 @@ class GpuRunner final : public Runner {
   Recording rec_;
   std::optional<std::int64_t> gpu_id_;  // this runner's card, where its worker knows the UUID
   std::optional<double> bandwidth_;
-  std::map<std::pair<DType, Op>, Finals> finals_;
   Worker::Lost lost_on_send_{db::Outcome::crashed, ""};
 };
 
 }  // namespace
 
 std::unique_ptr<Runner> make_gpu_runner(const GpuRunnerOptions& opt) {
-  return std::make_unique<GpuRunner>(opt);
+  ResumeOptions resume;
+  resume.policy = opt.policy;
+  resume.retune = opt.retune;
+  resume.db_path = opt.db_path;
+  return std::make_unique<ResumeRunner>(std::make_unique<GpuRunner>(opt), std::move(resume));
 }
 
 std::vector<std::pair<int, DeviceFingerprint>> probe_devices(
