@@ -1,7 +1,6 @@
 // tunedreduce tune: search the kernel space for the fastest kernel per (dtype, op, size interval)
 // and store the winners. tune.toml and the flags: docs/tuning.md.
 
-#include <signal.h>
 #include <unistd.h>
 
 #include <spdlog/spdlog.h>
@@ -23,6 +22,7 @@
 #include "cli/command.hpp"
 #include "common/enum_names.hpp"
 #include "common/error.hpp"
+#include "common/interrupt.hpp"
 #include "common/exit_codes.hpp"
 #include "common/grammar.hpp"
 #include "common/paths.hpp"
@@ -49,33 +49,14 @@ constexpr const char* usage_text =
     "Searches the kernel space of tune.toml on the GPU(s), records every measurement in the\n"
     "tuning database and stores the winners as size intervals. --dry-run prints the plan and an\n"
     "estimate without a GPU; --replay DB runs the search over a database's measurements.\n"
-    "Ctrl-C stops after the candidate in flight, commits what finished and exits 130.\n\n"
+    "Ctrl-C (SIGINT) or SIGTERM stops after the candidate in flight, commits what finished and\n"
+    "exits 130; a second signal more than a second later ends it at once.\n\n"
     "List overrides (--families, --blocks, --dtypes, --sizes, ...) are comma-separated and may\n"
     "be repeated; --sizes takes element counts: 2^20, 16Mi, 2^10..2^30*2 (docs/cli.md).";
 
-// Set by SIGINT; the driver and the GPU runner poll it. The handler resets itself, so a second
-// Ctrl-C ends the process at once.
+// Set by SIGINT or SIGTERM (common/interrupt.hpp); the driver and the GPU runner poll it.
 std::atomic<bool> g_cancel{false};
 static_assert(std::atomic<bool>::is_always_lock_free);
-
-extern "C" void on_sigint(int) { g_cancel.store(true); }
-
-class SigintHandler {
- public:
-  SigintHandler() {
-    struct sigaction sa {};
-    sa.sa_handler = on_sigint;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESETHAND;
-    sigaction(SIGINT, &sa, &old_);
-  }
-  ~SigintHandler() { sigaction(SIGINT, &old_, nullptr); }
-  SigintHandler(const SigintHandler&) = delete;
-  SigintHandler& operator=(const SigintHandler&) = delete;
-
- private:
-  struct sigaction old_ {};
-};
 
 struct Options {
   CommonOptions common;
@@ -201,7 +182,7 @@ int replay(const Options& o, const tuner::TuneConfig& cfg) {
   std::cerr << "replaying " << runner.recorded() << " measurements (L2 "
             << db::l2_mode_name(cfg.measure.l2) << ") of " << device.fingerprint.name << " ("
             << device.key << ") from '" << *o.replay << "'\n";
-  SigintHandler sigint;
+  InterruptGuard interrupt(g_cancel);
   tuner::ProgressPrinter printer(std::cerr, progress_on_terminal(o.progress));
   tuner::DriverOptions dopt;
   dopt.progress = progress_fn(o.progress, printer);
@@ -262,7 +243,7 @@ int real_run(const Options& o, const tuner::TuneConfig& cfg) {
         "into the same device row and run",
         other, first);
 
-  SigintHandler sigint;
+  InterruptGuard interrupt(g_cancel);
   tuner::ProgressPrinter printer(std::cerr,
                                  progress_on_terminal(o.progress) && devices.size() == 1);
   std::vector<DeviceRun> runs(devices.size());

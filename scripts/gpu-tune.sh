@@ -26,6 +26,11 @@ timeout -s INT -k 60 "$secs" "$bin/tunedreduce" tune --config "${TUNE_CONFIG:-tu
 rc=$?
 echo "tune $(basename "$db") $*: exit $rc after $(( $(date +%s) - t0 )) s"
 tail -n 5 "$out/tune-$(basename "$db").log"
+# A tuner that was killed (not stopped) leaves its last commits in the -wal file: fold them into
+# the database before copying it.
+if [ -f "$db-wal" ]; then
+  python3 -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute("PRAGMA wal_checkpoint(TRUNCATE)")' "$db"
+fi
 xz -T0 -6 -c "$db" > "$out/$(basename "$db").xz"
 ls -la "$out/$(basename "$db").xz"
 exit $rc

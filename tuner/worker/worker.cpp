@@ -62,8 +62,11 @@ const kernels::Entry* find_entry(const std::string& id, std::span<const kernels:
 }  // namespace
 
 int worker_main(int argc, char** argv, std::span<const kernels::Entry> extra_entries) {
-  // Ctrl-C reaches the whole process group; the supervisor decides what happens.
+  // Ctrl-C, and a scheduler's SIGTERM, reach the whole process group; the supervisor decides what
+  // happens (common/interrupt.hpp). A supervisor that dies takes its workers with it
+  // (PR_SET_PDEATHSIG in tuner/supervisor/child_process.cpp).
   std::signal(SIGINT, SIG_IGN);
+  std::signal(SIGTERM, SIG_IGN);
   for (int i = 1; i < argc; ++i)
     if (std::string(argv[i]) == "--probe") return probe();
 
