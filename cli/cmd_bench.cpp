@@ -118,23 +118,23 @@ void check(cudaError_t e, const std::string& what) {
     throw Error(what + " failed: " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
 }
 
-/// One method's figures at one (dtype, op, n).
-struct Timing {
+/// One method's figures at one (dtype, op, n): its timed runs' statistics (common/timing.hpp's
+/// record, as the database keeps them: db::BenchResult), whether it ran and was right, and the
+/// bandwidth its median gives, in GB/s and as a share of the attainable.
+struct MethodTiming : RepeatStats {
   bool ran = false;
   std::string error;  // why it did not run or was wrong; empty when verified
-  double median_us = 0, p10_us = 0, p90_us = 0, gbps = 0, pct = 0;
-  int repeats = 0;
+  double gbps = 0, pct = 0;
+  bool verified() const { return ran && error.empty(); }
+  double median() const { return median_us.value_or(0); }
   Json to_json() const {
     Json j = Json::object();
-    j.set("verified", ran && error.empty());
+    j.set("verified", verified());
     if (!error.empty()) j.set("error", error);
-    if (ran && error.empty()) {
-      j.set("median_us", median_us);
-      j.set("p10_us", p10_us);
-      j.set("p90_us", p90_us);
+    if (verified()) {
+      append_repeat_stats(j, *this);
       j.set("gbps", gbps);
       j.set("pct_attainable", pct);
-      j.set("repeats", repeats);
     }
     return j;
   }
@@ -225,9 +225,10 @@ class Bench {
   /// during the measurement weighs on every method alike. Each timed run is waited for before
   /// the next is enqueued: a host enqueueing more work while a timed kernel runs adds about
   /// 0.6 us to it on the H100 (docs/performance.md, "the host's queue"), as nvbench avoids too.
-  std::vector<Timing> measure(const std::vector<Method>& methods, const measure::Reference& ref) {
+  std::vector<MethodTiming> measure(const std::vector<Method>& methods,
+                                    const measure::Reference& ref) {
     const std::size_t m = methods.size();
-    std::vector<Timing> t(m);
+    std::vector<MethodTiming> t(m);
     const std::size_t elem = dtype_size(ref.dtype);
     try {
       std::vector<std::size_t> timed;  // the methods that ran and were right
@@ -273,7 +274,7 @@ class Bench {
         t[k].p10_us = percentile(v, 0.1);
         t[k].p90_us = percentile(v, 0.9);
         t[k].repeats = static_cast<int>(v.size());
-        t[k].gbps = static_cast<double>(ref.n) * static_cast<double>(elem) / (t[k].median_us * 1e3);
+        t[k].gbps = gbps_of(ref.n * elem, t[k].median_us).value_or(0);
         t[k].pct = 100.0 * t[k].gbps / attainable();
       }
     } catch (const std::exception& e) {
@@ -356,37 +357,24 @@ class Bench {
   }
 };
 
-std::string fmt_us(const Timing& t) {
-  if (!t.ran || !t.error.empty()) return t.ran ? "WRONG" : "-";
-  char b[32];
-  std::snprintf(b, sizeof b, "%.2f", t.median_us);
-  return b;
-}
-
-std::string fmt_num(double v, const char* f) {
-  char b[32];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
+std::string fmt_us(const MethodTiming& t) {
+  if (!t.verified()) return t.ran ? "WRONG" : "-";
+  return fmt::format("{:.2f}", t.median());
 }
 
 /// One timed call's figures as the tuning database keeps them (db/bench.hpp). \p cfg (the
 /// library's lookup) is named for the library's calls only.
 db::BenchResult bench_result(DType dtype, Op op, std::uint64_t n, db::BenchMethod method,
-                             const Timing& t, const Config* cfg,
+                             const MethodTiming& t, const Config* cfg,
                              std::optional<std::int64_t> temp_bytes) {
   db::BenchResult r;
   r.dtype = dtype;
   r.op = op;
   r.n = n;
   r.method = method;
-  r.verified = t.ran && t.error.empty();
+  r.verified = t.verified();
   r.error = r.verified ? std::string() : t.error.empty() ? std::string("did not run") : t.error;
-  if (r.verified) {
-    r.median_us = t.median_us;
-    r.p10_us = t.p10_us;
-    r.p90_us = t.p90_us;
-    r.repeats = t.repeats;
-  }
+  if (r.verified) static_cast<RepeatStats&>(r) = t;
   r.temp_bytes = temp_bytes;
   if (cfg) {
     r.kernel_id = cfg->kernel_id;
@@ -723,28 +711,29 @@ int cmd_bench(int argc, char** argv) {
         if (want_cached) methods.push_back({calls.cached});
         if (want_two_phase) methods.push_back({calls.two_phase});
         methods.push_back({calls.cub});
-        const std::vector<Timing> t = b.measure(methods, ref);
-        const Timing none;
-        const Timing& cached = want_cached ? t[0] : none;
-        const Timing& two_phase = want_two_phase ? t[want_cached ? 1 : 0] : none;
-        const Timing& cub = t.back();
-        Timing thrust;
+        const std::vector<MethodTiming> t = b.measure(methods, ref);
+        const MethodTiming none;
+        const MethodTiming& cached = want_cached ? t[0] : none;
+        const MethodTiming& two_phase = want_two_phase ? t[want_cached ? 1 : 0] : none;
+        const MethodTiming& cub = t.back();
+        MethodTiming thrust;
         unsigned char thrust_result[8] = {};
         if (opt.thrust)
           thrust = b.measure({{[&] { bench::thrust_reduce(dtype, op, in, n, s, thrust_result); },
                                thrust_result}},
                              ref)[0];
 
-        auto ok = [](const Timing& x) { return x.ran && x.error.empty(); };
-        auto ratio = [&](const Timing& x) {
-          return ok(x) && ok(cub) ? fmt_num(cub.median_us / x.median_us, "%.3fx")
+        auto ok = [](const MethodTiming& x) { return x.verified(); };
+        auto ratio = [&](const MethodTiming& x) {
+          return ok(x) && ok(cub) ? fmt::format("{:.3f}x", cub.median() / x.median())
                                   : std::string("-");
         };
-        const Timing& shown = want_cached ? cached : two_phase;
+        const MethodTiming& shown = want_cached ? cached : two_phase;
         std::printf("%6s %10s %10s %10s %8s %6s %10s %10s%s  %s (%s)\n",
                     grammar::count_text(n).c_str(), want_cached ? fmt_us(cached).c_str() : "-",
                     want_two_phase ? fmt_us(two_phase).c_str() : "-", fmt_us(cub).c_str(),
-                    fmt_num(shown.gbps, "%.0f").c_str(), fmt_num(shown.pct, "%.1f").c_str(),
+                    fmt::format("{:.0f}", shown.gbps).c_str(),
+                    fmt::format("{:.1f}", shown.pct).c_str(),
                     want_cached ? ratio(cached).c_str() : "-",
                     want_two_phase ? ratio(two_phase).c_str() : "-",
                     opt.thrust
@@ -754,7 +743,7 @@ int cmd_bench(int argc, char** argv) {
                               .c_str()
                         : "",
                     cfg.kernel_id, level_text(cfg).c_str());
-        const std::pair<const char*, const Timing*> all[] = {
+        const std::pair<const char*, const MethodTiming*> all[] = {
             {"cached", want_cached ? &cached : nullptr},
             {"two-phase", want_two_phase ? &two_phase : nullptr},
             {"CUB", &cub},
@@ -769,14 +758,14 @@ int cmd_bench(int argc, char** argv) {
         if (want_cached) {
           row.set("cached", cached.to_json());
           if (ok(cached) && ok(cub))
-            row.set("cached_speedup_vs_cub", cub.median_us / cached.median_us);
+            row.set("cached_speedup_vs_cub", cub.median() / cached.median());
         }
         if (want_two_phase) {
           Json tj = two_phase.to_json();
           tj.set("temp_bytes", static_cast<std::int64_t>(tuned_bytes));
           row.set("two_phase", tj);
           if (ok(two_phase) && ok(cub))
-            row.set("two_phase_speedup_vs_cub", cub.median_us / two_phase.median_us);
+            row.set("two_phase_speedup_vs_cub", cub.median() / two_phase.median());
         }
         Json cj = cub.to_json();
         cj.set("temp_bytes", static_cast<std::int64_t>(cub_bytes));

@@ -44,7 +44,8 @@ extern "C" void on_stop_signal(int sig) {
   raise(sig);
 }
 
-struct sigaction g_old_int {}, g_old_term {};
+struct sigaction g_old_int {
+}, g_old_term{};
 
 }  // namespace
 

@@ -78,7 +78,8 @@ extern "C" void custom_handler(int) { g_custom_calls.fetch_add(1); }
 }  // namespace
 
 TEST(InterruptGuard, TheHandlersThatWereThereComeBack) {
-  struct sigaction mine {}, old_int {}, old_term {};
+  struct sigaction mine {
+  }, old_int{}, old_term{};
   mine.sa_handler = custom_handler;
   sigemptyset(&mine.sa_mask);
   ASSERT_EQ(sigaction(SIGINT, &mine, &old_int), 0);
