@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "common/enum_names.hpp"
 #include "common/names.hpp"
 #include "db/columns.hpp"
 #include "db/db_error.hpp"
@@ -16,9 +17,14 @@ namespace tunedreduce::db {
 
 namespace {
 
-constexpr BenchL2 all_bench_l2[] = {BenchL2::cold, BenchL2::dirty, BenchL2::warm};
-constexpr BenchMethod all_methods[] = {BenchMethod::cached, BenchMethod::two_phase,
-                                       BenchMethod::cub, BenchMethod::thrust};
+constexpr auto bench_l2_names = enum_names<BenchL2>(
+    {{BenchL2::cold, "cold"}, {BenchL2::dirty, "dirty"}, {BenchL2::warm, "warm"}});
+constexpr auto bench_method_names = enum_names<BenchMethod>({{BenchMethod::cached, "cached"},
+                                                             {BenchMethod::two_phase, "two_phase"},
+                                                             {BenchMethod::cub, "cub"},
+                                                             {BenchMethod::thrust, "thrust"}});
+static_assert(bench_l2_names.lists_all_through(BenchL2::warm));
+static_assert(bench_method_names.lists_all_through(BenchMethod::thrust));
 
 void require_writable(Database& db, const char* what) {
   if (!db.writable())
@@ -104,42 +110,12 @@ void end_in_tx(Connection& c, std::int64_t run, RunStatus status) {
 
 }  // namespace
 
-const char* bench_l2_name(BenchL2 l) noexcept {
-  switch (l) {
-    case BenchL2::cold:
-      return "cold";
-    case BenchL2::dirty:
-      return "dirty";
-    case BenchL2::warm:
-      return "warm";
-  }
-  return "?";
-}
+const char* bench_l2_name(BenchL2 l) noexcept { return bench_l2_names.to_name(l); }
+const char* bench_method_name(BenchMethod m) noexcept { return bench_method_names.to_name(m); }
 
-const char* bench_method_name(BenchMethod m) noexcept {
-  switch (m) {
-    case BenchMethod::cached:
-      return "cached";
-    case BenchMethod::two_phase:
-      return "two_phase";
-    case BenchMethod::cub:
-      return "cub";
-    case BenchMethod::thrust:
-      return "thrust";
-  }
-  return "?";
-}
-
-std::optional<BenchL2> parse_bench_l2(std::string_view s) {
-  for (BenchL2 l : all_bench_l2)
-    if (s == bench_l2_name(l)) return l;
-  return std::nullopt;
-}
-
+std::optional<BenchL2> parse_bench_l2(std::string_view s) { return bench_l2_names.from_name(s); }
 std::optional<BenchMethod> parse_bench_method(std::string_view s) {
-  for (BenchMethod m : all_methods)
-    if (s == bench_method_name(m)) return m;
-  return std::nullopt;
+  return bench_method_names.from_name(s);
 }
 
 std::string bench_seed_text(std::uint64_t seed) {

@@ -4,64 +4,35 @@
 #include <ctime>
 #include <random>
 
+#include "common/enum_names.hpp"
+
 namespace tunedreduce::db {
 
 namespace {
-template <class E, std::size_t N>
-std::optional<E> parse_name(std::string_view s, const E (&all)[N],
-                            const char* (*name)(E) noexcept) {
-  for (E e : all)
-    if (s == name(e)) return e;
-  return std::nullopt;
-}
-constexpr RunStatus all_statuses[] = {RunStatus::running, RunStatus::finished,
-                                      RunStatus::interrupted, RunStatus::failed};
-constexpr Outcome all_outcomes[] = {Outcome::ok, Outcome::incorrect, Outcome::launch_failed,
-                                    Outcome::crashed, Outcome::timeout};
-constexpr L2Mode all_l2_modes[] = {L2Mode::cold, L2Mode::warm};
+constexpr auto run_status_names = enum_names<RunStatus>({{RunStatus::running, "running"},
+                                                         {RunStatus::finished, "finished"},
+                                                         {RunStatus::interrupted, "interrupted"},
+                                                         {RunStatus::failed, "failed"}});
+constexpr auto outcome_names = enum_names<Outcome>({{Outcome::ok, "ok"},
+                                                    {Outcome::incorrect, "incorrect"},
+                                                    {Outcome::launch_failed, "launch_failed"},
+                                                    {Outcome::crashed, "crashed"},
+                                                    {Outcome::timeout, "timeout"}});
+constexpr auto l2_mode_names = enum_names<L2Mode>({{L2Mode::cold, "cold"}, {L2Mode::warm, "warm"}});
+static_assert(run_status_names.lists_all_through(RunStatus::failed));
+static_assert(outcome_names.lists_all_through(Outcome::timeout));
+static_assert(l2_mode_names.lists_all_through(L2Mode::warm));
 }  // namespace
 
-const char* run_status_name(RunStatus s) noexcept {
-  switch (s) {
-    case RunStatus::running:
-      return "running";
-    case RunStatus::finished:
-      return "finished";
-    case RunStatus::interrupted:
-      return "interrupted";
-    case RunStatus::failed:
-      return "failed";
-  }
-  return "?";
-}
-
-const char* outcome_name(Outcome o) noexcept {
-  switch (o) {
-    case Outcome::ok:
-      return "ok";
-    case Outcome::incorrect:
-      return "incorrect";
-    case Outcome::launch_failed:
-      return "launch_failed";
-    case Outcome::crashed:
-      return "crashed";
-    case Outcome::timeout:
-      return "timeout";
-  }
-  return "?";
-}
-
-const char* l2_mode_name(L2Mode m) noexcept { return m == L2Mode::cold ? "cold" : "warm"; }
+const char* run_status_name(RunStatus s) noexcept { return run_status_names.to_name(s); }
+const char* outcome_name(Outcome o) noexcept { return outcome_names.to_name(o); }
+const char* l2_mode_name(L2Mode m) noexcept { return l2_mode_names.to_name(m); }
 
 std::optional<RunStatus> parse_run_status(std::string_view s) {
-  return parse_name(s, all_statuses, run_status_name);
+  return run_status_names.from_name(s);
 }
-std::optional<Outcome> parse_outcome(std::string_view s) {
-  return parse_name(s, all_outcomes, outcome_name);
-}
-std::optional<L2Mode> parse_l2_mode(std::string_view s) {
-  return parse_name(s, all_l2_modes, l2_mode_name);
-}
+std::optional<Outcome> parse_outcome(std::string_view s) { return outcome_names.from_name(s); }
+std::optional<L2Mode> parse_l2_mode(std::string_view s) { return l2_mode_names.from_name(s); }
 
 std::string utc_timestamp() {
   using namespace std::chrono;
