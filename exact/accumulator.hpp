@@ -244,6 +244,19 @@ class Kulisch {
 
   TR_EXACT_HD void add_flags(std::uint32_t flags) { flags_ |= flags; }
 
+  /// The state with the chunks \p chunks (kChunks words, each of magnitude below 2^62: chunk()'s
+  /// values of a normalised state, or sums of up to 2^30 of them) and the flags \p flags: how a
+  /// kernel reads back states it stored, or their sums. Its next add, merge or round carries
+  /// first.
+  static TR_EXACT_HD Kulisch from_chunks(const std::int64_t* chunks, std::uint32_t flags) {
+    Kulisch k;
+    TR_EXACT_UNROLL_CHUNKS
+    for (int j = 0; j < kChunks; ++j) k.chunk_[j] = chunks[j];
+    k.flags_ = flags;
+    k.pending_ = kMaxPending;
+    return k;
+  }
+
   /// Carries every chunk but the top into the next: chunks below the top end in [0, 2^32).
   TR_EXACT_HD void normalise() {
     TR_EXACT_UNROLL_CHUNKS

@@ -140,6 +140,45 @@ TYPED_TEST(ExactAccumulatorTest, AdversarialCasesSplitAndMergedGiveTheSameStateA
   }
 }
 
+// What the exact kernels do with the states of their threads and blocks: normalise, store the
+// chunks and flags, add the stored chunks of many states word by word (plain integer sums, no
+// carry) and OR their flags, read the sums back with from_chunks and round.
+TYPED_TEST(ExactAccumulatorTest, SumsOfStoredChunksReadBackAsTheMergedState) {
+  using T = TypeParam;
+  using Acc = ExactAccumulator<T>;
+  using Store = typename Acc::Store;
+  std::mt19937_64 rng(1611);
+  const auto check = [&](const std::vector<T>& v, std::size_t parts) {
+    const Acc whole = accumulate<Acc>(std::span<const T>(v));
+    std::vector<std::int64_t> sums(Store::kChunks, 0);
+    std::uint32_t flags = 0;
+    for (std::size_t p = 0; p < parts; ++p) {
+      Acc part;
+      for (std::size_t i = v.size() * p / parts; i < v.size() * (p + 1) / parts; ++i)
+        part.add(v[i]);
+      part.normalise();
+      for (int j = 0; j < Store::kChunks; ++j)
+        sums[static_cast<std::size_t>(j)] += part.store().chunk(j);
+      flags |= part.store().flags();
+    }
+    Store read = Store::from_chunks(sums.data(), flags);
+    EXPECT_TRUE(read == whole.state()) << parts << " parts";
+    EXPECT_TRUE(same_bits(whole.result(), read.round())) << parts << " parts";
+    read.normalise();
+    EXPECT_EQ(read.pending(), 0u);
+    EXPECT_TRUE(same_bits(whole.result(), read.round())) << parts << " parts";
+  };
+  for (const Case<T>& c : adversarial_cases<T>()) {
+    SCOPED_TRACE(c.name);
+    for (const std::size_t parts : {std::size_t{1}, std::size_t{3}, std::size_t{64}})
+      check(c.values, parts);
+  }
+  for (const Distribution d : kDistributions) {
+    SCOPED_TRACE(distribution_name(d));
+    check(generate<T>(d, 5000, rng), 1 + rng() % 1024);
+  }
+}
+
 TYPED_TEST(ExactAccumulatorTest, TheEmptyAccumulatorIsTheIdentityNegativeZero) {
   using T = TypeParam;
   using Acc = ExactAccumulator<T>;

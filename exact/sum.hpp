@@ -1,0 +1,56 @@
+#pragma once
+// The exact sums on the GPU (issue 16): the true sum of n floats or doubles rounded once to
+// nearest even, the same bits for every launch configuration. Host API of exact/sum_kernels.cu;
+// standalone: not in the registry, the tuner or the library's API yet.
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace tunedreduce::exact {
+
+/// How the blocks' states become the result.
+enum class ExactFinish : std::uint8_t {
+  /// A second kernel (one block of 512 threads) merges the blocks' states and rounds.
+  two_pass,
+  /// The last block to finish (an atomic ticket) merges and rounds: one kernel, after a 4-byte
+  /// memset of the ticket.
+  single_pass,
+};
+
+/// The knobs of an exact sum. None of them changes the result's bits.
+struct ExactLaunch {
+  /// Threads per block: 128, 256 or 512.
+  int block_threads = 256;
+  /// Blocks per multiprocessor of the device; the grid is this times the multiprocessor count
+  /// unless grid_blocks is set. Either way no more blocks than there are loads to share.
+  int blocks_per_sm = 4;
+  /// The grid's blocks, if not 0.
+  unsigned grid_blocks = 0;
+  /// Elements per load: 1, 2 or 4 for float (float2, float4), 1 or 2 for double (double2). The
+  /// elements before the first aligned vector and after the last are read one by one.
+  int vector = 4;
+  /// Loads each thread issues before adding them: 1 or 2.
+  int unroll = 1;
+  ExactFinish finish = ExactFinish::two_pass;
+};
+
+/// The sum of d_in[0..n) rounded once to float (nearest, ties to even; NaN if any input is NaN
+/// or both infinities occur, ±Inf if one does or the rounded sum overflows; an exact zero is -0
+/// only if every input is -0; n = 0 gives +0), written to *d_out, enqueued on \p stream.
+/// CUB's two-phase convention: with d_temp == nullptr only \p temp_bytes is set (to what a call
+/// with the same n, d_in's alignment, configuration and device needs) and nothing is enqueued.
+/// n must be below 2^40. Returns cudaErrorInvalidValue for a bad argument (exact_sum_error_text()
+/// says which), else the first error of the CUDA calls it makes.
+cudaError_t exact_sum(const float* d_in, float* d_out, std::uint64_t n, void* d_temp,
+                      std::size_t& temp_bytes, cudaStream_t stream, ExactLaunch cfg = {});
+/// The same for double.
+cudaError_t exact_sum(const double* d_in, double* d_out, std::uint64_t n, void* d_temp,
+                      std::size_t& temp_bytes, cudaStream_t stream, ExactLaunch cfg = {});
+
+/// What the calling thread's last exact_sum that returned cudaErrorInvalidValue found wrong
+/// with its arguments ("" if none did).
+const char* exact_sum_error_text();
+
+}  // namespace tunedreduce::exact

@@ -1,0 +1,190 @@
+// exact_sum's launcher (exact/sum.hpp) and the instances of exact/sum_kernels.cuh it launches:
+// block sizes 128, 256, 512 × vector widths (float 1, 2, 4; double 1, 2) × unroll 1, 2.
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include "exact/sum.hpp"
+#include "exact/sum_kernels.cuh"
+
+namespace tunedreduce::exact {
+
+namespace {
+
+thread_local std::string last_error;
+
+cudaError_t invalid(std::string what) {
+  last_error = std::move(what);
+  return cudaErrorInvalidValue;
+}
+
+/// The workspace: the single_pass ticket, then the slots (8-byte words).
+constexpr std::size_t kTicketBytes = 256;
+constexpr unsigned kFinishThreads = 512;
+constexpr std::uint64_t kMaxBlocks = std::uint64_t{1} << 30;
+
+template <class T, int kThreads, int kVector, int kUnroll>
+void launch_blocks(unsigned grid, cudaStream_t stream, const T* in, std::uint64_t n,
+                   std::uint64_t head, std::uint64_t vectors, std::int64_t* slots, unsigned* ticket,
+                   T* out) {
+  detail::exact_sum_blocks<T, kThreads, kVector, kUnroll>
+      <<<grid, kThreads, 0, stream>>>(in, n, head, vectors, slots, ticket, out);
+}
+
+template <class T, int kThreads, int kVector>
+void dispatch_unroll(int unroll, unsigned grid, cudaStream_t stream, const T* in, std::uint64_t n,
+                     std::uint64_t head, std::uint64_t vectors, std::int64_t* slots,
+                     unsigned* ticket, T* out) {
+  if (unroll == 1) {
+    launch_blocks<T, kThreads, kVector, 1>(grid, stream, in, n, head, vectors, slots, ticket, out);
+  } else {
+    launch_blocks<T, kThreads, kVector, 2>(grid, stream, in, n, head, vectors, slots, ticket, out);
+  }
+}
+
+template <class T, int kThreads>
+void dispatch_vector(const ExactLaunch& cfg, unsigned grid, cudaStream_t stream, const T* in,
+                     std::uint64_t n, std::uint64_t head, std::uint64_t vectors,
+                     std::int64_t* slots, unsigned* ticket, T* out) {
+  if (cfg.vector == 1) {
+    dispatch_unroll<T, kThreads, 1>(cfg.unroll, grid, stream, in, n, head, vectors, slots, ticket,
+                                    out);
+  } else if (cfg.vector == 2) {
+    dispatch_unroll<T, kThreads, 2>(cfg.unroll, grid, stream, in, n, head, vectors, slots, ticket,
+                                    out);
+  } else if constexpr (sizeof(T) == 4) {
+    dispatch_unroll<T, kThreads, 4>(cfg.unroll, grid, stream, in, n, head, vectors, slots, ticket,
+                                    out);
+  }
+}
+
+template <class T>
+cudaError_t exact_sum_impl(const T* d_in, T* d_out, std::uint64_t n, void* d_temp,
+                           std::size_t& temp_bytes, cudaStream_t stream, ExactLaunch cfg) {
+  const char* type = sizeof(T) == 4 ? "float" : "double";
+  if (cfg.block_threads != 128 && cfg.block_threads != 256 && cfg.block_threads != 512) {
+    return invalid("exact_sum: block_threads " + std::to_string(cfg.block_threads) +
+                   " is not 128, 256 or 512");
+  }
+  const int max_vector = sizeof(T) == 4 ? 4 : 2;
+  if (cfg.vector != 1 && cfg.vector != 2 && cfg.vector != max_vector) {
+    return invalid(std::string("exact_sum: vector ") + std::to_string(cfg.vector) + " for " + type +
+                   " is not " + (sizeof(T) == 4 ? "1, 2 or 4" : "1 or 2"));
+  }
+  if (cfg.unroll != 1 && cfg.unroll != 2) {
+    return invalid("exact_sum: unroll " + std::to_string(cfg.unroll) + " is not 1 or 2");
+  }
+  if (cfg.grid_blocks == 0 && cfg.blocks_per_sm < 1) {
+    return invalid("exact_sum: blocks_per_sm " + std::to_string(cfg.blocks_per_sm) +
+                   " is below 1 and grid_blocks is 0");
+  }
+  if (cfg.finish != ExactFinish::two_pass && cfg.finish != ExactFinish::single_pass) {
+    return invalid("exact_sum: finish " + std::to_string(static_cast<int>(cfg.finish)) +
+                   " is neither two_pass nor single_pass");
+  }
+  const auto address = reinterpret_cast<std::uintptr_t>(d_in);
+  if (n > 0 && d_in == nullptr) return invalid("exact_sum: d_in is null and n is not 0");
+  if (address % sizeof(T) != 0) {
+    return invalid(std::string("exact_sum: d_in is not aligned to its ") + type);
+  }
+  if (n >= (std::uint64_t{1} << 40)) {
+    return invalid("exact_sum: n " + std::to_string(n) + " is 2^40 or more");
+  }
+  if (n == 0) {
+    if (d_temp == nullptr) {
+      temp_bytes = 1;
+      return cudaSuccess;
+    }
+    if (d_out == nullptr) return invalid("exact_sum: d_out is null");
+    return cudaMemsetAsync(d_out, 0, sizeof(T), stream);  // +0
+  }
+
+  // The vectors start at the first kVector-aligned element.
+  const std::uint64_t vector_bytes = sizeof(T) * static_cast<unsigned>(cfg.vector);
+  const std::uint64_t head = std::min<std::uint64_t>(n, (vector_bytes - address % vector_bytes) %
+                                                            vector_bytes / sizeof(T));
+  const std::uint64_t vectors = (n - head) / static_cast<unsigned>(cfg.vector);
+
+  std::uint64_t grid = cfg.grid_blocks;
+  if (grid == 0) {
+    int device = 0;
+    int sms = 0;
+    if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
+    if (const cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+        e != cudaSuccess) {
+      return e;
+    }
+    grid = static_cast<std::uint64_t>(cfg.blocks_per_sm) * static_cast<unsigned>(sms);
+  }
+  // The finish adds one normalised chunk (below 2^32) per block in an int64: at most 2^30.
+  if (grid > kMaxBlocks) {
+    return invalid("exact_sum: a grid of " + std::to_string(grid) + " blocks is above 2^30");
+  }
+  // No block without a load to make: a block reads block_threads vectors per round.
+  const std::uint64_t threads = static_cast<unsigned>(cfg.block_threads);
+  grid =
+      std::max<std::uint64_t>(1, std::min<std::uint64_t>(grid, (vectors + threads - 1) / threads));
+
+  constexpr int kWords = detail::kSlotWords<T>;
+  const std::size_t needed = kTicketBytes + grid * kWords * sizeof(std::int64_t);
+  const auto blocks = static_cast<unsigned>(grid);
+  if (d_temp == nullptr) {
+    temp_bytes = needed;
+    return cudaSuccess;
+  }
+  if (temp_bytes < needed) {
+    return invalid("exact_sum: temp_bytes " + std::to_string(temp_bytes) + " is below the " +
+                   std::to_string(needed) + " this call needs");
+  }
+  if (reinterpret_cast<std::uintptr_t>(d_temp) % 8 != 0) {
+    return invalid("exact_sum: d_temp is not 8-byte aligned");
+  }
+  if (d_out == nullptr) return invalid("exact_sum: d_out is null");
+
+  auto* ticket = static_cast<unsigned*>(d_temp);
+  auto* slots = reinterpret_cast<std::int64_t*>(static_cast<char*>(d_temp) + kTicketBytes);
+  const bool single = cfg.finish == ExactFinish::single_pass;
+  if (single) {
+    if (const cudaError_t e = cudaMemsetAsync(ticket, 0, sizeof(unsigned), stream);
+        e != cudaSuccess) {
+      return e;
+    }
+  }
+  unsigned* kernel_ticket = single ? ticket : nullptr;
+  switch (cfg.block_threads) {
+    case 128:
+      dispatch_vector<T, 128>(cfg, blocks, stream, d_in, n, head, vectors, slots, kernel_ticket,
+                              d_out);
+      break;
+    case 256:
+      dispatch_vector<T, 256>(cfg, blocks, stream, d_in, n, head, vectors, slots, kernel_ticket,
+                              d_out);
+      break;
+    default:
+      dispatch_vector<T, 512>(cfg, blocks, stream, d_in, n, head, vectors, slots, kernel_ticket,
+                              d_out);
+      break;
+  }
+  if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
+  if (single) return cudaSuccess;
+  detail::exact_sum_finish<T, kFinishThreads>
+      <<<1, kFinishThreads, 0, stream>>>(slots, blocks, d_out);
+  return cudaGetLastError();
+}
+
+}  // namespace
+
+cudaError_t exact_sum(const float* d_in, float* d_out, std::uint64_t n, void* d_temp,
+                      std::size_t& temp_bytes, cudaStream_t stream, ExactLaunch cfg) {
+  return exact_sum_impl(d_in, d_out, n, d_temp, temp_bytes, stream, cfg);
+}
+
+cudaError_t exact_sum(const double* d_in, double* d_out, std::uint64_t n, void* d_temp,
+                      std::size_t& temp_bytes, cudaStream_t stream, ExactLaunch cfg) {
+  return exact_sum_impl(d_in, d_out, n, d_temp, temp_bytes, stream, cfg);
+}
+
+const char* exact_sum_error_text() { return last_error.c_str(); }
+
+}  // namespace tunedreduce::exact

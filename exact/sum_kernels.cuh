@@ -1,0 +1,223 @@
+#pragma once
+// The exact sums' kernels (issue 16), launched by exact/sum_kernels.cu's exact_sum.
+//
+// exact_sum_blocks: each thread adds a grid-stride share of the input into its own
+// ExactAccumulator (exact/accumulator.hpp) and normalises it; the block adds its threads'
+// normalised chunks word by word (warp shuffles, then shared memory: plain int64 sums, no carry)
+// and ORs their flags, normalises that sum (one thread) and stores it to its slot of the
+// workspace. exact_sum_finish (two_pass), or the last block of exact_sum_blocks to take a ticket
+// (single_pass), adds the slots word by word, reads the sums back as one state and rounds it once.
+//
+// Why the bits never depend on the configuration: every step is exact integer arithmetic on
+// one value (the accumulator's add and normalise are exact, integer sums are associative and
+// commutative, OR is too), the normalised form of a value is unique, and the rounding happens
+// once, on that value. Magnitudes stay far from overflow: a thread's normalised chunks are below
+// 2^32 (its top chunk small and signed), a block's sums below 2^41, the sums of its normalised
+// chunks over 2^30 blocks below 2^62, which is what Kulisch::from_chunks accepts.
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "exact/accumulator.hpp"
+
+namespace tunedreduce::exact::detail {
+
+template <class T, int V>
+struct VectorOf;
+template <>
+struct VectorOf<float, 1> {
+  using type = float;
+};
+template <>
+struct VectorOf<float, 2> {
+  using type = float2;
+};
+template <>
+struct VectorOf<float, 4> {
+  using type = float4;
+};
+template <>
+struct VectorOf<double, 1> {
+  using type = double;
+};
+template <>
+struct VectorOf<double, 2> {
+  using type = double2;
+};
+
+template <class Acc>
+__device__ __forceinline__ void add_vector(Acc& acc, float x) {
+  acc.add(x);
+}
+template <class Acc>
+__device__ __forceinline__ void add_vector(Acc& acc, float2 v) {
+  acc.add(v.x);
+  acc.add(v.y);
+}
+template <class Acc>
+__device__ __forceinline__ void add_vector(Acc& acc, float4 v) {
+  acc.add(v.x);
+  acc.add(v.y);
+  acc.add(v.z);
+  acc.add(v.w);
+}
+template <class Acc>
+__device__ __forceinline__ void add_vector(Acc& acc, double x) {
+  acc.add(x);
+}
+template <class Acc>
+__device__ __forceinline__ void add_vector(Acc& acc, double2 v) {
+  acc.add(v.x);
+  acc.add(v.y);
+}
+
+__device__ __forceinline__ std::int64_t warp_sum(std::int64_t v) {
+  long long x = v;
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) x += __shfl_xor_sync(0xFFFFFFFFu, x, o);
+  return x;
+}
+
+__device__ __forceinline__ std::uint32_t warp_or(std::uint32_t v) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v |= __shfl_xor_sync(0xFFFFFFFFu, v, o);
+  return v;
+}
+
+/// Words of a state in the workspace: the chunks, then the flags.
+template <class T>
+inline constexpr int kSlotWords = Format<T>::kChunks + 1;
+
+/// The shared memory of a block's merge and of a finish.
+template <class T, int kWarps>
+struct MergeStorage {
+  std::int64_t warp_words[kWarps][kSlotWords<T>];
+  std::int64_t words[kSlotWords<T>];
+  bool last;
+};
+
+/// The slots of \p blocks states (word w of slot b at slots[w * blocks + b]) summed, read back
+/// and rounded by thread 0 into *out. Every thread of the block calls it. Loads bypass L1
+/// (__ldcg): in single_pass the other blocks wrote the slots during this kernel.
+template <class T, int kThreads>
+__device__ void finish_slots(const std::int64_t* slots, unsigned blocks, T* out,
+                             MergeStorage<T, kThreads / 32>& smem) {
+  using Store = Kulisch<T>;
+  constexpr int kWords = kSlotWords<T>;
+  constexpr int kWarps = kThreads / 32;
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  const int warp = static_cast<int>(threadIdx.x >> 5);
+  for (int w = warp; w < kWords; w += kWarps) {
+    const std::int64_t* word = slots + static_cast<std::uint64_t>(w) * blocks;
+    if (w < Store::kChunks) {
+      std::int64_t s = 0;
+#pragma unroll 8
+      for (unsigned b = static_cast<unsigned>(lane); b < blocks; b += 32) s += __ldcg(word + b);
+      s = warp_sum(s);
+      if (lane == 0) smem.words[w] = s;
+    } else {
+      std::uint32_t f = 0;
+#pragma unroll 8
+      for (unsigned b = static_cast<unsigned>(lane); b < blocks; b += 32) {
+        f |= static_cast<std::uint32_t>(__ldcg(word + b));
+      }
+      f = warp_or(f);
+      if (lane == 0) smem.words[w] = f;
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    Store sum = Store::from_chunks(smem.words, static_cast<std::uint32_t>(smem.words[kWords - 1]));
+    sum.normalise();
+    *out = sum.round();
+  }
+}
+
+/// The exact sum's first pass (see the top of this file). The input is in[0, n): \p head
+/// elements before the first kVector-aligned vector, \p vectors vectors, then the rest of n.
+/// \p ticket: null for two_pass; for single_pass a zeroed counter, and the last block rounds
+/// the result into *out.
+template <class T, int kThreads, int kVector, int kUnroll>
+__global__ void __launch_bounds__(kThreads)
+    exact_sum_blocks(const T* __restrict__ in, std::uint64_t n, std::uint64_t head,
+                     std::uint64_t vectors, std::int64_t* __restrict__ slots, unsigned* ticket,
+                     T* out) {
+  using Acc = ExactAccumulator<T>;
+  using Store = typename Acc::Store;
+  using Vector = typename VectorOf<T, kVector>::type;
+  constexpr int kWarps = kThreads / 32;
+  constexpr int kWords = kSlotWords<T>;
+  static_assert(kThreads % 32 == 0 && kWarps >= 1);
+  __shared__ MergeStorage<T, kWarps> smem;
+
+  Acc acc;
+  const std::uint64_t thread = blockIdx.x * std::uint64_t{kThreads} + threadIdx.x;
+  const std::uint64_t stride = std::uint64_t{gridDim.x} * kThreads;
+  // The scalar elements around the vectors: fewer than 2 * kVector, one per thread.
+  const std::uint64_t tail_start = head + vectors * kVector;
+  if (thread < head) acc.add(__ldg(in + thread));
+  if (thread < n - tail_start) acc.add(__ldg(in + tail_start + thread));
+  const Vector* body = reinterpret_cast<const Vector*>(in + head);
+  std::uint64_t i = thread;
+  if constexpr (kUnroll > 1) {
+    for (; i + (kUnroll - 1) * stride < vectors; i += kUnroll * stride) {
+      Vector v[kUnroll];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) v[u] = __ldg(body + i + u * stride);
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) add_vector(acc, v[u]);
+    }
+  }
+  for (; i < vectors; i += stride) add_vector(acc, __ldg(body + i));
+  acc.normalise();
+
+  // The block's sum: each chunk over the warp (skipped where the whole warp's is 0), then over
+  // the warps.
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  const int warp = static_cast<int>(threadIdx.x >> 5);
+#pragma unroll(Store::kUnrollChunks)
+  for (int j = 0; j < Store::kChunks; ++j) {
+    std::int64_t c = acc.store().chunk(j);
+    if (__any_sync(0xFFFFFFFFu, c != 0)) c = warp_sum(c);
+    if (lane == 0) smem.warp_words[warp][j] = c;
+  }
+  const std::uint32_t flags = warp_or(acc.store().flags());
+  if (lane == 0) smem.warp_words[warp][kWords - 1] = flags;
+  __syncthreads();
+  for (int w = static_cast<int>(threadIdx.x); w < kWords; w += kThreads) {
+    std::int64_t s = 0;
+    for (int k = 0; k < kWarps; ++k) {
+      s = w < kWords - 1 ? s + smem.warp_words[k][w] : (s | smem.warp_words[k][w]);
+    }
+    smem.words[w] = s;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    Store block =
+        Store::from_chunks(smem.words, static_cast<std::uint32_t>(smem.words[kWords - 1]));
+    block.normalise();
+    for (int w = 0; w < Store::kChunks; ++w)
+      slots[std::uint64_t{gridDim.x} * w + blockIdx.x] = block.chunk(w);
+    slots[std::uint64_t{gridDim.x} * (kWords - 1) + blockIdx.x] = block.flags();
+    if (ticket != nullptr) {
+      __threadfence();  // the slot before the ticket: the last block sees every slot
+      smem.last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+    }
+  }
+  if (ticket == nullptr) return;
+  __syncthreads();
+  if (!smem.last) return;
+  __threadfence();
+  finish_slots<T, kThreads>(slots, gridDim.x, out, smem);
+}
+
+/// two_pass's second kernel: one block of kThreads.
+template <class T, int kThreads>
+__global__ void __launch_bounds__(kThreads)
+    exact_sum_finish(const std::int64_t* __restrict__ slots, unsigned blocks, T* out) {
+  __shared__ MergeStorage<T, kThreads / 32> smem;
+  finish_slots<T, kThreads>(slots, blocks, out, smem);
+}
+
+}  // namespace tunedreduce::exact::detail

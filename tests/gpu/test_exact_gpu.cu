@@ -1,0 +1,404 @@
+// The exact sums on the GPU (exact/sum.hpp, issue 16): bit for bit the host reference
+// (exact/reference.hpp) on the adversarial cases and on random data of many sizes, at misaligned
+// addresses, in every launch configuration; the same bits in all of them. Then a timing table
+// against cub::DeviceReduce::Sum (printed, not asserted): lines starting with "TIMING" and
+// "BEST". Without a CUDA device it exits 77 (skipped).
+
+#include <cub/device/device_reduce.cuh>
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdint>
+#include <cstdio>
+#include <random>
+#include <span>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "exact/reference.hpp"
+#include "exact/sum.hpp"
+#include "measure/datagen.hpp"
+#include "measure/gpu.hpp"
+#include "tests/exact/cases.hpp"
+#include "tests/gpu/gpu_util.hpp"
+
+namespace tunedreduce::exact::testing {
+namespace {
+
+using test::DeviceBuffer;
+
+int g_sms = 0;
+std::int64_t g_l2_bytes = 0;
+
+void check_exact(cudaError_t e, const char* what) {
+  if (e == cudaSuccess) return;
+  std::string text = std::string(what) + ": " + cudaGetErrorName(e);
+  if (e == cudaErrorInvalidValue) text += std::string(" (") + exact_sum_error_text() + ")";
+  throw std::runtime_error(text);
+}
+
+std::string describe(const ExactLaunch& cfg) {
+  return "block=" + std::to_string(cfg.block_threads) + " grid=" +
+         (cfg.grid_blocks != 0 ? std::to_string(cfg.grid_blocks)
+                               : std::to_string(cfg.blocks_per_sm) + "xSM") +
+         " vector=" + std::to_string(cfg.vector) + " unroll=" + std::to_string(cfg.unroll) +
+         (cfg.finish == ExactFinish::two_pass ? " two_pass" : " single_pass");
+}
+
+/// Every knob's every value: block sizes, grids of 1 block, #SMs and 4×#SMs, every vector
+/// width, both unrolls, both finishes.
+template <class T>
+std::vector<ExactLaunch> every_configuration() {
+  std::vector<ExactLaunch> configs;
+  const std::vector<int> vectors = sizeof(T) == 4 ? std::vector<int>{1, 2, 4}
+                                                  : std::vector<int>{1, 2};
+  for (const int block : {128, 256, 512}) {
+    for (const unsigned grid :
+         {1u, static_cast<unsigned>(g_sms), 4u * static_cast<unsigned>(g_sms)}) {
+      for (const int vector : vectors) {
+        for (const int unroll : {1, 2}) {
+          for (const ExactFinish finish : {ExactFinish::two_pass, ExactFinish::single_pass}) {
+            ExactLaunch cfg;
+            cfg.block_threads = block;
+            cfg.grid_blocks = grid;
+            cfg.vector = vector;
+            cfg.unroll = unroll;
+            cfg.finish = finish;
+            configs.push_back(cfg);
+          }
+        }
+      }
+    }
+  }
+  return configs;
+}
+
+/// A workspace that grows as calls need, and a poisoned output.
+class Runner {
+ public:
+  Runner() { TR_CUDA_CHECK(cudaStreamCreate(&stream_)); }
+  ~Runner() { cudaStreamDestroy(stream_); }
+  Runner(const Runner&) = delete;
+  Runner& operator=(const Runner&) = delete;
+
+  cudaStream_t stream() const { return stream_; }
+
+  /// Enqueues one exact sum into out() (no poison, no wait): the timed call.
+  template <class T>
+  void enqueue(const T* d_in, std::uint64_t n, const ExactLaunch& cfg) {
+    std::size_t bytes = 0;
+    check_exact(exact_sum(d_in, static_cast<T*>(out_.get()), n, nullptr, bytes, stream_, cfg),
+                "exact_sum (size query)");
+    if (bytes > temp_.bytes()) temp_ = DeviceBuffer(bytes);
+    check_exact(exact_sum(d_in, static_cast<T*>(out_.get()), n, temp_.get(), bytes, stream_, cfg),
+                "exact_sum");
+  }
+
+  /// The result of one exact sum, its output poisoned first (0xFF bytes: a NaN that no exact
+  /// sum returns).
+  template <class T>
+  T run(const T* d_in, std::uint64_t n, const ExactLaunch& cfg) {
+    TR_CUDA_CHECK(cudaMemsetAsync(out_.get(), 0xFF, sizeof(T), stream_));
+    enqueue(d_in, n, cfg);
+    T result{};
+    TR_CUDA_CHECK(cudaMemcpyAsync(&result, out_.get(), sizeof(T), cudaMemcpyDeviceToHost, stream_));
+    TR_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    return result;
+  }
+
+ private:
+  cudaStream_t stream_ = nullptr;
+  DeviceBuffer temp_;
+  DeviceBuffer out_{sizeof(double)};
+};
+
+/// Copies \p values to a device buffer at element offsets 0..3 in turn and checks that every
+/// configuration gives \p expected's bits.
+template <class T>
+void expect_everywhere(Runner& runner, const std::vector<T>& values, T expected,
+                       const std::vector<ExactLaunch>& configs) {
+  DeviceBuffer buffer((values.size() + 4) * sizeof(T));
+  for (std::size_t offset = 0; offset < 4; ++offset) {
+    T* d_in = static_cast<T*>(buffer.get()) + offset;
+    if (!values.empty()) {
+      TR_CUDA_CHECK(
+          cudaMemcpy(d_in, values.data(), values.size() * sizeof(T), cudaMemcpyHostToDevice));
+    }
+    for (const ExactLaunch& cfg : configs) {
+      const T got = runner.run(d_in, values.size(), cfg);
+      EXPECT_TRUE(same_bits(expected, got)) << "offset " << offset << ", " << describe(cfg);
+    }
+  }
+}
+
+template <class T>
+class ExactSumGpu : public ::testing::Test {};
+
+struct TypeNames {
+  template <class T>
+  static std::string GetName(int) {
+    return sizeof(T) == 4 ? "float" : "double";
+  }
+};
+using Types = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(ExactSumGpu, Types, TypeNames);
+
+TYPED_TEST(ExactSumGpu, AdversarialCasesMatchTheReferenceInEveryConfiguration) {
+  using T = TypeParam;
+  Runner runner;
+  const auto configs = every_configuration<T>();
+  for (const Case<T>& c : adversarial_cases<T>()) {
+    SCOPED_TRACE(c.name);
+    const T expected = exact_sum(std::span<const T>(c.values));
+    if (c.expected) ASSERT_TRUE(same_bits(*c.expected, expected)) << "the host reference";
+    expect_everywhere(runner, c.values, expected, configs);
+  }
+}
+
+TYPED_TEST(ExactSumGpu, RandomDataOfManySizesMatchesTheReferenceInEveryConfiguration) {
+  using T = TypeParam;
+  Runner runner;
+  const auto configs = every_configuration<T>();
+  std::mt19937_64 rng(test::test_seed());
+  const std::uint64_t sizes[] = {0, 1, 2, 3, 31, 1000, 4097, (1u << 20) + 13, 1u << 24};
+  for (const std::uint64_t n : sizes) {
+    // Every distribution up to 4097 values; above, the ones that run fast with a grid of one
+    // block (full_range spills into the chunks on most adds).
+    std::vector<Distribution> distributions(std::begin(kDistributions), std::end(kDistributions));
+    if (n > 4097) distributions = {Distribution::normal, Distribution::cancelling_pairs};
+    if (n > (1u << 20) + 13) distributions = {Distribution::uniform01};
+    for (const Distribution d : distributions) {
+      SCOPED_TRACE(std::string(distribution_name(d)) + " n=" + std::to_string(n));
+      const std::vector<T> values = generate<T>(d, n, rng);
+      const T expected = exact_sum(std::span<const T>(values));
+      expect_everywhere(runner, values, expected, configs);
+    }
+  }
+}
+
+TYPED_TEST(ExactSumGpu, BadArgumentsAreNamedAndNZeroGivesPlusZero) {
+  using T = TypeParam;
+  Runner runner;
+  DeviceBuffer in(64 * sizeof(T));
+  DeviceBuffer out(sizeof(T));
+  auto* d_in = static_cast<T*>(in.get());
+  auto* d_out = static_cast<T*>(out.get());
+  std::size_t bytes = 0;
+  const auto expect_invalid = [&](ExactLaunch cfg, const T* input, const char* names) {
+    std::size_t b = 0;
+    EXPECT_EQ(exact_sum(input, d_out, 64, nullptr, b, runner.stream(), cfg), cudaErrorInvalidValue)
+        << names;
+    EXPECT_NE(std::string(exact_sum_error_text()).find(names), std::string::npos)
+        << exact_sum_error_text();
+  };
+  ExactLaunch bad;
+  bad.block_threads = 384;
+  expect_invalid(bad, d_in, "block_threads 384");
+  bad = {};
+  bad.vector = sizeof(T) == 4 ? 8 : 4;
+  expect_invalid(bad, d_in, "vector");
+  bad = {};
+  bad.unroll = 3;
+  expect_invalid(bad, d_in, "unroll 3");
+  bad = {};
+  bad.blocks_per_sm = 0;
+  expect_invalid(bad, d_in, "blocks_per_sm 0");
+  bad = {};
+  bad.grid_blocks = (1u << 30) + 1;
+  expect_invalid(bad, d_in, "above 2^30");
+  expect_invalid({}, reinterpret_cast<const T*>(static_cast<const char*>(in.get()) + 1),
+                 "not aligned");
+  expect_invalid({}, nullptr, "d_in is null");
+
+  // A workspace one byte short.
+  TR_CUDA_CHECK(exact_sum(d_in, d_out, 64, nullptr, bytes, runner.stream(), {}));
+  DeviceBuffer temp(bytes);
+  std::size_t short_bytes = bytes - 1;
+  EXPECT_EQ(exact_sum(d_in, d_out, 64, temp.get(), short_bytes, runner.stream(), {}),
+            cudaErrorInvalidValue);
+  EXPECT_NE(std::string(exact_sum_error_text()).find("temp_bytes"), std::string::npos);
+
+  // n = 0: a nonzero workspace size, then +0 written over a poisoned output.
+  std::size_t zero_bytes = 0;
+  TR_CUDA_CHECK(exact_sum(d_in, d_out, 0, nullptr, zero_bytes, runner.stream(), {}));
+  EXPECT_GT(zero_bytes, 0u);
+  TR_CUDA_CHECK(cudaMemset(d_out, 0xFF, sizeof(T)));
+  TR_CUDA_CHECK(exact_sum(d_in, d_out, 0, temp.get(), zero_bytes, runner.stream(), {}));
+  T result{};
+  TR_CUDA_CHECK(cudaStreamSynchronize(runner.stream()));
+  TR_CUDA_CHECK(cudaMemcpy(&result, d_out, sizeof(T), cudaMemcpyDeviceToHost));
+  EXPECT_TRUE(same_bits(T(0), result));
+}
+
+// ---- Timing ----------------------------------------------------------------------------------
+
+/// The configurations timed: every knob but the grid of one block (which reads from one SM).
+template <class T>
+std::vector<ExactLaunch> timed_configurations() {
+  std::vector<ExactLaunch> configs;
+  for (const ExactLaunch& cfg : every_configuration<T>()) {
+    if (cfg.grid_blocks == 1) continue;
+    ExactLaunch c = cfg;
+    c.grid_blocks = 0;
+    c.blocks_per_sm = cfg.grid_blocks == static_cast<unsigned>(g_sms) ? 1 : 4;
+    configs.push_back(c);
+  }
+  return configs;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 == 1 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+/// The host reference of measure::data_value<T>(seed, i), i < n, on all cores.
+template <class T>
+T reference_of_generated(std::uint64_t seed, std::uint64_t n) {
+  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<ReferenceSum<T>> sums(threads);
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      std::vector<T> piece;
+      const std::uint64_t begin = n * t / threads;
+      const std::uint64_t end = n * (t + 1) / threads;
+      for (std::uint64_t i = begin; i < end; i += 1u << 20) {
+        piece.clear();
+        for (std::uint64_t k = i; k < std::min(end, i + (1u << 20)); ++k) {
+          piece.push_back(measure::data_value<T>(seed, k));
+        }
+        sums[t].add(piece);
+      }
+    });
+  }
+  for (auto& th : pool) th.join();
+  for (unsigned t = 1; t < threads; ++t) sums[0].merge(sums[t]);
+  return sums[0].result();
+}
+
+class Timer {
+ public:
+  explicit Timer(cudaStream_t stream) : stream_(stream) {
+    TR_CUDA_CHECK(cudaEventCreate(&start_));
+    TR_CUDA_CHECK(cudaEventCreate(&stop_));
+    flush_bytes_ = measure::cold_flush_bytes(g_l2_bytes);
+    flush_ = DeviceBuffer(flush_bytes_);
+    sink_ = DeviceBuffer(sizeof(unsigned));
+    TR_CUDA_CHECK(cudaMemset(flush_.get(), 0x5b, flush_bytes_));
+  }
+  ~Timer() {
+    cudaEventDestroy(start_);
+    cudaEventDestroy(stop_);
+  }
+  Timer(const Timer&) = delete;
+  Timer& operator=(const Timer&) = delete;
+
+  /// The median microseconds of 20 calls of \p enqueue, each after the L2 flush of measure/.
+  template <class F>
+  double median_us(F&& enqueue) {
+    std::vector<double> us;
+    for (int rep = 0; rep < 20; ++rep) {
+      TR_CUDA_CHECK(measure::enqueue_read(flush_.get(), flush_bytes_, g_sms,
+                                          static_cast<unsigned*>(sink_.get()), stream_));
+      TR_CUDA_CHECK(cudaEventRecord(start_, stream_));
+      enqueue();
+      TR_CUDA_CHECK(cudaEventRecord(stop_, stream_));
+      TR_CUDA_CHECK(cudaEventSynchronize(stop_));
+      float ms = 0;
+      TR_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
+      us.push_back(static_cast<double>(ms) * 1e3);
+    }
+    return median(us);
+  }
+
+ private:
+  cudaStream_t stream_;
+  cudaEvent_t start_ = nullptr;
+  cudaEvent_t stop_ = nullptr;
+  std::size_t flush_bytes_ = 0;
+  DeviceBuffer flush_;
+  DeviceBuffer sink_;
+};
+
+template <class T>
+void time_type(Runner& runner, Timer& timer, DeviceBuffer& data, int log2_first, int log2_last) {
+  const char* type = sizeof(T) == 4 ? "float" : "double";
+  const auto configs = timed_configurations<T>();
+  auto* d_in = static_cast<T*>(data.get());
+  DeviceBuffer cub_out(sizeof(T));
+  for (int log2n = log2_first; log2n <= log2_last; log2n += 2) {
+    const std::uint64_t n = std::uint64_t{1} << log2n;
+    const std::uint64_t seed = test::test_seed() ^ static_cast<std::uint64_t>(log2n);
+    TR_CUDA_CHECK(measure::fill_input(sizeof(T) == 4 ? DType::f32 : DType::f64, d_in, n, seed,
+                                      g_sms, runner.stream()));
+    TR_CUDA_CHECK(cudaStreamSynchronize(runner.stream()));
+    const T expected = reference_of_generated<T>(seed, n);
+    const double gbytes = static_cast<double>(n * sizeof(T)) / 1e9;
+
+    std::size_t cub_bytes = 0;
+    TR_CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, cub_bytes, d_in, static_cast<T*>(cub_out.get()),
+                                         static_cast<std::int64_t>(n), runner.stream()));
+    DeviceBuffer cub_temp(cub_bytes);
+    const auto cub_call = [&] {
+      TR_CUDA_CHECK(cub::DeviceReduce::Sum(cub_temp.get(), cub_bytes, d_in,
+                                           static_cast<T*>(cub_out.get()),
+                                           static_cast<std::int64_t>(n), runner.stream()));
+    };
+    cub_call();
+    const double cub_us = timer.median_us(cub_call);
+    std::printf("TIMING %s n=2^%d cub_us=%.1f cub_gbps=%.0f\n", type, log2n, cub_us,
+                gbytes / (cub_us * 1e-6));
+
+    double best_us = 0;
+    std::string best;
+    for (const ExactLaunch& cfg : configs) {
+      const T got = runner.run(d_in, n, cfg);  // also the warm-up
+      EXPECT_TRUE(same_bits(expected, got)) << type << " n=2^" << log2n << " " << describe(cfg);
+      const double us = timer.median_us([&] { runner.enqueue(d_in, n, cfg); });
+      std::printf("TIMING %s n=2^%d %s exact_us=%.1f exact_gbps=%.0f speedup=%.3f\n", type, log2n,
+                  describe(cfg).c_str(), us, gbytes / (us * 1e-6), cub_us / us);
+      if (best.empty() || us < best_us) {
+        best_us = us;
+        best = describe(cfg);
+      }
+    }
+    std::printf("BEST %s n=2^%d %s exact_us=%.1f cub_us=%.1f speedup=%.3f\n", type, log2n,
+                best.c_str(), best_us, cub_us, cub_us / best_us);
+    std::fflush(stdout);
+  }
+}
+
+// The issue's table: every line "TIMING" or "BEST" (speedup = CUB us / exact us, cold L2).
+TEST(ExactSumGpuTiming, PrintsTheTableAgainstCub) {
+  Runner runner;
+  Timer timer(runner.stream());
+  DeviceBuffer data(std::size_t{4} << 30);         // 2^30 floats, 2^29 doubles
+  time_type<float>(runner, timer, data, 24, 30);   // 2^24, 2^26, 2^28, 2^30
+  time_type<double>(runner, timer, data, 23, 29);  // the same bytes
+}
+
+}  // namespace
+}  // namespace tunedreduce::exact::testing
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  int devices = 0;
+  const cudaError_t e = cudaGetDeviceCount(&devices);
+  if (e != cudaSuccess || devices == 0) {
+    std::printf("SKIPPED: no CUDA device (%s)\n",
+                e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+    return tunedreduce::test::skip_exit_code;
+  }
+  cudaDeviceProp prop{};
+  TR_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  tunedreduce::exact::testing::g_sms = prop.multiProcessorCount;
+  tunedreduce::exact::testing::g_l2_bytes = prop.l2CacheSize;
+  std::printf("device 0: %s (sm_%d%d, %d SMs, L2 %d MiB), seed 0x%016" PRIx64
+              " (set TR_TEST_SEED to repeat)\n",
+              prop.name, prop.major, prop.minor, prop.multiProcessorCount, prop.l2CacheSize >> 20,
+              tunedreduce::test::test_seed());
+  return RUN_ALL_TESTS();
+}
