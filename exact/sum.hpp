@@ -28,9 +28,10 @@ struct ExactLaunch {
   int blocks_per_sm = 4;
   /// The grid's blocks, if not 0.
   unsigned grid_blocks = 0;
-  /// Elements per load: 1, 2 or 4 for float (float2, float4), 1 or 2 for double (double2). The
-  /// elements before the first aligned vector and after the last are read one by one.
-  int vector = 4;
+  /// Elements per load: 1, 2 or 4 for float (float2, float4), 1 or 2 for double (double2); 0
+  /// (the default): the widest, 4 for float and 2 for double. The elements before the first
+  /// aligned vector and after the last are read one by one.
+  int vector = 0;
   /// Loads each thread issues before adding them: 1 or 2.
   int unroll = 1;
   ExactFinish finish = ExactFinish::two_pass;

@@ -68,6 +68,7 @@ cudaError_t exact_sum_impl(const T* d_in, T* d_out, std::uint64_t n, void* d_tem
                    " is not 128, 256 or 512");
   }
   const int max_vector = sizeof(T) == 4 ? 4 : 2;
+  if (cfg.vector == 0) cfg.vector = max_vector;  // the default: the widest load
   if (cfg.vector != 1 && cfg.vector != 2 && cfg.vector != max_vector) {
     return invalid(std::string("exact_sum: vector ") + std::to_string(cfg.vector) + " for " + type +
                    " is not " + (sizeof(T) == 4 ? "1, 2 or 4" : "1 or 2"));
