@@ -198,40 +198,36 @@ class Kulisch {
     kNotNegativeZero = 8u,
   };
 
-  /// Adds ±m·2^p units; m < 2^53, and p + 84 within the chunks.
-  template <Residence R>
-  TR_EXACT_HD void add_scaled(std::uint64_t m, int p, bool negative) {
-    if (pending_ == kMaxPending) normalise();
-    ++pending_;
+  /// What an add puts into the chunks: a0, a1, a2 (signed, magnitudes below 2^32) into chunks
+  /// k, k + 1, k + 2; k is kNoChunk (and the words 0) for a zero.
+  struct Parts {
+    int k;
+    std::int64_t a0;
+    std::int64_t a1;
+    std::int64_t a2;
+  };
+  static constexpr int kNoChunk = -4;
+
+  /// The parts of ±m·2^p units; m < 2^53, and p + 84 within the chunks.
+  static TR_EXACT_HD Parts scaled_parts(std::uint64_t m, int p, bool negative) {
     const int k = p >> 5;
     const int o = p & 31;
     assert(p >= 0 && k + 2 < kChunks && m < (std::uint64_t{1} << 53));
     const std::uint64_t low = m << o;  // bits 0..63 of m·2^o (which has at most 84)
     const std::int64_t s = negative ? -1 : 0;
-    const std::int64_t a0 = (static_cast<std::int64_t>(low & 0xFFFFFFFFu) ^ s) - s;
-    const std::int64_t a1 = (static_cast<std::int64_t>(low >> 32) ^ s) - s;
-    const std::int64_t a2 = (static_cast<std::int64_t>((m >> 1) >> (63 - o)) ^ s) - s;
-    if constexpr (R == Residence::memory) {
-      chunk_[k] += a0;
-      chunk_[k + 1] += a1;
-      chunk_[k + 2] += a2;
-    } else {
-      TR_EXACT_UNROLL
-      for (int j = 0; j < kChunks; ++j) {
-        chunk_[j] += (j == k ? a0 : 0) + (j == k + 1 ? a1 : 0) + (j == k + 2 ? a2 : 0);
-      }
-    }
+    return {k, (static_cast<std::int64_t>(low & 0xFFFFFFFFu) ^ s) - s,
+            (static_cast<std::int64_t>(low >> 32) ^ s) - s,
+            (static_cast<std::int64_t>((m >> 1) >> (63 - o)) ^ s) - s};
   }
 
-  /// Adds a finite double that is an integer multiple of the unit (an input, or a part of an
-  /// expansion of them) and, in units, below 2^(32 × (kChunks - 2) + 52).
-  template <Residence R>
-  TR_EXACT_HD void add_double(double v) {
+  /// The parts of a finite double that is an integer multiple of the unit (an input, or a part
+  /// of an expansion of them) and, in units, below 2^(32 × (kChunks - 2) + 52).
+  static TR_EXACT_HD Parts double_parts(double v) {
     const std::uint64_t u = detail::bits_of(v);
     const int biased = static_cast<int>((u >> 52) & 0x7FF);
     assert(biased != 0x7FF);
     std::uint64_t m = (u & 0xFFFFFFFFFFFFFull) | (biased != 0 ? std::uint64_t{1} << 52 : 0);
-    if (m == 0) return;
+    if (m == 0) return {kNoChunk, 0, 0, 0};
     // v = m·2^(max(biased, 1) - 1075) = m·2^p units.
     int p = (biased != 0 ? biased : 1) - 1075 - F::kUnitExponent;
     if (p < 0) {  // float's units: the bits below 2^-149 are zeros
@@ -239,7 +235,37 @@ class Kulisch {
       m >>= -p;
       p = 0;
     }
-    add_scaled<R>(m, p, (u >> 63) != 0);
+    return scaled_parts(m, p, (u >> 63) != 0);
+  }
+
+  /// Adds parts (not kNoChunk's).
+  template <Residence R>
+  TR_EXACT_HD void add_parts(const Parts& a) {
+    if (pending_ == kMaxPending) normalise();
+    ++pending_;
+    if constexpr (R == Residence::memory) {
+      chunk_[a.k] += a.a0;
+      chunk_[a.k + 1] += a.a1;
+      chunk_[a.k + 2] += a.a2;
+    } else {
+      TR_EXACT_UNROLL
+      for (int j = 0; j < kChunks; ++j) {
+        chunk_[j] += (j == a.k ? a.a0 : 0) + (j == a.k + 1 ? a.a1 : 0) + (j == a.k + 2 ? a.a2 : 0);
+      }
+    }
+  }
+
+  /// Adds ±m·2^p units; m < 2^53, and p + 84 within the chunks.
+  template <Residence R>
+  TR_EXACT_HD void add_scaled(std::uint64_t m, int p, bool negative) {
+    add_parts<R>(scaled_parts(m, p, negative));
+  }
+
+  /// Adds a finite double that is an integer multiple of the unit (see double_parts).
+  template <Residence R>
+  TR_EXACT_HD void add_double(double v) {
+    const Parts a = double_parts(v);
+    if (a.k != kNoChunk) add_parts<R>(a);
   }
 
   TR_EXACT_HD void add_flags(std::uint32_t flags) { flags_ |= flags; }
@@ -375,61 +401,161 @@ class Kulisch {
   std::uint32_t pending_ = 0;
 };
 
+/// The front of an accumulator on its own: an expansion of K doubles whose spills go into a
+/// Kulisch that the caller keeps apart. ExactAccumulator is one of these and its Kulisch; a
+/// kernel holds the two as separate variables, because one object holding both is one local
+/// allocation once its chunks are indexed at run time (double's), and the K doubles then live in
+/// local memory too: nvcc 13 loaded and stored them there on every add (see docs/kernels.md).
+/// Apart, the K doubles stay in registers and the chunks are touched only on a spill.
+template <class T, int K = (sizeof(T) == 4 ? 2 : 3),
+          Residence R = (sizeof(T) == 4 ? Residence::registers : Residence::memory)>
+class Expansion {
+  static_assert(K >= 1);
+
+ public:
+  using Store = Kulisch<T>;
+  static constexpr int kTerms = K;
+  /// float: 2^53-bit-exact sums of floats are never near fp64's range. double: inputs with
+  /// |x| ≥ 2^982 (and NaN, ±Inf) bypass the expansion, so 2^40 of the others sum below 2^1022.
+  static constexpr int kDirectBiasedExponent = sizeof(T) == 4 ? 0xFF : 1023 + 982;
+
+  /// Adds x: the K doubles and \p back (a Kulisch, or any type with its add_double<R> and
+  /// add_flags) stay the exact sum.
+  template <class Back>
+  TR_EXACT_HD void add(T x, Back& back) {
+    if constexpr (sizeof(T) == 4) {
+      const std::uint32_t u = detail::bits_of(x);
+      const std::uint32_t biased = (u >> 23) & 0xFF;
+      if (biased - 1 >= 0xFE) {  // 0 (zero, subnormal) or 0xFF (Inf, NaN)
+        add_float_rare(u, back);
+        return;
+      }
+      carry_in(widen_normal(u), 0, back);
+    } else {
+      const std::uint64_t u = detail::bits_of(x);
+      if (static_cast<int>((u >> 52) & 0x7FF) >= kDirectBiasedExponent) {
+        add_double_direct(u, x, back);
+        return;
+      }
+      carry_in(x, 0, back);
+    }
+  }
+
+  /// Adds other's terms: its t[0] into t[0] (which keeps the sign of zero), its t[i] from level
+  /// i on; what the K doubles cannot hold goes into \p back.
+  template <class Back>
+  TR_EXACT_HD void merge(const Expansion& other, Back& back) {
+    assert(&other != this);
+    TR_EXACT_UNROLL
+    for (int i = 0; i < K; ++i) carry_in(other.t_[i], i, back);
+  }
+
+  /// Moves the K doubles into \p back (and the sign of an exact zero into its flags), leaving
+  /// the expansion empty; back then holds the whole sum, to normalise.
+  template <class Back>
+  TR_EXACT_HD void flush(Back& back) {
+    back.add_flags(sign_flags());
+    TR_EXACT_UNROLL
+    for (int i = 0; i < K; ++i) {
+      back.template add_double<R>(t_[i]);
+      t_[i] = i == 0 ? -0.0 : 0.0;
+    }
+  }
+
+  TR_EXACT_HD double term(int i) const { return t_[i]; }
+
+  /// Store::kNotNegativeZero if an input that went through the expansion was not -0, else 0.
+  TR_EXACT_HD std::uint32_t sign_flags() const {
+    // t[0] starts at -0 and every finite input but +0 (and the large doubles, flagged apart)
+    // passes through it; under round-to-nearest a sum is -0 only if both addends are, so t[0]
+    // is -0 exactly when every such input was -0.
+    return detail::bits_of(t_[0]) != detail::bits_of(-0.0) ? Store::kNotNegativeZero : 0u;
+  }
+
+ private:
+  /// The double of a normal float's bits, built with integer operations: the same value as the
+  /// conversion, without its quarter-rate instruction (F2F.F64.F32) on the GPU.
+  static TR_EXACT_HD double widen_normal(std::uint32_t u) {
+    const std::uint32_t hi = (u & 0x80000000u) |
+                             (((u & 0x7FFFFFFFu) >> 3) + ((1023u - 127u) << 20));
+    const std::uint32_t lo = u << 29;
+#if defined(__CUDA_ARCH__)
+    return __hiloint2double(static_cast<int>(hi), static_cast<int>(lo));
+#else
+    return detail::double_from_bits(static_cast<std::uint64_t>(hi) << 32 | lo);
+#endif
+  }
+
+  /// TwoSum v through t[level..K): their sum and back's stay the exact sum; an error left after
+  /// the last goes into back (a spill).
+  template <class Back>
+  TR_EXACT_HD void carry_in(double v, int level, Back& back) {
+    TR_EXACT_UNROLL
+    for (int i = 0; i < K; ++i) {
+      if (i >= level) detail::two_sum(t_[i], v, t_[i], v);
+    }
+    if (v != 0.0) back.template add_double<R>(v);
+  }
+
+  template <class Back>
+  TR_EXACT_HD void add_float_rare(std::uint32_t u, Back& back) {
+    const std::uint32_t biased = (u >> 23) & 0xFF;
+    const std::uint32_t fraction = u & 0x7FFFFFu;
+    const bool negative = (u >> 31) != 0;
+    if (biased == 0xFF) {
+      back.add_flags(fraction != 0
+                         ? Store::kNaN
+                         : (negative ? Store::kNegativeInfinity : Store::kPositiveInfinity));
+    } else if (fraction == 0) {
+      if (!negative) back.add_flags(Store::kNotNegativeZero);  // -0 is the identity
+    } else {
+      // A subnormal, fraction·2^-149, built in fp64 without a float conversion (which -ftz
+      // would flush to zero).
+      const double magnitude = static_cast<double>(fraction) * 0x1p-149;
+      carry_in(negative ? -magnitude : magnitude, 0, back);
+    }
+  }
+
+  template <class Back>
+  TR_EXACT_HD void add_double_direct(std::uint64_t u, double x, Back& back) {
+    if (((u >> 52) & 0x7FF) == 0x7FF) {
+      const bool nan = (u & 0xFFFFFFFFFFFFFull) != 0;
+      back.add_flags(nan ? Store::kNaN
+                         : ((u >> 63) != 0 ? Store::kNegativeInfinity : Store::kPositiveInfinity));
+    } else {
+      back.template add_double<R>(x);
+      back.add_flags(Store::kNotNegativeZero);
+    }
+  }
+
+  double t_[K] = {-0.0};
+};
+
 /// A thread's exact accumulator: an expansion of K doubles in front of the chunks (see the top
 /// of this file). add, merge, normalise and result are exact; any split of the input into
 /// accumulators merged in any order gives the same state after normalisation.
 template <class T, int K = (sizeof(T) == 4 ? 2 : 3),
           Residence R = (sizeof(T) == 4 ? Residence::registers : Residence::memory)>
 class ExactAccumulator {
-  static_assert(K >= 1);
-
  public:
+  using Front = Expansion<T, K, R>;
   using Store = Kulisch<T>;
   static constexpr int kExpansion = K;
   static constexpr Residence kResidence = R;
-  /// float: 2^53-bit-exact sums of floats are never near fp64's range. double: inputs with
-  /// |x| ≥ 2^982 (and NaN, ±Inf) bypass the expansion, so 2^40 of the others sum below 2^1022.
-  static constexpr int kDirectBiasedExponent = sizeof(T) == 4 ? 0xFF : 1023 + 982;
+  static constexpr int kDirectBiasedExponent = Front::kDirectBiasedExponent;
 
-  TR_EXACT_HD void add(T x) {
-    if constexpr (sizeof(T) == 4) {
-      const std::uint32_t u = detail::bits_of(x);
-      const std::uint32_t biased = (u >> 23) & 0xFF;
-      if (biased - 1 >= 0xFE) {  // 0 (zero, subnormal) or 0xFF (Inf, NaN)
-        add_float_rare(u);
-        return;
-      }
-      carry_in(static_cast<double>(x), 0);  // a normal float: exact, whatever -ftz says
-    } else {
-      const std::uint64_t u = detail::bits_of(x);
-      if (static_cast<int>((u >> 52) & 0x7FF) >= kDirectBiasedExponent) {
-        add_double_direct(u, x);
-        return;
-      }
-      carry_in(x, 0);
-    }
-  }
+  TR_EXACT_HD void add(T x) { front_.add(x, long_); }
 
-  /// Adds other's sum: its t[0] into t[0] (which keeps the sign of zero), its t[i] from level i
-  /// on, its chunks into the chunks.
+  /// Adds other's sum: its expansion into the expansion, its chunks into the chunks.
   TR_EXACT_HD void merge(const ExactAccumulator& other) {
     assert(&other != this);
-    TR_EXACT_UNROLL
-    for (int i = 0; i < K; ++i) carry_in(other.t_[i], i);
+    front_.merge(other.front_, long_);
     long_.merge(other.long_);
   }
 
   /// Moves the expansion into the chunks and carries them: the canonical state.
   TR_EXACT_HD void normalise() {
-    // t[0] starts at -0 and every finite input but +0 (and the large doubles, flagged apart)
-    // passes through it; under round-to-nearest a sum is -0 only if both addends are, so t[0]
-    // is -0 exactly when every such input was -0.
-    if (detail::bits_of(t_[0]) != detail::bits_of(-0.0)) long_.add_flags(Store::kNotNegativeZero);
-    TR_EXACT_UNROLL
-    for (int i = 0; i < K; ++i) {
-      long_.template add_double<R>(t_[i]);
-      t_[i] = i == 0 ? -0.0 : 0.0;
-    }
+    front_.flush(long_);
     long_.normalise();
   }
 
@@ -446,49 +572,10 @@ class ExactAccumulator {
   /// The chunks and flags as they are: canonical right after normalise() (which a kernel calls
   /// in place, where state() would copy a double accumulator's 528 bytes).
   TR_EXACT_HD const Store& store() const { return long_; }
-  TR_EXACT_HD double expansion(int i) const { return t_[i]; }
+  TR_EXACT_HD double expansion(int i) const { return front_.term(i); }
 
  private:
-  /// TwoSum v through t[level..K): their sum and the chunks' stay the exact sum; an error left
-  /// after the last goes into the chunks.
-  TR_EXACT_HD void carry_in(double v, int level) {
-    TR_EXACT_UNROLL
-    for (int i = 0; i < K; ++i) {
-      if (i >= level) detail::two_sum(t_[i], v, t_[i], v);
-    }
-    if (v != 0.0) long_.template add_double<R>(v);
-  }
-
-  TR_EXACT_HD void add_float_rare(std::uint32_t u) {
-    const std::uint32_t biased = (u >> 23) & 0xFF;
-    const std::uint32_t fraction = u & 0x7FFFFFu;
-    const bool negative = (u >> 31) != 0;
-    if (biased == 0xFF) {
-      long_.add_flags(fraction != 0
-                          ? Store::kNaN
-                          : (negative ? Store::kNegativeInfinity : Store::kPositiveInfinity));
-    } else if (fraction == 0) {
-      if (!negative) long_.add_flags(Store::kNotNegativeZero);  // -0 is the identity
-    } else {
-      // A subnormal, fraction·2^-149, built in fp64 without a float conversion (which -ftz
-      // would flush to zero).
-      const double magnitude = static_cast<double>(fraction) * 0x1p-149;
-      carry_in(negative ? -magnitude : magnitude, 0);
-    }
-  }
-
-  TR_EXACT_HD void add_double_direct(std::uint64_t u, double x) {
-    if (((u >> 52) & 0x7FF) == 0x7FF) {
-      const bool nan = (u & 0xFFFFFFFFFFFFFull) != 0;
-      long_.add_flags(nan ? Store::kNaN
-                          : ((u >> 63) != 0 ? Store::kNegativeInfinity : Store::kPositiveInfinity));
-    } else {
-      long_.template add_double<R>(x);
-      long_.add_flags(Store::kNotNegativeZero);
-    }
-  }
-
-  double t_[K] = {-0.0};
+  Front front_;
   Store long_;
 };
 

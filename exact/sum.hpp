@@ -19,6 +19,17 @@ enum class ExactFinish : std::uint8_t {
   single_pass,
 };
 
+/// Where each thread's chunks (the exact fallback behind its expansion) live.
+enum class ExactChunks : std::uint8_t {
+  /// float: registers; double: local.
+  automatic,
+  /// float only: 11 chunks in registers (22 of them), a spill a select over each chunk.
+  registers,
+  /// The thread's local memory, made at its first spill: fewer registers (more threads per
+  /// multiprocessor), a spill three read-modify-writes there.
+  local,
+};
+
 /// The knobs of an exact sum. None of them changes the result's bits.
 struct ExactLaunch {
   /// Threads per block: 128, 256 or 512.
@@ -32,8 +43,14 @@ struct ExactLaunch {
   /// (the default): the widest, 4 for float and 2 for double. The elements before the first
   /// aligned vector and after the last are read one by one.
   int vector = 0;
-  /// Loads each thread issues before adding them: 1 or 2.
+  /// Loads each thread issues before adding them: 1, 2 or 4.
   int unroll = 1;
+  /// Doubles in each thread's expansion (exact/accumulator.hpp): 1 or 2 for float, 2 or 3 for
+  /// double; 0 (the default): 2 for float, 3 for double. Fewer cost fewer fp64 additions per
+  /// element and spill into the chunks more often (on the host, uniform [0, 1) floats: none
+  /// with 2, 5·10^-6 of the adds with 1; doubles: none with 2 or 3).
+  int expansion = 0;
+  ExactChunks chunks = ExactChunks::automatic;
   ExactFinish finish = ExactFinish::two_pass;
 };
 

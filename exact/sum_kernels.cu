@@ -1,5 +1,7 @@
 // exact_sum's launcher (exact/sum.hpp) and the instances of exact/sum_kernels.cuh it launches:
-// block sizes 128, 256, 512 × vector widths (float 1, 2, 4; double 1, 2) × unroll 1, 2.
+// block sizes 128, 256, 512 × vector widths (float 1, 2, 4; double 1, 2) × unroll 1, 2, 4 ×
+// expansion sizes (float 1, 2; double 2, 3) × the chunks' residence (float registers or local,
+// double local): 108 float and 36 double first passes, and the two finishes.
 
 #include <algorithm>
 #include <cstdint>
@@ -24,38 +26,66 @@ constexpr std::size_t kTicketBytes = 256;
 constexpr unsigned kFinishThreads = 512;
 constexpr std::uint64_t kMaxBlocks = std::uint64_t{1} << 30;
 
+/// A first pass's arguments, handed down the dispatch to the instance that the knobs name.
+template <class T>
+struct Pass {
+  unsigned grid;
+  cudaStream_t stream;
+  const T* in;
+  std::uint64_t n;
+  std::uint64_t head;
+  std::uint64_t vectors;
+  std::int64_t* slots;
+  unsigned* ticket;
+  T* out;
+};
+
+template <class T, int kThreads, int kVector, int kUnroll, int kExpansion, Residence kResidence>
+void launch_blocks(const Pass<T>& p) {
+  detail::exact_sum_blocks<T, kThreads, kVector, kUnroll, kExpansion, kResidence>
+      <<<p.grid, kThreads, 0, p.stream>>>(p.in, p.n, p.head, p.vectors, p.slots, p.ticket, p.out);
+}
+
+template <class T, int kThreads, int kVector, int kUnroll, int kExpansion>
+void dispatch_chunks(const ExactLaunch& cfg, const Pass<T>& p) {
+  if constexpr (sizeof(T) == 4) {
+    if (cfg.chunks == ExactChunks::registers) {
+      launch_blocks<T, kThreads, kVector, kUnroll, kExpansion, Residence::registers>(p);
+      return;
+    }
+  }
+  launch_blocks<T, kThreads, kVector, kUnroll, kExpansion, Residence::memory>(p);
+}
+
 template <class T, int kThreads, int kVector, int kUnroll>
-void launch_blocks(unsigned grid, cudaStream_t stream, const T* in, std::uint64_t n,
-                   std::uint64_t head, std::uint64_t vectors, std::int64_t* slots, unsigned* ticket,
-                   T* out) {
-  detail::exact_sum_blocks<T, kThreads, kVector, kUnroll>
-      <<<grid, kThreads, 0, stream>>>(in, n, head, vectors, slots, ticket, out);
+void dispatch_expansion(const ExactLaunch& cfg, const Pass<T>& p) {
+  constexpr int kSmall = sizeof(T) == 4 ? 1 : 2;  // the smaller of the type's two sizes
+  if (cfg.expansion == kSmall) {
+    dispatch_chunks<T, kThreads, kVector, kUnroll, kSmall>(cfg, p);
+  } else {
+    dispatch_chunks<T, kThreads, kVector, kUnroll, kSmall + 1>(cfg, p);
+  }
 }
 
 template <class T, int kThreads, int kVector>
-void dispatch_unroll(int unroll, unsigned grid, cudaStream_t stream, const T* in, std::uint64_t n,
-                     std::uint64_t head, std::uint64_t vectors, std::int64_t* slots,
-                     unsigned* ticket, T* out) {
-  if (unroll == 1) {
-    launch_blocks<T, kThreads, kVector, 1>(grid, stream, in, n, head, vectors, slots, ticket, out);
+void dispatch_unroll(const ExactLaunch& cfg, const Pass<T>& p) {
+  if (cfg.unroll == 1) {
+    dispatch_expansion<T, kThreads, kVector, 1>(cfg, p);
+  } else if (cfg.unroll == 2) {
+    dispatch_expansion<T, kThreads, kVector, 2>(cfg, p);
   } else {
-    launch_blocks<T, kThreads, kVector, 2>(grid, stream, in, n, head, vectors, slots, ticket, out);
+    dispatch_expansion<T, kThreads, kVector, 4>(cfg, p);
   }
 }
 
 template <class T, int kThreads>
-void dispatch_vector(const ExactLaunch& cfg, unsigned grid, cudaStream_t stream, const T* in,
-                     std::uint64_t n, std::uint64_t head, std::uint64_t vectors,
-                     std::int64_t* slots, unsigned* ticket, T* out) {
+void dispatch_vector(const ExactLaunch& cfg, const Pass<T>& p) {
   if (cfg.vector == 1) {
-    dispatch_unroll<T, kThreads, 1>(cfg.unroll, grid, stream, in, n, head, vectors, slots, ticket,
-                                    out);
+    dispatch_unroll<T, kThreads, 1>(cfg, p);
   } else if (cfg.vector == 2) {
-    dispatch_unroll<T, kThreads, 2>(cfg.unroll, grid, stream, in, n, head, vectors, slots, ticket,
-                                    out);
+    dispatch_unroll<T, kThreads, 2>(cfg, p);
   } else if constexpr (sizeof(T) == 4) {
-    dispatch_unroll<T, kThreads, 4>(cfg.unroll, grid, stream, in, n, head, vectors, slots, ticket,
-                                    out);
+    dispatch_unroll<T, kThreads, 4>(cfg, p);
   }
 }
 
@@ -73,8 +103,24 @@ cudaError_t exact_sum_impl(const T* d_in, T* d_out, std::uint64_t n, void* d_tem
     return invalid(std::string("exact_sum: vector ") + std::to_string(cfg.vector) + " for " + type +
                    " is not " + (sizeof(T) == 4 ? "1, 2 or 4" : "1 or 2"));
   }
-  if (cfg.unroll != 1 && cfg.unroll != 2) {
-    return invalid("exact_sum: unroll " + std::to_string(cfg.unroll) + " is not 1 or 2");
+  if (cfg.unroll != 1 && cfg.unroll != 2 && cfg.unroll != 4) {
+    return invalid("exact_sum: unroll " + std::to_string(cfg.unroll) + " is not 1, 2 or 4");
+  }
+  const int small_expansion = sizeof(T) == 4 ? 1 : 2;
+  if (cfg.expansion == 0) cfg.expansion = small_expansion + 1;  // the default: float 2, double 3
+  if (cfg.expansion != small_expansion && cfg.expansion != small_expansion + 1) {
+    return invalid("exact_sum: expansion " + std::to_string(cfg.expansion) + " for " + type +
+                   " is not " + (sizeof(T) == 4 ? "1 or 2" : "2 or 3"));
+  }
+  if (cfg.chunks == ExactChunks::automatic) {
+    cfg.chunks = sizeof(T) == 4 ? ExactChunks::registers : ExactChunks::local;
+  }
+  if (cfg.chunks != ExactChunks::registers && cfg.chunks != ExactChunks::local) {
+    return invalid("exact_sum: chunks " + std::to_string(static_cast<int>(cfg.chunks)) +
+                   " is not automatic, registers or local");
+  }
+  if (sizeof(T) == 8 && cfg.chunks == ExactChunks::registers) {
+    return invalid("exact_sum: chunks registers for double (66 chunks): only local");
   }
   if (cfg.grid_blocks == 0 && cfg.blocks_per_sm < 1) {
     return invalid("exact_sum: blocks_per_sm " + std::to_string(cfg.blocks_per_sm) +
@@ -152,19 +198,17 @@ cudaError_t exact_sum_impl(const T* d_in, T* d_out, std::uint64_t n, void* d_tem
       return e;
     }
   }
-  unsigned* kernel_ticket = single ? ticket : nullptr;
+  const Pass<T> pass{blocks, stream, d_in, n, head, vectors, slots, single ? ticket : nullptr,
+                     d_out};
   switch (cfg.block_threads) {
     case 128:
-      dispatch_vector<T, 128>(cfg, blocks, stream, d_in, n, head, vectors, slots, kernel_ticket,
-                              d_out);
+      dispatch_vector<T, 128>(cfg, pass);
       break;
     case 256:
-      dispatch_vector<T, 256>(cfg, blocks, stream, d_in, n, head, vectors, slots, kernel_ticket,
-                              d_out);
+      dispatch_vector<T, 256>(cfg, pass);
       break;
     default:
-      dispatch_vector<T, 512>(cfg, blocks, stream, d_in, n, head, vectors, slots, kernel_ticket,
-                              d_out);
+      dispatch_vector<T, 512>(cfg, pass);
       break;
   }
   if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;

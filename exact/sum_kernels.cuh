@@ -1,23 +1,29 @@
 #pragma once
 // The exact sums' kernels (issue 16), launched by exact/sum_kernels.cu's exact_sum.
 //
-// exact_sum_blocks: each thread adds a grid-stride share of the input into its own
-// ExactAccumulator (exact/accumulator.hpp) and normalises it; the block adds its threads'
-// normalised chunks word by word (warp shuffles, then shared memory: plain int64 sums, no carry)
-// and ORs their flags, normalises that sum (one thread) and stores it to its slot of the
-// workspace. exact_sum_finish (two_pass), or the last block of exact_sum_blocks to take a ticket
-// (single_pass), adds the slots word by word, reads the sums back as one state and rounds it once.
+// exact_sum_blocks: each thread adds a grid-stride share of the input into its own exact
+// accumulator (exact/accumulator.hpp), held as two variables: the Expansion of K doubles, in
+// registers, and the SpillStore of chunks behind it (registers or local memory, made at the first
+// spill when local). The block then sums its threads' values as chunk words (warp shuffles, then
+// shared memory: plain int64 sums, no carry): each thread's expansion terms as the parts an add
+// would put into the chunks, over the chunks some lane's term touches, plus the normalised chunks
+// of the threads that spilled; it ORs their flags, normalises that sum (one thread) and stores
+// it to its slot of the workspace. exact_sum_finish (two_pass), or the last block of
+// exact_sum_blocks to take a ticket (single_pass), adds the slots word by word, reads the sums
+// back as one state and rounds it once.
 //
 // Why the bits never depend on the configuration: every step is exact integer arithmetic on
 // one value (the accumulator's add and normalise are exact, integer sums are associative and
 // commutative, OR is too), the normalised form of a value is unique, and the rounding happens
-// once, on that value. Magnitudes stay far from overflow: a thread's normalised chunks are below
-// 2^32 (its top chunk small and signed), a block's sums below 2^41, the sums of its normalised
-// chunks over 2^30 blocks below 2^62, which is what Kulisch::from_chunks accepts.
+// once, on that value. Magnitudes stay far from overflow: a thread adds at most K + 1 words
+// below 2^32 to a chunk (its normalised chunk, one part of each term), so a block's sums are
+// below 2^43, and the sums of its normalised chunks over 2^30 blocks below 2^62, which is what
+// Kulisch::from_chunks accepts.
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <new>
 
 #include "exact/accumulator.hpp"
 
@@ -46,30 +52,30 @@ struct VectorOf<double, 2> {
   using type = double2;
 };
 
-template <class Acc>
-__device__ __forceinline__ void add_vector(Acc& acc, float x) {
-  acc.add(x);
+template <class Front, class Back>
+__device__ __forceinline__ void add_vector(Front& front, Back& back, float x) {
+  front.add(x, back);
 }
-template <class Acc>
-__device__ __forceinline__ void add_vector(Acc& acc, float2 v) {
-  acc.add(v.x);
-  acc.add(v.y);
+template <class Front, class Back>
+__device__ __forceinline__ void add_vector(Front& front, Back& back, float2 v) {
+  front.add(v.x, back);
+  front.add(v.y, back);
 }
-template <class Acc>
-__device__ __forceinline__ void add_vector(Acc& acc, float4 v) {
-  acc.add(v.x);
-  acc.add(v.y);
-  acc.add(v.z);
-  acc.add(v.w);
+template <class Front, class Back>
+__device__ __forceinline__ void add_vector(Front& front, Back& back, float4 v) {
+  front.add(v.x, back);
+  front.add(v.y, back);
+  front.add(v.z, back);
+  front.add(v.w, back);
 }
-template <class Acc>
-__device__ __forceinline__ void add_vector(Acc& acc, double x) {
-  acc.add(x);
+template <class Front, class Back>
+__device__ __forceinline__ void add_vector(Front& front, Back& back, double x) {
+  front.add(x, back);
 }
-template <class Acc>
-__device__ __forceinline__ void add_vector(Acc& acc, double2 v) {
-  acc.add(v.x);
-  acc.add(v.y);
+template <class Front, class Back>
+__device__ __forceinline__ void add_vector(Front& front, Back& back, double2 v) {
+  front.add(v.x, back);
+  front.add(v.y, back);
 }
 
 __device__ __forceinline__ std::int64_t warp_sum(std::int64_t v) {
@@ -84,6 +90,65 @@ __device__ __forceinline__ std::uint32_t warp_or(std::uint32_t v) {
   for (int o = 16; o > 0; o >>= 1) v |= __shfl_xor_sync(0xFFFFFFFFu, v, o);
   return v;
 }
+
+__device__ __forceinline__ int warp_min(int v) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v = min(v, __shfl_xor_sync(0xFFFFFFFFu, v, o));
+  return v;
+}
+
+__device__ __forceinline__ int warp_max(int v) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v = max(v, __shfl_xor_sync(0xFFFFFFFFu, v, o));
+  return v;
+}
+
+/// The chunks behind a thread's expansion (the `back` its adds spill into) and the specials'
+/// flags. In local memory (Residence::memory, double's 66 chunks) the chunks are made, zeroed,
+/// at the first spill only: most threads never spill, and zeroing 528 bytes at every thread's
+/// start wrote as many bytes of local memory as a thread reads of the input at 2^23 doubles. In
+/// registers (float's 11) they are made at once: zeroing registers costs nothing.
+template <class T, Residence R>
+class SpillStore {
+ public:
+  using Store = Kulisch<T>;
+
+  __device__ SpillStore() {
+    if constexpr (R == Residence::registers) make();
+  }
+
+  template <Residence>
+  __device__ __forceinline__ void add_double(double v) {
+    if (!made_) make();
+    u_.store.template add_double<R>(v);
+  }
+  __device__ __forceinline__ void add_flags(std::uint32_t flags) { flags_ |= flags; }
+
+  /// Whether an add reached the chunks (else they are zero, or not made).
+  __device__ __forceinline__ bool live() const {
+    if constexpr (R == Residence::registers) {
+      return u_.store.pending() != 0;
+    } else {
+      return made_;
+    }
+  }
+  /// The chunks; only where live() (in registers: always).
+  __device__ __forceinline__ Store& store() { return u_.store; }
+  __device__ __forceinline__ std::uint32_t flags() const { return flags_; }
+
+ private:
+  __device__ __forceinline__ void make() {
+    ::new (static_cast<void*>(&u_.store)) Store();
+    made_ = true;
+  }
+
+  union Storage {
+    __device__ Storage() {}
+    Store store;
+  } u_;
+  bool made_ = false;
+  std::uint32_t flags_ = 0;
+};
 
 /// Words of a state in the workspace: the chunks, then the flags.
 template <class T>
@@ -138,26 +203,30 @@ __device__ void finish_slots(const std::int64_t* slots, unsigned blocks, T* out,
 /// elements before the first kVector-aligned vector, \p vectors vectors, then the rest of n.
 /// \p ticket: null for two_pass; for single_pass a zeroed counter, and the last block rounds
 /// the result into *out.
-template <class T, int kThreads, int kVector, int kUnroll>
+template <class T, int kThreads, int kVector, int kUnroll, int kExpansion, Residence kResidence>
 __global__ void __launch_bounds__(kThreads)
     exact_sum_blocks(const T* __restrict__ in, std::uint64_t n, std::uint64_t head,
                      std::uint64_t vectors, std::int64_t* __restrict__ slots, unsigned* ticket,
                      T* out) {
-  using Acc = ExactAccumulator<T>;
-  using Store = typename Acc::Store;
+  using Front = Expansion<T, kExpansion, kResidence>;
+  using Store = typename Front::Store;
+  using Parts = typename Store::Parts;
   using Vector = typename VectorOf<T, kVector>::type;
   constexpr int kWarps = kThreads / 32;
   constexpr int kWords = kSlotWords<T>;
   static_assert(kThreads % 32 == 0 && kWarps >= 1);
   __shared__ MergeStorage<T, kWarps> smem;
 
-  Acc acc;
+  // The expansion and the chunks as two variables, so that the K doubles stay in registers
+  // (see Expansion in exact/accumulator.hpp).
+  Front front;
+  SpillStore<T, kResidence> back;
   const std::uint64_t thread = blockIdx.x * std::uint64_t{kThreads} + threadIdx.x;
   const std::uint64_t stride = std::uint64_t{gridDim.x} * kThreads;
   // The scalar elements around the vectors: fewer than 2 * kVector, one per thread.
   const std::uint64_t tail_start = head + vectors * kVector;
-  if (thread < head) acc.add(__ldg(in + thread));
-  if (thread < n - tail_start) acc.add(__ldg(in + tail_start + thread));
+  if (thread < head) front.add(__ldg(in + thread), back);
+  if (thread < n - tail_start) front.add(__ldg(in + tail_start + thread), back);
   const Vector* body = reinterpret_cast<const Vector*>(in + head);
   std::uint64_t i = thread;
   if constexpr (kUnroll > 1) {
@@ -166,23 +235,48 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) v[u] = __ldg(body + i + u * stride);
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) add_vector(acc, v[u]);
+      for (int u = 0; u < kUnroll; ++u) add_vector(front, back, v[u]);
     }
   }
-  for (; i < vectors; i += stride) add_vector(acc, __ldg(body + i));
-  acc.normalise();
-
-  // The block's sum: each chunk over the warp (skipped where the whole warp's is 0), then over
-  // the warps.
+  for (; i < vectors; i += stride) add_vector(front, back, __ldg(body + i));
+  // The thread's sum: its expansion's K terms, plus its chunks if it spilled. The warp's sums
+  // of the chunks gather in its row of shared memory: the spilled chunks (where a lane spilled),
+  // then each term's parts over the chunks that term touches in some lane, one term at a time
+  // (fewer registers than all terms' parts at once).
   const int lane = static_cast<int>(threadIdx.x & 31);
   const int warp = static_cast<int>(threadIdx.x >> 5);
+  std::int64_t* row = smem.warp_words[warp];
+  for (int j = lane; j < Store::kChunks; j += 32) row[j] = 0;
+  __syncwarp();
+  const bool live = back.live();
+  if (__any_sync(0xFFFFFFFFu, live)) {
+    if (live) back.store().normalise();
 #pragma unroll(Store::kUnrollChunks)
-  for (int j = 0; j < Store::kChunks; ++j) {
-    std::int64_t c = acc.store().chunk(j);
-    if (__any_sync(0xFFFFFFFFu, c != 0)) c = warp_sum(c);
-    if (lane == 0) smem.warp_words[warp][j] = c;
+    for (int j = 0; j < Store::kChunks; ++j) {
+      const std::int64_t c = warp_sum(live ? back.store().chunk(j) : 0);
+      if (lane == 0) row[j] += c;
+    }
   }
-  const std::uint32_t flags = warp_or(acc.store().flags());
+#pragma unroll
+  for (int term = 0; term < kExpansion; ++term) {
+    const Parts a = Store::double_parts(front.term(term));
+    const int lo = warp_min(a.k != Store::kNoChunk ? a.k : Store::kChunks);
+    const int hi = warp_max(a.k != Store::kNoChunk ? a.k + 2 : -1);
+    const auto add_chunk = [&](int j) {
+      const std::int64_t c =
+          warp_sum((j == a.k ? a.a0 : 0) + (j == a.k + 1 ? a.a1 : 0) + (j == a.k + 2 ? a.a2 : 0));
+      if (lane == 0) row[j] += c;
+    };
+    if constexpr (kResidence == Residence::registers) {
+#pragma unroll
+      for (int j = 0; j < Store::kChunks; ++j) {  // compile-time indices, as the chunks'
+        if (j >= lo && j <= hi) add_chunk(j);
+      }
+    } else {
+      for (int j = lo; j <= hi; ++j) add_chunk(j);
+    }
+  }
+  const std::uint32_t flags = warp_or(back.flags() | front.sign_flags());
   if (lane == 0) smem.warp_words[warp][kWords - 1] = flags;
   __syncthreads();
   for (int w = static_cast<int>(threadIdx.x); w < kWords; w += kThreads) {
