@@ -179,6 +179,63 @@ TYPED_TEST(ExactAccumulatorTest, SumsOfStoredChunksReadBackAsTheMergedState) {
   }
 }
 
+// What the exact kernels' first pass does instead of normalising each thread's accumulator:
+// each thread keeps an Expansion and, apart, the Kulisch its spills go to; the block adds, word
+// by word, the normalised chunks of the threads that spilled and the parts (double_parts) of
+// every thread's expansion terms, ORs the flags with the terms' sign flags, and reads the sums
+// back with from_chunks: the same state as the whole input's, for every expansion size the
+// kernels instantiate.
+template <class T, int K>
+void expect_parts_give_the_state(const std::vector<T>& v, std::size_t threads) {
+  using Store = Kulisch<T>;
+  const ExactAccumulator<T> whole = accumulate<ExactAccumulator<T>>(std::span<const T>(v));
+  std::vector<std::int64_t> sums(Store::kChunks, 0);
+  std::uint32_t flags = 0;
+  std::size_t spilled = 0;
+  for (std::size_t t = 0; t < threads; ++t) {
+    Expansion<T, K, Residence::memory> front;
+    Store back;
+    for (std::size_t i = t; i < v.size(); i += threads) front.add(v[i], back);  // grid-stride
+    if (back.pending() != 0) {
+      ++spilled;
+      back.normalise();
+      for (int j = 0; j < Store::kChunks; ++j) sums[static_cast<std::size_t>(j)] += back.chunk(j);
+    }
+    for (int i = 0; i < K; ++i) {
+      const typename Store::Parts a = Store::double_parts(front.term(i));
+      if (a.k == Store::kNoChunk) continue;
+      sums[static_cast<std::size_t>(a.k)] += a.a0;
+      sums[static_cast<std::size_t>(a.k + 1)] += a.a1;
+      sums[static_cast<std::size_t>(a.k + 2)] += a.a2;
+    }
+    flags |= back.flags() | front.sign_flags();
+  }
+  const Store read = Store::from_chunks(sums.data(), flags);
+  EXPECT_TRUE(read == whole.state())
+      << "K=" << K << ", " << threads << " threads, " << spilled << " spilled";
+  EXPECT_TRUE(same_bits(whole.result(), read.round()))
+      << "K=" << K << ", " << threads << " threads, " << spilled << " spilled";
+}
+
+TYPED_TEST(ExactAccumulatorTest, ExpansionTermsAsChunkPartsPlusSpilledChunksGiveTheState) {
+  using T = TypeParam;
+  constexpr int kSmall = sizeof(T) == 4 ? 1 : 2;  // the kernels' two expansion sizes
+  std::mt19937_64 rng(1612);
+  const auto check = [&](const std::vector<T>& v, std::size_t threads) {
+    expect_parts_give_the_state<T, kSmall>(v, threads);
+    expect_parts_give_the_state<T, kSmall + 1>(v, threads);
+  };
+  for (const Case<T>& c : adversarial_cases<T>()) {
+    SCOPED_TRACE(c.name);
+    for (const std::size_t threads : {std::size_t{1}, std::size_t{3}, std::size_t{64}})
+      check(c.values, threads);
+  }
+  for (const Distribution d : kDistributions) {
+    SCOPED_TRACE(distribution_name(d));
+    check(generate<T>(d, 5000, rng), 1 + rng() % 512);
+  }
+}
+
 TYPED_TEST(ExactAccumulatorTest, TheEmptyAccumulatorIsTheIdentityNegativeZero) {
   using T = TypeParam;
   using Acc = ExactAccumulator<T>;
