@@ -2,7 +2,7 @@
 # (docs/library.md, "A deployment library"). `tunedreduce deploy` writes such a list from tuning
 # databases; the format is one registry id per line, blank lines and '#' comments ignored.
 #
-# Used by kernels/CMakeLists.txt and, in script mode, by the test tests/cmake/kernel_list.cmake.
+# Used by kernels/CMakeLists.txt and, in script mode, by the test tests/deploy/virtual_arch.cmake.
 
 set(TR_ID_REGEX
   "^(neighbored_less|neighbored|interleaved|unroll_warps|unroll|complete_unroll|smem|warp_shuffle|vectorized|tiled|streaming|single_tile)\\.b([0-9]+)(\\.u([0-9]+))?(\\.(static|dynamic))?\\.(two_pass|single_pass|packed)\\.(i32|u32|i64|u64|f32|f64)\\.(sum|min|max)$")
@@ -164,4 +164,62 @@ std::span<const Entry> ${fn}() {
 " @ONLY)
   set(${file_var} "${file}" PARENT_SCOPE)
   set(${fn_var} "${fn}" PARENT_SCOPE)
+endfunction()
+
+# A deployment build may compile its kernels once, for one virtual architecture, and give every
+# real architecture machine code made from that PTX (docs/library.md, "One virtual
+# architecture"): the front end (cicc, about half of a kernel's compile time for four
+# architectures) then runs once per kernel instead of once per architecture; ptxas still runs once
+# per architecture. The kernels use nothing architecture-specific.
+set(TUNEDREDUCE_DEPLOY_VIRTUAL_ARCH "" CACHE STRING
+    "A deployment build: compile the kernels once, as compute_N (e.g. 80), and make the machine \
+code of every N-real architecture of TUNEDREDUCE_CUDA_ARCHS from it; empty: each architecture \
+compiled for itself")
+
+# tr_virtual_arch_option(ARCHS VIRTUAL OUT_VAR): the nvcc option that compiles for the virtual
+# architecture compute_VIRTUAL and makes machine code for every real architecture of ARCHS from it
+# ("--generate-code=arch=compute_80,code=[sm_80,sm_90,compute_80]"). ARCHS are as
+# CMAKE_CUDA_ARCHITECTURES takes them and must say what the option gives: each "N-real" (N at
+# least VIRTUAL), "VIRTUAL-virtual" (its PTX, which the driver compiles for a GPU newer than the
+# list) or "VIRTUAL" (both); anything else stops the configuration, naming the entry.
+function(tr_virtual_arch_option archs virtual out)
+  if(NOT virtual MATCHES "^[0-9]+$")
+    message(FATAL_ERROR "TUNEDREDUCE_DEPLOY_VIRTUAL_ARCH: '${virtual}' is not an architecture "
+                        "number such as 80")
+  endif()
+  set(codes)
+  set(ptx OFF)
+  foreach(a IN LISTS archs)
+    if(a MATCHES "^([0-9]+)(-real)?$")
+      if(CMAKE_MATCH_1 LESS virtual)
+        message(FATAL_ERROR "TUNEDREDUCE_DEPLOY_VIRTUAL_ARCH=${virtual}: '${a}' of "
+                            "TUNEDREDUCE_CUDA_ARCHS is older than compute_${virtual}, whose PTX "
+                            "it cannot run")
+      endif()
+      if(NOT CMAKE_MATCH_2 AND NOT CMAKE_MATCH_1 EQUAL virtual)
+        message(FATAL_ERROR "TUNEDREDUCE_DEPLOY_VIRTUAL_ARCH=${virtual}: '${a}' of "
+                            "TUNEDREDUCE_CUDA_ARCHS asks for PTX of compute_${CMAKE_MATCH_1}; "
+                            "from one virtual architecture there is PTX of compute_${virtual} "
+                            "only: write ${CMAKE_MATCH_1}-real;${virtual}-virtual")
+      endif()
+      list(APPEND codes "sm_${CMAKE_MATCH_1}")
+      if(NOT CMAKE_MATCH_2)
+        set(ptx ON)
+      endif()
+    elseif(a STREQUAL "${virtual}-virtual")
+      set(ptx ON)
+    else()
+      message(FATAL_ERROR "TUNEDREDUCE_DEPLOY_VIRTUAL_ARCH=${virtual}: '${a}' of "
+                          "TUNEDREDUCE_CUDA_ARCHS is neither N-real nor ${virtual}-virtual")
+    endif()
+  endforeach()
+  list(REMOVE_DUPLICATES codes)
+  if(ptx)
+    list(APPEND codes "compute_${virtual}")
+  endif()
+  if(NOT codes)
+    message(FATAL_ERROR "TUNEDREDUCE_DEPLOY_VIRTUAL_ARCH=${virtual}: TUNEDREDUCE_CUDA_ARCHS is empty")
+  endif()
+  list(JOIN codes "," joined)
+  set(${out} "--generate-code=arch=compute_${virtual},code=[${joined}]" PARENT_SCOPE)
 endfunction()
