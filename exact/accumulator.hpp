@@ -270,8 +270,9 @@ class Kulisch {
 
   TR_EXACT_HD void add_flags(std::uint32_t flags) { flags_ |= flags; }
 
-  /// The state with the chunks \p chunks (kChunks words, each of magnitude below 2^62: chunk()'s
-  /// values of a normalised state, or sums of up to 2^30 of them) and the flags \p flags: how a
+  /// The state with the chunks \p chunks (kChunks words, each of magnitude at most 2^62: chunk()'s
+  /// values of a normalised state, or sums of up to 2^30 words of [-1, 2^32]; the top chunk, as
+  /// its sum, the value's top: no bound but the value's) and the flags \p flags: how a
   /// kernel reads back states it stored, or their sums. Its next add, merge or round carries
   /// first.
   static TR_EXACT_HD Kulisch from_chunks(const std::int64_t* chunks, std::uint32_t flags) {
@@ -284,13 +285,17 @@ class Kulisch {
   }
 
   /// Carries every chunk but the top into the next: chunks below the top end in [0, 2^32).
+  /// The carry rides in a register from chunk to chunk: in local memory (double's chunks) a
+  /// chain of stores and reloads of the next chunk would make every step wait on memory.
   TR_EXACT_HD void normalise() {
+    std::int64_t carry = 0;
     TR_EXACT_UNROLL_CHUNKS
     for (int j = 0; j + 1 < kChunks; ++j) {
-      const std::int64_t carry = chunk_[j] >> 32;  // floor division by 2^32
-      chunk_[j] &= 0xFFFFFFFF;
-      chunk_[j + 1] += carry;
+      const std::int64_t x = chunk_[j] + carry;
+      chunk_[j] = x & 0xFFFFFFFF;
+      carry = x >> 32;  // floor division by 2^32
     }
+    chunk_[kChunks - 1] += carry;
     pending_ = 0;
   }
 

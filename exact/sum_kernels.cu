@@ -164,7 +164,7 @@ cudaError_t exact_sum_impl(const T* d_in, T* d_out, std::uint64_t n, void* d_tem
     }
     grid = static_cast<std::uint64_t>(cfg.blocks_per_sm) * static_cast<unsigned>(sms);
   }
-  // The finish adds one normalised chunk (below 2^32) per block in an int64: at most 2^30.
+  // The finish adds one carried word ([-1, 2^32]) per block in an int64: at most 2^30.
   if (grid > kMaxBlocks) {
     return invalid("exact_sum: a grid of " + std::to_string(grid) + " blocks is above 2^30");
   }

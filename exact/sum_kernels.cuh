@@ -7,8 +7,9 @@
 // spill when local). The block then sums its threads' values as chunk words (warp shuffles, then
 // shared memory: plain int64 sums, no carry): each thread's expansion terms as the parts an add
 // would put into the chunks, over the chunks some lane's term touches, plus the normalised chunks
-// of the threads that spilled; it ORs their flags, normalises that sum (one thread) and stores
-// it to its slot of the workspace. exact_sum_finish (two_pass), or the last block of
+// of the threads that spilled; it ORs their flags, carries that sum twice in parallel (one
+// thread a word: every chunk word but the top ends in [-1, 2^32]) and stores it to its slot of
+// the workspace, one word a thread. exact_sum_finish (two_pass), or the last block of
 // exact_sum_blocks to take a ticket (single_pass), adds the slots word by word, reads the sums
 // back as one state and rounds it once.
 //
@@ -17,8 +18,8 @@
 // commutative, OR is too), the normalised form of a value is unique, and the rounding happens
 // once, on that value. Magnitudes stay far from overflow: a thread adds at most K + 1 words
 // below 2^32 to a chunk (its normalised chunk, one part of each term), so a block's sums are
-// below 2^43, and the sums of its normalised chunks over 2^30 blocks below 2^62, which is what
-// Kulisch::from_chunks accepts.
+// below 2^43, its carried words in [-1, 2^32], and their sums over 2^30 blocks at most 2^62,
+// which is what Kulisch::from_chunks accepts.
 
 #include <cuda_runtime.h>
 
@@ -173,21 +174,30 @@ __device__ void finish_slots(const std::int64_t* slots, unsigned blocks, T* out,
   constexpr int kWarps = kThreads / 32;
   const int lane = static_cast<int>(threadIdx.x & 31);
   const int warp = static_cast<int>(threadIdx.x >> 5);
-  for (int w = warp; w < kWords; w += kWarps) {
-    const std::int64_t* word = slots + static_cast<std::uint64_t>(w) * blocks;
-    if (w < Store::kChunks) {
-      std::int64_t s = 0;
-#pragma unroll 8
-      for (unsigned b = static_cast<unsigned>(lane); b < blocks; b += 32) s += __ldcg(word + b);
-      s = warp_sum(s);
-      if (lane == 0) smem.words[w] = s;
-    } else {
-      std::uint32_t f = 0;
-#pragma unroll 8
-      for (unsigned b = static_cast<unsigned>(lane); b < blocks; b += 32) {
-        f |= static_cast<std::uint32_t>(__ldcg(word + b));
+  // Warp `warp` sums words warp, warp + kWarps, ...: all of them in one pass over the blocks,
+  // so that a lane has a load of each of its words in flight at once (a double's 67 words with
+  // 16 warps: 5 a lane), not one word's loads after another's.
+  constexpr int kPerWarp = (kWords + kWarps - 1) / kWarps;
+  std::int64_t acc[kPerWarp] = {};
+#pragma unroll 2
+  for (unsigned b = static_cast<unsigned>(lane); b < blocks; b += 32) {
+#pragma unroll
+    for (int k = 0; k < kPerWarp; ++k) {
+      const int w = warp + k * kWarps;
+      if (w < kWords) {
+        const std::int64_t x = __ldcg(slots + static_cast<std::uint64_t>(w) * blocks + b);
+        acc[k] = w < Store::kChunks ? acc[k] + x : (acc[k] | x);
       }
-      f = warp_or(f);
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < kPerWarp; ++k) {
+    const int w = warp + k * kWarps;
+    if (w < Store::kChunks) {
+      const std::int64_t sum = warp_sum(acc[k]);
+      if (lane == 0) smem.words[w] = sum;
+    } else if (w < kWords) {
+      const std::uint32_t f = warp_or(static_cast<std::uint32_t>(acc[k]));
       if (lane == 0) smem.words[w] = f;
     }
   }
@@ -214,7 +224,7 @@ __global__ void __launch_bounds__(kThreads)
   using Vector = typename VectorOf<T, kVector>::type;
   constexpr int kWarps = kThreads / 32;
   constexpr int kWords = kSlotWords<T>;
-  static_assert(kThreads % 32 == 0 && kWarps >= 1);
+  static_assert(kThreads % 32 == 0 && kWarps >= 1 && kThreads >= kWords);
   __shared__ MergeStorage<T, kWarps> smem;
 
   // The expansion and the chunks as two variables, so that the K doubles stay in registers
@@ -279,25 +289,36 @@ __global__ void __launch_bounds__(kThreads)
   const std::uint32_t flags = warp_or(back.flags() | front.sign_flags());
   if (lane == 0) smem.warp_words[warp][kWords - 1] = flags;
   __syncthreads();
-  for (int w = static_cast<int>(threadIdx.x); w < kWords; w += kThreads) {
-    std::int64_t s = 0;
+  // The block's sums, one word a thread (kThreads >= kWords), then two carry steps in parallel
+  // (a word keeps its low 32 bits and takes its lower neighbour's carry): block sums below 2^43
+  // become words of [-2^11, 2^32 + 2^11), then of [-1, 2^32], the top chunk taking what the
+  // others carry out. The value is the same; the finish sums up to 2^30 such words (at most
+  // 2^62) and normalises them once. No thread walks the 66 chunks of a double one by one.
+  const int w = static_cast<int>(threadIdx.x);
+  std::int64_t s = 0;
+  if (w < kWords) {
     for (int k = 0; k < kWarps; ++k) {
       s = w < kWords - 1 ? s + smem.warp_words[k][w] : (s | smem.warp_words[k][w]);
     }
-    smem.words[w] = s;
   }
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    Store block =
-        Store::from_chunks(smem.words, static_cast<std::uint32_t>(smem.words[kWords - 1]));
-    block.normalise();
-    for (int w = 0; w < Store::kChunks; ++w)
-      slots[std::uint64_t{gridDim.x} * w + blockIdx.x] = block.chunk(w);
-    slots[std::uint64_t{gridDim.x} * (kWords - 1) + blockIdx.x] = block.flags();
-    if (ticket != nullptr) {
-      __threadfence();  // the slot before the ticket: the last block sees every slot
-      smem.last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+#pragma unroll
+  for (int step = 0; step < 2; ++step) {
+    if (w < kWords) smem.words[w] = s;
+    __syncthreads();
+    if (w < Store::kChunks) {
+      const std::int64_t carry = w > 0 ? smem.words[w - 1] >> 32 : 0;  // floor division
+      s = (w < Store::kChunks - 1 ? (s & 0xFFFFFFFF) : s) + carry;
     }
+    __syncthreads();
+  }
+  // Every word's thread stores it (word w of the block's slot at slots[w * grid + block]).
+  if (w < kWords) {
+    slots[std::uint64_t{gridDim.x} * static_cast<unsigned>(w) + blockIdx.x] = s;
+    if (ticket != nullptr) __threadfence();  // the slot before the ticket: see below
+  }
+  if (ticket != nullptr) {
+    __syncthreads();  // every word stored and fenced before the ticket is taken
+    if (threadIdx.x == 0) smem.last = atomicAdd(ticket, 1u) == gridDim.x - 1;
   }
   if (ticket == nullptr) return;
   __syncthreads();

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <random>
 #include <span>
 #include <vector>
@@ -179,16 +181,39 @@ TYPED_TEST(ExactAccumulatorTest, SumsOfStoredChunksReadBackAsTheMergedState) {
   }
 }
 
+// The exact kernels' block merge after its word sums: two carry steps in parallel, each word
+// keeping its low 32 bits and taking its lower neighbour's carry (computed from the words before
+// the step, as the block's threads read them from shared memory); the top chunk keeps its high
+// bits. After it every chunk word but the top is in [-1, 2^32].
+template <class Store>
+void carry_twice_in_parallel(std::vector<std::int64_t>& words) {
+  for (int step = 0; step < 2; ++step) {
+    const std::vector<std::int64_t> before = words;
+    for (int j = 0; j < Store::kChunks; ++j) {
+      const auto u = static_cast<std::size_t>(j);
+      const std::int64_t carry = j > 0 ? before[u - 1] >> 32 : 0;
+      words[u] = (j < Store::kChunks - 1 ? (before[u] & 0xFFFFFFFF) : before[u]) + carry;
+    }
+  }
+  for (int j = 0; j + 1 < Store::kChunks; ++j) {
+    EXPECT_GE(words[static_cast<std::size_t>(j)], -1) << "word " << j;
+    EXPECT_LE(words[static_cast<std::size_t>(j)], std::int64_t{1} << 32) << "word " << j;
+  }
+}
+
 // What the exact kernels' first pass does instead of normalising each thread's accumulator:
-// each thread keeps an Expansion and, apart, the Kulisch its spills go to; the block adds, word
-// by word, the normalised chunks of the threads that spilled and the parts (double_parts) of
-// every thread's expansion terms, ORs the flags with the terms' sign flags, and reads the sums
-// back with from_chunks: the same state as the whole input's, for every expansion size the
+// each thread keeps an Expansion and, apart, the Kulisch its spills go to; each block adds, word
+// by word, the normalised chunks of its threads that spilled and the parts (double_parts) of
+// every thread's expansion terms, ORs the flags with the terms' sign flags, and carries the sums
+// twice in parallel (carry_twice_in_parallel); the finish adds the blocks' words and reads the
+// sums back with from_chunks: the same state as the whole input's, for every expansion size the
 // kernels instantiate.
 template <class T, int K>
-void expect_parts_give_the_state(const std::vector<T>& v, std::size_t threads) {
+void expect_parts_give_the_state(const std::vector<T>& v, std::size_t threads,
+                                 std::size_t block_threads) {
   using Store = Kulisch<T>;
   const ExactAccumulator<T> whole = accumulate<ExactAccumulator<T>>(std::span<const T>(v));
+  std::vector<std::int64_t> total(Store::kChunks, 0);
   std::vector<std::int64_t> sums(Store::kChunks, 0);
   std::uint32_t flags = 0;
   std::size_t spilled = 0;
@@ -209,12 +234,20 @@ void expect_parts_give_the_state(const std::vector<T>& v, std::size_t threads) {
       sums[static_cast<std::size_t>(a.k + 2)] += a.a2;
     }
     flags |= back.flags() | front.sign_flags();
+    if ((t + 1) % block_threads == 0 || t + 1 == threads) {  // the block's end
+      carry_twice_in_parallel<Store>(sums);
+      for (int j = 0; j < Store::kChunks; ++j) {
+        total[static_cast<std::size_t>(j)] += sums[static_cast<std::size_t>(j)];
+      }
+      std::fill(sums.begin(), sums.end(), 0);
+    }
   }
-  const Store read = Store::from_chunks(sums.data(), flags);
-  EXPECT_TRUE(read == whole.state())
-      << "K=" << K << ", " << threads << " threads, " << spilled << " spilled";
+  const Store read = Store::from_chunks(total.data(), flags);
+  EXPECT_TRUE(read == whole.state()) << "K=" << K << ", " << threads << " threads in blocks of "
+                                     << block_threads << ", " << spilled << " spilled";
   EXPECT_TRUE(same_bits(whole.result(), read.round()))
-      << "K=" << K << ", " << threads << " threads, " << spilled << " spilled";
+      << "K=" << K << ", " << threads << " threads in blocks of " << block_threads << ", "
+      << spilled << " spilled";
 }
 
 TYPED_TEST(ExactAccumulatorTest, ExpansionTermsAsChunkPartsPlusSpilledChunksGiveTheState) {
@@ -222,8 +255,10 @@ TYPED_TEST(ExactAccumulatorTest, ExpansionTermsAsChunkPartsPlusSpilledChunksGive
   constexpr int kSmall = sizeof(T) == 4 ? 1 : 2;  // the kernels' two expansion sizes
   std::mt19937_64 rng(1612);
   const auto check = [&](const std::vector<T>& v, std::size_t threads) {
-    expect_parts_give_the_state<T, kSmall>(v, threads);
-    expect_parts_give_the_state<T, kSmall + 1>(v, threads);
+    for (const std::size_t block : {std::size_t{1}, std::size_t{7}, threads}) {
+      expect_parts_give_the_state<T, kSmall>(v, threads, block);
+      expect_parts_give_the_state<T, kSmall + 1>(v, threads, block);
+    }
   };
   for (const Case<T>& c : adversarial_cases<T>()) {
     SCOPED_TRACE(c.name);
