@@ -15,7 +15,7 @@ enum class ExactFinish : std::uint8_t {
   /// A second kernel (one block of 512 threads) merges the blocks' states and rounds.
   two_pass,
   /// The last block to finish (an atomic ticket) merges and rounds: one kernel, after a 4-byte
-  /// memset of the ticket.
+  /// memset of the ticket (none with ExactLaunch::counter).
   single_pass,
 };
 
@@ -52,6 +52,12 @@ struct ExactLaunch {
   int expansion = 0;
   ExactChunks chunks = ExactChunks::automatic;
   ExactFinish finish = ExactFinish::two_pass;
+  /// Not a knob: single_pass's ticket outside the workspace (4 bytes, 4-byte aligned, zero on
+  /// entry, not used by another call in flight; every call leaves it zero), so that the call
+  /// enqueues no memset; the workspace may still hold anything on entry (the library's
+  /// kernels/counters.hpp gives its single_pass kernels such counters). Null (the default): the
+  /// ticket is in the workspace and a 4-byte memset zeroes it first. two_pass ignores it.
+  unsigned* counter = nullptr;
 };
 
 /// The sum of d_in[0..n) rounded once to float (nearest, ties to even; NaN if any input is NaN

@@ -189,10 +189,14 @@ cudaError_t exact_sum_impl(const T* d_in, T* d_out, std::uint64_t n, void* d_tem
   }
   if (d_out == nullptr) return invalid("exact_sum: d_out is null");
 
-  auto* ticket = static_cast<unsigned*>(d_temp);
-  auto* slots = reinterpret_cast<std::int64_t*>(static_cast<char*>(d_temp) + kTicketBytes);
+  if (reinterpret_cast<std::uintptr_t>(cfg.counter) % alignof(unsigned) != 0) {
+    return invalid("exact_sum: counter is not 4-byte aligned");
+  }
+
   const bool single = cfg.finish == ExactFinish::single_pass;
-  if (single) {
+  auto* ticket = cfg.counter != nullptr ? cfg.counter : static_cast<unsigned*>(d_temp);
+  auto* slots = reinterpret_cast<std::int64_t*>(static_cast<char*>(d_temp) + kTicketBytes);
+  if (single && cfg.counter == nullptr) {
     if (const cudaError_t e = cudaMemsetAsync(ticket, 0, sizeof(unsigned), stream);
         e != cudaSuccess) {
       return e;

@@ -212,7 +212,7 @@ __device__ void finish_slots(const std::int64_t* slots, unsigned blocks, T* out,
 /// The exact sum's first pass (see the top of this file). The input is in[0, n): \p head
 /// elements before the first kVector-aligned vector, \p vectors vectors, then the rest of n.
 /// \p ticket: null for two_pass; for single_pass a zeroed counter, and the last block rounds
-/// the result into *out.
+/// the result into *out and leaves the counter zero.
 template <class T, int kThreads, int kVector, int kUnroll, int kExpansion, Residence kResidence>
 __global__ void __launch_bounds__(kThreads)
     exact_sum_blocks(const T* __restrict__ in, std::uint64_t n, std::uint64_t head,
@@ -325,6 +325,9 @@ __global__ void __launch_bounds__(kThreads)
   if (!smem.last) return;
   __threadfence();
   finish_slots<T, kThreads>(slots, gridDim.x, out, smem);
+  // Every block has taken its ticket: zero again for the next launch, which a caller's counter
+  // (ExactLaunch::counter) needs, in place of a memset before each call.
+  if (threadIdx.x == 0) *ticket = 0;
 }
 
 /// two_pass's second kernel: one block of kThreads.

@@ -49,7 +49,8 @@ std::string describe(const ExactLaunch& cfg) {
                                : std::to_string(cfg.blocks_per_sm) + "xSM") +
          " vector=" + std::to_string(cfg.vector) + " unroll=" + std::to_string(cfg.unroll) +
          " K=" + std::to_string(cfg.expansion) + " chunks=" + chunks +
-         (cfg.finish == ExactFinish::two_pass ? " two_pass" : " single_pass");
+         (cfg.finish == ExactFinish::two_pass ? " two_pass" : " single_pass") +
+         (cfg.counter != nullptr ? " counter" : "");
 }
 
 /// The values of the kernel knobs (each a template parameter of the first pass) for T.
@@ -208,6 +209,63 @@ TYPED_TEST(ExactSumGpu, RandomDataOfManySizesMatchesTheReferenceInEveryConfigura
       expect_everywhere(runner, values, expected, configs);
     }
   }
+}
+
+// single_pass with a caller's counter (ExactLaunch::counter): no memset, a workspace full of
+// 0xFF bytes on entry, the reference's bits in every single_pass configuration, the counter left
+// zero after each call (else the next call's last block would never see the last ticket).
+TYPED_TEST(ExactSumGpu, SinglePassWithACounterNeedsNoMemsetAndLeavesItZero) {
+  using T = TypeParam;
+  Runner runner;
+  std::mt19937_64 rng(test::test_seed() ^ 0x5eed);
+  const std::vector<T> values = generate<T>(Distribution::normal, (1u << 20) + 13, rng);
+  const T expected = exact_sum(std::span<const T>(values));
+  DeviceBuffer in(values.size() * sizeof(T));
+  TR_CUDA_CHECK(
+      cudaMemcpy(in.get(), values.data(), values.size() * sizeof(T), cudaMemcpyHostToDevice));
+  DeviceBuffer counter(sizeof(unsigned));
+  TR_CUDA_CHECK(cudaMemset(counter.get(), 0, sizeof(unsigned)));
+  DeviceBuffer out(sizeof(T));
+  int failures = 0;
+  for (ExactLaunch cfg : every_configuration<T>()) {
+    if (cfg.finish != ExactFinish::single_pass) continue;
+    cfg.counter = static_cast<unsigned*>(counter.get());
+    std::size_t bytes = 0;
+    check_exact(exact_sum(static_cast<const T*>(in.get()), static_cast<T*>(out.get()),
+                          values.size(), nullptr, bytes, runner.stream(), cfg),
+                "exact_sum (size query)");
+    DeviceBuffer temp(bytes);
+    TR_CUDA_CHECK(cudaMemset(temp.get(), 0xFF, bytes));  // anything on entry
+    TR_CUDA_CHECK(cudaMemset(out.get(), 0xFF, sizeof(T)));
+    check_exact(exact_sum(static_cast<const T*>(in.get()), static_cast<T*>(out.get()),
+                          values.size(), temp.get(), bytes, runner.stream(), cfg),
+                "exact_sum");
+    T got{};
+    unsigned left = 1;
+    TR_CUDA_CHECK(cudaStreamSynchronize(runner.stream()));
+    TR_CUDA_CHECK(cudaMemcpy(&got, out.get(), sizeof(T), cudaMemcpyDeviceToHost));
+    TR_CUDA_CHECK(cudaMemcpy(&left, counter.get(), sizeof(unsigned), cudaMemcpyDeviceToHost));
+    EXPECT_TRUE(same_bits(expected, got)) << describe(cfg);
+    EXPECT_EQ(left, 0u) << describe(cfg);
+    if ((!same_bits(expected, got) || left != 0) && ++failures == 5) {
+      ADD_FAILURE() << "the other configurations left unchecked";
+      break;
+    }
+  }
+  ExactLaunch bad;
+  bad.finish = ExactFinish::single_pass;
+  bad.counter = reinterpret_cast<unsigned*>(static_cast<char*>(counter.get()) + 1);
+  std::size_t bytes = 0;
+  check_exact(exact_sum(static_cast<const T*>(in.get()), static_cast<T*>(out.get()), values.size(),
+                        nullptr, bytes, runner.stream(), bad),
+              "exact_sum (size query)");
+  DeviceBuffer temp(bytes);
+  EXPECT_EQ(exact_sum(static_cast<const T*>(in.get()), static_cast<T*>(out.get()), values.size(),
+                      temp.get(), bytes, runner.stream(), bad),
+            cudaErrorInvalidValue);
+  EXPECT_NE(std::string(exact_sum_error_text()).find("counter is not 4-byte aligned"),
+            std::string::npos)
+      << exact_sum_error_text();
 }
 
 TYPED_TEST(ExactSumGpu, BadArgumentsAreNamedAndNZeroGivesPlusZero) {
@@ -378,6 +436,9 @@ void time_type(Runner& runner, Timer& timer, DeviceBuffer& data, std::span<const
   const auto configs = timed_configurations<T>();
   auto* d_in = static_cast<T*>(data.get());
   DeviceBuffer cub_out(sizeof(T));
+  DeviceBuffer counter_buffer(sizeof(unsigned));
+  TR_CUDA_CHECK(cudaMemset(counter_buffer.get(), 0, sizeof(unsigned)));
+  auto* counter = static_cast<unsigned*>(counter_buffer.get());
   for (const int log2n : log2_sizes) {
     const std::uint64_t n = std::uint64_t{1} << log2n;
     const std::uint64_t seed = test::test_seed() ^ static_cast<std::uint64_t>(log2n);
@@ -417,6 +478,8 @@ void time_type(Runner& runner, Timer& timer, DeviceBuffer& data, std::span<const
     for (const ExactLaunch& cfg : configs) time(cfg);
     ExactLaunch single = best;
     single.finish = ExactFinish::single_pass;
+    time(single);
+    single.counter = counter;  // no memset
     time(single);
     std::printf("BEST %s n=2^%d %s exact_us=%.1f cub_us=%.1f speedup=%.3f\n", type, log2n,
                 describe(best).c_str(), best_us, cub_us, cub_us / best_us);
