@@ -174,31 +174,36 @@ __device__ void finish_slots(const std::int64_t* slots, unsigned blocks, T* out,
   constexpr int kWarps = kThreads / 32;
   const int lane = static_cast<int>(threadIdx.x & 31);
   const int warp = static_cast<int>(threadIdx.x >> 5);
-  // Warp `warp` sums words warp, warp + kWarps, ...: all of them in one pass over the blocks,
-  // so that a lane has a load of each of its words in flight at once (a double's 67 words with
-  // 16 warps: 5 a lane), not one word's loads after another's.
+  // Warp `warp` sums words warp, warp + kWarps, ...: up to four of them in one pass over the
+  // blocks, so that a lane has loads of several words in flight at once (a double's 67 words with
+  // 16 warps: five a warp, two passes), not one word's loads after another's. Four, not all of
+  // them: every instance inlines this for single_pass, and at 128 threads (17 words a warp) all at
+  // once took the first pass from 48 to 108 registers.
   constexpr int kPerWarp = (kWords + kWarps - 1) / kWarps;
-  std::int64_t acc[kPerWarp] = {};
+  constexpr int kGroup = kPerWarp < 4 ? kPerWarp : 4;
+  for (int g = 0; g < kPerWarp; g += kGroup) {
+    std::int64_t acc[kGroup] = {};
 #pragma unroll 2
-  for (unsigned b = static_cast<unsigned>(lane); b < blocks; b += 32) {
+    for (unsigned b = static_cast<unsigned>(lane); b < blocks; b += 32) {
 #pragma unroll
-    for (int k = 0; k < kPerWarp; ++k) {
-      const int w = warp + k * kWarps;
-      if (w < kWords) {
-        const std::int64_t x = __ldcg(slots + static_cast<std::uint64_t>(w) * blocks + b);
-        acc[k] = w < Store::kChunks ? acc[k] + x : (acc[k] | x);
+      for (int k = 0; k < kGroup; ++k) {
+        const int w = warp + (g + k) * kWarps;
+        if (w < kWords) {
+          const std::int64_t x = __ldcg(slots + static_cast<std::uint64_t>(w) * blocks + b);
+          acc[k] = w < Store::kChunks ? acc[k] + x : (acc[k] | x);
+        }
       }
     }
-  }
 #pragma unroll
-  for (int k = 0; k < kPerWarp; ++k) {
-    const int w = warp + k * kWarps;
-    if (w < Store::kChunks) {
-      const std::int64_t sum = warp_sum(acc[k]);
-      if (lane == 0) smem.words[w] = sum;
-    } else if (w < kWords) {
-      const std::uint32_t f = warp_or(static_cast<std::uint32_t>(acc[k]));
-      if (lane == 0) smem.words[w] = f;
+    for (int k = 0; k < kGroup; ++k) {
+      const int w = warp + (g + k) * kWarps;
+      if (w < Store::kChunks) {
+        const std::int64_t sum = warp_sum(acc[k]);
+        if (lane == 0) smem.words[w] = sum;
+      } else if (w < kWords) {
+        const std::uint32_t f = warp_or(static_cast<std::uint32_t>(acc[k]));
+        if (lane == 0) smem.words[w] = f;
+      }
     }
   }
   __syncthreads();
