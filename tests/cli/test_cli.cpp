@@ -13,6 +13,7 @@
 #include "kernels/registry.hpp"
 #include "runtime/defaults.hpp"
 #include "tests/db/test_util.hpp"
+#include "tests/support/kernel_list.hpp"
 
 namespace tunedreduce {
 namespace {
@@ -119,14 +120,7 @@ std::set<std::string> winner_kernels(const std::string& path) {
   return ids;
 }
 
-std::vector<std::string> ids_of_list(const std::string& text) {
-  std::vector<std::string> ids;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line))
-    if (!line.empty() && line[0] != '#') ids.push_back(line);
-  return ids;
-}
+using test::ids_of_list;
 
 const std::string h100_db = TR_TEST_DATA "/h100-sample.db";
 const std::string h200_db = TR_TEST_DATA "/h200-sample.db";
