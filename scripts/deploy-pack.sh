@@ -43,12 +43,14 @@ else
 fi
 echo "load before the build: $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min; $(nproc) cores)"
 t0=$(date +%s)
+read -r cpu0 < <(awk '{print $14 + $15 + $16 + $17}' /proc/$$/stat)  # this shell's children
 cmake -S . -B "$deploy" -G Ninja -DTUNEDREDUCE_KERNELS="$list" \
   -DTUNEDREDUCE_CUDA_ARCHS="$archs" -DTUNEDREDUCE_DEPLOY_VIRTUAL_ARCH="$virtual" |
   grep -E "Deployment build|Error" || true
 cmake --build "$deploy"
+read -r cpu1 < <(awk '{print $14 + $15 + $16 + $17}' /proc/$$/stat)
 echo "deployment build: $(( $(date +%s) - t0 )) s (configure and build, $(nproc) cores;" \
-  "load after: $(cut -d' ' -f1-3 /proc/loadavg))"
+  "$(( (cpu1 - cpu0) / $(getconf CLK_TCK) )) s of CPU; load after: $(cut -d' ' -f1-3 /proc/loadavg))"
 lean=$(readlink -f "$deploy/lib/libtunedreduce.so")
 full=$(readlink -f "$build/lib/libtunedreduce.so")
 ls -la "$lean" "$full" "$deploy/lib/libtunedreduce.a"
