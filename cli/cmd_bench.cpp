@@ -216,6 +216,9 @@ class Bench {
   struct Method {
     std::function<void()> run;
     unsigned char* result_host = nullptr;
+    /// Verified against this reference instead of measure()'s (the baselines of exact_sum,
+    /// CUB's and Thrust's ordinary sums, against the float sum's tolerance).
+    const measure::Reference* ref = nullptr;
   };
 
   /// Verifies one run of each method against \p ref (poisoned output first), then times
@@ -249,7 +252,7 @@ class Bench {
         if (me.result_host) std::memcpy(got, me.result_host, elem);
         else check(cudaMemcpy(got, out_, elem, cudaMemcpyDeviceToHost), "cudaMemcpy(result)");
         t[k].ran = true;
-        if (std::string why = measure::verify(ref, got); !why.empty()) {
+        if (std::string why = measure::verify(me.ref ? *me.ref : ref, got); !why.empty()) {
           t[k].error = "incorrect: " + why;
           continue;
         }
@@ -497,8 +500,9 @@ int cmd_bench(int argc, char** argv) {
 
   if (dtypes.empty())
     for (DType t : all_dtypes) dtypes.push_back(dtype_name(t));
-  if (ops.empty())
-    for (Op o : all_ops) ops.push_back(op_name(o));
+  if (ops.empty())  // sum, min and max; the exact sum when asked for (--ops exact_sum)
+    for (Op o : all_ops)
+      if (o != Op::exact_sum) ops.push_back(op_name(o));
   if (sizes.empty()) sizes.push_back("2^10..2^30*2");
   for (const std::string& d : dtypes) {
     auto t = parse_dtype(d);
@@ -513,6 +517,15 @@ int cmd_bench(int argc, char** argv) {
       throw Error("--ops: unknown operator '" + o + "' (expected " + op_choices() + ")",
                   exit_code::usage);
     opt.ops.push_back(*op);
+  }
+  if (std::find(opt.ops.begin(), opt.ops.end(), Op::exact_sum) != opt.ops.end() &&
+      std::none_of(opt.dtypes.begin(), opt.dtypes.end(),
+                   [](DType t) { return op_applies(t, Op::exact_sum); })) {
+    std::string types;
+    for (DType t : opt.dtypes) types += (types.empty() ? "" : ", ") + std::string(dtype_name(t));
+    throw Error("--ops exact_sum: the exact sum is defined for f32 and f64 only; --dtypes selects " +
+                    types,
+                exit_code::usage);
   }
   opt.sizes = parse_sizes(sizes);
   if (opt.repeats < 1 || opt.repeats > 100000)
@@ -626,6 +639,9 @@ int cmd_bench(int argc, char** argv) {
   Json rows = Json::array();
   int failures = 0;
   for (DType dtype : opt.dtypes) {
+    // exact_sum exists for f32 and f64 only: an integer type with no other operator is skipped.
+    if (std::none_of(opt.ops.begin(), opt.ops.end(), [&](Op o) { return op_applies(dtype, o); }))
+      continue;
     std::vector<std::uint64_t> sizes = opt.sizes;
     while (!b.prepare_input(dtype, sizes.back())) {
       std::printf("(%s: %s elements do not fit in device memory; skipped)\n", dtype_name(dtype),
@@ -636,7 +652,9 @@ int cmd_bench(int argc, char** argv) {
     if (sizes.empty()) continue;
     const std::size_t elem = dtype_size(dtype);
     for (Op op : opt.ops) {
-      std::printf("\n%s %s\n", dtype_name(dtype), op_name(op));
+      if (!op_applies(dtype, op)) continue;
+      std::printf("\n%s %s%s\n", dtype_name(dtype), op_name(op),
+                  op == Op::exact_sum ? " (CUB: cub::DeviceReduce::Sum, the inexact sum)" : "");
       if (opt.host_calls > 0)
         std::printf("%6s %9s %9s %9s %9s %9s %9s  %s\n", "n", "CUB b2b", "cached", "2-phase",
                     "CUB enq", "cached", "2-phase", "tuned kernel (lookup level)");
@@ -705,12 +723,18 @@ int cmd_bench(int argc, char** argv) {
 
         const measure::Reference ref =
             measure::compute_reference(dtype, op, measure::data_seed(opt.seed, dtype), n);
+        // exact_sum is held to the exact reference bit for bit, its baselines (ordinary sums)
+        // to the float sum's.
+        const measure::Reference base_ref =
+            op == Op::exact_sum
+                ? measure::compute_reference(dtype, Op::sum, measure::data_seed(opt.seed, dtype), n)
+                : ref;
         // The timed calls alternate run by run; Thrust, which synchronises on every call, is
         // timed on its own afterwards.
         std::vector<Bench::Method> methods;
         if (want_cached) methods.push_back({calls.cached});
         if (want_two_phase) methods.push_back({calls.two_phase});
-        methods.push_back({calls.cub});
+        methods.push_back({calls.cub, nullptr, &base_ref});
         const std::vector<MethodTiming> t = b.measure(methods, ref);
         const MethodTiming none;
         const MethodTiming& cached = want_cached ? t[0] : none;
@@ -720,7 +744,7 @@ int cmd_bench(int argc, char** argv) {
         unsigned char thrust_result[8] = {};
         if (opt.thrust)
           thrust = b.measure({{[&] { bench::thrust_reduce(dtype, op, in, n, s, thrust_result); },
-                               thrust_result}},
+                               thrust_result, &base_ref}},
                              ref)[0];
 
         auto ok = [](const MethodTiming& x) { return x.verified(); };

@@ -336,6 +336,42 @@ ALTER TABLE measurements ADD COLUMN gpu_id INTEGER REFERENCES gpus (id);
 
 void migrate_4_to_5(Connection& conn) { conn.exec(v5_provenance_sql); }
 
+// Version 6 admits the operator 'exact_sum' (issue 16: the true sum rounded once; f32 and f64
+// only) in measurements, winners and bench_results, and ties it to those element types. As in
+// version 2, only CHECK constraints change, and none of them fails for a stored row (no row has
+// the new operator yet), so the tables' CREATE statements are edited in place under
+// writable_schema. Version-5 readers are kept out (min_reader_version 6): they would meet an
+// operator they cannot name.
+constexpr const char* v5_op_check = "CHECK (op IN ('sum', 'min', 'max'))";
+constexpr const char* v6_op_check =
+    "CHECK (op IN ('sum', 'min', 'max', 'exact_sum') AND (op <> 'exact_sum' OR dtype IN ('f32', "
+    "'f64')))";
+
+void migrate_5_to_6(Connection& conn) {
+  const std::int64_t cookie = conn.query_int("PRAGMA schema_version");
+  conn.exec("PRAGMA writable_schema = ON");
+  Statement st = conn.prepare(
+      "UPDATE sqlite_schema SET sql = replace(sql, ?1, ?2)"
+      " WHERE type = 'table' AND name IN ('measurements', 'winners', 'bench_results')"
+      " AND instr(sql, ?1) > 0");
+  st.bind(1, v5_op_check);
+  st.bind(2, v6_op_check);
+  st.run();
+  const std::int64_t changed = conn.query_int("SELECT changes()");
+  // PRAGMA values cannot be bound; this is an integer read from the file, never input.
+  conn.exec(fmt::format("PRAGMA schema_version = {}", cookie + 1));
+  conn.exec("PRAGMA writable_schema = OFF");
+  if (changed != 3)
+    throw DbError(Problem::io, conn.path(),
+                  fmt::format("{}: cannot migrate to schema version 6: {} of the tables "
+                              "measurements, winners and bench_results have version 5's operator "
+                              "constraint, not 3",
+                              quoted(conn.path()), changed));
+  if (conn.query_int("SELECT count(*) FROM pragma_quick_check WHERE quick_check <> 'ok'") != 0)
+    throw DbError(Problem::io, conn.path(),
+                  quoted(conn.path()) + ": quick_check failed after migrating to schema version 6");
+}
+
 constexpr Migration history[] = {
     {0, "create the schema, or upgrade the version-0 prototype layout", migrate_0_to_1},
     {1, "allow the finish 'packed' in measurements", migrate_1_to_2},
@@ -343,6 +379,9 @@ constexpr Migration history[] = {
     {3, "add the bench tables (bench_runs, bench_results)", migrate_3_to_4},
     {4, "add the GPUs, each measurement's GPU, each run's driver, runtime and configuration",
      migrate_4_to_5},
+    {5, "allow the operator 'exact_sum' (f32 and f64 only) in measurements, winners and bench "
+        "results",
+     migrate_5_to_6},
 };
 
 }  // namespace

@@ -17,7 +17,8 @@ inline constexpr std::int32_t application_id = 0x54524442;
 /// 3: winners have an L2 mode (cold or warm), unique per (device, dtype, op, l2_mode, n_lo).
 /// 4: the tables bench_runs and bench_results (`tunedreduce bench`, db/bench.hpp).
 /// 5: the table gpus, measurements.gpu_id, runs.driver_version, runtime_version, config_text.
-inline constexpr int schema_version = 5;
+/// 6: the operator 'exact_sum' (f32 and f64 only) in measurements, winners and bench_results.
+inline constexpr int schema_version = 6;
 /// The first version with gpus, measurements.gpu_id and the runs' driver, runtime and
 /// configuration text: readers of an older file read those as absent (NULL, no GPUs).
 inline constexpr int provenance_version = 5;
@@ -33,8 +34,9 @@ inline constexpr int oldest_readable_version = 3;
 /// a file may hold a cold and a warm winner for the same sizes, which a version-2 reader, blind to
 /// the mode, would take for two overlapping winners of one (device, dtype, op). Version 4 only
 /// added tables, and keeps it: a version-3 reader reads a version-4 file without its bench runs.
-/// Version 5 only added a table and nullable columns, and keeps it too.
-inline constexpr int min_reader_version = 3;
+/// Version 5 only added a table and nullable columns, and keeps it too. Version 6 raised it to 6:
+/// a file may hold rows of the operator 'exact_sum', which an older reader cannot name.
+inline constexpr int min_reader_version = 6;
 
 /// What a database file says about itself, read without touching any table but meta.
 struct SchemaState {
@@ -71,7 +73,8 @@ struct Migration {
 
 /// The real history: step 0 -> 1 creates the schema or upgrades the version-0 prototype layout;
 /// 1 -> 2 admits the finish 'packed'; 2 -> 3 gives winners an L2 mode; 3 -> 4 adds the bench
-/// tables; 4 -> 5 adds the GPUs and the runs' driver, runtime and configuration text. A new file
+/// tables; 4 -> 5 adds the GPUs and the runs' driver, runtime and configuration text; 5 -> 6
+/// admits the operator 'exact_sum'. A new file
 /// is created at
 /// version 1 and migrated forward, so it has exactly the schema of a migrated one.
 std::span<const Migration> migrations();

@@ -5,6 +5,9 @@
 
 #include <string>
 
+#include "exact/temp_size.hpp"
+#include "kernels/exact_geometry.hpp"
+
 namespace tunedreduce::kernels {
 
 namespace geometry {
@@ -16,8 +19,8 @@ Refusal can_implement(const KernelParams& p, std::uint64_t n, std::size_t alignm
       return "n = " + std::to_string(n) + " exceeds the single tile of this kernel (" +
              std::to_string(max_elements_of(p)) + " elements: " + std::to_string(p.block) +
              " threads x " + std::to_string(p.unroll) + " 16-byte vectors)";
-    return "n = " + std::to_string(n) + " exceeds the limit of " + std::to_string(max_elements) +
-           " elements";
+    return "n = " + std::to_string(n) + " exceeds the limit of " +
+           std::to_string(max_elements_of(p)) + " elements";
   }
   const std::size_t size = dtype_size(p.dtype);
   if (alignment == 0 || alignment % size != 0)
@@ -38,6 +41,44 @@ Refusal can_implement(const KernelParams& p, std::uint64_t n, std::size_t alignm
 
 }  // namespace geometry
 
+namespace exact_geometry {
+
+exact::ExactLaunch launch_config(const KernelParams& p) {
+  exact::ExactLaunch c;
+  c.block_threads = p.block;
+  c.vector = 0;  // the widest: 16 bytes
+  c.unroll = p.unroll;
+  const bool is_double = p.dtype == DType::f64;
+  c.expansion = (is_double ? 2 : 1) + (p.family == Family::exact_wide ? 1 : 0);
+  c.chunks = p.family == Family::exact_registers ? exact::ExactChunks::registers
+                                                 : exact::ExactChunks::local;
+  c.finish = p.finish == Finish::single_pass ? exact::ExactFinish::single_pass
+                                             : exact::ExactFinish::two_pass;
+  return c;
+}
+
+std::uint64_t max_grid(const DeviceLimits& dev, int resident_blocks_per_sm) {
+  return std::uint64_t(std::max(resident_blocks_per_sm, 1)) *
+         std::uint64_t(std::max(dev.sm_count, 1));
+}
+
+std::uint64_t grid_size(const KernelParams& p, std::uint64_t n, const DeviceLimits& dev,
+                        int resident_blocks_per_sm) {
+  if (n == 0) return 0;
+  return exact::temp_size::grid_blocks(n, 16 / int(dtype_size(p.dtype)), p.block,
+                                       max_grid(dev, resident_blocks_per_sm));
+}
+
+std::size_t workspace_bytes(const KernelParams& p, std::uint64_t n, const DeviceLimits& dev,
+                            int resident_blocks_per_sm) {
+  if (n == 0 || n > max_elements_of(p)) return 0;
+  const std::uint64_t grid = grid_size(p, n, dev, resident_blocks_per_sm);
+  return p.dtype == DType::f64 ? exact::temp_size::bytes<double>(grid)
+                               : exact::temp_size::bytes<float>(grid);
+}
+
+}  // namespace exact_geometry
+
 namespace {
 
 int resident_blocks(const Entry& e, const DeviceLimits& dev) {
@@ -49,6 +90,9 @@ int resident_blocks(const Entry& e, const DeviceLimits& dev) {
 }  // namespace
 
 std::size_t Entry::workspace_bytes(std::uint64_t n, const DeviceLimits& dev) const {
+  if (query_workspace_bytes) return query_workspace_bytes(n, dev);
+  if (is_exact_family(params.family))
+    return exact_geometry::workspace_bytes(params, n, dev, resident_blocks(*this, dev));
   return geometry::workspace_bytes(params, n, dev, resident_blocks(*this, dev));
 }
 
@@ -58,6 +102,8 @@ Refusal Entry::can_implement(std::uint64_t n, std::size_t in_alignment,
 }
 
 std::uint64_t Entry::grid_size(std::uint64_t n, const DeviceLimits& dev) const {
+  if (is_exact_family(params.family))
+    return exact_geometry::grid_size(params, n, dev, resident_blocks(*this, dev));
   return geometry::grid_size(params, n, dev, resident_blocks(*this, dev));
 }
 

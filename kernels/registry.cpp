@@ -1,4 +1,5 @@
-// The registry table: gathers the generated instance slices, names and sorts them.
+// The registry table: gathers the generated instance slices and the exact families' entries
+// (kernels/exact_entries.cpp), names and sorts them.
 
 #include "kernels/registry.hpp"
 
@@ -7,6 +8,7 @@
 #include <mutex>
 #include <vector>
 
+#include "kernels/exact_entries.hpp"
 #include "kernels/find_by_id.hpp"
 
 namespace tunedreduce::kernels {
@@ -26,12 +28,14 @@ struct Table {
 const Table& table() {
   static const Table t = [] {
     Table t;
+    auto add = [&t](const Entry& e) {
+      Entry named = e;
+      named.id = t.ids.emplace_back(make_id(e.params)).c_str();
+      t.entries.push_back(named);
+    };
     for (auto part : detail::all_instance_parts())
-      for (const Entry& e : part()) {
-        Entry named = e;
-        named.id = t.ids.emplace_back(make_id(e.params)).c_str();
-        t.entries.push_back(named);
-      }
+      for (const Entry& e : part()) add(e);
+    for (const Entry& e : detail::exact_entries()) add(e);
     std::sort(t.entries.begin(), t.entries.end(),
               [](const Entry& a, const Entry& b) { return std::string_view(a.id) < b.id; });
     return t;

@@ -31,6 +31,12 @@ enum class Family : std::uint8_t {
   streaming,        // tiled, with loads that do not allocate in L1 (ld.global.nc.L1::no_allocate)
   single_tile,      // one block, 16-byte loads all issued at once, no loop, nothing to finish:
                     // n up to block x unroll vectors (CUB's single-tile kernel, made tunable)
+  // The exact sums (Op::exact_sum, and only they; exact/sum.hpp): each thread an expansion of
+  // doubles in front of exact fixed-point chunks, a persistent grid, 16-byte loads; every entry
+  // gives the same bits.
+  exact,            // the smaller expansion (float 1 double, double 2), chunks in local memory
+  exact_wide,       // the larger expansion (float 2, double 3), chunks in local memory
+  exact_registers,  // float only: expansion 1, the chunks in registers
 };
 
 /// Where the block's working array lives for the families that have one.
@@ -49,7 +55,9 @@ inline constexpr Family all_families[] = {Family::neighbored,   Family::neighbor
                                           Family::unroll_warps, Family::complete_unroll,
                                           Family::smem,         Family::warp_shuffle,
                                           Family::vectorized,   Family::tiled,
-                                          Family::streaming,    Family::single_tile};
+                                          Family::streaming,    Family::single_tile,
+                                          Family::exact,        Family::exact_wide,
+                                          Family::exact_registers};
 
 inline constexpr Finish all_finishes[] = {Finish::two_pass, Finish::single_pass, Finish::packed};
 
@@ -66,6 +74,11 @@ std::optional<Family> parse_family(std::string_view s);
 std::optional<SmemMode> parse_smem_mode(std::string_view s);
 std::optional<Finish> parse_finish(std::string_view s);
 
+/// True for the exact families: they implement Op::exact_sum, and nothing else does.
+constexpr bool is_exact_family(Family f) {
+  return f == Family::exact || f == Family::exact_wide || f == Family::exact_registers;
+}
+
 /// True for the families that reduce in global memory (they work on a copy in the workspace).
 constexpr bool is_global_memory_family(Family f) {
   return f == Family::neighbored || f == Family::neighbored_less || f == Family::interleaved ||
@@ -76,7 +89,7 @@ constexpr bool is_global_memory_family(Family f) {
 /// looping over many chunks); the others launch one block per tile (capped), and the hardware
 /// hands tiles to multiprocessors as they free up.
 constexpr bool has_persistent_grid(Family f) {
-  return f == Family::warp_shuffle || f == Family::vectorized;
+  return f == Family::warp_shuffle || f == Family::vectorized || is_exact_family(f);
 }
 
 /// The parameters of one registry entry.
@@ -117,11 +130,13 @@ struct DeviceLimits {
 inline constexpr std::uint64_t max_elements = std::uint64_t{1} << 40;
 
 /// Largest n the entry of \p p accepts: its one tile for `single_tile` (block x unroll 16-byte
-/// vectors), max_elements for every other family. Known from the parameters alone, so the tuner
+/// vectors), max_elements - 1 for the exact families (exact_sum takes n below 2^40),
+/// max_elements for every other family. Known from the parameters alone, so the tuner
 /// and the lookup can tell which entries fit a size without the kernels.
 constexpr std::uint64_t max_elements_of(const KernelParams& p) {
   if (p.family == Family::single_tile)
     return std::uint64_t(p.block) * std::uint64_t(p.unroll) * (16 / dtype_size(p.dtype));
+  if (is_exact_family(p.family)) return max_elements - 1;
   return max_elements;
 }
 
@@ -160,6 +175,10 @@ struct Entry {
   /// Blocks of this entry resident on one multiprocessor (the occupancy calculator, once per
   /// device); nullptr where there is no kernel to ask about (then estimated from the limits).
   int (*resident_blocks_per_sm)(const DeviceLimits& dev);
+  /// Workspace bytes of a launch for n where the entry's own launcher says (the exact families:
+  /// exact_sum's size query); nullptr: from the parameters (kernels/geometry.hpp, and for the
+  /// exact families in a registry without kernels exact/temp_size.hpp).
+  std::size_t (*query_workspace_bytes)(std::uint64_t n, const DeviceLimits& dev) = nullptr;
 
   /// Workspace bytes a launch for n needs (0 for n == 0 and past max_elements_of(params)).
   std::size_t workspace_bytes(std::uint64_t n, const DeviceLimits& dev) const;
@@ -185,6 +204,8 @@ const std::string& manifest_hash();
 /// 3: an external completion counter (LaunchArgs::counter): the two-phase call launches no
 ///    memset; single_pass then finishes with an acq_rel ticket over plain partials.
 /// 4: floating-point sums fold from -0.0 (a sum of only -0.0 is -0.0).
+/// (The exact families came with revision 4: new ids, which change the manifest hash by
+/// themselves. Bump it when the exact kernels' code changes their performance.)
 inline constexpr int kernel_revision = 4;
 
 }  // namespace tunedreduce::kernels

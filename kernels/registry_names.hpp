@@ -21,8 +21,11 @@ inline constexpr auto family_names = enum_names<Family>({
     {Family::tiled, "tiled"},
     {Family::streaming, "streaming"},
     {Family::single_tile, "single_tile"},
+    {Family::exact, "exact"},
+    {Family::exact_wide, "exact_wide"},
+    {Family::exact_registers, "exact_registers"},
 });
-static_assert(family_names.lists_all_through(Family::single_tile));
+static_assert(family_names.lists_all_through(Family::exact_registers));
 static_assert(family_names.size() == std::size(all_families));
 
 inline constexpr auto smem_mode_names = enum_names<SmemMode>({

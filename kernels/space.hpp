@@ -6,7 +6,11 @@
 // neighbored_less, interleaved) have unroll 1 only; only `smem` has a shared-memory mode
 // (static or dynamic); every other family has mode `none`. The `packed` finish exists only for the
 // 16-byte-load families (vectorized, tiled, streaming) of the 32-bit integer sums; `single_tile`
-// has `single_pass` only.
+// has `single_pass` only. The exact families (exact, exact_wide, exact_registers) implement
+// Op::exact_sum for f32 and f64 (exact_registers f32 only), block sizes 128, 256 and 512, and
+// no other family implements it; their entries launch exact/sum.hpp's exact_sum, not the
+// kernel templates (kernels/exact_entries.cpp), so kernels/CMakeLists.txt generates no
+// instances for Op::exact_sum.
 
 #include <array>
 #include <cstddef>
@@ -40,7 +44,27 @@ inline constexpr FamilyAxes families[] = {
     {Family::streaming, {1, 2, 4, 8}, {SmemMode::none}, 1},
     // single_tile: unroll counts 16-byte vectors per thread; one block, so one finish only.
     {Family::single_tile, {1, 2, 4, 8}, {SmemMode::none}, 1},
+    // exact families: unroll is ExactLaunch::unroll, the 16-byte loads each thread issues
+    // before adding them.
+    {Family::exact, {1, 2, 4}, {SmemMode::none}, 1},
+    {Family::exact_wide, {1, 2, 4}, {SmemMode::none}, 1},
+    {Family::exact_registers, {1, 2, 4}, {SmemMode::none}, 1},
 };
+
+/// Whether family \p f implements (d, o): the exact families exactly Op::exact_sum (f32 and
+/// f64; exact_registers, whose chunks fit registers for float only, f32), every other family
+/// every (dtype, op) but exact_sum.
+constexpr bool family_applies(Family f, DType d, Op o) {
+  if (!op_applies(d, o)) return false;
+  if (!is_exact_family(f)) return o != Op::exact_sum;
+  return o == Op::exact_sum && (f != Family::exact_registers || d == DType::f32);
+}
+
+/// Whether family \p f has block size \p b: exact_sum's 128, 256 and 512 for the exact
+/// families, every size of `blocks` for the others.
+constexpr bool has_block(Family f, int b) {
+  return !is_exact_family(f) || b == 128 || b == 256 || b == 512;
+}
 
 /// Whether configuration (f, fin) exists for (d, o): every finish but `packed` exists everywhere,
 /// except for `single_tile`, whose one block has nothing to finish: it is named `single_pass`
@@ -55,8 +79,10 @@ constexpr bool has_finish(Family f, Finish fin, DType d, Op o) {
 /// Calls f(params) for every configuration of one (dtype, op), in a fixed order.
 template <class F>
 constexpr void for_each_config(DType dtype, Op op, F&& f) {
-  for (const FamilyAxes& fam : families)
-    for (int b : blocks)
+  for (const FamilyAxes& fam : families) {
+    if (!family_applies(fam.family, dtype, op)) continue;
+    for (int b : blocks) {
+      if (!has_block(fam.family, b)) continue;
       for (int u : fam.unrolls) {
         if (u == 0) continue;
         for (int m = 0; m < fam.n_modes; ++m)
@@ -64,6 +90,8 @@ constexpr void for_each_config(DType dtype, Op op, F&& f) {
             if (has_finish(fam.family, fin, dtype, op))
               f(KernelParams{fam.family, b, u, fam.modes[m], fin, dtype, op});
       }
+    }
+  }
 }
 
 constexpr std::size_t configs_per_key(DType d, Op o) {

@@ -5,10 +5,13 @@
 #include <cstring>
 #include <limits>
 #include <sstream>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <type_traits>
 #include <vector>
 
+#include "exact/reference.hpp"
 #include "measure/datagen.hpp"
 
 namespace tunedreduce::measure {
@@ -56,8 +59,47 @@ Partial<T> fold_range(Op op, std::uint64_t seed, std::uint64_t begin, std::uint6
   return p;
 }
 
+/// exact_sum: the host's exact reference (exact/reference.hpp) over the regenerated values, one
+/// accumulator per thread, merged (exactly) at the end.
+template <class T>
+Reference exact_reference_of(DType dtype, std::uint64_t seed, std::uint64_t n) {
+  const unsigned threads =
+      std::max(1u, std::min<unsigned>(32, std::thread::hardware_concurrency()));
+  const unsigned parts = n < (1u << 16) ? 1 : threads;
+  std::vector<exact::ReferenceSum<T>> partial(parts);
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < parts; ++t)
+    pool.emplace_back([&, t] {
+      std::vector<T> block;
+      block.reserve(4096);
+      const std::uint64_t end = n * (t + 1) / parts;
+      for (std::uint64_t i = n * t / parts; i < end;) {
+        block.clear();
+        for (; i < end && block.size() < 4096; ++i) block.push_back(data_value<T>(seed, i));
+        partial[t].add(block);
+      }
+    });
+  for (auto& th : pool) th.join();
+  for (unsigned t = 1; t < parts; ++t) partial[0].merge(partial[t]);
+  Reference r;
+  r.dtype = dtype;
+  r.op = Op::exact_sum;
+  r.n = n;
+  // No values give +0, the library's n = 0 (exact/reference.hpp).
+  const T value = partial[0].result();
+  std::memcpy(r.bits, &value, sizeof(T));
+  return r;
+}
+
 template <class T>
 Reference reference_of(DType dtype, Op op, std::uint64_t seed, std::uint64_t n) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (op == Op::exact_sum) return exact_reference_of<T>(dtype, seed, n);
+  } else {
+    if (op == Op::exact_sum)
+      throw std::invalid_argument(std::string("exact_sum is defined for f32 and f64, not ") +
+                                  dtype_name(dtype));
+  }
   const unsigned threads =
       std::max(1u, std::min<unsigned>(32, std::thread::hardware_concurrency()));
   const unsigned parts = n < (1u << 16) ? 1 : threads;
@@ -115,6 +157,14 @@ std::string verify_as(const Reference& ref, const void* got_bytes) {
   if (std::memcmp(&got, &want, sizeof(T)) == 0) return {};
   if constexpr (std::is_integral_v<T>) msg << "result " << +got << ", expected " << +want;
   else msg << "result " << got << ", expected " << want;
+  if (ref.op == Op::exact_sum) {
+    using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+    Bits gb, wb;
+    std::memcpy(&gb, &got, sizeof(T));
+    std::memcpy(&wb, &want, sizeof(T));
+    msg << std::hex << " (bits 0x" << gb << ", the exact reference's 0x" << wb
+        << ": exact_sum must match them bit for bit)";
+  }
   return msg.str();
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // Host references for the measured data (measure/datagen.hpp), computed by regenerating the values
 // on several threads: no copy of the input is needed. Integer sums are exact modulo 2^bits,
-// floating-point sums are carried in long double together with sum|x|, min and max are exact.
+// floating-point sums are carried in long double together with sum|x|, min and max are exact,
+// and exact_sum is the host's exact reference (exact/reference.hpp), matched bit for bit.
 
 #include <cstdint>
 #include <string>
@@ -21,10 +22,12 @@ struct Reference {
   long double abs_sum = 0;
 };
 
+/// Throws std::invalid_argument for exact_sum of an integer type (op_applies).
 Reference compute_reference(DType dtype, Op op, std::uint64_t seed, std::uint64_t n);
 
 /// Checks a result (sizeof element bytes at \p got) against the reference: exact for integers,
-/// min and max; within n * eps * sum|x| for floating-point sums. Empty when it passes, else a
+/// min, max and exact_sum (bit for bit); within n * eps * sum|x| for floating-point sums. Empty
+/// when it passes, else a
 /// sentence saying what was expected.
 std::string verify(const Reference& ref, const void* got);
 

@@ -174,7 +174,7 @@ void build_coverage(db::Database& db, const Data& d, const ReportOptions& o, Rep
         if (!device_ids.count(dev)) continue;
         for (DType t : asked->dtypes)
           for (Op op : asked->ops)
-            if (selected(o.dtypes, t) && selected(o.ops, op)) {
+            if (op_applies(t, op) && selected(o.dtypes, t) && selected(o.ops, op)) {
               KeyStats& k = keys[{dev, t, op, asked->l2}];
               k.runs.insert(id);
               k.asked.insert(asked->sizes.begin(), asked->sizes.end());
@@ -200,7 +200,7 @@ void build_coverage(db::Database& db, const Data& d, const ReportOptions& o, Rep
       const auto& [run_id, dev, l2] = rd;
       for (DType t : types_ops.first)
         for (Op op : types_ops.second)
-          if (selected(o.dtypes, t) && selected(o.ops, op)) {
+          if (op_applies(t, op) && selected(o.dtypes, t) && selected(o.ops, op)) {
             KeyStats& k = keys[{dev, t, op, l2}];
             k.runs.insert(run_id);
             k.inferred = true;

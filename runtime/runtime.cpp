@@ -29,10 +29,14 @@ void check_enums(DType dtype, Op op) {
                       fmt::format("dtype {} is not an element type (0..{}: {})",
                                   static_cast<int>(dtype), dtype_names.size() - 1,
                                   dtype_choices()));
-  if (static_cast<unsigned>(op) > static_cast<unsigned>(Op::max))
+  if (static_cast<unsigned>(op) > static_cast<unsigned>(Op::exact_sum))
     throw ReduceError(Status::invalid_argument,
                       fmt::format("op {} is not an operator (0..{}: {})", static_cast<int>(op),
                                   op_names.size() - 1, op_choices()));
+  if (!op_applies(dtype, op))
+    throw ReduceError(Status::invalid_argument,
+                      fmt::format("op exact_sum is defined for f32 and f64 only, not dtype {}",
+                                  dtype_name(dtype)));
 }
 
 /// Largest power of two dividing the address, capped at 256 (what can_implement asks for).
@@ -473,12 +477,15 @@ void Runtime::reduce(const void* d_in, void* d_out, std::uint64_t n, DType dtype
   } else {
     const std::size_t need =
         std::max(entry.workspace_bytes(n, s.info.limits), WorkspaceCache::counter_bytes);
-    e = workspaces_.run(r.device, stream, need, [&](void* ws, std::size_t bytes, bool clean) {
-      a.workspace = ws;
-      a.workspace_bytes = bytes;
-      a.workspace_clean = clean;
-      return platform_->launch(entry, a, s.info.limits);
-    });
+    e = workspaces_.run(
+        r.device, stream, need,
+        [&](void* ws, std::size_t bytes, bool clean) {
+          a.workspace = ws;
+          a.workspace_bytes = bytes;
+          a.workspace_clean = clean;
+          return platform_->launch(entry, a, s.info.limits);
+        },
+        /*leaves_clean=*/!kernels::is_exact_family(entry.params.family));
   }
   if (e != cudaSuccess) launch_failed(s, r.choice, e);
 }

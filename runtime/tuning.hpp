@@ -4,6 +4,7 @@
 // No CUDA calls: tested on snapshots of synthetic databases and tests/data/h100-sample.db.
 
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -54,11 +55,17 @@ class TuningTable {
   /// n_hi * nearest_reach at levels 2 and 3; further away the built-in default is used.
   static constexpr std::uint64_t nearest_reach = 4;
 
-  /// The built-in default's entry for (dtype, op) at n on this device.
+  /// The built-in default's entry for (dtype, op) at n on this device. Where no rule's kernel
+  /// takes n (an exact kernel at 2^40, its limit being 2^40 - 1) the last rule covering n, whose
+  /// can_implement says why; nullptr only for a pair op_applies refuses (no rules).
   const kernels::Entry* default_entry(DType dtype, Op op, std::uint64_t n) const noexcept {
+    const kernels::Entry* covering = nullptr;
     for (const Default& d : defaults_[static_cast<int>(dtype)][static_cast<int>(op)])
-      if (n <= d.n_hi && (!d.entry || takes(*d.entry, n))) return d.entry;
-    return nullptr;  // never: the last rule ends at UINT64_MAX
+      if (n <= d.n_hi) {
+        if (!d.entry || takes(*d.entry, n)) return d.entry;
+        covering = d.entry;
+      }
+    return covering;
   }
 
   /// One sentence per dropped row.
@@ -85,7 +92,7 @@ class TuningTable {
     const kernels::Entry* entry;
   };
   Checked exact_[2], similar_[2];  // indexed by db::L2Mode
-  std::vector<Default> defaults_[6][3];
+  std::vector<Default> defaults_[std::size(all_dtypes)][std::size(all_ops)];
   std::vector<std::string> rejected_;
 };
 

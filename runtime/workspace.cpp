@@ -46,7 +46,7 @@ WorkspaceCache::Slot& WorkspaceCache::slot(const Key& k) {
 }
 
 cudaError_t WorkspaceCache::run_erased(int device, cudaStream_t stream, std::size_t bytes,
-                                       void* ctx, UseFn use) {
+                                       void* ctx, UseFn use, bool leaves_clean) {
   if (platform_.capturing(stream)) return run_captured(device, stream, bytes, ctx, use);
   // The key of the per-thread default stream includes the thread, which the thread-local
   // cache is anyway.
@@ -87,7 +87,7 @@ cudaError_t WorkspaceCache::run_erased(int device, cudaStream_t stream, std::siz
   }
   const cudaError_t e = use(ctx, s.ptr, s.bytes, s.clean);
   // A launch that failed may have left the counter anywhere: the next one zeroes it first.
-  s.clean = e == cudaSuccess;
+  s.clean = e == cudaSuccess && leaves_clean;
   return e;
 }
 

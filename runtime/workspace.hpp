@@ -3,7 +3,8 @@
 // and freed in stream order, so a call never synchronises and growing never frees memory that a
 // kernel still in flight uses. It is zeroed whole once when it is allocated; every single-pass or
 // packed launch leaves its counter and partial slots at zero again, so launches run with
-// workspace_clean = true.
+// workspace_clean = true (after an exact family's launch, which leaves its slots written, the
+// next launch zeroes what it uses first).
 //
 // A stream being captured into a CUDA graph gets none of this: a call recorded into a graph gets
 // a workspace of its own, allocated and freed inside the graph (a graph-owned allocation, needs
@@ -34,12 +35,19 @@ class WorkspaceCache {
   /// Grows the workspace of (device, stream) to \p bytes if needed, then calls
   /// use(workspace, bytes held, clean) with the slot locked, so no other thread enqueues a free
   /// of this memory before use's launches; `clean` says the counter is known to be zero.
+  /// \p leaves_clean: whether use's launches leave the counter and partial slots zero, as the
+  /// registry's kernels do, except the exact families' (exact_sum writes its slots and leaves
+  /// them): after those the next launch zeroes what it needs first.
   /// Throws ReduceError(cuda_error) when an allocation fails; returns use's result.
   template <class F>
-  cudaError_t run(int device, cudaStream_t stream, std::size_t bytes, F&& use) {
-    return run_erased(device, stream, bytes, &use, [](void* ctx, void* ws, std::size_t b, bool c) {
-      return (*static_cast<std::remove_reference_t<F>*>(ctx))(ws, b, c);
-    });
+  cudaError_t run(int device, cudaStream_t stream, std::size_t bytes, F&& use,
+                  bool leaves_clean = true) {
+    return run_erased(
+        device, stream, bytes, &use,
+        [](void* ctx, void* ws, std::size_t b, bool c) {
+          return (*static_cast<std::remove_reference_t<F>*>(ctx))(ws, b, c);
+        },
+        leaves_clean);
   }
 
   /// Frees the workspace of (device, stream) in stream order. Throws ReduceError(invalid_argument)
@@ -54,7 +62,8 @@ class WorkspaceCache {
 
  private:
   using UseFn = cudaError_t (*)(void* ctx, void* workspace, std::size_t bytes, bool clean);
-  cudaError_t run_erased(int device, cudaStream_t stream, std::size_t bytes, void* ctx, UseFn use);
+  cudaError_t run_erased(int device, cudaStream_t stream, std::size_t bytes, void* ctx, UseFn use,
+                         bool leaves_clean);
   cudaError_t run_captured(int device, cudaStream_t stream, std::size_t bytes, void* ctx,
                            UseFn use);
 

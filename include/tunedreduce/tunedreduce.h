@@ -38,8 +38,9 @@ typedef enum tr_dtype {
   TR_F64 = 5
 } tr_dtype;
 
-/** Operators (the numbers of tunedreduce::Op). */
-typedef enum tr_op { TR_SUM = 0, TR_MIN = 1, TR_MAX = 2 } tr_op;
+/** Operators (the numbers of tunedreduce::Op). TR_EXACT_SUM, for TR_F32 and TR_F64 only: the
+ *  true sum rounded once to nearest even, the same bits from every kernel and GPU. */
+typedef enum tr_op { TR_SUM = 0, TR_MIN = 1, TR_MAX = 2, TR_EXACT_SUM = 3 } tr_op;
 
 /** Lookup levels (the numbers of tunedreduce::Level). */
 typedef enum tr_level {
@@ -91,6 +92,10 @@ TR_API tr_status tr_reduce_cached(const void* d_in, void* d_out, uint64_t n, int
 TR_API tr_status tr_sum(const void* d_in, void* d_out, uint64_t n, int dtype, void* stream);
 TR_API tr_status tr_min(const void* d_in, void* d_out, uint64_t n, int dtype, void* stream);
 TR_API tr_status tr_max(const void* d_in, void* d_out, uint64_t n, int dtype, void* stream);
+/** The exact sum (TR_EXACT_SUM) of TR_F32 or TR_F64 elements (another dtype is
+ *  TR_ERROR_INVALID_ARGUMENT), with the cached workspace; the two-phase form is tr_reduce with
+ *  op TR_EXACT_SUM. NaN if any input is NaN or both infinities occur, +0 for n == 0. */
+TR_API tr_status tr_exact_sum(const void* d_in, void* d_out, uint64_t n, int dtype, void* stream);
 
 /** Frees the cached workspace of a stream on the current device (in stream order). */
 TR_API tr_status tr_release_workspace(void* stream);

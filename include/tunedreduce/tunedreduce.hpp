@@ -251,4 +251,36 @@ void max(const T* d_in, T* d_out, std::uint64_t n, cudaStream_t stream = 0) {
          stream);
 }
 
+/// *d_out = the true sum of d_in[0, n) rounded once to nearest, ties to even (Op::exact_sum):
+/// the same bits from every kernel, tuning database, GPU and split of the input. NaN if any
+/// input is NaN or both infinities occur; ±Inf if one does or the rounded sum overflows; an
+/// exact zero is -0 only if every input is -0; +0 for n == 0. The workspace is cached as for
+/// sum(); the kernel is the tuned exact kernel of (device, float, n). Throws ReduceError.
+inline void exact_sum(const float* d_in, float* d_out, std::uint64_t n, cudaStream_t stream = 0) {
+  reduce(static_cast<const void*>(d_in), static_cast<void*>(d_out), n, DType::f32, Op::exact_sum,
+         stream);
+}
+
+/// exact_sum() for double.
+inline void exact_sum(const double* d_in, double* d_out, std::uint64_t n,
+                      cudaStream_t stream = 0) {
+  reduce(static_cast<const void*>(d_in), static_cast<void*>(d_out), n, DType::f64, Op::exact_sum,
+         stream);
+}
+
+/// Two-phase exact_sum() with caller-owned temporary storage: reduce(d_temp, temp_bytes, ...)
+/// with Op::exact_sum (with d_temp == nullptr only \p temp_bytes is set).
+inline void exact_sum(void* d_temp, std::size_t& temp_bytes, const float* d_in, float* d_out,
+                      std::uint64_t n, cudaStream_t stream = 0) {
+  reduce(d_temp, temp_bytes, static_cast<const void*>(d_in), static_cast<void*>(d_out), n,
+         DType::f32, Op::exact_sum, stream);
+}
+
+/// Two-phase exact_sum() for double.
+inline void exact_sum(void* d_temp, std::size_t& temp_bytes, const double* d_in, double* d_out,
+                      std::uint64_t n, cudaStream_t stream = 0) {
+  reduce(d_temp, temp_bytes, static_cast<const void*>(d_in), static_cast<void*>(d_out), n,
+         DType::f64, Op::exact_sum, stream);
+}
+
 }  // namespace tunedreduce

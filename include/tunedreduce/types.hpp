@@ -11,11 +11,21 @@ namespace tunedreduce {
 enum class DType : std::uint8_t { i32, u32, i64, u64, f32, f64 };
 
 /// Reduction operator. For floating-point min and max a NaN anywhere in the input gives NaN.
-enum class Op : std::uint8_t { sum, min, max };
+/// exact_sum, for f32 and f64 only (op_applies): the true sum of the inputs rounded once to
+/// nearest even, so the same bits from every kernel, launch configuration and GPU; NaN if any
+/// input is NaN or both infinities occur, ±Inf if one does or the rounded sum overflows.
+enum class Op : std::uint8_t { sum, min, max, exact_sum };
 
 inline constexpr DType all_dtypes[] = {DType::i32, DType::u32, DType::i64,
                                        DType::u64, DType::f32, DType::f64};
-inline constexpr Op all_ops[] = {Op::sum, Op::min, Op::max};
+inline constexpr Op all_ops[] = {Op::sum, Op::min, Op::max, Op::exact_sum};
+
+/// Whether operator \p o is defined for element type \p t: every one is, except exact_sum,
+/// which is defined for f32 and f64 only. Whatever iterates all_dtypes x all_ops skips the
+/// pairs this refuses.
+constexpr bool op_applies(DType t, Op o) noexcept {
+  return o != Op::exact_sum || t == DType::f32 || t == DType::f64;
+}
 
 /// Size of one element of \p t in bytes.
 constexpr unsigned dtype_size(DType t) noexcept {
@@ -49,7 +59,7 @@ constexpr const char* dtype_name(DType t) noexcept {
   return "?";
 }
 
-/// "sum", "min" or "max".
+/// "sum", "min", "max" or "exact_sum".
 constexpr const char* op_name(Op o) noexcept {
   switch (o) {
     case Op::sum:
@@ -58,6 +68,8 @@ constexpr const char* op_name(Op o) noexcept {
       return "min";
     case Op::max:
       return "max";
+    case Op::exact_sum:
+      return "exact_sum";
   }
   return "?";
 }

@@ -622,7 +622,7 @@ TEST(Migration, Version1GainsThePackedFinishWithEveryRowKept) {
     EXPECT_EQ(c.query_int("PRAGMA user_version"), 1);
   }
   Database db = Database::open_writer(path);
-  EXPECT_EQ(db.file_schema_version(), schema_version);  // 1 -> 2 -> 3 -> 4 -> 5
+  EXPECT_EQ(db.file_schema_version(), schema_version);  // 1 -> 2 -> 3 -> 4 -> 5 -> 6
   EXPECT_EQ(db.counts().measurements, 40);
   EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
   EXPECT_EQ(db.connection().query_int("SELECT count(*) FROM pragma_foreign_key_check"), 0);
@@ -669,12 +669,12 @@ TEST(Migration, Version2WinnersTakeTheL2ModeOfTheirMeasurement) {
   }
 
   Database db = Database::open_writer(path);            // foreign keys on, as for every writer
-  EXPECT_EQ(db.file_schema_version(), schema_version);  // 2 -> 3 -> 4 -> 5
+  EXPECT_EQ(db.file_schema_version(), schema_version);  // 2 -> 3 -> 4 -> 5 -> 6
   EXPECT_EQ(db.connection().query_int("PRAGMA foreign_keys"), 1);
   EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
   EXPECT_EQ(db.connection().query_int("SELECT count(*) FROM pragma_foreign_key_check"), 0);
   EXPECT_EQ(db.connection().query_text("SELECT value FROM meta WHERE key = 'min_reader_version'"),
-            "3");
+            "6");
   // Every winner is kept, with its id, and takes the mode of its measurement.
   auto ws = db.winners();
   ASSERT_EQ(ws.size(), before.size());
@@ -763,30 +763,101 @@ TEST(Migration, AVersion2ReaderIsRefusedAVersion3File) {
   EXPECT_THROW(classify(state, c, true, 2), DbError);
 }
 
-TEST(Migration, AVersion3Or4BinaryReadsAVersion5FileButNeverWritesIt) {
+TEST(Migration, OlderBinariesAreRefusedAVersion6FileCleanly) {
   TempDir dir;
   { Database::open_writer(dir / "tune.db").upsert_device(test::h100()); }
   Connection c = Connection::open(dir / "tune.db", OpenMode::read_only);
   const SchemaState state = read_schema_state(c);
-  EXPECT_EQ(state.user_version, 5);
-  // Versions 4 and 5 only added tables and nullable columns: a version-3 or -4 reader reads the
-  // rest as it always did.
-  EXPECT_EQ(state.min_reader_version, 3);
-  for (int older : {3, 4}) {
+  EXPECT_EQ(state.user_version, 6);
+  // Version 6 admits the operator exact_sum, which a version-5 (or older) reader cannot name:
+  // min_reader_version 6 keeps them out with a message that says why, for reading and writing.
+  EXPECT_EQ(state.min_reader_version, 6);
+  EXPECT_EQ(classify(state, c, false), SchemaAction::use);
+  for (int older : {3, 4, 5}) {
     SCOPED_TRACE(older);
-    EXPECT_EQ(classify(state, c, false, older, 3), SchemaAction::use);
+    try {
+      classify(state, c, false, older, 3);
+      FAIL() << "an older reader was let in";
+    } catch (const DbError& e) {
+      EXPECT_EQ(e.problem(), Problem::too_new);
+      EXPECT_EQ(e.exit_code(), exit_code::db_too_new);
+      EXPECT_NE(std::string(e.what()).find(fmt::format(
+                    "schema version 6 is newer than this binary's {} and needs readers of "
+                    "version 6 or later",
+                    older)),
+                std::string::npos)
+          << e.what();
+    }
     try {
       classify(state, c, true, older, 3);
       FAIL() << "an older writer was let in";
     } catch (const DbError& e) {
       EXPECT_EQ(e.problem(), Problem::too_new);
-      EXPECT_EQ(e.exit_code(), exit_code::db_too_new);
       EXPECT_NE(std::string(e.what()).find(fmt::format(
-                    "schema version 5 is newer than this binary's {}; it is never written", older)),
+                    "schema version 6 is newer than this binary's {}; it is never written", older)),
                 std::string::npos)
           << e.what();
     }
   }
+}
+
+TEST(Migration, Version5IsReadAsItIsAndMigratedToTakeExactSums) {
+  TempDir dir;
+  // Written by the version-5 writer (tests/data/db/make_fixtures.sh): 40 f32 sum measurements.
+  const auto path = test::copy_fixture("schema_v5.db", dir);
+  const std::string before = test::read_file(path);
+  {
+    Database r = Database::open_reader(path);  // readers read it as it is
+    EXPECT_EQ(r.file_schema_version(), 5);
+    EXPECT_EQ(r.counts().measurements, 40);
+  }
+  EXPECT_EQ(test::read_file(path), before);
+  Database db = Database::open_writer(path);
+  EXPECT_EQ(db.file_schema_version(), schema_version);  // 5 -> 6
+  EXPECT_EQ(db.counts().measurements, 40);
+  EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
+  EXPECT_EQ(db.connection().query_int("SELECT count(*) FROM pragma_foreign_key_check"), 0);
+  EXPECT_EQ(db.connection().query_text("SELECT value FROM meta WHERE key = 'min_reader_version'"),
+            "6");
+  // The migrated file has exactly the schema of a new one ...
+  Database fresh = Database::open_writer(dir / "fresh.db");
+  const char* q =
+      "SELECT group_concat(sql, ';') FROM (SELECT sql FROM sqlite_schema ORDER BY name)";
+  EXPECT_EQ(db.connection().query_text(q), fresh.connection().query_text(q));
+  // ... and takes exact_sum measurements and winners of f32 and f64, which version 5 refused.
+  const auto dev = db.upsert_device(test::h100());
+  const auto run = db.begin_run(test::run_info());
+  for (DType t : {DType::f32, DType::f64}) {
+    const std::string id = fmt::format("exact.b512.u2.single_pass.{}.exact_sum", dtype_name(t));
+    Measurement m = test::measurement(run, dev, id, 1 << 20, 9.5, t, Op::exact_sum);
+    m.params = {"exact", 512, 2, "none", "single_pass"};
+    const auto mid = db.insert_measurement(m);
+    ASSERT_TRUE(db.find_measurement(mid));
+    EXPECT_EQ(db.find_measurement(mid)->op, Op::exact_sum);
+    Winner w;
+    w.dtype = t;
+    w.op = Op::exact_sum;
+    w.n_lo = 1;
+    w.n_hi = std::uint64_t{1} << 30;
+    w.kernel_id = id;
+    w.measurement_id = mid;
+    db.replace_winners(dev, t, Op::exact_sum, std::vector<Winner>{w});
+  }
+  EXPECT_EQ(db.counts().measurements, 42);
+  const auto ws = db.winners();
+  EXPECT_EQ(std::count_if(ws.begin(), ws.end(),
+                          [](const WinnerRecord& w) { return w.op == Op::exact_sum; }),
+            2);
+  // An integer exact_sum is refused by the schema itself.
+  EXPECT_THROW(
+      db.connection().exec(
+          "INSERT INTO measurements (run_id, seq, device_id, kernel_id, family, block, unroll, "
+          "smem, finish, dtype, op, n, l2_mode, outcome, median_us, repeats, measured_at) VALUES "
+          "(1, 999, 1, 'exact.b512.u2.single_pass.i32.exact_sum', 'exact', 512, 2, 'none', "
+          "'single_pass', 'i32', 'exact_sum', 1024, 'cold', 'ok', 1.0, 5, "
+          "'2026-11-26T00:00:00.000Z')"),
+      DbError);
+  EXPECT_EQ(db.counts().measurements, 42);
 }
 
 TEST(Migration, Version3IsReadAsItIsAndMigratedByWriters) {
@@ -813,13 +884,13 @@ TEST(Migration, Version3IsReadAsItIsAndMigratedByWriters) {
     EXPECT_EQ(e.problem(), Problem::too_old);
   }
   Database db = Database::open_writer(path);
-  EXPECT_EQ(db.file_schema_version(), schema_version);  // 3 -> 4 -> 5
+  EXPECT_EQ(db.file_schema_version(), schema_version);  // 3 -> 4 -> 5 -> 6
   EXPECT_TRUE(has_bench_tables(db));
   EXPECT_TRUE(db.has_provenance());
   EXPECT_EQ(db.counts().measurements, 40);
   EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
   EXPECT_EQ(db.connection().query_text("SELECT value FROM meta WHERE key = 'min_reader_version'"),
-            "3");
+            "6");
   Database fresh = Database::open_writer(dir / "fresh.db");
   const char* q =
       "SELECT group_concat(sql, ';') FROM (SELECT sql FROM sqlite_schema ORDER BY name)";

@@ -126,6 +126,21 @@ int main(void) {
   CHECK(contains(tr_last_error(), "temp_bytes is a null pointer"));
   s = tr_lookup(TR_I32, TR_SUM, 16, -1, NULL);
   CHECK(s == TR_ERROR_INVALID_ARGUMENT);
+  /* The exact sum: float and double only, by name; op 4 is no operator. */
+  s = tr_exact_sum(buf, buf, 16, TR_I32, NULL);
+  CHECK(s == TR_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tr_last_error(), "op exact_sum is defined for f32 and f64 only, not dtype i32"));
+  s = tr_reduce(NULL, &bytes, NULL, NULL, 16, TR_U32, TR_EXACT_SUM, NULL);
+  CHECK(s == TR_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tr_last_error(), "not dtype u32"));
+  s = tr_reduce_cached(buf, buf, 16, TR_F32, 4, NULL);
+  CHECK(s == TR_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tr_last_error(), "op 4 is not a tr_op (0..3: TR_SUM, TR_MIN, TR_MAX, TR_EXACT_SUM)"));
+  s = tr_exact_sum(buf, NULL, 16, TR_F64, NULL);
+  CHECK(s == TR_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tr_last_error(), "d_out is a null pointer"));
+  CHECK(tr_lookup(TR_F64, TR_EXACT_SUM, (uint64_t)1 << 20, -1, &cfg) == TR_SUCCESS);
+  CHECK(strcmp(cfg.family, "exact") == 0 && cfg.op == TR_EXACT_SUM);
   /* A successful call clears the message. */
   CHECK(tr_lookup(TR_I32, TR_MIN, 16, -1, &cfg) == TR_SUCCESS);
   CHECK(strcmp(tr_last_error(), "") == 0);

@@ -189,6 +189,7 @@ TEST(SampleDb, UntunedKeysAndOtherModelsGetTheBuiltInDefault) {
   TuningTable same(sample_snapshot(sample_device()), info_of(sample_device()).limits);
   for (DType d : {DType::u32, DType::i64, DType::u64, DType::f64})
     for (Op o : all_ops) {
+      if (!op_applies(d, o)) continue;
       const Choice c = same.choose(d, o, 1 << 20);
       EXPECT_EQ(c.level, Level::builtin_default);
       EXPECT_EQ(id(c), builtin_default_id(d, o, 1 << 20));
@@ -217,7 +218,8 @@ TEST(Defaults, EveryKeyHasARegistryEntryThatRunsOnSm75AndUp) {
     EXPECT_EQ(e->params.op, r.op) << r.kernel_id;
     EXPECT_FALSE(e->can_implement(1, dtype_size(r.dtype), turing)) << r.kernel_id;
     // Up to the end of its interval (a single_tile rule ends at its tile).
-    EXPECT_FALSE(e->can_implement(std::min(max_n, r.n_hi), dtype_size(r.dtype), turing))
+    EXPECT_FALSE(e->can_implement(std::min({max_n, r.n_hi, kernels::max_elements_of(e->params)}),
+                                  dtype_size(r.dtype), turing))
         << r.kernel_id;
     EXPECT_EQ(t.default_entry(r.dtype, r.op, r.n_hi), e);
     EXPECT_EQ(std::string(builtin_default_id(r.dtype, r.op, r.n_hi)), r.kernel_id);
@@ -228,6 +230,7 @@ TEST(Defaults, EveryKeyHasRulesInIncreasingSizeEndingAtTheLargestSize) {
   const auto rules = builtin_default_rules();
   for (DType d : all_dtypes)
     for (Op o : all_ops) {
+      if (!op_applies(d, o)) continue;  // no integer exact_sum: no rules (checked below)
       std::vector<std::uint64_t> ends;
       for (const DefaultRule& r : rules)
         if (r.dtype == d && r.op == o) ends.push_back(r.n_hi);
@@ -412,7 +415,28 @@ TEST(RowChecks, ABrokenDatabaseGivesEmptyTablesAndDefaults) {
   ASSERT_TRUE(s.problem);
   TuningTable t(s, info_of(sample_device()).limits);
   for (DType d : all_dtypes)
-    for (Op o : all_ops) EXPECT_EQ(t.choose(d, o, 1 << 20).level, Level::builtin_default);
+    for (Op o : all_ops)
+      if (op_applies(d, o)) EXPECT_EQ(t.choose(d, o, 1 << 20).level, Level::builtin_default);
+}
+
+TEST(Defaults, ExactSumHasItsOwnRulesForFloatTypesOnly) {
+  for (const DefaultRule& r : builtin_default_rules())
+    EXPECT_EQ(r.op == Op::exact_sum,
+              kernels::is_exact_family(kernels::find(r.kernel_id)->params.family))
+        << r.kernel_id;
+  EXPECT_STREQ(builtin_default_id(DType::f32, Op::exact_sum, 1 << 20),
+               "exact.b512.u2.single_pass.f32.exact_sum");
+  EXPECT_STREQ(builtin_default_id(DType::f64, Op::exact_sum, 1 << 20),
+               "exact.b512.u4.single_pass.f64.exact_sum");
+  for (DType d : {DType::i32, DType::u32, DType::i64, DType::u64})
+    EXPECT_STREQ(builtin_default_id(d, Op::exact_sum, 1 << 20), "") << dtype_name(d);
+  // 2^40 is past the exact kernels' limit: the rule's kernel still comes back, and says why.
+  TuningTable t((kernels::DeviceLimits()));
+  const kernels::Entry* e = t.default_entry(DType::f32, Op::exact_sum, max_n);
+  ASSERT_NE(e, nullptr);
+  const auto why = e->can_implement(max_n, 256, kernels::DeviceLimits());
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("exceeds the limit of 1099511627775 elements"), std::string::npos) << *why;
 }
 
 }  // namespace

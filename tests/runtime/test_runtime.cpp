@@ -103,6 +103,7 @@ void expect_defaults_and_one_warning(TestRuntime& t, const std::string& needle) 
   for (int round = 0; round < 3; ++round)
     for (DType d : all_dtypes)
       for (Op o : all_ops) {
+        if (!op_applies(d, o)) continue;
         const Config c = t.rt->lookup(d, o, 1 << 20, 0);
         EXPECT_EQ(c.level, Level::builtin_default);
         EXPECT_EQ(std::string(c.source).rfind("built-in (", 0), 0u) << c.source;
@@ -163,7 +164,9 @@ TEST(BadDatabase, CorruptMeasurementsOfAnotherDevice) {
   TempDir dir;
   TestRuntime t({sample_device()}, db::test::copy_fixture("corrupt.db", dir).string());
   for (DType d : all_dtypes)
-    for (Op o : all_ops) EXPECT_EQ(t.rt->lookup(d, o, 1 << 20, 0).level, Level::builtin_default);
+    for (Op o : all_ops)
+      if (op_applies(d, o))
+        EXPECT_EQ(t.rt->lookup(d, o, 1 << 20, 0).level, Level::builtin_default);
   ASSERT_EQ(t.log.lines("warning").size(), 1u) << t.log.all();
   EXPECT_NE(t.log.lines("warning")[0].find("no tuned cold-L2 winner"), std::string::npos);
 }
@@ -544,13 +547,61 @@ TEST(Arguments, BadEnumsFailBeforeAnyCudaCall) {
   Device0 d;
   expect_error([&] { d.t.rt->reduce(d.in, d.out, 10, static_cast<DType>(6), Op::sum, nullptr); },
                Status::invalid_argument, "dtype 6 is not an element type");
-  expect_error([&] { d.t.rt->reduce(d.in, d.out, 10, DType::f32, static_cast<Op>(3), nullptr); },
-               Status::invalid_argument, "op 3 is not an operator");
+  expect_error([&] { d.t.rt->reduce(d.in, d.out, 10, DType::f32, static_cast<Op>(4), nullptr); },
+               Status::invalid_argument, "op 4 is not an operator");
   expect_error([&] { d.t.rt->lookup(DType::f32, static_cast<Op>(9), 10, 0); },
                Status::invalid_argument, "op 9");
   expect_error([&] { d.t.rt->lookup(DType::f32, Op::sum, 10, -2); }, Status::invalid_argument,
                "device -2 is not a CUDA device ordinal");
   EXPECT_EQ(d.t.fake->cuda_calls.load(), 0);
+}
+
+TEST(Arguments, ExactSumOfAnIntegerTypeIsRefusedByNameBeforeAnyCudaCall) {
+  Device0 d;
+  const std::string why = "op exact_sum is defined for f32 and f64 only, not dtype ";
+  expect_error([&] { d.t.rt->reduce(d.in, d.out, 10, DType::i32, Op::exact_sum, nullptr); },
+               Status::invalid_argument, why + "i32");
+  std::size_t bytes = 0;
+  expect_error(
+      [&] { d.t.rt->reduce(nullptr, bytes, d.in, d.out, 10, DType::u64, Op::exact_sum, nullptr); },
+      Status::invalid_argument, why + "u64");
+  expect_error([&] { d.t.rt->lookup(DType::i64, Op::exact_sum, 10, 0); },
+               Status::invalid_argument, why + "i64");
+  EXPECT_EQ(d.t.fake->cuda_calls.load(), 0);
+  EXPECT_TRUE(d.t.fake->launches().empty());
+}
+
+TEST(ExactSum, RunsTheExactDefaultThroughBothPathsAndLeavesTheCacheToBeZeroed) {
+  Device0 d;  // the sample database has no exact_sum rows: the built-in default
+  const Config c = d.t.rt->lookup(DType::f32, Op::exact_sum, 1 << 20, 0);
+  EXPECT_STREQ(c.kernel_id, "exact.b512.u2.single_pass.f32.exact_sum");
+  EXPECT_EQ(c.level, Level::builtin_default);
+  EXPECT_STREQ(d.t.rt->lookup(DType::f64, Op::exact_sum, 1 << 20, 0).kernel_id,
+               "exact.b512.u4.single_pass.f64.exact_sum");
+  cudaStream_t s = reinterpret_cast<cudaStream_t>(0x4321);
+  d.t.rt->reduce(d.in, d.out, 1 << 20, DType::f32, Op::exact_sum, s);
+  d.t.rt->reduce(d.in, d.out, 1 << 20, DType::f32, Op::exact_sum, s);
+  d.t.rt->reduce(d.in, d.out, 1 << 20, DType::f32, Op::sum, s);
+  std::size_t bytes = 0;
+  d.t.rt->reduce(nullptr, bytes, d.in, d.out, 1 << 20, DType::f32, Op::exact_sum, s);
+  const kernels::Entry* e = kernels::find("exact.b512.u2.single_pass.f32.exact_sum");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(bytes, e->workspace_bytes(1 << 20, d.t.fake->devices[0].limits));
+  void* temp = reinterpret_cast<void*>(0x7000'2000'0000);
+  d.t.fake->set_pointer(temp, {MemoryKind::device, 0});
+  d.t.rt->reduce(temp, bytes, d.in, d.out, 1 << 20, DType::f32, Op::exact_sum, s);
+  const auto l = d.t.fake->launches();
+  ASSERT_EQ(l.size(), 4u);
+  EXPECT_EQ(l[0].kernel_id, "exact.b512.u2.single_pass.f32.exact_sum");
+  EXPECT_TRUE(l[0].args.workspace_clean);  // a new workspace is zeroed whole
+  // exact_sum leaves its slots written: the next launch is told to zero what it uses.
+  EXPECT_FALSE(l[1].args.workspace_clean);
+  EXPECT_NE(l[2].kernel_id.find(".f32.sum"), std::string::npos);
+  EXPECT_FALSE(l[2].args.workspace_clean);
+  // The two-phase call: the caller's buffer and the library's counter.
+  EXPECT_EQ(l[3].kernel_id, "exact.b512.u2.single_pass.f32.exact_sum");
+  EXPECT_EQ(l[3].args.workspace, temp);
+  EXPECT_NE(l[3].args.counter, nullptr);
 }
 
 TEST(Arguments, HostPointersAreRefusedAndNothingLaunches) {

@@ -32,7 +32,8 @@ std::vector<Key> keys() {
   std::vector<Key> k;
   for (DType d : all_dtypes)
     for (Op o : all_ops)
-      for (int e = 0; e <= 32; e += 4) k.push_back({d, o, e ? std::uint64_t{1} << e : 0});
+      if (op_applies(d, o))
+        for (int e = 0; e <= 32; e += 4) k.push_back({d, o, e ? std::uint64_t{1} << e : 0});
   return k;
 }
 

@@ -215,7 +215,8 @@ TEST(ConfigSpace, UnknownFamily) {
             fixture("unknown_family.toml") +
                 ":2:21: space.families[1]: unknown family 'smemm' (did you mean 'smem'?); "
                 "choices: neighbored, neighbored_less, interleaved, unroll, unroll_warps, "
-                "complete_unroll, smem, warp_shuffle, vectorized, tiled, streaming, single_tile");
+                "complete_unroll, smem, warp_shuffle, vectorized, tiled, streaming, single_tile, "
+                "exact, exact_wide, exact_registers");
 }
 
 TEST(ConfigSpace, SingleTileHasOnlyTheSinglePassFinish) {
@@ -410,7 +411,7 @@ TEST(ConfigFile, TheDefaultTuneTomlIsTheDefaultConfig) {
 TEST(ConfigFile, AllSelectsEveryCompiledValue) {
   auto c = validate_config(parse_config_text(
       "[space]\nfamilies = \"all\"\nblocks = \"all\"\ndtypes = [\"float\", \"f32\"]\n", "t.toml"));
-  EXPECT_EQ(c.space.families.size(), 12u);
+  EXPECT_EQ(c.space.families.size(), 15u);  // the exact families too
   EXPECT_EQ(c.space.blocks.size(), 5u);
   EXPECT_EQ(c.space.dtypes, std::vector<DType>{DType::f32});  // aliases; duplicates dropped
 }

@@ -16,7 +16,7 @@ TuneConfig from_text(const std::string& text) {
   return validate_config(parse_config_text(text, "t.toml"));
 }
 
-TEST(SearchSpace, DefaultCoversTheWholeRegistry) {
+TEST(SearchSpace, DefaultCoversTheWholeRegistryButTheExactSums) {
   const auto keys = enumerate_space(default_config().space);
   ASSERT_EQ(keys.size(), 18u);
   std::set<std::string> all;
@@ -31,7 +31,62 @@ TEST(SearchSpace, DefaultCoversTheWholeRegistry) {
       all.insert(id);
     }
   }
-  EXPECT_EQ(all.size(), kernels::manifest().size());
+  std::size_t exact = 0;
+  for (const auto& e : kernels::manifest()) exact += e.params.op == Op::exact_sum;
+  EXPECT_EQ(exact, 90u);
+  EXPECT_EQ(all.size(), kernels::manifest().size() - exact);
+}
+
+TEST(SearchSpace, ExactSumKeysOfFloatTypesOnly) {
+  // "all" selects the exact families and exact_sum; the integer types have no exact_sum key.
+  const TuneConfig c = from_text(
+      "[space]\nfamilies = \"all\"\ndtypes = [\"i32\", \"f32\", \"f64\"]\nops = \"all\"\n"
+      "sizes = [1024]\n");
+  const auto keys = enumerate_space(c.space);
+  ASSERT_EQ(keys.size(), 3u * 3 + 2);  // i32 sum/min/max, f32 and f64 sum/min/max/exact_sum
+  for (const KeySpace& k : keys) {
+    EXPECT_TRUE(k.op != Op::exact_sum || k.dtype != DType::i32);
+    EXPECT_EQ(k.candidates.size(), kernels::space::configs_per_key(k.dtype, k.op));
+    for (const std::string& id : k.candidates) {
+      const auto* e = kernels::manifest_find(id);
+      ASSERT_NE(e, nullptr) << id;
+      EXPECT_EQ(kernels::is_exact_family(e->params.family), k.op == Op::exact_sum) << id;
+    }
+  }
+  // Only exact_sum, one family and a few axes.
+  const TuneConfig d = from_text(
+      "[space]\nfamilies = [\"exact_wide\", \"smem\"]\nblocks = [256, 1024]\nunrolls = [2]\n"
+      "dtypes = [\"f64\", \"u32\"]\nops = [\"exact_sum\"]\nsizes = [4096]\n");
+  const auto dk = enumerate_space(d.space);
+  ASSERT_EQ(dk.size(), 1u);
+  EXPECT_EQ(dk[0].dtype, DType::f64);
+  EXPECT_EQ(dk[0].candidates,
+            (std::vector<std::string>{"exact_wide.b256.u2.single_pass.f64.exact_sum",
+                                      "exact_wide.b256.u2.two_pass.f64.exact_sum"}));
+}
+
+TEST(SearchSpace, ExactSumWithIntegerTypesAloneIsAnErrorNamingBoth) {
+  try {
+    from_text("[space]\ndtypes = [\"i32\", \"u64\"]\nops = [\"sum\", \"exact_sum\"]\n");
+    FAIL() << "exact_sum over integer types was accepted";
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("operator 'exact_sum' is defined for f32 and f64 only; space.dtypes "
+                        "selects i32, u64"),
+              std::string::npos)
+        << what;
+  }
+  // An exact family without exact_sum selected is no error: it has nothing to tune there.
+  EXPECT_NO_THROW(from_text("[space]\nfamilies = [\"exact\", \"smem\"]\nops = [\"sum\"]\n"));
+  // exact_sum with only families that do not implement it selects nothing: an error.
+  try {
+    from_text("[space]\nfamilies = [\"smem\"]\ndtypes = [\"f32\"]\nops = [\"exact_sum\"]\n");
+    FAIL() << "exact_sum without an exact family was accepted";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("selects no compiled entry for f32 exact_sum"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(SearchSpace, CountsMatchAFilterOfTheManifest) {

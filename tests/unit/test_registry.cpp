@@ -25,8 +25,12 @@ TEST(Registry, HasEveryFamilyTypeAndOperator) {
   for (Family f : all_families)
     for (DType d : all_dtypes)
       for (Op o : all_ops)
-        EXPECT_GT((count[{f, d, o}]), 0)
-            << family_name(f) << " " << dtype_name(d) << " " << op_name(o);
+        if (space::family_applies(f, d, o))
+          EXPECT_GT((count[{f, d, o}]), 0)
+              << family_name(f) << " " << dtype_name(d) << " " << op_name(o);
+        else
+          EXPECT_EQ((count[{f, d, o}]), 0)
+              << family_name(f) << " " << dtype_name(d) << " " << op_name(o);
   std::size_t expected = 0;
   for (DType d : all_dtypes)
     for (Op o : all_ops) expected += space::configs_per_key(d, o);
@@ -122,7 +126,8 @@ TEST(Registry, MeaninglessCombinationsAreNotCompiled) {
     else
       EXPECT_GE(p.unroll, p.family == Family::smem || p.family == Family::warp_shuffle ||
                                   p.family == Family::vectorized || p.family == Family::tiled ||
-                                  p.family == Family::streaming || p.family == Family::single_tile
+                                  p.family == Family::streaming ||
+                                  p.family == Family::single_tile || is_exact_family(p.family)
                               ? 1
                               : 2)
           << e.id;
@@ -220,6 +225,7 @@ TEST(Workspace, SizesFollowTheLayout) {
   const DeviceLimits dev = h100();
   for (const Entry& e : registry()) {
     const auto& p = e.params;
+    if (is_exact_family(p.family)) continue;  // exact_sum's own layout: ExactFamilies below
     EXPECT_EQ(e.workspace_bytes(0, dev), 0u) << e.id;
     EXPECT_EQ(e.grid_size(0, dev), 0u) << e.id;
     std::size_t prev = 0;
@@ -286,6 +292,109 @@ TEST(Launch, RejectsBadArgumentsWithoutTouchingTheGpu) {
   a.n = max_elements + 1;
   a.workspace_bytes = 1 << 30;
   EXPECT_EQ(e->launch(a, dev), cudaErrorInvalidValue);  // too large
+}
+
+TEST(ExactFamilies, ImplementExactSumForFloatAndDoubleAndNothingElse) {
+  std::map<std::pair<Family, DType>, int> count;
+  for (const Entry& e : registry()) {
+    const auto& p = e.params;
+    EXPECT_EQ(is_exact_family(p.family), p.op == Op::exact_sum) << e.id;
+    if (!is_exact_family(p.family)) continue;
+    ++count[{p.family, p.dtype}];
+    EXPECT_TRUE(p.block == 128 || p.block == 256 || p.block == 512) << e.id;
+    EXPECT_TRUE(p.unroll == 1 || p.unroll == 2 || p.unroll == 4) << e.id;
+    EXPECT_TRUE(p.finish == Finish::two_pass || p.finish == Finish::single_pass) << e.id;
+    EXPECT_EQ(p.smem, SmemMode::none) << e.id;
+    EXPECT_TRUE(p.dtype == DType::f32 || p.dtype == DType::f64) << e.id;
+  }
+  // 3 blocks x 3 unrolls x 2 finishes per family and type; exact_registers is float only.
+  EXPECT_EQ((count[{Family::exact, DType::f32}]), 18);
+  EXPECT_EQ((count[{Family::exact, DType::f64}]), 18);
+  EXPECT_EQ((count[{Family::exact_wide, DType::f32}]), 18);
+  EXPECT_EQ((count[{Family::exact_wide, DType::f64}]), 18);
+  EXPECT_EQ((count[{Family::exact_registers, DType::f32}]), 18);
+  EXPECT_EQ((count[{Family::exact_registers, DType::f64}]), 0);
+  for (DType d : all_dtypes)
+    EXPECT_EQ(space::configs_per_key(d, Op::exact_sum), d == DType::f32   ? 54u
+                                                        : d == DType::f64 ? 36u
+                                                                          : 0u)
+        << dtype_name(d);
+
+  EXPECT_NE(find("exact.b512.u2.single_pass.f32.exact_sum"), nullptr);
+  EXPECT_NE(find("exact_wide.b128.u4.two_pass.f64.exact_sum"), nullptr);
+  EXPECT_NE(find("exact_registers.b256.u1.single_pass.f32.exact_sum"), nullptr);
+  // Well-formed ids of combinations that do not exist.
+  EXPECT_TRUE(parse_id("exact.b512.u2.single_pass.i32.exact_sum"));
+  EXPECT_EQ(find("exact.b512.u2.single_pass.i32.exact_sum"), nullptr);  // integers: no exact sum
+  EXPECT_EQ(find("exact_registers.b256.u1.single_pass.f64.exact_sum"), nullptr);  // float only
+  EXPECT_EQ(find("exact.b1024.u2.single_pass.f32.exact_sum"), nullptr);   // 128..512 only
+  EXPECT_EQ(find("exact.b512.u8.single_pass.f32.exact_sum"), nullptr);    // unroll 1, 2, 4
+  EXPECT_EQ(find("exact.b512.u2.packed.f32.exact_sum"), nullptr);         // no packed finish
+  EXPECT_EQ(find("exact.b512.u2.single_pass.f32.sum"), nullptr);          // exact_sum only
+  EXPECT_EQ(find("vectorized.b512.u2.single_pass.f32.exact_sum"), nullptr);  // exact only
+  EXPECT_EQ(find("single_tile.b256.u2.single_pass.f32.exact_sum"), nullptr);
+  EXPECT_FALSE(parse_id("exact.b512.single_pass.f32.exact_sum"));  // the unroll part is required
+}
+
+TEST(ExactFamilies, GridAndWorkspaceFollowExactSumsLayout) {
+  const DeviceLimits dev = h100();
+  for (const Entry& e : registry()) {
+    const auto& p = e.params;
+    if (!is_exact_family(p.family)) continue;
+    EXPECT_EQ(max_elements_of(p), max_elements - 1) << e.id;
+    EXPECT_EQ(e.workspace_bytes(0, dev), 0u) << e.id;
+    EXPECT_EQ(e.grid_size(0, dev), 0u) << e.id;
+    const std::uint64_t vector = 16 / dtype_size(p.dtype);
+    const std::size_t slot = (p.dtype == DType::f32 ? 11 + 1 : 66 + 1) * 8;  // chunks + flags
+    std::size_t prev = 0;
+    for (std::uint64_t n : {std::uint64_t{1}, std::uint64_t{1000}, std::uint64_t{1} << 20,
+                            std::uint64_t{1} << 31, max_elements - 1}) {
+      const std::uint64_t grid = e.grid_size(n, dev);
+      ASSERT_GE(grid, 1u) << e.id;
+      // At most what is resident at once (no GPU here: the thread limit's estimate), at most
+      // one block per block_threads loads.
+      const std::uint64_t resident = std::uint64_t(dev.sm_count) *
+                                     std::min(dev.max_blocks_per_sm, dev.max_threads_per_sm / p.block);
+      const std::uint64_t loads = (n / vector + p.block - 1) / p.block;
+      EXPECT_EQ(grid, std::max<std::uint64_t>(1, std::min(resident, loads))) << e.id << " n=" << n;
+      const std::size_t ws = e.workspace_bytes(n, dev);
+      EXPECT_EQ(ws, 256 + grid * slot) << e.id << " n=" << n;
+      EXPECT_GE(ws, prev) << e.id;
+      prev = ws;
+      EXPECT_FALSE(e.can_implement(n, dtype_size(p.dtype), dev)) << e.id;
+    }
+    EXPECT_EQ(e.workspace_bytes(max_elements, dev), 0u) << e.id;
+    const auto why = e.can_implement(max_elements, 256, dev);
+    ASSERT_TRUE(why) << e.id;
+    EXPECT_NE(why->find("exceeds the limit of " + std::to_string(max_elements - 1)),
+              std::string::npos)
+        << *why;
+    EXPECT_TRUE(e.can_implement(1000, 2, dev)) << e.id;  // not element-aligned
+  }
+}
+
+TEST(ExactFamilies, LaunchRejectsBadArgumentsWithoutTouchingTheGpu) {
+  const DeviceLimits dev = h100();
+  for (const char* id : {"exact.b256.u2.single_pass.f32.exact_sum",
+                         "exact_wide.b512.u4.two_pass.f64.exact_sum"}) {
+    const Entry* e = find(id);
+    ASSERT_TRUE(e) << id;
+    LaunchArgs a;
+    a.n = 1000;
+    a.out = reinterpret_cast<void*>(0x1000);
+    a.workspace = reinterpret_cast<void*>(0x3000);
+    a.workspace_bytes = 1 << 20;
+    EXPECT_EQ(e->launch(a, dev), cudaErrorInvalidValue) << id;  // null input
+    a.in = reinterpret_cast<void*>(0x2000);
+    a.workspace = nullptr;
+    EXPECT_EQ(e->launch(a, dev), cudaErrorInvalidValue) << id;  // no workspace
+    a.workspace = reinterpret_cast<void*>(0x3000);
+    a.workspace_bytes = e->workspace_bytes(1000, dev) - 1;
+    EXPECT_EQ(e->launch(a, dev), cudaErrorInvalidValue) << id;  // workspace too small
+    a.n = max_elements;
+    a.workspace_bytes = 1 << 30;
+    EXPECT_EQ(e->launch(a, dev), cudaErrorInvalidValue) << id;  // too large
+  }
 }
 
 }  // namespace

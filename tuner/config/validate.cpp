@@ -71,13 +71,17 @@ class Validator {
   }
 
   // A list key of names: every item one of \p all (read with \p parse, which may take aliases
-  // of the names of \p table), or the choices and a did-you-mean.
+  // of the names of \p table), or the choices and a did-you-mean. "all" gives \p all; an absent
+  // key gives \p absent where that is not empty (the families and operators: all but the exact
+  // ones, as default_config() and the repository's tune.toml have it), else \p all.
   template <class E, std::size_t N, class Parse>
   std::vector<E> names(std::string_view path, const EnumNames<E, N>& table,
                        std::type_identity_t<std::span<const E>> all, Parse parse,
-                       std::string_view what) {
+                       std::string_view what,
+                       std::type_identity_t<std::span<const E>> absent = {}) {
     std::string where;
     auto items = list<std::string>(path, where);
+    if (!items && !get(path) && !absent.empty()) return {absent.begin(), absent.end()};
     if (!items) return {all.begin(), all.end()};
     if (items->empty()) diag_.add(where, "is empty: nothing to tune");
     std::vector<std::string> choices;
@@ -118,15 +122,16 @@ class Validator {
     s.unrolls.clear();
     std::string families_where, blocks_where, unrolls_where;
     auto fam_items = list<std::string>("space.families", families_where);
+    const SpaceConfig defaults = default_config().space;
     s.families = names("space.families", kernels::family_names, kernels::all_families,
-                       kernels::parse_family, "family");
+                       kernels::parse_family, "family", defaults.families);
     static constexpr SmemMode modes[] = {SmemMode::static_, SmemMode::dynamic};  // not none
     s.smem = names("space.smem", kernels::smem_mode_names, modes, kernels::parse_smem_mode,
                    "shared-memory mode");
     s.finishes = names("space.finishes", kernels::finish_names, kernels::all_finishes,
                        kernels::parse_finish, "finishing strategy");
     s.dtypes = names("space.dtypes", dtype_names, all_dtypes, parse_dtype, "element type");
-    s.ops = names("space.ops", op_names, all_ops, parse_op, "operator");
+    s.ops = names("space.ops", op_names, all_ops, parse_op, "operator", defaults.ops);
 
     // Blocks: CUDA's rules first, then the registry's.
     std::vector<int> compiled_blocks(std::begin(kernels::space::blocks),
@@ -215,10 +220,14 @@ class Validator {
     if (diag_.size() == errors_before) {
       for (std::size_t i = 0; i < s.families.size(); ++i) {
         const Family f = s.families[i];
+        // An exact family implements exact_sum alone: it matters only when that is selected.
+        if (kernels::is_exact_family(f) && !contains(s.ops, Op::exact_sum)) continue;
         std::size_t count = 0;
-        kernels::space::for_each_config(DType::i32, Op::sum, [&](const kernels::KernelParams& p) {
-          count += p.family == f && axes_selected(p);
-        });
+        for (DType t : all_dtypes)
+          for (Op o : all_ops)
+            kernels::space::for_each_config(t, o, [&](const kernels::KernelParams& p) {
+              count += p.family == f && axes_selected(p);
+            });
         if (count) continue;
         std::string where = families_where;
         if (fam_items)
@@ -230,6 +239,9 @@ class Validator {
         std::string why;
         if (f == Family::single_tile && !contains(s.finishes, kernels::Finish::single_pass))
           why = "its one block has nothing to finish: it compiles finish single_pass only";
+        else if (kernels::is_exact_family(f))
+          why = "it compiles blocks 128, 256, 512, unroll 1, 2, 4 and finishes two_pass, "
+                "single_pass";
         else if (has_unroll_axis(f))
           why = fmt::format("it compiles unroll {}; space.unrolls selects {}",
                             join(compiled_unrolls(f)), join(s.unrolls));
@@ -238,15 +250,36 @@ class Validator {
                                      why.empty() ? std::string() : " (" + why + ")"));
       }
     }
-    // A selected (dtype, op) left with no entry (only `packed`, which exists for i32/u32 sum).
+    // exact_sum is defined for f32 and f64 only: the integer types' keys are left out (as a
+    // finish a family lacks is), but asked for with integer types alone it tunes nothing.
+    if (contains(s.ops, Op::exact_sum) && !s.dtypes.empty() &&
+        std::none_of(s.dtypes.begin(), s.dtypes.end(),
+                     [](DType t) { return op_applies(t, Op::exact_sum); })) {
+      std::vector<std::string> types;
+      for (DType t : s.dtypes) types.emplace_back(dtype_name(t));
+      diag_.add(get("space.ops") ? get("space.ops")->where : "space.ops",
+                fmt::format("operator 'exact_sum' is defined for f32 and f64 only; space.dtypes "
+                            "selects {}",
+                            join(types)));
+    }
+    // A selected (dtype, op) left with no entry (only `packed`, which exists for i32/u32 sum; the
+    // exact families, which alone implement exact_sum).
     if (diag_.size() == errors_before) {
       for (DType t : s.dtypes)
         for (Op o : s.ops) {
+          if (!op_applies(t, o)) continue;
           std::size_t count = 0;
           kernels::space::for_each_config(t, o, [&](const kernels::KernelParams& p) {
             count += contains(s.families, p.family) && axes_selected(p);
           });
-          if (count == 0)
+          if (count == 0 && o == Op::exact_sum)
+            diag_.add(get("space.families") ? get("space.families")->where : "space.families",
+                      fmt::format("selects no compiled entry for {} exact_sum (only the families "
+                                  "exact, exact_wide and exact_registers (f32) implement it, with "
+                                  "blocks 128, 256, 512, unroll 1, 2, 4 and finishes two_pass, "
+                                  "single_pass)",
+                                  dtype_name(t)));
+          else if (count == 0)
             diag_.add(get("space.finishes") ? get("space.finishes")->where : "space.finishes",
                       fmt::format("selects no compiled entry for {} {} (finish 'packed' exists "
                                   "for i32 and u32 sum only)",

@@ -1,6 +1,7 @@
 #pragma once
 // The worker's GPU side: one candidate measured with CUDA events after the L2 state it asks for,
-// verified against the host reference; the pieces (data, flush, references, clocks, bandwidth)
+// verified against the host reference (an exact_sum candidate bit for bit, and on the adversarial
+// cases of exact/adversarial.hpp too); the pieces (data, flush, references, clocks, bandwidth)
 // are measure/'s, shared with `tunedreduce bench`. Lives only in worker processes (the
 // supervisor never creates a CUDA context).
 
@@ -51,6 +52,13 @@ class Measurer {
   const measure::Reference& reference(DType dtype, Op op, std::uint64_t n);
   void ensure_workspace(std::size_t bytes);
   void check(cudaError_t e, const char* what);
+  /// exact_sum entries: empty when \p entry gives the exact bits of every adversarial case of
+  /// exact/adversarial.hpp, else which case it got wrong; run once per entry, then remembered.
+  const std::string& adversarial(const kernels::Entry& entry,
+                                 const std::function<void()>& heartbeat);
+  template <class T>
+  std::string adversarial_failure(const kernels::Entry& entry,
+                                  const std::function<void()>& heartbeat);
 
   int device_;
   std::uint64_t run_seed_;
@@ -58,6 +66,7 @@ class Measurer {
   kernels::DeviceLimits limits_;
   std::unique_ptr<Buffers> b_;
   std::map<std::tuple<DType, Op, std::uint64_t>, measure::Reference> references_;
+  std::map<std::string, std::string> adversarial_;  // entry id -> why it failed ("" passed)
   bool clocks_read_ = false;
   std::chrono::steady_clock::time_point clocks_at_;
   measure::Clocks clocks_;

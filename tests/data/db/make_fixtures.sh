@@ -33,13 +33,32 @@ shrink schema_v0.db
 "$helper" write "$tmp/base.db" 0 40 0
 shrink "$tmp/base.db"
 
-# Newer schemas (this binary writes version 5): version 6 that declares version-5 readers
-# compatible, version 7 that does not.
+# Newer schemas (this binary writes version 6): version 7 that declares version-6 readers
+# compatible, version 8 that does not.
 cp "$tmp/base.db" newer_compatible.db
-sqlite3 newer_compatible.db "PRAGMA user_version=6; UPDATE meta SET value='5' WHERE key='min_reader_version'; CREATE TABLE future_notes(id INTEGER PRIMARY KEY, body TEXT);"
+sqlite3 newer_compatible.db "PRAGMA user_version=7; UPDATE meta SET value='6' WHERE key='min_reader_version'; CREATE TABLE future_notes(id INTEGER PRIMARY KEY, body TEXT);"
 cp "$tmp/base.db" newer_incompatible.db
-sqlite3 newer_incompatible.db "PRAGMA user_version=7; UPDATE meta SET value='7' WHERE key='min_reader_version';"
+sqlite3 newer_incompatible.db "PRAGMA user_version=8; UPDATE meta SET value='8' WHERE key='min_reader_version';"
 shrink newer_compatible.db; shrink newer_incompatible.db
+
+# Versions before 6 had no operator exact_sum: the CHECK constraints of version 5, put back as
+# the migration to version 6 changed them (in place, under writable_schema).
+drop_exact_sum() {
+  sqlite3 "$1" "PRAGMA writable_schema=ON;
+UPDATE sqlite_schema SET sql = replace(sql,
+  'CHECK (op IN (''sum'', ''min'', ''max'', ''exact_sum'') AND (op <> ''exact_sum'' OR dtype IN (''f32'', ''f64'')))',
+  'CHECK (op IN (''sum'', ''min'', ''max''))')
+  WHERE type = 'table' AND name IN ('measurements', 'winners', 'bench_results');
+PRAGMA writable_schema=OFF;"
+}
+drop_exact_sum "$tmp/base.db"
+
+# Version 5, the last one without it, with rows: readers of version 6 read it as it is, writers
+# migrate it. (The checked-in schema_v5.db was written by the version-5 writer itself.)
+cp "$tmp/base.db" schema_v5.db
+sqlite3 schema_v5.db "PRAGMA user_version=5; UPDATE meta SET value='3' WHERE key='min_reader_version';"
+sqlite3 schema_v5.db "PRAGMA integrity_check; PRAGMA foreign_key_check;" | tr '\n' ' ' | grep -x 'ok ' > /dev/null
+shrink schema_v5.db
 
 # Versions before 5 had no GPUs and no runs' driver, runtime or configuration text. DROP COLUMN
 # restores each table's CREATE text exactly as it was before ADD COLUMN appended the column.
@@ -49,7 +68,7 @@ ALTER TABLE runs DROP COLUMN runtime_version; ALTER TABLE runs DROP COLUMN drive
 DROP TABLE gpus;"
 }
 
-# Version 4, the last one without them, with rows: readers of version 5 read it as it is.
+# Version 4, the last one without them, with rows: readers of version 6 read it as it is.
 cp "$tmp/base.db" schema_v4.db
 drop_provenance schema_v4.db
 sqlite3 schema_v4.db "PRAGMA user_version=4; UPDATE meta SET value='3' WHERE key='min_reader_version';"
@@ -61,7 +80,7 @@ drop_bench_tables() {
   sqlite3 "$1" "DROP INDEX bench_results_by_key; DROP TABLE bench_results; DROP TABLE bench_runs;"
 }
 
-# Version 3, the last one without them, with rows: readers of version 5 read it as it is.
+# Version 3, the last one without them, with rows: readers of version 6 read it as it is.
 cp "$tmp/base.db" schema_v3.db
 drop_provenance schema_v3.db
 drop_bench_tables schema_v3.db

@@ -1,0 +1,39 @@
+#pragma once
+// exact_sum's grid and temporary storage (exact/sum.hpp) computed from its arguments alone, as
+// its size query computes them in exact/sum_kernels.cu: the registry without kernels
+// (kernels/host_registry.cpp) answers an exact entry's workspace_bytes and grid_size with it,
+// where the compiled entries ask exact_sum itself. tests/gpu/test_exact_registry_gpu checks the
+// two agree for every exact entry; change this with exact/sum_kernels.cu's layout.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "exact/accumulator.hpp"
+
+namespace tunedreduce::exact::temp_size {
+
+/// The single_pass ticket's area at the start of the temporary storage.
+inline constexpr std::size_t ticket_bytes = 256;
+
+/// 8-byte words of one block's slot: the chunks, then the flags.
+template <class T>
+inline constexpr int slot_words = Format<T>::kChunks + 1;
+
+/// Blocks of a call for n elements of \p element_bytes at an input aligned to \p vector_bytes
+/// (the case with the most loads), \p vector_elements per load, \p block_threads threads, at
+/// most \p max_grid blocks: no block without a load to make, at least one.
+constexpr std::uint64_t grid_blocks(std::uint64_t n, int vector_elements, int block_threads,
+                                    std::uint64_t max_grid) {
+  const std::uint64_t vectors = n / static_cast<std::uint64_t>(vector_elements);
+  const auto threads = static_cast<std::uint64_t>(block_threads);
+  return std::max<std::uint64_t>(1, std::min(max_grid, (vectors + threads - 1) / threads));
+}
+
+/// Bytes of temporary storage for \p grid blocks of T's slots.
+template <class T>
+constexpr std::size_t bytes(std::uint64_t grid) {
+  return ticket_bytes + static_cast<std::size_t>(grid) * slot_words<T> * sizeof(std::int64_t);
+}
+
+}  // namespace tunedreduce::exact::temp_size
