@@ -5,6 +5,7 @@
 #include <set>
 
 #include "kernels/registry.hpp"
+#include "kernels/space.hpp"
 #include "reports/fastest.hpp"
 #include "reports/kinds.hpp"
 #include "reports/text.hpp"
@@ -36,11 +37,14 @@ void build_variants(const Data& d, const ReportOptions& o, Report& r) {
     }
     if (present.empty()) continue;
     const double theo = d.device(key.device).theoretical_gbps;
-    // Every known family is a column (empty ones are hidden from people), so that the CSV of
-    // any database has the same header.
+    // Every known family of the key's operator is a column (empty ones are hidden from people),
+    // so that the CSV of any database has the same header per operator (the exact families for
+    // exact_sum, the others for sum, min and max).
     std::set<std::string> all = present;
     for (kernels::Family f : kernels::all_families)
-      if (family_selected(o, kernels::family_name(f))) all.insert(kernels::family_name(f));
+      if (family_selected(o, kernels::family_name(f)) &&
+          kernels::space::family_applies(f, key.dtype, key.op))
+        all.insert(kernels::family_name(f));
     const auto families = family_order(all);
     const auto ids = family_ids(families);
 

@@ -45,8 +45,11 @@ lib=$work/build/lib/libtunedreduce.so
 echo "built in $(( $(date +%s) - t0 )) s: $(stat -c %s "$(readlink -f "$lib")") bytes (the full library: $(stat -c %s "$(readlink -f "$full")") bytes)"
 [ ! -e "$work/build/bin/tunedreduce" ] || fail "a deployment build built the CLI"
 
-# What the library has: the list and the built-in rules' kernels, nothing else.
-cat "$work/kernels.list" "$work/defaults.ids" | grep -v '^#' | sort -u > "$work/expected.ids"
+# What the library has: the list, the built-in rules' kernels and every exact entry (compiled
+# whole, kernels/exact_entries.cpp), nothing else.
+"$cli" list --ops exact_sum 2> /dev/null > "$work/exact.ids"
+cat "$work/kernels.list" "$work/defaults.ids" "$work/exact.ids" | grep -v '^#' | sort -u \
+  > "$work/expected.ids"
 sort "$work/build/compiled-kernels.list" > "$work/compiled.ids"
 cmp -s "$work/expected.ids" "$work/compiled.ids" || { diff "$work/expected.ids" "$work/compiled.ids"; fail "compiled kernels"; }
 

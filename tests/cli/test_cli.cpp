@@ -238,8 +238,12 @@ TEST(CliGrammar, ListOptionsTakeCommasAndRepeatsAndTheOldSpellings) {
   const std::size_t smem = listed({"--families", "smem"}),
                     vec = listed({"--families", "vectorized"});
   EXPECT_EQ(listed({"--family", "smem", "--families", "vectorized"}), smem + vec);
-  EXPECT_EQ(listed({"--ops", "sum,min", "--op", "max"}), kernels::registry().size());
-  EXPECT_EQ(listed({"--op", "sum", "--op", "min", "--op", "max"}), kernels::registry().size());
+  const std::size_t exact = listed({"--ops", "exact_sum"});
+  EXPECT_EQ(exact, 90u);  // the exact families: f32 54, f64 36
+  EXPECT_EQ(listed({"--ops", "sum,min", "--op", "max"}), kernels::registry().size() - exact);
+  EXPECT_EQ(listed({"--op", "sum", "--op", "min", "--op", "max", "--op", "exact_sum"}),
+            kernels::registry().size());
+  EXPECT_EQ(listed({"--families", "exact,exact_wide,exact_registers"}), exact);
 
   // report: the old spellings and the new give the same report.
   const std::vector<std::string> base{"report", "best", "--db", h100_db, "--immutable"};

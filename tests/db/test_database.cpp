@@ -740,7 +740,9 @@ TEST(Migration, AVersion2ReaderIsRefusedAVersion3File) {
   {
     // A version-3 file, as a binary of that version left it.
     Connection w = Connection::open(dir / "tune.db", OpenMode::read_write);
-    w.exec("DROP TABLE bench_results; DROP TABLE bench_runs; PRAGMA user_version = 3");
+    w.exec(
+        "DROP TABLE bench_results; DROP TABLE bench_runs; PRAGMA user_version = 3;"
+        "UPDATE meta SET value = '3' WHERE key = 'min_reader_version'");
   }
   Connection c = Connection::open(dir / "tune.db", OpenMode::read_only);
   const SchemaState state = read_schema_state(c);

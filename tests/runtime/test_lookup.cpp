@@ -9,6 +9,7 @@
 
 #include "db/dataset.hpp"
 #include "db/snapshot.hpp"
+#include "kernels/exact_geometry.hpp"
 #include "kernels/geometry.hpp"
 #include "kernels/registry.hpp"
 #include "runtime/defaults.hpp"
@@ -527,14 +528,19 @@ TEST(HostRegistry, HasEveryEntryOfTheCompiledRegistryAndLaunchesNone) {
     EXPECT_EQ(kernels::make_id(e.params), e.id);
     EXPECT_EQ(kernels::find(e.id), &e);
     EXPECT_EQ(e.launch(args, dev), cudaErrorNoKernelImageForDevice) << e.id;
-    // The geometry is the parameters' (kernels/geometry.hpp), with the estimated occupancy.
+    // The geometry is the parameters' (kernels/geometry.hpp; an exact family's is exact_sum's,
+    // kernels/exact_geometry.hpp), with the estimated occupancy.
     const int resident = kernels::has_persistent_grid(e.params.family)
                              ? kernels::geometry::estimated_resident_blocks(e.params, dev)
                              : 0;
+    const bool exact = kernels::is_exact_family(e.params.family);
     for (std::uint64_t n : {std::uint64_t{1}, std::uint64_t{4096}, std::uint64_t{1} << 30}) {
-      EXPECT_EQ(e.grid_size(n, dev), kernels::geometry::grid_size(e.params, n, dev, resident));
+      EXPECT_EQ(e.grid_size(n, dev),
+                exact ? kernels::exact_geometry::grid_size(e.params, n, dev, resident)
+                      : kernels::geometry::grid_size(e.params, n, dev, resident));
       EXPECT_EQ(e.workspace_bytes(n, dev),
-                kernels::geometry::workspace_bytes(e.params, n, dev, resident));
+                exact ? kernels::exact_geometry::workspace_bytes(e.params, n, dev, resident)
+                      : kernels::geometry::workspace_bytes(e.params, n, dev, resident));
       EXPECT_EQ(e.can_implement(n, 256, dev).has_value(), n > kernels::max_elements_of(e.params))
           << e.id << " n=" << n;
     }
