@@ -416,8 +416,10 @@ TEST(RowChecks, ABrokenDatabaseGivesEmptyTablesAndDefaults) {
   ASSERT_TRUE(s.problem);
   TuningTable t(s, info_of(sample_device()).limits);
   for (DType d : all_dtypes)
-    for (Op o : all_ops)
-      if (op_applies(d, o)) EXPECT_EQ(t.choose(d, o, 1 << 20).level, Level::builtin_default);
+    for (Op o : all_ops) {
+      if (!op_applies(d, o)) continue;
+      EXPECT_EQ(t.choose(d, o, 1 << 20).level, Level::builtin_default);
+    }
 }
 
 TEST(Defaults, ExactSumHasItsOwnRulesForFloatTypesOnly) {

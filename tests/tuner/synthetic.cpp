@@ -62,6 +62,15 @@ double model_us(const std::string& kernel_id, std::uint64_t n) {
     case Family::single_tile:
       eff = 0.5, launch = 2.8;
       break;  // one block: latency, no bandwidth
+    case Family::exact:
+      eff = 0.80, launch = 4.6;
+      break;
+    case Family::exact_wide:
+      eff = 0.76, launch = 4.6;
+      break;
+    case Family::exact_registers:
+      eff = 0.78, launch = 4.4;
+      break;
   }
   eff *= 1 - 0.04 * std::abs(std::log2(p->block / 256.0));
   eff *= 1 -

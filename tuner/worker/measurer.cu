@@ -38,77 +38,6 @@ auto bits_of(T x) {
 
 }  // namespace
 
-template <class T>
-std::string Measurer::adversarial_failure(const kernels::Entry& entry,
-                                          const std::function<void()>& heartbeat) {
-  const auto& cases = exact::adversarial_cases<T>();
-  std::vector<T> all;
-  std::vector<std::size_t> offsets;
-  for (const auto& c : cases) {
-    offsets.push_back(all.size());
-    all.insert(all.end(), c.values.begin(), c.values.end());
-  }
-  // One buffer, the cases back to back: each starts at whatever alignment the ones before it
-  // leave, so the kernels' unaligned heads and tails are exercised too.
-  void* buffer = nullptr;
-  check(cudaMalloc(&buffer, std::max<std::size_t>(all.size(), 1) * sizeof(T)),
-        "cudaMalloc(adversarial cases)");
-  const std::unique_ptr<void, cudaError_t (*)(void*)> owned(buffer, &cudaFree);
-  check(cudaMemcpy(buffer, all.data(), all.size() * sizeof(T), cudaMemcpyHostToDevice),
-        "cudaMemcpy(adversarial cases)");
-  T* const out = reinterpret_cast<T*>(static_cast<unsigned char*>(b_->out) + sizeof(T));
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    const auto& c = cases[i];
-    const std::uint64_t n = c.values.size();
-    const T* in = static_cast<const T*>(buffer) + offsets[i];
-    const std::size_t alignment = std::size_t{1} << std::countr_zero(
-                                      reinterpret_cast<std::uintptr_t>(in) | std::uintptr_t{256});
-    if (auto why = entry.can_implement(n, alignment, limits_))
-      return "adversarial case '" + c.name + "' (n = " + std::to_string(n) +
-             "): cannot implement: " + *why;
-    ensure_workspace(std::max<std::size_t>(entry.workspace_bytes(n, limits_), 256));
-    kernels::LaunchArgs args;
-    args.in = in;
-    args.out = out;
-    args.n = n;
-    args.workspace = b_->workspace;
-    args.workspace_bytes = b_->workspace_bytes;
-    args.stream = b_->stream;
-    check(cudaMemsetAsync(out, poison_byte, sizeof(T), b_->stream), "cudaMemset(output)");
-    if (cudaError_t e = entry.launch(args, limits_); e != cudaSuccess) {
-      (void)cudaGetLastError();
-      check(cudaDeviceSynchronize(), "after an adversarial case");
-      return "adversarial case '" + c.name + "' (n = " + std::to_string(n) +
-             "): launch failed: " + cuda_error_text(e);
-    }
-    T got{};
-    check(cudaMemcpyAsync(&got, out, sizeof(T), cudaMemcpyDeviceToHost, b_->stream),
-          "cudaMemcpy(adversarial result)");
-    check(cudaStreamSynchronize(b_->stream), "adversarial case");
-    if (bits_of(got) != bits_of(c.expected)) {
-      std::ostringstream msg;
-      msg.precision(sizeof(T) == 4 ? 9 : 17);
-      msg << "adversarial case '" << c.name << "' (n = " << n << "): result " << got << " (bits 0x"
-          << std::hex << bits_of(got) << "), the exact reference's " << std::dec << c.expected
-          << " (bits 0x" << std::hex << bits_of(c.expected) << ")";
-      return msg.str();
-    }
-    if (i % 8 == 7) heartbeat();
-  }
-  return {};
-}
-
-const std::string& Measurer::adversarial(const kernels::Entry& entry,
-                                         const std::function<void()>& heartbeat) {
-  auto it = adversarial_.find(entry.id);
-  if (it == adversarial_.end()) {
-    std::string why = entry.params.dtype == DType::f64 ? adversarial_failure<double>(entry, heartbeat)
-                                                       : adversarial_failure<float>(entry, heartbeat);
-    it = adversarial_.emplace(entry.id, std::move(why)).first;
-  }
-  return it->second;
-}
-
 struct Measurer::Buffers {
   cudaStream_t stream = nullptr;
   std::vector<cudaEvent_t> start, stop;
@@ -210,6 +139,77 @@ void Measurer::ensure_workspace(std::size_t bytes) {
 
 double Measurer::attainable_read_gbps() {
   return measure_attainable_read_gbps(limits_.sm_count, b_->flush, b_->flush_bytes, b_->stream);
+}
+
+template <class T>
+std::string Measurer::adversarial_failure(const kernels::Entry& entry,
+                                          const std::function<void()>& heartbeat) {
+  const auto& cases = exact::adversarial_cases<T>();
+  std::vector<T> all;
+  std::vector<std::size_t> offsets;
+  for (const auto& c : cases) {
+    offsets.push_back(all.size());
+    all.insert(all.end(), c.values.begin(), c.values.end());
+  }
+  // One buffer, the cases back to back: each starts at whatever alignment the ones before it
+  // leave, so the kernels' unaligned heads and tails are exercised too.
+  void* buffer = nullptr;
+  check(cudaMalloc(&buffer, std::max<std::size_t>(all.size(), 1) * sizeof(T)),
+        "cudaMalloc(adversarial cases)");
+  const std::unique_ptr<void, cudaError_t (*)(void*)> owned(buffer, &cudaFree);
+  check(cudaMemcpy(buffer, all.data(), all.size() * sizeof(T), cudaMemcpyHostToDevice),
+        "cudaMemcpy(adversarial cases)");
+  T* const out = reinterpret_cast<T*>(static_cast<unsigned char*>(b_->out) + sizeof(T));
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const auto& c = cases[i];
+    const std::uint64_t n = c.values.size();
+    const T* in = static_cast<const T*>(buffer) + offsets[i];
+    const std::size_t alignment = std::size_t{1} << std::countr_zero(
+                                      reinterpret_cast<std::uintptr_t>(in) | std::uintptr_t{256});
+    if (auto why = entry.can_implement(n, alignment, limits_))
+      return "adversarial case '" + c.name + "' (n = " + std::to_string(n) +
+             "): cannot implement: " + *why;
+    ensure_workspace(std::max<std::size_t>(entry.workspace_bytes(n, limits_), 256));
+    kernels::LaunchArgs args;
+    args.in = in;
+    args.out = out;
+    args.n = n;
+    args.workspace = b_->workspace;
+    args.workspace_bytes = b_->workspace_bytes;
+    args.stream = b_->stream;
+    check(cudaMemsetAsync(out, poison_byte, sizeof(T), b_->stream), "cudaMemset(output)");
+    if (cudaError_t e = entry.launch(args, limits_); e != cudaSuccess) {
+      (void)cudaGetLastError();
+      check(cudaDeviceSynchronize(), "after an adversarial case");
+      return "adversarial case '" + c.name + "' (n = " + std::to_string(n) +
+             "): launch failed: " + cuda_error_text(e);
+    }
+    T got{};
+    check(cudaMemcpyAsync(&got, out, sizeof(T), cudaMemcpyDeviceToHost, b_->stream),
+          "cudaMemcpy(adversarial result)");
+    check(cudaStreamSynchronize(b_->stream), "adversarial case");
+    if (bits_of(got) != bits_of(c.expected)) {
+      std::ostringstream msg;
+      msg.precision(sizeof(T) == 4 ? 9 : 17);
+      msg << "adversarial case '" << c.name << "' (n = " << n << "): result " << got << " (bits 0x"
+          << std::hex << bits_of(got) << "), the exact reference's " << std::dec << c.expected
+          << " (bits 0x" << std::hex << bits_of(c.expected) << ")";
+      return msg.str();
+    }
+    if (i % 8 == 7) heartbeat();
+  }
+  return {};
+}
+
+const std::string& Measurer::adversarial(const kernels::Entry& entry,
+                                         const std::function<void()>& heartbeat) {
+  auto it = adversarial_.find(entry.id);
+  if (it == adversarial_.end()) {
+    std::string why = entry.params.dtype == DType::f64 ? adversarial_failure<double>(entry, heartbeat)
+                                                       : adversarial_failure<float>(entry, heartbeat);
+    it = adversarial_.emplace(entry.id, std::move(why)).first;
+  }
+  return it->second;
 }
 
 Result Measurer::measure(const kernels::Entry& entry, std::uint64_t n, const MeasurePolicy& policy,
