@@ -362,6 +362,10 @@ TEST(CliGrammar, BadInputIsExit2NamingTheOptionAndTheValue) {
       {{"bench", "--dtypes", "i32,i8"}, "--dtypes: unknown element type 'i8'"},
       {{"bench", "--ops", "sum", "--ops", "avg"}, "--ops: unknown operator 'avg'"},
       {{"bench", "--dtypes", "i32,"}, "--dtypes: empty item in 'i32,'"},
+      {{"bench", "--dtypes", "i32,u64", "--ops", "exact_sum"},
+       "--ops exact_sum: the exact sum is defined for f32 and f64 only; --dtypes selects i32, u64"},
+      {{"tune", tune_dry, "--dtypes", "i64", "--ops", "exact_sum"},
+       "operator 'exact_sum' is defined for f32 and f64 only; space.dtypes selects i64"},
       // report
       {{"report", "ladder", "--db", h100_db, "--n", "2^10,2^12"},
        "--n: takes one element count, not a list or range: '2^10,2^12'"},

@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <set>
 #include <string>
 
 #include "db/database.hpp"
+#include "kernels/manifest.hpp"
 #include "synthetic.hpp"
 #include "tests/db/test_util.hpp"
 #include "tuner/config.hpp"
@@ -88,6 +90,53 @@ TEST(Session, AFinishedRunStoresTheWinnersOfEveryKeyAndEndsFinished) {
   const auto winners = database.winners(t.rec.device_id);
   EXPECT_EQ(winners.size(), intervals);
   for (const db::WinnerRecord& w : winners) EXPECT_EQ(w.run_id, t.rec.run_id);
+}
+
+TEST(Session, ExactSumKeysAreTunedByReplayAndAnIncorrectFamilyNeverWins) {
+  db::test::TempDir dir;
+  const fs::path path = dir / "exact.db";
+  const TuneConfig c = validate_config(parse_config_text(
+      "[space]\nfamilies = \"all\"\nblocks = [128, 256]\nunrolls = [1, 2]\n"
+      "dtypes = [\"i32\", \"f32\", \"f64\"]\nops = [\"sum\", \"exact_sum\"]\n"
+      "sizes = [4096, 1048576]\n[strategy]\nname = \"exhaustive\"\n[bisect]\nenabled = false\n",
+      "exact.toml"));
+  const auto keys = enumerate_space(c.space);
+  ASSERT_EQ(keys.size(), 5u);  // i32 sum, f32 and f64 sum and exact_sum: no i32 exact_sum
+  std::vector<std::string> ids;
+  std::set<std::string> incorrect;  // the model's fastest exact family, recorded wrong
+  for (const KeySpace& k : keys)
+    for (const std::string& id : k.candidates) {
+      ids.push_back(id);
+      if (id.rfind("exact.", 0) == 0) incorrect.insert(id);
+    }
+  ASSERT_EQ(incorrect.size(), 2u * 2 * 2 * 2);  // f32, f64 x 2 blocks x 2 unrolls x 2 finishes
+  Recording rec;
+  TuneOutcome outcome;
+  {
+    db::Database database = db::Database::open_writer(path);
+    rec.device_id = test::fill_database(database, ids, c.space.sizes, incorrect);
+    rec.run_id = begin_test_run(database);
+    rec.driver_version = rec.runtime_version = 13000;
+    ReplayOptions ro;
+    ro.device_id = rec.device_id;
+    ro.policy = c.measure;
+    ReplayRunner runner(database, ro);
+    outcome = run_tuning(c, runner);
+  }
+  const RunEnded ended = TuningSession(path).end(rec, outcome);
+  EXPECT_EQ(ended.status, db::RunStatus::finished);
+  EXPECT_EQ(ended.keys_stored, 5u);
+  db::Database database = db::Database::open_reader(path);
+  std::size_t exact_winners = 0;
+  for (const db::WinnerRecord& w : database.winners(rec.device_id)) {
+    const auto* e = kernels::manifest_find(w.kernel_id);
+    ASSERT_NE(e, nullptr) << w.kernel_id;
+    EXPECT_EQ(kernels::is_exact_family(e->params.family), w.op == Op::exact_sum) << w.kernel_id;
+    EXPECT_EQ(incorrect.count(w.kernel_id), 0u) << w.kernel_id;
+    EXPECT_FALSE(w.op == Op::exact_sum && w.dtype == DType::i32);
+    exact_winners += w.op == Op::exact_sum;
+  }
+  EXPECT_EQ(exact_winners, 2u * 2);  // f32 and f64, one winner per size (bisection off)
 }
 
 TEST(Session, AnInterruptedRunStoresOnlyItsCompleteKeysAndEndsInterrupted) {
