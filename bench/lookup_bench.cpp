@@ -109,7 +109,7 @@ int main(int argc, char** argv) {
       for (Op o : all_ops)
         if (op_applies(d, o))
           for (int e = 0; e <= 30; e += 3)
-          keys.push_back({dev, d, o, e == 0 ? 0 : std::uint64_t{1} << e});
+            keys.push_back({dev, d, o, e == 0 ? 0 : std::uint64_t{1} << e});
   std::size_t hits[5] = {};
   for (const Key& k : keys) ++hits[static_cast<int>(rt.lookup(k.dtype, k.op, k.n, k.device).level)];
 

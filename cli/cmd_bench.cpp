@@ -523,9 +523,9 @@ int cmd_bench(int argc, char** argv) {
                    [](DType t) { return op_applies(t, Op::exact_sum); })) {
     std::string types;
     for (DType t : opt.dtypes) types += (types.empty() ? "" : ", ") + std::string(dtype_name(t));
-    throw Error("--ops exact_sum: the exact sum is defined for f32 and f64 only; --dtypes selects " +
-                    types,
-                exit_code::usage);
+    throw Error(
+        "--ops exact_sum: the exact sum is defined for f32 and f64 only; --dtypes selects " + types,
+        exit_code::usage);
   }
   opt.sizes = parse_sizes(sizes);
   if (opt.repeats < 1 || opt.repeats > 100000)

@@ -379,8 +379,9 @@ constexpr Migration history[] = {
     {3, "add the bench tables (bench_runs, bench_results)", migrate_3_to_4},
     {4, "add the GPUs, each measurement's GPU, each run's driver, runtime and configuration",
      migrate_4_to_5},
-    {5, "allow the operator 'exact_sum' (f32 and f64 only) in measurements, winners and bench "
-        "results",
+    {5,
+     "allow the operator 'exact_sum' (f32 and f64 only) in measurements, winners and bench "
+     "results",
      migrate_5_to_6},
 };
 

@@ -91,8 +91,7 @@ inline constexpr auto exact_configs_v = space::configs<D, Op::exact_sum>();
 
 template <const auto& Configs, std::size_t... I>
 std::span<const Entry> make_entries(std::index_sequence<I...>) {
-  static const Entry table[] = {Entry{Configs[I], nullptr,
-                                      &ExactDispatch<Configs[I]>::launch,
+  static const Entry table[] = {Entry{Configs[I], nullptr, &ExactDispatch<Configs[I]>::launch,
                                       &ExactDispatch<Configs[I]>::resident_blocks_per_sm,
                                       &ExactDispatch<Configs[I]>::workspace_bytes}...};
   return table;
@@ -100,8 +99,7 @@ std::span<const Entry> make_entries(std::index_sequence<I...>) {
 
 template <DType D>
 std::span<const Entry> entries_of() {
-  return make_entries<exact_configs_v<D>>(
-      std::make_index_sequence<exact_configs_v<D>.size()>{});
+  return make_entries<exact_configs_v<D>>(std::make_index_sequence<exact_configs_v<D>.size()>{});
 }
 
 }  // namespace

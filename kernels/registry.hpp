@@ -50,14 +50,11 @@ enum class Finish : std::uint8_t {
                 // the ticket; the last block's atomic returns the sum
 };
 
-inline constexpr Family all_families[] = {Family::neighbored,   Family::neighbored_less,
-                                          Family::interleaved,  Family::unroll,
-                                          Family::unroll_warps, Family::complete_unroll,
-                                          Family::smem,         Family::warp_shuffle,
-                                          Family::vectorized,   Family::tiled,
-                                          Family::streaming,    Family::single_tile,
-                                          Family::exact,        Family::exact_wide,
-                                          Family::exact_registers};
+inline constexpr Family all_families[] = {
+    Family::neighbored,   Family::neighbored_less, Family::interleaved,    Family::unroll,
+    Family::unroll_warps, Family::complete_unroll, Family::smem,           Family::warp_shuffle,
+    Family::vectorized,   Family::tiled,           Family::streaming,      Family::single_tile,
+    Family::exact,        Family::exact_wide,      Family::exact_registers};
 
 inline constexpr Finish all_finishes[] = {Finish::two_pass, Finish::single_pass, Finish::packed};
 

@@ -262,8 +262,7 @@ inline void exact_sum(const float* d_in, float* d_out, std::uint64_t n, cudaStre
 }
 
 /// exact_sum() for double.
-inline void exact_sum(const double* d_in, double* d_out, std::uint64_t n,
-                      cudaStream_t stream = 0) {
+inline void exact_sum(const double* d_in, double* d_out, std::uint64_t n, cudaStream_t stream = 0) {
   reduce(static_cast<const void*>(d_in), static_cast<void*>(d_out), n, DType::f64, Op::exact_sum,
          stream);
 }

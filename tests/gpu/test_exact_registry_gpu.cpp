@@ -1,8 +1,9 @@
 // The exact sums as a full citizen (issue 16): every exact registry entry, the library's two API
 // paths (tunedreduce::exact_sum, cached and two-phase) and the tuner's worker give the bits of the
 // host exact reference (exact/reference.hpp) on random data and on the adversarial cases
-// (exact/adversarial.hpp), so the same bits everywhere; the compiled entries' workspace (exact_sum's
-// size query) is what the registry without kernels computes. Without a CUDA device it exits 77.
+// (exact/adversarial.hpp), so the same bits everywhere; the compiled entries' workspace
+// (exact_sum's size query) is what the registry without kernels computes. Without a CUDA device it
+// exits 77.
 
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
@@ -94,8 +95,8 @@ TYPED_TEST(ExactRegistryGpu, EveryEntryGivesTheReferenceBitsOnRandomAndAdversari
                          Distribution::cancelling_pairs, Distribution::near_max})
     for (std::uint64_t n : {std::uint64_t{1}, std::uint64_t{1000}, std::uint64_t{4097},
                             (std::uint64_t{1} << 20) + 13})
-      inputs.emplace_back(std::string(exact::testing::distribution_name(d)) + " n=" +
-                              std::to_string(n),
+      inputs.emplace_back(std::string(exact::testing::distribution_name(d)) +
+                              " n=" + std::to_string(n),
                           exact::testing::generate<T>(d, n, rng));
 
   for (const auto& [name, values] : inputs) {
@@ -105,8 +106,8 @@ TYPED_TEST(ExactRegistryGpu, EveryEntryGivesTheReferenceBitsOnRandomAndAdversari
     DeviceBuffer buf((values.size() + 1) * sizeof(T));
     T* d_in = static_cast<T*>(buf.get()) + (values.size() % 2);
     if (!values.empty())
-      TR_CUDA_CHECK(cudaMemcpy(d_in, values.data(), values.size() * sizeof(T),
-                               cudaMemcpyHostToDevice));
+      TR_CUDA_CHECK(
+          cudaMemcpy(d_in, values.data(), values.size() * sizeof(T), cudaMemcpyHostToDevice));
     int failures = 0;
     for (const kernels::Entry* e : entries) {
       for (bool use_counter : {false, true}) {
@@ -128,8 +129,8 @@ TYPED_TEST(ExactRegistryGpu, CompiledWorkspaceIsWhatTheRegistryWithoutKernelsCom
     ASSERT_NE(e->query_workspace_bytes, nullptr) << e->id;
     const int resident = e->resident_blocks_per_sm(dev);
     EXPECT_GE(resident, 1) << e->id;
-    for (std::uint64_t n : {std::uint64_t{1}, std::uint64_t{3000}, std::uint64_t{1} << 24,
-                            std::uint64_t{1} << 36}) {
+    for (std::uint64_t n :
+         {std::uint64_t{1}, std::uint64_t{3000}, std::uint64_t{1} << 24, std::uint64_t{1} << 36}) {
       EXPECT_EQ(e->workspace_bytes(n, dev),
                 kernels::exact_geometry::workspace_bytes(e->params, n, dev, resident))
           << e->id << " n=" << n;
@@ -147,8 +148,8 @@ void expect_api_bits(const std::vector<T>& values, const std::string& name) {
   DeviceBuffer in(std::max<std::size_t>(values.size(), 1) * sizeof(T));
   DeviceBuffer out(sizeof(T));
   if (!values.empty())
-    TR_CUDA_CHECK(cudaMemcpy(in.get(), values.data(), values.size() * sizeof(T),
-                             cudaMemcpyHostToDevice));
+    TR_CUDA_CHECK(
+        cudaMemcpy(in.get(), values.data(), values.size() * sizeof(T), cudaMemcpyHostToDevice));
   const T* d_in = static_cast<const T*>(in.get());
   T* d_out = static_cast<T*>(out.get());
   T got{};
@@ -173,8 +174,8 @@ TYPED_TEST(ExactRegistryGpu, ApiPathsGiveTheReferenceBits) {
   tunedreduce::set_database("/nonexistent/no-database-here.db");  // the built-in default
   for (const auto& c : exact::adversarial_cases<T>()) expect_api_bits<T>(c.values, c.name);
   std::mt19937_64 rng(test::test_seed() + 1);
-  for (std::uint64_t n : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{100003},
-                          std::uint64_t{1} << 24})
+  for (std::uint64_t n :
+       {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{100003}, std::uint64_t{1} << 24})
     expect_api_bits<T>(exact::testing::generate<T>(Distribution::full_range, n, rng),
                        "full_range n=" + std::to_string(n));
   // After an exact sum on a stream, a plain sum on the same cached workspace is still right.
@@ -207,7 +208,8 @@ TEST(ExactApiGpu, IntegerTypesAreRefusedThroughTheGenericPath) {
     FAIL() << "an integer exact_sum ran";
   } catch (const ReduceError& e) {
     EXPECT_EQ(e.status(), Status::invalid_argument);
-    EXPECT_NE(std::string(e.what()).find("exact_sum is defined for f32 and f64 only, not dtype i32"),
+    EXPECT_NE(std::string(e.what()).find(
+                  "exact_sum is defined for f32 and f64 only, not dtype i32"),
               std::string::npos)
         << e.what();
   }

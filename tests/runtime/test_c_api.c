@@ -135,7 +135,8 @@ int main(void) {
   CHECK(contains(tr_last_error(), "not dtype u32"));
   s = tr_reduce_cached(buf, buf, 16, TR_F32, 4, NULL);
   CHECK(s == TR_ERROR_INVALID_ARGUMENT);
-  CHECK(contains(tr_last_error(), "op 4 is not a tr_op (0..3: TR_SUM, TR_MIN, TR_MAX, TR_EXACT_SUM)"));
+  CHECK(contains(tr_last_error(),
+                 "op 4 is not a tr_op (0..3: TR_SUM, TR_MIN, TR_MAX, TR_EXACT_SUM)"));
   s = tr_exact_sum(buf, NULL, 16, TR_F64, NULL);
   CHECK(s == TR_ERROR_INVALID_ARGUMENT);
   CHECK(contains(tr_last_error(), "d_out is a null pointer"));

@@ -566,8 +566,8 @@ TEST(Arguments, ExactSumOfAnIntegerTypeIsRefusedByNameBeforeAnyCudaCall) {
   expect_error(
       [&] { d.t.rt->reduce(nullptr, bytes, d.in, d.out, 10, DType::u64, Op::exact_sum, nullptr); },
       Status::invalid_argument, why + "u64");
-  expect_error([&] { d.t.rt->lookup(DType::i64, Op::exact_sum, 10, 0); },
-               Status::invalid_argument, why + "i64");
+  expect_error([&] { d.t.rt->lookup(DType::i64, Op::exact_sum, 10, 0); }, Status::invalid_argument,
+               why + "i64");
   EXPECT_EQ(d.t.fake->cuda_calls.load(), 0);
   EXPECT_TRUE(d.t.fake->launches().empty());
 }

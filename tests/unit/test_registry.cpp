@@ -327,10 +327,10 @@ TEST(ExactFamilies, ImplementExactSumForFloatAndDoubleAndNothingElse) {
   EXPECT_TRUE(parse_id("exact.b512.u2.single_pass.i32.exact_sum"));
   EXPECT_EQ(find("exact.b512.u2.single_pass.i32.exact_sum"), nullptr);  // integers: no exact sum
   EXPECT_EQ(find("exact_registers.b256.u1.single_pass.f64.exact_sum"), nullptr);  // float only
-  EXPECT_EQ(find("exact.b1024.u2.single_pass.f32.exact_sum"), nullptr);   // 128..512 only
-  EXPECT_EQ(find("exact.b512.u8.single_pass.f32.exact_sum"), nullptr);    // unroll 1, 2, 4
-  EXPECT_EQ(find("exact.b512.u2.packed.f32.exact_sum"), nullptr);         // no packed finish
-  EXPECT_EQ(find("exact.b512.u2.single_pass.f32.sum"), nullptr);          // exact_sum only
+  EXPECT_EQ(find("exact.b1024.u2.single_pass.f32.exact_sum"), nullptr);           // 128..512 only
+  EXPECT_EQ(find("exact.b512.u8.single_pass.f32.exact_sum"), nullptr);            // unroll 1, 2, 4
+  EXPECT_EQ(find("exact.b512.u2.packed.f32.exact_sum"), nullptr);            // no packed finish
+  EXPECT_EQ(find("exact.b512.u2.single_pass.f32.sum"), nullptr);             // exact_sum only
   EXPECT_EQ(find("vectorized.b512.u2.single_pass.f32.exact_sum"), nullptr);  // exact only
   EXPECT_EQ(find("single_tile.b256.u2.single_pass.f32.exact_sum"), nullptr);
   EXPECT_FALSE(parse_id("exact.b512.single_pass.f32.exact_sum"));  // the unroll part is required
@@ -353,8 +353,9 @@ TEST(ExactFamilies, GridAndWorkspaceFollowExactSumsLayout) {
       ASSERT_GE(grid, 1u) << e.id;
       // At most what is resident at once (no GPU here: the thread limit's estimate), at most
       // one block per block_threads loads.
-      const std::uint64_t resident = std::uint64_t(dev.sm_count) *
-                                     std::min(dev.max_blocks_per_sm, dev.max_threads_per_sm / p.block);
+      const std::uint64_t resident =
+          std::uint64_t(dev.sm_count) *
+          std::min(dev.max_blocks_per_sm, dev.max_threads_per_sm / p.block);
       const std::uint64_t loads = (n / vector + p.block - 1) / p.block;
       EXPECT_EQ(grid, std::max<std::uint64_t>(1, std::min(resident, loads))) << e.id << " n=" << n;
       const std::size_t ws = e.workspace_bytes(n, dev);
@@ -375,8 +376,8 @@ TEST(ExactFamilies, GridAndWorkspaceFollowExactSumsLayout) {
 
 TEST(ExactFamilies, LaunchRejectsBadArgumentsWithoutTouchingTheGpu) {
   const DeviceLimits dev = h100();
-  for (const char* id : {"exact.b256.u2.single_pass.f32.exact_sum",
-                         "exact_wide.b512.u4.two_pass.f64.exact_sum"}) {
+  for (const char* id :
+       {"exact.b256.u2.single_pass.f32.exact_sum", "exact_wide.b512.u4.two_pass.f64.exact_sum"}) {
     const Entry* e = find(id);
     ASSERT_TRUE(e) << id;
     LaunchArgs a;

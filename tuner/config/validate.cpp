@@ -240,8 +240,9 @@ class Validator {
         if (f == Family::single_tile && !contains(s.finishes, kernels::Finish::single_pass))
           why = "its one block has nothing to finish: it compiles finish single_pass only";
         else if (kernels::is_exact_family(f))
-          why = "it compiles blocks 128, 256, 512, unroll 1, 2, 4 and finishes two_pass, "
-                "single_pass";
+          why =
+              "it compiles blocks 128, 256, 512, unroll 1, 2, 4 and finishes two_pass, "
+              "single_pass";
         else if (has_unroll_axis(f))
           why = fmt::format("it compiles unroll {}; space.unrolls selects {}",
                             join(compiled_unrolls(f)), join(s.unrolls));

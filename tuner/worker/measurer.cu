@@ -205,8 +205,9 @@ const std::string& Measurer::adversarial(const kernels::Entry& entry,
                                          const std::function<void()>& heartbeat) {
   auto it = adversarial_.find(entry.id);
   if (it == adversarial_.end()) {
-    std::string why = entry.params.dtype == DType::f64 ? adversarial_failure<double>(entry, heartbeat)
-                                                       : adversarial_failure<float>(entry, heartbeat);
+    std::string why = entry.params.dtype == DType::f64
+                          ? adversarial_failure<double>(entry, heartbeat)
+                          : adversarial_failure<float>(entry, heartbeat);
     it = adversarial_.emplace(entry.id, std::move(why)).first;
   }
   return it->second;
