@@ -369,6 +369,20 @@ Dataset read_dataset_in_tx(Database& db) {
     if (m.gpu_id) gpu = gpu_uuid.at(*m.gpu_id);
     d.measurements[ref] = {ref, device_key.at(m.device_id), std::move(gpu), bare};
   }
+  // A winner whose evidence (or runner-up) measurement row is gone: the schema's foreign keys
+  // forbid it, so only an outside edit with the keys off makes one. Named, not a bare map::at.
+  auto measurement_of = [&](const WinnerRecord& w, std::int64_t id, const char* which) {
+    auto it = ref_of.find(id);
+    if (it != ref_of.end()) return it->second;
+    const std::string& key = device_key.at(w.device_id);
+    throw DbError(Problem::corrupt, db.path(),
+                  quoted(db.path()) + ": is corrupt: the winner of device " + key + " (" +
+                      d.devices.at(key).fingerprint.name + "), " + dtype_name(w.dtype) + " " +
+                      op_name(w.op) + ", " + l2_mode_name(w.l2_mode) + " L2, n " +
+                      std::to_string(w.n_lo) + ".." + std::to_string(w.n_hi) + ", kernel " +
+                      w.kernel_id + " names " + which + " measurement id " + std::to_string(id) +
+                      ", which the database does not have; run `tunedreduce db check`");
+  };
   for (const WinnerRecord& w : db.winners()) {
     WinnerRow row;
     row.device_key = device_key.at(w.device_id);
@@ -376,8 +390,9 @@ Dataset read_dataset_in_tx(Database& db) {
     row.w.measurement_id = 0;
     row.w.runner_up_measurement_id.reset();
     row.w.run_id.reset();
-    row.evidence = ref_of.at(w.measurement_id);
-    if (w.runner_up_measurement_id) row.runner_up = ref_of.at(*w.runner_up_measurement_id);
+    row.evidence = measurement_of(w, w.measurement_id, "its evidence");
+    if (w.runner_up_measurement_id)
+      row.runner_up = measurement_of(w, *w.runner_up_measurement_id, "its runner-up's");
     if (w.run_id) row.run_uuid = run_uuid.at(*w.run_id);
     row.source = w.source;
     d.winners.push_back(std::move(row));

@@ -347,21 +347,14 @@ class Kulisch {
   }
 
   TR_EXACT_HD T round_normalised() const {
-    using Bits = typename F::Bits;
-    constexpr int P = F::kPrecision;
-    if ((flags_ & kNaN) != 0 || (flags_ & (kPositiveInfinity | kNegativeInfinity)) ==
-                                    (kPositiveInfinity | kNegativeInfinity)) {
-      return F::from_bits(F::kQuietNaN);
-    }
-    if ((flags_ & kPositiveInfinity) != 0) return F::from_bits(F::kInfinity);
-    if ((flags_ & kNegativeInfinity) != 0) return F::from_bits(F::kInfinity | F::kSign);
+    if (T special_result; special(flags_, special_result)) return special_result;
 
     // The magnitude as 32-bit words (the top chunk, below 2^63, gives two), -V = ~V + 1 word by
-    // word for a negative V; two zero words of padding for the 96-bit window below.
+    // word for a negative V.
     const bool negative = chunk_[kChunks - 1] < 0;
     const std::uint32_t flip = negative ? 0xFFFFFFFFu : 0u;
     std::uint64_t carry = negative ? 1 : 0;
-    std::uint32_t w[kChunks + 3] = {};
+    std::uint32_t w[kChunks + 1] = {};
     TR_EXACT_UNROLL_CHUNKS
     for (int j = 0; j + 1 < kChunks; ++j) {
       const std::uint64_t x = (static_cast<std::uint32_t>(chunk_[j]) ^ flip) + carry;
@@ -376,21 +369,49 @@ class Kulisch {
 
     int i = kChunks;
     while (i >= 0 && w[i] == 0) --i;
-    if (i < 0) {
-      return F::from_bits((flags_ & kNotNegativeZero) != 0 ? Bits{0} : F::kSign);
-    }
-    const int h = 32 * i + 31 - detail::leading_zeros(w[i]);  // highest bit set
+    if (i < 0) return zero(flags_);
+    std::uint32_t window[kWindowWords] = {};
+    for (int k = 0; k <= 4; ++k) window[k] = i - 4 + k >= 0 ? w[i - 4 + k] : 0;
+    bool below = false;
+    for (int k = 0; k < i - 4; ++k) below = below || w[k] != 0;
+    return round_magnitude(window, i, below, negative);
+  }
+
+ public:
+  /// Words of round_magnitude's window.
+  static constexpr int kWindowWords = 7;
+
+  /// What a sum of only zeros rounds to: -0 if every input was -0, else +0.
+  static TR_EXACT_HD T zero(std::uint32_t flags) {
+    using Bits = typename F::Bits;
+    return F::from_bits((flags & kNotNegativeZero) != 0 ? Bits{0} : F::kSign);
+  }
+
+  /// The nonzero magnitude M, rounded once to T (nearest, ties to even) with sign \p negative,
+  /// from the words that decide it: \p hw is the index of M's highest nonzero 32-bit word (in
+  /// units), window[k] its word hw - 4 + k for k = 0..4 (0 where the index is below 0) and
+  /// window[5], window[6] zero; \p below says whether a word below hw - 4 is nonzero. The
+  /// result's ulp lies at least 76 bits above the window's bottom, so the window holds every
+  /// bit of the result and its round bit, and `below` is the rest of the sticky bit. The host's
+  /// round() and the kernels' finish (which find the window with warp votes) both end here.
+  static TR_EXACT_HD T round_magnitude(const std::uint32_t (&window)[kWindowWords], int hw,
+                                       bool below, bool negative) {
+    using Bits = typename F::Bits;
+    constexpr int P = F::kPrecision;
+    const int h = 32 * hw + 31 - detail::leading_zeros(window[4]);  // highest bit set
     // The result's ulp is 2^s units: s = 0 down to the subnormals (whose ulp is the unit).
     const int s = h - (P - 1) > 0 ? h - (P - 1) : 0;
-    const int j = s >> 5;
-    const int o = s & 31;
-    std::uint64_t q = ((static_cast<std::uint64_t>(w[j + 1]) << 32 | w[j]) >> o) |
-                      ((static_cast<std::uint64_t>(w[j + 2]) << 1) << (63 - o));
+    const int sr = s - 32 * (hw - 4);  // s in the window: 76..159
+    assert(sr >= 64 && sr < 160);
+    const int j = sr >> 5;
+    const int o = sr & 31;
+    std::uint64_t q = ((static_cast<std::uint64_t>(window[j + 1]) << 32 | window[j]) >> o) |
+                      ((static_cast<std::uint64_t>(window[j + 2]) << 1) << (63 - o));
     if (s > 0) {
-      const int r = s - 1;  // the round bit
-      const bool half = ((w[r >> 5] >> (r & 31)) & 1u) != 0;
-      bool sticky = (w[r >> 5] & ((std::uint32_t{1} << (r & 31)) - 1)) != 0;
-      for (int k = 0; k < (r >> 5); ++k) sticky = sticky || w[k] != 0;
+      const int r = sr - 1;  // the round bit
+      const bool half = ((window[r >> 5] >> (r & 31)) & 1u) != 0;
+      bool sticky = below || (window[r >> 5] & ((std::uint32_t{1} << (r & 31)) - 1)) != 0;
+      for (int k = 0; k < (r >> 5); ++k) sticky = sticky || window[k] != 0;
       if (half && (sticky || (q & 1) != 0)) ++q;
     }
     // q·2^s units with q ≤ 2^P: the biased exponent is s + 1 and the hidden bit of q adds into
@@ -401,6 +422,21 @@ class Kulisch {
     return F::from_bits(static_cast<Bits>(bits) | (negative ? F::kSign : Bits{0}));
   }
 
+  /// The result of the IEEE specials in \p flags (NaN, or an infinity), or false if there are
+  /// none and the value decides.
+  static TR_EXACT_HD bool special(std::uint32_t flags, T& result) {
+    if ((flags & kNaN) != 0 || (flags & (kPositiveInfinity | kNegativeInfinity)) ==
+                                   (kPositiveInfinity | kNegativeInfinity)) {
+      result = F::from_bits(F::kQuietNaN);
+      return true;
+    }
+    if ((flags & (kPositiveInfinity | kNegativeInfinity)) == 0) return false;
+    result =
+        F::from_bits((flags & kPositiveInfinity) != 0 ? F::kInfinity : (F::kInfinity | F::kSign));
+    return true;
+  }
+
+ private:
   std::int64_t chunk_[kChunks] = {};
   std::uint32_t flags_ = 0;
   std::uint32_t pending_ = 0;
@@ -465,6 +501,13 @@ class Expansion {
       back.template add_double<R>(t_[i]);
       t_[i] = i == 0 ? -0.0 : 0.0;
     }
+  }
+
+  /// Adds v, the exact fp64 sum of finite, nonzero, normal inputs (a kernel's fast path adds a
+  /// float4 so, see add_vector in exact/sum_kernels.cuh): as one input would go.
+  template <class Back>
+  TR_EXACT_HD void add_exact_sum(double v, Back& back) {
+    carry_in(v, 0, back);
   }
 
   TR_EXACT_HD double term(int i) const { return t_[i]; }

@@ -155,6 +155,18 @@ std::vector<AdversarialCase<T>> make_cases() {
         T(1));  // 1 + 2^-1074 rounds to 1
   } else {
     add("float_sum_beyond_float_range_in_double", std::vector<T>(1 << 12, max / T(2)), inf);
+    // The kernels add an aligned float4 as one fp64 sum when its exponents span at most 27
+    // binades (add_vector in exact/sum_kernels.cuh): {A, A, A, s} with 24-bit A = (2^24 - 1)·
+    // 2^(S-23) and s = (2^24 - 1)·2^-23 needs S + 26 bits, 53 at S = 27. Its negation but one ulp
+    // of s follows, so the sum is s's ulp, 2^-23: a bound one binade too wide would round the
+    // first vector and lose it.
+    for (const int spread : {26, 27, 28, 29}) {
+      const T a = std::ldexp(T((1 << 24) - 1), spread - 23);
+      const T s = std::ldexp(T((1 << 24) - 1), -23);
+      const T t = std::ldexp(T((1 << 24) - 2), -23);
+      add("float4_fast_path_spread_" + std::to_string(spread), {a, a, a, s, -a, -a, -a, -t},
+          std::ldexp(T(1), -23));
+    }
   }
   return cases;
 }

@@ -24,7 +24,8 @@ cudaError_t invalid(std::string what) {
 /// The workspace: the single_pass ticket, then the slots (8-byte words).
 constexpr std::size_t kTicketBytes = 256;
 constexpr unsigned kFinishThreads = 512;
-constexpr std::uint64_t kMaxBlocks = std::uint64_t{1} << 30;
+/// The finish sums a word of each block's slot (below 2^43, see exact_sum_blocks) in an int64.
+constexpr std::uint64_t kMaxBlocks = std::uint64_t{1} << 19;
 
 /// A first pass's arguments, handed down the dispatch to the instance that the knobs name.
 template <class T>
@@ -164,14 +165,16 @@ cudaError_t exact_sum_impl(const T* d_in, T* d_out, std::uint64_t n, void* d_tem
     }
     grid = static_cast<std::uint64_t>(cfg.blocks_per_sm) * static_cast<unsigned>(sms);
   }
-  // The finish adds one carried word ([-1, 2^32]) per block in an int64: at most 2^30.
   if (grid > kMaxBlocks) {
-    return invalid("exact_sum: a grid of " + std::to_string(grid) + " blocks is above 2^30");
+    return invalid("exact_sum: a grid of " + std::to_string(grid) + " blocks is above 2^19");
   }
-  // No block without a load to make: a block reads block_threads vectors per round.
-  const std::uint64_t threads = static_cast<unsigned>(cfg.block_threads);
-  grid =
-      std::max<std::uint64_t>(1, std::min<std::uint64_t>(grid, (vectors + threads - 1) / threads));
+  // No block without a round of loads to make: a block reads block_threads × unroll vectors a
+  // round. (Rounding up to whole rounds lets n up to one block's round, 2^11 floats or 2^10
+  // doubles at 512 threads × 2, take the one-block path: no slots, ticket or finish.)
+  const std::uint64_t per_round =
+      static_cast<std::uint64_t>(cfg.block_threads) * static_cast<unsigned>(cfg.unroll);
+  grid = std::max<std::uint64_t>(1, std::min<std::uint64_t>(grid,
+                                                            (vectors + per_round - 1) / per_round));
 
   constexpr int kWords = detail::kSlotWords<T>;
   const std::size_t needed = kTicketBytes + grid * kWords * sizeof(std::int64_t);
@@ -193,16 +196,19 @@ cudaError_t exact_sum_impl(const T* d_in, T* d_out, std::uint64_t n, void* d_tem
     return invalid("exact_sum: counter is not 4-byte aligned");
   }
 
-  const bool single = cfg.finish == ExactFinish::single_pass;
+  // One block rounds its own sum (exact_sum_blocks): no ticket, no finish kernel.
+  const bool one_block = blocks == 1;
+  const bool single = cfg.finish == ExactFinish::single_pass || one_block;
   auto* ticket = cfg.counter != nullptr ? cfg.counter : static_cast<unsigned*>(d_temp);
   auto* slots = reinterpret_cast<std::int64_t*>(static_cast<char*>(d_temp) + kTicketBytes);
-  if (single && cfg.counter == nullptr) {
+  if (single && !one_block && cfg.counter == nullptr) {
     if (const cudaError_t e = cudaMemsetAsync(ticket, 0, sizeof(unsigned), stream);
         e != cudaSuccess) {
       return e;
     }
   }
-  const Pass<T> pass{blocks, stream, d_in, n, head, vectors, slots, single ? ticket : nullptr,
+  const Pass<T> pass{blocks, stream,  d_in,  n,
+                     head,   vectors, slots, single && !one_block ? ticket : nullptr,
                      d_out};
   switch (cfg.block_threads) {
     case 128:

@@ -4,22 +4,25 @@
 // exact_sum_blocks: each thread adds a grid-stride share of the input into its own exact
 // accumulator (exact/accumulator.hpp), held as two variables: the Expansion of K doubles, in
 // registers, and the SpillStore of chunks behind it (registers or local memory, made at the first
-// spill when local). The block then sums its threads' values as chunk words (warp shuffles, then
-// shared memory: plain int64 sums, no carry): each thread's expansion terms as the parts an add
-// would put into the chunks, over the chunks some lane's term touches, plus the normalised chunks
-// of the threads that spilled; it ORs their flags, carries that sum twice in parallel (one
-// thread a word: every chunk word but the top ends in [-1, 2^32]) and stores it to its slot of
-// the workspace, one word a thread. exact_sum_finish (two_pass), or the last block of
-// exact_sum_blocks to take a ticket (single_pass), adds the slots word by word, reads the sums
-// back as one state and rounds it once.
+// spill when local). An aligned float4 (float2) whose elements are normal and within 27 binades
+// of each other is added as its exact fp64 sum (add_vector). The block then sums its threads'
+// values as chunk words (warp reductions, then shared memory: plain int64 sums, no carry): each
+// thread's expansion terms as the parts an add would put into the chunks, over the chunks some
+// lane's term touches, plus the normalised chunks of the threads that spilled; it ORs their
+// flags and stores the sums to its slot of the workspace, one word a thread, the last word
+// holding the flags and the range of the nonzero words. One block rounds its sums itself.
+// Otherwise exact_sum_finish (two_pass), or the last block of exact_sum_blocks to take an
+// acquire-release ticket (single_pass), adds the slots' words inside the union of their ranges
+// and rounds the sums (round_sums: warp-parallel carries, then the window that decides the
+// rounding).
 //
 // Why the bits never depend on the configuration: every step is exact integer arithmetic on
-// one value (the accumulator's add and normalise are exact, integer sums are associative and
-// commutative, OR is too), the normalised form of a value is unique, and the rounding happens
-// once, on that value. Magnitudes stay far from overflow: a thread adds at most K + 1 words
-// below 2^32 to a chunk (its normalised chunk, one part of each term), so a block's sums are
-// below 2^43, its carried words in [-1, 2^32], and their sums over 2^30 blocks at most 2^62,
-// which is what Kulisch::from_chunks accepts.
+// one value (the accumulator's add and normalise are exact, the fast path's fp64 sums are exact,
+// integer sums are associative and commutative, OR is too), the normalised form of a value is
+// unique, and the rounding happens once, on that value. Magnitudes stay far from overflow: a
+// thread adds at most K + 1 words below 2^32 to a chunk (its normalised chunk, one part of each
+// term), so a block's sums are below 2^43, and their sums over at most 2^19 blocks below 2^62,
+// which round_sums carries.
 
 #include <cuda_runtime.h>
 
@@ -57,13 +60,40 @@ template <class Front, class Back>
 __device__ __forceinline__ void add_vector(Front& front, Back& back, float x) {
   front.add(x, back);
 }
+/// Whether floats with the magnitude bits \p lo (the smallest) and \p hi (the largest) are all
+/// normal (no zero, subnormal, infinity or NaN) with exponents at most 27 apart: then every sum
+/// of up to four of them is exact in fp64 (each is a multiple of 2^(e_lo - 150) below
+/// 2^(e_hi - 124): e_hi - e_lo + 26 <= 53 bits), and the vector's sum goes through the expansion
+/// as one input: one TwoSum and one spill test for four floats instead of four, and one branch.
+/// Uniform or normal data takes this path for all but a few vectors; the others add element by
+/// element (Expansion::add), with the same result.
+__device__ __forceinline__ bool sums_exactly(std::uint32_t lo, std::uint32_t hi) {
+  return lo >= 0x00800000u && hi < 0x7F800000u && (hi >> 23) - (lo >> 23) <= 27;
+}
+
 template <class Front, class Back>
 __device__ __forceinline__ void add_vector(Front& front, Back& back, float2 v) {
+  const std::uint32_t a = __float_as_uint(v.x) & 0x7FFFFFFFu;
+  const std::uint32_t b = __float_as_uint(v.y) & 0x7FFFFFFFu;
+  if (sums_exactly(min(a, b), max(a, b))) {
+    front.add_exact_sum(static_cast<double>(v.x) + static_cast<double>(v.y), back);
+    return;
+  }
   front.add(v.x, back);
   front.add(v.y, back);
 }
 template <class Front, class Back>
 __device__ __forceinline__ void add_vector(Front& front, Back& back, float4 v) {
+  const std::uint32_t a = __float_as_uint(v.x) & 0x7FFFFFFFu;
+  const std::uint32_t b = __float_as_uint(v.y) & 0x7FFFFFFFu;
+  const std::uint32_t c = __float_as_uint(v.z) & 0x7FFFFFFFu;
+  const std::uint32_t d = __float_as_uint(v.w) & 0x7FFFFFFFu;
+  if (sums_exactly(min(min(a, b), min(c, d)), max(max(a, b), max(c, d)))) {
+    front.add_exact_sum((static_cast<double>(v.x) + static_cast<double>(v.y)) +
+                            (static_cast<double>(v.z) + static_cast<double>(v.w)),
+                        back);
+    return;
+  }
   front.add(v.x, back);
   front.add(v.y, back);
   front.add(v.z, back);
@@ -86,22 +116,56 @@ __device__ __forceinline__ std::int64_t warp_sum(std::int64_t v) {
   return x;
 }
 
+/// A ticket taken with acquire-release semantics at GPU scope (see exact_sum_blocks).
+__device__ __forceinline__ unsigned take_ticket(unsigned* ticket) {
+  unsigned old;
+  asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(ticket) : "memory");
+  return old;
+}
+
+// Warp reductions: one REDUX instruction from sm_80 on, shuffles before.
 __device__ __forceinline__ std::uint32_t warp_or(std::uint32_t v) {
+#if __CUDA_ARCH__ >= 800
+  return __reduce_or_sync(0xFFFFFFFFu, v);
+#else
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) v |= __shfl_xor_sync(0xFFFFFFFFu, v, o);
   return v;
+#endif
 }
 
 __device__ __forceinline__ int warp_min(int v) {
+#if __CUDA_ARCH__ >= 800
+  return __reduce_min_sync(0xFFFFFFFFu, v);
+#else
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) v = min(v, __shfl_xor_sync(0xFFFFFFFFu, v, o));
   return v;
+#endif
 }
 
 __device__ __forceinline__ int warp_max(int v) {
+#if __CUDA_ARCH__ >= 800
+  return __reduce_max_sync(0xFFFFFFFFu, v);
+#else
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) v = max(v, __shfl_xor_sync(0xFFFFFFFFu, v, o));
   return v;
+#endif
+}
+
+/// The warp's sum of values of magnitude below 2^32 (an add's parts): from sm_80 on two warp
+/// reductions of their 16-bit halves (each sum below 2^21) instead of warp_sum's ten shuffles.
+__device__ __forceinline__ std::int64_t warp_sum_part(std::int64_t v) {
+#if __CUDA_ARCH__ >= 800
+  const auto low = static_cast<unsigned>(v & 0xFFFF);
+  const auto high = static_cast<int>(v >> 16);  // floor division: v = high * 2^16 + low
+  const unsigned low_sum = __reduce_add_sync(0xFFFFFFFFu, low);
+  const int high_sum = __reduce_add_sync(0xFFFFFFFFu, high);
+  return static_cast<std::int64_t>(high_sum) * 65536 + low_sum;
+#else
+  return warp_sum(v);
+#endif
 }
 
 /// The chunks behind a thread's expansion (the `back` its adds spill into) and the specials'
@@ -160,58 +224,249 @@ template <class T, int kWarps>
 struct MergeStorage {
   std::int64_t warp_words[kWarps][kSlotWords<T>];
   std::int64_t words[kSlotWords<T>];
+  /// The finish's magnitude words (round_sums), two zero words above them.
+  std::uint32_t magnitude[Format<T>::kChunks + 3];
+  /// The finish's union of the slots' ranges and flags; the block merge's range.
+  int lo;
+  int hi;
+  unsigned flags;
   bool last;
 };
 
+/// The warp's function from the carry into a lane's words to the carry out of them, each carry
+/// in {-1, 0, 1}: f(c) + 1 in bits 2(c + 1) and 2(c + 1) + 1.
+__device__ __forceinline__ int carry_of(unsigned f, int c) {
+  return static_cast<int>((f >> (2 * (c + 1))) & 3u) - 1;
+}
+
+/// g after f.
+__device__ __forceinline__ unsigned compose(unsigned g, unsigned f) {
+  unsigned r = 0;
+#pragma unroll
+  for (int c = -1; c <= 1; ++c)
+    r |= static_cast<unsigned>(carry_of(g, carry_of(f, c)) + 1) << (2 * (c + 1));
+  return r;
+}
+
+/// Rounds the value whose chunk sums are smem.words[0..kChunks) (each at most 2^62 in magnitude)
+/// with the flags smem.words[kChunks] into *out: warp 0 alone, in registers, lane l holding the
+/// contiguous words l·kPer... (double: 66 words, 3 a lane). Two parallel carry steps bring every
+/// word below the top into [-1, 2^32], so that the carries left are -1, 0 or 1; each lane's
+/// function from carry in to carry out (three runs over its words) is composed across the
+/// warp by a scan (Kogge-Stone: five shuffles), which gives every lane its carry in, and one
+/// more run leaves the normalised chunks (words in [0, 2^32), the top signed): the state a
+/// thread's Kulisch::normalise would leave, without its 66 steps one after another. The
+/// magnitude follows word by word (-V = ~V + 1: the +1 stops at the lowest nonzero word), votes
+/// find its highest nonzero word and whether any lies below the rounding window, and lane 0
+/// rounds the window (Kulisch::round_magnitude, the host's code). Before: thread 0 normalised and
+/// rounded the 66 chunks alone, 16 us of the H100's time for a double (7.5 for a float).
+template <class T, int kWarps>
+__device__ void round_sums(MergeStorage<T, kWarps>& smem, T* out) {
+  using Store = Kulisch<T>;
+  constexpr int K = Store::kChunks;
+  constexpr int kPer = (K + 31) / 32;
+  constexpr int kTop = K - 1;
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  const auto flags = static_cast<std::uint32_t>(smem.words[K]);
+  if (T special; Store::special(flags, special)) {
+    if (lane == 0) *out = special;
+    return;
+  }
+  std::int64_t x[kPer];
+#pragma unroll
+  for (int m = 0; m < kPer; ++m) {
+    const int j = lane * kPer + m;
+    x[m] = j < K ? smem.words[j] : 0;
+  }
+  // Two carry steps: |x| <= 2^62 gives words of [-2^30, 2^32 + 2^30), then of [-1, 2^32].
+#pragma unroll
+  for (int step = 0; step < 2; ++step) {
+    std::int64_t hi[kPer];
+#pragma unroll
+    for (int m = 0; m < kPer; ++m) {
+      const int j = lane * kPer + m;
+      hi[m] = j < kTop ? x[m] >> 32 : 0;  // floor division
+      if (j < kTop) x[m] &= 0xFFFFFFFF;
+    }
+    const std::int64_t from_below =
+        __shfl_up_sync(0xFFFFFFFFu, static_cast<long long>(hi[kPer - 1]), 1);
+#pragma unroll
+    for (int m = 0; m < kPer; ++m) x[m] += m > 0 ? hi[m - 1] : (lane > 0 ? from_below : 0);
+  }
+  // The lane's carry function, then the scan.
+  const auto run = [&](int c) {
+#pragma unroll
+    for (int m = 0; m < kPer; ++m) {
+      const int j = lane * kPer + m;
+      if (j < kTop) {
+        c = static_cast<int>((x[m] + c) >> 32);
+      } else if (j == kTop) {
+        c = 0;  // the top keeps what comes in
+      }
+    }
+    return c;
+  };
+  unsigned f = 0;
+#pragma unroll
+  for (int c = -1; c <= 1; ++c) f |= static_cast<unsigned>(run(c) + 1) << (2 * (c + 1));
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1) {
+    const unsigned below = __shfl_up_sync(0xFFFFFFFFu, f, d);
+    if (lane >= d) f = compose(f, below);
+  }
+  const unsigned before = __shfl_up_sync(0xFFFFFFFFu, f, 1);
+  int c = lane > 0 ? carry_of(before, 0) : 0;
+#pragma unroll
+  for (int m = 0; m < kPer; ++m) {
+    const int j = lane * kPer + m;
+    if (j < kTop) {
+      const std::int64_t t = x[m] + c;
+      x[m] = t & 0xFFFFFFFF;
+      c = static_cast<int>(t >> 32);
+    } else if (j == kTop) {
+      x[m] += c;
+      c = 0;
+    }
+  }
+  // The sign is the top's; the magnitude's words.
+  constexpr int kTopLane = kTop / kPer;
+  constexpr int kTopSlot = kTop % kPer;
+  const std::int64_t top = __shfl_sync(0xFFFFFFFFu, static_cast<long long>(x[kTopSlot]), kTopLane);
+  const bool negative = top < 0;
+  int lowest = 1 << 30;
+#pragma unroll
+  for (int m = kPer - 1; m >= 0; --m) {
+    const int j = lane * kPer + m;
+    if (j < K && x[m] != 0) lowest = j;
+  }
+  lowest = warp_min(lowest);
+  int highest = -1;
+  std::uint32_t mag[kPer];  // the magnitude's words below the top
+#pragma unroll
+  for (int m = 0; m < kPer; ++m) {
+    const int j = lane * kPer + m;
+    mag[m] = 0;
+    if (j < kTop) {
+      const auto w = static_cast<std::uint32_t>(x[m]);
+      mag[m] = !negative ? w : (j < lowest ? 0u : (j == lowest ? 0u - w : ~w));
+      smem.magnitude[j] = mag[m];
+      if (mag[m] != 0) highest = j;
+    } else if (j == kTop) {
+      const auto t = static_cast<std::uint64_t>(x[m]);
+      const std::uint64_t top_mag = !negative ? t : (lowest == kTop ? 0 - t : ~t);
+      smem.magnitude[kTop] = static_cast<std::uint32_t>(top_mag);
+      smem.magnitude[K] = static_cast<std::uint32_t>(top_mag >> 32);
+      smem.magnitude[K + 1] = 0;
+      smem.magnitude[K + 2] = 0;
+      if (static_cast<std::uint32_t>(top_mag) != 0) highest = kTop;
+      if ((top_mag >> 32) != 0) highest = K;
+    }
+  }
+  highest = warp_max(highest);
+  if (highest < 0) {
+    if (lane == 0) *out = Store::zero(flags);
+    return;
+  }
+  // The top's words are never below the window (it is at most 4 words below the highest).
+  bool below = false;
+#pragma unroll
+  for (int m = 0; m < kPer; ++m) {
+    const int j = lane * kPer + m;
+    if (j < kTop && j < highest - 4) below = below || mag[m] != 0;
+  }
+  below = __any_sync(0xFFFFFFFFu, below);
+  __syncwarp();
+  if (lane == 0) {
+    std::uint32_t window[Store::kWindowWords] = {};
+#pragma unroll
+    for (int k = 0; k < Store::kWindowWords; ++k) {
+      const int j = highest - 4 + k;
+      window[k] = j >= 0 ? smem.magnitude[j] : 0;
+    }
+    *out = Store::round_magnitude(window, highest, below, negative);
+  }
+}
+
+/// A slot's last word: the block's flags in bits 0..31 and, if any chunk word is nonzero, the
+/// range of its nonzero words: the lowest in bits 32..39, the highest in bits 40..47, bit 48 set.
+/// The finish sums only the words inside the union of the ranges (the others are zero in every
+/// slot): a few of a double's 66 for most inputs.
+__device__ __forceinline__ std::int64_t slot_tail(std::uint32_t flags, int lo, int hi) {
+  std::uint64_t t = flags;
+  if (hi >= 0) {
+    t |= static_cast<std::uint64_t>(lo) << 32 | static_cast<std::uint64_t>(hi) << 40 |
+         std::uint64_t{1} << 48;
+  }
+  return static_cast<std::int64_t>(t);
+}
+
 /// The slots of \p blocks states (word w of slot b at slots[w * blocks + b]) summed, read back
-/// and rounded by thread 0 into *out. Every thread of the block calls it. Loads bypass L1
-/// (__ldcg): in single_pass the other blocks wrote the slots during this kernel.
+/// and rounded into *out. Every thread of the block calls it. Loads bypass L1 (__ldcg): in
+/// single_pass the other blocks wrote the slots during this kernel. First every thread reads
+/// tails (slot_tail: flags and ranges), then the warps sum the words inside the union of the
+/// ranges, one word a warp at a time, eight loads a lane in flight; round_sums does the rest.
 template <class T, int kThreads>
 __device__ void finish_slots(const std::int64_t* slots, unsigned blocks, T* out,
                              MergeStorage<T, kThreads / 32>& smem) {
-  using Store = Kulisch<T>;
   constexpr int kWords = kSlotWords<T>;
   constexpr int kWarps = kThreads / 32;
   const int lane = static_cast<int>(threadIdx.x & 31);
   const int warp = static_cast<int>(threadIdx.x >> 5);
-  // Warp `warp` sums words warp, warp + kWarps, ...: up to four of them in one pass over the
-  // blocks, so that a lane has loads of several words in flight at once (a double's 67 words with
-  // 16 warps: five a warp, two passes), not one word's loads after another's. Four, not all of
-  // them: every instance inlines this for single_pass, and at 128 threads (17 words a warp) all at
-  // once took the first pass from 48 to 108 registers.
-  constexpr int kPerWarp = (kWords + kWarps - 1) / kWarps;
-  constexpr int kGroup = kPerWarp < 4 ? kPerWarp : 4;
-  for (int g = 0; g < kPerWarp; g += kGroup) {
-    std::int64_t acc[kGroup] = {};
-#pragma unroll 2
-    for (unsigned b = static_cast<unsigned>(lane); b < blocks; b += 32) {
-#pragma unroll
-      for (int k = 0; k < kGroup; ++k) {
-        const int w = warp + (g + k) * kWarps;
-        if (w < kWords) {
-          const std::int64_t x = __ldcg(slots + static_cast<std::uint64_t>(w) * blocks + b);
-          acc[k] = w < Store::kChunks ? acc[k] + x : (acc[k] | x);
-        }
-      }
+  if (threadIdx.x == 0) {
+    smem.flags = 0;
+    smem.lo = kWords;
+    smem.hi = -1;
+  }
+  for (int w = static_cast<int>(threadIdx.x); w < kWords; w += kThreads) smem.words[w] = 0;
+  __syncthreads();
+  std::uint32_t flags = 0;
+  int lo = kWords;
+  int hi = -1;
+  const std::int64_t* tails = slots + static_cast<std::uint64_t>(kWords - 1) * blocks;
+#pragma unroll 4
+  for (unsigned b = threadIdx.x; b < blocks; b += kThreads) {
+    const auto t = static_cast<std::uint64_t>(__ldcg(tails + b));
+    flags |= static_cast<std::uint32_t>(t);
+    if ((t >> 48) & 1) {
+      lo = min(lo, static_cast<int>((t >> 32) & 0xFF));
+      hi = max(hi, static_cast<int>((t >> 40) & 0xFF));
     }
-#pragma unroll
-    for (int k = 0; k < kGroup; ++k) {
-      const int w = warp + (g + k) * kWarps;
-      if (w < Store::kChunks) {
-        const std::int64_t sum = warp_sum(acc[k]);
-        if (lane == 0) smem.words[w] = sum;
-      } else if (w < kWords) {
-        const std::uint32_t f = warp_or(static_cast<std::uint32_t>(acc[k]));
-        if (lane == 0) smem.words[w] = f;
+  }
+  flags = warp_or(flags);
+  lo = warp_min(lo);
+  hi = warp_max(hi);
+  if (lane == 0) {
+    atomicOr(&smem.flags, flags);
+    atomicMin(&smem.lo, lo);
+    atomicMax(&smem.hi, hi);
+  }
+  __syncthreads();
+  lo = smem.lo;
+  hi = smem.hi;
+  // The words of the range split among the warps, several warps a word when the range is
+  // narrow (each a share of the blocks), so that a lane has few loads and all of them in flight.
+  const int range = hi - lo + 1;  // 0 for a sum of zeros
+  if (range > 0) {
+    const int shares = range >= kWarps ? 1 : kWarps / range;
+    for (int item = warp; item < range * shares; item += kWarps) {
+      const int w = lo + item % range;
+      const unsigned first = static_cast<unsigned>(item / range) * 32 + static_cast<unsigned>(lane);
+      const unsigned step = 32u * static_cast<unsigned>(shares);
+      const std::int64_t* row = slots + static_cast<std::uint64_t>(w) * blocks;
+      std::int64_t acc = 0;
+#pragma unroll 4
+      for (unsigned b = first; b < blocks; b += step) acc += __ldcg(row + b);
+      acc = warp_sum(acc);
+      if (lane == 0) {
+        atomicAdd(reinterpret_cast<unsigned long long*>(&smem.words[w]),
+                  static_cast<unsigned long long>(acc));  // two's complement: a signed sum
       }
     }
   }
   __syncthreads();
-  if (threadIdx.x == 0) {
-    Store sum = Store::from_chunks(smem.words, static_cast<std::uint32_t>(smem.words[kWords - 1]));
-    sum.normalise();
-    *out = sum.round();
-  }
+  if (threadIdx.x == 0) smem.words[kWords - 1] = smem.flags;
+  __syncthreads();
+  if (warp == 0) round_sums(smem, out);
 }
 
 /// The exact sum's first pass (see the top of this file). The input is in[0, n): \p head
@@ -244,20 +499,34 @@ __global__ void __launch_bounds__(kThreads)
   if (thread < n - tail_start) front.add(__ldg(in + tail_start + thread), back);
   const Vector* body = reinterpret_cast<const Vector*>(in + head);
   std::uint64_t i = thread;
-  if constexpr (kUnroll > 1) {
-    for (; i + (kUnroll - 1) * stride < vectors; i += kUnroll * stride) {
-      Vector v[kUnroll];
+  const std::uint64_t round = kUnroll * stride;
+  for (; i + (kUnroll - 1) * stride < vectors; i += round) {
+    Vector v[kUnroll];
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) v[u] = __ldg(body + i + u * stride);
+    for (int u = 0; u < kUnroll; ++u) v[u] = __ldg(body + i + u * stride);
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) add_vector(front, back, v[u]);
-    }
+    for (int u = 0; u < kUnroll; ++u) add_vector(front, back, v[u]);
   }
-  for (; i < vectors; i += stride) add_vector(front, back, __ldg(body + i));
+  // The last, partial round (fewer than kUnroll vectors left to this thread): its loads all
+  // issued before the adds, one wait for memory instead of one a vector.
+  if constexpr (kUnroll > 1) {
+    Vector v[kUnroll - 1];
+#pragma unroll
+    for (int u = 0; u < kUnroll - 1; ++u) {
+      if (i + u * stride < vectors) v[u] = __ldg(body + i + u * stride);
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll - 1; ++u) {
+      if (i + u * stride < vectors) add_vector(front, back, v[u]);
+    }
+  } else {
+    if (i < vectors) add_vector(front, back, __ldg(body + i));
+  }
   // The thread's sum: its expansion's K terms, plus its chunks if it spilled. The warp's sums
   // of the chunks gather in its row of shared memory: the spilled chunks (where a lane spilled),
   // then each term's parts over the chunks that term touches in some lane, one term at a time
-  // (fewer registers than all terms' parts at once).
+  // (fewer registers than all terms' parts at once), each chunk's sum two warp reductions
+  // (warp_sum_part).
   const int lane = static_cast<int>(threadIdx.x & 31);
   const int warp = static_cast<int>(threadIdx.x >> 5);
   std::int64_t* row = smem.warp_words[warp];
@@ -278,8 +547,8 @@ __global__ void __launch_bounds__(kThreads)
     const int lo = warp_min(a.k != Store::kNoChunk ? a.k : Store::kChunks);
     const int hi = warp_max(a.k != Store::kNoChunk ? a.k + 2 : -1);
     const auto add_chunk = [&](int j) {
-      const std::int64_t c =
-          warp_sum((j == a.k ? a.a0 : 0) + (j == a.k + 1 ? a.a1 : 0) + (j == a.k + 2 ? a.a2 : 0));
+      const std::int64_t c = warp_sum_part((j == a.k ? a.a0 : 0) + (j == a.k + 1 ? a.a1 : 0) +
+                                           (j == a.k + 2 ? a.a2 : 0));
       if (lane == 0) row[j] += c;
     };
     if constexpr (kResidence == Residence::registers) {
@@ -293,42 +562,46 @@ __global__ void __launch_bounds__(kThreads)
   }
   const std::uint32_t flags = warp_or(back.flags() | front.sign_flags());
   if (lane == 0) smem.warp_words[warp][kWords - 1] = flags;
+  if (threadIdx.x == 0) {
+    smem.lo = kWords;
+    smem.hi = -1;
+  }
   __syncthreads();
-  // The block's sums, one word a thread (kThreads >= kWords), then two carry steps in parallel
-  // (a word keeps its low 32 bits and takes its lower neighbour's carry): block sums below 2^43
-  // become words of [-2^11, 2^32 + 2^11), then of [-1, 2^32], the top chunk taking what the
-  // others carry out. The value is the same; the finish sums up to 2^30 such words (at most
-  // 2^62) and normalises them once. No thread walks the 66 chunks of a double one by one.
+  // The block's sums, one word a thread (kThreads >= kWords), with no carries: a thread adds at
+  // most K + 1 words below 2^32 to a chunk, so a block's sums are below 2^43 and the finish's
+  // sums over at most kMaxBlocks = 2^19 blocks below 2^62, which round_sums takes. Their range
+  // (the lowest and highest nonzero word) goes into the slot's last word (slot_tail).
   const int w = static_cast<int>(threadIdx.x);
   std::int64_t s = 0;
   if (w < kWords) {
     for (int k = 0; k < kWarps; ++k) {
       s = w < kWords - 1 ? s + smem.warp_words[k][w] : (s | smem.warp_words[k][w]);
     }
-  }
-#pragma unroll
-  for (int step = 0; step < 2; ++step) {
-    if (w < kWords) smem.words[w] = s;
-    __syncthreads();
-    if (w < Store::kChunks) {
-      const std::int64_t carry = w > 0 ? smem.words[w - 1] >> 32 : 0;  // floor division
-      s = (w < Store::kChunks - 1 ? (s & 0xFFFFFFFF) : s) + carry;
+    if (w < Store::kChunks && s != 0) {
+      atomicMin(&smem.lo, w);
+      atomicMax(&smem.hi, w);
     }
+  }
+  __syncthreads();
+  if (w == kWords - 1) s = slot_tail(static_cast<std::uint32_t>(s), smem.lo, smem.hi);
+  // One block (small n): its words are the sum; round them here, with no slot, ticket or
+  // finish (the launcher enqueues neither the finish kernel nor the ticket's memset).
+  if (gridDim.x == 1) {
+    if (w < kWords) smem.words[w] = s;  // the flags word's high bits (the range) are ignored
     __syncthreads();
+    if (w < 32) round_sums(smem, out);
+    return;
   }
   // Every word's thread stores it (word w of the block's slot at slots[w * grid + block]).
-  if (w < kWords) {
-    slots[std::uint64_t{gridDim.x} * static_cast<unsigned>(w) + blockIdx.x] = s;
-    if (ticket != nullptr) __threadfence();  // the slot before the ticket: see below
-  }
-  if (ticket != nullptr) {
-    __syncthreads();  // every word stored and fenced before the ticket is taken
-    if (threadIdx.x == 0) smem.last = atomicAdd(ticket, 1u) == gridDim.x - 1;
-  }
+  if (w < kWords) slots[std::uint64_t{gridDim.x} * static_cast<unsigned>(w) + blockIdx.x] = s;
   if (ticket == nullptr) return;
+  // The ticket: the barrier orders every word's store before thread 0's release (cumulative at
+  // GPU scope), and the acquire of the block that takes the last ticket orders them before
+  // its reads, which its threads make after the barrier that shares `last`.
+  __syncthreads();
+  if (threadIdx.x == 0) smem.last = take_ticket(ticket) == gridDim.x - 1;
   __syncthreads();
   if (!smem.last) return;
-  __threadfence();
   finish_slots<T, kThreads>(slots, gridDim.x, out, smem);
   // Every block has taken its ticket: zero again for the next launch, which a caller's counter
   // (ExactLaunch::counter) needs, in place of a memset before each call.

@@ -277,6 +277,35 @@ TEST(CliDb, HostileStringsArePrintedVerbatimAndSurviveExportImportMerge) {
   EXPECT_NE(r.err.find("already exists"), std::string::npos) << r.err;
 }
 
+TEST(CliDb, MergeNamesTheWinnerWhoseEvidenceRowWasDeleted) {
+  TempDir dir;
+  make_db(dir / "a.db", "GPU", real_id, 5);
+  std::string device_key;
+  std::int64_t evidence = 0;
+  {
+    Database db = Database::open_reader(dir / "a.db");
+    device_key = db.devices().at(0).key;
+    evidence = db.winners().at(0).measurement_id;
+  }
+  // As the sqlite3 shell does it: foreign keys off, the winner's measurement row deleted.
+  {
+    Connection c = Connection::open(dir / "a.db", OpenMode::read_write);
+    c.exec("PRAGMA foreign_keys = OFF");
+    c.exec("DELETE FROM measurements WHERE id = (SELECT measurement_id FROM winners)");
+  }
+  ProcessResult r =
+      cli({"db", "merge", "--into", (dir / "m.db").string(), (dir / "a.db").string()});
+  EXPECT_EQ(r.exit_code, exit_code::db_unusable) << r.err;
+  EXPECT_EQ(r.err.find("map::at"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(quoted(dir / "a.db") + ": is corrupt: the winner of device " + device_key +
+                       " (GPU), f32 sum, cold L2, n 1..1048576, kernel " + real_id +
+                       " names its evidence measurement id " + std::to_string(evidence) +
+                       ", which the database does not have"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(dir / "m.db"));
+}
+
 TEST(CliDb, CheckListsKernelIdsThisBinaryLacks) {
   TempDir dir;
   make_db(dir / "good.db", "GPU", real_id, 5);

@@ -424,6 +424,55 @@ TEST(Merge, RefusesAnExistingOutputAndBadInputs) {
   EXPECT_THROW(merge_files({dir / "a.db"}, dir / "nope" / "out.db"), DbError);
 }
 
+TEST(Merge, NamesTheWinnerWhoseEvidenceRowIsMissing) {
+  TempDir dir;
+  make_db(dir / "a.db", test::h100(), k_shuffle, 1, 1000, 5.0, "a");
+  make_db(dir / "b.db", test::h100(), k_shuffle, 1, 1000, 5.0, "b");
+  std::string device_key;
+  std::int64_t evidence = 0, runner_up = 0;
+  {
+    Database db = Database::open_reader(dir / "a.db");
+    device_key = db.devices().at(0).key;
+    evidence = db.winners().at(0).measurement_id;
+    runner_up = db.winners().at(0).runner_up_measurement_id.value();
+  }
+  // The schema's foreign keys forbid this; an edit with them off (the sqlite3 shell's default)
+  // makes it.
+  auto delete_measurement = [](const fs::path& path, std::int64_t id) {
+    Connection c = Connection::open(path, OpenMode::read_write);
+    c.exec("PRAGMA foreign_keys = OFF");
+    c.exec("DELETE FROM measurements WHERE id = " + std::to_string(id));
+  };
+  delete_measurement(dir / "a.db", evidence);
+  const std::string winner = "the winner of device " + device_key + " (" + test::h100().name +
+                             "), f32 sum, cold L2, n 1..1000, kernel " + k_shuffle;
+  try {
+    merge_files({dir / "b.db", dir / "a.db"}, dir / "out.db");
+    ADD_FAILURE() << "merged a database whose winner has no evidence row";
+  } catch (const DbError& e) {
+    EXPECT_EQ(e.problem(), Problem::corrupt);
+    EXPECT_EQ(e.exit_code(), exit_code::db_unusable);
+    EXPECT_EQ(std::string(e.what()),
+              quoted(dir / "a.db") + ": is corrupt: " + winner + " names its evidence" +
+                  " measurement id " + std::to_string(evidence) +
+                  ", which the database does not have; run `tunedreduce db check`");
+  }
+  EXPECT_FALSE(fs::exists(dir / "out.db"));
+  // A missing runner-up row is named the same way, by export as well as merge (both read the
+  // whole database).
+  delete_measurement(dir / "b.db", runner_up);
+  try {
+    export_of(dir / "b.db");
+    ADD_FAILURE() << "exported a database whose winner has no runner-up row";
+  } catch (const DbError& e) {
+    EXPECT_EQ(e.problem(), Problem::corrupt);
+    EXPECT_NE(std::string(e.what()).find(winner + " names its runner-up's measurement id " +
+                                         std::to_string(runner_up) + ", which"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 // --- L2 modes -----------------------------------------------------------------------------------
 
 TEST(Export, WinnersOfBothL2ModesRoundTrip) {

@@ -307,8 +307,8 @@ TYPED_TEST(ExactSumGpu, BadArgumentsAreNamedAndNZeroGivesPlusZero) {
   bad.blocks_per_sm = 0;
   expect_invalid(bad, d_in, "blocks_per_sm 0");
   bad = {};
-  bad.grid_blocks = (1u << 30) + 1;
-  expect_invalid(bad, d_in, "above 2^30");
+  bad.grid_blocks = (1u << 19) + 1;
+  expect_invalid(bad, d_in, "above 2^19");
   expect_invalid({}, reinterpret_cast<const T*>(static_cast<const char*>(in.get()) + 1),
                  "not aligned");
   expect_invalid({}, nullptr, "d_in is null");
