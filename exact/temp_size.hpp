@@ -21,13 +21,15 @@ template <class T>
 inline constexpr int slot_words = Format<T>::kChunks + 1;
 
 /// Blocks of a call for n elements of \p element_bytes at an input aligned to \p vector_bytes
-/// (the case with the most loads), \p vector_elements per load, \p block_threads threads, at
-/// most \p max_grid blocks: no block without a load to make, at least one.
+/// (the case with the most loads), \p vector_elements per load, \p block_threads threads and
+/// \p unroll loads a thread a round, at most \p max_grid blocks: no block without a whole round
+/// of block_threads × unroll loads to make, at least one.
 constexpr std::uint64_t grid_blocks(std::uint64_t n, int vector_elements, int block_threads,
-                                    std::uint64_t max_grid) {
+                                    int unroll, std::uint64_t max_grid) {
   const std::uint64_t vectors = n / static_cast<std::uint64_t>(vector_elements);
-  const auto threads = static_cast<std::uint64_t>(block_threads);
-  return std::max<std::uint64_t>(1, std::min(max_grid, (vectors + threads - 1) / threads));
+  const auto per_round =
+      static_cast<std::uint64_t>(block_threads) * static_cast<std::uint64_t>(unroll);
+  return std::max<std::uint64_t>(1, std::min(max_grid, (vectors + per_round - 1) / per_round));
 }
 
 /// Bytes of temporary storage for \p grid blocks of T's slots.

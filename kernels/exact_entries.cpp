@@ -48,12 +48,12 @@ struct ExactDispatch {
     return blocks;
   }
 
-  static exact::ExactLaunch config(const DeviceLimits& dev) {
+  static exact::ExactLaunch config(std::uint64_t n, const DeviceLimits& dev) {
     exact::ExactLaunch c = exact_geometry::launch_config(P);
     // The grid from the registry's device limits, so that the size query, the launch and
     // Entry::grid_size agree (exact_sum would otherwise ask the current device).
     c.grid_blocks =
-        static_cast<unsigned>(exact_geometry::max_grid(dev, resident_blocks_per_sm(dev)));
+        static_cast<unsigned>(exact_geometry::launch_grid(P, n, dev, resident_blocks_per_sm(dev)));
     return c;
   }
 
@@ -63,7 +63,8 @@ struct ExactDispatch {
     if (n == 0 || n > max_elements_of(P)) return 0;
     const auto* aligned = reinterpret_cast<const T*>(std::uintptr_t{256});
     std::size_t bytes = 0;
-    if (exact::exact_sum(aligned, nullptr, n, nullptr, bytes, nullptr, config(dev)) != cudaSuccess)
+    if (exact::exact_sum(aligned, nullptr, n, nullptr, bytes, nullptr, config(n, dev)) !=
+        cudaSuccess)
       return exact_geometry::workspace_bytes(P, n, dev, resident_blocks_per_sm(dev));
     return bytes;
   }
@@ -71,7 +72,7 @@ struct ExactDispatch {
   static cudaError_t launch(const LaunchArgs& a, const DeviceLimits& dev) {
     if (a.n == 0) return cudaMemsetAsync(a.out, 0, sizeof(T), a.stream);  // +0
     if (a.n > max_elements_of(P) || !a.in || !a.out || !a.workspace) return cudaErrorInvalidValue;
-    exact::ExactLaunch c = config(dev);
+    exact::ExactLaunch c = config(a.n, dev);
     if constexpr (P.finish == Finish::single_pass) {
       // exact_sum's ticket is 4 bytes, zero on entry and left zero. The external counter is 8
       // bytes, zero on entry and left zero by every launch: its low word (the first 4 bytes on

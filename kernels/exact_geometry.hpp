@@ -19,7 +19,13 @@ exact::ExactLaunch launch_config(const KernelParams& p);
 /// Blocks of the persistent grid: \p resident_blocks_per_sm on every multiprocessor.
 std::uint64_t max_grid(const DeviceLimits& dev, int resident_blocks_per_sm);
 
-/// Blocks of the first pass for n (0 for n == 0): max_grid, capped by the work at an input
+/// The grid an entry asks exact_sum for at n: max_grid, or two blocks a multiprocessor while
+/// a thread of the full grid would make fewer than 16 rounds of loads (measured: see the
+/// definition). exact_sum caps it by the work.
+std::uint64_t launch_grid(const KernelParams& p, std::uint64_t n, const DeviceLimits& dev,
+                          int resident_blocks_per_sm);
+
+/// Blocks of the first pass for n (0 for n == 0): launch_grid, capped by the work at an input
 /// aligned to 16 bytes (exact_sum caps it further for a less aligned one).
 std::uint64_t grid_size(const KernelParams& p, std::uint64_t n, const DeviceLimits& dev,
                         int resident_blocks_per_sm);

@@ -62,11 +62,24 @@ std::uint64_t max_grid(const DeviceLimits& dev, int resident_blocks_per_sm) {
          std::uint64_t(std::max(dev.sm_count, 1));
 }
 
+std::uint64_t launch_grid(const KernelParams& p, std::uint64_t n, const DeviceLimits& dev,
+                          int resident_blocks_per_sm) {
+  const std::uint64_t full = max_grid(dev, resident_blocks_per_sm);
+  // Two blocks a multiprocessor beat full occupancy until a thread of the full grid would make
+  // about 16 rounds of loads: the block's merge and the finish cost per block, and fewer rounds
+  // leave the loads less to overlap (docs/performance.md 3.18: H200 float 512 threads x 2,
+  // 2^24 0.844x CUB at 2 blocks/SM against 0.823x at 4, 2^30 0.938x against 0.981x).
+  const std::uint64_t vectors = n / (16 / dtype_size(p.dtype));
+  const auto per_round = static_cast<std::uint64_t>(p.block) * static_cast<std::uint64_t>(p.unroll);
+  if (resident_blocks_per_sm > 2 && vectors < 16 * full * per_round) return max_grid(dev, 2);
+  return full;
+}
+
 std::uint64_t grid_size(const KernelParams& p, std::uint64_t n, const DeviceLimits& dev,
                         int resident_blocks_per_sm) {
   if (n == 0) return 0;
-  return exact::temp_size::grid_blocks(n, 16 / int(dtype_size(p.dtype)), p.block,
-                                       max_grid(dev, resident_blocks_per_sm));
+  return exact::temp_size::grid_blocks(n, 16 / int(dtype_size(p.dtype)), p.block, p.unroll,
+                                       launch_grid(p, n, dev, resident_blocks_per_sm));
 }
 
 std::size_t workspace_bytes(const KernelParams& p, std::uint64_t n, const DeviceLimits& dev,

@@ -351,13 +351,19 @@ TEST(ExactFamilies, GridAndWorkspaceFollowExactSumsLayout) {
                             std::uint64_t{1} << 31, max_elements - 1}) {
       const std::uint64_t grid = e.grid_size(n, dev);
       ASSERT_GE(grid, 1u) << e.id;
-      // At most what is resident at once (no GPU here: the thread limit's estimate), at most
-      // one block per block_threads loads.
-      const std::uint64_t resident =
-          std::uint64_t(dev.sm_count) *
+      // At most what is resident at once (no GPU here: the thread limit's estimate), two
+      // blocks a multiprocessor while a thread of that grid would make fewer than 16 rounds of
+      // block × unroll loads, and at most one block per round of loads.
+      const std::uint64_t per_sm =
           std::min(dev.max_blocks_per_sm, dev.max_threads_per_sm / p.block);
-      const std::uint64_t loads = (n / vector + p.block - 1) / p.block;
-      EXPECT_EQ(grid, std::max<std::uint64_t>(1, std::min(resident, loads))) << e.id << " n=" << n;
+      const std::uint64_t resident = std::uint64_t(dev.sm_count) * per_sm;
+      const std::uint64_t per_round = std::uint64_t(p.block) * std::uint64_t(p.unroll);
+      const std::uint64_t vectors = n / vector;
+      const std::uint64_t cap = per_sm > 2 && vectors < 16 * resident * per_round
+                                    ? std::uint64_t(dev.sm_count) * 2
+                                    : resident;
+      const std::uint64_t loads = (vectors + per_round - 1) / per_round;
+      EXPECT_EQ(grid, std::max<std::uint64_t>(1, std::min(cap, loads))) << e.id << " n=" << n;
       const std::size_t ws = e.workspace_bytes(n, dev);
       EXPECT_EQ(ws, 256 + grid * slot) << e.id << " n=" << n;
       EXPECT_GE(ws, prev) << e.id;
