@@ -9,10 +9,14 @@ mkdir -p "$out"
 # TR_BIN: where the binaries are unpacked (another folder lets a tune run beside the suite, on
 # another GPU of the machine, from its own copy).
 bin=${TR_BIN:-/tmp/tr-bin}
-rm -rf "$bin" && mkdir -p "$bin"
-for f in .carry/bin/*.xz; do xz -dc "$f" > "$bin/$(basename "$f" .xz)"; done
-chmod +x "$bin"/*
-echo "binaries from commit: $(cat .carry/commit 2>/dev/null)"
+# TR_BIN_READY=1: the binaries are in $bin already (unpacked by earlier calls on the same
+# machine, when all of them together exceed what one call carries).
+if [ "${TR_BIN_READY:-0}" != 1 ]; then
+  rm -rf "$bin" && mkdir -p "$bin"
+  for f in .carry/bin/*.xz; do xz -dc "$f" > "$bin/$(basename "$f" .xz)"; done
+  chmod +x "$bin"/*
+fi
+echo "binaries from commit: $(cat .carry/commit "$bin/commit" 2>/dev/null)"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv,noheader
 declare -a rows=()
 run_step() {  # name, command...
@@ -53,6 +57,8 @@ if [ "${GPU_SUITE_BENCH:-1}" = 1 ] && [ -x "$bin/tunedreduce" ]; then
   none_db=/tmp/tr-bench-none.db  # never created: the bench then uses the built-in rules
   bench_db=$none_db
   if [ -f .carry/tune.db.xz ]; then bench_db=/tmp/tr-tune.db; xz -dc .carry/tune.db.xz > "$bench_db"; fi
+  # GPU_SUITE_DB: a database file already on the machine instead.
+  if [ -n "${GPU_SUITE_DB:-}" ]; then bench_db=$GPU_SUITE_DB; fi
   run_step bench "$bin/tunedreduce" bench --db "$bench_db" --api both --l2 cold \
     --json "$out/bench.json" ${BENCH_ARGS:-}
   run_step bench_host "$bin/tunedreduce" bench --db "$bench_db" --host-calls 20000 \

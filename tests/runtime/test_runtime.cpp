@@ -572,7 +572,7 @@ TEST(Arguments, ExactSumOfAnIntegerTypeIsRefusedByNameBeforeAnyCudaCall) {
   EXPECT_TRUE(d.t.fake->launches().empty());
 }
 
-TEST(ExactSum, RunsTheExactDefaultThroughBothPathsAndLeavesTheCacheToBeZeroed) {
+TEST(ExactSum, RunsTheExactDefaultThroughBothPathsWithTheLibrarysCounters) {
   Device0 d;  // the sample database has no exact_sum rows: the built-in default
   const Config c = d.t.rt->lookup(DType::f32, Op::exact_sum, 1 << 20, 0);
   EXPECT_STREQ(c.kernel_id, "exact.b512.u2.single_pass.f32.exact_sum");
@@ -595,10 +595,14 @@ TEST(ExactSum, RunsTheExactDefaultThroughBothPathsAndLeavesTheCacheToBeZeroed) {
   ASSERT_EQ(l.size(), 4u);
   EXPECT_EQ(l[0].kernel_id, "exact.b512.u2.single_pass.f32.exact_sum");
   EXPECT_TRUE(l[0].args.workspace_clean);  // a new workspace is zeroed whole
-  // exact_sum leaves its slots written: the next launch is told to zero what it uses.
+  // exact_sum leaves its slots written: the next launch is told to zero what it uses, and an
+  // exact launch gets the library's counter of the workspace, so its ticket needs no memset.
   EXPECT_FALSE(l[1].args.workspace_clean);
+  EXPECT_NE(l[0].args.counter, nullptr);
+  EXPECT_EQ(l[1].args.counter, l[0].args.counter);
   EXPECT_NE(l[2].kernel_id.find(".f32.sum"), std::string::npos);
   EXPECT_FALSE(l[2].args.workspace_clean);
+  EXPECT_EQ(l[2].args.counter, nullptr);  // the other families keep the cached workspace's
   // The two-phase call: the caller's buffer and the library's counter.
   EXPECT_EQ(l[3].kernel_id, "exact.b512.u2.single_pass.f32.exact_sum");
   EXPECT_EQ(l[3].args.workspace, temp);
