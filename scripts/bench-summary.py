@@ -4,7 +4,7 @@
 usage: scripts/bench-summary.py BENCH.json [HOST.json]
 
 Prints, per library call (cached, two-phase), the speed-up over cub::DeviceReduce (CUB's median
-/ the call's median) for the keys the issues name (i32/i64/f32/f64 sum, i32/f32 min and max) at
+/ the call's median) for the keys the issues name (i32/i64/f32/f64 sum, i32/f32 min and max, f32/f64 exact_sum) at
 every size, and how many rows of every type and operator are below 1.0x (and below 0.985x, the
 1.5 % allowance at CUB's single-tile size); then, when HOST.json is given, the host's cost per
 call.
@@ -12,7 +12,8 @@ call.
 import json
 import sys
 
-KEYS = ["i32.sum", "i64.sum", "f32.sum", "f64.sum", "i32.min", "i32.max", "f32.min", "f32.max"]
+KEYS = ["i32.sum", "i64.sum", "f32.sum", "f64.sum", "i32.min", "i32.max", "f32.min", "f32.max",
+        "f32.exact_sum", "f64.exact_sum"]
 
 
 def size_text(n):
@@ -44,12 +45,13 @@ def speedups(doc):
             levels[r["lookup_level"]] = levels.get(r["lookup_level"], 0) + 1
         keys = [k for k in KEYS if any((k, n) in table for n in sizes)]
         print("%s call: speed-up over cub::DeviceReduce (CUB us / tuned us)" % api)
-        print("%-6s" % "n" + "".join(" %8s" % k for k in keys))
+        width = max([8] + [len(k) for k in keys])
+        print("%-6s" % "n" + "".join(" %*s" % (width, k) for k in keys))
         for n in sorted(sizes):
             line = "%-6s" % size_text(n)
             for k in keys:
                 v = table.get((k, n))
-                line += " %8s" % ("-" if v is None else "%.3fx" % v)
+                line += " %*s" % (width, "-" if v is None else "%.3fx" % v)
             print(line)
         below = [(r, r[field]) for r in have if r[field] < 1.0]
         far = [(r, v) for r, v in below if v < 0.985]
