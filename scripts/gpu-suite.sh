@@ -61,6 +61,10 @@ if [ "${GPU_SUITE_BENCH:-1}" = 1 ] && [ -x "$bin/tunedreduce" ]; then
   if [ -n "${GPU_SUITE_DB:-}" ]; then bench_db=$GPU_SUITE_DB; fi
   run_step bench "$bin/tunedreduce" bench --db "$bench_db" --api both --l2 cold \
     --json "$out/bench.json" ${BENCH_ARGS:-}
+  # The exact sums (issue 16) against CUB's inexact sum: the database's exact_sum winners, or
+  # the built-in defaults where it has none.
+  run_step bench_exact "$bin/tunedreduce" bench --db "$bench_db" --ops exact_sum --dtypes f32,f64 \
+    --api both --l2 cold --json "$out/bench-exact.json"
   run_step bench_host "$bin/tunedreduce" bench --db "$bench_db" --host-calls 20000 \
     --dtypes f32 --ops sum --sizes 2^12,2^16 --json "$out/bench-host.json"
   run_step bench_dirty "$bin/tunedreduce" bench --db "$bench_db" --l2 dirty --dtypes i32 \
@@ -78,6 +82,10 @@ grep -h -A40 "^GPU registry suite" "$out/test_registry_gpu.log" 2>/dev/null | gr
 if [ -f "$out/bench.json" ]; then
   host=""; [ -f "$out/bench-host.json" ] && host="$out/bench-host.json"
   python3 scripts/bench-summary.py "$out/bench.json" $host
+  if [ -f "$out/bench-exact.json" ]; then
+    echo "---- exact_sum (CUB: the inexact cub::DeviceReduce::Sum) ----"
+    python3 scripts/bench-summary.py "$out/bench-exact.json"
+  fi
   if [ -f "$out/bench-defaults.json" ]; then
     echo "---- the same with no database (built-in rules) ----"
     python3 scripts/bench-summary.py "$out/bench-defaults.json"
