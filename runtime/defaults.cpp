@@ -186,9 +186,16 @@ constexpr DefaultRule rules[] = {
     {DType::f32, Op::max, 23726566, "warp_shuffle.b1024.u16.single_pass.f32.max"},
     {DType::f32, Op::max, 47453132, "vectorized.b1024.u2.single_pass.f32.max"},
     {DType::f32, Op::max, all, "streaming.b1024.u4.two_pass.f32.max"},
-    // exact_sum: not measured yet (issue 16's brief): the smaller expansion with local chunks,
-    // the widest block and unroll, one launch.
-    {DType::f32, Op::exact_sum, all, "exact.b512.u2.single_pass.f32.exact_sum"},
+    // exact_sum: the winners common to four tunes of the exact keys on H100s (session 13,
+    // docs/performance.md 3.18), merged into intervals as for the other keys.
+    {DType::f32, Op::exact_sum, 2092, "exact_registers.b256.u2.single_pass.f32.exact_sum"},
+    {DType::f32, Op::exact_sum, 4185, "exact_registers.b512.u2.single_pass.f32.exact_sum"},
+    {DType::f32, Op::exact_sum, 8370, "exact_registers.b512.u4.single_pass.f32.exact_sum"},
+    {DType::f32, Op::exact_sum, 64131, "exact_registers.b256.u1.single_pass.f32.exact_sum"},
+    {DType::f32, Op::exact_sum, 2052214, "exact_registers.b512.u1.single_pass.f32.exact_sum"},
+    {DType::f32, Op::exact_sum, 8208857, "exact_registers.b512.u2.single_pass.f32.exact_sum"},
+    {DType::f32, Op::exact_sum, 262683437, "exact_registers.b512.u4.single_pass.f32.exact_sum"},
+    {DType::f32, Op::exact_sum, all, "exact_registers.b128.u4.two_pass.f32.exact_sum"},
     {DType::f64, Op::sum, 1024, "single_tile.b256.u2.single_pass.f64.sum"},
     {DType::f64, Op::sum, 4096, "single_tile.b1024.u2.single_pass.f64.sum"},
     {DType::f64, Op::sum, 8192, "single_tile.b1024.u4.single_pass.f64.sum"},
@@ -216,7 +223,16 @@ constexpr DefaultRule rules[] = {
     {DType::f64, Op::max, 11863283, "smem.b512.u16.dynamic.single_pass.f64.max"},
     {DType::f64, Op::max, 23726566, "warp_shuffle.b1024.u4.single_pass.f64.max"},
     {DType::f64, Op::max, all, "streaming.b512.u8.two_pass.f64.max"},
-    {DType::f64, Op::exact_sum, all, "exact.b512.u4.single_pass.f64.exact_sum"},
+    {DType::f64, Op::exact_sum, 1045, "exact.b512.u1.single_pass.f64.exact_sum"},
+    {DType::f64, Op::exact_sum, 2092, "exact.b512.u2.single_pass.f64.exact_sum"},
+    {DType::f64, Op::exact_sum, 4185, "exact.b512.u4.single_pass.f64.exact_sum"},
+    {DType::f64, Op::exact_sum, 16032, "exact.b128.u1.single_pass.f64.exact_sum"},
+    {DType::f64, Op::exact_sum, 73032, "exact.b256.u1.single_pass.f64.exact_sum"},
+    {DType::f64, Op::exact_sum, 4104428, "exact.b512.u1.single_pass.f64.exact_sum"},
+    {DType::f64, Op::exact_sum, 17144588, "exact.b512.u2.single_pass.f64.exact_sum"},
+    {DType::f64, Op::exact_sum, 88935125, "exact.b512.u1.single_pass.f64.exact_sum"},
+    {DType::f64, Op::exact_sum, 525366875, "exact.b128.u2.two_pass.f64.exact_sum"},
+    {DType::f64, Op::exact_sum, all, "exact.b256.u1.single_pass.f64.exact_sum"},
 };
 
 }  // namespace

@@ -575,17 +575,17 @@ TEST(Arguments, ExactSumOfAnIntegerTypeIsRefusedByNameBeforeAnyCudaCall) {
 TEST(ExactSum, RunsTheExactDefaultThroughBothPathsWithTheLibrarysCounters) {
   Device0 d;  // the sample database has no exact_sum rows: the built-in default
   const Config c = d.t.rt->lookup(DType::f32, Op::exact_sum, 1 << 20, 0);
-  EXPECT_STREQ(c.kernel_id, "exact.b512.u2.single_pass.f32.exact_sum");
+  EXPECT_STREQ(c.kernel_id, "exact_registers.b512.u1.single_pass.f32.exact_sum");
   EXPECT_EQ(c.level, Level::builtin_default);
   EXPECT_STREQ(d.t.rt->lookup(DType::f64, Op::exact_sum, 1 << 20, 0).kernel_id,
-               "exact.b512.u4.single_pass.f64.exact_sum");
+               "exact.b512.u1.single_pass.f64.exact_sum");
   cudaStream_t s = reinterpret_cast<cudaStream_t>(0x4321);
   d.t.rt->reduce(d.in, d.out, 1 << 20, DType::f32, Op::exact_sum, s);
   d.t.rt->reduce(d.in, d.out, 1 << 20, DType::f32, Op::exact_sum, s);
   d.t.rt->reduce(d.in, d.out, 1 << 20, DType::f32, Op::sum, s);
   std::size_t bytes = 0;
   d.t.rt->reduce(nullptr, bytes, d.in, d.out, 1 << 20, DType::f32, Op::exact_sum, s);
-  const kernels::Entry* e = kernels::find("exact.b512.u2.single_pass.f32.exact_sum");
+  const kernels::Entry* e = kernels::find("exact_registers.b512.u1.single_pass.f32.exact_sum");
   ASSERT_NE(e, nullptr);
   EXPECT_EQ(bytes, e->workspace_bytes(1 << 20, d.t.fake->devices[0].limits));
   void* temp = reinterpret_cast<void*>(0x7000'2000'0000);
@@ -593,7 +593,7 @@ TEST(ExactSum, RunsTheExactDefaultThroughBothPathsWithTheLibrarysCounters) {
   d.t.rt->reduce(temp, bytes, d.in, d.out, 1 << 20, DType::f32, Op::exact_sum, s);
   const auto l = d.t.fake->launches();
   ASSERT_EQ(l.size(), 4u);
-  EXPECT_EQ(l[0].kernel_id, "exact.b512.u2.single_pass.f32.exact_sum");
+  EXPECT_EQ(l[0].kernel_id, "exact_registers.b512.u1.single_pass.f32.exact_sum");
   EXPECT_TRUE(l[0].args.workspace_clean);  // a new workspace is zeroed whole
   // exact_sum leaves its slots written: the next launch is told to zero what it uses, and an
   // exact launch gets the library's counter of the workspace, so its ticket needs no memset.
@@ -604,7 +604,7 @@ TEST(ExactSum, RunsTheExactDefaultThroughBothPathsWithTheLibrarysCounters) {
   EXPECT_FALSE(l[2].args.workspace_clean);
   EXPECT_EQ(l[2].args.counter, nullptr);  // the other families keep the cached workspace's
   // The two-phase call: the caller's buffer and the library's counter.
-  EXPECT_EQ(l[3].kernel_id, "exact.b512.u2.single_pass.f32.exact_sum");
+  EXPECT_EQ(l[3].kernel_id, "exact_registers.b512.u1.single_pass.f32.exact_sum");
   EXPECT_EQ(l[3].args.workspace, temp);
   EXPECT_NE(l[3].args.counter, nullptr);
 }
