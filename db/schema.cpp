@@ -180,27 +180,42 @@ void migrate_0_to_1(Connection& conn) {
 constexpr const char* v1_finish_check = "CHECK (finish IN ('two_pass', 'single_pass'))";
 constexpr const char* v2_finish_check = "CHECK (finish IN ('two_pass', 'single_pass', 'packed'))";
 
-void migrate_1_to_2(Connection& conn) {
+/// Replaces \p old_check by \p new_check in the CREATE statements of the tables that
+/// \p tables_where selects (a constant condition on sqlite_schema's `name`), under
+/// writable_schema, and bumps schema_version; returns how many tables changed. The caller checks
+/// that count, then calls quick_check_after: loosening a CHECK changes no stored row.
+std::int64_t replace_check(Connection& conn, const char* tables_where, const char* old_check,
+                           const char* new_check) {
   const std::int64_t cookie = conn.query_int("PRAGMA schema_version");
   conn.exec("PRAGMA writable_schema = ON");
   Statement st = conn.prepare(
-      "UPDATE sqlite_schema SET sql = replace(sql, ?1, ?2)"
-      " WHERE type = 'table' AND name = 'measurements' AND instr(sql, ?1) > 0");
-  st.bind(1, v1_finish_check);
-  st.bind(2, v2_finish_check);
+      fmt::format("UPDATE sqlite_schema SET sql = replace(sql, ?1, ?2) WHERE type = 'table' AND {}"
+                  " AND instr(sql, ?1) > 0",
+                  tables_where));
+  st.bind(1, old_check);
+  st.bind(2, new_check);
   st.run();
   const std::int64_t changed = conn.query_int("SELECT changes()");
   // PRAGMA values cannot be bound; this is an integer read from the file, never input.
   conn.exec(fmt::format("PRAGMA schema_version = {}", cookie + 1));
   conn.exec("PRAGMA writable_schema = OFF");
-  if (changed != 1)
+  return changed;
+}
+
+void quick_check_after(Connection& conn, int version) {
+  if (conn.query_int("SELECT count(*) FROM pragma_quick_check WHERE quick_check <> 'ok'") != 0)
+    throw DbError(Problem::io, conn.path(),
+                  fmt::format("{}: quick_check failed after migrating to schema version {}",
+                              quoted(conn.path()), version));
+}
+
+void migrate_1_to_2(Connection& conn) {
+  if (replace_check(conn, "name = 'measurements'", v1_finish_check, v2_finish_check) != 1)
     throw DbError(Problem::io, conn.path(),
                   quoted(conn.path()) +
                       ": cannot migrate to schema version 2: the measurements "
                       "table does not have version 1's finish constraint");
-  if (conn.query_int("SELECT count(*) FROM pragma_quick_check WHERE quick_check <> 'ok'") != 0)
-    throw DbError(Problem::io, conn.path(),
-                  quoted(conn.path()) + ": quick_check failed after migrating to schema version 2");
+  quick_check_after(conn, 2);
 }
 
 // Version 3 gives every winner the L2 mode of its evidence, and makes the mode part of its
@@ -348,28 +363,16 @@ constexpr const char* v6_op_check =
     "'f64')))";
 
 void migrate_5_to_6(Connection& conn) {
-  const std::int64_t cookie = conn.query_int("PRAGMA schema_version");
-  conn.exec("PRAGMA writable_schema = ON");
-  Statement st = conn.prepare(
-      "UPDATE sqlite_schema SET sql = replace(sql, ?1, ?2)"
-      " WHERE type = 'table' AND name IN ('measurements', 'winners', 'bench_results')"
-      " AND instr(sql, ?1) > 0");
-  st.bind(1, v5_op_check);
-  st.bind(2, v6_op_check);
-  st.run();
-  const std::int64_t changed = conn.query_int("SELECT changes()");
-  // PRAGMA values cannot be bound; this is an integer read from the file, never input.
-  conn.exec(fmt::format("PRAGMA schema_version = {}", cookie + 1));
-  conn.exec("PRAGMA writable_schema = OFF");
+  const std::int64_t changed = replace_check(conn,
+                                             "name IN ('measurements', 'winners', 'bench_results')",
+                                             v5_op_check, v6_op_check);
   if (changed != 3)
     throw DbError(Problem::io, conn.path(),
                   fmt::format("{}: cannot migrate to schema version 6: {} of the tables "
                               "measurements, winners and bench_results have version 5's operator "
                               "constraint, not 3",
                               quoted(conn.path()), changed));
-  if (conn.query_int("SELECT count(*) FROM pragma_quick_check WHERE quick_check <> 'ok'") != 0)
-    throw DbError(Problem::io, conn.path(),
-                  quoted(conn.path()) + ": quick_check failed after migrating to schema version 6");
+  quick_check_after(conn, 6);
 }
 
 constexpr Migration history[] = {
