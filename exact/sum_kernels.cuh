@@ -5,7 +5,8 @@
 // accumulator (exact/accumulator.hpp), held as two variables: the Expansion of K doubles, in
 // registers, and the SpillStore of chunks behind it (registers or local memory, made at the first
 // spill when local). An aligned float4 (float2) whose elements are normal and within 27 binades
-// of each other is added as its exact fp64 sum (add_vector). The block then sums its threads'
+// of each other is added as its exact fp64 sum (add_vector), and a whole round of 8 or 16 floats
+// within 26 or 25 binades as one fp64 sum (add_group). The block then sums its threads'
 // values as chunk words (warp reductions, then shared memory: plain int64 sums, no carry): each
 // thread's expansion terms as the parts an add would put into the chunks, over the chunks some
 // lane's term touches, plus the normalised chunks of the threads that spilled; it ORs their
@@ -13,7 +14,8 @@
 // holding the flags and the range of the nonzero words. One block rounds its sums itself.
 // Otherwise exact_sum_finish (two_pass), or the last block of exact_sum_blocks to take an
 // acquire-release ticket (single_pass), adds the slots' words inside the union of their ranges
-// and rounds the sums (round_sums: warp-parallel carries, then the window that decides the
+// (single_pass loads its own range's words with the ranges, in one round of L2 latency) and
+// rounds the sums (round_sums: warp-parallel carries, then the window that decides the
 // rounding).
 //
 // Why the bits never depend on the configuration: every step is exact integer arithmetic on
@@ -109,11 +111,95 @@ __device__ __forceinline__ void add_vector(Front& front, Back& back, double2 v) 
   front.add(v.y, back);
 }
 
+/// Element k of a float vector (k a compile-time constant after unrolling).
+template <class V>
+__device__ __forceinline__ float element(const V& v, int k) {
+  if constexpr (sizeof(V) == sizeof(float)) {
+    return v;
+  } else if constexpr (sizeof(V) == sizeof(float2)) {
+    return k == 0 ? v.x : v.y;
+  } else {
+    return k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : v.w;
+  }
+}
+
+/// The widest exponent spread at which the fp64 sum of m normal floats is exact in any order:
+/// each is a multiple of u = 2^(e_lo - 150) below 2^(24 + spread) u, so every partial sum is a
+/// multiple of u below m · 2^(24 + spread) u, which fp64's 53 bits hold while
+/// log2(m) + 24 + spread <= 53. 4 floats (add_vector's float4): 27; 8: 26; 16: 25.
+__host__ __device__ constexpr int exact_group_spread(int m) { return m <= 4 ? 27 : m <= 8 ? 26 : m <= 16 ? 25 : 24; }
+
+/// A thread's round of float loads (kUnroll vectors of V, 8 or 16 floats) added as one input
+/// when every float is normal and within exact_group_spread binades of the others: their fp64
+/// sum, a tree of independent adds, is exact, and it goes through the expansion as one TwoSum
+/// chain instead of kUnroll (add_vector's chains one after another were the main loop's longest
+/// dependency, the time a thread has no load in flight). Returns false (nothing added) else;
+/// the caller then adds vector by vector, with the same result.
+template <class V, int kUnroll, class Front, class Back>
+__device__ __forceinline__ bool add_group(Front& front, Back& back, const V (&v)[kUnroll]) {
+  constexpr int kPer = static_cast<int>(sizeof(V) / sizeof(float));
+  constexpr int kFloats = kPer * kUnroll;
+  constexpr unsigned kSpread = exact_group_spread(kFloats);
+  std::uint32_t lo = 0xFFFFFFFFu;
+  std::uint32_t hi = 0;
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) {
+#pragma unroll
+    for (int k = 0; k < kPer; ++k) {
+      const std::uint32_t m = __float_as_uint(element(v[u], k)) & 0x7FFFFFFFu;
+      lo = min(lo, m);
+      hi = max(hi, m);
+    }
+  }
+  if (!(lo >= 0x00800000u && hi < 0x7F800000u &&
+        (hi >> 23) - (lo >> 23) <= kSpread)) {
+    return false;
+  }
+  double s[kUnroll];
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) {
+    if constexpr (kPer == 4) {
+      s[u] = (static_cast<double>(v[u].x) + static_cast<double>(v[u].y)) +
+             (static_cast<double>(v[u].z) + static_cast<double>(v[u].w));
+    } else if constexpr (kPer == 2) {
+      s[u] = static_cast<double>(v[u].x) + static_cast<double>(v[u].y);
+    } else {
+      s[u] = static_cast<double>(v[u]);
+    }
+  }
+#pragma unroll
+  for (int width = 1; width < kUnroll; width *= 2) {
+#pragma unroll
+    for (int u = 0; u + width < kUnroll; u += 2 * width) s[u] += s[u + width];
+  }
+  front.add_exact_sum(s[0], back);
+  return true;
+}
+
 __device__ __forceinline__ std::int64_t warp_sum(std::int64_t v) {
   long long x = v;
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) x += __shfl_xor_sync(0xFFFFFFFFu, x, o);
   return x;
+}
+
+/// The warp's sum of values whose sum is below 2^62 in magnitude, each below 2^57 (the finish's
+/// sums of slot words): from sm_80 on three warp reductions of 16-, 16- and 32-bit pieces
+/// (v = high · 2^32 + mid · 2^16 + low, high the floor; |high| < 2^25, so its sum fits an int)
+/// instead of warp_sum's ten shuffles.
+__device__ __forceinline__ std::int64_t warp_sum_wide(std::int64_t v) {
+#if __CUDA_ARCH__ >= 800
+  const auto low = static_cast<unsigned>(v & 0xFFFF);
+  const auto mid = static_cast<unsigned>((v >> 16) & 0xFFFF);
+  const auto high = static_cast<int>(v >> 32);
+  const unsigned low_sum = __reduce_add_sync(0xFFFFFFFFu, low);
+  const unsigned mid_sum = __reduce_add_sync(0xFFFFFFFFu, mid);
+  const int high_sum = __reduce_add_sync(0xFFFFFFFFu, high);
+  return static_cast<std::int64_t>(high_sum) * 4294967296LL +
+         static_cast<std::int64_t>(mid_sum) * 65536 + low_sum;
+#else
+  return warp_sum(v);
+#endif
 }
 
 /// A ticket taken with acquire-release semantics at GPU scope (see exact_sum_blocks).
@@ -400,18 +486,46 @@ __device__ __forceinline__ std::int64_t slot_tail(std::uint32_t flags, int lo, i
   return static_cast<std::int64_t>(t);
 }
 
-/// The slots of \p blocks states (word w of slot b at slots[w * blocks + b]) summed, read back
-/// and rounded into *out. Every thread of the block calls it. Loads bypass L1 (__ldcg): in
-/// single_pass the other blocks wrote the slots during this kernel. First every thread reads
-/// tails (slot_tail: flags and ranges), then the warps sum the words inside the union of the
-/// ranges, one word a warp at a time, eight loads a lane in flight; round_sums does the rest.
-template <class T, int kThreads>
-__device__ void finish_slots(const std::int64_t* slots, unsigned blocks, T* out,
-                             MergeStorage<T, kThreads / 32>& smem) {
-  constexpr int kWords = kSlotWords<T>;
-  constexpr int kWarps = kThreads / 32;
+/// Adds the rows lo..hi of the slots (word w of every block's slot) into smem.words[w]: the
+/// warps take (word, share of the blocks) items, several warps a word when the rows are fewer
+/// than the warps, so that a lane has few loads and all of them in flight.
+template <class T, int kWarps>
+__device__ __forceinline__ void sum_rows(const std::int64_t* slots, unsigned blocks, int lo, int hi,
+                                         MergeStorage<T, kWarps>& smem) {
+  const int range = hi - lo + 1;
+  if (range <= 0) return;
   const int lane = static_cast<int>(threadIdx.x & 31);
   const int warp = static_cast<int>(threadIdx.x >> 5);
+  const int shares = range >= kWarps ? 1 : kWarps / range;
+  for (int item = warp; item < range * shares; item += kWarps) {
+    const int w = lo + item % range;
+    const unsigned first = static_cast<unsigned>(item / range) * 32 + static_cast<unsigned>(lane);
+    const unsigned step = 32u * static_cast<unsigned>(shares);
+    const std::int64_t* row = slots + static_cast<std::uint64_t>(w) * blocks;
+    std::int64_t acc = 0;
+#pragma unroll 4
+    for (unsigned b = first; b < blocks; b += step) acc += __ldcg(row + b);
+    acc = warp_sum_wide(acc);
+    if (lane == 0) {
+      atomicAdd(reinterpret_cast<unsigned long long*>(&smem.words[w]),
+                static_cast<unsigned long long>(acc));  // two's complement: a signed sum
+    }
+  }
+}
+
+/// The slots of \p blocks states (word w of slot b at slots[w * blocks + b]) summed, read back
+/// and rounded into *out. Every thread of the block calls it. Loads bypass L1 (__ldcg): in
+/// single_pass the other blocks wrote the slots during this kernel. Which words can be nonzero
+/// is in the slots' tails (slot_tail: flags and ranges); the words of \p hint_lo..hint_hi (the
+/// last block's own range, widened by one word each way: random data gives every block about
+/// the same range) are loaded with the tails, in the same round of L2 latency, and only the
+/// words of the tails' union outside the hint (none, mostly) take a second round. An empty
+/// hint is hint_lo = kChunks, hint_hi = kChunks - 1. round_sums does the rest.
+template <class T, int kThreads>
+__device__ void finish_slots(const std::int64_t* slots, unsigned blocks, T* out,
+                             MergeStorage<T, kThreads / 32>& smem, int hint_lo, int hint_hi) {
+  constexpr int kWords = kSlotWords<T>;
+  const int lane = static_cast<int>(threadIdx.x & 31);
   if (threadIdx.x == 0) {
     smem.flags = 0;
     smem.lo = kWords;
@@ -419,19 +533,23 @@ __device__ void finish_slots(const std::int64_t* slots, unsigned blocks, T* out,
   }
   for (int w = static_cast<int>(threadIdx.x); w < kWords; w += kThreads) smem.words[w] = 0;
   __syncthreads();
+  const std::int64_t* tails = slots + static_cast<std::uint64_t>(kWords - 1) * blocks;
+  // The first tail's load, then the hint's words, before any use of the tail.
+  const std::uint64_t first_tail = threadIdx.x < blocks ? __ldcg(tails + threadIdx.x) : 0;
+  sum_rows<T>(slots, blocks, hint_lo, hint_hi, smem);
   std::uint32_t flags = 0;
   int lo = kWords;
   int hi = -1;
-  const std::int64_t* tails = slots + static_cast<std::uint64_t>(kWords - 1) * blocks;
-#pragma unroll 4
-  for (unsigned b = threadIdx.x; b < blocks; b += kThreads) {
-    const auto t = static_cast<std::uint64_t>(__ldcg(tails + b));
+  const auto take = [&](std::uint64_t t) {
     flags |= static_cast<std::uint32_t>(t);
     if ((t >> 48) & 1) {
       lo = min(lo, static_cast<int>((t >> 32) & 0xFF));
       hi = max(hi, static_cast<int>((t >> 40) & 0xFF));
     }
-  }
+  };
+  take(first_tail);
+#pragma unroll 4
+  for (unsigned b = threadIdx.x + kThreads; b < blocks; b += kThreads) take(__ldcg(tails + b));
   flags = warp_or(flags);
   lo = warp_min(lo);
   hi = warp_max(hi);
@@ -442,31 +560,15 @@ __device__ void finish_slots(const std::int64_t* slots, unsigned blocks, T* out,
   }
   __syncthreads();
   lo = smem.lo;
-  hi = smem.hi;
-  // The words of the range split among the warps, several warps a word when the range is
-  // narrow (each a share of the blocks), so that a lane has few loads and all of them in flight.
-  const int range = hi - lo + 1;  // 0 for a sum of zeros
-  if (range > 0) {
-    const int shares = range >= kWarps ? 1 : kWarps / range;
-    for (int item = warp; item < range * shares; item += kWarps) {
-      const int w = lo + item % range;
-      const unsigned first = static_cast<unsigned>(item / range) * 32 + static_cast<unsigned>(lane);
-      const unsigned step = 32u * static_cast<unsigned>(shares);
-      const std::int64_t* row = slots + static_cast<std::uint64_t>(w) * blocks;
-      std::int64_t acc = 0;
-#pragma unroll 4
-      for (unsigned b = first; b < blocks; b += step) acc += __ldcg(row + b);
-      acc = warp_sum(acc);
-      if (lane == 0) {
-        atomicAdd(reinterpret_cast<unsigned long long*>(&smem.words[w]),
-                  static_cast<unsigned long long>(acc));  // two's complement: a signed sum
-      }
-    }
+  hi = smem.hi;  // lo > hi for a sum of zeros
+  if (lo < hint_lo || hi > hint_hi) {
+    sum_rows<T>(slots, blocks, lo, min(hi, hint_lo - 1), smem);
+    sum_rows<T>(slots, blocks, max(lo, hint_hi + 1), hi, smem);
+    __syncthreads();
   }
-  __syncthreads();
   if (threadIdx.x == 0) smem.words[kWords - 1] = smem.flags;
   __syncthreads();
-  if (warp == 0) round_sums(smem, out);
+  if (threadIdx.x < 32) round_sums(smem, out);
 }
 
 /// The exact sum's first pass (see the top of this file). The input is in[0, n): \p head
@@ -504,6 +606,13 @@ __global__ void __launch_bounds__(kThreads)
     Vector v[kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) v[u] = __ldg(body + i + u * stride);
+    // Measured on the H200 (docs/performance.md 3.19): the group doubles the chunks-in-local
+    // kernels' speed at 2^30 and helps registers with unroll 2; with the chunks in registers and
+    // unroll 4 (82 registers) it made the kernel 9-15 % slower, so that one adds vector by vector.
+    if constexpr (sizeof(T) == 4 && kVector * kUnroll >= 8 &&
+                  (kResidence == Residence::memory || kUnroll <= 2)) {
+      if (add_group(front, back, v)) continue;
+    }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) add_vector(front, back, v[u]);
   }
@@ -598,11 +707,16 @@ __global__ void __launch_bounds__(kThreads)
   // The ticket: the barrier orders every word's store before thread 0's release (cumulative at
   // GPU scope), and the acquire of the block that takes the last ticket orders them before
   // its reads, which its threads make after the barrier that shares `last`.
+  const int own_lo = smem.lo;
+  const int own_hi = smem.hi;
   __syncthreads();
   if (threadIdx.x == 0) smem.last = take_ticket(ticket) == gridDim.x - 1;
   __syncthreads();
   if (!smem.last) return;
-  finish_slots<T, kThreads>(slots, gridDim.x, out, smem);
+  // The hint: this block's range widened by a word each way (empty if its words are all zero).
+  const bool own = own_hi >= 0;
+  finish_slots<T, kThreads>(slots, gridDim.x, out, smem, own ? max(own_lo - 1, 0) : Store::kChunks,
+                            own ? min(own_hi + 1, Store::kChunks - 1) : Store::kChunks - 1);
   // Every block has taken its ticket: zero again for the next launch, which a caller's counter
   // (ExactLaunch::counter) needs, in place of a memset before each call.
   if (threadIdx.x == 0) *ticket = 0;
@@ -613,7 +727,7 @@ template <class T, int kThreads>
 __global__ void __launch_bounds__(kThreads)
     exact_sum_finish(const std::int64_t* __restrict__ slots, unsigned blocks, T* out) {
   __shared__ MergeStorage<T, kThreads / 32> smem;
-  finish_slots<T, kThreads>(slots, blocks, out, smem);
+  finish_slots<T, kThreads>(slots, blocks, out, smem, Format<T>::kChunks, Format<T>::kChunks - 1);
 }
 
 }  // namespace tunedreduce::exact::detail

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <random>
@@ -207,6 +208,107 @@ TYPED_TEST(ExactSumGpu, RandomDataOfManySizesMatchesTheReferenceInEveryConfigura
       const std::vector<T> values = generate<T>(d, n, rng);
       const T expected = exact_sum(std::span<const T>(values));
       expect_everywhere(runner, values, expected, configs);
+    }
+  }
+}
+
+// A thread's round of 8 or 16 floats goes through the expansion as one fp64 sum when they are
+// normal and at most 26 (8 floats) or 25 (16) binades apart (add_group in
+// exact/sum_kernels.cuh). One block of 128 threads and one round each: thread 0's round is m - 1
+// copies of A = (2^24 - 1)·2^(S-23) and one s = (2^24 - 1)·2^-23, whose sum needs S + 28 bits
+// (16 floats) or S + 27 (8); thread 1's the negations with t = (2^24 - 2)·2^-23; the rest zeros.
+// The sum is s - t = 2^-23. At the bound S the fp64 sum is exact; one binade wider it is not, and
+// a bound one binade too wide would round thread 0's sum and lose 2^-23.
+TEST(ExactSumGpuGroups, RoundsAtTheSpreadBoundAreExactAndOneBinadeWiderFallBack) {
+  Runner runner;
+  constexpr int kThreads = 128;
+  int checked = 0;
+  for (const int vector : {2, 4}) {
+    for (const int unroll : {2, 4}) {
+      const int m = vector * unroll;
+      if (m < 8) continue;
+      const int bound = m == 8 ? 26 : 25;
+      for (const int spread : {bound - 1, bound, bound + 1, bound + 2}) {
+        const auto n = static_cast<std::size_t>(kThreads) * static_cast<unsigned>(m);
+        std::vector<float> values(n, 0.0f);
+        const float a = std::ldexp(float((1 << 24) - 1), spread - 23);
+        const float s = std::ldexp(float((1 << 24) - 1), -23);
+        const float t = std::ldexp(float((1 << 24) - 2), -23);
+        for (int u = 0; u < unroll; ++u) {
+          for (int k = 0; k < vector; ++k) {
+            const bool first = u == 0 && k == 0;
+            const std::size_t thread0 = (static_cast<std::size_t>(u) * kThreads) * vector + k;
+            values[thread0] = first ? s : a;
+            values[thread0 + vector] = first ? -t : -a;  // thread 1's element
+          }
+        }
+        const float expected = exact_sum(std::span<const float>(values));
+        ASSERT_TRUE(same_bits(std::ldexp(1.0f, -23), expected)) << "the host reference";
+        DeviceBuffer in(n * sizeof(float));
+        TR_CUDA_CHECK(cudaMemcpy(in.get(), values.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+        for (const int expansion : {1, 2}) {
+          for (const ExactChunks chunks : {ExactChunks::registers, ExactChunks::local}) {
+            ExactLaunch cfg;
+            cfg.block_threads = kThreads;
+            cfg.grid_blocks = 1;
+            cfg.vector = vector;
+            cfg.unroll = unroll;
+            cfg.expansion = expansion;
+            cfg.chunks = chunks;
+            const float got = runner.run(static_cast<const float*>(in.get()), n, cfg);
+            EXPECT_TRUE(same_bits(expected, got))
+                << "spread " << spread << " (bound " << bound << "), " << describe(cfg) << ": got "
+                << got;
+            ++checked;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(checked, 48);
+}
+
+// The last block of single_pass loads the words of its own range (widened by one) with the
+// slots' tails, and the rest of the union of the blocks' ranges in a second round (finish_slots).
+// Here the blocks' ranges differ: scalar loads, grid-stride rounds of 128-thread blocks, so
+// element e belongs to block (e mod 128·grid) / 128; block 3's values are near 2^100, block 5's
+// near 2^-100, the others near 1. Whichever block finishes last, the union reaches past its
+// own range on one side or both; two_pass (no hint) sums the whole union in its second round.
+TYPED_TEST(ExactSumGpu, BlocksWithDistantRangesSumExactlyInBothFinishes) {
+  using T = TypeParam;
+  Runner runner;
+  std::mt19937_64 rng(test::test_seed() ^ 0xd15);
+  std::uniform_real_distribution<double> unit(1.0, 2.0);
+  constexpr unsigned kThreads = 128;
+  constexpr unsigned kGrid = 8;
+  const std::size_t n = std::size_t{kThreads} * kGrid * 37;
+  std::vector<T> values(n);
+  for (std::size_t e = 0; e < n; ++e) {
+    const unsigned block = static_cast<unsigned>(e % (kThreads * kGrid)) / kThreads;
+    const int exponent = block == 3 ? 100 : block == 5 ? -100 : 0;
+    const double sign = (e % 3 == 0) ? -1.0 : 1.0;
+    values[e] = static_cast<T>(sign * std::ldexp(unit(rng), exponent));
+  }
+  const T expected = exact_sum(std::span<const T>(values));
+  DeviceBuffer in(n * sizeof(T));
+  TR_CUDA_CHECK(cudaMemcpy(in.get(), values.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+  const Knobs<T> knobs;
+  for (const int expansion : knobs.expansions) {
+    for (const ExactChunks chunks : knobs.chunks) {
+      for (const ExactFinish finish : {ExactFinish::two_pass, ExactFinish::single_pass}) {
+        ExactLaunch cfg;
+        cfg.block_threads = kThreads;
+        cfg.grid_blocks = kGrid;
+        cfg.vector = 1;
+        cfg.unroll = 1;
+        cfg.expansion = expansion;
+        cfg.chunks = chunks;
+        cfg.finish = finish;
+        for (int repeat = 0; repeat < 5; ++repeat) {  // another block may finish last
+          const T got = runner.run(static_cast<const T*>(in.get()), n, cfg);
+          EXPECT_TRUE(same_bits(expected, got)) << describe(cfg) << " repeat " << repeat;
+        }
+      }
     }
   }
 }
