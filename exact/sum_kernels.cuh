@@ -127,7 +127,9 @@ __device__ __forceinline__ float element(const V& v, int k) {
 /// each is a multiple of u = 2^(e_lo - 150) below 2^(24 + spread) u, so every partial sum is a
 /// multiple of u below m · 2^(24 + spread) u, which fp64's 53 bits hold while
 /// log2(m) + 24 + spread <= 53. 4 floats (add_vector's float4): 27; 8: 26; 16: 25.
-__host__ __device__ constexpr int exact_group_spread(int m) { return m <= 4 ? 27 : m <= 8 ? 26 : m <= 16 ? 25 : 24; }
+__host__ __device__ constexpr int exact_group_spread(int m) {
+  return m <= 4 ? 27 : m <= 8 ? 26 : m <= 16 ? 25 : 24;
+}
 
 /// A thread's round of float loads (kUnroll vectors of V, 8 or 16 floats) added as one input
 /// when every float is normal and within exact_group_spread binades of the others: their fp64
@@ -151,8 +153,7 @@ __device__ __forceinline__ bool add_group(Front& front, Back& back, const V (&v)
       hi = max(hi, m);
     }
   }
-  if (!(lo >= 0x00800000u && hi < 0x7F800000u &&
-        (hi >> 23) - (lo >> 23) <= kSpread)) {
+  if (!(lo >= 0x00800000u && hi < 0x7F800000u && (hi >> 23) - (lo >> 23) <= kSpread)) {
     return false;
   }
   double s[kUnroll];

@@ -245,7 +245,8 @@ TEST(ExactSumGpuGroups, RoundsAtTheSpreadBoundAreExactAndOneBinadeWiderFallBack)
         const float expected = exact_sum(std::span<const float>(values));
         ASSERT_TRUE(same_bits(std::ldexp(1.0f, -23), expected)) << "the host reference";
         DeviceBuffer in(n * sizeof(float));
-        TR_CUDA_CHECK(cudaMemcpy(in.get(), values.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+        TR_CUDA_CHECK(
+            cudaMemcpy(in.get(), values.data(), n * sizeof(float), cudaMemcpyHostToDevice));
         for (const int expansion : {1, 2}) {
           for (const ExactChunks chunks : {ExactChunks::registers, ExactChunks::local}) {
             ExactLaunch cfg;
@@ -256,9 +257,8 @@ TEST(ExactSumGpuGroups, RoundsAtTheSpreadBoundAreExactAndOneBinadeWiderFallBack)
             cfg.expansion = expansion;
             cfg.chunks = chunks;
             const float got = runner.run(static_cast<const float*>(in.get()), n, cfg);
-            EXPECT_TRUE(same_bits(expected, got))
-                << "spread " << spread << " (bound " << bound << "), " << describe(cfg) << ": got "
-                << got;
+            EXPECT_TRUE(same_bits(expected, got)) << "spread " << spread << " (bound " << bound
+                                                  << "), " << describe(cfg) << ": got " << got;
             ++checked;
           }
         }
