@@ -504,7 +504,7 @@ class Expansion {
   }
 
   /// Adds v, the exact fp64 sum of finite, nonzero, normal inputs (a kernel's fast path adds a
-  /// float4 so, see add_vector in exact/sum_kernels.cuh): as one input would go.
+  /// round of floats so, see add_group in exact/sum_kernels.cuh): as one input would go.
   template <class Back>
   TR_EXACT_HD void add_exact_sum(double v, Back& back) {
     carry_in(v, 0, back);

@@ -4,9 +4,11 @@
 // exact_sum_blocks: each thread adds a grid-stride share of the input into its own exact
 // accumulator (exact/accumulator.hpp), held as two variables: the Expansion of K doubles, in
 // registers, and the SpillStore of chunks behind it (registers or local memory, made at the first
-// spill when local). An aligned float4 (float2) whose elements are normal and within 27 binades
-// of each other is added as its exact fp64 sum (add_vector), and a whole round of 8 or 16 floats
-// within 26 or 25 binades as one fp64 sum (add_group). The block then sums its threads'
+// spill when local). A round of a thread's float loads (2 to 16 floats) whose elements are all
+// normal and within 27 (up to 4), 26 (8) or 25 (16) binades of each other is added as its exact
+// fp64 sum (add_group); other rounds, and double's, element by element in a loop with one add
+// site (add_elements: the kernels' code size is their time after other kernels; the launch
+// bounds ask for 1024 threads a multiprocessor, 64 registers). The block then sums its threads'
 // values as chunk words (warp reductions, then shared memory: plain int64 sums, no carry): each
 // thread's expansion terms as the parts an add would put into the chunks, over the chunks some
 // lane's term touches, plus the normalised chunks of the threads that spilled; it ORs their
@@ -58,85 +60,74 @@ struct VectorOf<double, 2> {
   using type = double2;
 };
 
-template <class Front, class Back>
-__device__ __forceinline__ void add_vector(Front& front, Back& back, float x) {
-  front.add(x, back);
-}
-/// Whether floats with the magnitude bits \p lo (the smallest) and \p hi (the largest) are all
-/// normal (no zero, subnormal, infinity or NaN) with exponents at most 27 apart: then every sum
-/// of up to four of them is exact in fp64 (each is a multiple of 2^(e_lo - 150) below
-/// 2^(e_hi - 124): e_hi - e_lo + 26 <= 53 bits), and the vector's sum goes through the expansion
-/// as one input: one TwoSum and one spill test for four floats instead of four, and one branch.
-/// Uniform or normal data takes this path for all but a few vectors; the others add element by
-/// element (Expansion::add), with the same result.
-__device__ __forceinline__ bool sums_exactly(std::uint32_t lo, std::uint32_t hi) {
-  return lo >= 0x00800000u && hi < 0x7F800000u && (hi >> 23) - (lo >> 23) <= 27;
-}
-
-template <class Front, class Back>
-__device__ __forceinline__ void add_vector(Front& front, Back& back, float2 v) {
-  const std::uint32_t a = __float_as_uint(v.x) & 0x7FFFFFFFu;
-  const std::uint32_t b = __float_as_uint(v.y) & 0x7FFFFFFFu;
-  if (sums_exactly(min(a, b), max(a, b))) {
-    front.add_exact_sum(static_cast<double>(v.x) + static_cast<double>(v.y), back);
-    return;
-  }
-  front.add(v.x, back);
-  front.add(v.y, back);
-}
-template <class Front, class Back>
-__device__ __forceinline__ void add_vector(Front& front, Back& back, float4 v) {
-  const std::uint32_t a = __float_as_uint(v.x) & 0x7FFFFFFFu;
-  const std::uint32_t b = __float_as_uint(v.y) & 0x7FFFFFFFu;
-  const std::uint32_t c = __float_as_uint(v.z) & 0x7FFFFFFFu;
-  const std::uint32_t d = __float_as_uint(v.w) & 0x7FFFFFFFu;
-  if (sums_exactly(min(min(a, b), min(c, d)), max(max(a, b), max(c, d)))) {
-    front.add_exact_sum((static_cast<double>(v.x) + static_cast<double>(v.y)) +
-                            (static_cast<double>(v.z) + static_cast<double>(v.w)),
-                        back);
-    return;
-  }
-  front.add(v.x, back);
-  front.add(v.y, back);
-  front.add(v.z, back);
-  front.add(v.w, back);
-}
-template <class Front, class Back>
-__device__ __forceinline__ void add_vector(Front& front, Back& back, double x) {
-  front.add(x, back);
-}
-template <class Front, class Back>
-__device__ __forceinline__ void add_vector(Front& front, Back& back, double2 v) {
-  front.add(v.x, back);
-  front.add(v.y, back);
-}
-
-/// Element k of a float vector (k a compile-time constant after unrolling).
-template <class V>
-__device__ __forceinline__ float element(const V& v, int k) {
-  if constexpr (sizeof(V) == sizeof(float)) {
+/// Element k of a vector of T (k a compile-time constant after unrolling).
+template <class T, class V>
+__device__ __forceinline__ T element(const V& v, int k) {
+  if constexpr (sizeof(V) == sizeof(T)) {
     return v;
-  } else if constexpr (sizeof(V) == sizeof(float2)) {
+  } else if constexpr (sizeof(V) == 2 * sizeof(T)) {
     return k == 0 ? v.x : v.y;
   } else {
     return k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : v.w;
   }
 }
 
+/// Adds the first \p count elements of a round's vectors one by one, in a loop that is not
+/// unrolled: one copy of Expansion::add (its TwoSums, its spill into the chunks and its rare
+/// cases) in the kernel, not one per element. Code size is time here: the kernels run after
+/// other kernels in an application, with their code out of the multiprocessors' instruction
+/// caches, and the first pass with an add inlined per element of every vector was 400 KB of
+/// SASS (float, chunks in registers, unroll 4) and took 3-6 us longer after another kernel
+/// than back to back with itself (docs/performance.md 3.19). Uniform or normal data comes here
+/// for a few rounds only (add_group takes the others); double data for every round.
+template <class T, class V, int kCount, class Front, class Back>
+__device__ __forceinline__ void add_elements(Front& front, Back& back, const V (&v)[kCount],
+                                             int count) {
+  constexpr int kPer = static_cast<int>(sizeof(V) / sizeof(T));
+  if constexpr (sizeof(T) == 8) {
+    // double: every round comes here, so a vector's elements are unrolled (kPer add sites) and
+    // only the vectors are looped over: one select of a vector, not one of an element.
+#pragma unroll 1
+    for (int u = 0; u < count / kPer; ++u) {
+      V x = v[0];
+#pragma unroll
+      for (int w = 1; w < kCount; ++w) {
+        if (w == u) x = v[w];
+      }
+#pragma unroll
+      for (int k = 0; k < kPer; ++k) front.add(element<T>(x, k), back);
+    }
+  } else {
+#pragma unroll 1
+    for (int e = 0; e < count; ++e) {
+      T x = element<T>(v[0], 0);
+#pragma unroll
+      for (int u = 0; u < kCount; ++u) {
+#pragma unroll
+        for (int k = 0; k < kPer; ++k) {
+          if (u * kPer + k == e) x = element<T>(v[u], k);
+        }
+      }
+      front.add(x, back);
+    }
+  }
+}
+
 /// The widest exponent spread at which the fp64 sum of m normal floats is exact in any order:
 /// each is a multiple of u = 2^(e_lo - 150) below 2^(24 + spread) u, so every partial sum is a
 /// multiple of u below m · 2^(24 + spread) u, which fp64's 53 bits hold while
-/// log2(m) + 24 + spread <= 53. 4 floats (add_vector's float4): 27; 8: 26; 16: 25.
+/// log2(m) + 24 + spread <= 53. Up to 4 floats: 27 (2 would allow 28); 8: 26; 16: 25.
 __host__ __device__ constexpr int exact_group_spread(int m) {
   return m <= 4 ? 27 : m <= 8 ? 26 : m <= 16 ? 25 : 24;
 }
 
-/// A thread's round of float loads (kUnroll vectors of V, 8 or 16 floats) added as one input
+/// A thread's round of float loads (kUnroll vectors of V, 2 to 16 floats) added as one input
 /// when every float is normal and within exact_group_spread binades of the others: their fp64
 /// sum, a tree of independent adds, is exact, and it goes through the expansion as one TwoSum
-/// chain instead of kUnroll (add_vector's chains one after another were the main loop's longest
-/// dependency, the time a thread has no load in flight). Returns false (nothing added) else;
-/// the caller then adds vector by vector, with the same result.
+/// chain and one spill test instead of one per float (fewer instructions, and the main loop's
+/// longest dependency, the time a thread has no load in flight, shorter). Uniform or normal
+/// data takes this path for all but a few rounds. Returns false (nothing added) else; the
+/// caller then adds element by element (add_elements), with the same result.
 template <class V, int kUnroll, class Front, class Back>
 __device__ __forceinline__ bool add_group(Front& front, Back& back, const V (&v)[kUnroll]) {
   constexpr int kPer = static_cast<int>(sizeof(V) / sizeof(float));
@@ -148,7 +139,7 @@ __device__ __forceinline__ bool add_group(Front& front, Back& back, const V (&v)
   for (int u = 0; u < kUnroll; ++u) {
 #pragma unroll
     for (int k = 0; k < kPer; ++k) {
-      const std::uint32_t m = __float_as_uint(element(v[u], k)) & 0x7FFFFFFFu;
+      const std::uint32_t m = __float_as_uint(element<float>(v[u], k)) & 0x7FFFFFFFu;
       lo = min(lo, m);
       hi = max(hi, m);
     }
@@ -577,7 +568,10 @@ __device__ void finish_slots(const std::int64_t* slots, unsigned blocks, T* out,
 /// \p ticket: null for two_pass; for single_pass a zeroed counter, and the last block rounds
 /// the result into *out and leaves the counter zero.
 template <class T, int kThreads, int kVector, int kUnroll, int kExpansion, Residence kResidence>
-__global__ void __launch_bounds__(kThreads)
+// 1024 / kThreads blocks a multiprocessor: at most 64 registers, two blocks of 512 threads.
+// Without it, chunks in registers took 76-84 (one block of 512) once add_elements looped, and
+// ran slower at 2^23-2^24 on the H100 (docs/performance.md 3.19).
+__global__ void __launch_bounds__(kThreads, 1024 / kThreads)
     exact_sum_blocks(const T* __restrict__ in, std::uint64_t n, std::uint64_t head,
                      std::uint64_t vectors, std::int64_t* __restrict__ slots, unsigned* ticket,
                      T* out) {
@@ -596,10 +590,15 @@ __global__ void __launch_bounds__(kThreads)
   SpillStore<T, kResidence> back;
   const std::uint64_t thread = blockIdx.x * std::uint64_t{kThreads} + threadIdx.x;
   const std::uint64_t stride = std::uint64_t{gridDim.x} * kThreads;
-  // The scalar elements around the vectors: fewer than 2 * kVector, one per thread.
+  // The scalar elements around the vectors: fewer than 2 * kVector, at most one before and one
+  // after them a thread, in a loop of one add site (see add_elements).
   const std::uint64_t tail_start = head + vectors * kVector;
-  if (thread < head) front.add(__ldg(in + thread), back);
-  if (thread < n - tail_start) front.add(__ldg(in + tail_start + thread), back);
+#pragma unroll 1
+  for (int side = 0; side < 2; ++side) {
+    if (side == 0 ? thread < head : thread < n - tail_start) {
+      front.add(__ldg(in + (side == 0 ? thread : tail_start + thread)), back);
+    }
+  }
   const Vector* body = reinterpret_cast<const Vector*>(in + head);
   std::uint64_t i = thread;
   const std::uint64_t round = kUnroll * stride;
@@ -607,30 +606,25 @@ __global__ void __launch_bounds__(kThreads)
     Vector v[kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) v[u] = __ldg(body + i + u * stride);
-    // Measured on the H200 (docs/performance.md 3.19): the group doubles the chunks-in-local
-    // kernels' speed at 2^30 and helps registers with unroll 2; with the chunks in registers and
-    // unroll 4 (82 registers) it made the kernel 9-15 % slower, so that one adds vector by vector.
-    if constexpr (sizeof(T) == 4 && kVector * kUnroll >= 8 &&
-                  (kResidence == Residence::memory || kUnroll <= 2)) {
+    if constexpr (sizeof(T) == 4 && kVector * kUnroll >= 2) {
       if (add_group(front, back, v)) continue;
     }
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) add_vector(front, back, v[u]);
+    add_elements<T>(front, back, v, kVector * kUnroll);
   }
-  // The last, partial round (fewer than kUnroll vectors left to this thread): its loads all
-  // issued before the adds, one wait for memory instead of one a vector.
+  // The last, partial round (fewer than kUnroll vectors left to this thread, a prefix of the
+  // round): its loads all issued before the adds, one wait for memory instead of one a vector.
+  // With kUnroll = 1 the loop above took every vector.
   if constexpr (kUnroll > 1) {
     Vector v[kUnroll - 1];
+    int loaded = 0;
 #pragma unroll
     for (int u = 0; u < kUnroll - 1; ++u) {
-      if (i + u * stride < vectors) v[u] = __ldg(body + i + u * stride);
+      if (i + u * stride < vectors) {
+        v[u] = __ldg(body + i + u * stride);
+        loaded = u + 1;
+      }
     }
-#pragma unroll
-    for (int u = 0; u < kUnroll - 1; ++u) {
-      if (i + u * stride < vectors) add_vector(front, back, v[u]);
-    }
-  } else {
-    if (i < vectors) add_vector(front, back, __ldg(body + i));
+    add_elements<T>(front, back, v, loaded * kVector);
   }
   // The thread's sum: its expansion's K terms, plus its chunks if it spilled. The warp's sums
   // of the chunks gather in its row of shared memory: the spilled chunks (where a lane spilled),
