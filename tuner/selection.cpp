@@ -36,6 +36,11 @@ bool preferred_in_tie(std::string_view a, std::string_view b, bool one_launch_co
     const bool ga = kernels::has_persistent_grid(pa->family);
     const bool gb = kernels::has_persistent_grid(pb->family);
     if (!one_launch_counts && ga != gb) return gb;
+    // Between two exact entries the rule has no preference left: the smaller block × unroll
+    // (fewer loads in flight) is no proxy for their speed (session 14: b512 u2 chosen over u4
+    // 0.6 % faster in a tie at f64 2^24 ran 1.5-2 % slower in the bench), so select_winner
+    // takes the faster median.
+    if (kernels::is_exact_family(pa->family) && kernels::is_exact_family(pb->family)) return false;
     const long wa = static_cast<long>(pa->block) * pa->unroll;
     const long wb = static_cast<long>(pb->block) * pb->unroll;
     if (wa != wb) return wa < wb;
@@ -67,9 +72,13 @@ Selection select_winner(std::span<const Result> results, const TieRule& rule) {
   for (std::size_t i = 0; i < results.size(); ++i) {
     if (!results[i].ok() || !within_noise(results[i], results[*fastest], rule)) continue;
     ++s.tied;
-    if (i != winner &&
-        preferred_in_tie(results[i].kernel_id, results[winner].kernel_id, one_launch_counts))
-      winner = i;
+    if (i == winner) continue;
+    const bool i_first =
+        preferred_in_tie(results[i].kernel_id, results[winner].kernel_id, one_launch_counts);
+    // Neither preferred (two exact entries of one class): the faster median.
+    const bool neither = !i_first && !preferred_in_tie(results[winner].kernel_id,
+                                                       results[i].kernel_id, one_launch_counts);
+    if (i_first || (neither && faster(results[i], results[winner]))) winner = i;
   }
   if (s.tied == 0) s.tied = 1;  // the fastest itself (a zero median is tied with nothing)
   s.winner = winner;

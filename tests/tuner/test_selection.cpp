@@ -79,6 +79,36 @@ TEST(TieRule, Preference) {
   EXPECT_TRUE(preferred_in_tie(a2, "not-an-id"));
 }
 
+// Between two exact entries only the finish (and, from 240 us, the grid) orders a tie; then the
+// faster median wins, not the smaller block x unroll (session 14, f64 2^24).
+TEST(Selection, ATieOfExactEntriesGoesToTheFasterUnlessTheFinishDecides) {
+  const std::string u2 = "exact.b512.u2.single_pass.f64.exact_sum";
+  const std::string u4 = "exact.b512.u4.single_pass.f64.exact_sum";
+  const std::string u1tp = "exact.b256.u1.two_pass.f64.exact_sum";
+  EXPECT_FALSE(preferred_in_tie(u2, u4));
+  EXPECT_FALSE(preferred_in_tie(u4, u2));
+  EXPECT_TRUE(preferred_in_tie(u4, u1tp));  // one launch before two, as for every family
+  std::vector<Result> rs = {ok(u2, 57.36, 0.04), ok(u4, 57.02, 0.04)};
+  Selection s = select_winner(rs);
+  EXPECT_EQ(s.tied, 2u);
+  EXPECT_EQ(s.winner, 1u);  // u4, the faster; before: u2, the smaller block x unroll
+  EXPECT_NEAR(*s.margin, 57.36 / 57.02 - 1, 1e-12);
+  // Either order of the results.
+  std::swap(rs[0], rs[1]);
+  EXPECT_EQ(select_winner(rs).winner, 0u);
+  // A faster two_pass entry in the tie still loses to single_pass below 240 us, and among the
+  // single_pass ones the faster wins.
+  rs = {ok(u1tp, 56.90, 0.04), ok(u2, 57.30, 0.04), ok(u4, 57.02, 0.04)};
+  s = select_winner(rs);
+  EXPECT_EQ(s.tied, 3u);
+  EXPECT_EQ(s.winner, 2u);
+  // The fast families keep the smaller block x unroll.
+  rs = {ok(a1, 100.0), ok(small, 99.8)};
+  EXPECT_EQ(select_winner(rs).winner, 1u);
+  rs = {ok(small, 100.0), ok(a1, 99.8)};
+  EXPECT_EQ(select_winner(rs).winner, 0u);
+}
+
 TEST(Selection, FastestWinsOutsideNoise) {
   std::vector<Result> rs = {ok(a2, 120), ok(a1, 100), ok(big, 110)};
   const Selection s = select_winner(rs);
