@@ -2,6 +2,8 @@
 // How many blocks of one exact_sum first pass (exact/sum.hpp) are resident on a multiprocessor
 // of the current device: the occupancy calculator on the instance that exact_sum would launch
 // for the configuration. The registry's exact entries size their persistent grid with it.
+// Defined in exact/sum_kernels.cu, through the same dispatch as the launch: one instantiation
+// of each kernel.
 
 #include <cuda_runtime_api.h>
 

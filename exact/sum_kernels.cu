@@ -1,4 +1,5 @@
-// exact_sum's launcher (exact/sum.hpp) and the instances of exact/sum_kernels.cuh it launches:
+// exact_sum's launcher (exact/sum.hpp), the occupancy query of its first passes
+// (exact/occupancy.hpp), and the instances of exact/sum_kernels.cuh they dispatch to:
 // block sizes 128, 256, 512 × vector widths (float 1, 2, 4; double 1, 2) × unroll 1, 2, 4 ×
 // expansion sizes (float 1, 2; double 2, 3) × the chunks' residence (float registers or local,
 // double local): 108 float and 36 double first passes, and the two finishes.
@@ -7,8 +8,10 @@
 #include <cstdint>
 #include <string>
 
+#include "exact/occupancy.hpp"
 #include "exact/sum.hpp"
 #include "exact/sum_kernels.cuh"
+#include "exact/temp_size.hpp"
 
 namespace tunedreduce::exact {
 
@@ -21,72 +24,72 @@ cudaError_t invalid(std::string what) {
   return cudaErrorInvalidValue;
 }
 
-/// The workspace: the single_pass ticket, then the slots (8-byte words).
-constexpr std::size_t kTicketBytes = 256;
+/// The workspace (exact/temp_size.hpp): the single_pass ticket, then the slots (8-byte words).
+constexpr std::size_t kTicketBytes = temp_size::ticket_bytes;
 constexpr unsigned kFinishThreads = 512;
 /// The finish sums a word of each block's slot (below 2^43, see exact_sum_blocks) in an int64.
 constexpr std::uint64_t kMaxBlocks = std::uint64_t{1} << 19;
 
-/// A first pass's arguments, handed down the dispatch to the instance that the knobs name.
-template <class T>
-struct Pass {
-  unsigned grid;
-  cudaStream_t stream;
-  const T* in;
-  std::uint64_t n;
-  std::uint64_t head;
-  std::uint64_t vectors;
-  std::int64_t* slots;
-  unsigned* ticket;
-  T* out;
-};
 
-template <class T, int kThreads, int kVector, int kUnroll, int kExpansion, Residence kResidence>
-void launch_blocks(const Pass<T>& p) {
-  detail::exact_sum_blocks<T, kThreads, kVector, kUnroll, kExpansion, kResidence>
-      <<<p.grid, kThreads, 0, p.stream>>>(p.in, p.n, p.head, p.vectors, p.slots, p.ticket, p.out);
-}
-
-template <class T, int kThreads, int kVector, int kUnroll, int kExpansion>
-void dispatch_chunks(const ExactLaunch& cfg, const Pass<T>& p) {
+// The dispatch from the knobs to the first-pass instance: f.template operator()<kThreads,
+// kVector, kUnroll, kExpansion, kResidence>() for the instance that cfg names (its values
+// checked by the caller). The launch and the occupancy query (resident_blocks_per_sm) both go
+// through it, so the kernels are instantiated once, here.
+template <class T, int kThreads, int kVector, int kUnroll, int kExpansion, class F>
+void dispatch_chunks(const ExactLaunch& cfg, F& f) {
   if constexpr (sizeof(T) == 4) {
     if (cfg.chunks == ExactChunks::registers) {
-      launch_blocks<T, kThreads, kVector, kUnroll, kExpansion, Residence::registers>(p);
+      f.template operator()<kThreads, kVector, kUnroll, kExpansion, Residence::registers>();
       return;
     }
   }
-  launch_blocks<T, kThreads, kVector, kUnroll, kExpansion, Residence::memory>(p);
+  f.template operator()<kThreads, kVector, kUnroll, kExpansion, Residence::memory>();
 }
 
-template <class T, int kThreads, int kVector, int kUnroll>
-void dispatch_expansion(const ExactLaunch& cfg, const Pass<T>& p) {
+template <class T, int kThreads, int kVector, int kUnroll, class F>
+void dispatch_expansion(const ExactLaunch& cfg, F& f) {
   constexpr int kSmall = sizeof(T) == 4 ? 1 : 2;  // the smaller of the type's two sizes
   if (cfg.expansion == kSmall) {
-    dispatch_chunks<T, kThreads, kVector, kUnroll, kSmall>(cfg, p);
+    dispatch_chunks<T, kThreads, kVector, kUnroll, kSmall>(cfg, f);
   } else {
-    dispatch_chunks<T, kThreads, kVector, kUnroll, kSmall + 1>(cfg, p);
+    dispatch_chunks<T, kThreads, kVector, kUnroll, kSmall + 1>(cfg, f);
   }
 }
 
-template <class T, int kThreads, int kVector>
-void dispatch_unroll(const ExactLaunch& cfg, const Pass<T>& p) {
+template <class T, int kThreads, int kVector, class F>
+void dispatch_unroll(const ExactLaunch& cfg, F& f) {
   if (cfg.unroll == 1) {
-    dispatch_expansion<T, kThreads, kVector, 1>(cfg, p);
+    dispatch_expansion<T, kThreads, kVector, 1>(cfg, f);
   } else if (cfg.unroll == 2) {
-    dispatch_expansion<T, kThreads, kVector, 2>(cfg, p);
+    dispatch_expansion<T, kThreads, kVector, 2>(cfg, f);
   } else {
-    dispatch_expansion<T, kThreads, kVector, 4>(cfg, p);
+    dispatch_expansion<T, kThreads, kVector, 4>(cfg, f);
   }
 }
 
-template <class T, int kThreads>
-void dispatch_vector(const ExactLaunch& cfg, const Pass<T>& p) {
+template <class T, int kThreads, class F>
+void dispatch_vector(const ExactLaunch& cfg, F& f) {
   if (cfg.vector == 1) {
-    dispatch_unroll<T, kThreads, 1>(cfg, p);
+    dispatch_unroll<T, kThreads, 1>(cfg, f);
   } else if (cfg.vector == 2) {
-    dispatch_unroll<T, kThreads, 2>(cfg, p);
+    dispatch_unroll<T, kThreads, 2>(cfg, f);
   } else if constexpr (sizeof(T) == 4) {
-    dispatch_unroll<T, kThreads, 4>(cfg, p);
+    dispatch_unroll<T, kThreads, 4>(cfg, f);
+  }
+}
+
+template <class T, class F>
+void dispatch(const ExactLaunch& cfg, F&& f) {
+  switch (cfg.block_threads) {
+    case 128:
+      dispatch_vector<T, 128>(cfg, f);
+      break;
+    case 256:
+      dispatch_vector<T, 256>(cfg, f);
+      break;
+    default:
+      dispatch_vector<T, 512>(cfg, f);
+      break;
   }
 }
 
@@ -176,8 +179,8 @@ cudaError_t exact_sum_impl(const T* d_in, T* d_out, std::uint64_t n, void* d_tem
   grid = std::max<std::uint64_t>(1, std::min<std::uint64_t>(grid,
                                                             (vectors + per_round - 1) / per_round));
 
-  constexpr int kWords = detail::kSlotWords<T>;
-  const std::size_t needed = kTicketBytes + grid * kWords * sizeof(std::int64_t);
+  static_assert(temp_size::slot_words<T> == detail::kSlotWords<T>);
+  const std::size_t needed = temp_size::bytes<T>(grid);
   const auto blocks = static_cast<unsigned>(grid);
   if (d_temp == nullptr) {
     temp_bytes = needed;
@@ -207,20 +210,12 @@ cudaError_t exact_sum_impl(const T* d_in, T* d_out, std::uint64_t n, void* d_tem
       return e;
     }
   }
-  const Pass<T> pass{blocks, stream,  d_in,  n,
-                     head,   vectors, slots, single && !one_block ? ticket : nullptr,
-                     d_out};
-  switch (cfg.block_threads) {
-    case 128:
-      dispatch_vector<T, 128>(cfg, pass);
-      break;
-    case 256:
-      dispatch_vector<T, 256>(cfg, pass);
-      break;
-    default:
-      dispatch_vector<T, 512>(cfg, pass);
-      break;
-  }
+  unsigned* const pass_ticket = single && !one_block ? ticket : nullptr;
+  dispatch<T>(cfg, [&]<int kThreads, int kVector, int kUnroll, int kExpansion,
+                       Residence kResidence>() {
+    detail::exact_sum_blocks<T, kThreads, kVector, kUnroll, kExpansion, kResidence>
+        <<<blocks, kThreads, 0, stream>>>(d_in, n, head, vectors, slots, pass_ticket, d_out);
+  });
   if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
   if (single) return cudaSuccess;
   detail::exact_sum_finish<T, kFinishThreads>
@@ -241,5 +236,41 @@ cudaError_t exact_sum(const double* d_in, double* d_out, std::uint64_t n, void* 
 }
 
 const char* exact_sum_error_text() { return last_error.c_str(); }
+
+namespace {
+
+template <class T>
+cudaError_t resident_blocks(ExactLaunch cfg, int& blocks) {
+  const int small = sizeof(T) == 4 ? 1 : 2;
+  const int widest = sizeof(T) == 4 ? 4 : 2;
+  if (cfg.vector == 0) cfg.vector = widest;  // exact_sum's defaults
+  if (cfg.expansion == 0) cfg.expansion = small + 1;
+  if (cfg.chunks == ExactChunks::automatic) {
+    cfg.chunks = sizeof(T) == 4 ? ExactChunks::registers : ExactChunks::local;
+  }
+  if ((cfg.block_threads != 128 && cfg.block_threads != 256 && cfg.block_threads != 512) ||
+      (cfg.vector != 1 && cfg.vector != 2 && cfg.vector != widest) ||
+      (cfg.unroll != 1 && cfg.unroll != 2 && cfg.unroll != 4) ||
+      (cfg.expansion != small && cfg.expansion != small + 1) ||
+      (cfg.chunks != ExactChunks::registers && cfg.chunks != ExactChunks::local) ||
+      (sizeof(T) == 8 && cfg.chunks == ExactChunks::registers)) {
+    return cudaErrorInvalidValue;
+  }
+  cudaError_t e = cudaSuccess;
+  dispatch<T>(cfg, [&]<int kThreads, int kVector, int kUnroll, int kExpansion,
+                       Residence kResidence>() {
+    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &blocks, detail::exact_sum_blocks<T, kThreads, kVector, kUnroll, kExpansion, kResidence>,
+        kThreads, 0);
+  });
+  return e;
+}
+
+}  // namespace
+
+cudaError_t resident_blocks_per_sm(bool is_double, const ExactLaunch& cfg, int& blocks) {
+  blocks = 0;
+  return is_double ? resident_blocks<double>(cfg, blocks) : resident_blocks<float>(cfg, blocks);
+}
 
 }  // namespace tunedreduce::exact
