@@ -30,7 +30,6 @@ constexpr unsigned kFinishThreads = 512;
 /// The finish sums a word of each block's slot (below 2^43, see exact_sum_blocks) in an int64.
 constexpr std::uint64_t kMaxBlocks = std::uint64_t{1} << 19;
 
-
 // The dispatch from the knobs to the first-pass instance: f.template operator()<kThreads,
 // kVector, kUnroll, kExpansion, kResidence>() for the instance that cfg names (its values
 // checked by the caller). The launch and the occupancy query (resident_blocks_per_sm) both go
@@ -211,11 +210,12 @@ cudaError_t exact_sum_impl(const T* d_in, T* d_out, std::uint64_t n, void* d_tem
     }
   }
   unsigned* const pass_ticket = single && !one_block ? ticket : nullptr;
-  dispatch<T>(cfg, [&]<int kThreads, int kVector, int kUnroll, int kExpansion,
-                       Residence kResidence>() {
-    detail::exact_sum_blocks<T, kThreads, kVector, kUnroll, kExpansion, kResidence>
-        <<<blocks, kThreads, 0, stream>>>(d_in, n, head, vectors, slots, pass_ticket, d_out);
-  });
+  dispatch<T>(cfg,
+              [&]<int kThreads, int kVector, int kUnroll, int kExpansion, Residence kResidence>() {
+                detail::exact_sum_blocks<T, kThreads, kVector, kUnroll, kExpansion, kResidence>
+                    <<<blocks, kThreads, 0, stream>>>(d_in, n, head, vectors, slots, pass_ticket,
+                                                      d_out);
+              });
   if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
   if (single) return cudaSuccess;
   detail::exact_sum_finish<T, kFinishThreads>
@@ -257,12 +257,13 @@ cudaError_t resident_blocks(ExactLaunch cfg, int& blocks) {
     return cudaErrorInvalidValue;
   }
   cudaError_t e = cudaSuccess;
-  dispatch<T>(cfg, [&]<int kThreads, int kVector, int kUnroll, int kExpansion,
-                       Residence kResidence>() {
-    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &blocks, detail::exact_sum_blocks<T, kThreads, kVector, kUnroll, kExpansion, kResidence>,
-        kThreads, 0);
-  });
+  dispatch<T>(cfg,
+              [&]<int kThreads, int kVector, int kUnroll, int kExpansion, Residence kResidence>() {
+                e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                    &blocks,
+                    detail::exact_sum_blocks<T, kThreads, kVector, kUnroll, kExpansion, kResidence>,
+                    kThreads, 0);
+              });
   return e;
 }
 
