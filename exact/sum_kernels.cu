@@ -92,39 +92,50 @@ void dispatch(const ExactLaunch& cfg, F&& f) {
   }
 }
 
+/// Fills in cfg's defaults for T (the widest load; expansion float 2, double 3; chunks float
+/// registers, double local) and checks the knobs that name a first-pass instance. Returns what
+/// is wrong ("" if nothing): exact_sum's launch and its occupancy query (resident_blocks) both
+/// start here, so they name the same instance.
 template <class T>
-cudaError_t exact_sum_impl(const T* d_in, T* d_out, std::uint64_t n, void* d_temp,
-                           std::size_t& temp_bytes, cudaStream_t stream, ExactLaunch cfg) {
+std::string normalise(ExactLaunch& cfg) {
   const char* type = sizeof(T) == 4 ? "float" : "double";
   if (cfg.block_threads != 128 && cfg.block_threads != 256 && cfg.block_threads != 512) {
-    return invalid("exact_sum: block_threads " + std::to_string(cfg.block_threads) +
-                   " is not 128, 256 or 512");
+    return "exact_sum: block_threads " + std::to_string(cfg.block_threads) +
+           " is not 128, 256 or 512";
   }
   const int max_vector = sizeof(T) == 4 ? 4 : 2;
   if (cfg.vector == 0) cfg.vector = max_vector;  // the default: the widest load
   if (cfg.vector != 1 && cfg.vector != 2 && cfg.vector != max_vector) {
-    return invalid(std::string("exact_sum: vector ") + std::to_string(cfg.vector) + " for " + type +
-                   " is not " + (sizeof(T) == 4 ? "1, 2 or 4" : "1 or 2"));
+    return std::string("exact_sum: vector ") + std::to_string(cfg.vector) + " for " + type +
+           " is not " + (sizeof(T) == 4 ? "1, 2 or 4" : "1 or 2");
   }
   if (cfg.unroll != 1 && cfg.unroll != 2 && cfg.unroll != 4) {
-    return invalid("exact_sum: unroll " + std::to_string(cfg.unroll) + " is not 1, 2 or 4");
+    return "exact_sum: unroll " + std::to_string(cfg.unroll) + " is not 1, 2 or 4";
   }
   const int small_expansion = sizeof(T) == 4 ? 1 : 2;
   if (cfg.expansion == 0) cfg.expansion = small_expansion + 1;  // the default: float 2, double 3
   if (cfg.expansion != small_expansion && cfg.expansion != small_expansion + 1) {
-    return invalid("exact_sum: expansion " + std::to_string(cfg.expansion) + " for " + type +
-                   " is not " + (sizeof(T) == 4 ? "1 or 2" : "2 or 3"));
+    return "exact_sum: expansion " + std::to_string(cfg.expansion) + " for " + type + " is not " +
+           (sizeof(T) == 4 ? "1 or 2" : "2 or 3");
   }
   if (cfg.chunks == ExactChunks::automatic) {
     cfg.chunks = sizeof(T) == 4 ? ExactChunks::registers : ExactChunks::local;
   }
   if (cfg.chunks != ExactChunks::registers && cfg.chunks != ExactChunks::local) {
-    return invalid("exact_sum: chunks " + std::to_string(static_cast<int>(cfg.chunks)) +
-                   " is not automatic, registers or local");
+    return "exact_sum: chunks " + std::to_string(static_cast<int>(cfg.chunks)) +
+           " is not automatic, registers or local";
   }
   if (sizeof(T) == 8 && cfg.chunks == ExactChunks::registers) {
-    return invalid("exact_sum: chunks registers for double (66 chunks): only local");
+    return "exact_sum: chunks registers for double (66 chunks): only local";
   }
+  return "";
+}
+
+template <class T>
+cudaError_t exact_sum_impl(const T* d_in, T* d_out, std::uint64_t n, void* d_temp,
+                           std::size_t& temp_bytes, cudaStream_t stream, ExactLaunch cfg) {
+  const char* type = sizeof(T) == 4 ? "float" : "double";
+  if (std::string why = normalise<T>(cfg); !why.empty()) return invalid(std::move(why));
   if (cfg.grid_blocks == 0 && cfg.blocks_per_sm < 1) {
     return invalid("exact_sum: blocks_per_sm " + std::to_string(cfg.blocks_per_sm) +
                    " is below 1 and grid_blocks is 0");
@@ -241,21 +252,7 @@ namespace {
 
 template <class T>
 cudaError_t resident_blocks(ExactLaunch cfg, int& blocks) {
-  const int small = sizeof(T) == 4 ? 1 : 2;
-  const int widest = sizeof(T) == 4 ? 4 : 2;
-  if (cfg.vector == 0) cfg.vector = widest;  // exact_sum's defaults
-  if (cfg.expansion == 0) cfg.expansion = small + 1;
-  if (cfg.chunks == ExactChunks::automatic) {
-    cfg.chunks = sizeof(T) == 4 ? ExactChunks::registers : ExactChunks::local;
-  }
-  if ((cfg.block_threads != 128 && cfg.block_threads != 256 && cfg.block_threads != 512) ||
-      (cfg.vector != 1 && cfg.vector != 2 && cfg.vector != widest) ||
-      (cfg.unroll != 1 && cfg.unroll != 2 && cfg.unroll != 4) ||
-      (cfg.expansion != small && cfg.expansion != small + 1) ||
-      (cfg.chunks != ExactChunks::registers && cfg.chunks != ExactChunks::local) ||
-      (sizeof(T) == 8 && cfg.chunks == ExactChunks::registers)) {
-    return cudaErrorInvalidValue;
-  }
+  if (!normalise<T>(cfg).empty()) return cudaErrorInvalidValue;
   cudaError_t e = cudaSuccess;
   dispatch<T>(cfg,
               [&]<int kThreads, int kVector, int kUnroll, int kExpansion, Residence kResidence>() {
