@@ -55,6 +55,152 @@ function(tr_default_kernel_ids defaults_cpp out)
   set(${out} "${ids}" PARENT_SCOPE)
 endfunction()
 
+# tr_deploy_kernel_ids(LISTED_VAR SELECTED_VAR): a deployment build's ids: the lines of
+# TUNEDREDUCE_KERNELS (LISTED_VAR, in file order) and those with the built-in rules' kernels
+# (SELECTED_VAR, duplicates removed). kernels/ and exact/ compile what SELECTED_VAR names.
+function(tr_deploy_kernel_ids listed_var selected_var)
+  tr_read_kernel_list("${TUNEDREDUCE_KERNELS}" listed)
+  tr_default_kernel_ids(${PROJECT_SOURCE_DIR}/runtime/defaults.cpp defaults)
+  set(selected ${listed} ${defaults})
+  list(REMOVE_DUPLICATES selected)
+  set(${listed_var} "${listed}" PARENT_SCOPE)
+  set(${selected_var} "${selected}" PARENT_SCOPE)
+endfunction()
+
+# The exact families' first passes (exact/sum_kernels.cuh's exact_sum_blocks, exact/sum.hpp's
+# knobs): a key "DTYPE_bBLOCK_vVECTOR_uUNROLL_eEXPANSION_RESIDENCE" names one instance.
+set(TR_EXACT_KEY_REGEX "^(f32|f64)_b([0-9]+)_v([0-9]+)_u([0-9]+)_e([0-9]+)_(registers|memory)$")
+
+# tr_exact_first_pass(ID OUT_VAR): the key of the first pass that exact entry ID launches
+# (kernels/geometry.cpp's exact_geometry::launch_config: the widest loads, expansion 1 (float) or
+# 2 (double), one more for exact_wide, the chunks in registers for exact_registers). An exact id
+# outside the registry's space stops the configuration, naming it.
+function(tr_exact_first_pass id out)
+  set(family "")
+  if(id MATCHES "^(exact_registers|exact_wide|exact)\\.b([0-9]+)\\.u([0-9]+)\\.(two_pass|single_pass)\\.(f32|f64)\\.exact_sum$")
+    set(family "${CMAKE_MATCH_1}")
+    set(block "${CMAKE_MATCH_2}")
+    set(unroll "${CMAKE_MATCH_3}")
+    set(dtype "${CMAKE_MATCH_5}")
+  endif()
+  if(family STREQUAL "" OR NOT block MATCHES "^(128|256|512)$" OR NOT unroll MATCHES "^[124]$"
+     OR (family STREQUAL "exact_registers" AND dtype STREQUAL "f64"))
+    message(FATAL_ERROR "TUNEDREDUCE_KERNELS: '${id}' is not in the registry's space (the exact "
+                        "families: exact, exact_wide, exact_registers (f32 only); blocks 128, 256, "
+                        "512; unroll 1, 2, 4; two_pass or single_pass; f32 or f64; exact_sum)")
+  endif()
+  if(dtype STREQUAL "f32")
+    set(vector 4)
+    set(expansion 1)
+  else()
+    set(vector 2)
+    set(expansion 2)
+  endif()
+  if(family STREQUAL "exact_wide")
+    math(EXPR expansion "${expansion} + 1")
+  endif()
+  set(residence memory)
+  if(family STREQUAL "exact_registers")
+    set(residence registers)
+  endif()
+  set(${out} "${dtype}_b${block}_v${vector}_u${unroll}_e${expansion}_${residence}" PARENT_SCOPE)
+endfunction()
+
+# tr_exact_all_first_passes(OUT_VAR): every first pass exact_sum's knobs name: block 128, 256,
+# 512 x vector (float 1, 2, 4; double 1, 2) x unroll 1, 2, 4 x expansion (float 1, 2; double 2,
+# 3) x chunks (float registers or memory; double memory): 108 float and 36 double keys.
+function(tr_exact_all_first_passes out)
+  set(keys)
+  foreach(block 128 256 512)
+    foreach(unroll 1 2 4)
+      foreach(vector 1 2 4)
+        foreach(expansion 1 2)
+          foreach(residence registers memory)
+            list(APPEND keys "f32_b${block}_v${vector}_u${unroll}_e${expansion}_${residence}")
+          endforeach()
+        endforeach()
+      endforeach()
+      foreach(vector 1 2)
+        foreach(expansion 2 3)
+          list(APPEND keys "f64_b${block}_v${vector}_u${unroll}_e${expansion}_memory")
+        endforeach()
+      endforeach()
+    endforeach()
+  endforeach()
+  set(${out} "${keys}" PARENT_SCOPE)
+endfunction()
+
+# tr_generate_exact_sources(KEYS GEN_DIR PER_FILE SOURCES_VAR INDEX_VAR): writes translation
+# units of at most PER_FILE first passes each (sorted keys, one element type a unit) from
+# exact/first_pass.cu.in, and GEN_DIR/first_pass_index.inc, which exact/sum_kernels.cu includes:
+# the declarations of their functions and the list of them. Returns the units' paths and the
+# index's.
+function(tr_generate_exact_sources keys gen_dir per_file sources_var index_var)
+  list(REMOVE_DUPLICATES keys)
+  list(SORT keys)
+  set(sources)
+  set(decls "")
+  set(parts "")
+  set(rows "")
+  set(group "")
+  set(count 0)
+  set(part 0)
+  set(pending OFF)
+  foreach(key IN LISTS keys ITEMS "<end>")
+    set(dtype "<end>")
+    if(NOT key STREQUAL "<end>")
+      if(NOT key MATCHES "${TR_EXACT_KEY_REGEX}")
+        message(FATAL_ERROR "'${key}' is not an exact first pass")
+      endif()
+      set(dtype "${CMAKE_MATCH_1}")
+    endif()
+    if(pending AND (NOT dtype STREQUAL group OR count EQUAL per_file))
+      set(TR_EXACT_FUNCTION "first_passes_${group}_${part}")
+      set(TR_EXACT_ROWS "${rows}")
+      configure_file(${PROJECT_SOURCE_DIR}/exact/first_pass.cu.in
+                     ${gen_dir}/${TR_EXACT_FUNCTION}.cu @ONLY)
+      list(APPEND sources ${gen_dir}/${TR_EXACT_FUNCTION}.cu)
+      string(APPEND decls "std::span<const FirstPass> ${TR_EXACT_FUNCTION}();\n")
+      string(APPEND parts "    &${TR_EXACT_FUNCTION},\n")
+      if(dtype STREQUAL group)
+        math(EXPR part "${part} + 1")
+      else()
+        set(part 0)
+      endif()
+      set(rows "")
+      set(count 0)
+      set(pending OFF)
+    endif()
+    if(key STREQUAL "<end>")
+      break()
+    endif()
+    _tr_exact_row("${key}" row)
+    set(group "${dtype}")
+    string(APPEND rows "      ${row},  // ${key}\n")
+    math(EXPR count "${count} + 1")
+    set(pending ON)
+  endforeach()
+  file(CONFIGURE OUTPUT ${gen_dir}/first_pass_index.inc CONTENT
+"// Generated by exact/CMakeLists.txt (cmake/KernelList.cmake): do not edit.
+${decls}
+inline constexpr std::span<const FirstPass> (*const first_pass_parts[])() = {
+${parts}};
+" @ONLY)
+  set(${sources_var} "${sources}" PARENT_SCOPE)
+  set(${index_var} ${gen_dir}/first_pass_index.inc PARENT_SCOPE)
+endfunction()
+
+# _tr_exact_row(KEY OUT_VAR): the C++ expression of KEY's table row (exact/first_pass.cuh).
+function(_tr_exact_row key out)
+  string(REGEX MATCH "${TR_EXACT_KEY_REGEX}" m "${key}")
+  set(type float)
+  if(CMAKE_MATCH_1 STREQUAL "f64")
+    set(type double)
+  endif()
+  set(${out} "FirstPassInstance<${type}, ${CMAKE_MATCH_2}, ${CMAKE_MATCH_3}, ${CMAKE_MATCH_4}, ${CMAKE_MATCH_5}, Residence::${CMAKE_MATCH_6}>::row()"
+      PARENT_SCOPE)
+endfunction()
+
 # tr_kernel_params(ID OUT_VAR): the C++ initializer of ID's kernels::KernelParams.
 function(tr_kernel_params id out)
   if(NOT id MATCHES "${TR_ID_REGEX}")

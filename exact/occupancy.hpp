@@ -1,9 +1,9 @@
 #pragma once
-// How many blocks of one exact_sum first pass (exact/sum.hpp) are resident on a multiprocessor
-// of the current device: the occupancy calculator on the instance that exact_sum would launch
-// for the configuration. The registry's exact entries size their persistent grid with it.
-// Defined in exact/sum_kernels.cu, through the same dispatch as the launch: one instantiation
-// of each kernel.
+// Whether this library has the first pass that exact_sum (exact/sum.hpp) launches for a
+// configuration, and how many of its blocks are resident on a multiprocessor of the current
+// device (the occupancy calculator on that instance). The registry's exact entries are those
+// whose first pass is compiled, and size their persistent grid with the second. Defined in
+// exact/sum_kernels.cu, through the table the launch uses (exact/first_pass.hpp).
 
 #include <cuda_runtime_api.h>
 
@@ -17,5 +17,10 @@ namespace tunedreduce::exact {
 /// Returns cudaErrorInvalidValue for a configuration exact_sum refuses, else the occupancy
 /// calculator's error.
 cudaError_t resident_blocks_per_sm(bool is_double, const ExactLaunch& cfg, int& blocks);
+
+/// Whether this library has the first pass that exact_sum launches for \p cfg (a full build has
+/// every one; a deployment build those of its kernel list's exact entries and the built-in
+/// rules': exact/CMakeLists.txt). False for a configuration exact_sum refuses.
+bool has_first_pass(bool is_double, const ExactLaunch& cfg);
 
 }  // namespace tunedreduce::exact

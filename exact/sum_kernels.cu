@@ -1,17 +1,72 @@
 // exact_sum's launcher (exact/sum.hpp), the occupancy query of its first passes
-// (exact/occupancy.hpp), and the instances of exact/sum_kernels.cuh they dispatch to:
-// block sizes 128, 256, 512 × vector widths (float 1, 2, 4; double 1, 2) × unroll 1, 2, 4 ×
-// expansion sizes (float 1, 2; double 2, 3) × the chunks' residence (float registers or local,
-// double local): 108 float and 36 double first passes, and the two finishes.
+// (exact/occupancy.hpp), the table of the compiled first passes they launch (exact/first_pass.hpp;
+// the instances are in generated translation units, exact/CMakeLists.txt) and the two finishes.
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "exact/first_pass.hpp"
 #include "exact/occupancy.hpp"
 #include "exact/sum.hpp"
 #include "exact/sum_kernels.cuh"
 #include "exact/temp_size.hpp"
+
+namespace tunedreduce::exact::detail {
+
+#include "first_pass_index.inc"
+
+std::span<const FirstPass> compiled_first_passes() {
+  static const std::vector<FirstPass> all = [] {
+    std::vector<FirstPass> v;
+    for (const auto part : first_pass_parts) {
+      for (const FirstPass& f : part()) v.push_back(f);
+    }
+    return v;
+  }();
+  return all;
+}
+
+namespace {
+
+/// A knob's index among its values (-1 if none): block 128, 256, 512; vector 1, 2, 4; unroll 1,
+/// 2, 4; expansion float 1, 2, double 2, 3.
+int index_of(int value, std::array<int, 3> values) {
+  const auto* it = std::find(values.begin(), values.end(), value);
+  return it == values.end() ? -1 : static_cast<int>(it - values.begin());
+}
+
+/// The first pass's slot of the lookup table, or -1 for knobs exact_sum does not have.
+int slot_of(bool is_double, int block_threads, int vector, int unroll, int expansion,
+            bool registers) {
+  const int b = index_of(block_threads, {128, 256, 512});
+  const int v = index_of(vector, {1, 2, 4});
+  const int u = index_of(unroll, {1, 2, 4});
+  const int e = is_double ? index_of(expansion, {2, 3, -1}) : index_of(expansion, {1, 2, -1});
+  if (b < 0 || v < 0 || u < 0 || e < 0) return -1;
+  return ((((int{is_double} * 3 + b) * 3 + v) * 3 + u) * 2 + e) * 2 + int{registers};
+}
+
+}  // namespace
+
+const FirstPass* find_first_pass(bool is_double, int block_threads, int vector, int unroll,
+                                 int expansion, bool registers) {
+  static const std::array<const FirstPass*, 2 * 3 * 3 * 3 * 2 * 2> table = [] {
+    std::array<const FirstPass*, 2 * 3 * 3 * 3 * 2 * 2> t{};
+    for (const FirstPass& f : compiled_first_passes()) {
+      const int slot =
+          slot_of(f.is_double, f.block_threads, f.vector, f.unroll, f.expansion, f.registers);
+      if (slot >= 0) t[static_cast<std::size_t>(slot)] = &f;
+    }
+    return t;
+  }();
+  const int slot = slot_of(is_double, block_threads, vector, unroll, expansion, registers);
+  return slot < 0 ? nullptr : table[static_cast<std::size_t>(slot)];
+}
+
+}  // namespace tunedreduce::exact::detail
 
 namespace tunedreduce::exact {
 
@@ -30,74 +85,13 @@ constexpr unsigned kFinishThreads = 512;
 /// The finish sums a word of each block's slot (below 2^43, see exact_sum_blocks) in an int64.
 constexpr std::uint64_t kMaxBlocks = std::uint64_t{1} << 19;
 
-// The dispatch from the knobs to the first-pass instance: f.template operator()<kThreads,
-// kVector, kUnroll, kExpansion, kResidence>() for the instance that cfg names (its values
-// checked by the caller). The launch and the occupancy query (resident_blocks_per_sm) both go
-// through it, so the kernels are instantiated once, here.
-template <class T, int kThreads, int kVector, int kUnroll, int kExpansion, class F>
-void dispatch_chunks(const ExactLaunch& cfg, F& f) {
-  if constexpr (sizeof(T) == 4) {
-    if (cfg.chunks == ExactChunks::registers) {
-      f.template operator()<kThreads, kVector, kUnroll, kExpansion, Residence::registers>();
-      return;
-    }
-  }
-  f.template operator()<kThreads, kVector, kUnroll, kExpansion, Residence::memory>();
-}
-
-template <class T, int kThreads, int kVector, int kUnroll, class F>
-void dispatch_expansion(const ExactLaunch& cfg, F& f) {
-  constexpr int kSmall = sizeof(T) == 4 ? 1 : 2;  // the smaller of the type's two sizes
-  if (cfg.expansion == kSmall) {
-    dispatch_chunks<T, kThreads, kVector, kUnroll, kSmall>(cfg, f);
-  } else {
-    dispatch_chunks<T, kThreads, kVector, kUnroll, kSmall + 1>(cfg, f);
-  }
-}
-
-template <class T, int kThreads, int kVector, class F>
-void dispatch_unroll(const ExactLaunch& cfg, F& f) {
-  if (cfg.unroll == 1) {
-    dispatch_expansion<T, kThreads, kVector, 1>(cfg, f);
-  } else if (cfg.unroll == 2) {
-    dispatch_expansion<T, kThreads, kVector, 2>(cfg, f);
-  } else {
-    dispatch_expansion<T, kThreads, kVector, 4>(cfg, f);
-  }
-}
-
-template <class T, int kThreads, class F>
-void dispatch_vector(const ExactLaunch& cfg, F& f) {
-  if (cfg.vector == 1) {
-    dispatch_unroll<T, kThreads, 1>(cfg, f);
-  } else if (cfg.vector == 2) {
-    dispatch_unroll<T, kThreads, 2>(cfg, f);
-  } else if constexpr (sizeof(T) == 4) {
-    dispatch_unroll<T, kThreads, 4>(cfg, f);
-  }
-}
-
-template <class T, class F>
-void dispatch(const ExactLaunch& cfg, F&& f) {
-  switch (cfg.block_threads) {
-    case 128:
-      dispatch_vector<T, 128>(cfg, f);
-      break;
-    case 256:
-      dispatch_vector<T, 256>(cfg, f);
-      break;
-    default:
-      dispatch_vector<T, 512>(cfg, f);
-      break;
-  }
-}
-
 /// Fills in cfg's defaults for T (the widest load; expansion float 2, double 3; chunks float
-/// registers, double local) and checks the knobs that name a first-pass instance. Returns what
-/// is wrong ("" if nothing): exact_sum's launch and its occupancy query (resident_blocks) both
-/// start here, so they name the same instance.
+/// registers, double local), checks the knobs that name a first pass and sets \p pass to the
+/// compiled one. Returns what is wrong ("" if nothing): exact_sum's launch and its occupancy
+/// query (resident_blocks) both start here, so they name the same instance.
 template <class T>
-std::string normalise(ExactLaunch& cfg) {
+std::string normalise(ExactLaunch& cfg, const detail::FirstPass*& pass) {
+  pass = nullptr;
   const char* type = sizeof(T) == 4 ? "float" : "double";
   if (cfg.block_threads != 128 && cfg.block_threads != 256 && cfg.block_threads != 512) {
     return "exact_sum: block_threads " + std::to_string(cfg.block_threads) +
@@ -128,6 +122,17 @@ std::string normalise(ExactLaunch& cfg) {
   if (sizeof(T) == 8 && cfg.chunks == ExactChunks::registers) {
     return "exact_sum: chunks registers for double (66 chunks): only local";
   }
+  const bool registers = cfg.chunks == ExactChunks::registers;
+  pass = detail::find_first_pass(sizeof(T) == 8, cfg.block_threads, cfg.vector, cfg.unroll,
+                                 cfg.expansion, registers);
+  if (pass == nullptr) {
+    return std::string("exact_sum: the first pass for ") + type + ", block_threads " +
+           std::to_string(cfg.block_threads) + ", vector " + std::to_string(cfg.vector) +
+           ", unroll " + std::to_string(cfg.unroll) + ", expansion " +
+           std::to_string(cfg.expansion) + ", chunks " + (registers ? "registers" : "local") +
+           " is not in this library (a deployment build has those of its kernel list's exact "
+           "entries and the built-in rules')";
+  }
   return "";
 }
 
@@ -135,7 +140,8 @@ template <class T>
 cudaError_t exact_sum_impl(const T* d_in, T* d_out, std::uint64_t n, void* d_temp,
                            std::size_t& temp_bytes, cudaStream_t stream, ExactLaunch cfg) {
   const char* type = sizeof(T) == 4 ? "float" : "double";
-  if (std::string why = normalise<T>(cfg); !why.empty()) return invalid(std::move(why));
+  const detail::FirstPass* pass = nullptr;
+  if (std::string why = normalise<T>(cfg, pass); !why.empty()) return invalid(std::move(why));
   if (cfg.grid_blocks == 0 && cfg.blocks_per_sm < 1) {
     return invalid("exact_sum: blocks_per_sm " + std::to_string(cfg.blocks_per_sm) +
                    " is below 1 and grid_blocks is 0");
@@ -221,13 +227,17 @@ cudaError_t exact_sum_impl(const T* d_in, T* d_out, std::uint64_t n, void* d_tem
     }
   }
   unsigned* const pass_ticket = single && !one_block ? ticket : nullptr;
-  dispatch<T>(cfg,
-              [&]<int kThreads, int kVector, int kUnroll, int kExpansion, Residence kResidence>() {
-                detail::exact_sum_blocks<T, kThreads, kVector, kUnroll, kExpansion, kResidence>
-                    <<<blocks, kThreads, 0, stream>>>(d_in, n, head, vectors, slots, pass_ticket,
-                                                      d_out);
-              });
-  if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
+  detail::FirstPassArgs args;
+  args.in = d_in;
+  args.n = n;
+  args.head = head;
+  args.vectors = vectors;
+  args.slots = slots;
+  args.ticket = pass_ticket;
+  args.out = d_out;
+  args.blocks = blocks;
+  args.stream = stream;
+  if (const cudaError_t e = pass->launch(args); e != cudaSuccess) return e;
   if (single) return cudaSuccess;
   detail::exact_sum_finish<T, kFinishThreads>
       <<<1, kFinishThreads, 0, stream>>>(slots, blocks, d_out);
@@ -252,16 +262,9 @@ namespace {
 
 template <class T>
 cudaError_t resident_blocks(ExactLaunch cfg, int& blocks) {
-  if (!normalise<T>(cfg).empty()) return cudaErrorInvalidValue;
-  cudaError_t e = cudaSuccess;
-  dispatch<T>(cfg,
-              [&]<int kThreads, int kVector, int kUnroll, int kExpansion, Residence kResidence>() {
-                e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                    &blocks,
-                    detail::exact_sum_blocks<T, kThreads, kVector, kUnroll, kExpansion, kResidence>,
-                    kThreads, 0);
-              });
-  return e;
+  const detail::FirstPass* pass = nullptr;
+  if (!normalise<T>(cfg, pass).empty()) return cudaErrorInvalidValue;
+  return pass->resident_blocks(blocks);
 }
 
 }  // namespace
@@ -269,6 +272,12 @@ cudaError_t resident_blocks(ExactLaunch cfg, int& blocks) {
 cudaError_t resident_blocks_per_sm(bool is_double, const ExactLaunch& cfg, int& blocks) {
   blocks = 0;
   return is_double ? resident_blocks<double>(cfg, blocks) : resident_blocks<float>(cfg, blocks);
+}
+
+bool has_first_pass(bool is_double, const ExactLaunch& cfg) {
+  ExactLaunch c = cfg;
+  const detail::FirstPass* pass = nullptr;
+  return is_double ? normalise<double>(c, pass).empty() : normalise<float>(c, pass).empty();
 }
 
 }  // namespace tunedreduce::exact

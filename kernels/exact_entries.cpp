@@ -1,4 +1,5 @@
-// The exact families' entries: Entry::launch builds the entry's ExactLaunch
+// The exact families' entries whose first pass this build compiled (all of them but in a
+// deployment build, exact/CMakeLists.txt): Entry::launch builds the entry's ExactLaunch
 // (kernels/exact_geometry.hpp) and calls exact::exact_sum; the grid is persistent, the occupancy
 // calculator's resident blocks per multiprocessor on every multiprocessor (exact/occupancy.hpp),
 // which exact_sum caps by the work; the workspace is what exact_sum's size query says.
@@ -108,8 +109,17 @@ std::span<const Entry> entries_of() {
 std::span<const Entry> exact_entries() {
   static const std::vector<Entry> all = [] {
     std::vector<Entry> v;
-    for (const Entry& e : entries_of<DType::f32>()) v.push_back(e);
-    for (const Entry& e : entries_of<DType::f64>()) v.push_back(e);
+    const auto add = [&v](std::span<const Entry> entries) {
+      for (const Entry& e : entries) {
+        // A deployment build compiles the first passes of its list's exact entries alone.
+        if (exact::has_first_pass(e.params.dtype == DType::f64,
+                                  exact_geometry::launch_config(e.params))) {
+          v.push_back(e);
+        }
+      }
+    };
+    add(entries_of<DType::f32>());
+    add(entries_of<DType::f64>());
     return v;
   }();
   return all;

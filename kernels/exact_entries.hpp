@@ -1,6 +1,7 @@
 #pragma once
-// The exact families' registry entries (kernels/exact_entries.cpp): every configuration that
-// kernels/space.hpp lists for Op::exact_sum, each launching exact/sum.hpp's exact_sum. Unnamed
+// The exact families' registry entries (kernels/exact_entries.cpp): the configurations that
+// kernels/space.hpp lists for Op::exact_sum whose first pass this build compiled (all of them
+// but in a deployment build), each launching exact/sum.hpp's exact_sum. Unnamed
 // and unsorted, like a generated instance slice; registry.cpp names and sorts them with the rest.
 
 #include <span>

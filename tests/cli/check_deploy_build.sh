@@ -35,6 +35,17 @@ tr -s ' \n' ' ' < "$work/bad.log" |
   grep -q "bad.list:2: 'streaming.b256.u4.two_pass.f32.avg' is not a registry id" ||
   { cat "$work/bad.log"; fail "the bad line was not named"; }
 
+# So does an exact entry outside the registry's space (the exact families have no f64 registers).
+{ echo "exact.b512.u2.two_pass.f32.exact_sum"; echo "exact_registers.b512.u2.two_pass.f64.exact_sum"; } \
+  > "$work/bad-exact.list"
+if "$cmake" -S "$src" -B "$work/bad-exact" -DTUNEDREDUCE_KERNELS="$work/bad-exact.list" \
+     -DTUNEDREDUCE_CUDA_ARCHS="$archs" > "$work/bad-exact.log" 2>&1; then
+  fail "a kernel list with an exact entry outside the space configured"
+fi
+tr -s ' \n' ' ' < "$work/bad-exact.log" |
+  grep -q "'exact_registers.b512.u2.two_pass.f64.exact_sum' is not in the registry's space" ||
+  { cat "$work/bad-exact.log"; fail "the bad exact entry was not named"; }
+
 t0=$(date +%s)
 "$cmake" -S "$src" -B "$work/build" -G Ninja -DTUNEDREDUCE_KERNELS="$work/kernels.list" \
   -DTUNEDREDUCE_CUDA_ARCHS="$archs" > "$work/configure.log" ||
@@ -45,9 +56,13 @@ lib=$work/build/lib/libtunedreduce.so
 echo "built in $(( $(date +%s) - t0 )) s: $(stat -c %s "$(readlink -f "$lib")") bytes (the full library: $(stat -c %s "$(readlink -f "$full")") bytes)"
 [ ! -e "$work/build/bin/tunedreduce" ] || fail "a deployment build built the CLI"
 
-# What the library has: the list, the built-in rules' kernels and every exact entry (compiled
-# whole, kernels/exact_entries.cpp), nothing else.
-"$cli" list --ops exact_sum 2> /dev/null > "$work/exact.ids"
+# What the library has: the list, the built-in rules' kernels and both finishes of each exact
+# entry among them (one first pass serves both: exact/CMakeLists.txt), nothing else.
+cat "$work/kernels.list" "$work/defaults.ids" | grep -v '^#' | grep '\.exact_sum$' |
+  sed -E 's/\.(two_pass|single_pass)\./.two_pass./; p; s/\.two_pass\./.single_pass./' \
+  > "$work/exact.ids"
+[ "$(sort -u "$work/exact.ids" | wc -l)" -lt "$("$cli" list --ops exact_sum 2> /dev/null | wc -l)" ] ||
+  fail "the deployment build's exact entries are all of them"
 cat "$work/kernels.list" "$work/defaults.ids" "$work/exact.ids" | grep -v '^#' | sort -u \
   > "$work/expected.ids"
 sort "$work/build/compiled-kernels.list" > "$work/compiled.ids"

@@ -6,7 +6,12 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 
+#include "exact/first_pass.hpp"
+#include "exact/occupancy.hpp"
+#include "exact/sum.hpp"
+#include "kernels/exact_geometry.hpp"
 #include "kernels/manifest.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/space.hpp"
@@ -402,6 +407,64 @@ TEST(ExactFamilies, LaunchRejectsBadArgumentsWithoutTouchingTheGpu) {
     a.workspace_bytes = 1 << 30;
     EXPECT_EQ(e->launch(a, dev), cudaErrorInvalidValue) << id;  // too large
   }
+}
+
+TEST(ExactFirstPasses, AFullBuildHasEveryKnobCombinationOnceAndTheRegistryLaunchesThem) {
+  using exact::detail::compiled_first_passes;
+  using exact::detail::find_first_pass;
+  // 3 blocks x 3 unrolls x (float: 3 vectors x 2 expansions x 2 residences; double: 2 x 2 x 1).
+  const auto all = compiled_first_passes();
+  EXPECT_EQ(all.size(), 3u * 3u * (3u * 2u * 2u + 2u * 2u * 1u));
+  std::set<std::tuple<bool, int, int, int, int, bool>> seen;
+  for (const exact::detail::FirstPass& f : all) {
+    EXPECT_TRUE(
+        seen.insert({f.is_double, f.block_threads, f.vector, f.unroll, f.expansion, f.registers})
+            .second)
+        << "twice: " << f.block_threads << " " << f.vector << " " << f.unroll;
+    EXPECT_TRUE(f.launch != nullptr && f.resident_blocks != nullptr);
+    EXPECT_EQ(find_first_pass(f.is_double, f.block_threads, f.vector, f.unroll, f.expansion,
+                              f.registers),
+              &f);
+  }
+  for (bool is_double : {false, true}) {
+    for (int block : {128, 256, 512}) {
+      for (int vector : {1, 2, 4}) {
+        for (int unroll : {1, 2, 4}) {
+          for (int expansion : {1, 2, 3}) {
+            for (bool registers : {false, true}) {
+              const bool exists =
+                  (is_double ? vector <= 2 && expansion >= 2 && !registers : expansion <= 2);
+              EXPECT_EQ(find_first_pass(is_double, block, vector, unroll, expansion, registers) !=
+                            nullptr,
+                        exists)
+                  << is_double << " " << block << " " << vector << " " << unroll << " " << expansion
+                  << " " << registers;
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(find_first_pass(false, 64, 4, 2, 2, true), nullptr);
+  EXPECT_EQ(find_first_pass(false, 512, 8, 2, 2, true), nullptr);
+  EXPECT_EQ(find_first_pass(false, 512, 4, 3, 2, true), nullptr);
+  // Every exact entry of the space is in the registry, and its first pass is compiled.
+  std::size_t entries = 0;
+  for (const Entry& e : registry()) {
+    if (!is_exact_family(e.params.family)) continue;
+    ++entries;
+    EXPECT_TRUE(exact::has_first_pass(e.params.dtype == DType::f64,
+                                      exact_geometry::launch_config(e.params)))
+        << e.id;
+  }
+  EXPECT_EQ(entries, 90u);
+  exact::ExactLaunch bad;
+  bad.unroll = 3;
+  EXPECT_FALSE(exact::has_first_pass(false, bad));
+  bad.unroll = 2;
+  bad.chunks = exact::ExactChunks::registers;
+  EXPECT_TRUE(exact::has_first_pass(false, bad));
+  EXPECT_FALSE(exact::has_first_pass(true, bad));  // double: local chunks only
 }
 
 }  // namespace
