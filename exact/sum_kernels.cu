@@ -227,16 +227,15 @@ cudaError_t exact_sum_impl(const T* d_in, T* d_out, std::uint64_t n, void* d_tem
     }
   }
   unsigned* const pass_ticket = single && !one_block ? ticket : nullptr;
-  detail::FirstPassArgs args;
-  args.in = d_in;
-  args.n = n;
-  args.head = head;
-  args.vectors = vectors;
-  args.slots = slots;
-  args.ticket = pass_ticket;
-  args.out = d_out;
-  args.blocks = blocks;
-  args.stream = stream;
+  const detail::FirstPassArgs args{.in = d_in,
+                                   .n = n,
+                                   .head = head,
+                                   .vectors = vectors,
+                                   .slots = slots,
+                                   .ticket = pass_ticket,
+                                   .out = d_out,
+                                   .blocks = blocks,
+                                   .stream = stream};
   if (const cudaError_t e = pass->launch(args); e != cudaSuccess) return e;
   if (single) return cudaSuccess;
   detail::exact_sum_finish<T, kFinishThreads>

@@ -24,27 +24,24 @@ dropped=$(comm -23 "$work/listed.ids" "$work/defaults.ids" | sed -n 1p)
 grep -vxF "$dropped" "$work/full.list" > "$work/kernels.list"
 echo "kernel list: $(grep -vc '^#' "$work/kernels.list") ids (left out: $dropped)"
 
-# A line that is not an id stops the configuration, naming the file and the line.
-{ echo "# comment"; echo "streaming.b256.u4.two_pass.f32.avg"; } > "$work/bad.list"
-if "$cmake" -S "$src" -B "$work/bad" -DTUNEDREDUCE_KERNELS="$work/bad.list" \
-     -DTUNEDREDUCE_CUDA_ARCHS="$archs" > "$work/bad.log" 2>&1; then
-  fail "a kernel list with a bad line configured"
-fi
-# (CMake wraps the message: newlines and indents become one space.)
-tr -s ' \n' ' ' < "$work/bad.log" |
-  grep -q "bad.list:2: 'streaming.b256.u4.two_pass.f32.avg' is not a registry id" ||
-  { cat "$work/bad.log"; fail "the bad line was not named"; }
-
-# So does an exact entry outside the registry's space (the exact families have no f64 registers).
-{ echo "exact.b512.u2.two_pass.f32.exact_sum"; echo "exact_registers.b512.u2.two_pass.f64.exact_sum"; } \
-  > "$work/bad-exact.list"
-if "$cmake" -S "$src" -B "$work/bad-exact" -DTUNEDREDUCE_KERNELS="$work/bad-exact.list" \
-     -DTUNEDREDUCE_CUDA_ARCHS="$archs" > "$work/bad-exact.log" 2>&1; then
-  fail "a kernel list with an exact entry outside the space configured"
-fi
-tr -s ' \n' ' ' < "$work/bad-exact.log" |
-  grep -q "'exact_registers.b512.u2.two_pass.f64.exact_sum' is not in the registry's space" ||
-  { cat "$work/bad-exact.log"; fail "the bad exact entry was not named"; }
+# refused NAME LINES EXPECTED: a kernel list of LINES must stop the configuration with a message
+# containing EXPECTED (CMake wraps it: newlines and indents become one space).
+refused() {
+  printf '%s\n' "${@:2:$#-2}" > "$work/$1.list"
+  if "$cmake" -S "$src" -B "$work/$1" -DTUNEDREDUCE_KERNELS="$work/$1.list" \
+       -DTUNEDREDUCE_CUDA_ARCHS="$archs" > "$work/$1.log" 2>&1; then
+    fail "the kernel list $1.list configured"
+  fi
+  tr -s ' \n' ' ' < "$work/$1.log" | grep -qF "${!#}" ||
+    { cat "$work/$1.log"; fail "$1.list: the configuration did not say: ${!#}"; }
+}
+# A line that is not an id stops the configuration, naming the file and the line; so does an
+# exact entry outside the registry's space (the exact families have no f64 registers).
+refused bad "# comment" "streaming.b256.u4.two_pass.f32.avg" \
+  "bad.list:2: 'streaming.b256.u4.two_pass.f32.avg' is not a registry id"
+refused bad-exact "exact.b512.u2.two_pass.f32.exact_sum" \
+  "exact_registers.b512.u2.two_pass.f64.exact_sum" \
+  "'exact_registers.b512.u2.two_pass.f64.exact_sum' is not in the registry's space"
 
 t0=$(date +%s)
 "$cmake" -S "$src" -B "$work/build" -G Ninja -DTUNEDREDUCE_KERNELS="$work/kernels.list" \
