@@ -503,8 +503,9 @@ class Expansion {
     }
   }
 
-  /// Adds v, the exact fp64 sum of finite, nonzero, normal inputs (a kernel's fast path adds a
-  /// round of floats so, see add_group in exact/sum_kernels.cuh): as one input would go.
+  /// Adds v, the exact fp64 sum of finite inputs (±0 or normal; a kernel's fast path adds a
+  /// round of floats so, see add_group in exact/sum_kernels.cuh): as one input would go. A sum
+  /// of zeros is -0 only if every one is, as the inputs one by one would leave t[0].
   template <class Back>
   TR_EXACT_HD void add_exact_sum(double v, Back& back) {
     carry_in(v, 0, back);

@@ -4,16 +4,17 @@
 // exact_sum_blocks: each thread adds a grid-stride share of the input into its own exact
 // accumulator (exact/accumulator.hpp), held as two variables: the Expansion of K doubles, in
 // registers, and the SpillStore of chunks behind it (registers or local memory, made at the first
-// spill when local). A round of a thread's float loads (2 to 16 floats) whose elements are all
-// normal and within 27 (up to 4), 26 (8) or 25 (16) binades of each other is added as its exact
-// fp64 sum (add_group); other rounds, and double's, element by element in a loop with one add
-// site (add_elements: the kernels' code size is their time after other kernels; the launch
-// bounds ask for 1024 threads a multiprocessor, 64 registers). The block then sums its threads'
-// values as chunk words (warp reductions, then shared memory: plain int64 sums, no carry): each
-// thread's expansion terms as the parts an add would put into the chunks, over the chunks some
-// lane's term touches, plus the normalised chunks of the threads that spilled; it ORs their
-// flags and stores the sums to its slot of the workspace, one word a thread, the last word
-// holding the flags and the range of the nonzero words. One block rounds its sums itself.
+// spill when local). A round of a thread's float loads (2 to 16 floats) whose nonzero elements
+// are all normal and within 27 (up to 4), 26 (8) or 25 (16) binades of each other is added as
+// its exact fp64 sum (add_group; zeros do not count); other rounds, and double's, element by
+// element in a loop with one add site (add_elements: the kernels' code size is their time
+// after other kernels; the launch bounds ask for 1024 threads a multiprocessor, 64 registers).
+// The block then sums its threads' values as chunk words (warp reductions, then shared memory:
+// plain int64 sums, no carry): each thread's expansion terms as the parts an add would put into
+// the chunks, over the chunks some lane's term touches, plus the normalised chunks of the
+// threads that spilled; it ORs their flags and stores the sums to its slot of the workspace, one
+// word a thread, the last word holding the flags and the range of the nonzero words. One block
+// rounds its sums itself.
 // Otherwise exact_sum_finish (two_pass), or the last block of exact_sum_blocks to take an
 // acquire-release ticket (single_pass), adds the slots' words inside the union of their ranges
 // (single_pass loads its own range's words with the ranges, in one round of L2 latency) and
@@ -121,42 +122,20 @@ __host__ __device__ constexpr int exact_group_spread(int m) {
   return m <= 4 ? 27 : m <= 8 ? 26 : m <= 16 ? 25 : 24;
 }
 
-/// A thread's round of float loads (kUnroll vectors of V, 2 to 16 floats) added as one input
-/// when every float is normal and within exact_group_spread binades of the others: their fp64
-/// sum, a tree of independent adds, is exact, and it goes through the expansion as one TwoSum
-/// chain and one spill test instead of one per float (fewer instructions, and the main loop's
-/// longest dependency, the time a thread has no load in flight, shorter). Uniform or normal
-/// data takes this path for all but a few rounds. Returns false (nothing added) else; the
-/// caller then adds element by element (add_elements), with the same result.
-template <class V, int kUnroll, class Front, class Back>
-__device__ __forceinline__ bool add_group(Front& front, Back& back, const V (&v)[kUnroll]) {
+/// The fp64 sum of term(x) over a round's floats x (kUnroll vectors of V): a tree of
+/// independent adds, each vector's pair or quad first.
+template <class V, int kUnroll, class Term>
+__device__ __forceinline__ double round_sum(const V (&v)[kUnroll], Term term) {
   constexpr int kPer = static_cast<int>(sizeof(V) / sizeof(float));
-  constexpr int kFloats = kPer * kUnroll;
-  constexpr unsigned kSpread = exact_group_spread(kFloats);
-  std::uint32_t lo = 0xFFFFFFFFu;
-  std::uint32_t hi = 0;
-#pragma unroll
-  for (int u = 0; u < kUnroll; ++u) {
-#pragma unroll
-    for (int k = 0; k < kPer; ++k) {
-      const std::uint32_t m = __float_as_uint(element<float>(v[u], k)) & 0x7FFFFFFFu;
-      lo = min(lo, m);
-      hi = max(hi, m);
-    }
-  }
-  if (!(lo >= 0x00800000u && hi < 0x7F800000u && (hi >> 23) - (lo >> 23) <= kSpread)) {
-    return false;
-  }
   double s[kUnroll];
 #pragma unroll
   for (int u = 0; u < kUnroll; ++u) {
     if constexpr (kPer == 4) {
-      s[u] = (static_cast<double>(v[u].x) + static_cast<double>(v[u].y)) +
-             (static_cast<double>(v[u].z) + static_cast<double>(v[u].w));
+      s[u] = (term(v[u].x) + term(v[u].y)) + (term(v[u].z) + term(v[u].w));
     } else if constexpr (kPer == 2) {
-      s[u] = static_cast<double>(v[u].x) + static_cast<double>(v[u].y);
+      s[u] = term(v[u].x) + term(v[u].y);
     } else {
-      s[u] = static_cast<double>(v[u]);
+      s[u] = term(v[u]);
     }
   }
 #pragma unroll
@@ -164,7 +143,43 @@ __device__ __forceinline__ bool add_group(Front& front, Back& back, const V (&v)
 #pragma unroll
     for (int u = 0; u + width < kUnroll; u += 2 * width) s[u] += s[u + width];
   }
-  front.add_exact_sum(s[0], back);
+  return s[0];
+}
+
+/// A thread's round of float loads (kUnroll vectors of V, 2 to 16 floats) added as one input
+/// when its nonzero floats are normal and within exact_group_spread binades of each other: their
+/// fp64 sum is exact, and it goes through the expansion as one TwoSum chain and one spill test
+/// instead of one per float (fewer instructions, and the main loop's longest dependency, the
+/// time a thread has no load in flight, shorter). Zeros add nothing and do not count in the
+/// spread; their sign still does, as the fp64 sum of ±0s is -0 only if every one is (so a round
+/// of zeros goes here too). Uniform or normal data, with or without zeros, takes this path for
+/// all but a few rounds; data spread wider than the bound (or with a subnormal, an infinity or
+/// NaN) does not. Returns false (nothing added) else; the caller then adds element by element
+/// (add_elements), with the same result. (Session 15 tried rounds up to 2S + 1 binades as two
+/// exact sums: 3x faster on floats spread over 41 binades, whose two sums then spill from a
+/// one-double expansion, but 3-4 % slower on uniform data at 2^24-2^26: docs/performance.md.)
+template <class V, int kUnroll, class Front, class Back>
+__device__ __forceinline__ bool add_group(Front& front, Back& back, const V (&v)[kUnroll]) {
+  constexpr int kPer = static_cast<int>(sizeof(V) / sizeof(float));
+  constexpr unsigned kSpread = exact_group_spread(kPer * kUnroll);
+  // The magnitudes' bits: the largest, and the smallest nonzero one (m - 1 takes a zero to the
+  // top; lo is then 0 when every float is zero).
+  std::uint32_t lo_minus_1 = 0xFFFFFFFFu;
+  std::uint32_t hi = 0;
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) {
+#pragma unroll
+    for (int k = 0; k < kPer; ++k) {
+      const std::uint32_t m = __float_as_uint(element<float>(v[u], k)) & 0x7FFFFFFFu;
+      lo_minus_1 = min(lo_minus_1, m - 1u);
+      hi = max(hi, m);
+    }
+  }
+  const std::uint32_t lo = lo_minus_1 + 1u;
+  if (hi != 0 && !(lo >= 0x00800000u && hi < 0x7F800000u && (hi >> 23) - (lo >> 23) <= kSpread)) {
+    return false;
+  }
+  front.add_exact_sum(round_sum(v, [](float x) { return static_cast<double>(x); }), back);
   return true;
 }
 

@@ -212,13 +212,14 @@ TYPED_TEST(ExactSumGpu, RandomDataOfManySizesMatchesTheReferenceInEveryConfigura
   }
 }
 
-// A thread's round of 8 or 16 floats goes through the expansion as one fp64 sum when they are
-// normal and at most 26 (8 floats) or 25 (16) binades apart (add_group in
+// A thread's round of 8 or 16 floats goes through the expansion as one fp64 sum when its
+// nonzero floats are normal and at most 26 (8 floats) or 25 (16) binades apart (add_group in
 // exact/sum_kernels.cuh). One block of 128 threads and one round each: thread 0's round is m - 1
 // copies of A = (2^24 - 1)·2^(S-23) and one s = (2^24 - 1)·2^-23, whose sum needs S + 28 bits
 // (16 floats) or S + 27 (8); thread 1's the negations with t = (2^24 - 2)·2^-23; the rest zeros.
 // The sum is s - t = 2^-23. At the bound S the fp64 sum is exact; one binade wider it is not, and
-// a bound one binade too wide would round thread 0's sum and lose 2^-23.
+// a bound one binade too wide would round thread 0's sum and lose 2^-23. With zeros, two copies
+// of A in each of the two rounds are +0 and -0, which must not count in the spread either way.
 TEST(ExactSumGpuGroups, RoundsAtTheSpreadBoundAreExactAndOneBinadeWiderFallBack) {
   Runner runner;
   constexpr int kThreads = 128;
@@ -229,43 +230,74 @@ TEST(ExactSumGpuGroups, RoundsAtTheSpreadBoundAreExactAndOneBinadeWiderFallBack)
       if (m < 8) continue;
       const int bound = m == 8 ? 26 : 25;
       for (const int spread : {bound - 1, bound, bound + 1, bound + 2}) {
-        const auto n = static_cast<std::size_t>(kThreads) * static_cast<unsigned>(m);
-        std::vector<float> values(n, 0.0f);
-        const float a = std::ldexp(float((1 << 24) - 1), spread - 23);
-        const float s = std::ldexp(float((1 << 24) - 1), -23);
-        const float t = std::ldexp(float((1 << 24) - 2), -23);
-        for (int u = 0; u < unroll; ++u) {
-          for (int k = 0; k < vector; ++k) {
-            const bool first = u == 0 && k == 0;
-            const std::size_t thread0 = (static_cast<std::size_t>(u) * kThreads) * vector + k;
-            values[thread0] = first ? s : a;
-            values[thread0 + vector] = first ? -t : -a;  // thread 1's element
+        for (const bool zeros : {false, true}) {
+          const auto n = static_cast<std::size_t>(kThreads) * static_cast<unsigned>(m);
+          std::vector<float> values(n, 0.0f);
+          const float a = std::ldexp(float((1 << 24) - 1), spread - 23);
+          const float s = std::ldexp(float((1 << 24) - 1), -23);
+          const float t = std::ldexp(float((1 << 24) - 2), -23);
+          for (int u = 0; u < unroll; ++u) {
+            for (int k = 0; k < vector; ++k) {
+              const int slot = u * vector + k;
+              const std::size_t thread0 = (static_cast<std::size_t>(u) * kThreads) * vector + k;
+              const float other = zeros && slot == m - 1   ? -0.0f
+                                  : zeros && slot == m - 2 ? 0.0f
+                                                           : a;
+              values[thread0] = slot == 0 ? s : other;
+              values[thread0 + vector] = slot == 0 ? -t : -other;  // thread 1's element
+            }
           }
-        }
-        const float expected = exact_sum(std::span<const float>(values));
-        ASSERT_TRUE(same_bits(std::ldexp(1.0f, -23), expected)) << "the host reference";
-        DeviceBuffer in(n * sizeof(float));
-        TR_CUDA_CHECK(
-            cudaMemcpy(in.get(), values.data(), n * sizeof(float), cudaMemcpyHostToDevice));
-        for (const int expansion : {1, 2}) {
-          for (const ExactChunks chunks : {ExactChunks::registers, ExactChunks::local}) {
-            ExactLaunch cfg;
-            cfg.block_threads = kThreads;
-            cfg.grid_blocks = 1;
-            cfg.vector = vector;
-            cfg.unroll = unroll;
-            cfg.expansion = expansion;
-            cfg.chunks = chunks;
-            const float got = runner.run(static_cast<const float*>(in.get()), n, cfg);
-            EXPECT_TRUE(same_bits(expected, got)) << "spread " << spread << " (bound " << bound
-                                                  << "), " << describe(cfg) << ": got " << got;
-            ++checked;
+          const float expected = exact_sum(std::span<const float>(values));
+          ASSERT_TRUE(same_bits(std::ldexp(1.0f, -23), expected)) << "the host reference";
+          DeviceBuffer in(n * sizeof(float));
+          TR_CUDA_CHECK(
+              cudaMemcpy(in.get(), values.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+          for (const int expansion : {1, 2}) {
+            for (const ExactChunks chunks : {ExactChunks::registers, ExactChunks::local}) {
+              ExactLaunch cfg;
+              cfg.block_threads = kThreads;
+              cfg.grid_blocks = 1;
+              cfg.vector = vector;
+              cfg.unroll = unroll;
+              cfg.expansion = expansion;
+              cfg.chunks = chunks;
+              const float got = runner.run(static_cast<const float*>(in.get()), n, cfg);
+              EXPECT_TRUE(same_bits(expected, got))
+                  << "spread " << spread << " (bound " << bound << ")" << (zeros ? ", ±0" : "")
+                  << ", " << describe(cfg) << ": got " << got;
+              ++checked;
+            }
           }
         }
       }
     }
   }
-  EXPECT_EQ(checked, 48);
+  EXPECT_EQ(checked, 96);
+}
+
+// Rounds of zeros go through add_group as one fp64 sum of ±0s (session 15): the result's sign of
+// zero must still be the reference's. Every configuration, 512 threads x 16 floats x 3 rounds of
+// -0, then with one +0 in it, then with x and -x in two threads' rounds, then 1 among them.
+TEST(ExactSumGpuGroups, RoundsOfZerosKeepTheSignOfZero) {
+  Runner runner;
+  const auto configs = every_configuration<float>();
+  const std::size_t n = 512 * 16 * 3 + 5;  // a tail of scalar loads too
+  std::vector<float> values(n, -0.0f);
+  const auto check = [&](const char* what, float expected) {
+    SCOPED_TRACE(what);
+    ASSERT_TRUE(same_bits(exact_sum(std::span<const float>(values)), expected))
+        << "the host reference";
+    expect_everywhere(runner, values, expected, configs);
+  };
+  check("all -0", -0.0f);
+  values[777] = 0.0f;
+  check("one +0", 0.0f);
+  values[777] = -0.0f;
+  values[100] = 3.5f;
+  values[4000] = -3.5f;
+  check("x and -x", 0.0f);
+  values[5000] = 1.0f;
+  check("x, -x and 1", 1.0f);
 }
 
 // The last block of single_pass loads the words of its own range (widened by one) with the

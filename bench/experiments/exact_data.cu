@@ -1,0 +1,203 @@
+// Question: does tunedreduce::exact_sum keep its speed on data other than the tuner's (uniform in
+// [-1024, 1024)): zeros, wide exponent ranges, odd sizes, inputs that start off a vector
+// boundary? Through the installed library's public API only (both calls: the cached workspace
+// and the two-phase call with caller-owned storage), against cub::DeviceReduce::Sum on the same
+// pointer, cold L2 (ColdTimer's read flush) and warm (the same call just before), medians of 31.
+// Each result's bits must equal the other call's and, up to 2^25 elements, the host exact
+// reference's (exact/reference.hpp). docs/performance.md 3.20.
+//
+//   exact_data [MODES [SIZES [OFFSETS]]]
+// comma-separated lists; by default modes 0,1,2,3,4,5, sizes 1000003,2^24,2^26, offset 0.
+// Modes (each value random, from a hash of its index):
+//   0 uniform [0, 1)             1 normal (0, 1)               2 uniform [-1, 1), half of them 0
+//   3 log-uniform 2^-20..2^20, random sign (41 binades)        4 log-uniform 2^-60..2^60
+//   5 ReLU of normal (half 0)
+// Offsets are in elements: the input starts that far past a 256-byte aligned allocation.
+// The database is the library's usual one ($TUNEDREDUCE_DB, else the default path).
+
+#include <cub/device/device_reduce.cuh>
+#include <tunedreduce/tunedreduce.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "bench/experiments/experiment.hpp"
+#include "exact/reference.hpp"
+
+namespace {
+
+__device__ std::uint64_t mix(std::uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ull;
+  x ^= x >> 33;
+  return x;
+}
+
+template <class T>
+__global__ void fill(T* p, std::uint64_t n, std::uint64_t seed, int mode) {
+  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::uint64_t{gridDim.x} * blockDim.x) {
+    const std::uint64_t r = mix(i * 0x9E3779B97F4A7C15ull + seed);
+    const std::uint64_t r2 = mix(r + 0x1234567ull);
+    const double m = static_cast<double>(r >> 11) * 0x1p-53;          // [0, 1)
+    const double m2 = (static_cast<double>(r2 >> 11) + 1) * 0x1p-53;  // (0, 1]
+    const double sign = (r2 & 1) != 0 ? -1.0 : 1.0;
+    const double normal = sqrt(-2 * log(m2)) * cospi(2 * m);
+    double v = 0;
+    switch (mode) {
+      case 0:
+        v = m;
+        break;
+      case 1:
+        v = normal;
+        break;
+      case 2:
+        v = (r2 & 2) != 0 ? 0.0 : 2 * m - 1;
+        break;
+      case 3:
+        v = sign * ldexp(0.5 + m / 2, static_cast<int>(r2 % 41) - 20);
+        break;
+      case 4:
+        v = sign * ldexp(0.5 + m / 2, static_cast<int>(r2 % 121) - 60);
+        break;
+      default:
+        v = fmax(0.0, normal);
+        break;
+    }
+    p[i] = static_cast<T>(v);
+  }
+}
+
+std::vector<std::uint64_t> parse_list(const char* s) {
+  std::vector<std::uint64_t> out;
+  std::string text(s);
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', pos), text.size());
+    const std::string item = text.substr(pos, comma - pos);
+    const std::size_t caret = item.find('^');
+    char* end = nullptr;
+    if (caret != std::string::npos) {
+      const unsigned long long base = std::strtoull(item.c_str(), &end, 10);
+      const unsigned long long exp = std::strtoull(item.c_str() + caret + 1, &end, 10);
+      std::uint64_t v = 1;
+      for (unsigned long long k = 0; k < exp; ++k) v *= base;
+      out.push_back(v);
+    } else {
+      out.push_back(std::strtoull(item.c_str(), &end, 10));
+    }
+    if (end == nullptr || *end != '\0' || item.empty()) {
+      std::fprintf(stderr, "exact_data: '%s' in '%s' is not a number (N or B^E)\n", item.c_str(),
+                   s);
+      std::exit(2);
+    }
+    pos = comma + 1;
+  }
+  return out;
+}
+
+template <class T>
+bool run(const ColdTimer& timer, int mode, std::uint64_t n, std::uint64_t offset) {
+  const cudaStream_t s = timer.s;
+  T* base = nullptr;
+  CK(cudaMalloc(&base, (n + offset) * sizeof(T)));
+  T* const in = base + offset;
+  fill<<<1024, 256, 0, s>>>(in, n, n * 7 + offset, mode);
+  CK(cudaGetLastError());
+  T* out = nullptr;
+  T* cub_out = nullptr;
+  CK(cudaMalloc(&out, 2 * sizeof(T)));
+  CK(cudaMalloc(&cub_out, sizeof(T)));
+  CK(cudaMemsetAsync(out, 0xFF, 2 * sizeof(T), s));  // poison
+  std::size_t temp_bytes = 0;
+  tunedreduce::exact_sum(nullptr, temp_bytes, in, out + 1, n, s);
+  void* temp = nullptr;
+  CK(cudaMalloc(&temp, std::max<std::size_t>(temp_bytes, 1)));
+  std::size_t cub_bytes = 0;
+  CK(cub::DeviceReduce::Sum(nullptr, cub_bytes, in, cub_out, n, s));
+  void* cub_temp = nullptr;
+  CK(cudaMalloc(&cub_temp, std::max<std::size_t>(cub_bytes, 1)));
+
+  const auto cached = [&] { tunedreduce::exact_sum(in, out, n, s); };
+  const auto two_phase = [&] { tunedreduce::exact_sum(temp, temp_bytes, in, out + 1, n, s); };
+  const auto cub = [&] { CK(cub::DeviceReduce::Sum(cub_temp, cub_bytes, in, cub_out, n, s)); };
+  cached();
+  two_phase();
+  CK(cudaStreamSynchronize(s));
+  T got[2];
+  CK(cudaMemcpy(got, out, sizeof got, cudaMemcpyDeviceToHost));
+  bool ok = std::memcmp(&got[0], &got[1], sizeof(T)) == 0;
+  const bool with_reference = n <= (std::uint64_t{1} << 25);
+  if (with_reference) {
+    std::vector<T> host(n);
+    CK(cudaMemcpy(host.data(), in, n * sizeof(T), cudaMemcpyDeviceToHost));
+    const T expected = tunedreduce::exact::exact_sum(std::span<const T>(host));
+    ok = ok && std::memcmp(&got[0], &expected, sizeof(T)) == 0;
+  }
+  // Warm: the same call just before the timed one, on the same stream.
+  const auto warm_us = [&](const std::function<void()>& f) {
+    return timer.median_us([&] {
+      f();
+      CK(cudaEventRecord(timer.e0, s));
+      f();
+    });
+  };
+  const float cold[3] = {timer.median_us(cached), timer.median_us(two_phase), timer.median_us(cub)};
+  const float warm[3] = {warm_us(cached), warm_us(two_phase), warm_us(cub)};
+  std::printf("%d  %s  %11llu  %6llu  %7.3f  %7.3f  %9.1f  %7.3f  %7.3f  %9.1f  %s\n", mode,
+              sizeof(T) == 4 ? "f32" : "f64", static_cast<unsigned long long>(n),
+              static_cast<unsigned long long>(offset), cold[2] / cold[0], cold[2] / cold[1],
+              cold[2], warm[2] / warm[0], warm[2] / warm[1], warm[2],
+              ok ? (with_reference ? "ok (reference)" : "ok") : "MISMATCH");
+  CK(cudaFree(base));
+  CK(cudaFree(out));
+  CK(cudaFree(cub_out));
+  CK(cudaFree(temp));
+  CK(cudaFree(cub_temp));
+  return ok;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc > 4) {
+    std::fprintf(stderr, "usage: exact_data [MODES [SIZES [OFFSETS]]]\n");
+    return 2;
+  }
+  const auto modes = parse_list(argc > 1 ? argv[1] : "0,1,2,3,4,5");
+  const auto sizes = parse_list(argc > 2 ? argv[2] : "1000003,2^24,2^26");
+  const auto offsets = parse_list(argc > 3 ? argv[3] : "0");
+  for (const std::uint64_t m : modes) {
+    if (m > 5) {
+      std::fprintf(stderr, "exact_data: mode %llu is not 0..5\n",
+                   static_cast<unsigned long long>(m));
+      return 2;
+    }
+  }
+  cudaDeviceProp prop{};
+  CK(cudaGetDeviceProperties(&prop, 0));
+  std::printf("device: %s; speed-up over cub::DeviceReduce::Sum (CUB us / exact_sum us)\n",
+              prop.name);
+  const ColdTimer timer(prop);
+  std::printf(
+      "mode type            n  offset  cold:cached two-phase  CUB us  warm:cached "
+      "two-phase  CUB us  bits\n");
+  bool ok = true;
+  for (const std::uint64_t m : modes) {
+    for (const std::uint64_t n : sizes) {
+      for (const std::uint64_t off : offsets) {
+        ok = run<float>(timer, static_cast<int>(m), n, off) && ok;
+        ok = run<double>(timer, static_cast<int>(m), n, off) && ok;
+      }
+    }
+  }
+  std::printf("%s\n", ok ? "every result's bits as expected" : "SOME RESULT DIFFERS");
+  return ok ? 0 : 1;
+}
