@@ -33,7 +33,8 @@ namespace {
 
 /// A knob's index among its values (-1 if none): block 128, 256, 512; vector 1, 2, 4; unroll 1,
 /// 2, 4; expansion float 1, 2, double 2, 3.
-int index_of(int value, std::array<int, 3> values) {
+template <std::size_t N>
+int index_of(int value, const std::array<int, N>& values) {
   const auto* it = std::find(values.begin(), values.end(), value);
   return it == values.end() ? -1 : static_cast<int>(it - values.begin());
 }
@@ -41,10 +42,10 @@ int index_of(int value, std::array<int, 3> values) {
 /// The first pass's slot of the lookup table, or -1 for knobs exact_sum does not have.
 int slot_of(bool is_double, int block_threads, int vector, int unroll, int expansion,
             bool registers) {
-  const int b = index_of(block_threads, {128, 256, 512});
-  const int v = index_of(vector, {1, 2, 4});
-  const int u = index_of(unroll, {1, 2, 4});
-  const int e = is_double ? index_of(expansion, {2, 3, -1}) : index_of(expansion, {1, 2, -1});
+  const int b = index_of(block_threads, std::array{128, 256, 512});
+  const int v = index_of(vector, std::array{1, 2, 4});
+  const int u = index_of(unroll, std::array{1, 2, 4});
+  const int e = index_of(expansion, is_double ? std::array{2, 3} : std::array{1, 2});
   if (b < 0 || v < 0 || u < 0 || e < 0) return -1;
   return ((((int{is_double} * 3 + b) * 3 + v) * 3 + u) * 2 + e) * 2 + int{registers};
 }

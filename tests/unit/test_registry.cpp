@@ -448,6 +448,8 @@ TEST(ExactFirstPasses, AFullBuildHasEveryKnobCombinationOnceAndTheRegistryLaunch
   EXPECT_EQ(find_first_pass(false, 64, 4, 2, 2, true), nullptr);
   EXPECT_EQ(find_first_pass(false, 512, 8, 2, 2, true), nullptr);
   EXPECT_EQ(find_first_pass(false, 512, 4, 3, 2, true), nullptr);
+  EXPECT_EQ(find_first_pass(false, 512, 4, 2, -1, true), nullptr);
+  EXPECT_EQ(find_first_pass(true, 512, 2, 2, 0, false), nullptr);
   // Every exact entry of the space is in the registry, and its first pass is compiled.
   std::size_t entries = 0;
   for (const Entry& e : registry()) {
