@@ -6,7 +6,8 @@
 // registers, and the SpillStore of chunks behind it (registers or local memory, made at the first
 // spill when local). A round of a thread's float loads (2 to 16 floats) whose nonzero elements
 // are all normal and within 27 (up to 4), 26 (8) or 25 (16) binades of each other is added as
-// its exact fp64 sum (add_group; zeros do not count); other rounds, and double's, element by
+// its exact fp64 sum (add_group; zeros do not count; with K >= 2, one within twice that plus one
+// as two sums); other rounds, and double's, element by
 // element in a loop with one add site (add_elements: the kernels' code size is their time
 // after other kernels; the launch bounds ask for 1024 threads a multiprocessor, 64 registers).
 // The block then sums its threads' values as chunk words (warp reductions, then shared memory:
@@ -153,11 +154,10 @@ __device__ __forceinline__ double round_sum(const V (&v)[kUnroll], Term term) {
 /// time a thread has no load in flight, shorter). Zeros add nothing and do not count in the
 /// spread; their sign still does, as the fp64 sum of ±0s is -0 only if every one is (so a round
 /// of zeros goes here too). Uniform or normal data, with or without zeros, takes this path for
-/// all but a few rounds; data spread wider than the bound (or with a subnormal, an infinity or
-/// NaN) does not. Returns false (nothing added) else; the caller then adds element by element
-/// (add_elements), with the same result. (Session 15 tried rounds up to 2S + 1 binades as two
-/// exact sums: 3x faster on floats spread over 41 binades, whose two sums then spill from a
-/// one-double expansion, but 3-4 % slower on uniform data at 2^24-2^26: docs/performance.md.)
+/// all but a few rounds. With an expansion of two or more doubles, a round up to 2S + 1 binades
+/// wide (S = exact_group_spread) goes as two exact sums (below). Returns false (nothing added)
+/// else (a subnormal, an infinity or NaN, a wider spread); the caller then adds element by
+/// element (add_elements), with the same result.
 template <class V, int kUnroll, class Front, class Back>
 __device__ __forceinline__ bool add_group(Front& front, Back& back, const V (&v)[kUnroll]) {
   constexpr int kPer = static_cast<int>(sizeof(V) / sizeof(float));
@@ -176,11 +176,34 @@ __device__ __forceinline__ bool add_group(Front& front, Back& back, const V (&v)
     }
   }
   const std::uint32_t lo = lo_minus_1 + 1u;
-  if (hi != 0 && !(lo >= 0x00800000u && hi < 0x7F800000u && (hi >> 23) - (lo >> 23) <= kSpread)) {
+  const bool normal = lo >= 0x00800000u && hi < 0x7F800000u;
+  const unsigned spread = (hi >> 23) - (lo >> 23);
+  if (hi == 0 || (normal && spread <= kSpread)) {
+    front.add_exact_sum(round_sum(v, [](float x) { return static_cast<double>(x); }), back);
+    return true;
+  }
+  if constexpr (Front::kTerms >= 2) {
+    // Wider, up to 2S + 1 binades: the floats of the top S + 1 binades (and the zeros) and the
+    // rest, each within S binades, as two exact fp64 sums. Only with two or more doubles in the
+    // expansion, which then holds both without spilling (floats 41 binades apart: 0.52 -> 0.83x
+    // CUB at 2^24, 0.41 -> 0.95x at 2^26, exact_wide on the H100); with one, the two sums spill
+    // and the code cost the one-double kernels 3-4 % on dense data (docs/performance.md 3.20).
+    // Exact: the upper sum's exponents are hi's - S .. hi's, the lower's lo's .. hi's - S - 1,
+    // each at most S apart while hi's - lo's <= 2S + 1; -0 is both sums' neutral element.
+    if (!normal || spread > 2 * kSpread + 1) return false;
+    const std::uint32_t top_minus_1 = (((hi >> 23) - kSpread) << 23) - 1u;
+    const auto upper = [top_minus_1](float x) {
+      return (__float_as_uint(x) & 0x7FFFFFFFu) - 1u >= top_minus_1 ? static_cast<double>(x) : -0.0;
+    };
+    const auto lower = [top_minus_1](float x) {
+      return (__float_as_uint(x) & 0x7FFFFFFFu) - 1u >= top_minus_1 ? -0.0 : static_cast<double>(x);
+    };
+    front.add_exact_sum(round_sum(v, upper), back);
+    front.add_exact_sum(round_sum(v, lower), back);
+    return true;
+  } else {
     return false;
   }
-  front.add_exact_sum(round_sum(v, [](float x) { return static_cast<double>(x); }), back);
-  return true;
 }
 
 __device__ __forceinline__ std::int64_t warp_sum(std::int64_t v) {

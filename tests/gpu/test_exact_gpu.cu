@@ -220,6 +220,8 @@ TYPED_TEST(ExactSumGpu, RandomDataOfManySizesMatchesTheReferenceInEveryConfigura
 // The sum is s - t = 2^-23. At the bound S the fp64 sum is exact; one binade wider it is not, and
 // a bound one binade too wide would round thread 0's sum and lose 2^-23. With zeros, two copies
 // of A in each of the two rounds are +0 and -0, which must not count in the spread either way.
+// With expansion 2, rounds up to 2S + 1 binades wide go as two sums (the copies of A, and s or
+// t), exact too; 2S + 2 goes element by element.
 TEST(ExactSumGpuGroups, RoundsAtTheSpreadBoundAreExactAndOneBinadeWiderFallBack) {
   Runner runner;
   constexpr int kThreads = 128;
@@ -229,7 +231,8 @@ TEST(ExactSumGpuGroups, RoundsAtTheSpreadBoundAreExactAndOneBinadeWiderFallBack)
       const int m = vector * unroll;
       if (m < 8) continue;
       const int bound = m == 8 ? 26 : 25;
-      for (const int spread : {bound - 1, bound, bound + 1, bound + 2}) {
+      for (const int spread :
+           {bound - 1, bound, bound + 1, bound + 2, 2 * bound + 1, 2 * bound + 2}) {
         for (const bool zeros : {false, true}) {
           const auto n = static_cast<std::size_t>(kThreads) * static_cast<unsigned>(m);
           std::vector<float> values(n, 0.0f);
@@ -272,7 +275,7 @@ TEST(ExactSumGpuGroups, RoundsAtTheSpreadBoundAreExactAndOneBinadeWiderFallBack)
       }
     }
   }
-  EXPECT_EQ(checked, 96);
+  EXPECT_EQ(checked, 144);
 }
 
 // Rounds of zeros go through add_group as one fp64 sum of ±0s (session 15): the result's sign of
