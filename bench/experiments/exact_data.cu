@@ -22,11 +22,15 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <exception>
+#include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "bench/experiments/experiment.hpp"
+#include "common/grammar.hpp"
 #include "exact/reference.hpp"
 
 namespace {
@@ -75,30 +79,17 @@ __global__ void fill(T* p, std::uint64_t n, std::uint64_t seed, int mode) {
   }
 }
 
-std::vector<std::uint64_t> parse_list(const char* s) {
+/// The values of a comma-separated list argument, each a count as the CLI writes one (N or B^E:
+/// common/grammar.hpp); throws naming the argument and the item that is not one.
+std::vector<std::uint64_t> parse_list(const char* what, const char* text) {
   std::vector<std::uint64_t> out;
-  std::string text(s);
-  std::size_t pos = 0;
-  while (pos <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', pos), text.size());
-    const std::string item = text.substr(pos, comma - pos);
-    const std::size_t caret = item.find('^');
-    char* end = nullptr;
-    if (caret != std::string::npos) {
-      const unsigned long long base = std::strtoull(item.c_str(), &end, 10);
-      const unsigned long long exp = std::strtoull(item.c_str() + caret + 1, &end, 10);
-      std::uint64_t v = 1;
-      for (unsigned long long k = 0; k < exp; ++k) v *= base;
-      out.push_back(v);
-    } else {
-      out.push_back(std::strtoull(item.c_str(), &end, 10));
+  for (const std::string& item : tunedreduce::grammar::split_list(what, {text})) {
+    const std::optional<std::uint64_t> v = tunedreduce::grammar::count_value(item);
+    if (!v) {
+      throw std::invalid_argument(std::string(what) + ": '" + item + "' is not a number (" +
+                                  tunedreduce::grammar::count_syntax + ")");
     }
-    if (end == nullptr || *end != '\0' || item.empty()) {
-      std::fprintf(stderr, "exact_data: '%s' in '%s' is not a number (N or B^E)\n", item.c_str(),
-                   s);
-      std::exit(2);
-    }
-    pos = comma + 1;
+    out.push_back(*v);
   }
   return out;
 }
@@ -171,9 +162,15 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: exact_data [MODES [SIZES [OFFSETS]]]\n");
     return 2;
   }
-  const auto modes = parse_list(argc > 1 ? argv[1] : "0,1,2,3,4,5");
-  const auto sizes = parse_list(argc > 2 ? argv[2] : "1000003,2^24,2^26");
-  const auto offsets = parse_list(argc > 3 ? argv[3] : "0");
+  std::vector<std::uint64_t> modes, sizes, offsets;
+  try {
+    modes = parse_list("MODES", argc > 1 ? argv[1] : "0,1,2,3,4,5");
+    sizes = parse_list("SIZES", argc > 2 ? argv[2] : "1000003,2^24,2^26");
+    offsets = parse_list("OFFSETS", argc > 3 ? argv[3] : "0");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "exact_data: %s\n", e.what());
+    return 2;
+  }
   for (const std::uint64_t m : modes) {
     if (m > 5) {
       std::fprintf(stderr, "exact_data: mode %llu is not 0..5\n",
