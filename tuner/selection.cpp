@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
 
 #include "kernels/registry.hpp"
 
@@ -50,6 +51,18 @@ bool preferred_in_tie(std::string_view a, std::string_view b, bool one_launch_co
   return a < b;
 }
 
+namespace {
+
+/// For the id of an f32 exact entry: whether its expansion holds two doubles (exact_wide) or
+/// one (exact, exact_registers); nullopt for any other id.
+std::optional<bool> float_exact_holds_wide_rounds(std::string_view id) {
+  const auto p = kernels::parse_id(id);
+  if (!p || p->dtype != DType::f32 || !kernels::is_exact_family(p->family)) return std::nullopt;
+  return p->family == kernels::Family::exact_wide;
+}
+
+}  // namespace
+
 bool faster(const Result& a, const Result& b) {
   if (a.ok() != b.ok()) return a.ok();
   if (!a.ok()) return false;
@@ -81,6 +94,18 @@ Selection select_winner(std::span<const Result> results, const TieRule& rule) {
     if (i_first || (neither && faster(results[i], results[winner]))) winner = i;
   }
   if (s.tied == 0) s.tied = 1;  // the fastest itself (a zero median is tied with nothing)
+  // Floats whose rounds span more binades than one double holds (TieRule::wide_rounds_relative).
+  if (float_exact_holds_wide_rounds(results[winner].kernel_id) == false) {
+    std::optional<std::size_t> wide;
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      if (results[i].ok() && float_exact_holds_wide_rounds(results[i].kernel_id) == true &&
+          (!wide || faster(results[i], results[*wide])))
+        wide = i;
+    }
+    if (wide &&
+        *results[*wide].median_us <= *results[*fastest].median_us * (1 + rule.wide_rounds_relative))
+      winner = *wide;
+  }
   s.winner = winner;
   for (std::size_t i = 0; i < results.size(); ++i) {
     if (i == winner || !results[i].ok()) continue;

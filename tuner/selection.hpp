@@ -20,6 +20,12 @@ struct TieRule {
   /// ... and never when they differ by this much, however uncertain both medians are: the most
   /// speed the tie rule may trade for its preference.
   double max_relative = 0.01;
+  /// How much slower than the fastest an f32 exact entry whose expansion holds two doubles
+  /// (family exact_wide) may be and still win over a one-double entry (exact,
+  /// exact_registers): those run floats whose rounds span more than 25-27 binades (log-uniform
+  /// data over 2^-20..2^20, say) at a tenth of their speed, exact_wide at 0.81-0.99x CUB, and the
+  /// tuner's data (uniform in [-1024, 1024)) cannot show it (docs/performance.md 3.21).
+  double wide_rounds_relative = 0.02;
 };
 
 /// (p90 - p10) / median of an ok result; 0 when p10 or p90 is missing.
@@ -69,7 +75,9 @@ struct Selection {
 };
 
 /// Chooses the winner of \p results (one size, one dtype and op): the fastest ok result, or,
-/// when several are within noise of the fastest, the one preferred_in_tie among them.
+/// when several are within noise of the fastest, the one preferred_in_tie among them; then, if
+/// that is a one-double f32 exact entry, the fastest exact_wide f32 entry instead where it is
+/// within rule.wide_rounds_relative of the fastest.
 Selection select_winner(std::span<const Result> results, const TieRule& rule = {});
 
 /// Indices of \p results, best first: the winner, the runner-up, the other ok results by speed,

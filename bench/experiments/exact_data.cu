@@ -29,70 +29,12 @@
 #include <string>
 #include <vector>
 
+#include "bench/experiments/exact_common.cuh"
 #include "bench/experiments/experiment.hpp"
 #include "common/grammar.hpp"
 #include "exact/reference.hpp"
 
 namespace {
-
-__device__ std::uint64_t mix(std::uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ull;
-  x ^= x >> 33;
-  return x;
-}
-
-template <class T>
-__global__ void fill(T* p, std::uint64_t n, std::uint64_t seed, int mode) {
-  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < n;
-       i += std::uint64_t{gridDim.x} * blockDim.x) {
-    const std::uint64_t r = mix(i * 0x9E3779B97F4A7C15ull + seed);
-    const std::uint64_t r2 = mix(r + 0x1234567ull);
-    const double m = static_cast<double>(r >> 11) * 0x1p-53;          // [0, 1)
-    const double m2 = (static_cast<double>(r2 >> 11) + 1) * 0x1p-53;  // (0, 1]
-    const double sign = (r2 & 1) != 0 ? -1.0 : 1.0;
-    const double normal = sqrt(-2 * log(m2)) * cospi(2 * m);
-    double v = 0;
-    switch (mode) {
-      case 0:
-        v = m;
-        break;
-      case 1:
-        v = normal;
-        break;
-      case 2:
-        v = (r2 & 2) != 0 ? 0.0 : 2 * m - 1;
-        break;
-      case 3:
-        v = sign * ldexp(0.5 + m / 2, static_cast<int>(r2 % 41) - 20);
-        break;
-      case 4:
-        v = sign * ldexp(0.5 + m / 2, static_cast<int>(r2 % 121) - 60);
-        break;
-      default:
-        v = fmax(0.0, normal);
-        break;
-    }
-    p[i] = static_cast<T>(v);
-  }
-}
-
-/// The values of a comma-separated list argument, each a count as the CLI writes one (N or B^E:
-/// common/grammar.hpp); throws naming the argument and the item that is not one.
-std::vector<std::uint64_t> parse_list(const char* what, const char* text) {
-  std::vector<std::uint64_t> out;
-  for (const std::string& item : tunedreduce::grammar::split_list(what, {text})) {
-    const std::optional<std::uint64_t> v = tunedreduce::grammar::count_value(item);
-    if (!v) {
-      throw std::invalid_argument(std::string(what) + ": '" + item + "' is not a number (" +
-                                  tunedreduce::grammar::count_syntax + ")");
-    }
-    out.push_back(*v);
-  }
-  return out;
-}
 
 template <class T>
 bool run(const ColdTimer& timer, int mode, std::uint64_t n, std::uint64_t offset) {
@@ -100,7 +42,7 @@ bool run(const ColdTimer& timer, int mode, std::uint64_t n, std::uint64_t offset
   T* base = nullptr;
   CK(cudaMalloc(&base, (n + offset) * sizeof(T)));
   T* const in = base + offset;
-  fill<<<1024, 256, 0, s>>>(in, n, n * 7 + offset, mode);
+  exact_experiments::fill<<<1024, 256, 0, s>>>(in, n, n * 7 + offset, mode);
   CK(cudaGetLastError());
   T* out = nullptr;
   T* cub_out = nullptr;
@@ -164,9 +106,9 @@ int main(int argc, char** argv) {
   }
   std::vector<std::uint64_t> modes, sizes, offsets;
   try {
-    modes = parse_list("MODES", argc > 1 ? argv[1] : "0,1,2,3,4,5");
-    sizes = parse_list("SIZES", argc > 2 ? argv[2] : "1000003,2^24,2^26");
-    offsets = parse_list("OFFSETS", argc > 3 ? argv[3] : "0");
+    modes = exact_experiments::parse_list("MODES", argc > 1 ? argv[1] : "0,1,2,3,4,5");
+    sizes = exact_experiments::parse_list("SIZES", argc > 2 ? argv[2] : "1000003,2^24,2^26");
+    offsets = exact_experiments::parse_list("OFFSETS", argc > 3 ? argv[3] : "0");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "exact_data: %s\n", e.what());
     return 2;

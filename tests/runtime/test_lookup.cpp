@@ -432,7 +432,7 @@ TEST(Defaults, ExactSumHasItsOwnRulesForFloatTypesOnly) {
   EXPECT_STREQ(builtin_default_id(DType::f64, Op::exact_sum, 1 << 20),
                "exact.b512.u1.single_pass.f64.exact_sum");
   EXPECT_STREQ(builtin_default_id(DType::f32, Op::exact_sum, std::uint64_t{1} << 30),
-               "exact_registers.b128.u4.two_pass.f32.exact_sum");
+               "exact_wide.b512.u4.single_pass.f32.exact_sum");
   for (DType d : {DType::i32, DType::u32, DType::i64, DType::u64})
     EXPECT_STREQ(builtin_default_id(d, Op::exact_sum, 1 << 20), "") << dtype_name(d);
   // 2^40 is past the exact kernels' limit: the rule's kernel still comes back, and says why.

@@ -109,6 +109,39 @@ TEST(Selection, ATieOfExactEntriesGoesToTheFasterUnlessTheFinishDecides) {
   EXPECT_EQ(select_winner(rs).winner, 0u);
 }
 
+TEST(Selection, AFloatExactEntryWithTwoDoublesWinsWithinTheWideRoundsBand) {
+  const std::string registers = "exact_registers.b512.u4.single_pass.f32.exact_sum";
+  const std::string local = "exact.b512.u4.single_pass.f32.exact_sum";
+  const std::string wide = "exact_wide.b512.u4.single_pass.f32.exact_sum";
+  const std::string wide_u2 = "exact_wide.b512.u2.single_pass.f32.exact_sum";
+  // H100, 2^26 floats (docs/performance.md 3.21): exact_wide 1 % slower, outside the noise.
+  std::vector<Result> rs = {ok(registers, 95.4), ok(wide, 96.3), ok(local, 96.9)};
+  Selection s = select_winner(rs);
+  EXPECT_EQ(s.tied, 1u);
+  EXPECT_EQ(s.winner, 1u);
+  EXPECT_EQ(s.runner_up, 0u);
+  EXPECT_LT(*s.margin, 0);
+  // The fastest of the exact_wide entries, and none beyond the band (2 %).
+  rs = {ok(registers, 100), ok(wide_u2, 101.9), ok(wide, 101.5)};
+  EXPECT_EQ(select_winner(rs).winner, 2u);
+  rs = {ok(registers, 100), ok(wide, 102.1)};
+  EXPECT_EQ(select_winner(rs).winner, 0u);
+  rs = {ok(local, 100), ok(wide, 101.9)};
+  EXPECT_EQ(select_winner(rs).winner, 1u);
+  TieRule narrow;
+  narrow.wide_rounds_relative = 0.01;
+  EXPECT_EQ(select_winner(rs, narrow).winner, 0u);
+  // Only an ok result, and only for float: doubles of both families hold such data.
+  rs = {ok(registers, 100), failed(wide, Outcome::incorrect)};
+  EXPECT_EQ(select_winner(rs).winner, 0u);
+  rs = {ok("exact.b512.u4.single_pass.f64.exact_sum", 100),
+        ok("exact_wide.b512.u4.single_pass.f64.exact_sum", 101)};
+  EXPECT_EQ(select_winner(rs).winner, 0u);
+  // A faster exact_wide entry wins as it always did.
+  rs = {ok(registers, 100), ok(wide, 90)};
+  EXPECT_EQ(select_winner(rs).winner, 1u);
+}
+
 TEST(Selection, FastestWinsOutsideNoise) {
   std::vector<Result> rs = {ok(a2, 120), ok(a1, 100), ok(big, 110)};
   const Selection s = select_winner(rs);
