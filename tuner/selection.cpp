@@ -51,17 +51,11 @@ bool preferred_in_tie(std::string_view a, std::string_view b, bool one_launch_co
   return a < b;
 }
 
-namespace {
-
-/// For the id of an f32 exact entry: whether its expansion holds two doubles (exact_wide) or
-/// one (exact, exact_registers); nullopt for any other id.
 std::optional<bool> float_exact_holds_wide_rounds(std::string_view id) {
   const auto p = kernels::parse_id(id);
   if (!p || p->dtype != DType::f32 || !kernels::is_exact_family(p->family)) return std::nullopt;
   return p->family == kernels::Family::exact_wide;
 }
-
-}  // namespace
 
 bool faster(const Result& a, const Result& b) {
   if (a.ok() != b.ok()) return a.ok();

@@ -60,6 +60,11 @@ bool preferred_in_tie(std::string_view a, std::string_view b, bool one_launch_co
 /// (docs/performance.md, session 7).
 inline constexpr double second_launch_us = 2.4;
 
+/// For the id of an f32 exact entry: whether its expansion holds two doubles (exact_wide), so
+/// that it sums rounds of floats up to 51-55 binades wide without spilling, or one (exact,
+/// exact_registers); nullopt for any other id (TieRule::wide_rounds_relative).
+std::optional<bool> float_exact_holds_wide_rounds(std::string_view id);
+
 /// Speed order: the smaller median first, then the smaller id (deterministic). Results that are
 /// not ok come after every ok one.
 bool faster(const Result& a, const Result& b);

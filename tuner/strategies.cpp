@@ -229,8 +229,10 @@ SearchOutcome search_halving(std::span<const std::string> candidates, SearchCont
   const HalvingOptions& h = ctx.config.halving;
   const std::size_t final_size = static_cast<std::size_t>(std::max(1, h.final_size));
   std::vector<std::string> alive(candidates.begin(), candidates.end());
+  // 1 while alive holds, past the fraction kept, the exact_wide entry carried on (below).
+  std::size_t carried = 0;
   double repeats = h.first_repeats;
-  while (alive.size() > final_size) {
+  while (alive.size() - carried > final_size) {
     const int r = std::clamp(static_cast<int>(std::lround(repeats)), 1, ctx.policy.max_repeats);
     std::vector<Request> requests = plain_requests(alive, ctx.n);
     for (Request& q : requests) {
@@ -247,11 +249,28 @@ SearchOutcome search_halving(std::span<const std::string> candidates, SearchCont
       if (x.ok()) ok.push_back(&x);
     std::sort(ok.begin(), ok.end(),
               [](const Result* a, const Result* b) { return faster(*a, *b); });
-    const auto want =
-        static_cast<std::size_t>(std::ceil(static_cast<double>(alive.size()) * h.keep));
-    const std::size_t keep = std::min(std::clamp(want, final_size, alive.size() - 1), ok.size());
+    const std::size_t counted = alive.size() - carried;
+    const auto want = static_cast<std::size_t>(std::ceil(static_cast<double>(counted) * h.keep));
+    const std::size_t keep = std::min(std::clamp(want, final_size, counted - 1), ok.size());
     alive.clear();
+    carried = 0;
     for (std::size_t i = 0; i < keep; ++i) alive.push_back(ok[i]->kernel_id);
+    // The fastest exact_wide entry of a float key goes on to the final round in any case (one
+    // more candidate a round, not counted in the fraction), so that the selection's wide-rounds
+    // rule (TieRule::wide_rounds_relative) weighs it with the full policy's repeats: a few
+    // repeats do not tell 1 % apart.
+    if (keep > 0 && float_exact_holds_wide_rounds(alive.front()).has_value()) {
+      bool kept_wide = false;
+      for (std::size_t i = 0; i < keep; ++i)
+        kept_wide = kept_wide || float_exact_holds_wide_rounds(ok[i]->kernel_id) == true;
+      for (std::size_t i = keep; i < ok.size() && !kept_wide; ++i) {
+        if (float_exact_holds_wide_rounds(ok[i]->kernel_id) == true) {
+          alive.push_back(ok[i]->kernel_id);
+          kept_wide = true;
+          carried = 1;
+        }
+      }
+    }
     if (alive.empty()) {
       o.final_results = std::move(got);  // nothing ok: no winner, but keep the outcomes
       return o;

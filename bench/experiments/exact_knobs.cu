@@ -55,7 +55,8 @@ std::vector<Config> parse_configs(const char* text) {
     c.launch.block_threads = block;
     c.launch.unroll = unroll;
     c.launch.expansion = k;
-    c.launch.chunks = where == 'r' ? tr::exact::ExactChunks::registers : tr::exact::ExactChunks::local;
+    c.launch.chunks = where == 'r' ? tr::exact::ExactChunks::registers
+                                   : tr::exact::ExactChunks::local;
     c.launch.finish = tr::exact::ExactFinish::single_pass;
     out.push_back(c);
   }
@@ -87,11 +88,15 @@ bool run(const ColdTimer& timer, const cudaDeviceProp& prop, const std::vector<C
     tr::exact::ExactLaunch l = configs[c].launch;
     int resident = 0;
     CK(tr::exact::resident_blocks_per_sm(is_double, l, resident));
-    tr::kernels::KernelParams p{tr::kernels::Family::exact, l.block_threads, l.unroll,
-                                tr::kernels::SmemMode::none,   tr::kernels::Finish::single_pass,
+    tr::kernels::KernelParams p{tr::kernels::Family::exact,
+                                l.block_threads,
+                                l.unroll,
+                                tr::kernels::SmemMode::none,
+                                tr::kernels::Finish::single_pass,
                                 is_double ? tr::DType::f64 : tr::DType::f32,
                                 tr::Op::exact_sum};
-    l.grid_blocks = static_cast<unsigned>(tr::kernels::exact_geometry::launch_grid(p, n, dev, resident));
+    l.grid_blocks =
+        static_cast<unsigned>(tr::kernels::exact_geometry::launch_grid(p, n, dev, resident));
     l.counter = counters + c;
     CK(tr::exact::exact_sum(in, nullptr, n, nullptr, temp_bytes[c], s, l));
     CK(cudaMalloc(&temps[c], std::max<std::size_t>(temp_bytes[c], 1)));
@@ -115,8 +120,8 @@ bool run(const ColdTimer& timer, const cudaDeviceProp& prop, const std::vector<C
     const T expected = tr::exact::exact_sum(std::span<const T>(host));
     ok = ok && std::memcmp(&got[0], &expected, sizeof(T)) == 0;
   }
-  const float cub_us = timer.median_us(
-      [&] { CK(cub::DeviceReduce::Sum(cub_temp, cub_bytes, in, out + k, n, s)); });
+  const float cub_us =
+      timer.median_us([&] { CK(cub::DeviceReduce::Sum(cub_temp, cub_bytes, in, out + k, n, s)); });
   std::printf("%d  %s  %11llu  %8.1f", mode, is_double ? "f64" : "f32",
               static_cast<unsigned long long>(n), cub_us);
   for (std::size_t c = 0; c < k; ++c) {

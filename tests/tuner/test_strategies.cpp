@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <iostream>
 #include <set>
 
@@ -152,6 +153,50 @@ TEST_F(Strategies, HalvingDropsFailedCandidates) {
   const Selection s = select_winner(o.final_results);
   ASSERT_TRUE(s.winner);
   EXPECT_EQ(wrong.count(o.final_results[*s.winner].kernel_id), 0u);
+}
+
+TEST_F(Strategies, HalvingCarriesTheFastestExactWideEntryOfAFloatKeyToTheFinalRound) {
+  // The 54 f32 exact entries: exact_registers fastest, then exact, then exact_wide, whose best
+  // (b512 u4 single_pass, 1.2 % behind) is never in the fastest quarter of a round.
+  std::vector<std::string> ids;
+  for (const char* family : {"exact_registers", "exact", "exact_wide"})
+    for (const int block : {128, 256, 512})
+      for (const int unroll : {1, 2, 4})
+        for (const char* finish : {"two_pass", "single_pass"})
+          ids.push_back(std::string(family) + ".b" + std::to_string(block) + ".u" +
+                        std::to_string(unroll) + "." + finish + ".f32.exact_sum");
+  const std::string best_wide = "exact_wide.b512.u4.single_pass.f32.exact_sum";
+  test::FnRunner runner([&](const Request& q) {
+    const auto i =
+        static_cast<double>(std::find(ids.begin(), ids.end(), q.kernel_id) - ids.begin());
+    Result r;
+    r.kernel_id = q.kernel_id;
+    r.n = q.n;
+    r.outcome = Outcome::ok;
+    r.median_us = q.kernel_id == best_wide ? 101.2 : 100 + 0.05 * i;
+    r.p10_us = *r.median_us;
+    r.p90_us = *r.median_us;
+    r.repeats = q.min_repeats.value_or(20);
+    return r;
+  });
+  StrategyConfig sc = config_->strategy;
+  sc.halving.keep = 0.25;
+  sc.halving.final_size = 4;
+  SearchContext ctx{runner,  config_->measure, sc, DType::f32, Op::exact_sum,
+                    1 << 26, nullptr,          {}, 64,         {}};
+  const SearchOutcome o = search_halving(ids, ctx);
+  ASSERT_EQ(o.final_results.size(), 5u);  // the fastest 4 and exact_wide's best
+  EXPECT_EQ(o.final_results.back().kernel_id, best_wide);
+  const Selection s = select_winner(o.final_results);
+  ASSERT_TRUE(s.winner);
+  EXPECT_EQ(o.final_results[*s.winner].kernel_id, best_wide);
+  // Beyond the band it loses, and no other key carries an extra candidate.
+  TieRule narrow;
+  narrow.wide_rounds_relative = 0.01;
+  EXPECT_EQ(o.final_results[*select_winner(o.final_results, narrow).winner].kernel_id,
+            "exact_registers.b128.u1.single_pass.f32.exact_sum");  // tied with two_pass
+  ReplayRunner r = replay();
+  EXPECT_EQ(run("halving", r, 1 << 16).final_results.size(), 3u);
 }
 
 TEST_F(Strategies, RandomIsDeterministicForASeedAndRespectsItsCount) {
