@@ -152,8 +152,7 @@ void expect_everywhere(Runner& runner, const std::vector<T>& values, T expected,
   for (std::size_t offset = 0; offset < 4; ++offset) {
     T* d_in = static_cast<T*>(buffer.get()) + offset;
     if (!values.empty()) {
-      TR_CUDA_CHECK(
-          cudaMemcpy(d_in, values.data(), values.size() * sizeof(T), cudaMemcpyHostToDevice));
+      tunedreduce::test::upload(d_in, values.data(), values.size() * sizeof(T));
     }
     int failures = 0;
     for (const ExactLaunch& cfg : configs) {
@@ -253,8 +252,7 @@ TEST(ExactSumGpuGroups, RoundsAtTheSpreadBoundAreExactAndOneBinadeWiderFallBack)
           const float expected = exact_sum(std::span<const float>(values));
           ASSERT_TRUE(same_bits(std::ldexp(1.0f, -23), expected)) << "the host reference";
           DeviceBuffer in(n * sizeof(float));
-          TR_CUDA_CHECK(
-              cudaMemcpy(in.get(), values.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+          tunedreduce::test::upload(in.get(), values.data(), n * sizeof(float));
           for (const int expansion : {1, 2}) {
             for (const ExactChunks chunks : {ExactChunks::registers, ExactChunks::local}) {
               ExactLaunch cfg;
@@ -326,7 +324,7 @@ TYPED_TEST(ExactSumGpu, BlocksWithDistantRangesSumExactlyInBothFinishes) {
   }
   const T expected = exact_sum(std::span<const T>(values));
   DeviceBuffer in(n * sizeof(T));
-  TR_CUDA_CHECK(cudaMemcpy(in.get(), values.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+  tunedreduce::test::upload(in.get(), values.data(), n * sizeof(T));
   const Knobs<T> knobs;
   for (const int expansion : knobs.expansions) {
     for (const ExactChunks chunks : knobs.chunks) {
@@ -358,8 +356,7 @@ TYPED_TEST(ExactSumGpu, SinglePassWithACounterNeedsNoMemsetAndLeavesItZero) {
   const std::vector<T> values = generate<T>(Distribution::normal, (1u << 20) + 13, rng);
   const T expected = exact_sum(std::span<const T>(values));
   DeviceBuffer in(values.size() * sizeof(T));
-  TR_CUDA_CHECK(
-      cudaMemcpy(in.get(), values.data(), values.size() * sizeof(T), cudaMemcpyHostToDevice));
+  tunedreduce::test::upload(in.get(), values.data(), values.size() * sizeof(T));
   DeviceBuffer counter(sizeof(unsigned));
   TR_CUDA_CHECK(cudaMemset(counter.get(), 0, sizeof(unsigned)));
   DeviceBuffer out(sizeof(T));

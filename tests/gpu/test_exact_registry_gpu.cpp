@@ -105,9 +105,7 @@ TYPED_TEST(ExactRegistryGpu, EveryEntryGivesTheReferenceBitsOnRandomAndAdversari
     // One element past the start: the 16-byte loads start after a head of single elements.
     DeviceBuffer buf((values.size() + 1) * sizeof(T));
     T* d_in = static_cast<T*>(buf.get()) + (values.size() % 2);
-    if (!values.empty())
-      TR_CUDA_CHECK(
-          cudaMemcpy(d_in, values.data(), values.size() * sizeof(T), cudaMemcpyHostToDevice));
+    if (!values.empty()) tunedreduce::test::upload(d_in, values.data(), values.size() * sizeof(T));
     int failures = 0;
     for (const kernels::Entry* e : entries) {
       for (bool use_counter : {false, true}) {
@@ -148,8 +146,7 @@ void expect_api_bits(const std::vector<T>& values, const std::string& name) {
   DeviceBuffer in(std::max<std::size_t>(values.size(), 1) * sizeof(T));
   DeviceBuffer out(sizeof(T));
   if (!values.empty())
-    TR_CUDA_CHECK(
-        cudaMemcpy(in.get(), values.data(), values.size() * sizeof(T), cudaMemcpyHostToDevice));
+    tunedreduce::test::upload(in.get(), values.data(), values.size() * sizeof(T));
   const T* d_in = static_cast<const T*>(in.get());
   T* d_out = static_cast<T*>(out.get());
   T got{};
@@ -182,7 +179,7 @@ TYPED_TEST(ExactRegistryGpu, ApiPathsGiveTheReferenceBits) {
   std::vector<T> ones(1 << 20, T(1));
   DeviceBuffer in(ones.size() * sizeof(T));
   DeviceBuffer out(sizeof(T));
-  TR_CUDA_CHECK(cudaMemcpy(in.get(), ones.data(), ones.size() * sizeof(T), cudaMemcpyHostToDevice));
+  tunedreduce::test::upload(in.get(), ones.data(), ones.size() * sizeof(T));
   const T* d_in = static_cast<const T*>(in.get());
   T* d_out = static_cast<T*>(out.get());
   for (int round = 0; round < 3; ++round) {
@@ -194,7 +191,7 @@ TYPED_TEST(ExactRegistryGpu, ApiPathsGiveTheReferenceBits) {
   }
   // n = 0 gives +0.
   T got = T(5);
-  TR_CUDA_CHECK(cudaMemcpy(out.get(), &got, sizeof(T), cudaMemcpyHostToDevice));
+  tunedreduce::test::upload(out.get(), &got, sizeof(T));
   tunedreduce::exact_sum(d_in, d_out, 0);
   TR_CUDA_CHECK(cudaMemcpy(&got, d_out, sizeof(T), cudaMemcpyDeviceToHost));
   EXPECT_TRUE(same_bits(T(0), got));

@@ -92,7 +92,7 @@ void check_type(Op op, const std::vector<std::uint64_t>& sizes, std::uint64_t st
   std::vector<T> host(max_n);
   fill_random(host, test_seed() ^ stream_id);
   DeviceBuffer in(max_n * sizeof(T)), out(3 * sizeof(T));
-  TR_CUDA_CHECK(cudaMemcpy(in.get(), host.data(), max_n * sizeof(T), cudaMemcpyHostToDevice));
+  tunedreduce::test::upload(in.get(), host.data(), max_n * sizeof(T));
   for (std::uint64_t n : sizes)
     for (int offset : {0, 1}) {
       if (n + offset > max_n) continue;
@@ -166,7 +166,7 @@ void check_captured(cudaStreamCaptureMode mode, bool two_phase, Op op,
   TR_CUDA_CHECK(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking));
   std::vector<T> host(max_n);
   fill_random(host, seed);
-  TR_CUDA_CHECK(cudaMemcpy(d_in, host.data(), max_n * sizeof(T), cudaMemcpyHostToDevice));
+  tunedreduce::test::upload(d_in, host.data(), max_n * sizeof(T));
   // s and other do not wait for the legacy stream's copies and memsets: finish them first.
   TR_CUDA_CHECK(cudaDeviceSynchronize());
 
@@ -211,7 +211,7 @@ void check_captured(cudaStreamCaptureMode mode, bool two_phase, Op op,
   TR_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
   for (int rep = 0; rep < 3; ++rep) {
     fill_random(host, seed + 1 + rep);
-    TR_CUDA_CHECK(cudaMemcpy(d_in, host.data(), max_n * sizeof(T), cudaMemcpyHostToDevice));
+    tunedreduce::test::upload(d_in, host.data(), max_n * sizeof(T));
     TR_CUDA_CHECK(cudaMemset(out.get(), poison, ns.size() * sizeof(T)));
     TR_CUDA_CHECK(cudaDeviceSynchronize());
     TR_CUDA_CHECK(cudaGraphLaunch(exec, s));
@@ -333,7 +333,7 @@ TEST(Library, TunedGlobalMemoryKernelsGrowTheWorkspaceBetweenLaunchesInFlight) {
   std::vector<float> host(n_max);
   fill_random(host, test_seed() ^ 77);
   DeviceBuffer in(n_max * sizeof(float)), out(64 * sizeof(float));
-  TR_CUDA_CHECK(cudaMemcpy(in.get(), host.data(), n_max * sizeof(float), cudaMemcpyHostToDevice));
+  tunedreduce::test::upload(in.get(), host.data(), n_max * sizeof(float));
   cudaStream_t s;
   TR_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   // Growing sizes, no synchronisation in between: every growth frees the previous workspace
@@ -362,7 +362,7 @@ TEST(Library, TwoPhase) {
   std::vector<double> host(n);
   fill_random(host, test_seed() ^ 11);
   DeviceBuffer in(n * sizeof(double)), out(sizeof(double));
-  TR_CUDA_CHECK(cudaMemcpy(in.get(), host.data(), n * sizeof(double), cudaMemcpyHostToDevice));
+  tunedreduce::test::upload(in.get(), host.data(), n * sizeof(double));
   const auto* d_in = static_cast<const double*>(in.get());
   auto* d_out = static_cast<double*>(out.get());
   std::size_t bytes = 0;
@@ -400,7 +400,7 @@ void check_signed_zero_sums() {
   const std::uint64_t max_n = ns.back();
   std::vector<T> host(max_n, -T(0));
   DeviceBuffer in(max_n * sizeof(T)), out(sizeof(T));
-  TR_CUDA_CHECK(cudaMemcpy(in.get(), host.data(), max_n * sizeof(T), cudaMemcpyHostToDevice));
+  tunedreduce::test::upload(in.get(), host.data(), max_n * sizeof(T));
   auto* d_in = static_cast<T*>(in.get());
   auto* d_out = static_cast<T*>(out.get());
   std::size_t bytes = 0;  // each size may pick another kernel: the most any of them needs
@@ -414,8 +414,7 @@ void check_signed_zero_sums() {
     if (with_plus) {  // one +0.0, at the last element of every size
       const T plus = T(0);
       for (std::uint64_t n : ns)
-        if (n > 0)
-          TR_CUDA_CHECK(cudaMemcpy(d_in + n - 1, &plus, sizeof(T), cudaMemcpyHostToDevice));
+        if (n > 0) tunedreduce::test::upload(d_in + n - 1, &plus, sizeof(T));
     }
     for (std::uint64_t n : ns)
       for (bool two_phase : {false, true}) {
@@ -464,7 +463,7 @@ void check_two_phase_type(std::uint64_t stream_id) {
   std::vector<T> host(max_n);
   fill_random(host, test_seed() ^ stream_id);
   DeviceBuffer in(max_n * sizeof(T));
-  TR_CUDA_CHECK(cudaMemcpy(in.get(), host.data(), max_n * sizeof(T), cudaMemcpyHostToDevice));
+  tunedreduce::test::upload(in.get(), host.data(), max_n * sizeof(T));
   std::size_t bytes = 1;
   for (Op op : plain_ops)
     for (std::uint64_t n : ns) {
@@ -592,8 +591,8 @@ TEST(Library, ManyThreadsManyStreams) {
   fill_random(hi, test_seed() ^ 21);
   fill_random(hf, test_seed() ^ 22);
   DeviceBuffer di(n_max * 4), df(n_max * 4);
-  TR_CUDA_CHECK(cudaMemcpy(di.get(), hi.data(), n_max * 4, cudaMemcpyHostToDevice));
-  TR_CUDA_CHECK(cudaMemcpy(df.get(), hf.data(), n_max * 4, cudaMemcpyHostToDevice));
+  tunedreduce::test::upload(di.get(), hi.data(), n_max * 4);
+  tunedreduce::test::upload(df.get(), hf.data(), n_max * 4);
   std::atomic<int> failures{0};
   std::vector<std::thread> pool;
   for (int t = 0; t < threads; ++t)
@@ -668,7 +667,7 @@ TEST(Library, EveryGpuAtOnce) {
         std::vector<std::uint64_t> host(n);
         fill_random(host, test_seed() ^ (100 + d));
         DeviceBuffer in(n * 8), out(8);
-        TR_CUDA_CHECK(cudaMemcpy(in.get(), host.data(), n * 8, cudaMemcpyHostToDevice));
+        tunedreduce::test::upload(in.get(), host.data(), n * 8);
         for (int rep = 0; rep < 20; ++rep) {
           tunedreduce::sum(static_cast<const std::uint64_t*>(in.get()),
                            static_cast<std::uint64_t*>(out.get()), n);
@@ -693,7 +692,7 @@ TEST(Library, TheCApiOnTheGpu) {
   std::vector<std::int64_t> host(n);
   fill_random(host, test_seed() ^ 31);
   DeviceBuffer in(n * 8), out(8);
-  TR_CUDA_CHECK(cudaMemcpy(in.get(), host.data(), n * 8, cudaMemcpyHostToDevice));
+  tunedreduce::test::upload(in.get(), host.data(), n * 8);
   ASSERT_EQ(tr_min(in.get(), out.get(), n, TR_I64, nullptr), TR_SUCCESS) << tr_last_error();
   std::int64_t got = 0;
   TR_CUDA_CHECK(cudaMemcpy(&got, out.get(), 8, cudaMemcpyDeviceToHost));

@@ -207,8 +207,7 @@ void check_key(DType d, Op op) {
   std::vector<T> host(max_n + 1);
   fill_random(host, stream_id);
   DeviceBuffer d_in(host.size() * sizeof(T));
-  TR_CUDA_CHECK(
-      cudaMemcpy(d_in.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+  tunedreduce::test::upload(d_in.get(), host.data(), host.size() * sizeof(T));
   std::size_t ws_bytes = 0;
   for (const Entry* e : entries)
     for (std::uint64_t n : sizes_for(*e, true))
@@ -279,7 +278,7 @@ void check_specials(DType d, Op op) {
   for (const Case& c : cases) {
     std::vector<T> h = base;
     for (auto [i, v] : c.put) h[i] = v;
-    TR_CUDA_CHECK(cudaMemcpy(d_in.get(), h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
+    tunedreduce::test::upload(d_in.get(), h.data(), h.size() * sizeof(T));
     const Reference<T> ref = host_reference<T>(op, h.data() + 1, n);
     for (const Entry* e : entries) {
       std::uint64_t clean = 0;  // nothing known zero: the first launch zeroes
@@ -303,8 +302,7 @@ void check_large(DType d) {
   std::vector<T> host(n + 1);
   fill_random(host, test_seed() ^ 0x1a46e ^ std::uint64_t(d));
   DeviceBuffer d_in(host.size() * sizeof(T));
-  TR_CUDA_CHECK(
-      cudaMemcpy(d_in.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+  tunedreduce::test::upload(d_in.get(), host.data(), host.size() * sizeof(T));
   for (Op op : plain_ops) {
     const auto entries = entries_of(d, op);
     Reference<T> refs[2] = {host_reference<T>(op, host.data(), n),
@@ -410,10 +408,8 @@ void check_signed_zero(DType d) {
   std::vector<T> one_plus = minus;
   one_plus[plus_at] = T(0);
   DeviceBuffer d_minus(minus.size() * sizeof(T)), d_one_plus(one_plus.size() * sizeof(T));
-  TR_CUDA_CHECK(
-      cudaMemcpy(d_minus.get(), minus.data(), minus.size() * sizeof(T), cudaMemcpyHostToDevice));
-  TR_CUDA_CHECK(cudaMemcpy(d_one_plus.get(), one_plus.data(), one_plus.size() * sizeof(T),
-                           cudaMemcpyHostToDevice));
+  tunedreduce::test::upload(d_minus.get(), minus.data(), minus.size() * sizeof(T));
+  tunedreduce::test::upload(d_one_plus.get(), one_plus.data(), one_plus.size() * sizeof(T));
   std::size_t ws_bytes = 0;
   for (const Entry* e : entries) ws_bytes = std::max(ws_bytes, e->workspace_bytes(max_n, ctx.dev));
   DeviceBuffer ws(ws_bytes);
@@ -463,8 +459,7 @@ TEST(SanitizerSubset, OneEntryPerFamily) {
       std::vector<T> host(max_n + 1);
       fill_random(host, test_seed() ^ 0xa11 ^ std::uint64_t(d));
       DeviceBuffer d_in(host.size() * sizeof(T));
-      TR_CUDA_CHECK(
-          cudaMemcpy(d_in.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+      tunedreduce::test::upload(d_in.get(), host.data(), host.size() * sizeof(T));
       DeviceBuffer out(3 * sizeof(T));
       for (const Entry& e : kernels::registry()) {
         const auto& p = e.params;

@@ -157,8 +157,15 @@ std::string Measurer::adversarial_failure(const kernels::Entry& entry,
   check(cudaMalloc(&buffer, std::max<std::size_t>(all.size(), 1) * sizeof(T)),
         "cudaMalloc(adversarial cases)");
   const std::unique_ptr<void, cudaError_t (*)(void*)> owned(buffer, &cudaFree);
-  check(cudaMemcpy(buffer, all.data(), all.size() * sizeof(T), cudaMemcpyHostToDevice),
+  // On the measuring stream, waited for: a cudaMemcpy from pageable memory may return before
+  // its DMA has landed, and this stream (cudaStreamNonBlocking) does not wait for the legacy
+  // stream's copy. The first case's launch then read what the allocation held before: in one
+  // tune of four on the H100, exact.b128.u1.single_pass.f32.exact_sum summed 'cancel_1e30' to
+  // +0 (zeros), while every GPU test of the same entry gave 1 (session 16).
+  check(cudaMemcpyAsync(buffer, all.data(), all.size() * sizeof(T), cudaMemcpyHostToDevice,
+                        b_->stream),
         "cudaMemcpy(adversarial cases)");
+  check(cudaStreamSynchronize(b_->stream), "cudaMemcpy(adversarial cases)");
   T* const out = reinterpret_cast<T*>(static_cast<unsigned char*>(b_->out) + sizeof(T));
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const auto& c = cases[i];
