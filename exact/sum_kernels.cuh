@@ -605,11 +605,13 @@ __device__ void finish_slots(const std::int64_t* slots, unsigned blocks, T* out,
 /// elements before the first kVector-aligned vector, \p vectors vectors, then the rest of n.
 /// \p ticket: null for two_pass; for single_pass a zeroed counter, and the last block rounds
 /// the result into *out and leaves the counter zero.
-template <class T, int kThreads, int kVector, int kUnroll, int kExpansion, Residence kResidence>
+template <class T, int kThreads, int kVector, int kUnroll, int kExpansion, Residence kResidence,
+          int kMinBlocks = 1024 / kThreads>
 // 1024 / kThreads blocks a multiprocessor: at most 64 registers, two blocks of 512 threads.
 // Without it, chunks in registers took 76-84 (one block of 512) once add_elements looped, and
-// ran slower at 2^23-2^24 on the H100 (docs/performance.md 3.19).
-__global__ void __launch_bounds__(kThreads, 1024 / kThreads)
+// ran slower at 2^23-2^24 on the H100 (docs/performance.md 3.19). (kMinBlocks: the experiment
+// bench/experiments/exact_bounds.cu tries others; every compiled first pass has the default.)
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
     exact_sum_blocks(const T* __restrict__ in, std::uint64_t n, std::uint64_t head,
                      std::uint64_t vectors, std::int64_t* __restrict__ slots, unsigned* ticket,
                      T* out) {
