@@ -159,8 +159,8 @@ std::string Measurer::adversarial_failure(const kernels::Entry& entry,
   const std::unique_ptr<void, cudaError_t (*)(void*)> owned(buffer, &cudaFree);
   // On the measuring stream, waited for: a cudaMemcpy from pageable memory may return before
   // its DMA has landed, and this stream (cudaStreamNonBlocking) does not wait for the legacy
-  // stream's copy. The first case's launch then read what the allocation held before: in one
-  // tune of four on the H100, exact.b128.u1.single_pass.f32.exact_sum summed 'cancel_1e30' to
+  // stream's copy. The first case's launch then read what the allocation held before: in two
+  // tunes of six on the H100, exact.b128.u1.single_pass.f32.exact_sum summed 'cancel_1e30' to
   // +0 (zeros), while every GPU test of the same entry gave 1 (session 16).
   check(cudaMemcpyAsync(buffer, all.data(), all.size() * sizeof(T), cudaMemcpyHostToDevice,
                         b_->stream),
