@@ -481,6 +481,8 @@ void check_two_phase_type(std::uint64_t stream_id) {
     TR_CUDA_CHECK(cudaStreamCreateWithFlags(&ss[i], cudaStreamNonBlocking));
   }
   TR_CUDA_CHECK(cudaMemset(out.get(), poison, calls * streams * sizeof(T)));
+  // The streams are cudaStreamNonBlocking: they do not wait for the legacy stream's memset.
+  TR_CUDA_CHECK(cudaDeviceSynchronize());
   auto* o = static_cast<T*>(out.get());
   struct Call {
     Op op;
