@@ -258,18 +258,13 @@ SearchOutcome search_halving(std::span<const std::string> candidates, SearchCont
     // The fastest exact_wide entry of a float key goes on to the final round in any case (one
     // more candidate a round, not counted in the fraction), so that the selection's wide-rounds
     // rule (TieRule::wide_rounds_relative) weighs it with the full policy's repeats: a few
-    // repeats do not tell 1 % apart.
-    if (keep > 0 && float_exact_holds_wide_rounds(alive.front()).has_value()) {
-      bool kept_wide = false;
-      for (std::size_t i = 0; i < keep; ++i)
-        kept_wide = kept_wide || float_exact_holds_wide_rounds(ok[i]->kernel_id) == true;
-      for (std::size_t i = keep; i < ok.size() && !kept_wide; ++i) {
-        if (float_exact_holds_wide_rounds(ok[i]->kernel_id) == true) {
-          alive.push_back(ok[i]->kernel_id);
-          kept_wide = true;
-          carried = 1;
-        }
-      }
+    // repeats do not tell 1 % apart. ok is sorted by speed: the first such entry is the fastest.
+    const auto wide = std::find_if(ok.begin(), ok.end(), [](const Result* x) {
+      return float_exact_holds_wide_rounds(x->kernel_id) == true;
+    });
+    if (wide != ok.end() && static_cast<std::size_t>(wide - ok.begin()) >= keep) {
+      alive.push_back((*wide)->kernel_id);
+      carried = 1;
     }
     if (alive.empty()) {
       o.final_results = std::move(got);  // nothing ok: no winner, but keep the outcomes

@@ -4,10 +4,10 @@
 // memory) on widely spread data at 2^22-2^26, where neither family is both (docs/performance.md
 // 3.21)? exact/sum_kernels.cuh's first pass instantiated here with other minimum blocks a
 // multiprocessor (__launch_bounds__), launched as exact_sum launches it (single_pass, a ticket
-// outside the workspace, the persistent grid rule of kernels/exact_geometry.hpp: 2 blocks a
-// multiprocessor below 16 rounds a thread where more are resident), against cub::DeviceReduce::Sum
-// on the same pointer, cold L2, medians of 31. Every configuration's bits must equal the first
-// one's and, up to 2^25 elements, the host exact reference's. docs/performance.md 3.21.
+// outside the workspace, the library's persistent grid: kernels/exact_geometry.hpp's launch_grid),
+// against cub::DeviceReduce::Sum on the same pointer, cold L2, medians of 31. Every configuration's
+// bits must equal the first one's and, up to 2^25 elements, the host exact reference's.
+// docs/performance.md 3.21.
 //
 //   exact_bounds [MODES [SIZES]]      (exact_common.cuh's modes; default 0,3 and 2^22..2^26)
 
@@ -26,9 +26,12 @@
 #include "exact/reference.hpp"
 #include "exact/sum_kernels.cuh"
 #include "exact/temp_size.hpp"
+#include "kernels/exact_geometry.hpp"
+#include "kernels/registry.hpp"
 
 namespace {
 
+namespace tr = tunedreduce;
 namespace ex = tunedreduce::exact;
 using Kernel = void (*)(const float*, std::uint64_t, std::uint64_t, std::uint64_t, std::int64_t*,
                         unsigned*, float*);
@@ -76,16 +79,23 @@ bool run(const ColdTimer& timer, const cudaDeviceProp& prop, int mode, std::uint
   CK(cudaMemsetAsync(out, 0xFF, (k + 1) * sizeof(float), s));  // poison
   const std::uint64_t vectors = n / 4;                         // cudaMalloc's alignment: no head
   std::vector<Launch> launches(k);
+  tr::kernels::DeviceLimits dev;
+  dev.sm_count = prop.multiProcessorCount;
   for (std::size_t c = 0; c < k; ++c) {
     int resident = 0;
     CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kConfigs[c].kernel,
                                                      kConfigs[c].block, 0));
-    const std::uint64_t per_round =
-        static_cast<std::uint64_t>(kConfigs[c].block) * static_cast<unsigned>(kConfigs[c].unroll);
-    std::uint64_t full = static_cast<std::uint64_t>(resident) * prop.multiProcessorCount;
-    if (resident > 2 && vectors < 16 * full * per_round) full = 2ull * prop.multiProcessorCount;
+    // The library's grid for these knobs (the family does not enter the rule).
+    const tr::kernels::KernelParams p{tr::kernels::Family::exact_registers,
+                                      kConfigs[c].block,
+                                      kConfigs[c].unroll,
+                                      tr::kernels::SmemMode::none,
+                                      tr::kernels::Finish::single_pass,
+                                      tr::DType::f32,
+                                      tr::Op::exact_sum};
     const std::uint64_t grid =
-        ex::temp_size::grid_blocks(n, 4, kConfigs[c].block, kConfigs[c].unroll, full);
+        ex::temp_size::grid_blocks(n, 4, kConfigs[c].block, kConfigs[c].unroll,
+                                   tr::kernels::exact_geometry::launch_grid(p, n, dev, resident));
     launches[c].grid = static_cast<unsigned>(grid);
     CK(cudaMalloc(&launches[c].slots, ex::temp_size::bytes<float>(grid)));
     CK(cudaMalloc(&launches[c].ticket, sizeof(unsigned)));
@@ -108,13 +118,8 @@ bool run(const ColdTimer& timer, const cudaDeviceProp& prop, int mode, std::uint
   CK(cudaMemcpy(got.data(), out, k * sizeof(float), cudaMemcpyDeviceToHost));
   bool ok = true;
   for (std::size_t c = 1; c < k; ++c) ok = ok && std::memcmp(&got[c], &got[0], sizeof(float)) == 0;
-  const bool with_reference = n <= (std::uint64_t{1} << 25);
-  if (with_reference) {
-    std::vector<float> host(n);
-    CK(cudaMemcpy(host.data(), in, n * sizeof(float), cudaMemcpyDeviceToHost));
-    const float expected = ex::exact_sum(std::span<const float>(host));
-    ok = ok && std::memcmp(&got[0], &expected, sizeof(float)) == 0;
-  }
+  const bool with_reference = n <= exact_experiments::kReferenceMax;
+  if (with_reference) ok = ok && exact_experiments::equals_reference(in, n, got[0]);
   const float cub_us =
       timer.median_us([&] { CK(cub::DeviceReduce::Sum(cub_temp, cub_bytes, in, out + k, n, s)); });
   std::printf("%d  %11llu  %8.1f", mode, static_cast<unsigned long long>(n), cub_us);
@@ -142,18 +147,11 @@ int main(int argc, char** argv) {
   }
   std::vector<std::uint64_t> modes, sizes;
   try {
-    modes = exact_experiments::parse_list("MODES", argc > 1 ? argv[1] : "0,3");
+    modes = exact_experiments::parse_modes(argc > 1 ? argv[1] : "0,3");
     sizes = exact_experiments::parse_list("SIZES", argc > 2 ? argv[2] : "2^22,2^23,2^24,2^25,2^26");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "exact_bounds: %s\n", e.what());
     return 2;
-  }
-  for (const std::uint64_t m : modes) {
-    if (m >= exact_experiments::kModes) {
-      std::fprintf(stderr, "exact_bounds: mode %llu is not 0..%d\n",
-                   static_cast<unsigned long long>(m), exact_experiments::kModes - 1);
-      return 2;
-    }
   }
   cudaDeviceProp prop{};
   CK(cudaGetDeviceProperties(&prop, 0));

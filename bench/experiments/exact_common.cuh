@@ -1,17 +1,22 @@
 #pragma once
-// What the exact-sum experiments (exact_data.cu, exact_knobs.cu) share: their data, n values of
-// one of six shapes, each random from a hash of its index and the seed, and their list arguments.
+// What the exact-sum experiments (exact_data.cu, exact_knobs.cu, exact_bounds.cu) share: their
+// data, n values of one of six shapes, each random from a hash of its index and the seed, their
+// list arguments, and the check of a result against the host's exact reference.
 //   0 uniform [0, 1)             1 normal (0, 1)               2 uniform [-1, 1), half of them 0
 //   3 log-uniform 2^-20..2^20, random sign (41 binades)        4 log-uniform 2^-60..2^60
 //   5 ReLU of normal (half 0)
 
 #include <cstdint>
+#include <cstring>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "bench/experiments/experiment.hpp"
 #include "common/grammar.hpp"
+#include "exact/reference.hpp"
 
 namespace exact_experiments {
 
@@ -74,6 +79,32 @@ inline std::vector<std::uint64_t> parse_list(const char* what, const char* text)
     out.push_back(*v);
   }
   return out;
+}
+
+/// The MODES argument: parse_list's values, each one of the kModes shapes; throws naming a mode
+/// that is not.
+inline std::vector<std::uint64_t> parse_modes(const char* text) {
+  std::vector<std::uint64_t> modes = parse_list("MODES", text);
+  for (const std::uint64_t m : modes) {
+    if (m >= static_cast<std::uint64_t>(kModes)) {
+      throw std::invalid_argument("mode " + std::to_string(m) + " is not 0.." +
+                                  std::to_string(kModes - 1));
+    }
+  }
+  return modes;
+}
+
+/// Inputs up to this many elements are checked against the host's exact reference.
+inline constexpr std::uint64_t kReferenceMax = std::uint64_t{1} << 25;
+
+/// Whether \p got has the bits of the exact sum of d_in[0, n) rounded once (exact/reference.hpp),
+/// computed on the host from a copy of the input.
+template <class T>
+bool equals_reference(const T* d_in, std::uint64_t n, const T& got) {
+  std::vector<T> host(n);
+  CK(cudaMemcpy(host.data(), d_in, n * sizeof(T), cudaMemcpyDeviceToHost));
+  const T expected = tunedreduce::exact::exact_sum(std::span<const T>(host));
+  return std::memcmp(&got, &expected, sizeof(T)) == 0;
 }
 
 }  // namespace exact_experiments

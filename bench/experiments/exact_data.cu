@@ -67,13 +67,8 @@ bool run(const ColdTimer& timer, int mode, std::uint64_t n, std::uint64_t offset
   T got[2];
   CK(cudaMemcpy(got, out, sizeof got, cudaMemcpyDeviceToHost));
   bool ok = std::memcmp(&got[0], &got[1], sizeof(T)) == 0;
-  const bool with_reference = n <= (std::uint64_t{1} << 25);
-  if (with_reference) {
-    std::vector<T> host(n);
-    CK(cudaMemcpy(host.data(), in, n * sizeof(T), cudaMemcpyDeviceToHost));
-    const T expected = tunedreduce::exact::exact_sum(std::span<const T>(host));
-    ok = ok && std::memcmp(&got[0], &expected, sizeof(T)) == 0;
-  }
+  const bool with_reference = n <= exact_experiments::kReferenceMax;
+  if (with_reference) ok = ok && exact_experiments::equals_reference(in, n, got[0]);
   // Warm: the same call just before the timed one, on the same stream.
   const auto warm_us = [&](const std::function<void()>& f) {
     return timer.median_us([&] {
@@ -106,19 +101,12 @@ int main(int argc, char** argv) {
   }
   std::vector<std::uint64_t> modes, sizes, offsets;
   try {
-    modes = exact_experiments::parse_list("MODES", argc > 1 ? argv[1] : "0,1,2,3,4,5");
+    modes = exact_experiments::parse_modes(argc > 1 ? argv[1] : "0,1,2,3,4,5");
     sizes = exact_experiments::parse_list("SIZES", argc > 2 ? argv[2] : "1000003,2^24,2^26");
     offsets = exact_experiments::parse_list("OFFSETS", argc > 3 ? argv[3] : "0");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "exact_data: %s\n", e.what());
     return 2;
-  }
-  for (const std::uint64_t m : modes) {
-    if (m > 5) {
-      std::fprintf(stderr, "exact_data: mode %llu is not 0..5\n",
-                   static_cast<unsigned long long>(m));
-      return 2;
-    }
   }
   cudaDeviceProp prop{};
   CK(cudaGetDeviceProperties(&prop, 0));

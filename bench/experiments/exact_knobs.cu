@@ -113,13 +113,8 @@ bool run(const ColdTimer& timer, const cudaDeviceProp& prop, const std::vector<C
   CK(cudaMemcpy(got.data(), out, k * sizeof(T), cudaMemcpyDeviceToHost));
   bool ok = true;
   for (std::size_t c = 1; c < k; ++c) ok = ok && std::memcmp(&got[c], &got[0], sizeof(T)) == 0;
-  const bool with_reference = n <= (std::uint64_t{1} << 25);
-  if (with_reference) {
-    std::vector<T> host(n);
-    CK(cudaMemcpy(host.data(), in, n * sizeof(T), cudaMemcpyDeviceToHost));
-    const T expected = tr::exact::exact_sum(std::span<const T>(host));
-    ok = ok && std::memcmp(&got[0], &expected, sizeof(T)) == 0;
-  }
+  const bool with_reference = n <= exact_experiments::kReferenceMax;
+  if (with_reference) ok = ok && exact_experiments::equals_reference(in, n, got[0]);
   const float cub_us =
       timer.median_us([&] { CK(cub::DeviceReduce::Sum(cub_temp, cub_bytes, in, out + k, n, s)); });
   std::printf("%d  %s  %11llu  %8.1f", mode, is_double ? "f64" : "f32",
@@ -150,7 +145,7 @@ int main(int argc, char** argv) {
   bool f32 = true, f64 = false;
   try {
     configs = parse_configs(argv[1]);
-    modes = exact_experiments::parse_list("MODES", argc > 2 ? argv[2] : "0,2,3,4");
+    modes = exact_experiments::parse_modes(argc > 2 ? argv[2] : "0,2,3,4");
     sizes = exact_experiments::parse_list("SIZES", argc > 3 ? argv[3] : "2^20,2^24,2^26");
     if (argc > 4) {
       const std::string t = argv[4];
@@ -162,13 +157,6 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "exact_knobs: %s\n", e.what());
     return 2;
-  }
-  for (const std::uint64_t m : modes) {
-    if (m >= exact_experiments::kModes) {
-      std::fprintf(stderr, "exact_knobs: mode %llu is not 0..%d\n",
-                   static_cast<unsigned long long>(m), exact_experiments::kModes - 1);
-      return 2;
-    }
   }
   cudaDeviceProp prop{};
   CK(cudaGetDeviceProperties(&prop, 0));
