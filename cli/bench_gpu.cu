@@ -34,6 +34,12 @@ auto with_type(DType d, F&& f) {
   return f(double{});
 }
 
+/// wide_sum's result (and accumulator) type for elements of T: int64_t, uint64_t, double.
+template <class T>
+using wide_t = std::conditional_t<std::is_floating_point_v<T>, double,
+                                  std::conditional_t<std::is_signed_v<T>, std::int64_t,
+                                                     std::uint64_t>>;
+
 template <class T>
 T identity(Op op) {
   if (op == Op::sum || op == Op::exact_sum) return T{};
@@ -55,6 +61,13 @@ cudaError_t cub_reduce(DType dtype, Op op, void* temp, std::size_t& temp_bytes, 
       case Op::sum:
       case Op::exact_sum:  // the comparison issue 16 asks for: CUB's ordinary (inexact) sum
         return cub::DeviceReduce::Sum(temp, temp_bytes, d_in, d_out, items, stream);
+      case Op::wide_sum:
+        // CUB's sum into the wide output: its initial value and accumulator take the output's
+        // type (DeviceReduce::Sum's InitT is the output value type), so it adds in 64 bits.
+        if constexpr (sizeof(T) == 4)
+          return cub::DeviceReduce::Sum(temp, temp_bytes, d_in, static_cast<wide_t<T>*>(out), items,
+                                        stream);
+        else return cudaErrorInvalidValue;  // op_applies refuses 64-bit elements
       case Op::min:
         return cub::DeviceReduce::Min(temp, temp_bytes, d_in, d_out, items, stream);
       case Op::max:
@@ -82,6 +95,14 @@ void thrust_reduce(DType dtype, Op op, const void* in, std::uint64_t n, cudaStre
         break;
       case Op::max:
         r = thrust::reduce(policy, first, first + n, init, thrust::maximum<T>());
+        break;
+      case Op::wide_sum:
+        if constexpr (sizeof(T) == 4) {
+          using W = wide_t<T>;
+          const W w = thrust::reduce(policy, first, first + n, W{}, thrust::plus<W>());
+          std::memcpy(result, &w, sizeof(W));
+          return 0;
+        }
         break;
     }
     std::memcpy(result, &r, sizeof(T));

@@ -233,6 +233,8 @@ class Bench {
     const std::size_t m = methods.size();
     std::vector<MethodTiming> t(m);
     const std::size_t elem = dtype_size(ref.dtype);
+    // The result's bytes: 8 for wide_sum of a 32-bit type (types.hpp, result_dtype).
+    const std::size_t out_bytes = dtype_size(result_dtype(ref.dtype, ref.op));
     try {
       std::vector<std::size_t> timed;  // the methods that ran and were right
       for (std::size_t k = 0; k < m; ++k) {
@@ -241,7 +243,7 @@ class Bench {
           for (int w = 0; w < warmups; ++w) me.run();
           check(cudaStreamSynchronize(stream_), "warm-up");
           check(cudaMemsetAsync(out_, poison_byte, 8, stream_), "cudaMemset(output)");
-          if (me.result_host) std::memset(me.result_host, poison_byte, elem);
+          if (me.result_host) std::memset(me.result_host, poison_byte, out_bytes);
           me.run();
           check(cudaStreamSynchronize(stream_), "verification run");
         } catch (const ReduceError& e) {
@@ -249,8 +251,8 @@ class Bench {
           continue;
         }
         unsigned char got[8];
-        if (me.result_host) std::memcpy(got, me.result_host, elem);
-        else check(cudaMemcpy(got, out_, elem, cudaMemcpyDeviceToHost), "cudaMemcpy(result)");
+        if (me.result_host) std::memcpy(got, me.result_host, out_bytes);
+        else check(cudaMemcpy(got, out_, out_bytes, cudaMemcpyDeviceToHost), "cudaMemcpy(result)");
         t[k].ran = true;
         if (std::string why = measure::verify(me.ref ? *me.ref : ref, got); !why.empty()) {
           t[k].error = "incorrect: " + why;
@@ -500,7 +502,10 @@ int cmd_bench(int argc, char** argv) {
 
   if (dtypes.empty())
     for (DType t : all_dtypes) dtypes.push_back(dtype_name(t));
-  if (ops.empty())  // sum, min and max; the exact sum when asked for (--ops exact_sum)
+  // Unless --ops says: sum, min, max and wide_sum (of the types it applies to); the exact sum
+  // when asked for (--ops exact_sum).
+  const bool ops_given = !ops.empty();
+  if (!ops_given)
     for (Op o : all_ops)
       if (o != Op::exact_sum) ops.push_back(op_name(o));
   if (sizes.empty()) sizes.push_back("2^10..2^30*2");
@@ -518,15 +523,15 @@ int cmd_bench(int argc, char** argv) {
                   exit_code::usage);
     opt.ops.push_back(*op);
   }
-  if (std::find(opt.ops.begin(), opt.ops.end(), Op::exact_sum) != opt.ops.end() &&
-      std::none_of(opt.dtypes.begin(), opt.dtypes.end(),
-                   [](DType t) { return op_applies(t, Op::exact_sum); })) {
-    std::string types;
-    for (DType t : opt.dtypes) types += (types.empty() ? "" : ", ") + std::string(dtype_name(t));
-    throw Error(
-        "--ops exact_sum: the exact sum is defined for f32 and f64 only; --dtypes selects " + types,
-        exit_code::usage);
-  }
+  for (Op o : opt.ops)
+    if (ops_given && std::none_of(opt.dtypes.begin(), opt.dtypes.end(),
+                     [o](DType t) { return op_applies(t, o); })) {
+      std::string types;
+      for (DType t : opt.dtypes) types += (types.empty() ? "" : ", ") + std::string(dtype_name(t));
+      throw Error(fmt::format("--ops {}: defined for {} only; --dtypes selects {}", op_name(o),
+                              op_dtypes(o), types),
+                  exit_code::usage);
+    }
   opt.sizes = parse_sizes(sizes);
   if (opt.repeats < 1 || opt.repeats > 100000)
     throw Error("--repeats must be between 1 and 100000", exit_code::usage);
@@ -639,7 +644,8 @@ int cmd_bench(int argc, char** argv) {
   Json rows = Json::array();
   int failures = 0;
   for (DType dtype : opt.dtypes) {
-    // exact_sum exists for f32 and f64 only: an integer type with no other operator is skipped.
+    // exact_sum exists for f32 and f64 only, wide_sum for i32, u32 and f32: a type with no other
+    // operator is skipped.
     if (std::none_of(opt.ops.begin(), opt.ops.end(), [&](Op o) { return op_applies(dtype, o); }))
       continue;
     std::vector<std::uint64_t> sizes = opt.sizes;
@@ -654,7 +660,9 @@ int cmd_bench(int argc, char** argv) {
     for (Op op : opt.ops) {
       if (!op_applies(dtype, op)) continue;
       std::printf("\n%s %s%s\n", dtype_name(dtype), op_name(op),
-                  op == Op::exact_sum ? " (CUB: cub::DeviceReduce::Sum, the inexact sum)" : "");
+                  op == Op::exact_sum  ? " (CUB: cub::DeviceReduce::Sum, the inexact sum)"
+                  : op == Op::wide_sum ? " (CUB: cub::DeviceReduce::Sum into the wide type)"
+                                       : "");
       if (opt.host_calls > 0)
         std::printf("%6s %9s %9s %9s %9s %9s %9s  %s\n", "n", "CUB b2b", "cached", "2-phase",
                     "CUB enq", "cached", "2-phase", "tuned kernel (lookup level)");

@@ -23,4 +23,16 @@ std::string dtype_choices() { return dtype_names.joined(); }
 
 std::string op_choices() { return op_names.joined(); }
 
+std::string op_dtypes(Op o) {
+  std::string out;
+  std::size_t count = 0, total = 0;
+  for (DType t : all_dtypes) total += op_applies(t, o);
+  for (DType t : all_dtypes) {
+    if (!op_applies(t, o)) continue;
+    if (count++) out += count == total ? " and " : ", ";
+    out += dtype_name(t);
+  }
+  return out;
+}
+
 }  // namespace tunedreduce

@@ -23,5 +23,8 @@ std::optional<Op> parse_op(std::string_view s);
 /// "i32, u32, i64, u64, f32, f64" — for error messages.
 std::string dtype_choices();
 std::string op_choices();
+/// The element types operator \p o is defined for (op_applies): "i32, u32 and f32" for
+/// wide_sum, "f32 and f64" for exact_sum, all six for the others.
+std::string op_dtypes(Op o);
 
 }  // namespace tunedreduce

@@ -63,6 +63,8 @@ std::int64_t insert_in_tx(Connection& c, std::int64_t run, const BenchResult& r)
   const std::string file = quoted(c.path());
   const std::string what = std::string(bench_method_name(r.method)) + " at " + dtype_name(r.dtype) +
                            " " + op_name(r.op) + " n = " + std::to_string(r.n);
+  if (const std::string why = op_dtype_mismatch(r.dtype, r.op); !why.empty())
+    throw DbError(Problem::invalid_data, c.path(), file + ": bench result " + what + ": " + why);
   if (r.verified && (!r.median_us || !r.error.empty()))
     throw DbError(Problem::invalid_data, c.path(),
                   file + ": bench result " + what +

@@ -398,6 +398,9 @@ std::vector<std::int64_t> Database::insert_measurements(std::span<const Measurem
       throw DbError(Problem::invalid_data, path(),
                     quoted(path()) + ": measurement of '" + m.kernel_id +
                         "' has outcome ok but no median time");
+    if (const std::string why = op_dtype_mismatch(m.dtype, m.op); !why.empty())
+      throw DbError(Problem::invalid_data, path(),
+                    quoted(path()) + ": measurement of '" + m.kernel_id + "': " + why);
     to_db_n(m.n, path());  // throws for an n beyond a 64-bit row
   }
   std::vector<std::int64_t> ids;
@@ -501,6 +504,7 @@ void Database::replace_winners(std::int64_t device_id, DType dtype, Op op,
                    file + ": " + mode_name + " winners of " + dtype_name(dtype) + " " +
                        op_name(op) + ": " + what);
   };
+  if (const std::string why = op_dtype_mismatch(dtype, op); !why.empty()) throw bad(why);
   std::vector<Winner> sorted(winners.begin(), winners.end());
   std::sort(sorted.begin(), sorted.end(),
             [](const Winner& a, const Winner& b) { return a.n_lo < b.n_lo; });

@@ -589,7 +589,9 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
       r.at("finish").fail("expected two_pass, single_pass or packed");
     m.dtype = r.at("dtype").parse(parse_dtype, "i32, u32, i64, u64, f32, f64");
     if (r.at("dtype").str() != dtype_name(m.dtype)) r.at("dtype").fail("use the short name");
-    m.op = r.at("op").parse(parse_op, "sum, min, max, exact_sum");
+    m.op = r.at("op").parse(parse_op, "sum, min, max, exact_sum, wide_sum");
+    if (const std::string why = op_dtype_mismatch(m.dtype, m.op); !why.empty())
+      r.at("op").fail(why);
     m.n = static_cast<std::uint64_t>(r.at("n").i64(0));
     m.l2_mode = r.at("l2_mode").parse(parse_l2_mode, "cold, warm");
     m.outcome =
@@ -609,7 +611,9 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
     if (!d.devices.count(row.device_key)) r.at("device").fail("no device '" + row.device_key + "'");
     Winner& w = row.w;
     w.dtype = r.at("dtype").parse(parse_dtype, "i32, u32, i64, u64, f32, f64");
-    w.op = r.at("op").parse(parse_op, "sum, min, max, exact_sum");
+    w.op = r.at("op").parse(parse_op, "sum, min, max, exact_sum, wide_sum");
+    if (const std::string why = op_dtype_mismatch(w.dtype, w.op); !why.empty())
+      r.at("op").fail(why);
     w.n_lo = static_cast<std::uint64_t>(r.at("n_lo").i64(0));
     w.n_hi = static_cast<std::uint64_t>(r.at("n_hi").i64(0));
     if (w.n_hi < w.n_lo) r.at("n_hi").fail("smaller than n_lo");
@@ -685,7 +689,9 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
         BenchResultRecord b;
         b.dtype = x.at("dtype").parse(parse_dtype, "i32, u32, i64, u64, f32, f64");
         if (x.at("dtype").str() != dtype_name(b.dtype)) x.at("dtype").fail("use the short name");
-        b.op = x.at("op").parse(parse_op, "sum, min, max, exact_sum");
+        b.op = x.at("op").parse(parse_op, "sum, min, max, exact_sum, wide_sum");
+        if (const std::string why = op_dtype_mismatch(b.dtype, b.op); !why.empty())
+          x.at("op").fail(why);
         b.n = static_cast<std::uint64_t>(x.at("n").i64(1));
         b.method = x.at("method").parse(parse_bench_method, "cached, two_phase, cub, thrust");
         b.verified = x.at("verified").boolean();

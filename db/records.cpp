@@ -34,6 +34,18 @@ std::optional<RunStatus> parse_run_status(std::string_view s) {
 std::optional<Outcome> parse_outcome(std::string_view s) { return outcome_names.from_name(s); }
 std::optional<L2Mode> parse_l2_mode(std::string_view s) { return l2_mode_names.from_name(s); }
 
+std::string op_dtype_mismatch(DType t, Op o) {
+  if (op_applies(t, o)) return {};
+  std::vector<const char*> types;
+  for (DType d : all_dtypes)
+    if (op_applies(d, o)) types.push_back(dtype_name(d));
+  std::string list;
+  for (std::size_t i = 0; i < types.size(); ++i)
+    list += (i == 0 ? "" : i + 1 == types.size() ? " and " : ", ") + std::string(types[i]);
+  return std::string("the operator '") + op_name(o) + "' is defined for " + list +
+         " only, not for " + dtype_name(t);
+}
+
 std::string utc_timestamp() {
   using namespace std::chrono;
   const auto now = system_clock::now();

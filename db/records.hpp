@@ -157,6 +157,12 @@ struct Counts {
   std::int64_t devices = 0, runs = 0, measurements = 0, winners = 0;
 };
 
+/// Empty where operator \p o is defined for element type \p t (op_applies); else why not, naming
+/// both and the types it is defined for: "the operator 'wide_sum' is defined for i32, u32 and f32
+/// only, not for i64". Writers and import refuse such a row with it before SQL does: the schema's
+/// CHECK refuses it as well (versions 6 and 7), but SQLite names only the constraint.
+std::string op_dtype_mismatch(DType t, Op o);
+
 /// "2026-03-01T12:34:56.789Z".
 std::string utc_timestamp();
 /// 32 random hex digits.

@@ -375,6 +375,29 @@ void migrate_5_to_6(Connection& conn) {
   quick_check_after(conn, 6);
 }
 
+// Version 7 admits the operator 'wide_sum' (the sum accumulated in, and returned as, the type
+// twice as wide; i32, u32 and f32 only) in the same three tables, and ties it to those element
+// types, exactly as version 6 did for 'exact_sum': only the CHECK constraints change, no stored
+// row has the new operator yet, so they are edited in place under writable_schema. The dtype
+// column keeps the input's element type, not the wider result's. Version-6 readers are kept out
+// (min_reader_version 7): they would meet an operator they cannot name.
+constexpr const char* v7_op_check =
+    "CHECK (op IN ('sum', 'min', 'max', 'exact_sum', 'wide_sum') AND (op <> 'exact_sum' OR dtype "
+    "IN ('f32', 'f64')) AND (op <> 'wide_sum' OR dtype IN ('i32', 'u32', 'f32')))";
+
+void migrate_6_to_7(Connection& conn) {
+  const std::int64_t changed = replace_check(conn,
+                                             "name IN ('measurements', 'winners', 'bench_results')",
+                                             v6_op_check, v7_op_check);
+  if (changed != 3)
+    throw DbError(Problem::io, conn.path(),
+                  fmt::format("{}: cannot migrate to schema version 7: {} of the tables "
+                              "measurements, winners and bench_results have version 6's operator "
+                              "constraint, not 3",
+                              quoted(conn.path()), changed));
+  quick_check_after(conn, 7);
+}
+
 constexpr Migration history[] = {
     {0, "create the schema, or upgrade the version-0 prototype layout", migrate_0_to_1},
     {1, "allow the finish 'packed' in measurements", migrate_1_to_2},
@@ -386,6 +409,10 @@ constexpr Migration history[] = {
      "allow the operator 'exact_sum' (f32 and f64 only) in measurements, winners and bench "
      "results",
      migrate_5_to_6},
+    {6,
+     "allow the operator 'wide_sum' (i32, u32 and f32 only) in measurements, winners and bench "
+     "results",
+     migrate_6_to_7},
 };
 
 }  // namespace

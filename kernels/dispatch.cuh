@@ -22,7 +22,8 @@ inline constexpr int max_devices = 64;
 template <KernelParams P>
 struct Dispatch {
   using K = Kernel<P>;
-  using T = typename K::T;
+  using In = typename K::In;
+  using T = typename K::T;  // the accumulator's and the result's type
   using OpT = typename K::OpT;
 
   static_assert(K::chunk == geometry::chunk_elements(P),
@@ -67,7 +68,7 @@ struct Dispatch {
     // With an external counter the workspace may hold anything: single_pass uses plain
     // partials, and nothing in the workspace needs zeroing.
     const bool external = a.counter != nullptr;
-    KernelArgs<T> args{static_cast<const T*>(a.in),
+    KernelArgs<In, T> args{static_cast<const In*>(a.in),
                        a.n,
                        (a.n + K::chunk - 1) / K::chunk,
                        reinterpret_cast<T*>(base + l.ws_blocks_offset),

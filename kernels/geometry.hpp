@@ -35,18 +35,23 @@ constexpr std::uint64_t chunk_elements(const KernelParams& p) {
          (has_vector_loads(p.family) ? 16 / dtype_size(p.dtype) : 1);
 }
 
-constexpr std::size_t dynamic_smem_bytes(const KernelParams& p) {
-  return p.smem == SmemMode::dynamic ? dtype_size(p.dtype) * std::size_t(p.block) : 0;
-}
-constexpr std::size_t static_smem_bytes(const KernelParams& p) {
-  return p.smem == SmemMode::static_ ? dtype_size(p.dtype) * std::size_t(p.block) : 0;
+/// Bytes of one accumulator value (the result's type: wider than the element for wide_sum).
+constexpr std::size_t accumulator_bytes(const KernelParams& p) {
+  return dtype_size(result_dtype(p.dtype, p.op));
 }
 
-/// Bytes of the partials area per block: one T (two_pass), one flagged slot of 2 * sizeof(T)
-/// (single_pass), none (packed: the partial travels in the atomic).
+constexpr std::size_t dynamic_smem_bytes(const KernelParams& p) {
+  return p.smem == SmemMode::dynamic ? accumulator_bytes(p) * std::size_t(p.block) : 0;
+}
+constexpr std::size_t static_smem_bytes(const KernelParams& p) {
+  return p.smem == SmemMode::static_ ? accumulator_bytes(p) * std::size_t(p.block) : 0;
+}
+
+/// Bytes of the partials area per block: one accumulator (two_pass), one flagged slot of twice
+/// its size (single_pass), none (packed: the partial travels in the atomic).
 constexpr std::size_t partial_bytes(const KernelParams& p) {
-  return p.finish == Finish::two_pass      ? dtype_size(p.dtype)
-         : p.finish == Finish::single_pass ? 2 * dtype_size(p.dtype)
+  return p.finish == Finish::two_pass      ? accumulator_bytes(p)
+         : p.finish == Finish::single_pass ? 2 * accumulator_bytes(p)
                                            : 0;
 }
 
@@ -85,7 +90,7 @@ constexpr Layout layout(const KernelParams& p, std::uint64_t grid) {
   std::size_t end = l.partials_offset + align_up(grid * partial_bytes(p), 256);
   l.ws_blocks_offset = end;
   if (is_global_memory_family(p.family))
-    end += align_up(grid * std::size_t(p.block) * dtype_size(p.dtype), 256);
+    end += align_up(grid * std::size_t(p.block) * accumulator_bytes(p), 256);
   l.total = end;
   return l;
 }

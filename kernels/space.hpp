@@ -10,7 +10,8 @@
 // Op::exact_sum for f32 and f64 (exact_registers f32 only), block sizes 128, 256 and 512, and
 // no other family implements it; their entries launch exact/sum.hpp's exact_sum, not the
 // kernel templates (kernels/exact_entries.cpp), so kernels/CMakeLists.txt generates no
-// instances for Op::exact_sum.
+// instances for Op::exact_sum. Op::wide_sum (i32, u32, f32 summed into the type twice as wide)
+// has the 16-byte-load families only (family_applies).
 
 #include <array>
 #include <cstddef>
@@ -52,12 +53,19 @@ inline constexpr FamilyAxes families[] = {
 };
 
 /// Whether family \p f implements (d, o): the exact families exactly Op::exact_sum (f32 and
-/// f64; exact_registers, whose chunks fit registers for float only, f32), every other family
-/// every (dtype, op) but exact_sum.
+/// f64; exact_registers, whose chunks fit registers for float only, f32); Op::wide_sum only the
+/// 16-byte-load families (vectorized, tiled, streaming, single_tile: the fastest of the 32-bit
+/// sums everywhere the tuner has measured, and a quarter of what every family would compile);
+/// every other family every (dtype, op) but those two.
 constexpr bool family_applies(Family f, DType d, Op o) {
   if (!op_applies(d, o)) return false;
-  if (!is_exact_family(f)) return o != Op::exact_sum;
-  return o == Op::exact_sum && (f != Family::exact_registers || d == DType::f32);
+  if (is_exact_family(f))
+    return o == Op::exact_sum && (f != Family::exact_registers || d == DType::f32);
+  if (o == Op::exact_sum) return false;
+  if (o == Op::wide_sum)
+    return f == Family::vectorized || f == Family::tiled || f == Family::streaming ||
+           f == Family::single_tile;
+  return true;
 }
 
 /// Whether family \p f has block size \p b: exact_sum's 128, 256 and 512 for the exact

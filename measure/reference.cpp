@@ -43,7 +43,7 @@ Partial<T> fold_range(Op op, std::uint64_t seed, std::uint64_t begin, std::uint6
   p.value = op == Op::min ? min_identity<T>() : max_identity<T>();
   for (std::uint64_t i = begin; i < end; ++i) {
     const T x = data_value<T>(seed, i);
-    if (op == Op::sum) {
+    if (op == Op::sum || op == Op::wide_sum) {
       if constexpr (std::is_integral_v<T>) {
         p.isum += static_cast<std::uint64_t>(x);
       } else {
@@ -91,6 +91,14 @@ Reference exact_reference_of(DType dtype, std::uint64_t seed, std::uint64_t n) {
   return r;
 }
 
+/// wide_sum's result type for elements of T (types.hpp, result_dtype): int64_t, uint64_t,
+/// double for the 32-bit types; T itself for the others, which wide_sum refuses.
+template <class T>
+using wide_t = std::conditional_t<
+    sizeof(T) != 4, T,
+    std::conditional_t<std::is_floating_point_v<T>, double,
+                       std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>>>;
+
 template <class T>
 Reference reference_of(DType dtype, Op op, std::uint64_t seed, std::uint64_t n) {
   if constexpr (std::is_floating_point_v<T>) {
@@ -100,6 +108,9 @@ Reference reference_of(DType dtype, Op op, std::uint64_t seed, std::uint64_t n) 
       throw std::invalid_argument(std::string("exact_sum is defined for f32 and f64, not ") +
                                   dtype_name(dtype));
   }
+  if (!op_applies(dtype, op))
+    throw std::invalid_argument(std::string(op_name(op)) + " is not defined for " +
+                                dtype_name(dtype));
   const unsigned threads =
       std::max(1u, std::min<unsigned>(32, std::thread::hardware_concurrency()));
   const unsigned parts = n < (1u << 16) ? 1 : threads;
@@ -114,17 +125,27 @@ Reference reference_of(DType dtype, Op op, std::uint64_t seed, std::uint64_t n) 
   r.op = op;
   r.n = n;
   T value{};
-  if (op == Op::sum) {
+  if (op == Op::sum || op == Op::wide_sum) {
+    // Integers: the sum modulo 2^64 of the values sign- or zero-extended, whose low 32 bits are
+    // the 32-bit sum's and all 64 the wide sum's. Floats: the long-double sum, rounded once to
+    // the result's type.
+    wide_t<T> wide{};
     if constexpr (std::is_integral_v<T>) {
       std::uint64_t s = 0;
       for (auto& p : partial) s += p.isum;
       value = static_cast<T>(s);
+      wide = static_cast<wide_t<T>>(s);
     } else {
       for (auto& p : partial) {
         r.fp_sum += p.fsum;
         r.abs_sum += p.abs_sum;
       }
       value = static_cast<T>(r.fp_sum);
+      wide = static_cast<wide_t<T>>(r.fp_sum);
+    }
+    if (op == Op::wide_sum) {
+      std::memcpy(r.bits, &wide, sizeof wide);
+      return r;
     }
   } else {
     value = op == Op::min ? min_identity<T>() : max_identity<T>();
@@ -143,7 +164,8 @@ std::string verify_as(const Reference& ref, const void* got_bytes) {
   std::ostringstream msg;
   msg.precision(std::is_same_v<T, float> ? 9 : 17);
   if constexpr (std::is_floating_point_v<T>) {
-    if (ref.op == Op::sum) {
+    // T is the result's (and the accumulator's) type: the bound is in its epsilon.
+    if (ref.op == Op::sum || ref.op == Op::wide_sum) {
       const long double bound =
           static_cast<long double>(ref.n) * std::numeric_limits<T>::epsilon() * ref.abs_sum;
       const long double diff = std::fabs(static_cast<long double>(got) - ref.fp_sum);
@@ -193,7 +215,7 @@ Reference compute_reference(DType dtype, Op op, std::uint64_t seed, std::uint64_
 }
 
 std::string verify(const Reference& ref, const void* got) {
-  switch (ref.dtype) {
+  switch (result_dtype(ref.dtype, ref.op)) {
     case DType::i32:
       return verify_as<std::int32_t>(ref, got);
     case DType::u32:

@@ -12,7 +12,8 @@
 namespace tunedreduce::measure {
 
 /// The reference of one (dtype, op, n) for one seed. `bits` holds the exact result's bytes
-/// (integers, min, max) or the long-double sum rounded to the element type (float sums).
+/// (integers, min, max) or the long-double sum rounded to the result's type (float sums), in the
+/// result's type (result_dtype: 8 bytes for wide_sum).
 struct Reference {
   DType dtype = DType::i32;
   Op op = Op::sum;
@@ -22,13 +23,14 @@ struct Reference {
   long double abs_sum = 0;
 };
 
-/// Throws std::invalid_argument for exact_sum of an integer type (op_applies).
+/// Throws std::invalid_argument for a pair op_applies refuses (exact_sum of an integer type,
+/// wide_sum of a 64-bit one).
 Reference compute_reference(DType dtype, Op op, std::uint64_t seed, std::uint64_t n);
 
-/// Checks a result (sizeof element bytes at \p got) against the reference: exact for integers,
-/// min, max and exact_sum (bit for bit); within n * eps * sum|x| for floating-point sums. Empty
-/// when it passes, else a
-/// sentence saying what was expected.
+/// Checks a result (the result type's bytes at \p got) against the reference: exact for integers,
+/// min, max and exact_sum (bit for bit); within n * eps * sum|x| for floating-point sums, eps the
+/// result type's (double's for wide_sum of f32). Empty when it passes, else a sentence saying
+/// what was expected.
 std::string verify(const Reference& ref, const void* got);
 
 /// The data seed of one element type for a run seed (each type gets its own stream).

@@ -53,10 +53,12 @@ tunedreduce::DType to_dtype(int d) {
 }
 
 tunedreduce::Op to_op(int o) {
-  if (o < TR_SUM || o > TR_EXACT_SUM)
+  if (o < TR_SUM || o > TR_WIDE_SUM)
     throw tunedreduce::ReduceError(
         tunedreduce::Status::invalid_argument,
-        fmt::format("op {} is not a tr_op (0..3: TR_SUM, TR_MIN, TR_MAX, TR_EXACT_SUM)", o));
+        fmt::format("op {} is not a tr_op (0..4: TR_SUM, TR_MIN, TR_MAX, TR_EXACT_SUM, "
+                    "TR_WIDE_SUM)",
+                    o));
   return static_cast<tunedreduce::Op>(o);
 }
 cudaStream_t to_stream(void* s) { return static_cast<cudaStream_t>(s); }
@@ -125,6 +127,10 @@ tr_status tr_max(const void* d_in, void* d_out, uint64_t n, int dtype, void* str
 
 tr_status tr_exact_sum(const void* d_in, void* d_out, uint64_t n, int dtype, void* stream) {
   return tr_reduce_cached(d_in, d_out, n, dtype, TR_EXACT_SUM, stream);
+}
+
+tr_status tr_wide_sum(const void* d_in, void* d_out, uint64_t n, int dtype, void* stream) {
+  return tr_reduce_cached(d_in, d_out, n, dtype, TR_WIDE_SUM, stream);
 }
 
 tr_status tr_release_workspace(void* stream) {

@@ -234,6 +234,24 @@ constexpr DefaultRule rules[] = {
     {DType::f64, Op::exact_sum, 4104428, "exact.b512.u1.single_pass.f64.exact_sum"},
     {DType::f64, Op::exact_sum, 6902799, "exact.b512.u2.single_pass.f64.exact_sum"},
     {DType::f64, Op::exact_sum, all, "exact.b512.u4.single_pass.f64.exact_sum"},
+    // wide_sum (i32 -> i64, u32 -> u64, f32 -> f64; the 16-byte-load families only): the shape
+    // of the 32-bit sums' rules above, one tile, then the persistent vectorized grid, then
+    // streaming two_pass, before any tuning run of these keys.
+    {DType::i32, Op::wide_sum, 4096, "single_tile.b256.u4.single_pass.i32.wide_sum"},
+    {DType::i32, Op::wide_sum, 16384, "single_tile.b1024.u4.single_pass.i32.wide_sum"},
+    {DType::i32, Op::wide_sum, 1482910, "vectorized.b256.u2.single_pass.i32.wide_sum"},
+    {DType::i32, Op::wide_sum, 47453132, "vectorized.b512.u4.single_pass.i32.wide_sum"},
+    {DType::i32, Op::wide_sum, all, "streaming.b512.u8.two_pass.i32.wide_sum"},
+    {DType::u32, Op::wide_sum, 4096, "single_tile.b256.u4.single_pass.u32.wide_sum"},
+    {DType::u32, Op::wide_sum, 16384, "single_tile.b1024.u4.single_pass.u32.wide_sum"},
+    {DType::u32, Op::wide_sum, 1482910, "vectorized.b256.u2.single_pass.u32.wide_sum"},
+    {DType::u32, Op::wide_sum, 47453132, "vectorized.b512.u4.single_pass.u32.wide_sum"},
+    {DType::u32, Op::wide_sum, all, "streaming.b512.u8.two_pass.u32.wide_sum"},
+    {DType::f32, Op::wide_sum, 4096, "single_tile.b256.u4.single_pass.f32.wide_sum"},
+    {DType::f32, Op::wide_sum, 16384, "single_tile.b1024.u4.single_pass.f32.wide_sum"},
+    {DType::f32, Op::wide_sum, 1482910, "vectorized.b256.u2.single_pass.f32.wide_sum"},
+    {DType::f32, Op::wide_sum, 47453132, "vectorized.b512.u4.single_pass.f32.wide_sum"},
+    {DType::f32, Op::wide_sum, all, "streaming.b512.u8.two_pass.f32.wide_sum"},
 };
 
 }  // namespace

@@ -29,14 +29,14 @@ void check_enums(DType dtype, Op op) {
                       fmt::format("dtype {} is not an element type (0..{}: {})",
                                   static_cast<int>(dtype), dtype_names.size() - 1,
                                   dtype_choices()));
-  if (static_cast<unsigned>(op) > static_cast<unsigned>(Op::exact_sum))
+  if (static_cast<unsigned>(op) > static_cast<unsigned>(Op::wide_sum))
     throw ReduceError(Status::invalid_argument,
                       fmt::format("op {} is not an operator (0..{}: {})", static_cast<int>(op),
                                   op_names.size() - 1, op_choices()));
   if (!op_applies(dtype, op))
     throw ReduceError(Status::invalid_argument,
-                      fmt::format("op exact_sum is defined for f32 and f64 only, not dtype {}",
-                                  dtype_name(dtype)));
+                      fmt::format("op {} is defined for {} only, not dtype {}", op_name(op),
+                                  op_dtypes(op), dtype_name(dtype)));
 }
 
 /// Largest power of two dividing the address, capped at 256 (what can_implement asks for).
@@ -385,9 +385,9 @@ Runtime::Resolved Runtime::prepare(const void* d_in, const void* d_out, std::uin
     throw ReduceError(Status::invalid_argument, fmt::format("d_in is a null pointer (n = {})", n));
   const int device = platform_->current_device();
   const DeviceState& s = device_state(device);
-  const std::size_t elem = dtype_size(dtype);
-  if (n > 0) check_pointer("d_in", d_in, device, elem);
-  check_pointer("d_out", d_out, device, elem);
+  if (n > 0) check_pointer("d_in", d_in, device, dtype_size(dtype));
+  // The result has the accumulator's type: 8 bytes for wide_sum's 32-bit elements.
+  check_pointer("d_out", d_out, device, dtype_size(result_dtype(dtype, op)));
   const std::size_t alignment = n > 0 ? alignment_of(d_in) : 256;
   Choice c = choose(s, dtype, op, n);
   if (two_phase) c = two_phase_choice(s, c, dtype, op, n, alignment);

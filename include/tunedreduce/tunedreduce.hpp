@@ -221,20 +221,68 @@ Config lookup(Op op, std::uint64_t n, int device = -1) {
   return lookup(dtype_of<T>, op, n, device);
 }
 
-/// Two-phase reduce() for element type T.
+namespace detail {
+/// The operator sum<T, R> runs: Op::sum where R is T, Op::wide_sum where R is T's wide type.
+template <class T, class R>
+constexpr Op sum_op() {
+  constexpr DType in = dtype_of<T>;
+  constexpr DType out = dtype_of<R>;
+  static_assert(out == in || (op_applies(in, Op::wide_sum) && out == result_dtype(in, Op::wide_sum)),
+                "sum<T, R>: R is T, or the type twice as wide of a 32-bit T (int32_t -> int64_t, "
+                "uint32_t -> uint64_t, float -> double)");
+  return out == in ? Op::sum : Op::wide_sum;
+}
+
+/// Throws ReduceError (invalid_argument) when \p out is not the result type of (in, op), an
+/// operator that applies to \p in (the library says why for one that does not).
+inline void check_result_type(DType in, Op op, DType out) {
+  if (op_applies(in, op) && out != result_dtype(in, op))
+    throw ReduceError(Status::invalid_argument,
+                      std::string("d_out's type is ") + dtype_name(out) + ", but " + op_name(op) +
+                          " of " + dtype_name(in) + " returns " +
+                          dtype_name(result_dtype(in, op)));
+}
+}  // namespace detail
+
+/// Two-phase reduce() for element type T; the result's type is T, so \p op is not wide_sum (the
+/// overload below takes its wider result). Throws ReduceError.
 template <class T>
 void reduce(void* d_temp, std::size_t& temp_bytes, const T* d_in, T* d_out, std::uint64_t n, Op op,
             cudaStream_t stream = 0) {
+  detail::check_result_type(dtype_of<T>, op, dtype_of<T>);
+  reduce(d_temp, temp_bytes, static_cast<const void*>(d_in), static_cast<void*>(d_out), n,
+         dtype_of<T>, op, stream);
+}
+
+/// Two-phase reduce() for element type T with a result of type R: the result type of (T, op),
+/// T's wide type for Op::wide_sum (result_dtype). Throws ReduceError (invalid_argument where R is
+/// another type).
+template <class T, class R>
+void reduce(void* d_temp, std::size_t& temp_bytes, const T* d_in, R* d_out, std::uint64_t n, Op op,
+            cudaStream_t stream = 0) {
+  detail::check_result_type(dtype_of<T>, op, dtype_of<R>);
   reduce(d_temp, temp_bytes, static_cast<const void*>(d_in), static_cast<void*>(d_out), n,
          dtype_of<T>, op, stream);
 }
 
 /// *d_out = d_in[0] + ... + d_in[n-1] (integers wrap modulo 2^bits; 0 for n == 0; a floating-point
-/// sum of only -0.0 is -0.0, as IEEE 754 has it).
-template <class T>
-void sum(const T* d_in, T* d_out, std::uint64_t n, cudaStream_t stream = 0) {
-  reduce(static_cast<const void*>(d_in), static_cast<void*>(d_out), n, dtype_of<T>, Op::sum,
-         stream);
+/// sum of only -0.0 is -0.0, as IEEE 754 has it). With R the type twice as wide of a 32-bit T
+/// (`sum<std::int32_t, std::int64_t>`, uint32_t -> uint64_t, float -> double) the sum is
+/// accumulated in R (Op::wide_sum): 32-bit integers then wrap modulo 2^64, not 2^32.
+template <class T, class R = T>
+void sum(const T* d_in, R* d_out, std::uint64_t n, cudaStream_t stream = 0) {
+  reduce(static_cast<const void*>(d_in), static_cast<void*>(d_out), n, dtype_of<T>,
+         detail::sum_op<T, R>(), stream);
+}
+
+/// Two-phase sum() with caller-owned temporary storage: reduce(d_temp, temp_bytes, ...) with
+/// Op::sum, or Op::wide_sum where R is T's wide type (with d_temp == nullptr only \p temp_bytes
+/// is set).
+template <class T, class R = T>
+void sum(void* d_temp, std::size_t& temp_bytes, const T* d_in, R* d_out, std::uint64_t n,
+         cudaStream_t stream = 0) {
+  reduce(d_temp, temp_bytes, static_cast<const void*>(d_in), static_cast<void*>(d_out), n,
+         dtype_of<T>, detail::sum_op<T, R>(), stream);
 }
 
 /// *d_out = the smallest of d_in[0, n) (NaN if any is NaN; the type's maximum / +inf for n == 0).

@@ -6,25 +6,50 @@
 
 namespace tunedreduce {
 
-/// Element type of a reduction. The accumulator has the element type (as in CUB), so integer
-/// sums wrap modulo 2^bits identically in every kernel variant.
+/// Element type of a reduction. The accumulator and the result have the element type (as in CUB),
+/// so integer sums wrap modulo 2^bits identically in every kernel variant, except for
+/// Op::wide_sum, whose accumulator and result are wider (result_dtype).
 enum class DType : std::uint8_t { i32, u32, i64, u64, f32, f64 };
 
 /// Reduction operator. For floating-point min and max a NaN anywhere in the input gives NaN.
 /// exact_sum, for f32 and f64 only (op_applies): the true sum of the inputs rounded once to
 /// nearest even, so the same bits from every kernel, launch configuration and GPU; NaN if any
 /// input is NaN or both infinities occur, ±Inf if one does or the rounded sum overflows.
-enum class Op : std::uint8_t { sum, min, max, exact_sum };
+/// wide_sum, for i32, u32 and f32 only (op_applies): the sum accumulated in, and returned as, the
+/// type twice as wide (result_dtype: i64, u64, f64), so a sum of many 32-bit integers does not
+/// wrap at 2^32 (it wraps modulo 2^64) and a float sum keeps double's precision.
+enum class Op : std::uint8_t { sum, min, max, exact_sum, wide_sum };
 
 inline constexpr DType all_dtypes[] = {DType::i32, DType::u32, DType::i64,
                                        DType::u64, DType::f32, DType::f64};
-inline constexpr Op all_ops[] = {Op::sum, Op::min, Op::max, Op::exact_sum};
+inline constexpr Op all_ops[] = {Op::sum, Op::min, Op::max, Op::exact_sum, Op::wide_sum};
 
-/// Whether operator \p o is defined for element type \p t: every one is, except exact_sum,
-/// which is defined for f32 and f64 only. Whatever iterates all_dtypes x all_ops skips the
-/// pairs this refuses.
+/// Whether operator \p o is defined for element type \p t: sum, min and max are for every
+/// type, exact_sum for f32 and f64 only, wide_sum for i32, u32 and f32 only. Whatever iterates
+/// all_dtypes x all_ops skips the pairs this refuses.
 constexpr bool op_applies(DType t, Op o) noexcept {
-  return o != Op::exact_sum || t == DType::f32 || t == DType::f64;
+  switch (o) {
+    case Op::exact_sum:
+      return t == DType::f32 || t == DType::f64;
+    case Op::wide_sum:
+      return t == DType::i32 || t == DType::u32 || t == DType::f32;
+    default:
+      return true;
+  }
+}
+
+/// The type of the result (and of the accumulator) of \p o over elements of \p t: the element
+/// type, except for wide_sum: i32 -> i64, u32 -> u64, f32 -> f64. Meaningful where op_applies.
+constexpr DType result_dtype(DType t, Op o) noexcept {
+  if (o != Op::wide_sum) return t;
+  switch (t) {
+    case DType::i32:
+      return DType::i64;
+    case DType::u32:
+      return DType::u64;
+    default:
+      return DType::f64;
+  }
 }
 
 /// Size of one element of \p t in bytes.
@@ -59,7 +84,7 @@ constexpr const char* dtype_name(DType t) noexcept {
   return "?";
 }
 
-/// "sum", "min", "max" or "exact_sum".
+/// "sum", "min", "max", "exact_sum" or "wide_sum".
 constexpr const char* op_name(Op o) noexcept {
   switch (o) {
     case Op::sum:
@@ -70,6 +95,8 @@ constexpr const char* op_name(Op o) noexcept {
       return "max";
     case Op::exact_sum:
       return "exact_sum";
+    case Op::wide_sum:
+      return "wide_sum";
   }
   return "?";
 }

@@ -10,6 +10,7 @@
 // seeds' grid (one block per chunk) that is one chunk per block.
 
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/block/block_reduce.cuh"
 #include "kernels/registry.hpp"
@@ -18,7 +19,10 @@ namespace tunedreduce::kernels {
 
 template <KernelParams P>
 struct Kernel {
-  using T = dtype_t<P.dtype>;
+  /// The element type of the input, and the accumulator's (the result's): the same but for
+  /// wide_sum, whose families (the 16-byte-load ones) widen each element as they fold it.
+  using In = dtype_t<P.dtype>;
+  using T = acc_t<P.dtype, P.op>;
   using OpT = op_t<P.op, T>;
   static constexpr int block = P.block;
   static constexpr int unroll = P.unroll;
@@ -27,7 +31,7 @@ struct Kernel {
                                        P.family == Family::tiled || P.family == Family::streaming ||
                                        P.family == Family::single_tile;
   /// Elements per 16-byte vector.
-  static constexpr int vec = 16 / sizeof(T);
+  static constexpr int vec = 16 / sizeof(In);
   /// Input elements one chunk (one block, one step of the grid loop) covers.
   static constexpr std::uint64_t chunk =
       std::uint64_t(P.block) * P.unroll * (vector_loads ? vec : 1);
@@ -158,15 +162,15 @@ __device__ __forceinline__ T fold_grid(const T* __restrict__ in, std::uint64_t n
   return v;
 }
 
-/// How the 16-byte-load families see the input: `head` elements before the first 16-byte
+/// How the 16-byte-load families see an input of In: `head` elements before the first 16-byte
 /// boundary, then `nvec` whole 16-byte vectors from `vin`, then the tail. The head and the tail
-/// (each fewer than 16 / sizeof(T) elements) are read one by one, so any alignment of `in` and any
-/// n work.
-template <class T>
+/// (each fewer than 16 / sizeof(In) elements) are read one by one, so any alignment of `in` and
+/// any n work.
+template <class In>
 struct VectorView {
-  static constexpr int V = 16 / sizeof(T);
+  static constexpr int V = 16 / sizeof(In);
   struct alignas(16) Vec {
-    T e[V];
+    In e[V];
   };
   union Raw {
     uint4 u;
@@ -175,31 +179,32 @@ struct VectorView {
   std::uint64_t head, nvec;
   const uint4* vin;
 
-  __device__ __forceinline__ VectorView(const T* in, std::uint64_t n) {
+  __device__ __forceinline__ VectorView(const In* in, std::uint64_t n) {
     const std::uint64_t addr = reinterpret_cast<std::uintptr_t>(in);
-    head = (addr % 16) ? (16 - addr % 16) / sizeof(T) : 0;
+    head = (addr % 16) ? (16 - addr % 16) / sizeof(In) : 0;
     if (head > n) head = n;
     nvec = (n - head) / V;
     vin = reinterpret_cast<const uint4*>(in + head);
   }
 
-  /// Folds the head and the tail into v: global thread g takes head element g and tail element g.
-  template <class OpT, int Block>
-  __device__ __forceinline__ T fold_ends(const T* in, std::uint64_t n, T v) const {
+  /// Folds the head and the tail into v (of the accumulator's type T): global thread g takes
+  /// head element g and tail element g.
+  template <class T, class OpT, int Block>
+  __device__ __forceinline__ T fold_ends(const In* in, std::uint64_t n, T v) const {
     OpT op;
     const std::uint64_t g = std::uint64_t(blockIdx.x) * Block + threadIdx.x;
-    if (g < head) v = op(v, in[g]);
+    if (g < head) v = op(v, static_cast<T>(in[g]));
     const std::uint64_t tail = head + nvec * V;
-    if (tail + g < n) v = op(v, in[tail + g]);
+    if (tail + g < n) v = op(v, static_cast<T>(in[tail + g]));
     return v;
   }
 };
 
 /// The `vectorized` body: 16-byte loads of U vectors per thread per step over a grid-stride
-/// loop; head and tail as in VectorView.
-template <class T, class OpT, int Block, int U>
-__device__ __forceinline__ T fold_vectorized(const T* __restrict__ in, std::uint64_t n) {
-  using View = VectorView<T>;
+/// loop; head and tail as in VectorView. Elements of In are folded into an accumulator of T.
+template <class In, class T, class OpT, int Block, int U>
+__device__ __forceinline__ T fold_vectorized(const In* __restrict__ in, std::uint64_t n) {
+  using View = VectorView<In>;
   using Raw = typename View::Raw;
   constexpr int V = View::V;
   OpT op;
@@ -216,15 +221,15 @@ __device__ __forceinline__ T fold_vectorized(const T* __restrict__ in, std::uint
 #pragma unroll
     for (int k = 0; k < U; ++k)
 #pragma unroll
-      for (int e = 0; e < V; ++e) v = op(v, x[k].v.e[e]);
+      for (int e = 0; e < V; ++e) v = op(v, static_cast<T>(x[k].v.e[e]));
   }
   for (; i < nvec; i += stride) {
     Raw x;
     x.u = __ldg(vin + i);
 #pragma unroll
-    for (int e = 0; e < V; ++e) v = op(v, x.v.e[e]);
+    for (int e = 0; e < V; ++e) v = op(v, static_cast<T>(x.v.e[e]));
   }
-  return view.template fold_ends<OpT, Block>(in, n, v);
+  return view.template fold_ends<T, OpT, Block>(in, n, v);
 }
 
 /// One 16-byte load; NoL1 = ld.global.nc.L1::no_allocate (the line is not kept in L1, which
@@ -244,10 +249,11 @@ __device__ __forceinline__ uint4 load16(const uint4* p) {
 
 /// The `tiled` / `streaming` body: the 16-byte vectors are cut into tiles of Block * U; block b
 /// takes tiles b, b + grid, ... (with the default grid, exactly one), and each thread issues its
-/// U loads (tid, tid + Block, ...) before folding any. Head and tail as in VectorView.
-template <class T, class OpT, int Block, int U, bool NoL1>
-__device__ __forceinline__ T fold_tiled(const T* __restrict__ in, std::uint64_t n) {
-  using View = VectorView<T>;
+/// U loads (tid, tid + Block, ...) before folding any. Head and tail as in VectorView; elements
+/// of In folded into an accumulator of T.
+template <class In, class T, class OpT, int Block, int U, bool NoL1>
+__device__ __forceinline__ T fold_tiled(const In* __restrict__ in, std::uint64_t n) {
+  using View = VectorView<In>;
   using Raw = typename View::Raw;
   constexpr int V = View::V;
   constexpr std::uint64_t tile = std::uint64_t(Block) * U;
@@ -269,17 +275,19 @@ __device__ __forceinline__ T fold_tiled(const T* __restrict__ in, std::uint64_t 
         if (base + k * Block < nvec) {
           x[k].u = load16<NoL1>(vin + base + k * Block);
         } else {
+          // The identity in the element's type: exact for every operator (0, -0.0, ±inf and the
+          // integer limits of the element type are the identities of its wider accumulator too).
 #pragma unroll
-          for (int e = 0; e < V; ++e) x[k].v.e[e] = OpT::identity();
+          for (int e = 0; e < V; ++e) x[k].v.e[e] = static_cast<In>(OpT::identity());
         }
       }
     }
 #pragma unroll
     for (int k = 0; k < U; ++k)
 #pragma unroll
-      for (int e = 0; e < V; ++e) v = op(v, x[k].v.e[e]);
+      for (int e = 0; e < V; ++e) v = op(v, static_cast<T>(x[k].v.e[e]));
   }
-  return view.template fold_ends<OpT, Block>(in, n, v);
+  return view.template fold_ends<T, OpT, Block>(in, n, v);
 }
 
 /// The `single_tile` body: one block over the whole input (n <= Block * U vectors; can_implement
@@ -287,14 +295,14 @@ __device__ __forceinline__ T fold_tiled(const T* __restrict__ in, std::uint64_t 
 /// CUB's single-tile size the time is one DRAM round trip plus the instructions before it, so
 /// fewer instructions are the whole gain (docs/performance.md, session 7). Head and tail as in
 /// VectorView, one element per thread.
-template <class T, class OpT, int Block, int U>
-__device__ __forceinline__ T fold_single_tile(const T* __restrict__ in, unsigned n) {
-  using View = VectorView<T>;
+template <class In, class T, class OpT, int Block, int U>
+__device__ __forceinline__ T fold_single_tile(const In* __restrict__ in, unsigned n) {
+  using View = VectorView<In>;
   using Raw = typename View::Raw;
   constexpr int V = View::V;
   OpT op;
   const unsigned mis = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(in) % 16);
-  unsigned head = mis ? (16 - mis) / sizeof(T) : 0;
+  unsigned head = mis ? (16 - mis) / sizeof(In) : 0;
   if (head > n) head = n;
   const unsigned nvec = (n - head) / V;
   const uint4* vin = reinterpret_cast<const uint4*>(in + head);
@@ -306,16 +314,16 @@ __device__ __forceinline__ T fold_single_tile(const T* __restrict__ in, unsigned
       x[k].u = __ldg(vin + i);
     } else {
 #pragma unroll
-      for (int e = 0; e < V; ++e) x[k].v.e[e] = OpT::identity();
+      for (int e = 0; e < V; ++e) x[k].v.e[e] = static_cast<In>(OpT::identity());
     }
   }
   const unsigned tail = head + nvec * V;
-  T v = threadIdx.x < head ? in[threadIdx.x] : OpT::identity();
-  if (tail + threadIdx.x < n) v = op(v, in[tail + threadIdx.x]);
+  T v = threadIdx.x < head ? static_cast<T>(in[threadIdx.x]) : OpT::identity();
+  if (tail + threadIdx.x < n) v = op(v, static_cast<T>(in[tail + threadIdx.x]));
 #pragma unroll
   for (int k = 0; k < U; ++k)
 #pragma unroll
-    for (int e = 0; e < V; ++e) v = op(v, x[k].v.e[e]);
+    for (int e = 0; e < V; ++e) v = op(v, static_cast<T>(x[k].v.e[e]));
   return v;
 }
 
@@ -343,12 +351,15 @@ __device__ __forceinline__ dtype_t<P.dtype> smem_block(const dtype_t<P.dtype>* _
 
 /// The whole block's result over its share of the input, valid in thread 0.
 template <KernelParams P>
-__device__ __forceinline__ dtype_t<P.dtype> block_result(const dtype_t<P.dtype>* __restrict__ in,
-                                                         std::uint64_t n, std::uint64_t nchunks,
-                                                         dtype_t<P.dtype>* ws_blocks) {
+__device__ __forceinline__ typename Kernel<P>::T block_result(
+    const typename Kernel<P>::In* __restrict__ in, std::uint64_t n, std::uint64_t nchunks,
+    typename Kernel<P>::T* ws_blocks) {
   using K = Kernel<P>;
+  using In = typename K::In;
   using T = typename K::T;
   using OpT = typename K::OpT;
+  // Only the 16-byte-load families widen the elements they fold (space.hpp: wide_sum).
+  static_assert(std::is_same_v<In, T> || K::vector_loads);
   if constexpr (is_global_memory_family(P.family)) {
     OpT op;
     T* ws = ws_blocks + std::uint64_t(blockIdx.x) * P.block;
@@ -362,16 +373,16 @@ __device__ __forceinline__ dtype_t<P.dtype> block_result(const dtype_t<P.dtype>*
     T v = detail::fold_grid<T, OpT, P.block, P.unroll>(in, n, nchunks);
     return block_reduce_shuffle<T, OpT, P.block>(v);
   } else if constexpr (P.family == Family::vectorized) {
-    T v = detail::fold_vectorized<T, OpT, P.block, P.unroll>(in, n);
+    T v = detail::fold_vectorized<In, T, OpT, P.block, P.unroll>(in, n);
     return block_reduce_shuffle<T, OpT, P.block>(v);
   } else if constexpr (P.family == Family::single_tile) {
     (void)nchunks;
     (void)ws_blocks;
-    T v = detail::fold_single_tile<T, OpT, P.block, P.unroll>(in, static_cast<unsigned>(n));
+    T v = detail::fold_single_tile<In, T, OpT, P.block, P.unroll>(in, static_cast<unsigned>(n));
     return block_reduce_shuffle<T, OpT, P.block, /*Once=*/true>(v);
   } else {
     static_assert(P.family == Family::tiled || P.family == Family::streaming);
-    T v = detail::fold_tiled<T, OpT, P.block, P.unroll, P.family == Family::streaming>(in, n);
+    T v = detail::fold_tiled<In, T, OpT, P.block, P.unroll, P.family == Family::streaming>(in, n);
     return block_reduce_shuffle<T, OpT, P.block>(v);
   }
 }

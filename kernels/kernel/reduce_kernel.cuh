@@ -8,9 +8,10 @@
 
 namespace tunedreduce::kernels {
 
-template <class T>
+/// In: the input's element type; T: the accumulator's and the result's (Kernel<P>::T).
+template <class In, class T>
 struct KernelArgs {
-  const T* in;
+  const In* in;
   std::uint64_t n;
   std::uint64_t nchunks;
   T* ws_blocks;       // global-memory families: Block elements per block
@@ -95,9 +96,9 @@ __device__ __forceinline__ T reduce_slots(unsigned long long* slots, std::uint64
 // Kernels take the parameters one by one: nvcc's host stubs cannot spell a class-type template
 // argument of a __global__ function.
 template <Family F, int Block, int Unroll, SmemMode M, Finish Fin, DType D, Op O>
-__global__ void __launch_bounds__(Block) reduce_kernel(KernelArgs<dtype_t<D>> a) {
+__global__ void __launch_bounds__(Block) reduce_kernel(KernelArgs<dtype_t<D>, acc_t<D, O>> a) {
   constexpr KernelParams P{F, Block, Unroll, M, Fin, D, O};
-  using T = dtype_t<P.dtype>;
+  using T = acc_t<P.dtype, P.op>;
   using OpT = op_t<P.op, T>;
   const T r = block_result<P>(a.in, a.n, a.nchunks, a.ws_blocks);
   const unsigned tid = threadIdx.x;

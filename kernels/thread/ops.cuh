@@ -44,6 +44,10 @@ struct dtype_traits<DType::f64> {
 };
 template <DType D>
 using dtype_t = typename dtype_traits<D>::type;
+/// The accumulator's (and the result's) type of operator O over elements of D: the element type,
+/// except for wide_sum (types.hpp, result_dtype).
+template <DType D, Op O>
+using acc_t = dtype_t<result_dtype(D, O)>;
 
 template <class T>
 struct SumOp {
@@ -93,6 +97,11 @@ template <Op O, class T>
 struct op_traits;
 template <class T>
 struct op_traits<Op::sum, T> {
+  using type = SumOp<T>;
+};
+/// wide_sum is the sum in the wider type: T here is already the accumulator's type (acc_t).
+template <class T>
+struct op_traits<Op::wide_sum, T> {
   using type = SumOp<T>;
 };
 template <class T>

@@ -622,7 +622,7 @@ TEST(Migration, Version1GainsThePackedFinishWithEveryRowKept) {
     EXPECT_EQ(c.query_int("PRAGMA user_version"), 1);
   }
   Database db = Database::open_writer(path);
-  EXPECT_EQ(db.file_schema_version(), schema_version);  // 1 -> 2 -> 3 -> 4 -> 5 -> 6
+  EXPECT_EQ(db.file_schema_version(), schema_version);  // 1 -> 2 -> ... -> 6 -> 7
   EXPECT_EQ(db.counts().measurements, 40);
   EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
   EXPECT_EQ(db.connection().query_int("SELECT count(*) FROM pragma_foreign_key_check"), 0);
@@ -669,12 +669,12 @@ TEST(Migration, Version2WinnersTakeTheL2ModeOfTheirMeasurement) {
   }
 
   Database db = Database::open_writer(path);            // foreign keys on, as for every writer
-  EXPECT_EQ(db.file_schema_version(), schema_version);  // 2 -> 3 -> 4 -> 5 -> 6
+  EXPECT_EQ(db.file_schema_version(), schema_version);  // 2 -> 3 -> ... -> 6 -> 7
   EXPECT_EQ(db.connection().query_int("PRAGMA foreign_keys"), 1);
   EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
   EXPECT_EQ(db.connection().query_int("SELECT count(*) FROM pragma_foreign_key_check"), 0);
   EXPECT_EQ(db.connection().query_text("SELECT value FROM meta WHERE key = 'min_reader_version'"),
-            "6");
+            "7");
   // Every winner is kept, with its id, and takes the mode of its measurement.
   auto ws = db.winners();
   ASSERT_EQ(ws.size(), before.size());
@@ -765,16 +765,56 @@ TEST(Migration, AVersion2ReaderIsRefusedAVersion3File) {
   EXPECT_THROW(classify(state, c, true, 2), DbError);
 }
 
-TEST(Migration, OlderBinariesAreRefusedAVersion6FileCleanly) {
+TEST(Migration, OlderBinariesAreRefusedAVersion7FileCleanly) {
   TempDir dir;
   { Database::open_writer(dir / "tune.db").upsert_device(test::h100()); }
   Connection c = Connection::open(dir / "tune.db", OpenMode::read_only);
   const SchemaState state = read_schema_state(c);
+  EXPECT_EQ(state.user_version, 7);
+  // Version 7 admits the operator wide_sum, which a version-6 (or older) reader cannot name:
+  // min_reader_version 7 keeps them out with a message that says why, for reading and writing.
+  EXPECT_EQ(state.min_reader_version, 7);
+  EXPECT_EQ(classify(state, c, false), SchemaAction::use);
+  for (int older : {3, 4, 5, 6}) {
+    SCOPED_TRACE(older);
+    try {
+      classify(state, c, false, older, 3);
+      FAIL() << "an older reader was let in";
+    } catch (const DbError& e) {
+      EXPECT_EQ(e.problem(), Problem::too_new);
+      EXPECT_EQ(e.exit_code(), exit_code::db_too_new);
+      EXPECT_NE(std::string(e.what()).find(fmt::format(
+                    "schema version 7 is newer than this binary's {} and needs readers of "
+                    "version 7 or later",
+                    older)),
+                std::string::npos)
+          << e.what();
+    }
+    try {
+      classify(state, c, true, older, 3);
+      FAIL() << "an older writer was let in";
+    } catch (const DbError& e) {
+      EXPECT_EQ(e.problem(), Problem::too_new);
+      EXPECT_NE(std::string(e.what()).find(fmt::format(
+                    "schema version 7 is newer than this binary's {}; it is never written", older)),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
+TEST(Migration, OlderBinariesAreRefusedAVersion6FileCleanly) {
+  TempDir dir;
+  // A version-6 file as the version-6 writer left it (tests/data/db/make_fixtures.sh).
+  const auto path = test::copy_fixture("schema_v6.db", dir);
+  Connection c = Connection::open(path, OpenMode::read_only);
+  const SchemaState state = read_schema_state(c);
   EXPECT_EQ(state.user_version, 6);
   // Version 6 admits the operator exact_sum, which a version-5 (or older) reader cannot name:
-  // min_reader_version 6 keeps them out with a message that says why, for reading and writing.
+  // min_reader_version 6 keeps them out, while a version-6 binary reads and writes it.
   EXPECT_EQ(state.min_reader_version, 6);
-  EXPECT_EQ(classify(state, c, false), SchemaAction::use);
+  EXPECT_EQ(classify(state, c, false, 6, 3), SchemaAction::use);
+  EXPECT_EQ(classify(state, c, true, 6, 3), SchemaAction::use);
   for (int older : {3, 4, 5}) {
     SCOPED_TRACE(older);
     try {
@@ -815,12 +855,12 @@ TEST(Migration, Version5IsReadAsItIsAndMigratedToTakeExactSums) {
   }
   EXPECT_EQ(test::read_file(path), before);
   Database db = Database::open_writer(path);
-  EXPECT_EQ(db.file_schema_version(), schema_version);  // 5 -> 6
+  EXPECT_EQ(db.file_schema_version(), schema_version);  // 5 -> 6 -> 7
   EXPECT_EQ(db.counts().measurements, 40);
   EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
   EXPECT_EQ(db.connection().query_int("SELECT count(*) FROM pragma_foreign_key_check"), 0);
   EXPECT_EQ(db.connection().query_text("SELECT value FROM meta WHERE key = 'min_reader_version'"),
-            "6");
+            "7");
   // The migrated file has exactly the schema of a new one ...
   Database fresh = Database::open_writer(dir / "fresh.db");
   const char* q =
@@ -862,6 +902,188 @@ TEST(Migration, Version5IsReadAsItIsAndMigratedToTakeExactSums) {
   EXPECT_EQ(db.counts().measurements, 42);
 }
 
+TEST(Migration, Version6IsReadAsItIsAndMigratedToTakeWideSums) {
+  TempDir dir;
+  // Made by tests/data/db/make_fixtures.sh from a current file with version 6's operator
+  // constraint put back: 40 f32 sum measurements.
+  const auto path = test::copy_fixture("schema_v6.db", dir);
+  const std::string before = test::read_file(path);
+  // The constraint each of the three tables has in a version-6 file, and in a version-7 one.
+  const std::string v6_check =
+      "CHECK (op IN ('sum', 'min', 'max', 'exact_sum') AND (op <> 'exact_sum' OR dtype IN "
+      "('f32', 'f64')))";
+  const std::string v7_check =
+      "CHECK (op IN ('sum', 'min', 'max', 'exact_sum', 'wide_sum') AND (op <> 'exact_sum' OR "
+      "dtype IN ('f32', 'f64')) AND (op <> 'wide_sum' OR dtype IN ('i32', 'u32', 'f32')))";
+  auto tables_with = [](Connection& c, const std::string& check) {
+    Statement st = c.prepare(
+        "SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_schema WHERE type = "
+        "'table' AND instr(sql, ?1) > 0 ORDER BY name)");
+    st.bind(1, check);
+    return st.step() && !st.is_null(0) ? st.column_text(0) : std::string();
+  };
+  {
+    Database r = Database::open_reader(path);  // readers read it as it is
+    EXPECT_EQ(r.file_schema_version(), 6);
+    EXPECT_EQ(r.counts().measurements, 40);
+    EXPECT_EQ(tables_with(r.connection(), v6_check), "bench_results measurements winners");
+    EXPECT_EQ(tables_with(r.connection(), v7_check), "");
+  }
+  EXPECT_EQ(test::read_file(path), before);
+  Database db = Database::open_writer(path);
+  EXPECT_EQ(db.file_schema_version(), schema_version);  // 6 -> 7
+  EXPECT_EQ(db.counts().measurements, 40);
+  EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
+  EXPECT_EQ(db.connection().query_int("SELECT count(*) FROM pragma_foreign_key_check"), 0);
+  EXPECT_EQ(db.connection().query_text("SELECT value FROM meta WHERE key = 'min_reader_version'"),
+            "7");
+  // The constraint changed in all three tables, and nowhere else ...
+  EXPECT_EQ(tables_with(db.connection(), v7_check), "bench_results measurements winners");
+  EXPECT_EQ(tables_with(db.connection(), v6_check), "");
+  // ... so the migrated file has exactly the schema of a new one ...
+  Database fresh = Database::open_writer(dir / "fresh.db");
+  const char* q =
+      "SELECT group_concat(sql, ';') FROM (SELECT sql FROM sqlite_schema ORDER BY name)";
+  EXPECT_EQ(db.connection().query_text(q), fresh.connection().query_text(q));
+  // ... and takes wide_sum measurements, winners and bench results of i32, u32 and f32, which
+  // version 6 refused. The dtype stored is the input's, not the wider result's.
+  const auto dev = db.upsert_device(test::h100());
+  const auto run = db.begin_run(test::run_info());
+  BenchRunInfo bench;
+  bench.tool_version = "0.3.0";
+  bench.manifest_hash = "0123456789abcdef";
+  bench.library_database = "/lab/tune.db";
+  bench.repeats = 5;
+  const auto bench_run = begin_bench_run(db, dev, bench, 13000, 13000);
+  for (DType t : {DType::i32, DType::u32, DType::f32}) {
+    const std::string id = fmt::format("vectorized.b256.u4.single_pass.{}.wide_sum", dtype_name(t));
+    Measurement m = test::measurement(run, dev, id, 1 << 20, 9.5, t, Op::wide_sum);
+    m.params = {"vectorized", 256, 4, "none", "single_pass"};
+    const auto mid = db.insert_measurement(m);
+    ASSERT_TRUE(db.find_measurement(mid));
+    EXPECT_EQ(db.find_measurement(mid)->op, Op::wide_sum);
+    EXPECT_EQ(db.find_measurement(mid)->dtype, t);
+    Winner w;
+    w.dtype = t;
+    w.op = Op::wide_sum;
+    w.n_lo = 1;
+    w.n_hi = std::uint64_t{1} << 30;
+    w.kernel_id = id;
+    w.measurement_id = mid;
+    db.replace_winners(dev, t, Op::wide_sum, std::vector<Winner>{w});
+    BenchResult b;
+    b.dtype = t;
+    b.op = Op::wide_sum;
+    b.n = 1 << 20;
+    b.method = BenchMethod::cub;
+    b.verified = true;
+    b.median_us = 9.9;
+    b.repeats = 5;
+    insert_bench_result(db, bench_run, b);
+  }
+  EXPECT_EQ(db.counts().measurements, 43);
+  const auto ws = db.winners();
+  EXPECT_EQ(std::count_if(ws.begin(), ws.end(),
+                          [](const WinnerRecord& w) { return w.op == Op::wide_sum; }),
+            3);
+  EXPECT_EQ(bench_results(db).size(), 3u);
+  // The schema itself takes a wide_sum row of i32 and refuses one of f64, whoever writes it.
+  const auto insert = [&](const char* dtype, int seq) {
+    Statement st = db.connection().prepare(
+        "INSERT INTO measurements (run_id, seq, device_id, kernel_id, family, block, unroll, "
+        "smem, finish, dtype, op, n, l2_mode, outcome, median_us, repeats, measured_at) VALUES "
+        "(?1, ?2, ?3, 'vectorized.b256.u4.single_pass.' || ?4 || '.wide_sum', 'vectorized', 256, "
+        "4, 'none', 'single_pass', ?4, 'wide_sum', 1024, 'cold', 'ok', 1.0, 5, "
+        "'2026-11-26T00:00:00.000Z')");
+    st.bind_all(run, seq, dev, dtype);
+    st.run();
+  };
+  insert("i32", 998);
+  EXPECT_EQ(db.counts().measurements, 44);
+  for (const char* t : {"f64", "i64", "u64"}) {
+    SCOPED_TRACE(t);
+    try {
+      insert(t, 999);
+      FAIL() << "the schema took a wide_sum of " << t;
+    } catch (const DbError& e) {
+      EXPECT_EQ(e.problem(), Problem::invalid_data);
+      EXPECT_NE(std::string(e.what()).find("CHECK constraint failed"), std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_EQ(db.counts().measurements, 44);
+}
+
+TEST(Database, AnOperatorIsRefusedWithATypeItIsNotDefinedFor) {
+  TempDir dir;
+  Database db = Database::open_writer(dir / "tune.db");
+  const auto dev = db.upsert_device(test::h100());
+  const auto run = db.begin_run(test::run_info());
+  BenchRunInfo bench;
+  bench.tool_version = "0.3.0";
+  bench.manifest_hash = "0123456789abcdef";
+  bench.library_database = "/lab/tune.db";
+  bench.repeats = 5;
+  const auto bench_run = begin_bench_run(db, dev, bench, 13000, 13000);
+  // The writer names the pair and the types the operator is defined for (op_applies) before the
+  // schema's CHECK, which would name only itself, refuses the row.
+  const struct {
+    DType dtype;
+    Op op;
+    const char* why;
+  } cases[] = {
+      {DType::i64, Op::wide_sum,
+       "the operator 'wide_sum' is defined for i32, u32 and f32 only, not for i64"},
+      {DType::u64, Op::wide_sum,
+       "the operator 'wide_sum' is defined for i32, u32 and f32 only, not for u64"},
+      {DType::f64, Op::wide_sum,
+       "the operator 'wide_sum' is defined for i32, u32 and f32 only, not for f64"},
+      {DType::i32, Op::exact_sum,
+       "the operator 'exact_sum' is defined for f32 and f64 only, not for i32"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.why);
+    const std::string id =
+        fmt::format("vectorized.b256.u4.single_pass.{}.{}", dtype_name(c.dtype), op_name(c.op));
+    auto expect_refused = [&](auto&& write, const std::string& what) {
+      try {
+        write();
+        ADD_FAILURE() << "written: " << what;
+      } catch (const DbError& e) {
+        EXPECT_EQ(e.problem(), Problem::invalid_data) << e.what();
+        EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find(c.why), std::string::npos) << e.what();
+      }
+    };
+    expect_refused(
+        [&] { db.insert_measurement(test::measurement(run, dev, id, 1024, 1.0, c.dtype, c.op)); },
+        "measurement of '" + id + "'");
+    Winner w;
+    w.dtype = c.dtype;
+    w.op = c.op;
+    w.n_lo = 1;
+    w.n_hi = 1024;
+    w.kernel_id = id;
+    w.measurement_id = 1;
+    expect_refused([&] { db.replace_winners(dev, c.dtype, c.op, std::vector<Winner>{w}); },
+                   fmt::format("cold winners of {} {}", dtype_name(c.dtype), op_name(c.op)));
+    BenchResult b;
+    b.dtype = c.dtype;
+    b.op = c.op;
+    b.n = 1024;
+    b.method = BenchMethod::cub;
+    b.verified = true;
+    b.median_us = 1.0;
+    b.repeats = 5;
+    expect_refused([&] { insert_bench_result(db, bench_run, b); },
+                   fmt::format("bench result cub at {} {} n = 1024", dtype_name(c.dtype),
+                               op_name(c.op)));
+  }
+  EXPECT_EQ(db.counts().measurements, 0);
+  EXPECT_EQ(db.counts().winners, 0);
+  EXPECT_TRUE(bench_results(db).empty());
+}
+
 TEST(Migration, Version3IsReadAsItIsAndMigratedByWriters) {
   TempDir dir;
   const auto path = test::copy_fixture("schema_v3.db", dir);
@@ -886,13 +1108,13 @@ TEST(Migration, Version3IsReadAsItIsAndMigratedByWriters) {
     EXPECT_EQ(e.problem(), Problem::too_old);
   }
   Database db = Database::open_writer(path);
-  EXPECT_EQ(db.file_schema_version(), schema_version);  // 3 -> 4 -> 5 -> 6
+  EXPECT_EQ(db.file_schema_version(), schema_version);  // 3 -> 4 -> 5 -> 6 -> 7
   EXPECT_TRUE(has_bench_tables(db));
   EXPECT_TRUE(db.has_provenance());
   EXPECT_EQ(db.counts().measurements, 40);
   EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
   EXPECT_EQ(db.connection().query_text("SELECT value FROM meta WHERE key = 'min_reader_version'"),
-            "6");
+            "7");
   Database fresh = Database::open_writer(dir / "fresh.db");
   const char* q =
       "SELECT group_concat(sql, ';') FROM (SELECT sql FROM sqlite_schema ORDER BY name)";

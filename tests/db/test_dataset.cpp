@@ -7,6 +7,7 @@
 
 #include "common/exit_codes.hpp"
 #include "common/timing.hpp"
+#include "db/bench.hpp"
 #include "db/check.hpp"
 #include "db/dataset.hpp"
 #include "db/schema.hpp"
@@ -164,6 +165,93 @@ TEST(Export, ImportValidatesAndNamesTheFileAndMember) {
              Problem::invalid_data);
   expect_bad(replaced("\"median_us\":5.0", "\"median_us\":null"),
              "$.measurements[0].median_us: required when outcome is ok", Problem::invalid_data);
+}
+
+TEST(Export, WideSumRowsRoundTripAndAreRefusedForTypesItIsNotDefinedFor) {
+  TempDir dir;
+  make_db(dir / "a.db", test::h100(), k_shuffle, 1, 4096, 5.0, "h");
+  const std::string k_wide = "vectorized.b256.u4.single_pass.i32.wide_sum";
+  {
+    // A wide_sum measurement, winner and bench result of i32: the dtype is the input's.
+    Database db = Database::open_writer(dir / "a.db");
+    const auto dev = db.devices()[0].id;
+    const auto run = db.begin_run(test::run_info());
+    const auto m = db.insert_measurement(
+        test::measurement(run, dev, k_wide, 1 << 20, 9.5, DType::i32, Op::wide_sum));
+    Winner w = winner(1, 1 << 30, m, k_wide, run);
+    w.dtype = DType::i32;
+    w.op = Op::wide_sum;
+    db.replace_winners(dev, DType::i32, Op::wide_sum, std::vector<Winner>{w});
+    db.end_run(run, RunStatus::finished);
+    BenchRunInfo info;
+    info.tool_version = "0.3.0";
+    info.manifest_hash = "0123456789abcdef";
+    info.library_database = "/lab/tune.db";
+    info.repeats = 5;
+    BenchResult b;
+    b.dtype = DType::i32;
+    b.op = Op::wide_sum;
+    b.n = 1 << 20;
+    b.method = BenchMethod::cub;
+    b.verified = true;
+    b.median_us = 9.9;
+    b.repeats = 5;
+    record_bench_run(db, test::h100(), info, std::span<const BenchResult>(&b, 1));
+  }
+  const std::string text = Json::parse(export_of(dir / "a.db")).dump();
+  {
+    Database fresh = Database::open_writer(dir / "b.db");
+    import_dataset(fresh, dataset_from_json(Json::parse(text), dir / "a.json"));
+    const auto ms = fresh.measurements();
+    EXPECT_EQ(std::count_if(ms.begin(), ms.end(),
+                            [](const auto& m) {
+                              return m.op == Op::wide_sum && m.dtype == DType::i32;
+                            }),
+              1);
+    const auto ws = fresh.winners();
+    EXPECT_EQ(std::count_if(ws.begin(), ws.end(),
+                            [](const auto& w) {
+                              return w.op == Op::wide_sum && w.dtype == DType::i32;
+                            }),
+              1);
+    const auto bs = bench_results(fresh);
+    ASSERT_EQ(bs.size(), 1u);
+    EXPECT_EQ(bs[0].op, Op::wide_sum);
+    EXPECT_EQ(bs[0].dtype, DType::i32);
+  }
+  // The same rows of i64 are refused by import, naming the file, the member and the pair: the
+  // first occurrence is the measurement's, the second the winner's, the third the bench
+  // result's (the document's order).
+  const fs::path file = dir / "in.json";
+  const std::string pair = "\"dtype\":\"i32\",\"op\":\"wide_sum\"";
+  auto with_i64 = [&](int occurrence) {
+    std::string t = text;
+    std::size_t pos = t.find(pair);
+    for (int i = 0; i < occurrence && pos != std::string::npos; ++i) pos = t.find(pair, pos + 1);
+    if (pos == std::string::npos) {
+      ADD_FAILURE() << "no occurrence " << occurrence << " of " << pair;
+      return t;
+    }
+    return t.replace(pos, pair.size(), "\"dtype\":\"i64\",\"op\":\"wide_sum\"");
+  };
+  const std::string why =
+      ".op: the operator 'wide_sum' is defined for i32, u32 and f32 only, "
+      "not for i64";
+  const char* members[] = {"$.measurements[", "$.winners[", "$.bench_runs[0].results[0]"};
+  for (int i = 0; i < 3; ++i) {
+    SCOPED_TRACE(members[i]);
+    Database db = Database::open_writer(dir / "target.db");
+    try {
+      import_dataset(db, dataset_from_json(Json::parse(with_i64(i)), file));
+      ADD_FAILURE() << "imported a wide_sum of i64";
+    } catch (const DbError& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(e.problem(), Problem::invalid_data) << what;
+      EXPECT_NE(what.find("'" + file.string() + "': " + members[i]), std::string::npos) << what;
+      EXPECT_NE(what.find(why), std::string::npos) << what;
+    }
+    EXPECT_EQ(db.counts().devices, 0);  // nothing half-imported
+  }
 }
 
 TEST(Export, AMeasurementsTimingIsTheRecordsOneMapping) {

@@ -82,6 +82,9 @@ void run_op(Op op, const T* in, T* out, std::uint64_t n, cudaStream_t s) {
     case Op::exact_sum:
       ADD_FAILURE() << "exact_sum is test_exact_registry_gpu's";
       break;
+    case Op::wide_sum:
+      ADD_FAILURE() << "wide_sum has its own test (WideSums*): its result is wider than T";
+      break;
   }
 }
 
@@ -535,6 +538,85 @@ TEST(Library, TwoPhaseWithGarbageInTheCallersStorageEveryTypeAndOperator) {
   use_defaults();
 }
 
+// ---- wide sums: i32 -> i64, u32 -> u64, f32 -> f64 ---------------------------------------------
+
+/// sum<T, W> (Op::wide_sum) through both calls, cached and two-phase with garbage in the caller's
+/// storage, at sizes around the kernels' tiles and vectors and at offsets of 0, 1 and 3 elements,
+/// each result between two poisoned guards: integers exactly the sum modulo 2^64 of the values
+/// (whole-range random values, so the 32-bit sum wraps and the wide one must not), floats within
+/// n * eps(double) * sum|x| of the long-double sum.
+template <class T, class W>
+void check_wide_sums(std::uint64_t stream_id) {
+  const std::vector<std::uint64_t> ns = {0,    1,          3,           31,      33,
+                                         1000, 4096,       4099,        16387,   65537,
+                                         999983, (1u << 20) + 3, (1u << 24) + 7, (1u << 26) + 5};
+  const std::uint64_t max_n = ns.back() + 3;
+  std::vector<T> host(max_n);
+  fill_random(host, test_seed() ^ stream_id);
+  DeviceBuffer in(max_n * sizeof(T)), out(3 * sizeof(W));
+  tunedreduce::test::upload(in.get(), host.data(), max_n * sizeof(T));
+  std::size_t temp_bytes = 0;
+  for (std::uint64_t n : ns) {
+    std::size_t b = 0;
+    tunedreduce::sum<T, W>(nullptr, b, static_cast<const T*>(nullptr), static_cast<W*>(nullptr),
+                           n);
+    temp_bytes = std::max(temp_bytes, b);
+  }
+  DeviceBuffer temp(std::max<std::size_t>(temp_bytes, 1));
+  bool wrapped = false;  // some 32-bit integer sum of the data leaves the 32-bit range
+  for (std::uint64_t n : ns)
+    for (int offset : {0, 1, 3})
+      for (bool two_phase : {false, true}) {
+        TR_CUDA_CHECK(cudaMemset(out.get(), poison, 3 * sizeof(W)));
+        TR_CUDA_CHECK(cudaMemset(temp.get(), 0x5a + offset, temp.bytes()));
+        const T* d_in = static_cast<const T*>(in.get()) + offset;
+        W* d_out = static_cast<W*>(out.get()) + 1;
+        if (two_phase) {
+          std::size_t b = temp_bytes;
+          tunedreduce::sum<T, W>(temp.get(), b, d_in, d_out, n);
+        } else {
+          tunedreduce::sum<T, W>(d_in, d_out, n);
+        }
+        W got[3];
+        TR_CUDA_CHECK(cudaMemcpy(got, out.get(), sizeof got, cudaMemcpyDeviceToHost));
+        const std::string what = std::string(two_phase ? "two-phase " : "cached ") +
+                                 dtype_name(dtype_of<T>) + " wide_sum n=" + std::to_string(n) +
+                                 " offset " + std::to_string(offset) + " (" +
+                                 tunedreduce::lookup<T>(Op::wide_sum, n).kernel_id + ")";
+        unsigned char guard[sizeof(W)];
+        std::memset(guard, poison, sizeof(W));
+        EXPECT_EQ(std::memcmp(&got[0], guard, sizeof(W)), 0) << what << ": wrote before d_out";
+        EXPECT_EQ(std::memcmp(&got[2], guard, sizeof(W)), 0) << what << ": wrote after d_out";
+        const T* x = host.data() + offset;
+        if constexpr (std::is_integral_v<T>) {
+          std::uint64_t acc = 0;  // the values sign- or zero-extended, summed modulo 2^64
+          for (std::uint64_t i = 0; i < n; ++i) acc += static_cast<std::uint64_t>(W(x[i]));
+          EXPECT_EQ(got[1], static_cast<W>(acc)) << what;
+          wrapped = wrapped || static_cast<W>(acc) != static_cast<W>(static_cast<T>(acc));
+        } else {
+          long double acc = 0, abs_sum = 0;
+          for (std::uint64_t i = 0; i < n; ++i) {
+            acc += x[i];
+            abs_sum += std::fabs(static_cast<long double>(x[i]));
+          }
+          const long double bound =
+              static_cast<long double>(n) * std::numeric_limits<double>::epsilon() * abs_sum;
+          EXPECT_LE(std::fabs(static_cast<long double>(got[1]) - acc), bound)
+              << what << ": got " << got[1] << ", expected " << static_cast<double>(acc);
+          if (n == 0) EXPECT_EQ(std::signbit(got[1]), false) << what << ": the empty sum is +0";
+        }
+      }
+  if constexpr (std::is_integral_v<T>)
+    EXPECT_TRUE(wrapped) << "no size's 32-bit sum wrapped: the test data does not test the width";
+}
+
+TEST(Library, WideSumsBothCallsEveryTypeSizeAndOffsetWithTheBuiltInDefaults) {
+  use_defaults();
+  check_wide_sums<std::int32_t, std::int64_t>(31);
+  check_wide_sums<std::uint32_t, std::uint64_t>(32);
+  check_wide_sums<float, double>(33);
+}
+
 void expect_refused(const std::function<void()>& f, Status status, const std::string& needle) {
   try {
     f();
@@ -543,6 +625,32 @@ void expect_refused(const std::function<void()>& f, Status status, const std::st
     EXPECT_EQ(e.status(), status) << e.what();
     EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
   }
+}
+
+/// wide_sum's misuse: a result of the element's type, a 64-bit element type, a result pointer
+/// aligned for the element but not for the result; each refused before anything launches.
+TEST(Library, WideSumsMisuseIsRefusedWithTheTypesNamed) {
+  use_defaults();
+  DeviceBuffer in(64 * sizeof(std::int64_t)), out(2 * sizeof(std::int64_t));
+  auto* in32 = static_cast<const std::int32_t*>(in.get());
+  auto* out32 = static_cast<std::int32_t*>(out.get());
+  std::size_t b = 0;
+  // wide_sum of i32 into a 32-bit output: the two-phase template names the types.
+  expect_refused([&] { tunedreduce::reduce<std::int32_t>(nullptr, b, in32, out32, 64, Op::wide_sum); },
+                 Status::invalid_argument, "returns i64");
+  // wide_sum of a 64-bit type does not exist.
+  expect_refused(
+      [&] { tunedreduce::reduce(in.get(), out.get(), 8, DType::i64, Op::wide_sum, nullptr); },
+      Status::invalid_argument, "wide_sum is defined for i32, u32 and f32 only, not dtype i64");
+  // A result pointer aligned for the element (4 bytes) but not for the wide result (8).
+  expect_refused(
+      [&] {
+        tunedreduce::reduce(in.get(), static_cast<unsigned char*>(out.get()) + 4, 8, DType::i32,
+                            Op::wide_sum, nullptr);
+      },
+      Status::invalid_argument, "is not aligned to 8 bytes");
+  EXPECT_EQ(tr_wide_sum(in.get(), out.get(), 8, TR_F64, nullptr), TR_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tr_last_error()).find("wide_sum"), std::string::npos) << tr_last_error();
 }
 
 TEST(Library, HostAndOtherDevicePointersAreRefusedAndNothingLaunches) {

@@ -91,15 +91,16 @@ struct External {
 /// Bytes of a workspace that hold the counter area and the partials of any grid.
 constexpr std::size_t garbage_bytes = 256 + 65536 * 16;
 
-/// Runs entry e on in[offset .. offset+n) and checks the result; returns "" or what was wrong.
-/// With \p ext, the launch uses its external counter over a workspace of garbage. Throws on
-/// CUDA errors (a sticky error ends the process's usefulness).
-template <class T>
+/// Runs entry e on in[offset .. offset+n) and checks the result (of type R: T, or T's wide type
+/// for wide_sum); returns "" or what was wrong. With \p ext, the launch uses its external
+/// counter over a workspace of garbage. Throws on CUDA errors (a sticky error ends the
+/// process's usefulness).
+template <class T, class R = T>
 std::string run_and_check(const Entry& e, const kernels::DeviceLimits& dev, const T* d_in,
-                          std::uint64_t n, const Reference<T>& ref, T* d_out3, void* ws,
+                          std::uint64_t n, const Reference<R>& ref, R* d_out3, void* ws,
                           std::size_t ws_bytes, std::uint64_t& clean_grid, cudaStream_t stream,
                           const External* ext = nullptr) {
-  TR_CUDA_CHECK(cudaMemsetAsync(d_out3, poison_byte, 3 * sizeof(T), stream));
+  TR_CUDA_CHECK(cudaMemsetAsync(d_out3, poison_byte, 3 * sizeof(R), stream));
   kernels::LaunchArgs a;
   a.in = d_in;
   a.out = d_out3 + 1;
@@ -141,9 +142,9 @@ std::string run_and_check(const Entry& e, const kernels::DeviceLimits& dev, cons
   // A launch of more than one block that was not clean zeroed the counter and its own grid's
   // slots first; every launch leaves what it used zero. One block touches neither.
   if (!ext && grid > 1 && !a.workspace_clean) clean_grid = grid;
-  T out[3];
+  R out[3];
   TR_CUDA_CHECK(cudaMemcpy(out, d_out3, sizeof out, cudaMemcpyDeviceToHost));
-  T poison;
+  R poison;
   std::memset(&poison, poison_byte, sizeof poison);
   std::ostringstream msg;
   if (ext) {
@@ -154,24 +155,26 @@ std::string run_and_check(const Entry& e, const kernels::DeviceLimits& dev, cons
       TR_CUDA_CHECK(cudaMemset(ext->counter, 0, sizeof counter));
     }
   }
-  if (std::memcmp(&out[0], &poison, sizeof(T)) || std::memcmp(&out[2], &poison, sizeof(T)))
+  if (std::memcmp(&out[0], &poison, sizeof(R)) || std::memcmp(&out[2], &poison, sizeof(R)))
     msg << "wrote outside the output element; ";
-  const T got = out[1];
-  if constexpr (std::is_floating_point_v<T>) {
+  const R got = out[1];
+  const bool is_sum = e.params.op == Op::sum || e.params.op == Op::wide_sum;
+  if constexpr (std::is_floating_point_v<R>) {
     if (std::isnan(ref.value) || std::isnan(got) || std::isinf(ref.value) || std::isinf(got)) {
       if (std::string(fp_class(got)) != fp_class(ref.value) ||
           (std::isinf(got) && got != ref.value))
         msg << "class " << fp_class(got) << " (" << got << "), expected " << fp_class(ref.value)
             << " (" << ref.value << ")";
-    } else if (e.params.op == Op::sum && ref.abs_sum == 0 &&
+    } else if (is_sum && ref.abs_sum == 0 &&
                std::signbit(got) != std::signbit(ref.value)) {
       // Every element is a zero (or n == 0): the result is exact in any order, sign included.
       msg << "got " << got << ", expected " << ref.value << " (the sign of zero)";
-    } else if (e.params.op == Op::sum) {
+    } else if (is_sum) {
+      // The bound in the accumulator's epsilon (double's for wide_sum of f32).
       const long double tol =
-          static_cast<long double>(n) * std::numeric_limits<T>::epsilon() * ref.abs_sum;
+          static_cast<long double>(n) * std::numeric_limits<R>::epsilon() * ref.abs_sum;
       const long double diff = std::fabs(static_cast<long double>(got) - ref.value);
-      if (diff > tol || std::memcmp(&got, &poison, sizeof(T)) == 0)
+      if (diff > tol || std::memcmp(&got, &poison, sizeof(R)) == 0)
         msg.precision(17), msg << "got " << got << ", expected " << ref.value << " (|diff| "
                                << double(diff) << " > bound " << double(tol) << ")";
     } else if (got != ref.value) {
@@ -197,7 +200,29 @@ struct KeyContext {
   ~KeyContext() { cudaStreamDestroy(stream); }
 };
 
-template <class T>
+/// The reference of wide_sum over x[0, n): the values widened to R and summed, modulo 2^64 for
+/// integers, in long double with sum|x| for floats (the empty sum is +0).
+template <class T, class R>
+Reference<R> wide_reference(const T* x, std::uint64_t n) {
+  Reference<R> r;
+  if constexpr (std::is_integral_v<R>) {
+    std::uint64_t acc = 0;
+    for (std::uint64_t i = 0; i < n; ++i) acc += static_cast<std::uint64_t>(static_cast<R>(x[i]));
+    r.value = static_cast<R>(acc);
+  } else {
+    long double acc = n == 0 ? 0.0L : -0.0L;
+    for (std::uint64_t i = 0; i < n; ++i) {
+      acc += x[i];
+      r.abs_sum += std::fabs(static_cast<long double>(x[i]));
+    }
+    r.value = static_cast<R>(acc);
+  }
+  return r;
+}
+
+/// Every entry of (d, op) over sizes_for() at offsets 0 and 1, both launch kinds. R is the
+/// result's type: T, or T's wide type for wide_sum.
+template <class T, class R = T>
 void check_key(DType d, Op op) {
   KeyContext ctx;
   const auto entries = entries_of(d, op);
@@ -213,8 +238,8 @@ void check_key(DType d, Op op) {
     for (std::uint64_t n : sizes_for(*e, true))
       ws_bytes = std::max(ws_bytes, e->workspace_bytes(n, ctx.dev));
   DeviceBuffer ws(ws_bytes);
-  DeviceBuffer out(3 * sizeof(T));
-  std::map<std::pair<std::uint64_t, int>, Reference<T>> refs;
+  DeviceBuffer out(3 * sizeof(R));
+  std::map<std::pair<std::uint64_t, int>, Reference<R>> refs;
   int reported = 0;
   int garbage = 0;
   for (const Entry* e : entries) {
@@ -223,17 +248,20 @@ void check_key(DType d, Op op) {
       for (int offset : {0, 1}) {
         auto key = std::make_pair(n, offset);
         auto it = refs.find(key);
-        if (it == refs.end())
-          it = refs.emplace(key, host_reference<T>(op, host.data() + offset, n)).first;
+        if (it == refs.end()) {
+          if constexpr (std::is_same_v<T, R>)
+            it = refs.emplace(key, host_reference<T>(op, host.data() + offset, n)).first;
+          else it = refs.emplace(key, wide_reference<T, R>(host.data() + offset, n)).first;
+        }
         const T* in = static_cast<const T*>(d_in.get()) + offset;
         // Each size and offset twice: as the library's cached call runs it (the workspace the
         // previous launch left), and as the two-phase call does (an external counter over a
         // workspace of garbage: 0xff, 0x01, 0xa5, 0x00 bytes in turn).
         for (bool two_phase : {false, true}) {
           ctx.ext.garbage = std::array{0xff, 0x01, 0xa5, 0x00}[garbage++ % 4];
-          std::string why = run_and_check<T>(*e, ctx.dev, in, n, it->second,
-                                             static_cast<T*>(out.get()), ws.get(), ws.bytes(),
-                                             clean, ctx.stream, two_phase ? &ctx.ext : nullptr);
+          std::string why = run_and_check<T, R>(*e, ctx.dev, in, n, it->second,
+                                                static_cast<R*>(out.get()), ws.get(), ws.bytes(),
+                                                clean, ctx.stream, two_phase ? &ctx.ext : nullptr);
           summary().add(*e, why.empty());
           if (!why.empty() && reported++ < 40)
             ADD_FAILURE() << e->id << " n=" << n << " offset=" << offset
@@ -365,6 +393,22 @@ INSTANTIATE_TEST_SUITE_P(All, RegistryKey,
                            return std::string(dtype_name(std::get<0>(info.param))) + "_" +
                                   op_name(std::get<1>(info.param));
                          });
+
+/// The wide sums (i32 -> i64, u32 -> u64, f32 -> f64): every entry, as RegistryKey checks the
+/// others; whole-range random integers, so every 32-bit sum of more than a few elements wraps
+/// and the wide one must not.
+class WideSumKey : public ::testing::TestWithParam<DType> {};
+
+TEST_P(WideSumKey, EveryEntryEverySize) {
+  const DType d = GetParam();
+  if (d == DType::i32) check_key<std::int32_t, std::int64_t>(d, Op::wide_sum);
+  else if (d == DType::u32) check_key<std::uint32_t, std::uint64_t>(d, Op::wide_sum);
+  else check_key<float, double>(d, Op::wide_sum);
+}
+
+INSTANTIATE_TEST_SUITE_P(ThirtyTwoBit, WideSumKey,
+                         ::testing::Values(DType::i32, DType::u32, DType::f32),
+                         [](const auto& info) { return std::string(dtype_name(info.param)); });
 
 class SpecialValues : public ::testing::TestWithParam<std::tuple<DType, Op>> {};
 

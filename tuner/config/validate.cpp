@@ -251,17 +251,18 @@ class Validator {
                                      why.empty() ? std::string() : " (" + why + ")"));
       }
     }
-    // exact_sum is defined for f32 and f64 only: the integer types' keys are left out (as a
-    // finish a family lacks is), but asked for with integer types alone it tunes nothing.
-    if (contains(s.ops, Op::exact_sum) && !s.dtypes.empty() &&
-        std::none_of(s.dtypes.begin(), s.dtypes.end(),
-                     [](DType t) { return op_applies(t, Op::exact_sum); })) {
+    // exact_sum is defined for f32 and f64 only, wide_sum for i32, u32 and f32: the other
+    // types' keys are left out (as a finish a family lacks is), but an operator asked for with
+    // none of its types tunes nothing.
+    for (Op o : s.ops) {
+      if (s.dtypes.empty() || std::any_of(s.dtypes.begin(), s.dtypes.end(),
+                                          [o](DType t) { return op_applies(t, o); }))
+        continue;
       std::vector<std::string> types;
       for (DType t : s.dtypes) types.emplace_back(dtype_name(t));
       diag_.add(get("space.ops") ? get("space.ops")->where : "space.ops",
-                fmt::format("operator 'exact_sum' is defined for f32 and f64 only; space.dtypes "
-                            "selects {}",
-                            join(types)));
+                fmt::format("operator '{}' is defined for {} only; space.dtypes selects {}",
+                            op_name(o), op_dtypes(o), join(types)));
     }
     // A selected (dtype, op) left with no entry (only `packed`, which exists for i32/u32 sum; the
     // exact families, which alone implement exact_sum).
@@ -279,6 +280,12 @@ class Validator {
                                   "exact, exact_wide and exact_registers (f32) implement it, with "
                                   "blocks 128, 256, 512, unroll 1, 2, 4 and finishes two_pass, "
                                   "single_pass)",
+                                  dtype_name(t)));
+          else if (count == 0 && o == Op::wide_sum)
+            diag_.add(get("space.families") ? get("space.families")->where : "space.families",
+                      fmt::format("selects no compiled entry for {} wide_sum (only the families "
+                                  "vectorized, tiled, streaming and single_tile implement it, "
+                                  "with finishes two_pass and single_pass)",
                                   dtype_name(t)));
           else if (count == 0)
             diag_.add(get("space.finishes") ? get("space.finishes")->where : "space.finishes",

@@ -228,6 +228,8 @@ Result Measurer::measure(const kernels::Entry& entry, std::uint64_t n, const Mea
   r.op = entry.params.op;
   r.n = n;
   const std::size_t elem = dtype_size(r.dtype);
+  // The result's bytes: the element's, or twice them for wide_sum (types.hpp, result_dtype).
+  const std::size_t out_bytes = dtype_size(result_dtype(r.dtype, r.op));
   if (auto why = entry.can_implement(n, 256, limits_)) {
     r.outcome = Outcome::launch_failed;
     r.error = "cannot implement: " + *why;
@@ -241,7 +243,7 @@ Result Measurer::measure(const kernels::Entry& entry, std::uint64_t n, const Mea
 
   kernels::LaunchArgs args;
   args.in = in;
-  args.out = static_cast<unsigned char*>(b_->out) + elem;
+  args.out = static_cast<unsigned char*>(b_->out) + out_bytes;
   args.n = n;
   args.workspace = b_->workspace;
   args.workspace_bytes = b_->workspace_bytes;
@@ -271,20 +273,21 @@ Result Measurer::measure(const kernels::Entry& entry, std::uint64_t n, const Mea
   sync("warm-up");
 
   // Verify: poisoned output with guard elements on both sides.
-  check(cudaMemsetAsync(b_->out, poison_byte, 3 * elem, b_->stream), "cudaMemset(output)");
+  check(cudaMemsetAsync(b_->out, poison_byte, 3 * out_bytes, b_->stream), "cudaMemset(output)");
   if (cudaError_t e = entry.launch(args, limits_); e != cudaSuccess) return failed_launch(e);
   args.workspace_clean = true;
   sync("verification run");
   unsigned char host[24];
-  check(cudaMemcpy(host, b_->out, 3 * elem, cudaMemcpyDeviceToHost), "cudaMemcpy(output)");
+  check(cudaMemcpy(host, b_->out, 3 * out_bytes, cudaMemcpyDeviceToHost), "cudaMemcpy(output)");
   unsigned char poison[8];
   std::memset(poison, poison_byte, sizeof poison);
-  if (std::memcmp(host, poison, elem) != 0 || std::memcmp(host + 2 * elem, poison, elem) != 0) {
+  if (std::memcmp(host, poison, out_bytes) != 0 ||
+      std::memcmp(host + 2 * out_bytes, poison, out_bytes) != 0) {
     r.outcome = Outcome::incorrect;
     r.error = "wrote outside its output element";
     return r;
   }
-  if (std::string why = verify(ref, host + elem); !why.empty()) {
+  if (std::string why = verify(ref, host + out_bytes); !why.empty()) {
     r.outcome = Outcome::incorrect;
     r.error = why;
     return r;

@@ -33,16 +33,37 @@ shrink schema_v0.db
 "$helper" write "$tmp/base.db" 0 40 0
 shrink "$tmp/base.db"
 
-# Newer schemas (this binary writes version 6): version 7 that declares version-6 readers
-# compatible, version 8 that does not.
+# Newer schemas (this binary writes version 7): version 8 that declares version-7 readers
+# compatible, version 9 that does not.
 cp "$tmp/base.db" newer_compatible.db
-sqlite3 newer_compatible.db "PRAGMA user_version=7; UPDATE meta SET value='6' WHERE key='min_reader_version'; CREATE TABLE future_notes(id INTEGER PRIMARY KEY, body TEXT);"
+sqlite3 newer_compatible.db "PRAGMA user_version=8; UPDATE meta SET value='7' WHERE key='min_reader_version'; CREATE TABLE future_notes(id INTEGER PRIMARY KEY, body TEXT);"
 cp "$tmp/base.db" newer_incompatible.db
-sqlite3 newer_incompatible.db "PRAGMA user_version=8; UPDATE meta SET value='8' WHERE key='min_reader_version';"
+sqlite3 newer_incompatible.db "PRAGMA user_version=9; UPDATE meta SET value='9' WHERE key='min_reader_version';"
 shrink newer_compatible.db; shrink newer_incompatible.db
 
-# Versions before 6 had no operator exact_sum: the CHECK constraints of version 5, put back as
-# the migration to version 6 changed them (in place, under writable_schema).
+# Versions before 7 had no operator wide_sum: the CHECK constraints of version 6, put back as
+# the migration to version 7 changed them (in place, under writable_schema).
+drop_wide_sum() {
+  sqlite3 "$1" "PRAGMA writable_schema=ON;
+UPDATE sqlite_schema SET sql = replace(sql,
+  'CHECK (op IN (''sum'', ''min'', ''max'', ''exact_sum'', ''wide_sum'') AND (op <> ''exact_sum'' OR dtype IN (''f32'', ''f64'')) AND (op <> ''wide_sum'' OR dtype IN (''i32'', ''u32'', ''f32'')))',
+  'CHECK (op IN (''sum'', ''min'', ''max'', ''exact_sum'') AND (op <> ''exact_sum'' OR dtype IN (''f32'', ''f64'')))')
+  WHERE type = 'table' AND name IN ('measurements', 'winners', 'bench_results');
+PRAGMA writable_schema=OFF;"
+  test "$(sqlite3 "$1" "SELECT count(*) FROM sqlite_schema WHERE sql LIKE '%wide_sum%'")" = 0
+}
+drop_wide_sum "$tmp/base.db"
+
+# Version 6, the last one without it, with rows: readers of version 7 read it as it is, writers
+# migrate it.
+cp "$tmp/base.db" schema_v6.db
+sqlite3 schema_v6.db "PRAGMA user_version=6; UPDATE meta SET value='6' WHERE key='min_reader_version';"
+sqlite3 schema_v6.db "PRAGMA integrity_check; PRAGMA foreign_key_check;" | tr '\n' ' ' | grep -x 'ok ' > /dev/null
+shrink schema_v6.db
+
+# Versions before 6 had no operator exact_sum either: the CHECK constraints of version 5, put
+# back as the migration to version 6 changed them. It replaces version 6's text, so it runs after
+# drop_wide_sum: the two together turn a version-7 file's constraints into version 5's.
 drop_exact_sum() {
   sqlite3 "$1" "PRAGMA writable_schema=ON;
 UPDATE sqlite_schema SET sql = replace(sql,
@@ -50,10 +71,11 @@ UPDATE sqlite_schema SET sql = replace(sql,
   'CHECK (op IN (''sum'', ''min'', ''max''))')
   WHERE type = 'table' AND name IN ('measurements', 'winners', 'bench_results');
 PRAGMA writable_schema=OFF;"
+  test "$(sqlite3 "$1" "SELECT count(*) FROM sqlite_schema WHERE sql LIKE '%exact_sum%'")" = 0
 }
 drop_exact_sum "$tmp/base.db"
 
-# Version 5, the last one without it, with rows: readers of version 6 read it as it is, writers
+# Version 5, the last one without it, with rows: readers of version 7 read it as it is, writers
 # migrate it. (The checked-in schema_v5.db was written by the version-5 writer itself.)
 cp "$tmp/base.db" schema_v5.db
 sqlite3 schema_v5.db "PRAGMA user_version=5; UPDATE meta SET value='3' WHERE key='min_reader_version';"
@@ -68,7 +90,7 @@ ALTER TABLE runs DROP COLUMN runtime_version; ALTER TABLE runs DROP COLUMN drive
 DROP TABLE gpus;"
 }
 
-# Version 4, the last one without them, with rows: readers of version 6 read it as it is.
+# Version 4, the last one without them, with rows: readers of version 7 read it as it is.
 cp "$tmp/base.db" schema_v4.db
 drop_provenance schema_v4.db
 sqlite3 schema_v4.db "PRAGMA user_version=4; UPDATE meta SET value='3' WHERE key='min_reader_version';"
@@ -80,7 +102,7 @@ drop_bench_tables() {
   sqlite3 "$1" "DROP INDEX bench_results_by_key; DROP TABLE bench_results; DROP TABLE bench_runs;"
 }
 
-# Version 3, the last one without them, with rows: readers of version 6 read it as it is.
+# Version 3, the last one without them, with rows: readers of version 7 read it as it is.
 cp "$tmp/base.db" schema_v3.db
 drop_provenance schema_v3.db
 drop_bench_tables schema_v3.db
