@@ -36,9 +36,9 @@ auto with_type(DType d, F&& f) {
 
 /// wide_sum's result (and accumulator) type for elements of T: int64_t, uint64_t, double.
 template <class T>
-using wide_t = std::conditional_t<std::is_floating_point_v<T>, double,
-                                  std::conditional_t<std::is_signed_v<T>, std::int64_t,
-                                                     std::uint64_t>>;
+using wide_t =
+    std::conditional_t<std::is_floating_point_v<T>, double,
+                       std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>>;
 
 template <class T>
 T identity(Op op) {

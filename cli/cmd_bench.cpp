@@ -525,7 +525,7 @@ int cmd_bench(int argc, char** argv) {
   }
   for (Op o : opt.ops)
     if (ops_given && std::none_of(opt.dtypes.begin(), opt.dtypes.end(),
-                     [o](DType t) { return op_applies(t, o); })) {
+                                  [o](DType t) { return op_applies(t, o); })) {
       std::string types;
       for (DType t : opt.dtypes) types += (types.empty() ? "" : ", ") + std::string(dtype_name(t));
       throw Error(fmt::format("--ops {}: defined for {} only; --dtypes selects {}", op_name(o),

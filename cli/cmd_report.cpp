@@ -74,8 +74,8 @@ int cmd_report(int argc, char** argv) {
                   "LIST", {"device"});
   add_list_option(desc, hidden, "dtypes", dtypes, "element types (default: all)", "LIST",
                   {"dtype"});
-  add_list_option(desc, hidden, "ops", ops, "sum, min, max, exact_sum, wide_sum (default: all)", "LIST",
-                  {"op"});
+  add_list_option(desc, hidden, "ops", ops, "sum, min, max, exact_sum, wide_sum (default: all)",
+                  "LIST", {"op"});
   add_list_option(desc, hidden, "families", families,
                   "kernel families for variants and heatmap (default: all)", "LIST", {"family"});
   desc.add_options()(

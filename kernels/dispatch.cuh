@@ -69,14 +69,14 @@ struct Dispatch {
     // partials, and nothing in the workspace needs zeroing.
     const bool external = a.counter != nullptr;
     KernelArgs<In, T> args{static_cast<const In*>(a.in),
-                       a.n,
-                       (a.n + K::chunk - 1) / K::chunk,
-                       reinterpret_cast<T*>(base + l.ws_blocks_offset),
-                       reinterpret_cast<T*>(base + l.partials_offset),
-                       external ? reinterpret_cast<unsigned*>(a.counter)
-                                : reinterpret_cast<unsigned*>(base),
-                       static_cast<T*>(a.out),
-                       !external};
+                           a.n,
+                           (a.n + K::chunk - 1) / K::chunk,
+                           reinterpret_cast<T*>(base + l.ws_blocks_offset),
+                           reinterpret_cast<T*>(base + l.partials_offset),
+                           external ? reinterpret_cast<unsigned*>(a.counter)
+                                    : reinterpret_cast<unsigned*>(base),
+                           static_cast<T*>(a.out),
+                           !external};
     if constexpr (P.finish != Finish::two_pass) {
       // The counter (8 bytes for packed) and the slots this grid uses must start at zero.
       if (grid > 1 && !external && !a.workspace_clean) {

@@ -234,24 +234,38 @@ constexpr DefaultRule rules[] = {
     {DType::f64, Op::exact_sum, 4104428, "exact.b512.u1.single_pass.f64.exact_sum"},
     {DType::f64, Op::exact_sum, 6902799, "exact.b512.u2.single_pass.f64.exact_sum"},
     {DType::f64, Op::exact_sum, all, "exact.b512.u4.single_pass.f64.exact_sum"},
-    // wide_sum (i32 -> i64, u32 -> u64, f32 -> f64; the 16-byte-load families only): the shape
-    // of the 32-bit sums' rules above, one tile, then the persistent vectorized grid, then
-    // streaming two_pass, before any tuning run of these keys.
-    {DType::i32, Op::wide_sum, 4096, "single_tile.b256.u4.single_pass.i32.wide_sum"},
+    // wide_sum (i32 -> i64, u32 -> u64, f32 -> f64; the 16-byte-load families only): chosen by
+    // scripts/choose-defaults.py (its defaults) from one tune of the wide keys on an H100 80GB
+    // HBM3 (session 17, halving, cold L2; docs/performance.md 3.22): within 1.0 % of the fastest
+    // candidate at every grid size there. No H200 tune of them exists yet.
+    {DType::i32, Op::wide_sum, 2048, "single_tile.b128.u4.single_pass.i32.wide_sum"},
+    {DType::i32, Op::wide_sum, 8192, "single_tile.b1024.u2.single_pass.i32.wide_sum"},
     {DType::i32, Op::wide_sum, 16384, "single_tile.b1024.u4.single_pass.i32.wide_sum"},
-    {DType::i32, Op::wide_sum, 1482910, "vectorized.b256.u2.single_pass.i32.wide_sum"},
-    {DType::i32, Op::wide_sum, 47453132, "vectorized.b512.u4.single_pass.i32.wide_sum"},
-    {DType::i32, Op::wide_sum, all, "streaming.b512.u8.two_pass.i32.wide_sum"},
+    {DType::i32, Op::wide_sum, 92681, "streaming.b128.u1.single_pass.i32.wide_sum"},
+    {DType::i32, Op::wide_sum, 1482910, "vectorized.b512.u1.single_pass.i32.wide_sum"},
+    {DType::i32, Op::wide_sum, 2965820, "vectorized.b256.u8.single_pass.i32.wide_sum"},
+    {DType::i32, Op::wide_sum, 23726566, "tiled.b512.u8.single_pass.i32.wide_sum"},
+    {DType::i32, Op::wide_sum, 47453132, "vectorized.b1024.u4.single_pass.i32.wide_sum"},
+    {DType::i32, Op::wide_sum, all, "streaming.b1024.u2.two_pass.i32.wide_sum"},
     {DType::u32, Op::wide_sum, 4096, "single_tile.b256.u4.single_pass.u32.wide_sum"},
     {DType::u32, Op::wide_sum, 16384, "single_tile.b1024.u4.single_pass.u32.wide_sum"},
-    {DType::u32, Op::wide_sum, 1482910, "vectorized.b256.u2.single_pass.u32.wide_sum"},
-    {DType::u32, Op::wide_sum, 47453132, "vectorized.b512.u4.single_pass.u32.wide_sum"},
-    {DType::u32, Op::wide_sum, all, "streaming.b512.u8.two_pass.u32.wide_sum"},
+    {DType::u32, Op::wide_sum, 32768, "single_tile.b1024.u8.single_pass.u32.wide_sum"},
+    {DType::u32, Op::wide_sum, 741455, "streaming.b256.u2.single_pass.u32.wide_sum"},
+    {DType::u32, Op::wide_sum, 2965820, "streaming.b256.u8.single_pass.u32.wide_sum"},
+    {DType::u32, Op::wide_sum, 23726566, "streaming.b512.u8.single_pass.u32.wide_sum"},
+    {DType::u32, Op::wide_sum, 47453132, "vectorized.b1024.u2.single_pass.u32.wide_sum"},
+    {DType::u32, Op::wide_sum, all, "streaming.b1024.u2.two_pass.u32.wide_sum"},
+    {DType::f32, Op::wide_sum, 2048, "single_tile.b128.u4.single_pass.f32.wide_sum"},
     {DType::f32, Op::wide_sum, 4096, "single_tile.b256.u4.single_pass.f32.wide_sum"},
+    {DType::f32, Op::wide_sum, 8192, "single_tile.b1024.u2.single_pass.f32.wide_sum"},
     {DType::f32, Op::wide_sum, 16384, "single_tile.b1024.u4.single_pass.f32.wide_sum"},
-    {DType::f32, Op::wide_sum, 1482910, "vectorized.b256.u2.single_pass.f32.wide_sum"},
-    {DType::f32, Op::wide_sum, 47453132, "vectorized.b512.u4.single_pass.f32.wide_sum"},
-    {DType::f32, Op::wide_sum, all, "streaming.b512.u8.two_pass.f32.wide_sum"},
+    {DType::f32, Op::wide_sum, 32768, "single_tile.b1024.u8.single_pass.f32.wide_sum"},
+    {DType::f32, Op::wide_sum, 741455, "tiled.b256.u2.single_pass.f32.wide_sum"},
+    {DType::f32, Op::wide_sum, 1482910, "vectorized.b512.u1.single_pass.f32.wide_sum"},
+    {DType::f32, Op::wide_sum, 2965820, "vectorized.b256.u8.single_pass.f32.wide_sum"},
+    {DType::f32, Op::wide_sum, 11863283, "vectorized.b512.u8.single_pass.f32.wide_sum"},
+    {DType::f32, Op::wide_sum, 47453132, "vectorized.b1024.u2.single_pass.f32.wide_sum"},
+    {DType::f32, Op::wide_sum, all, "streaming.b1024.u2.two_pass.f32.wide_sum"},
 };
 
 }  // namespace

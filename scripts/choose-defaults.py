@@ -48,7 +48,7 @@ DTYPES = ["i32", "u32", "i64", "u64", "f32", "f64"]
 LARGE = 1 << 24  # from here on, fewer blocks first (see the docstring)
 STREAM = 1 << 26  # from here on, no single_pass (see the docstring)
 WINNERS = defaultdict(list)  # device key -> (dtype, op, n_lo, n_hi, kernel) of its stored winners
-OPS = ["sum", "min", "max"]
+OPS = ["sum", "min", "max", "wide_sum"]
 
 
 def blocks(kernel_id, n, sms=132):

@@ -50,7 +50,7 @@ __global__ void __launch_bounds__(Block)
   for (int k = 0; k < U; ++k)
 #pragma unroll
     for (int e = 0; e < V; ++e) v = op(v, x[k].v.e[e]);
-  v = view.template fold_ends<OpT, Block>(in, n, v);
+  v = view.template fold_ends<T, OpT, Block>(in, n, v);
   v = block_reduce_shuffle<T, OpT, Block>(v);
   if (threadIdx.x == 0) *out = v;
 }

@@ -42,13 +42,7 @@ typedef enum tr_dtype {
  *  true sum rounded once to nearest even, the same bits from every kernel and GPU. TR_WIDE_SUM,
  *  for TR_I32, TR_U32 and TR_F32 only: the sum accumulated in and returned as the type twice as
  *  wide (int64_t, uint64_t, double: d_out points to 8 bytes). */
-typedef enum tr_op {
-  TR_SUM = 0,
-  TR_MIN = 1,
-  TR_MAX = 2,
-  TR_EXACT_SUM = 3,
-  TR_WIDE_SUM = 4
-} tr_op;
+typedef enum tr_op { TR_SUM = 0, TR_MIN = 1, TR_MAX = 2, TR_EXACT_SUM = 3, TR_WIDE_SUM = 4 } tr_op;
 
 /** Lookup levels (the numbers of tunedreduce::Level). */
 typedef enum tr_level {

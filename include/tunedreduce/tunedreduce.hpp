@@ -225,9 +225,10 @@ namespace detail {
 /// The operator sum<T, R> runs: Op::sum where R is T, Op::wide_sum where R is T's wide type.
 template <class T, class R>
 constexpr Op sum_op() {
-  constexpr DType in = dtype_of<T>;
-  constexpr DType out = dtype_of<R>;
-  static_assert(out == in || (op_applies(in, Op::wide_sum) && out == result_dtype(in, Op::wide_sum)),
+  constexpr DType in = tunedreduce::dtype_of<T>;
+  constexpr DType out = tunedreduce::dtype_of<R>;
+  static_assert(out == in ||
+                    (op_applies(in, Op::wide_sum) && out == result_dtype(in, Op::wide_sum)),
                 "sum<T, R>: R is T, or the type twice as wide of a 32-bit T (int32_t -> int64_t, "
                 "uint32_t -> uint64_t, float -> double)");
   return out == in ? Op::sum : Op::wide_sum;
@@ -239,8 +240,7 @@ inline void check_result_type(DType in, Op op, DType out) {
   if (op_applies(in, op) && out != result_dtype(in, op))
     throw ReduceError(Status::invalid_argument,
                       std::string("d_out's type is ") + dtype_name(out) + ", but " + op_name(op) +
-                          " of " + dtype_name(in) + " returns " +
-                          dtype_name(result_dtype(in, op)));
+                          " of " + dtype_name(in) + " returns " + dtype_name(result_dtype(in, op)));
 }
 }  // namespace detail
 

@@ -240,8 +240,11 @@ TEST(CliGrammar, ListOptionsTakeCommasAndRepeatsAndTheOldSpellings) {
   EXPECT_EQ(listed({"--family", "smem", "--families", "vectorized"}), smem + vec);
   const std::size_t exact = listed({"--ops", "exact_sum"});
   EXPECT_EQ(exact, 90u);  // the exact families: f32 54, f64 36
-  EXPECT_EQ(listed({"--ops", "sum,min", "--op", "max"}), kernels::registry().size() - exact);
-  EXPECT_EQ(listed({"--op", "sum", "--op", "min", "--op", "max", "--op", "exact_sum"}),
+  const std::size_t wide = listed({"--ops", "wide_sum"});
+  EXPECT_EQ(wide, 420u);  // the 16-byte-load families of i32, u32, f32: 140 each
+  EXPECT_EQ(listed({"--ops", "sum,min", "--op", "max"}), kernels::registry().size() - exact - wide);
+  EXPECT_EQ(listed({"--op", "sum", "--op", "min", "--op", "max", "--op", "exact_sum", "--op",
+                    "wide_sum"}),
             kernels::registry().size());
   EXPECT_EQ(listed({"--families", "exact,exact_wide,exact_registers"}), exact);
 
@@ -363,7 +366,7 @@ TEST(CliGrammar, BadInputIsExit2NamingTheOptionAndTheValue) {
       {{"bench", "--ops", "sum", "--ops", "avg"}, "--ops: unknown operator 'avg'"},
       {{"bench", "--dtypes", "i32,"}, "--dtypes: empty item in 'i32,'"},
       {{"bench", "--dtypes", "i32,u64", "--ops", "exact_sum"},
-       "--ops exact_sum: the exact sum is defined for f32 and f64 only; --dtypes selects i32, u64"},
+       "--ops exact_sum: defined for f32 and f64 only; --dtypes selects i32, u64"},
       {{"tune", tune_dry, "--dtypes", "i64", "--ops", "exact_sum"},
        "operator 'exact_sum' is defined for f32 and f64 only; space.dtypes selects i64"},
       // report

@@ -547,9 +547,20 @@ TEST(Library, TwoPhaseWithGarbageInTheCallersStorageEveryTypeAndOperator) {
 /// n * eps(double) * sum|x| of the long-double sum.
 template <class T, class W>
 void check_wide_sums(std::uint64_t stream_id) {
-  const std::vector<std::uint64_t> ns = {0,    1,          3,           31,      33,
-                                         1000, 4096,       4099,        16387,   65537,
-                                         999983, (1u << 20) + 3, (1u << 24) + 7, (1u << 26) + 5};
+  const std::vector<std::uint64_t> ns = {0,
+                                         1,
+                                         3,
+                                         31,
+                                         33,
+                                         1000,
+                                         4096,
+                                         4099,
+                                         16387,
+                                         65537,
+                                         999983,
+                                         (1u << 20) + 3,
+                                         (1u << 24) + 7,
+                                         (1u << 26) + 5};
   const std::uint64_t max_n = ns.back() + 3;
   std::vector<T> host(max_n);
   fill_random(host, test_seed() ^ stream_id);
@@ -558,8 +569,7 @@ void check_wide_sums(std::uint64_t stream_id) {
   std::size_t temp_bytes = 0;
   for (std::uint64_t n : ns) {
     std::size_t b = 0;
-    tunedreduce::sum<T, W>(nullptr, b, static_cast<const T*>(nullptr), static_cast<W*>(nullptr),
-                           n);
+    tunedreduce::sum<T, W>(nullptr, b, static_cast<const T*>(nullptr), static_cast<W*>(nullptr), n);
     temp_bytes = std::max(temp_bytes, b);
   }
   DeviceBuffer temp(std::max<std::size_t>(temp_bytes, 1));
@@ -603,11 +613,14 @@ void check_wide_sums(std::uint64_t stream_id) {
               static_cast<long double>(n) * std::numeric_limits<double>::epsilon() * abs_sum;
           EXPECT_LE(std::fabs(static_cast<long double>(got[1]) - acc), bound)
               << what << ": got " << got[1] << ", expected " << static_cast<double>(acc);
-          if (n == 0) EXPECT_EQ(std::signbit(got[1]), false) << what << ": the empty sum is +0";
+          if (n == 0) {
+            EXPECT_EQ(std::signbit(got[1]), false) << what << ": the empty sum is +0";
+          }
         }
       }
-  if constexpr (std::is_integral_v<T>)
+  if constexpr (std::is_integral_v<T>) {
     EXPECT_TRUE(wrapped) << "no size's 32-bit sum wrapped: the test data does not test the width";
+  }
 }
 
 TEST(Library, WideSumsBothCallsEveryTypeSizeAndOffsetWithTheBuiltInDefaults) {
@@ -636,8 +649,9 @@ TEST(Library, WideSumsMisuseIsRefusedWithTheTypesNamed) {
   auto* out32 = static_cast<std::int32_t*>(out.get());
   std::size_t b = 0;
   // wide_sum of i32 into a 32-bit output: the two-phase template names the types.
-  expect_refused([&] { tunedreduce::reduce<std::int32_t>(nullptr, b, in32, out32, 64, Op::wide_sum); },
-                 Status::invalid_argument, "returns i64");
+  expect_refused(
+      [&] { tunedreduce::reduce<std::int32_t>(nullptr, b, in32, out32, 64, Op::wide_sum); },
+      Status::invalid_argument, "returns i64");
   // wide_sum of a 64-bit type does not exist.
   expect_refused(
       [&] { tunedreduce::reduce(in.get(), out.get(), 8, DType::i64, Op::wide_sum, nullptr); },

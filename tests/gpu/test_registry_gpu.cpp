@@ -165,8 +165,7 @@ std::string run_and_check(const Entry& e, const kernels::DeviceLimits& dev, cons
           (std::isinf(got) && got != ref.value))
         msg << "class " << fp_class(got) << " (" << got << "), expected " << fp_class(ref.value)
             << " (" << ref.value << ")";
-    } else if (is_sum && ref.abs_sum == 0 &&
-               std::signbit(got) != std::signbit(ref.value)) {
+    } else if (is_sum && ref.abs_sum == 0 && std::signbit(got) != std::signbit(ref.value)) {
       // Every element is a zero (or n == 0): the result is exact in any order, sign included.
       msg << "got " << got << ", expected " << ref.value << " (the sign of zero)";
     } else if (is_sum) {

@@ -133,10 +133,21 @@ int main(void) {
   s = tr_reduce(NULL, &bytes, NULL, NULL, 16, TR_U32, TR_EXACT_SUM, NULL);
   CHECK(s == TR_ERROR_INVALID_ARGUMENT);
   CHECK(contains(tr_last_error(), "not dtype u32"));
-  s = tr_reduce_cached(buf, buf, 16, TR_F32, 4, NULL);
+  s = tr_reduce_cached(buf, buf, 16, TR_F32, 5, NULL);
   CHECK(s == TR_ERROR_INVALID_ARGUMENT);
   CHECK(contains(tr_last_error(),
-                 "op 4 is not a tr_op (0..3: TR_SUM, TR_MIN, TR_MAX, TR_EXACT_SUM)"));
+                 "op 5 is not a tr_op (0..4: TR_SUM, TR_MIN, TR_MAX, TR_EXACT_SUM, TR_WIDE_SUM)"));
+  /* The wide sum: i32, u32 and f32 only, by name. */
+  CHECK(TR_WIDE_SUM == 4);
+  s = tr_wide_sum(buf, buf, 16, TR_I64, NULL);
+  CHECK(s == TR_ERROR_INVALID_ARGUMENT);
+  CHECK(
+      contains(tr_last_error(), "op wide_sum is defined for i32, u32 and f32 only, not dtype i64"));
+  s = tr_reduce(NULL, &bytes, NULL, NULL, 16, TR_F64, TR_WIDE_SUM, NULL);
+  CHECK(s == TR_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tr_last_error(), "not dtype f64"));
+  CHECK(tr_lookup(TR_I32, TR_WIDE_SUM, (uint64_t)1 << 20, -1, &cfg) == TR_SUCCESS);
+  CHECK(cfg.op == TR_WIDE_SUM && cfg.dtype == TR_I32 && contains(cfg.kernel_id, ".i32.wide_sum"));
   s = tr_exact_sum(buf, NULL, 16, TR_F64, NULL);
   CHECK(s == TR_ERROR_INVALID_ARGUMENT);
   CHECK(contains(tr_last_error(), "d_out is a null pointer"));

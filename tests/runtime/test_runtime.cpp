@@ -548,8 +548,8 @@ TEST(Arguments, BadEnumsFailBeforeAnyCudaCall) {
   Device0 d;
   expect_error([&] { d.t.rt->reduce(d.in, d.out, 10, static_cast<DType>(6), Op::sum, nullptr); },
                Status::invalid_argument, "dtype 6 is not an element type");
-  expect_error([&] { d.t.rt->reduce(d.in, d.out, 10, DType::f32, static_cast<Op>(4), nullptr); },
-               Status::invalid_argument, "op 4 is not an operator");
+  expect_error([&] { d.t.rt->reduce(d.in, d.out, 10, DType::f32, static_cast<Op>(5), nullptr); },
+               Status::invalid_argument, "op 5 is not an operator");
   expect_error([&] { d.t.rt->lookup(DType::f32, static_cast<Op>(9), 10, 0); },
                Status::invalid_argument, "op 9");
   expect_error([&] { d.t.rt->lookup(DType::f32, Op::sum, 10, -2); }, Status::invalid_argument,
@@ -570,6 +570,48 @@ TEST(Arguments, ExactSumOfAnIntegerTypeIsRefusedByNameBeforeAnyCudaCall) {
                why + "i64");
   EXPECT_EQ(d.t.fake->cuda_calls.load(), 0);
   EXPECT_TRUE(d.t.fake->launches().empty());
+}
+
+TEST(Arguments, WideSumOfA64BitTypeIsRefusedByNameBeforeAnyCudaCall) {
+  Device0 d;
+  const std::string why = "op wide_sum is defined for i32, u32 and f32 only, not dtype ";
+  expect_error([&] { d.t.rt->reduce(d.in, d.out, 10, DType::i64, Op::wide_sum, nullptr); },
+               Status::invalid_argument, why + "i64");
+  std::size_t bytes = 0;
+  expect_error(
+      [&] { d.t.rt->reduce(nullptr, bytes, d.in, d.out, 10, DType::f64, Op::wide_sum, nullptr); },
+      Status::invalid_argument, why + "f64");
+  expect_error([&] { d.t.rt->lookup(DType::u64, Op::wide_sum, 10, 0); }, Status::invalid_argument,
+               why + "u64");
+  // The result is 8 bytes: an output aligned for the 4-byte element only is refused.
+  expect_error(
+      [&] {
+        d.t.rt->reduce(d.in, reinterpret_cast<char*>(d.out) + 4, 10, DType::i32, Op::wide_sum,
+                       nullptr);
+      },
+      Status::invalid_argument, "is not aligned to 8 bytes");
+  EXPECT_TRUE(d.t.fake->launches().empty());
+}
+
+TEST(WideSum, RunsTheBuiltInDefaultThroughBothPaths) {
+  Device0 d;  // the sample database has no wide_sum rows: the built-in default
+  for (DType t : {DType::i32, DType::u32, DType::f32}) {
+    const Config c = d.t.rt->lookup(t, Op::wide_sum, 1 << 20, 0);
+    EXPECT_EQ(c.level, Level::builtin_default);
+    EXPECT_EQ(c.op, Op::wide_sum);
+    EXPECT_STREQ(c.kernel_id, runtime::builtin_default_id(t, Op::wide_sum, 1 << 20));
+    EXPECT_NE(std::string(c.kernel_id).find(std::string(".") + dtype_name(t) + ".wide_sum"),
+              std::string::npos)
+        << c.kernel_id;
+  }
+  cudaStream_t s = reinterpret_cast<cudaStream_t>(0x51);
+  d.t.rt->reduce(d.in, d.out, 1 << 20, DType::i32, Op::wide_sum, s);
+  std::size_t bytes = 0;
+  d.t.rt->reduce(nullptr, bytes, d.in, d.out, 1 << 20, DType::f32, Op::wide_sum, s);
+  EXPECT_GT(bytes, 0u);
+  const auto l = d.t.fake->launches();
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_EQ(l[0].kernel_id, runtime::builtin_default_id(DType::i32, Op::wide_sum, 1 << 20));
 }
 
 TEST(ExactSum, RunsTheExactDefaultThroughBothPathsWithTheLibrarysCounters) {

@@ -54,7 +54,7 @@ TEST(Plan, PerKeyCandidatesAndTotals) {
 
 TEST(Plan, DefaultConfigEstimate) {
   const Plan plan = make_plan(default_config());
-  EXPECT_EQ(plan.keys.size(), 18u);
+  EXPECT_EQ(plan.keys.size(), 21u);  // 6 types x sum, min, max + wide_sum of i32, u32, f32
   EXPECT_EQ(plan.keys[0].candidates,
             kernels::space::configs_per_key(plan.keys[0].dtype, plan.keys[0].op));
   EXPECT_EQ(plan.keys[0].sizes, 21u);
@@ -70,7 +70,7 @@ TEST(Plan, DefaultConfigEstimate) {
             std::string::npos)
       << s;
   EXPECT_NE(s.find("f64   max"), std::string::npos) << s;
-  EXPECT_NE(s.find("total: 18 keys (dtype, op), 8040 candidates, 21 sizes each"), std::string::npos)
+  EXPECT_NE(s.find("total: 21 keys (dtype, op), 8460 candidates, 21 sizes each"), std::string::npos)
       << s;
 }
 

@@ -18,7 +18,7 @@ TuneConfig from_text(const std::string& text) {
 
 TEST(SearchSpace, DefaultCoversTheWholeRegistryButTheExactSums) {
   const auto keys = enumerate_space(default_config().space);
-  ASSERT_EQ(keys.size(), 18u);
+  ASSERT_EQ(keys.size(), 21u);  // 6 types x sum/min/max, and wide_sum of i32, u32, f32
   std::set<std::string> all;
   for (const KeySpace& k : keys) {
     EXPECT_EQ(k.candidates.size(), kernels::space::configs_per_key(k.dtype, k.op));
@@ -43,7 +43,8 @@ TEST(SearchSpace, ExactSumKeysOfFloatTypesOnly) {
       "[space]\nfamilies = \"all\"\ndtypes = [\"i32\", \"f32\", \"f64\"]\nops = \"all\"\n"
       "sizes = [1024]\n");
   const auto keys = enumerate_space(c.space);
-  ASSERT_EQ(keys.size(), 3u * 3 + 2);  // i32 sum/min/max, f32 and f64 sum/min/max/exact_sum
+  // i32 sum/min/max/wide_sum, f32 sum/min/max/exact_sum/wide_sum, f64 sum/min/max/exact_sum
+  ASSERT_EQ(keys.size(), 4u + 5 + 4);
   for (const KeySpace& k : keys) {
     EXPECT_TRUE(k.op != Op::exact_sum || k.dtype != DType::i32);
     EXPECT_EQ(k.candidates.size(), kernels::space::configs_per_key(k.dtype, k.op));
@@ -87,6 +88,36 @@ TEST(SearchSpace, ExactSumWithIntegerTypesAloneIsAnErrorNamingBoth) {
               std::string::npos)
         << e.what();
   }
+}
+
+TEST(SearchSpace, WideSumWith64BitTypesAloneOrWithoutItsFamiliesIsAnErrorNamingWhy) {
+  try {
+    from_text("[space]\ndtypes = [\"i64\", \"f64\"]\nops = [\"wide_sum\"]\n");
+    FAIL() << "wide_sum over 64-bit types was accepted";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("operator 'wide_sum' is defined for i32, u32 and f32 "
+                                         "only; space.dtypes selects i64, f64"),
+              std::string::npos)
+        << e.what();
+  }
+  try {
+    from_text(
+        "[space]\nfamilies = [\"smem\", \"warp_shuffle\"]\ndtypes = [\"u32\"]\n"
+        "ops = [\"wide_sum\"]\n");
+    FAIL() << "wide_sum without a 16-byte-load family was accepted";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("selects no compiled entry for u32 wide_sum (only the "
+                                         "families vectorized, tiled, streaming and single_tile"),
+              std::string::npos)
+        << e.what();
+  }
+  // Mixed types: the 64-bit ones have no wide_sum key, the 32-bit ones 140 candidates.
+  const auto keys = enumerate_space(
+      from_text("[space]\ndtypes = [\"i64\", \"f32\"]\nops = [\"wide_sum\"]\nsizes = [1024]\n")
+          .space);
+  ASSERT_EQ(keys.size(), 1u);
+  EXPECT_EQ(keys[0].dtype, DType::f32);
+  EXPECT_EQ(keys[0].candidates.size(), 140u);
 }
 
 TEST(SearchSpace, CountsMatchAFilterOfTheManifest) {

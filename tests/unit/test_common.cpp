@@ -73,7 +73,10 @@ TEST(EnumNames, TablesOfThePublicNamesUseThePublicFunctions) {
   static_assert(dtype_names.size() == std::size(all_dtypes));
   for (DType d : all_dtypes) EXPECT_STREQ(dtype_names.to_name(d), dtype_name(d));
   for (Op o : all_ops) EXPECT_STREQ(op_names.to_name(o), op_name(o));
-  EXPECT_EQ(op_choices(), "sum, min, max, exact_sum");
+  EXPECT_EQ(op_choices(), "sum, min, max, exact_sum, wide_sum");
+  EXPECT_EQ(op_dtypes(Op::wide_sum), "i32, u32 and f32");
+  EXPECT_EQ(op_dtypes(Op::exact_sum), "f32 and f64");
+  EXPECT_EQ(op_dtypes(Op::sum), "i32, u32, i64, u64, f32 and f64");
   EXPECT_EQ(parse_dtype("float64"), DType::f64);
   EXPECT_EQ(parse_dtype("uint32"), DType::u32);
 }

@@ -12,6 +12,7 @@
 #include "exact/occupancy.hpp"
 #include "exact/sum.hpp"
 #include "kernels/exact_geometry.hpp"
+#include "kernels/geometry.hpp"
 #include "kernels/manifest.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/space.hpp"
@@ -217,8 +218,8 @@ TEST(SingleTile, TakesOneTileWithOneFinishAndRefusesMoreByName) {
     a.workspace_bytes = 1 << 20;
     EXPECT_EQ(e.launch(a, dev), cudaErrorInvalidValue) << e.id;  // nothing enqueued
   }
-  // 5 blocks x 4 unrolls x 6 types x 3 operators.
-  EXPECT_EQ(count, 360u);
+  // 5 blocks x 4 unrolls x (6 types x 3 operators + wide_sum of 3 types).
+  EXPECT_EQ(count, 420u);
   EXPECT_EQ(max_elements_of(find("single_tile.b256.u4.single_pass.f32.sum")->params), 4096u);
   EXPECT_EQ(max_elements_of(find("single_tile.b256.u4.single_pass.f64.min")->params), 2048u);
   EXPECT_EQ(max_elements_of(find("tiled.b256.u4.single_pass.f32.sum")->params), max_elements);
@@ -248,7 +249,8 @@ TEST(Workspace, SizesFollowTheLayout) {
       EXPECT_GE(ws, prev) << e.id << " n=" << n;  // never shrinks as n grows
       prev = ws;
       EXPECT_EQ(ws % 256, 0u) << e.id;
-      const std::size_t elem = dtype_size(p.dtype);
+      // The accumulator's size: the element's, or twice it for wide_sum.
+      const std::size_t elem = dtype_size(result_dtype(p.dtype, p.op));
       // Completion counter + the partials: one T per block (two_pass), one flagged slot of
       // 2 * sizeof(T) per block (single_pass), none (packed).
       const std::size_t per_block = p.finish == Finish::two_pass      ? elem
@@ -263,7 +265,8 @@ TEST(Workspace, SizesFollowTheLayout) {
       // on the device at once.
       const bool vec = p.family == Family::vectorized || p.family == Family::tiled ||
                        p.family == Family::streaming;
-      const std::uint64_t chunk = std::uint64_t(p.block) * p.unroll * (vec ? 16 / elem : 1);
+      const std::uint64_t chunk =
+          std::uint64_t(p.block) * p.unroll * (vec ? 16 / dtype_size(p.dtype) : 1);  // inputs
       const std::uint64_t chunks = (n + chunk - 1) / chunk;
       if (p.family == Family::warp_shuffle || p.family == Family::vectorized) {
         const std::uint64_t resident =
@@ -339,6 +342,43 @@ TEST(ExactFamilies, ImplementExactSumForFloatAndDoubleAndNothingElse) {
   EXPECT_EQ(find("vectorized.b512.u2.single_pass.f32.exact_sum"), nullptr);  // exact only
   EXPECT_EQ(find("single_tile.b256.u2.single_pass.f32.exact_sum"), nullptr);
   EXPECT_FALSE(parse_id("exact.b512.single_pass.f32.exact_sum"));  // the unroll part is required
+}
+
+TEST(WideSums, TheSixteenByteLoadFamiliesOfTheThirtyTwoBitTypesAndNothingElse) {
+  std::map<std::pair<Family, DType>, int> count;
+  for (const Entry& e : registry()) {
+    const auto& p = e.params;
+    if (p.op != Op::wide_sum) continue;
+    ++count[{p.family, p.dtype}];
+    EXPECT_TRUE(p.finish == Finish::two_pass || p.finish == Finish::single_pass) << e.id;
+  }
+  for (DType d : all_dtypes) {
+    const bool thirty_two = d == DType::i32 || d == DType::u32 || d == DType::f32;
+    // vectorized, tiled, streaming: 5 blocks x 4 unrolls x 2 finishes; single_tile: 1 finish.
+    EXPECT_EQ((count[{Family::vectorized, d}]), thirty_two ? 40 : 0) << dtype_name(d);
+    EXPECT_EQ((count[{Family::tiled, d}]), thirty_two ? 40 : 0) << dtype_name(d);
+    EXPECT_EQ((count[{Family::streaming, d}]), thirty_two ? 40 : 0) << dtype_name(d);
+    EXPECT_EQ((count[{Family::single_tile, d}]), thirty_two ? 20 : 0) << dtype_name(d);
+    EXPECT_EQ(space::configs_per_key(d, Op::wide_sum), thirty_two ? 140u : 0u) << dtype_name(d);
+    EXPECT_EQ(result_dtype(d, Op::wide_sum), d == DType::i32   ? DType::i64
+                                             : d == DType::u32 ? DType::u64
+                                             : d == DType::f32 ? DType::f64
+                                                               : DType::f64)
+        << dtype_name(d);
+  }
+  EXPECT_NE(find("streaming.b512.u8.two_pass.i32.wide_sum"), nullptr);
+  EXPECT_NE(find("single_tile.b256.u4.single_pass.f32.wide_sum"), nullptr);
+  EXPECT_EQ(find("streaming.b512.u8.packed.i32.wide_sum"), nullptr);  // no room for 64 bits
+  EXPECT_EQ(find("warp_shuffle.b256.u4.single_pass.i32.wide_sum"), nullptr);
+  EXPECT_EQ(find("vectorized.b256.u4.single_pass.i64.wide_sum"), nullptr);
+  // The partials are in the accumulator's size: a single_pass slot of a wide sum is 16 bytes,
+  // where the 32-bit sum's is 8; the tile (max_elements_of) counts 4-byte input elements.
+  const KernelParams wide = *parse_id("vectorized.b256.u4.single_pass.i32.wide_sum");
+  const KernelParams narrow = *parse_id("vectorized.b256.u4.single_pass.i32.sum");
+  EXPECT_EQ(geometry::partial_bytes(wide), 16u);
+  EXPECT_EQ(geometry::partial_bytes(narrow), 8u);
+  EXPECT_EQ(geometry::chunk_elements(wide), geometry::chunk_elements(narrow));
+  EXPECT_EQ(max_elements_of(*parse_id("single_tile.b256.u4.single_pass.f32.wide_sum")), 4096u);
 }
 
 TEST(ExactFamilies, GridAndWorkspaceFollowExactSumsLayout) {

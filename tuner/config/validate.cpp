@@ -253,10 +253,12 @@ class Validator {
     }
     // exact_sum is defined for f32 and f64 only, wide_sum for i32, u32 and f32: the other
     // types' keys are left out (as a finish a family lacks is), but an operator asked for with
-    // none of its types tunes nothing.
+    // none of its types tunes nothing. Operators nobody asked for (the default's wide_sum) are
+    // left out silently, where their types or families are not selected.
+    const bool ops_given = get("space.ops") != nullptr;
     for (Op o : s.ops) {
-      if (s.dtypes.empty() || std::any_of(s.dtypes.begin(), s.dtypes.end(),
-                                          [o](DType t) { return op_applies(t, o); }))
+      if (!ops_given || s.dtypes.empty() ||
+          std::any_of(s.dtypes.begin(), s.dtypes.end(), [o](DType t) { return op_applies(t, o); }))
         continue;
       std::vector<std::string> types;
       for (DType t : s.dtypes) types.emplace_back(dtype_name(t));
@@ -274,6 +276,7 @@ class Validator {
           kernels::space::for_each_config(t, o, [&](const kernels::KernelParams& p) {
             count += contains(s.families, p.family) && axes_selected(p);
           });
+          if (count == 0 && !ops_given) continue;  // the default's wide_sum: no key
           if (count == 0 && o == Op::exact_sum)
             diag_.add(get("space.families") ? get("space.families")->where : "space.families",
                       fmt::format("selects no compiled entry for {} exact_sum (only the families "
