@@ -362,18 +362,22 @@ constexpr const char* v6_op_check =
     "CHECK (op IN ('sum', 'min', 'max', 'exact_sum') AND (op <> 'exact_sum' OR dtype IN ('f32', "
     "'f64')))";
 
-void migrate_5_to_6(Connection& conn) {
-  const std::int64_t changed = replace_check(conn,
-                                             "name IN ('measurements', 'winners', 'bench_results')",
-                                             v5_op_check, v6_op_check);
+/// Replaces the operator constraint \p from (of version \p to - 1) with \p to_check in
+/// measurements, winners and bench_results: the migration to version \p to when a version admits
+/// an operator. All three tables must have had \p from.
+void replace_op_check(Connection& conn, const char* from, const char* to_check, int to) {
+  const std::int64_t changed = replace_check(
+      conn, "name IN ('measurements', 'winners', 'bench_results')", from, to_check);
   if (changed != 3)
     throw DbError(Problem::io, conn.path(),
-                  fmt::format("{}: cannot migrate to schema version 6: {} of the tables "
-                              "measurements, winners and bench_results have version 5's operator "
-                              "constraint, not 3",
-                              quoted(conn.path()), changed));
-  quick_check_after(conn, 6);
+                  fmt::format("{}: cannot migrate to schema version {}: {} of the tables "
+                              "measurements, winners and bench_results have version {}'s "
+                              "operator constraint, not 3",
+                              quoted(conn.path()), to, changed, to - 1));
+  quick_check_after(conn, to);
 }
+
+void migrate_5_to_6(Connection& conn) { replace_op_check(conn, v5_op_check, v6_op_check, 6); }
 
 // Version 7 admits the operator 'wide_sum' (the sum accumulated in, and returned as, the type
 // twice as wide; i32, u32 and f32 only) in the same three tables, and ties it to those element
@@ -385,18 +389,7 @@ constexpr const char* v7_op_check =
     "CHECK (op IN ('sum', 'min', 'max', 'exact_sum', 'wide_sum') AND (op <> 'exact_sum' OR dtype "
     "IN ('f32', 'f64')) AND (op <> 'wide_sum' OR dtype IN ('i32', 'u32', 'f32')))";
 
-void migrate_6_to_7(Connection& conn) {
-  const std::int64_t changed = replace_check(conn,
-                                             "name IN ('measurements', 'winners', 'bench_results')",
-                                             v6_op_check, v7_op_check);
-  if (changed != 3)
-    throw DbError(Problem::io, conn.path(),
-                  fmt::format("{}: cannot migrate to schema version 7: {} of the tables "
-                              "measurements, winners and bench_results have version 6's operator "
-                              "constraint, not 3",
-                              quoted(conn.path()), changed));
-  quick_check_after(conn, 7);
-}
+void migrate_6_to_7(Connection& conn) { replace_op_check(conn, v6_op_check, v7_op_check, 7); }
 
 constexpr Migration history[] = {
     {0, "create the schema, or upgrade the version-0 prototype layout", migrate_0_to_1},

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <initializer_list>
 #include <stdexcept>
 #include <tuple>
 
@@ -765,6 +766,39 @@ TEST(Migration, AVersion2ReaderIsRefusedAVersion3File) {
   EXPECT_THROW(classify(state, c, true, 2), DbError);
 }
 
+/// Readers and writers playing each version of \p older are refused a file of schema
+/// \p version (whose min_reader_version is \p version) with a message naming both versions.
+void expect_older_binaries_refused(const SchemaState& state, const Connection& c, int version,
+                                   std::initializer_list<int> older_versions) {
+  for (int older : older_versions) {
+    SCOPED_TRACE(older);
+    try {
+      classify(state, c, false, older, 3);
+      FAIL() << "an older reader was let in";
+    } catch (const DbError& e) {
+      EXPECT_EQ(e.problem(), Problem::too_new);
+      EXPECT_EQ(e.exit_code(), exit_code::db_too_new);
+      EXPECT_NE(std::string(e.what()).find(fmt::format(
+                    "schema version {} is newer than this binary's {} and needs readers of "
+                    "version {} or later",
+                    version, older, version)),
+                std::string::npos)
+          << e.what();
+    }
+    try {
+      classify(state, c, true, older, 3);
+      FAIL() << "an older writer was let in";
+    } catch (const DbError& e) {
+      EXPECT_EQ(e.problem(), Problem::too_new);
+      EXPECT_NE(std::string(e.what()).find(fmt::format(
+                    "schema version {} is newer than this binary's {}; it is never written",
+                    version, older)),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 TEST(Migration, OlderBinariesAreRefusedAVersion7FileCleanly) {
   TempDir dir;
   { Database::open_writer(dir / "tune.db").upsert_device(test::h100()); }
@@ -775,32 +809,7 @@ TEST(Migration, OlderBinariesAreRefusedAVersion7FileCleanly) {
   // min_reader_version 7 keeps them out with a message that says why, for reading and writing.
   EXPECT_EQ(state.min_reader_version, 7);
   EXPECT_EQ(classify(state, c, false), SchemaAction::use);
-  for (int older : {3, 4, 5, 6}) {
-    SCOPED_TRACE(older);
-    try {
-      classify(state, c, false, older, 3);
-      FAIL() << "an older reader was let in";
-    } catch (const DbError& e) {
-      EXPECT_EQ(e.problem(), Problem::too_new);
-      EXPECT_EQ(e.exit_code(), exit_code::db_too_new);
-      EXPECT_NE(std::string(e.what()).find(fmt::format(
-                    "schema version 7 is newer than this binary's {} and needs readers of "
-                    "version 7 or later",
-                    older)),
-                std::string::npos)
-          << e.what();
-    }
-    try {
-      classify(state, c, true, older, 3);
-      FAIL() << "an older writer was let in";
-    } catch (const DbError& e) {
-      EXPECT_EQ(e.problem(), Problem::too_new);
-      EXPECT_NE(std::string(e.what()).find(fmt::format(
-                    "schema version 7 is newer than this binary's {}; it is never written", older)),
-                std::string::npos)
-          << e.what();
-    }
-  }
+  expect_older_binaries_refused(state, c, 7, {3, 4, 5, 6});
 }
 
 TEST(Migration, OlderBinariesAreRefusedAVersion6FileCleanly) {
@@ -815,32 +824,7 @@ TEST(Migration, OlderBinariesAreRefusedAVersion6FileCleanly) {
   EXPECT_EQ(state.min_reader_version, 6);
   EXPECT_EQ(classify(state, c, false, 6, 3), SchemaAction::use);
   EXPECT_EQ(classify(state, c, true, 6, 3), SchemaAction::use);
-  for (int older : {3, 4, 5}) {
-    SCOPED_TRACE(older);
-    try {
-      classify(state, c, false, older, 3);
-      FAIL() << "an older reader was let in";
-    } catch (const DbError& e) {
-      EXPECT_EQ(e.problem(), Problem::too_new);
-      EXPECT_EQ(e.exit_code(), exit_code::db_too_new);
-      EXPECT_NE(std::string(e.what()).find(fmt::format(
-                    "schema version 6 is newer than this binary's {} and needs readers of "
-                    "version 6 or later",
-                    older)),
-                std::string::npos)
-          << e.what();
-    }
-    try {
-      classify(state, c, true, older, 3);
-      FAIL() << "an older writer was let in";
-    } catch (const DbError& e) {
-      EXPECT_EQ(e.problem(), Problem::too_new);
-      EXPECT_NE(std::string(e.what()).find(fmt::format(
-                    "schema version 6 is newer than this binary's {}; it is never written", older)),
-                std::string::npos)
-          << e.what();
-    }
-  }
+  expect_older_binaries_refused(state, c, 6, {3, 4, 5});
 }
 
 TEST(Migration, Version5IsReadAsItIsAndMigratedToTakeExactSums) {
