@@ -366,8 +366,8 @@ constexpr const char* v6_op_check =
 /// measurements, winners and bench_results: the migration to version \p to when a version admits
 /// an operator. All three tables must have had \p from.
 void replace_op_check(Connection& conn, const char* from, const char* to_check, int to) {
-  const std::int64_t changed = replace_check(
-      conn, "name IN ('measurements', 'winners', 'bench_results')", from, to_check);
+  const std::int64_t changed =
+      replace_check(conn, "name IN ('measurements', 'winners', 'bench_results')", from, to_check);
   if (changed != 3)
     throw DbError(Problem::io, conn.path(),
                   fmt::format("{}: cannot migrate to schema version {}: {} of the tables "
