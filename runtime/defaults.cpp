@@ -235,37 +235,44 @@ constexpr DefaultRule rules[] = {
     {DType::f64, Op::exact_sum, 6902799, "exact.b512.u2.single_pass.f64.exact_sum"},
     {DType::f64, Op::exact_sum, all, "exact.b512.u4.single_pass.f64.exact_sum"},
     // wide_sum (i32 -> i64, u32 -> u64, f32 -> f64; the 16-byte-load families only): chosen by
-    // scripts/choose-defaults.py (its defaults) from one tune of the wide keys on an H100 80GB
-    // HBM3 (session 17, halving, cold L2; docs/performance.md 3.22): within 1.0 % of the fastest
-    // candidate at every grid size there. No H200 tune of them exists yet.
+    // scripts/choose-defaults.py (its defaults) from a tune of the wide keys on an H100 80GB HBM3
+    // and a complete tune of the default tune.toml on an H200 (session 17, halving, cold L2;
+    // docs/performance.md 3.22): within 2.2 % of the fastest candidate at every grid size on
+    // both. (Rules from the H100 alone took streaming.b1024.u2.two_pass above 2^25.5, which ran
+    // the H200 at 0.85-0.92x CUB at 2^26-2^29.)
     {DType::i32, Op::wide_sum, 2048, "single_tile.b128.u4.single_pass.i32.wide_sum"},
-    {DType::i32, Op::wide_sum, 8192, "single_tile.b1024.u2.single_pass.i32.wide_sum"},
+    {DType::i32, Op::wide_sum, 4096, "single_tile.b256.u4.single_pass.i32.wide_sum"},
+    {DType::i32, Op::wide_sum, 8192, "single_tile.b512.u4.single_pass.i32.wide_sum"},
     {DType::i32, Op::wide_sum, 16384, "single_tile.b1024.u4.single_pass.i32.wide_sum"},
-    {DType::i32, Op::wide_sum, 92681, "streaming.b128.u1.single_pass.i32.wide_sum"},
-    {DType::i32, Op::wide_sum, 1482910, "vectorized.b512.u1.single_pass.i32.wide_sum"},
-    {DType::i32, Op::wide_sum, 2965820, "vectorized.b256.u8.single_pass.i32.wide_sum"},
-    {DType::i32, Op::wide_sum, 23726566, "tiled.b512.u8.single_pass.i32.wide_sum"},
+    {DType::i32, Op::wide_sum, 46340, "vectorized.b1024.u8.single_pass.i32.wide_sum"},
+    {DType::i32, Op::wide_sum, 185363, "streaming.b256.u2.single_pass.i32.wide_sum"},
+    {DType::i32, Op::wide_sum, 370727, "streaming.b256.u4.single_pass.i32.wide_sum"},
+    {DType::i32, Op::wide_sum, 2965820, "streaming.b256.u8.single_pass.i32.wide_sum"},
+    {DType::i32, Op::wide_sum, 5931641, "vectorized.b512.u8.single_pass.i32.wide_sum"},
+    {DType::i32, Op::wide_sum, 11863283, "vectorized.b1024.u8.single_pass.i32.wide_sum"},
     {DType::i32, Op::wide_sum, 47453132, "vectorized.b1024.u4.single_pass.i32.wide_sum"},
-    {DType::i32, Op::wide_sum, all, "streaming.b1024.u2.two_pass.i32.wide_sum"},
+    {DType::i32, Op::wide_sum, all, "streaming.b512.u8.two_pass.i32.wide_sum"},
     {DType::u32, Op::wide_sum, 4096, "single_tile.b256.u4.single_pass.u32.wide_sum"},
+    {DType::u32, Op::wide_sum, 8192, "single_tile.b1024.u2.single_pass.u32.wide_sum"},
     {DType::u32, Op::wide_sum, 16384, "single_tile.b1024.u4.single_pass.u32.wide_sum"},
     {DType::u32, Op::wide_sum, 32768, "single_tile.b1024.u8.single_pass.u32.wide_sum"},
-    {DType::u32, Op::wide_sum, 741455, "streaming.b256.u2.single_pass.u32.wide_sum"},
-    {DType::u32, Op::wide_sum, 2965820, "streaming.b256.u8.single_pass.u32.wide_sum"},
-    {DType::u32, Op::wide_sum, 23726566, "streaming.b512.u8.single_pass.u32.wide_sum"},
+    {DType::u32, Op::wide_sum, 185363, "tiled.b128.u4.single_pass.u32.wide_sum"},
+    {DType::u32, Op::wide_sum, 1482910, "tiled.b256.u4.single_pass.u32.wide_sum"},
+    {DType::u32, Op::wide_sum, 5931641, "tiled.b512.u8.single_pass.u32.wide_sum"},
+    {DType::u32, Op::wide_sum, 11863283, "vectorized.b512.u8.single_pass.u32.wide_sum"},
     {DType::u32, Op::wide_sum, 47453132, "vectorized.b1024.u2.single_pass.u32.wide_sum"},
-    {DType::u32, Op::wide_sum, all, "streaming.b1024.u2.two_pass.u32.wide_sum"},
-    {DType::f32, Op::wide_sum, 2048, "single_tile.b128.u4.single_pass.f32.wide_sum"},
-    {DType::f32, Op::wide_sum, 4096, "single_tile.b256.u4.single_pass.f32.wide_sum"},
+    {DType::u32, Op::wide_sum, all, "streaming.b512.u8.two_pass.u32.wide_sum"},
+    {DType::f32, Op::wide_sum, 1024, "single_tile.b128.u2.single_pass.f32.wide_sum"},
+    {DType::f32, Op::wide_sum, 4096, "single_tile.b512.u2.single_pass.f32.wide_sum"},
     {DType::f32, Op::wide_sum, 8192, "single_tile.b1024.u2.single_pass.f32.wide_sum"},
     {DType::f32, Op::wide_sum, 16384, "single_tile.b1024.u4.single_pass.f32.wide_sum"},
     {DType::f32, Op::wide_sum, 32768, "single_tile.b1024.u8.single_pass.f32.wide_sum"},
-    {DType::f32, Op::wide_sum, 741455, "tiled.b256.u2.single_pass.f32.wide_sum"},
-    {DType::f32, Op::wide_sum, 1482910, "vectorized.b512.u1.single_pass.f32.wide_sum"},
+    {DType::f32, Op::wide_sum, 370727, "tiled.b256.u2.single_pass.f32.wide_sum"},
+    {DType::f32, Op::wide_sum, 1482910, "vectorized.b256.u4.single_pass.f32.wide_sum"},
     {DType::f32, Op::wide_sum, 2965820, "vectorized.b256.u8.single_pass.f32.wide_sum"},
     {DType::f32, Op::wide_sum, 11863283, "vectorized.b512.u8.single_pass.f32.wide_sum"},
     {DType::f32, Op::wide_sum, 47453132, "vectorized.b1024.u2.single_pass.f32.wide_sum"},
-    {DType::f32, Op::wide_sum, all, "streaming.b1024.u2.two_pass.f32.wide_sum"},
+    {DType::f32, Op::wide_sum, all, "streaming.b512.u8.two_pass.f32.wide_sum"},
 };
 
 }  // namespace

@@ -832,6 +832,26 @@ TEST(Library, TheCApiOnTheGpu) {
   check_result<std::int64_t>(Op::sum, host.data(), n, got, "tr_reduce i64 sum");
   EXPECT_EQ(tr_sum(host.data(), out.get(), n, TR_I64, nullptr), TR_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(tr_last_error()).find("host memory"), std::string::npos);
+  // The wide sum of the same bytes read as n int32 values (the low and high halves of the
+  // int64s), into an int64, through tr_wide_sum and the two-phase tr_reduce with TR_WIDE_SUM.
+  const auto* as32 = reinterpret_cast<const std::int32_t*>(host.data());
+  std::uint64_t want = 0;
+  for (std::uint64_t i = 0; i < n; ++i) want += static_cast<std::uint64_t>(std::int64_t{as32[i]});
+  TR_CUDA_CHECK(cudaMemset(out.get(), poison, 8));
+  ASSERT_EQ(tr_wide_sum(in.get(), out.get(), n, TR_I32, nullptr), TR_SUCCESS) << tr_last_error();
+  TR_CUDA_CHECK(cudaMemcpy(&got, out.get(), 8, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(got, static_cast<std::int64_t>(want)) << "tr_wide_sum i32";
+  std::size_t wide_bytes = 0;
+  ASSERT_EQ(tr_reduce(nullptr, &wide_bytes, in.get(), out.get(), n, TR_I32, TR_WIDE_SUM, nullptr),
+            TR_SUCCESS);
+  DeviceBuffer wide_temp(wide_bytes);
+  TR_CUDA_CHECK(cudaMemset(out.get(), poison, 8));
+  ASSERT_EQ(tr_reduce(wide_temp.get(), &wide_bytes, in.get(), out.get(), n, TR_I32, TR_WIDE_SUM,
+                      nullptr),
+            TR_SUCCESS)
+      << tr_last_error();
+  TR_CUDA_CHECK(cudaMemcpy(&got, out.get(), 8, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(got, static_cast<std::int64_t>(want)) << "tr_reduce i32 wide_sum";
 }
 
 }  // namespace
