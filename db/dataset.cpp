@@ -589,7 +589,7 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
       r.at("finish").fail("expected two_pass, single_pass or packed");
     m.dtype = r.at("dtype").parse(parse_dtype, "i32, u32, i64, u64, f32, f64");
     if (r.at("dtype").str() != dtype_name(m.dtype)) r.at("dtype").fail("use the short name");
-    m.op = r.at("op").parse(parse_op, "sum, min, max, exact_sum, wide_sum");
+    m.op = r.at("op").parse(parse_op, op_choices().c_str());
     if (const std::string why = op_dtype_mismatch(m.dtype, m.op); !why.empty())
       r.at("op").fail(why);
     m.n = static_cast<std::uint64_t>(r.at("n").i64(0));
@@ -611,7 +611,7 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
     if (!d.devices.count(row.device_key)) r.at("device").fail("no device '" + row.device_key + "'");
     Winner& w = row.w;
     w.dtype = r.at("dtype").parse(parse_dtype, "i32, u32, i64, u64, f32, f64");
-    w.op = r.at("op").parse(parse_op, "sum, min, max, exact_sum, wide_sum");
+    w.op = r.at("op").parse(parse_op, op_choices().c_str());
     if (const std::string why = op_dtype_mismatch(w.dtype, w.op); !why.empty())
       r.at("op").fail(why);
     w.n_lo = static_cast<std::uint64_t>(r.at("n_lo").i64(0));
@@ -689,7 +689,7 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
         BenchResultRecord b;
         b.dtype = x.at("dtype").parse(parse_dtype, "i32, u32, i64, u64, f32, f64");
         if (x.at("dtype").str() != dtype_name(b.dtype)) x.at("dtype").fail("use the short name");
-        b.op = x.at("op").parse(parse_op, "sum, min, max, exact_sum, wide_sum");
+        b.op = x.at("op").parse(parse_op, op_choices().c_str());
         if (const std::string why = op_dtype_mismatch(b.dtype, b.op); !why.empty())
           x.at("op").fail(why);
         b.n = static_cast<std::uint64_t>(x.at("n").i64(1));

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "common/enum_names.hpp"
+#include "common/names.hpp"
 
 namespace tunedreduce::db {
 
@@ -36,13 +37,7 @@ std::optional<L2Mode> parse_l2_mode(std::string_view s) { return l2_mode_names.f
 
 std::string op_dtype_mismatch(DType t, Op o) {
   if (op_applies(t, o)) return {};
-  std::vector<const char*> types;
-  for (DType d : all_dtypes)
-    if (op_applies(d, o)) types.push_back(dtype_name(d));
-  std::string list;
-  for (std::size_t i = 0; i < types.size(); ++i)
-    list += (i == 0 ? "" : i + 1 == types.size() ? " and " : ", ") + std::string(types[i]);
-  return std::string("the operator '") + op_name(o) + "' is defined for " + list +
+  return std::string("the operator '") + op_name(o) + "' is defined for " + op_dtypes(o) +
          " only, not for " + dtype_name(t);
 }
 

@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "common/names.hpp"
 #include "exact/reference.hpp"
 #include "measure/datagen.hpp"
 
@@ -101,16 +102,11 @@ using wide_t = std::conditional_t<
 
 template <class T>
 Reference reference_of(DType dtype, Op op, std::uint64_t seed, std::uint64_t n) {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (op == Op::exact_sum) return exact_reference_of<T>(dtype, seed, n);
-  } else {
-    if (op == Op::exact_sum)
-      throw std::invalid_argument(std::string("exact_sum is defined for f32 and f64, not ") +
-                                  dtype_name(dtype));
-  }
   if (!op_applies(dtype, op))
-    throw std::invalid_argument(std::string(op_name(op)) + " is not defined for " +
-                                dtype_name(dtype));
+    throw std::invalid_argument(std::string(op_name(op)) + " is defined for " + op_dtypes(op) +
+                                " only, not " + dtype_name(dtype));
+  if constexpr (std::is_floating_point_v<T>)
+    if (op == Op::exact_sum) return exact_reference_of<T>(dtype, seed, n);
   const unsigned threads =
       std::max(1u, std::min<unsigned>(32, std::thread::hardware_concurrency()));
   const unsigned parts = n < (1u << 16) ? 1 : threads;
