@@ -381,6 +381,73 @@ class Kulisch {
   /// Words of round_magnitude's window.
   static constexpr int kWindowWords = 7;
 
+  /// The widest range of words that round_narrow takes.
+  static constexpr int kNarrowWords = 6;
+
+  /// Whether round_narrow takes the words lo..hi: an empty range, or at most kNarrowWords words
+  /// from 0 up to three below the top chunk.
+  static TR_EXACT_HD bool narrow(int lo, int hi) {
+    return hi < lo || (lo >= 0 && hi - lo + 1 <= kNarrowWords && hi <= kChunks - 4);
+  }
+
+  /// The value of chunk words \p words[lo..hi] (each of magnitude at most 2^62; every chunk
+  /// outside the range zero) with the flags \p flags, rounded as round() rounds it, into
+  /// \p result; false (and nothing written) where the range is wider than kNarrowWords words or
+  /// ends less than three below the top chunk: the caller then carries through every chunk. An
+  /// empty range (hi < lo) is a sum of zeros. The kernels' finish for random data, whose sums
+  /// touch a few words: one thread, the carries word by word in registers, no scan over the
+  /// chunks. \p Words: anything indexable by int (a pointer, also into shared memory).
+  template <class Words>
+  static TR_EXACT_HD bool round_narrow(const Words& words, int lo, int hi, std::uint32_t flags,
+                                       T& result) {
+    if (special(flags, result)) return true;
+    if (!narrow(lo, hi)) return false;
+    if (hi < lo) {
+      result = zero(flags);
+      return true;
+    }
+    // Two words past hi take every carry: the words are below 2^62 · 2^(32 hi) in magnitude each,
+    // their sum below 2^65 · 2^(32 hi), so the carry out of word hi + 1 is the sign (0 or -1).
+    constexpr int W = kNarrowWords + 2;
+    const int count = hi - lo + 1;
+    std::uint32_t m[W];
+    std::int64_t c = 0;
+    TR_EXACT_UNROLL
+    for (int k = 0; k < W; ++k) {
+      const std::int64_t x = (k < count ? static_cast<std::int64_t>(words[lo + k]) : 0) + c;
+      m[k] = static_cast<std::uint32_t>(x);
+      c = x >> 32;  // floor division
+    }
+    // The magnitude, -V = ~V + 1 word by word for a negative V (the words below lo are zero and
+    // stay zero, their +1 carrying up to word lo); |V| < 2^(32 (hi + 2) + 1) keeps it in W words.
+    const bool negative = c < 0;
+    std::uint64_t carry = negative ? 1 : 0;
+    int i = -1;  // the highest nonzero word, from lo
+    TR_EXACT_UNROLL
+    for (int k = 0; k < W; ++k) {
+      const std::uint64_t x = (negative ? ~m[k] : m[k]) + carry;
+      m[k] = static_cast<std::uint32_t>(x);
+      carry = x >> 32;
+      if (m[k] != 0) i = k;
+    }
+    if (i < 0) {
+      result = zero(flags);
+      return true;
+    }
+    std::uint32_t window[kWindowWords] = {};
+    bool below = false;
+    TR_EXACT_UNROLL
+    for (int k = 0; k < W; ++k) {
+      TR_EXACT_UNROLL
+      for (int q = 0; q <= 4; ++q) {
+        if (k == i - 4 + q) window[q] = m[k];
+      }
+      if (k < i - 4) below = below || m[k] != 0;
+    }
+    result = round_magnitude(window, lo + i, below, negative);
+    return true;
+  }
+
   /// What a sum of only zeros rounds to: -0 if every input was -0, else +0.
   static TR_EXACT_HD T zero(std::uint32_t flags) {
     using Bits = typename F::Bits;
@@ -403,15 +470,25 @@ class Kulisch {
     const int s = h - (P - 1) > 0 ? h - (P - 1) : 0;
     const int sr = s - 32 * (hw - 4);  // s in the window: 76..159
     assert(sr >= 64 && sr < 160);
+    // The window's words at run-time indices through selects over every word, so that the
+    // window stays in registers on the GPU (an indexed array goes to local memory).
+    const auto word = [&window](int k) {
+      std::uint32_t w = 0;
+      TR_EXACT_UNROLL
+      for (int i = 0; i < kWindowWords; ++i) w = i == k ? window[i] : w;
+      return w;
+    };
     const int j = sr >> 5;
     const int o = sr & 31;
-    std::uint64_t q = ((static_cast<std::uint64_t>(window[j + 1]) << 32 | window[j]) >> o) |
-                      ((static_cast<std::uint64_t>(window[j + 2]) << 1) << (63 - o));
+    std::uint64_t q = ((static_cast<std::uint64_t>(word(j + 1)) << 32 | word(j)) >> o) |
+                      ((static_cast<std::uint64_t>(word(j + 2)) << 1) << (63 - o));
     if (s > 0) {
       const int r = sr - 1;  // the round bit
-      const bool half = ((window[r >> 5] >> (r & 31)) & 1u) != 0;
-      bool sticky = below || (window[r >> 5] & ((std::uint32_t{1} << (r & 31)) - 1)) != 0;
-      for (int k = 0; k < (r >> 5); ++k) sticky = sticky || window[k] != 0;
+      const std::uint32_t round_word = word(r >> 5);
+      const bool half = ((round_word >> (r & 31)) & 1u) != 0;
+      bool sticky = below || (round_word & ((std::uint32_t{1} << (r & 31)) - 1)) != 0;
+      TR_EXACT_UNROLL
+      for (int k = 0; k < kWindowWords; ++k) sticky = sticky || (k < (r >> 5) && window[k] != 0);
       if (half && (sticky || (q & 1) != 0)) ++q;
     }
     // q·2^s units with q ≤ 2^P: the biased exponent is s + 1 and the hidden bit of q adds into

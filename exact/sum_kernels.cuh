@@ -347,6 +347,8 @@ struct MergeStorage {
   int hi;
   unsigned flags;
   bool last;
+  /// The first pass's next tile of the block's share (exact_sum_blocks' main loop).
+  unsigned long long next_tile;
 };
 
 /// The warp's function from the carry into a lane's words to the carry out of them, each carry
@@ -364,12 +366,12 @@ __device__ __forceinline__ unsigned compose(unsigned g, unsigned f) {
   return r;
 }
 
-/// Rounds the value whose chunk sums are smem.words[0..kChunks) (each at most 2^62 in magnitude)
-/// with the flags smem.words[kChunks] into *out: warp 0 alone, in registers, lane l holding the
-/// contiguous words l·kPer... (double: 66 words, 3 a lane). Two parallel carry steps bring every
-/// word below the top into [-1, 2^32], so that the carries left are -1, 0 or 1; each lane's
-/// function from carry in to carry out (three runs over its words) is composed across the
-/// warp by a scan (Kogge-Stone: five shuffles), which gives every lane its carry in, and one
+/// Rounds the value whose chunk sums are smem.words[0..kChunks) (each at most 2^62 in magnitude;
+/// zero outside lo..hi) with the flags smem.words[kChunks] into *out: warp 0 alone, in registers,
+/// lane l holding the contiguous words l·kPer... (double: 66 words, 3 a lane). Two parallel carry
+/// steps bring every word below the top into [-1, 2^32], so that the carries left are -1, 0 or 1;
+/// each lane's function from carry in to carry out (three runs over its words) is composed across
+/// the warp by a scan (Kogge-Stone: five shuffles), which gives every lane its carry in, and one
 /// more run leaves the normalised chunks (words in [0, 2^32), the top signed): the state a
 /// thread's Kulisch::normalise would leave, without its 66 steps one after another. The
 /// magnitude follows word by word (-V = ~V + 1: the +1 stops at the lowest nonzero word), votes
@@ -377,13 +379,24 @@ __device__ __forceinline__ unsigned compose(unsigned g, unsigned f) {
 /// rounds the window (Kulisch::round_magnitude, the host's code). Before: thread 0 normalised and
 /// rounded the 66 chunks alone, 16 us of the H100's time for a double (7.5 for a float).
 template <class T, int kWarps>
-__device__ void round_sums(MergeStorage<T, kWarps>& smem, T* out) {
+__device__ void round_sums(MergeStorage<T, kWarps>& smem, T* out, int lo, int hi) {
   using Store = Kulisch<T>;
   constexpr int K = Store::kChunks;
   constexpr int kPer = (K + 31) / 32;
   constexpr int kTop = K - 1;
   const int lane = static_cast<int>(threadIdx.x & 31);
   const auto flags = static_cast<std::uint32_t>(smem.words[K]);
+  // Where the nonzero words are few (random data's sums: 2-4 words), lane 0 carries and rounds
+  // them alone (Kulisch::round_narrow): a few hundred cycles against the scan's 2000 (H100,
+  // bench/experiments/exact_phases.cu).
+  if (Store::narrow(lo, hi)) {
+    if (lane == 0) {
+      T result;
+      Store::round_narrow(smem.words, lo, hi, flags, result);
+      *out = result;
+    }
+    return;
+  }
   if (T special; Store::special(flags, special)) {
     if (lane == 0) *out = special;
     return;
@@ -516,6 +529,17 @@ __device__ __forceinline__ std::int64_t slot_tail(std::uint32_t flags, int lo, i
   return static_cast<std::int64_t>(t);
 }
 
+/// What exact_sum_blocks does at the boundaries of its phases: nothing. Every thread calls
+/// at(phase) with 0 at its start, 1 after its share of the input, 2 after the warps' sums are in
+/// shared memory, 3 after the block's words are, 4 after the ticket (single_pass, more than one
+/// block), 5 after the last block's finish
+/// (finish_slots: 6 after its shared words are zero, 7 after the tails' union is known, 8 before
+/// round_sums); bench/experiments/exact_phases.cu times the phases
+/// with a probe of its own (another instance: the library's kernels are these).
+struct NoProbe {
+  __device__ static void at(int) {}
+};
+
 /// Adds the rows lo..hi of the slots (word w of every block's slot) into smem.words[w]: the
 /// warps take (word, share of the blocks) items, several warps a word when the rows are fewer
 /// than the warps, so that a lane has few loads and all of them in flight.
@@ -532,10 +556,21 @@ __device__ __forceinline__ void sum_rows(const std::int64_t* slots, unsigned blo
     const unsigned first = static_cast<unsigned>(item / range) * 32 + static_cast<unsigned>(lane);
     const unsigned step = 32u * static_cast<unsigned>(shares);
     const std::int64_t* row = slots + static_cast<std::uint64_t>(w) * blocks;
+    // Four loads a lane at once, the last four predicated: a remainder loop would wait for each
+    // load before the next (a grid of 264 blocks leaves 1-2 a lane, the whole of the work).
     std::int64_t acc = 0;
-#pragma unroll 4
-    for (unsigned b = first; b < blocks; b += step) acc += __ldcg(row + b);
-    acc = warp_sum_wide(acc);
+    unsigned b = first;
+    for (; b + 3 * step < blocks; b += 4 * step) {
+      acc += __ldcg(row + b) + __ldcg(row + b + step) + __ldcg(row + b + 2 * step) +
+             __ldcg(row + b + 3 * step);
+    }
+    std::int64_t rest[3];
+#pragma unroll
+    for (int k = 0; k < 3; ++k) {
+      const unsigned c = b + static_cast<unsigned>(k) * step;
+      rest[k] = c < blocks ? __ldcg(row + c) : 0;
+    }
+    acc = warp_sum_wide(acc + rest[0] + rest[1] + rest[2]);
     if (lane == 0) {
       atomicAdd(reinterpret_cast<unsigned long long*>(&smem.words[w]),
                 static_cast<unsigned long long>(acc));  // two's complement: a signed sum
@@ -551,7 +586,7 @@ __device__ __forceinline__ void sum_rows(const std::int64_t* slots, unsigned blo
 /// the same range) are loaded with the tails, in the same round of L2 latency, and only the
 /// words of the tails' union outside the hint (none, mostly) take a second round. An empty
 /// hint is hint_lo = kChunks, hint_hi = kChunks - 1. round_sums does the rest.
-template <class T, int kThreads>
+template <class T, int kThreads, class Probe = NoProbe>
 __device__ void finish_slots(const std::int64_t* slots, unsigned blocks, T* out,
                              MergeStorage<T, kThreads / 32>& smem, int hint_lo, int hint_hi) {
   constexpr int kWords = kSlotWords<T>;
@@ -563,6 +598,7 @@ __device__ void finish_slots(const std::int64_t* slots, unsigned blocks, T* out,
   }
   for (int w = static_cast<int>(threadIdx.x); w < kWords; w += kThreads) smem.words[w] = 0;
   __syncthreads();
+  Probe::at(6);
   const std::int64_t* tails = slots + static_cast<std::uint64_t>(kWords - 1) * blocks;
   // The first tail's load, then the hint's words, before any use of the tail.
   const std::uint64_t first_tail = threadIdx.x < blocks ? __ldcg(tails + threadIdx.x) : 0;
@@ -589,6 +625,7 @@ __device__ void finish_slots(const std::int64_t* slots, unsigned blocks, T* out,
     atomicMax(&smem.hi, hi);
   }
   __syncthreads();
+  Probe::at(7);
   lo = smem.lo;
   hi = smem.hi;  // lo > hi for a sum of zeros
   if (lo < hint_lo || hi > hint_hi) {
@@ -598,7 +635,8 @@ __device__ void finish_slots(const std::int64_t* slots, unsigned blocks, T* out,
   }
   if (threadIdx.x == 0) smem.words[kWords - 1] = smem.flags;
   __syncthreads();
-  if (threadIdx.x < 32) round_sums(smem, out);
+  Probe::at(8);
+  if (threadIdx.x < 32) round_sums(smem, out, lo, hi);
 }
 
 /// The exact sum's first pass (see the top of this file). The input is in[0, n): \p head
@@ -606,7 +644,7 @@ __device__ void finish_slots(const std::int64_t* slots, unsigned blocks, T* out,
 /// \p ticket: null for two_pass; for single_pass a zeroed counter, and the last block rounds
 /// the result into *out and leaves the counter zero.
 template <class T, int kThreads, int kVector, int kUnroll, int kExpansion, Residence kResidence,
-          int kMinBlocks = 1024 / kThreads>
+          int kMinBlocks = 1024 / kThreads, class Probe = NoProbe>
 // 1024 / kThreads blocks a multiprocessor: at most 64 registers, two blocks of 512 threads.
 // Without it, chunks in registers took 76-84 (one block of 512) once add_elements looped, and
 // ran slower at 2^23-2^24 on the H100 (docs/performance.md 3.19). (kMinBlocks: the experiment
@@ -626,6 +664,9 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
 
   // The expansion and the chunks as two variables, so that the K doubles stay in registers
   // (see Expansion in exact/accumulator.hpp).
+  Probe::at(0);
+  if (threadIdx.x == 0) smem.next_tile = 0;
+  __syncthreads();
   Front front;
   SpillStore<T, kResidence> back;
   const std::uint64_t thread = blockIdx.x * std::uint64_t{kThreads} + threadIdx.x;
@@ -639,26 +680,45 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
       front.add(__ldg(in + (side == 0 ? thread : tail_start + thread)), back);
     }
   }
+  // The vectors: the block's share of the grid's rounds (round r gives lane l of the block's
+  // warp slot w the vectors r * round + u * stride + block * kThreads + 32 w + l, u < kUnroll),
+  // taken by the block's warps one (round, slot) tile at a time from a counter in shared memory:
+  // a warp that runs ahead takes more tiles, so the block's warps end together. With a fixed
+  // share each, the slowest warp of a block ended 2-5 µs after the fastest (H100, f64, 2^24-2^26,
+  // bench/experiments/exact_phases.cu), and the block's merge waits for it. Tiles are handed out
+  // in order, and a tile that lacks a vector in lane 31 is a warp's last: every later tile of
+  // the block is empty.
   const Vector* body = reinterpret_cast<const Vector*>(in + head);
-  std::uint64_t i = thread;
   const std::uint64_t round = kUnroll * stride;
-  for (; i + (kUnroll - 1) * stride < vectors; i += round) {
+  const std::uint64_t lane_base =
+      std::uint64_t{blockIdx.x} * kThreads + static_cast<unsigned>(threadIdx.x & 31);
+  const auto first_vector = [&](std::uint64_t tile) {
+    return (tile / kWarps) * round + lane_base + (tile % kWarps) * 32;
+  };
+  const std::uint64_t last_lane = 31 - (threadIdx.x & 31);  // from this lane to lane 31
+  std::uint64_t tile = threadIdx.x >> 5;                    // each warp's first: its slot
+  std::uint64_t i = first_vector(tile);
+  while (i + last_lane + (kUnroll - 1) * stride < vectors) {
     Vector v[kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) v[u] = __ldg(body + i + u * stride);
+    // The next tile, while the loads are in flight.
+    unsigned long long next = 0;
+    if ((threadIdx.x & 31) == 0) next = atomicAdd(&smem.next_tile, 1ull) + kWarps;
+    tile = __shfl_sync(0xFFFFFFFFu, next, 0);
+    i = first_vector(tile);
     if constexpr (sizeof(T) == 4 && kVector * kUnroll >= 2) {
       if (add_group(front, back, v)) continue;
     }
     add_elements<T>(front, back, v, kVector * kUnroll);
   }
-  // The last, partial round (fewer than kUnroll vectors left to this thread, a prefix of the
-  // round): its loads all issued before the adds, one wait for memory instead of one a vector.
-  // With kUnroll = 1 the loop above took every vector.
-  if constexpr (kUnroll > 1) {
-    Vector v[kUnroll - 1];
+  // The warp's last tile: a prefix of its vectors in each lane (none in the lanes past the end),
+  // their loads all issued before the adds, one wait for memory instead of one a vector.
+  {
+    Vector v[kUnroll];
     int loaded = 0;
 #pragma unroll
-    for (int u = 0; u < kUnroll - 1; ++u) {
+    for (int u = 0; u < kUnroll; ++u) {
       if (i + u * stride < vectors) {
         v[u] = __ldg(body + i + u * stride);
         loaded = u + 1;
@@ -666,6 +726,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
     }
     add_elements<T>(front, back, v, loaded * kVector);
   }
+  Probe::at(1);
   // The thread's sum: its expansion's K terms, plus its chunks if it spilled. The warp's sums
   // of the chunks gather in its row of shared memory: the spilled chunks (where a lane spilled),
   // then each term's parts over the chunks that term touches in some lane, one term at a time
@@ -711,6 +772,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
     smem.hi = -1;
   }
   __syncthreads();
+  Probe::at(2);
   // The block's sums, one word a thread (kThreads >= kWords), with no carries: a thread adds at
   // most K + 1 words below 2^32 to a chunk, so a block's sums are below 2^43 and the finish's
   // sums over at most kMaxBlocks = 2^19 blocks below 2^62, which round_sums takes. Their range
@@ -727,13 +789,14 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
     }
   }
   __syncthreads();
+  Probe::at(3);
   if (w == kWords - 1) s = slot_tail(static_cast<std::uint32_t>(s), smem.lo, smem.hi);
   // One block (small n): its words are the sum; round them here, with no slot, ticket or
   // finish (the launcher enqueues neither the finish kernel nor the ticket's memset).
   if (gridDim.x == 1) {
     if (w < kWords) smem.words[w] = s;  // the flags word's high bits (the range) are ignored
     __syncthreads();
-    if (w < 32) round_sums(smem, out);
+    if (w < 32) round_sums(smem, out, smem.lo, smem.hi);
     return;
   }
   // Every word's thread stores it (word w of the block's slot at slots[w * grid + block]).
@@ -747,14 +810,17 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   __syncthreads();
   if (threadIdx.x == 0) smem.last = take_ticket(ticket) == gridDim.x - 1;
   __syncthreads();
+  Probe::at(4);
   if (!smem.last) return;
   // The hint: this block's range widened by a word each way (empty if its words are all zero).
   const bool own = own_hi >= 0;
-  finish_slots<T, kThreads>(slots, gridDim.x, out, smem, own ? max(own_lo - 1, 0) : Store::kChunks,
-                            own ? min(own_hi + 1, Store::kChunks - 1) : Store::kChunks - 1);
+  finish_slots<T, kThreads, Probe>(slots, gridDim.x, out, smem,
+                                   own ? max(own_lo - 1, 0) : Store::kChunks,
+                                   own ? min(own_hi + 1, Store::kChunks - 1) : Store::kChunks - 1);
   // Every block has taken its ticket: zero again for the next launch, which a caller's counter
   // (ExactLaunch::counter) needs, in place of a memset before each call.
   if (threadIdx.x == 0) *ticket = 0;
+  Probe::at(5);
 }
 
 /// two_pass's second kernel: one block of kThreads.

@@ -9,8 +9,10 @@
 //
 //   exact_knobs CONFIGS [MODES [SIZES [TYPES]]]
 // CONFIGS: comma-separated BLOCKxUNROLLxK followed by r (chunks in registers, float only) or l
-// (local memory), e.g. 512x4x1r,512x4x2r,512x4x2l; MODES and SIZES as exact_data's
-// (exact_common.cuh; default 0,2,3,4 and 2^20,2^24,2^26); TYPES f32, f64 or both (default f32).
+// (local memory), and optionally @B: a grid of B blocks a multiprocessor instead of the library's
+// (kernels/exact_geometry.hpp's launch_grid), e.g. 512x4x1r,512x4x2r,512x4x2l@3; MODES and SIZES as
+// exact_data's (exact_common.cuh; default 0,2,3,4 and 2^20,2^24,2^26); TYPES f32, f64 or both
+// (default f32).
 
 #include <cub/device/device_reduce.cuh>
 
@@ -38,20 +40,29 @@ namespace tr = tunedreduce;
 struct Config {
   std::string name;
   tr::exact::ExactLaunch launch;
+  int blocks_per_sm = 0;  // 0: the library's grid
 };
 
 std::vector<Config> parse_configs(const char* text) {
   std::vector<Config> out;
   for (const std::string& item : tr::grammar::split_list("CONFIGS", {text})) {
-    int block = 0, unroll = 0, k = 0;
+    int block = 0, unroll = 0, k = 0, per_sm = 0;
     char where = 0;
     int used = 0;
-    if (std::sscanf(item.c_str(), "%dx%dx%d%c%n", &block, &unroll, &k, &where, &used) != 4 ||
-        used != static_cast<int>(item.size()) || (where != 'r' && where != 'l')) {
+    const bool knobs_read =
+        std::sscanf(item.c_str(), "%dx%dx%d%c%n", &block, &unroll, &k, &where, &used) == 4;
+    int grid_used = 0;
+    const bool grid_ok =
+        knobs_read &&
+        (used == static_cast<int>(item.size()) ||
+         (std::sscanf(item.c_str() + used, "@%d%n", &per_sm, &grid_used) == 1 &&
+          used + grid_used == static_cast<int>(item.size()) && per_sm >= 1 && per_sm <= 32));
+    if (!grid_ok || (where != 'r' && where != 'l')) {
       throw std::invalid_argument("CONFIGS: '" + item +
-                                  "' is not BLOCKxUNROLLxK followed by r or l (e.g. 512x4x2r)");
+                                  "' is not BLOCKxUNROLLxK followed by r or l and optionally @B "
+                                  "with B in 1..32 (e.g. 512x4x2r or 512x4x2l@3)");
     }
-    Config c{item, {}};
+    Config c{item, {}, per_sm};
     c.launch.block_threads = block;
     c.launch.unroll = unroll;
     c.launch.expansion = k;
@@ -95,8 +106,10 @@ bool run(const ColdTimer& timer, const cudaDeviceProp& prop, const std::vector<C
                                 tr::kernels::Finish::single_pass,
                                 is_double ? tr::DType::f64 : tr::DType::f32,
                                 tr::Op::exact_sum};
-    l.grid_blocks =
-        static_cast<unsigned>(tr::kernels::exact_geometry::launch_grid(p, n, dev, resident));
+    l.grid_blocks = static_cast<unsigned>(
+        configs[c].blocks_per_sm != 0
+            ? tr::kernels::exact_geometry::max_grid(dev, configs[c].blocks_per_sm)
+            : tr::kernels::exact_geometry::launch_grid(p, n, dev, resident));
     l.counter = counters + c;
     CK(tr::exact::exact_sum(in, nullptr, n, nullptr, temp_bytes[c], s, l));
     CK(cudaMalloc(&temps[c], std::max<std::size_t>(temp_bytes[c], 1)));

@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "exact/reference.hpp"
@@ -370,6 +372,110 @@ TYPED_TEST(ExactAccumulatorTest, TheChunksRoundWideIntegersToNearestEven) {
     twice.units *= 2;
     EXPECT_TRUE(same_bits(oracle_round(twice), doubled.round()));
   }
+}
+
+/// round_narrow, the kernels' finish for a few words, against rounding every chunk: random
+/// words (either sign, up to 2^62) over every narrow range, sums that cancel to zero or to a few
+/// units, ties at every position in the range, the specials, and the ranges it must refuse.
+TYPED_TEST(ExactAccumulatorTest, NarrowRangesRoundAsEveryChunkWould) {
+  using T = TypeParam;
+  using Store = Kulisch<T>;
+  constexpr int kChunks = Store::kChunks;
+  constexpr int kTopLo = kChunks - 4;  // the highest word round_narrow takes
+  std::mt19937_64 rng(1807);
+  const auto check = [&](const std::vector<std::int64_t>& words, int lo, int hi,
+                         std::uint32_t flags, const std::string& what) {
+    T narrow{};
+    ASSERT_TRUE(Store::round_narrow(words.data(), lo, hi, flags, narrow)) << what;
+    const T whole = Store::from_chunks(words.data(), flags).round();
+    EXPECT_TRUE(same_bits(whole, narrow)) << what << ": " << whole << " against " << narrow;
+  };
+  const auto random_word = [&]() -> std::int64_t {
+    const std::int64_t sign = rng() % 2 == 0 ? 1 : -1;
+    switch (rng() % 5) {
+      case 0:
+        return sign * static_cast<std::int64_t>(rng() >> 2);  // to 2^62
+      case 1:
+        return sign * static_cast<std::int64_t>(rng() >> 32);  // to 2^32
+      case 2:
+        return sign * static_cast<std::int64_t>(rng() % 4);  // a few units
+      case 3:
+        return 0;
+      default:
+        return sign * static_cast<std::int64_t>((rng() >> 34) << 32);  // carries only
+    }
+  };
+  const auto range = [&](int& lo, int& hi) {
+    lo = static_cast<int>(rng() % (kTopLo + 1));
+    hi = lo + static_cast<int>(rng() % std::min(Store::kNarrowWords, kTopLo - lo + 1));
+  };
+  const std::uint32_t kPlain = Store::kNotNegativeZero;
+  for (int trial = 0; trial < 20000; ++trial) {
+    int lo = 0, hi = 0;
+    range(lo, hi);
+    std::vector<std::int64_t> words(kChunks, 0);
+    for (int j = lo; j <= hi; ++j) words[static_cast<std::size_t>(j)] = random_word();
+    check(words, lo, hi, trial % 50 == 0 ? 0u : kPlain, "random, trial " + std::to_string(trial));
+  }
+  // Sums that cancel: x·2^32 in a word and -x in the next (zero), then a few units more or less.
+  for (int trial = 0; trial < 2000; ++trial) {
+    int lo = 0, hi = 0;
+    range(lo, hi);
+    std::vector<std::int64_t> words(kChunks, 0);
+    for (int j = lo; j < hi; ++j) {
+      const auto x = static_cast<std::int64_t>(rng() >> 34) * (rng() % 2 == 0 ? 1 : -1);
+      words[static_cast<std::size_t>(j)] += x * (std::int64_t{1} << 32);
+      words[static_cast<std::size_t>(j) + 1] -= x;
+    }
+    words[static_cast<std::size_t>(lo)] += static_cast<std::int64_t>(rng() % 5) - 2;
+    check(words, lo, hi, trial % 2 == 0 ? 0u : kPlain,
+          "cancelling, trial " + std::to_string(trial));
+  }
+  // Ties q·2^s + 2^(s-1), one unit more or less or none, either sign: the normalised chunks of
+  // the positive value (a few words below 2^32), negated word by word for the negative one.
+  constexpr int P = std::numeric_limits<T>::digits;
+  for (int trial = 0; trial < 4000; ++trial) {
+    Store k;
+    const int s = 1 + static_cast<int>(rng() % (32 * (kTopLo - 2)));
+    const std::uint64_t q = (std::uint64_t{1} << (P - 1)) |
+                            (rng() & ((std::uint64_t{1} << (P - 1)) - 1));
+    k.template add_scaled<Residence::memory>(q, s, false);
+    k.template add_scaled<Residence::memory>(1, s - 1, false);
+    if (trial % 3 == 1) k.template add_scaled<Residence::memory>(1, 0, false);
+    k.normalise();
+    int lo = kChunks, hi = -1;
+    for (int j = 0; j < kChunks; ++j) {
+      if (k.chunk(j) != 0) {
+        lo = std::min(lo, j);
+        hi = j;
+      }
+    }
+    std::vector<std::int64_t> words(kChunks, 0);
+    const std::int64_t sign = trial % 2 == 0 ? 1 : -1;
+    for (int j = 0; j < kChunks; ++j) words[static_cast<std::size_t>(j)] = sign * k.chunk(j);
+    if (trial % 3 == 2) words[static_cast<std::size_t>(lo)] -= sign;  // one unit less
+    if (hi - lo + 1 > Store::kNarrowWords || hi > kTopLo) continue;   // the +1's far from the tie
+    check(words, lo, hi, kPlain, "tie, trial " + std::to_string(trial));
+  }
+  // The specials decide alone; an empty range is a sum of zeros.
+  std::vector<std::int64_t> words(kChunks, 0);
+  words[3] = 12345;
+  for (const std::uint32_t flags :
+       {Store::kNaN | kPlain, Store::kPositiveInfinity | kPlain, Store::kNegativeInfinity | kPlain,
+        Store::kPositiveInfinity | Store::kNegativeInfinity}) {
+    check(words, 3, 3, flags, "specials " + std::to_string(flags));
+  }
+  const std::vector<std::int64_t> zeros(kChunks, 0);
+  check(zeros, 5, 4, 0u, "empty, every input -0");
+  check(zeros, 5, 4, kPlain, "empty");
+  // What it refuses: too wide, too close to the top chunk, a negative start.
+  T out{};
+  words.assign(kChunks, 1);
+  EXPECT_FALSE(Store::round_narrow(words.data(), 0, Store::kNarrowWords, kPlain, out));
+  EXPECT_FALSE(Store::round_narrow(words.data(), kTopLo, kTopLo + 1, kPlain, out));
+  EXPECT_FALSE(Store::round_narrow(words.data(), -1, 2, kPlain, out));
+  EXPECT_TRUE(
+      Store::round_narrow(words.data(), kTopLo - Store::kNarrowWords + 1, kTopLo, kPlain, out));
 }
 
 }  // namespace
