@@ -3,25 +3,24 @@
 //
 // exact_sum_blocks: each thread adds its share of the input (the block's share of the grid's
 // rounds, handed to its warps a tile at a time from a counter in shared memory, so that they end
-// together) into its own exact accumulator (exact/accumulator.hpp), held as two variables: the Expansion of K doubles, in
-// registers, and the SpillStore of chunks behind it (registers or local memory, made at the first
-// spill when local). A round of a thread's float loads (2 to 16 floats) whose nonzero elements
-// are all normal and within 27 (up to 4), 26 (8) or 25 (16) binades of each other is added as
-// its exact fp64 sum (add_group; zeros do not count; with K >= 2, one within twice that plus one
-// as two sums); other rounds, and double's, element by
-// element in a loop with one add site (add_elements: the kernels' code size is their time
-// after other kernels; the launch bounds ask for 1024 threads a multiprocessor, 64 registers).
-// The block then sums its threads' values as chunk words (warp reductions, then shared memory:
-// plain int64 sums, no carry): each thread's expansion terms as the parts an add would put into
-// the chunks, over the chunks some lane's term touches, plus the normalised chunks of the
-// threads that spilled; it ORs their flags and stores the sums to its slot of the workspace, one
-// word a thread, the last word holding the flags and the range of the nonzero words. One block
-// rounds its sums itself.
-// Otherwise exact_sum_finish (two_pass), or the last block of exact_sum_blocks to take an
-// acquire-release ticket (single_pass), adds the slots' words inside the union of their ranges
-// (single_pass loads its own range's words with the ranges, in one round of L2 latency) and
-// rounds the sums (round_sums: one lane's carries where the nonzero words are few, as random
-// data's are, else warp-parallel carries; then the window that decides the rounding).
+// together) into its own exact accumulator (exact/accumulator.hpp), held as two variables: the
+// Expansion of K doubles, in registers, and the SpillStore of chunks behind it (registers or local
+// memory, made at the first spill when local). A round of a thread's float loads (2 to 16 floats)
+// whose nonzero elements are all normal and within 27 (up to 4), 26 (8) or 25 (16) binades of each
+// other is added as its exact fp64 sum (add_group; zeros do not count; with K >= 2, one within
+// twice that plus one as two sums); other rounds, and double's, element by element in a loop with
+// one add site (add_elements: the kernels' code size is their time after other kernels; the launch
+// bounds ask for 1024 threads a multiprocessor, 64 registers). The block then sums its threads'
+// values as chunk words (warp reductions, then shared memory: plain int64 sums, no carry): each
+// thread's expansion terms as the parts an add would put into the chunks, over the chunks some
+// lane's term touches, plus the normalised chunks of the threads that spilled; it ORs their flags
+// and stores the sums to its slot of the workspace, one word a thread, the last word holding the
+// flags and the range of the nonzero words. One block rounds its sums itself. Otherwise
+// exact_sum_finish (two_pass), or the last block of exact_sum_blocks to take an acquire-release
+// ticket (single_pass), adds the slots' words inside the union of their ranges (single_pass loads
+// its own range's words with the ranges, in one round of L2 latency) and rounds the sums
+// (round_sums: one lane's carries where the nonzero words are few, as random data's are, else
+// warp-parallel carries; then the window that decides the rounding).
 //
 // Why the bits never depend on the configuration: every step is exact integer arithmetic on
 // one value (the accumulator's add and normalise are exact, the fast path's fp64 sums are exact,
