@@ -12,6 +12,9 @@ std::optional<DType> parse_dtype(std::string_view s) {
       {DType::f32, "float32"},
       {DType::f64, "double"},
       {DType::f64, "float64"},
+      {DType::f16, "half"},
+      {DType::f16, "float16"},
+      {DType::bf16, "bfloat16"},
   });
   if (auto t = dtype_names.from_name(s)) return t;
   return long_names.from_name(s);

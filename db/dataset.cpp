@@ -587,7 +587,7 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
     if (m.params.finish != "two_pass" && m.params.finish != "single_pass" &&
         m.params.finish != "packed")
       r.at("finish").fail("expected two_pass, single_pass or packed");
-    m.dtype = r.at("dtype").parse(parse_dtype, "i32, u32, i64, u64, f32, f64");
+    m.dtype = r.at("dtype").parse(parse_dtype, dtype_choices().c_str());
     if (r.at("dtype").str() != dtype_name(m.dtype)) r.at("dtype").fail("use the short name");
     m.op = r.at("op").parse(parse_op, op_choices().c_str());
     if (const std::string why = op_dtype_mismatch(m.dtype, m.op); !why.empty())
@@ -610,7 +610,7 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
     row.device_key = r.at("device").str();
     if (!d.devices.count(row.device_key)) r.at("device").fail("no device '" + row.device_key + "'");
     Winner& w = row.w;
-    w.dtype = r.at("dtype").parse(parse_dtype, "i32, u32, i64, u64, f32, f64");
+    w.dtype = r.at("dtype").parse(parse_dtype, dtype_choices().c_str());
     w.op = r.at("op").parse(parse_op, op_choices().c_str());
     if (const std::string why = op_dtype_mismatch(w.dtype, w.op); !why.empty())
       r.at("op").fail(why);
@@ -687,7 +687,7 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
       for (std::size_t k = 0; k < rs.size(); ++k) {
         const Reader x = rs.at(k);
         BenchResultRecord b;
-        b.dtype = x.at("dtype").parse(parse_dtype, "i32, u32, i64, u64, f32, f64");
+        b.dtype = x.at("dtype").parse(parse_dtype, dtype_choices().c_str());
         if (x.at("dtype").str() != dtype_name(b.dtype)) x.at("dtype").fail("use the short name");
         b.op = x.at("op").parse(parse_op, op_choices().c_str());
         if (const std::string why = op_dtype_mismatch(b.dtype, b.op); !why.empty())

@@ -158,9 +158,10 @@ struct Counts {
 };
 
 /// Empty where operator \p o is defined for element type \p t (op_applies); else why not, naming
-/// both and the types it is defined for: "the operator 'wide_sum' is defined for i32, u32 and f32
-/// only, not for i64". Writers and import refuse such a row with it before SQL does: the schema's
-/// CHECK refuses it as well (versions 6 and 7), but SQLite names only the constraint.
+/// both and the types it is defined for: "the operator 'wide_sum' is defined for i32, u32, f32,
+/// f16 and bf16 only, not for i64", "the operator 'sum' is defined for i32, u32, i64, u64, f32 and
+/// f64 only, not for f16". Writers and import refuse such a row with it before SQL does: the
+/// schema's CHECK refuses it as well (versions 6 to 8), but SQLite names only the constraint.
 std::string op_dtype_mismatch(DType t, Op o);
 
 /// "2026-03-01T12:34:56.789Z".

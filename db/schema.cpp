@@ -1,5 +1,7 @@
 #include "db/schema.hpp"
 
+#include <initializer_list>
+
 #include <fmt/format.h>
 
 #include "db/connection.hpp"
@@ -362,22 +364,35 @@ constexpr const char* v6_op_check =
     "CHECK (op IN ('sum', 'min', 'max', 'exact_sum') AND (op <> 'exact_sum' OR dtype IN ('f32', "
     "'f64')))";
 
-/// Replaces the operator constraint \p from (of version \p to - 1) with \p to_check in
-/// measurements, winners and bench_results: the migration to version \p to when a version admits
-/// an operator. All three tables must have had \p from.
-void replace_op_check(Connection& conn, const char* from, const char* to_check, int to) {
-  const std::int64_t changed =
-      replace_check(conn, "name IN ('measurements', 'winners', 'bench_results')", from, to_check);
-  if (changed != 3)
-    throw DbError(Problem::io, conn.path(),
-                  fmt::format("{}: cannot migrate to schema version {}: {} of the tables "
-                              "measurements, winners and bench_results have version {}'s "
-                              "operator constraint, not 3",
-                              quoted(conn.path()), to, changed, to - 1));
+/// One CHECK constraint that a version loosens in measurements, winners and bench_results: the
+/// text of version \p to - 1 (\p from) and its replacement. \p what names it in the message of a
+/// file that does not have it ("operator", "element type").
+struct CheckChange {
+  const char* what;
+  const char* from;
+  const char* to;
+};
+
+/// The migration to version \p to when a version admits an operator or an element type: replaces
+/// each constraint of \p changes in measurements, winners and bench_results, in place. All three
+/// tables must have had each old text; quick_check runs once at the end.
+void loosen_row_checks(Connection& conn, std::initializer_list<CheckChange> changes, int to) {
+  for (const CheckChange& c : changes) {
+    const std::int64_t changed =
+        replace_check(conn, "name IN ('measurements', 'winners', 'bench_results')", c.from, c.to);
+    if (changed != 3)
+      throw DbError(Problem::io, conn.path(),
+                    fmt::format("{}: cannot migrate to schema version {}: {} of the tables "
+                                "measurements, winners and bench_results have version {}'s "
+                                "{} constraint, not 3",
+                                quoted(conn.path()), to, changed, to - 1, c.what));
+  }
   quick_check_after(conn, to);
 }
 
-void migrate_5_to_6(Connection& conn) { replace_op_check(conn, v5_op_check, v6_op_check, 6); }
+void migrate_5_to_6(Connection& conn) {
+  loosen_row_checks(conn, {{"operator", v5_op_check, v6_op_check}}, 6);
+}
 
 // Version 7 admits the operator 'wide_sum' (the sum accumulated in, and returned as, the type
 // twice as wide; i32, u32 and f32 only) in the same three tables, and ties it to those element
@@ -389,7 +404,32 @@ constexpr const char* v7_op_check =
     "CHECK (op IN ('sum', 'min', 'max', 'exact_sum', 'wide_sum') AND (op <> 'exact_sum' OR dtype "
     "IN ('f32', 'f64')) AND (op <> 'wide_sum' OR dtype IN ('i32', 'u32', 'f32')))";
 
-void migrate_6_to_7(Connection& conn) { replace_op_check(conn, v6_op_check, v7_op_check, 7); }
+void migrate_6_to_7(Connection& conn) {
+  loosen_row_checks(conn, {{"operator", v6_op_check, v7_op_check}}, 7);
+}
+
+// Version 8 admits the element types 'f16' and 'bf16' (IEEE binary16 and bfloat16) in the same
+// three tables, for the operator 'wide_sum' only (into a float): the dtype constraint gains both,
+// and the operator constraint admits them for wide_sum and refuses them for every other operator,
+// as op_applies does. As in versions 6 and 7, only CHECK constraints are loosened (a stored row
+// of version 7 has neither type and passes the new constraints), so they are edited in place under
+// writable_schema. Version-7 readers are kept out (min_reader_version 8): they would meet an
+// element type they cannot name.
+constexpr const char* v7_dtype_check =
+    "CHECK (dtype IN ('i32', 'u32', 'i64', 'u64', 'f32', 'f64'))";
+constexpr const char* v8_dtype_check =
+    "CHECK (dtype IN ('i32', 'u32', 'i64', 'u64', 'f32', 'f64', 'f16', 'bf16'))";
+constexpr const char* v8_op_check =
+    "CHECK (op IN ('sum', 'min', 'max', 'exact_sum', 'wide_sum') AND (op <> 'exact_sum' OR dtype "
+    "IN ('f32', 'f64')) AND (op <> 'wide_sum' OR dtype IN ('i32', 'u32', 'f32', 'f16', 'bf16')) "
+    "AND (op = 'wide_sum' OR dtype NOT IN ('f16', 'bf16')))";
+
+void migrate_7_to_8(Connection& conn) {
+  loosen_row_checks(conn,
+                    {{"element type", v7_dtype_check, v8_dtype_check},
+                     {"operator", v7_op_check, v8_op_check}},
+                    8);
+}
 
 constexpr Migration history[] = {
     {0, "create the schema, or upgrade the version-0 prototype layout", migrate_0_to_1},
@@ -406,6 +446,10 @@ constexpr Migration history[] = {
      "allow the operator 'wide_sum' (i32, u32 and f32 only) in measurements, winners and bench "
      "results",
      migrate_6_to_7},
+    {7,
+     "allow the element types 'f16' and 'bf16' (for the operator 'wide_sum' only) in "
+     "measurements, winners and bench results",
+     migrate_7_to_8},
 };
 
 }  // namespace

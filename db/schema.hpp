@@ -19,7 +19,8 @@ inline constexpr std::int32_t application_id = 0x54524442;
 /// 5: the table gpus, measurements.gpu_id, runs.driver_version, runtime_version, config_text.
 /// 6: the operator 'exact_sum' (f32 and f64 only) in measurements, winners and bench_results.
 /// 7: the operator 'wide_sum' (i32, u32 and f32 only) in measurements, winners and bench_results.
-inline constexpr int schema_version = 7;
+/// 8: the element types 'f16' and 'bf16' (for 'wide_sum' only) in the same three tables.
+inline constexpr int schema_version = 8;
 /// The first version with gpus, measurements.gpu_id and the runs' driver, runtime and
 /// configuration text: readers of an older file read those as absent (NULL, no GPUs).
 inline constexpr int provenance_version = 5;
@@ -27,9 +28,9 @@ inline constexpr int provenance_version = 5;
 /// from it up to schema_version differ only by tables and nullable columns that were added,
 /// which a reader takes for empty or NULL when a file lacks them (a version-3 file has no bench
 /// runs; a version-4 file no GPUs), and by CHECK constraints that were loosened to admit new
-/// operators (versions 6 and 7), which matter only to writers: an older file simply has no rows
-/// of those operators. Older files are refused (Problem::too_old: `tunedreduce db migrate` upgrades
-/// them).
+/// operators (versions 6 and 7) and element types (version 8), which matter only to writers: an
+/// older file simply has no rows of those operators and types. Older files are refused
+/// (Problem::too_old: `tunedreduce db migrate` upgrades them).
 inline constexpr int oldest_readable_version = 3;
 /// Stored in meta.min_reader_version: the oldest reader that may read this schema. A schema that
 /// only adds tables or nullable columns keeps it; one that changes meaning raises it. Version 2
@@ -40,8 +41,9 @@ inline constexpr int oldest_readable_version = 3;
 /// Version 5 only added a table and nullable columns, and keeps it too. Version 6 raised it to 6:
 /// a file may hold rows of the operator 'exact_sum', which an older reader cannot name. Version 7
 /// raised it to 7 for the same reason: a file may hold rows of the operator 'wide_sum', which a
-/// version-6 reader cannot name.
-inline constexpr int min_reader_version = 7;
+/// version-6 reader cannot name. Version 8 raised it to 8: a file may hold rows of the element
+/// types 'f16' and 'bf16', which a version-7 reader cannot name.
+inline constexpr int min_reader_version = 8;
 
 /// What a database file says about itself, read without touching any table but meta.
 struct SchemaState {
@@ -79,8 +81,9 @@ struct Migration {
 /// The real history: step 0 -> 1 creates the schema or upgrades the version-0 prototype layout;
 /// 1 -> 2 admits the finish 'packed'; 2 -> 3 gives winners an L2 mode; 3 -> 4 adds the bench
 /// tables; 4 -> 5 adds the GPUs and the runs' driver, runtime and configuration text; 5 -> 6
-/// admits the operator 'exact_sum'; 6 -> 7 admits the operator 'wide_sum'. A new file is created
-/// at version 1 and migrated forward, so it has exactly the schema of a migrated one.
+/// admits the operator 'exact_sum'; 6 -> 7 admits the operator 'wide_sum'; 7 -> 8 admits the
+/// element types 'f16' and 'bf16' (for 'wide_sum' only). A new file is created at version 1 and
+/// migrated forward, so it has exactly the schema of a migrated one.
 std::span<const Migration> migrations();
 
 /// Brings the schema to \p target with \p steps, inside the caller's BEGIN IMMEDIATE transaction,

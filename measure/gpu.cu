@@ -78,6 +78,12 @@ cudaError_t fill_input(DType d, void* p, std::uint64_t n, std::uint64_t seed, in
     case DType::f64:
       launch_fill<double>(p, n, seed, sm_count, stream);
       break;
+    case DType::f16:
+      launch_fill<Half>(p, n, seed, sm_count, stream);
+      break;
+    case DType::bf16:
+      launch_fill<BFloat16>(p, n, seed, sm_count, stream);
+      break;
   }
   return cudaGetLastError();
 }

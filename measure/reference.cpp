@@ -41,10 +41,15 @@ T max_identity() {
 template <class T>
 Partial<T> fold_range(Op op, std::uint64_t seed, std::uint64_t begin, std::uint64_t end) {
   Partial<T> p;
-  p.value = op == Op::min ? min_identity<T>() : max_identity<T>();
+  if constexpr (!is_half_v<T>) p.value = op == Op::min ? min_identity<T>() : max_identity<T>();
   for (std::uint64_t i = begin; i < end; ++i) {
     const T x = data_value<T>(seed, i);
-    if (op == Op::sum || op == Op::wide_sum) {
+    if constexpr (is_half_v<T>) {  // wide_sum alone (op_applies)
+      const long double v = to_float(x);
+      p.fsum += v;
+      p.abs_sum += std::fabs(v);
+      continue;
+    } else if (op == Op::sum || op == Op::wide_sum) {
       if constexpr (std::is_integral_v<T>) {
         p.isum += static_cast<std::uint64_t>(x);
       } else {
@@ -93,12 +98,15 @@ Reference exact_reference_of(DType dtype, std::uint64_t seed, std::uint64_t n) {
 }
 
 /// wide_sum's result type for elements of T (types.hpp, result_dtype): int64_t, uint64_t,
-/// double for the 32-bit types; T itself for the others, which wide_sum refuses.
+/// double for the 32-bit types, float for the half types; T itself for the others, which
+/// wide_sum refuses.
 template <class T>
 using wide_t = std::conditional_t<
-    sizeof(T) != 4, T,
-    std::conditional_t<std::is_floating_point_v<T>, double,
-                       std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>>>;
+    is_half_v<T>, float,
+    std::conditional_t<
+        sizeof(T) != 4, T,
+        std::conditional_t<std::is_floating_point_v<T>, double,
+                           std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>>>>;
 
 template <class T>
 Reference reference_of(DType dtype, Op op, std::uint64_t seed, std::uint64_t n) {
@@ -120,36 +128,47 @@ Reference reference_of(DType dtype, Op op, std::uint64_t seed, std::uint64_t n) 
   r.dtype = dtype;
   r.op = op;
   r.n = n;
-  T value{};
-  if (op == Op::sum || op == Op::wide_sum) {
-    // Integers: the sum modulo 2^64 of the values sign- or zero-extended, whose low 32 bits are
-    // the 32-bit sum's and all 64 the wide sum's. Floats: the long-double sum, rounded once to
-    // the result's type.
-    wide_t<T> wide{};
-    if constexpr (std::is_integral_v<T>) {
-      std::uint64_t s = 0;
-      for (auto& p : partial) s += p.isum;
-      value = static_cast<T>(s);
-      wide = static_cast<wide_t<T>>(s);
-    } else {
-      for (auto& p : partial) {
-        r.fp_sum += p.fsum;
-        r.abs_sum += p.abs_sum;
-      }
-      value = static_cast<T>(r.fp_sum);
-      wide = static_cast<wide_t<T>>(r.fp_sum);
+  if constexpr (is_half_v<T>) {
+    // wide_sum into float: the long-double sum, rounded once to float.
+    for (auto& p : partial) {
+      r.fp_sum += p.fsum;
+      r.abs_sum += p.abs_sum;
     }
-    if (op == Op::wide_sum) {
-      std::memcpy(r.bits, &wide, sizeof wide);
-      return r;
-    }
+    const auto wide = static_cast<float>(r.fp_sum);
+    std::memcpy(r.bits, &wide, sizeof wide);
+    return r;
   } else {
-    value = op == Op::min ? min_identity<T>() : max_identity<T>();
-    for (auto& p : partial)
-      value = op == Op::min ? std::min(value, p.value) : std::max(value, p.value);
+    T value{};
+    if (op == Op::sum || op == Op::wide_sum) {
+      // Integers: the sum modulo 2^64 of the values sign- or zero-extended, whose low 32 bits are
+      // the 32-bit sum's and all 64 the wide sum's. Floats: the long-double sum, rounded once to
+      // the result's type.
+      wide_t<T> wide{};
+      if constexpr (std::is_integral_v<T>) {
+        std::uint64_t s = 0;
+        for (auto& p : partial) s += p.isum;
+        value = static_cast<T>(s);
+        wide = static_cast<wide_t<T>>(s);
+      } else {
+        for (auto& p : partial) {
+          r.fp_sum += p.fsum;
+          r.abs_sum += p.abs_sum;
+        }
+        value = static_cast<T>(r.fp_sum);
+        wide = static_cast<wide_t<T>>(r.fp_sum);
+      }
+      if (op == Op::wide_sum) {
+        std::memcpy(r.bits, &wide, sizeof wide);
+        return r;
+      }
+    } else {
+      value = op == Op::min ? min_identity<T>() : max_identity<T>();
+      for (auto& p : partial)
+        value = op == Op::min ? std::min(value, p.value) : std::max(value, p.value);
+    }
+    std::memcpy(r.bits, &value, sizeof(T));
+    return r;
   }
-  std::memcpy(r.bits, &value, sizeof(T));
-  return r;
 }
 
 template <class T>
@@ -206,6 +225,10 @@ Reference compute_reference(DType dtype, Op op, std::uint64_t seed, std::uint64_
       return reference_of<float>(dtype, op, seed, n);
     case DType::f64:
       return reference_of<double>(dtype, op, seed, n);
+    case DType::f16:
+      return reference_of<Half>(dtype, op, seed, n);
+    case DType::bf16:
+      return reference_of<BFloat16>(dtype, op, seed, n);
   }
   return {};
 }
@@ -224,6 +247,9 @@ std::string verify(const Reference& ref, const void* got) {
       return verify_as<float>(ref, got);
     case DType::f64:
       return verify_as<double>(ref, got);
+    case DType::f16:
+    case DType::bf16:
+      break;  // never a result type (types.hpp, result_dtype)
   }
   return "unknown element type";
 }

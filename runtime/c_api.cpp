@@ -45,10 +45,10 @@ tr_status guarded(F&& f) noexcept {
 }
 
 tunedreduce::DType to_dtype(int d) {
-  if (d < TR_I32 || d > TR_F64)
+  if (d < TR_I32 || d > TR_BF16)
     throw tunedreduce::ReduceError(
         tunedreduce::Status::invalid_argument,
-        fmt::format("dtype {} is not a tr_dtype (0..5: TR_I32 .. TR_F64)", d));
+        fmt::format("dtype {} is not a tr_dtype (0..7: TR_I32 .. TR_BF16)", d));
   return static_cast<tunedreduce::DType>(d);
 }
 

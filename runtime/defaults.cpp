@@ -273,6 +273,30 @@ constexpr DefaultRule rules[] = {
     {DType::f32, Op::wide_sum, 11863283, "vectorized.b512.u8.single_pass.f32.wide_sum"},
     {DType::f32, Op::wide_sum, 47453132, "vectorized.b1024.u2.single_pass.f32.wide_sum"},
     {DType::f32, Op::wide_sum, all, "streaming.b512.u8.two_pass.f32.wide_sum"},
+    // wide_sum of the half types (f16, bf16 -> f32): f32 wide_sum's rules by bytes (twice the
+    // elements per interval and per tile), the same kernels, until a tune of these keys chooses.
+    {DType::f16, Op::wide_sum, 2048, "single_tile.b128.u2.single_pass.f16.wide_sum"},
+    {DType::f16, Op::wide_sum, 8192, "single_tile.b512.u2.single_pass.f16.wide_sum"},
+    {DType::f16, Op::wide_sum, 16384, "single_tile.b1024.u2.single_pass.f16.wide_sum"},
+    {DType::f16, Op::wide_sum, 32768, "single_tile.b1024.u4.single_pass.f16.wide_sum"},
+    {DType::f16, Op::wide_sum, 65536, "single_tile.b1024.u8.single_pass.f16.wide_sum"},
+    {DType::f16, Op::wide_sum, 741455, "tiled.b256.u2.single_pass.f16.wide_sum"},
+    {DType::f16, Op::wide_sum, 2965820, "vectorized.b256.u4.single_pass.f16.wide_sum"},
+    {DType::f16, Op::wide_sum, 5931641, "vectorized.b256.u8.single_pass.f16.wide_sum"},
+    {DType::f16, Op::wide_sum, 23726566, "vectorized.b512.u8.single_pass.f16.wide_sum"},
+    {DType::f16, Op::wide_sum, 94906265, "vectorized.b1024.u2.single_pass.f16.wide_sum"},
+    {DType::f16, Op::wide_sum, all, "streaming.b512.u8.two_pass.f16.wide_sum"},
+    {DType::bf16, Op::wide_sum, 2048, "single_tile.b128.u2.single_pass.bf16.wide_sum"},
+    {DType::bf16, Op::wide_sum, 8192, "single_tile.b512.u2.single_pass.bf16.wide_sum"},
+    {DType::bf16, Op::wide_sum, 16384, "single_tile.b1024.u2.single_pass.bf16.wide_sum"},
+    {DType::bf16, Op::wide_sum, 32768, "single_tile.b1024.u4.single_pass.bf16.wide_sum"},
+    {DType::bf16, Op::wide_sum, 65536, "single_tile.b1024.u8.single_pass.bf16.wide_sum"},
+    {DType::bf16, Op::wide_sum, 741455, "tiled.b256.u2.single_pass.bf16.wide_sum"},
+    {DType::bf16, Op::wide_sum, 2965820, "vectorized.b256.u4.single_pass.bf16.wide_sum"},
+    {DType::bf16, Op::wide_sum, 5931641, "vectorized.b256.u8.single_pass.bf16.wide_sum"},
+    {DType::bf16, Op::wide_sum, 23726566, "vectorized.b512.u8.single_pass.bf16.wide_sum"},
+    {DType::bf16, Op::wide_sum, 94906265, "vectorized.b1024.u2.single_pass.bf16.wide_sum"},
+    {DType::bf16, Op::wide_sum, all, "streaming.b512.u8.two_pass.bf16.wide_sum"},
 };
 
 }  // namespace

@@ -24,7 +24,7 @@ std::string hex(const void* p) {
 }
 
 void check_enums(DType dtype, Op op) {
-  if (static_cast<unsigned>(dtype) > static_cast<unsigned>(DType::f64))
+  if (static_cast<unsigned>(dtype) > static_cast<unsigned>(DType::bf16))
     throw ReduceError(Status::invalid_argument,
                       fmt::format("dtype {} is not an element type (0..{}: {})",
                                   static_cast<int>(dtype), dtype_names.size() - 1,

@@ -35,13 +35,16 @@ typedef enum tr_dtype {
   TR_I64 = 2,
   TR_U64 = 3,
   TR_F32 = 4,
-  TR_F64 = 5
+  TR_F64 = 5,
+  TR_F16 = 6, /**< IEEE binary16 (CUDA's __half): TR_WIDE_SUM only, into a float */
+  TR_BF16 = 7 /**< bfloat16 (CUDA's __nv_bfloat16): TR_WIDE_SUM only, into a float */
 } tr_dtype;
 
-/** Operators (the numbers of tunedreduce::Op). TR_EXACT_SUM, for TR_F32 and TR_F64 only: the
- *  true sum rounded once to nearest even, the same bits from every kernel and GPU. TR_WIDE_SUM,
- *  for TR_I32, TR_U32 and TR_F32 only: the sum accumulated in and returned as the type twice as
- *  wide (int64_t, uint64_t, double: d_out points to 8 bytes). */
+/** Operators (the numbers of tunedreduce::Op). TR_SUM, TR_MIN and TR_MAX: for the 4- and 8-byte
+ *  types. TR_EXACT_SUM, for TR_F32 and TR_F64 only: the true sum rounded once to nearest even,
+ *  the same bits from every kernel and GPU. TR_WIDE_SUM, for TR_I32, TR_U32, TR_F32, TR_F16 and
+ *  TR_BF16 only: the sum accumulated in and returned as a wider type (int64_t, uint64_t, double:
+ *  d_out points to 8 bytes; float for the half types: 4 bytes). */
 typedef enum tr_op { TR_SUM = 0, TR_MIN = 1, TR_MAX = 2, TR_EXACT_SUM = 3, TR_WIDE_SUM = 4 } tr_op;
 
 /** Lookup levels (the numbers of tunedreduce::Level). */
@@ -99,8 +102,9 @@ TR_API tr_status tr_max(const void* d_in, void* d_out, uint64_t n, int dtype, vo
  *  op TR_EXACT_SUM. NaN if any input is NaN or both infinities occur, +0 for n == 0. */
 TR_API tr_status tr_exact_sum(const void* d_in, void* d_out, uint64_t n, int dtype, void* stream);
 
-/** The wide sum (TR_WIDE_SUM) of TR_I32, TR_U32 or TR_F32 elements into one int64_t, uint64_t
- *  or double at d_out (another dtype is TR_ERROR_INVALID_ARGUMENT), with the cached workspace;
+/** The wide sum (TR_WIDE_SUM) of TR_I32, TR_U32, TR_F32, TR_F16 or TR_BF16 elements into one
+ *  int64_t, uint64_t, double, float or float at d_out (another dtype is
+ *  TR_ERROR_INVALID_ARGUMENT), with the cached workspace;
  *  the two-phase form is tr_reduce with op TR_WIDE_SUM. 0 for n == 0. */
 TR_API tr_status tr_wide_sum(const void* d_in, void* d_out, uint64_t n, int dtype, void* stream);
 

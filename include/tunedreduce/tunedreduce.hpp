@@ -14,6 +14,11 @@
 /// \endcode
 
 #include <cuda_runtime_api.h>
+#if __has_include(<cuda_fp16.h>) && __has_include(<cuda_bf16.h>)
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#define TUNEDREDUCE_HAS_HALF 1
+#endif
 
 #include <cstddef>
 #include <cstdint>
@@ -194,10 +199,7 @@ const char* kernel_id(std::size_t index) noexcept;
 
 namespace detail {
 template <class T>
-constexpr DType dtype_of() {
-  static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool> && !std::is_same_v<T, char> &&
-                    (sizeof(T) == 4 || sizeof(T) == 8),
-                "tunedreduce reduces 32- and 64-bit integers, float and double");
+constexpr DType dtype_of_arithmetic() {
   if constexpr (std::is_floating_point_v<T>) {
     static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
                   "tunedreduce reduces float and double");
@@ -210,8 +212,28 @@ constexpr DType dtype_of() {
 }
 }  // namespace detail
 
+namespace detail {
+template <class T>
+constexpr DType dtype_of() {
+#ifdef TUNEDREDUCE_HAS_HALF
+  if constexpr (std::is_same_v<T, __half>) {
+    return DType::f16;
+  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    return DType::bf16;
+  } else
+#endif
+  {
+    static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool> && !std::is_same_v<T, char> &&
+                      (sizeof(T) == 4 || sizeof(T) == 8),
+                  "tunedreduce reduces 32- and 64-bit integers, float and double, and __half and "
+                  "__nv_bfloat16 into a float (sum<__half, float>)");
+    return dtype_of_arithmetic<T>();
+  }
+}
+}  // namespace detail
+
 /// The DType of T (int32_t, uint32_t, int64_t, uint64_t, float, double, or an integer type of
-/// the same size and signedness).
+/// the same size and signedness; __half and __nv_bfloat16 where CUDA's half headers are found).
 template <class T>
 inline constexpr DType dtype_of = detail::dtype_of<std::remove_cv_t<T>>();
 
@@ -227,10 +249,11 @@ template <class T, class R>
 constexpr Op sum_op() {
   constexpr DType in = tunedreduce::dtype_of<T>;
   constexpr DType out = tunedreduce::dtype_of<R>;
-  static_assert(out == in ||
+  static_assert((out == in && op_applies(in, Op::sum)) ||
                     (op_applies(in, Op::wide_sum) && out == result_dtype(in, Op::wide_sum)),
-                "sum<T, R>: R is T, or the type twice as wide of a 32-bit T (int32_t -> int64_t, "
-                "uint32_t -> uint64_t, float -> double)");
+                "sum<T, R>: R is T, or the wide type of T (int32_t -> int64_t, uint32_t -> "
+                "uint64_t, float -> double, __half -> float, __nv_bfloat16 -> float; a half type "
+                "has no same-type sum: sum<__half, float>)");
   return out == in ? Op::sum : Op::wide_sum;
 }
 

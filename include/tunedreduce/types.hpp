@@ -8,38 +8,45 @@ namespace tunedreduce {
 
 /// Element type of a reduction. The accumulator and the result have the element type (as in CUB),
 /// so integer sums wrap modulo 2^bits identically in every kernel variant, except for
-/// Op::wide_sum, whose accumulator and result are wider (result_dtype).
-enum class DType : std::uint8_t { i32, u32, i64, u64, f32, f64 };
+/// Op::wide_sum, whose accumulator and result are wider (result_dtype). f16 and bf16 are CUDA's
+/// __half and __nv_bfloat16 (IEEE binary16 and bfloat16, two bytes each); so far they are reduced
+/// by wide_sum alone (op_applies), into a float.
+enum class DType : std::uint8_t { i32, u32, i64, u64, f32, f64, f16, bf16 };
 
 /// Reduction operator. For floating-point min and max a NaN anywhere in the input gives NaN.
 /// exact_sum, for f32 and f64 only (op_applies): the true sum of the inputs rounded once to
 /// nearest even, so the same bits from every kernel, launch configuration and GPU; NaN if any
 /// input is NaN or both infinities occur, ±Inf if one does or the rounded sum overflows.
-/// wide_sum, for i32, u32 and f32 only (op_applies): the sum accumulated in, and returned as, the
-/// type twice as wide (result_dtype: i64, u64, f64), so a sum of many 32-bit integers does not
-/// wrap at 2^32 (it wraps modulo 2^64) and a float sum keeps double's precision.
+/// wide_sum, for i32, u32, f32, f16 and bf16 only (op_applies): the sum accumulated in, and
+/// returned as, a wider type (result_dtype: i64, u64, f64, and f32 for both half types), so a sum
+/// of many 32-bit integers does not wrap at 2^32 (it wraps modulo 2^64), a float sum keeps
+/// double's precision and a half-precision sum float's.
 enum class Op : std::uint8_t { sum, min, max, exact_sum, wide_sum };
 
-inline constexpr DType all_dtypes[] = {DType::i32, DType::u32, DType::i64,
-                                       DType::u64, DType::f32, DType::f64};
+inline constexpr DType all_dtypes[] = {DType::i32, DType::u32, DType::i64, DType::u64,
+                                       DType::f32, DType::f64, DType::f16, DType::bf16};
 inline constexpr Op all_ops[] = {Op::sum, Op::min, Op::max, Op::exact_sum, Op::wide_sum};
 
-/// Whether operator \p o is defined for element type \p t: sum, min and max are for every
-/// type, exact_sum for f32 and f64 only, wide_sum for i32, u32 and f32 only. Whatever iterates
-/// all_dtypes x all_ops skips the pairs this refuses.
+/// Whether element type \p t is one of the two-byte floating-point types (f16, bf16).
+constexpr bool is_half(DType t) noexcept { return t == DType::f16 || t == DType::bf16; }
+
+/// Whether operator \p o is defined for element type \p t: sum, min and max for the 4- and
+/// 8-byte types, exact_sum for f32 and f64 only, wide_sum for i32, u32, f32, f16 and bf16 only.
+/// Whatever iterates all_dtypes x all_ops skips the pairs this refuses.
 constexpr bool op_applies(DType t, Op o) noexcept {
   switch (o) {
     case Op::exact_sum:
       return t == DType::f32 || t == DType::f64;
     case Op::wide_sum:
-      return t == DType::i32 || t == DType::u32 || t == DType::f32;
+      return t == DType::i32 || t == DType::u32 || t == DType::f32 || is_half(t);
     default:
-      return true;
+      return !is_half(t);
   }
 }
 
 /// The type of the result (and of the accumulator) of \p o over elements of \p t: the element
-/// type, except for wide_sum: i32 -> i64, u32 -> u64, f32 -> f64. Meaningful where op_applies.
+/// type, except for wide_sum: i32 -> i64, u32 -> u64, f32 -> f64, f16 and bf16 -> f32.
+/// Meaningful where op_applies.
 constexpr DType result_dtype(DType t, Op o) noexcept {
   if (o != Op::wide_sum) return t;
   switch (t) {
@@ -47,6 +54,9 @@ constexpr DType result_dtype(DType t, Op o) noexcept {
       return DType::i64;
     case DType::u32:
       return DType::u64;
+    case DType::f16:
+    case DType::bf16:
+      return DType::f32;
     default:
       return DType::f64;
   }
@@ -55,6 +65,9 @@ constexpr DType result_dtype(DType t, Op o) noexcept {
 /// Size of one element of \p t in bytes.
 constexpr unsigned dtype_size(DType t) noexcept {
   switch (t) {
+    case DType::f16:
+    case DType::bf16:
+      return 2;
     case DType::i32:
     case DType::u32:
     case DType::f32:
@@ -65,7 +78,7 @@ constexpr unsigned dtype_size(DType t) noexcept {
 }
 
 /// Short name used in registry ids, the database and the CLI: "i32", "u32", "i64", "u64",
-/// "f32", "f64".
+/// "f32", "f64", "f16", "bf16".
 constexpr const char* dtype_name(DType t) noexcept {
   switch (t) {
     case DType::i32:
@@ -80,6 +93,10 @@ constexpr const char* dtype_name(DType t) noexcept {
       return "f32";
     case DType::f64:
       return "f64";
+    case DType::f16:
+      return "f16";
+    case DType::bf16:
+      return "bf16";
   }
   return "?";
 }

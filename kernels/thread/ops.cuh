@@ -8,6 +8,9 @@
 // (x + -0.0 == x for every x, -0.0 included), so a sum of only -0.0 is -0.0 as IEEE 754 has it,
 // whatever the grid; the sum of nothing (n == 0) is +0.0, as CUB's and NumPy's are.
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -41,6 +44,16 @@ struct dtype_traits<DType::f32> {
 template <>
 struct dtype_traits<DType::f64> {
   using type = double;
+};
+/// The half types are inputs only (wide_sum into float): the kernels widen each element with
+/// its conversion to float as they fold it.
+template <>
+struct dtype_traits<DType::f16> {
+  using type = __half;
+};
+template <>
+struct dtype_traits<DType::bf16> {
+  using type = __nv_bfloat16;
 };
 template <DType D>
 using dtype_t = typename dtype_traits<D>::type;

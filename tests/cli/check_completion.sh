@@ -75,9 +75,9 @@ exactly "--dtypes" -- tunedreduce list --dt
 exactly "-o" -- tunedreduce report -o  # a complete short option completes to itself
 
 # Values: words, list items after a comma, --option=value, old spellings, files.
-exactly "i32 u32 i64 u64 f32 f64" -- tunedreduce list --dtypes ""
-exactly "i32,f32 i32,f64" -- tunedreduce bench --dtypes i32,f
-exactly "i32 u32 i64 u64 f32 f64" -- tunedreduce report --dtypes = ""
+exactly "i32 u32 i64 u64 f32 f64 f16 bf16" -- tunedreduce list --dtypes ""
+exactly "i32,f32 i32,f64 i32,f16" -- tunedreduce bench --dtypes i32,f
+exactly "i32 u32 i64 u64 f32 f64 f16 bf16" -- tunedreduce report --dtypes = ""
 exactly "sum" -- tunedreduce tune --ops = s
 exactly "f64" -- tunedreduce list --dtype f6  # old spelling: not offered, still completed
 exactly "min max" -- tunedreduce report --op m

@@ -241,7 +241,7 @@ TEST(CliGrammar, ListOptionsTakeCommasAndRepeatsAndTheOldSpellings) {
   const std::size_t exact = listed({"--ops", "exact_sum"});
   EXPECT_EQ(exact, 90u);  // the exact families: f32 54, f64 36
   const std::size_t wide = listed({"--ops", "wide_sum"});
-  EXPECT_EQ(wide, 420u);  // the 16-byte-load families of i32, u32, f32: 140 each
+  EXPECT_EQ(wide, 700u);  // the 16-byte-load families of i32, u32, f32, f16, bf16: 140 each
   EXPECT_EQ(listed({"--ops", "sum,min", "--op", "max"}), kernels::registry().size() - exact - wide);
   EXPECT_EQ(listed({"--op", "sum", "--op", "min", "--op", "max", "--op", "exact_sum", "--op",
                     "wide_sum"}),
@@ -342,7 +342,7 @@ TEST(CliGrammar, BadInputIsExit2NamingTheOptionAndTheValue) {
       {{"tune", tune_dry, "--sizes", "2^10,2^50..2^51*2"}, "--sizes: invalid size '2^50'"},
       {{"tune", tune_dry, "--sizes", "2^10,,2^12"}, "--sizes: empty item in '2^10,,2^12'"},
       {{"tune", tune_dry, "--sizes", "16M"}, "did you mean 16Mi?"},
-      {{"tune", tune_dry, "--dtypes", "f32,f16"}, "--dtypes: unknown element type 'f16'"},
+      {{"tune", tune_dry, "--dtypes", "f32,f8"}, "--dtypes: unknown element type 'f8'"},
       {{"tune", tune_dry, "--blocks", "128", "--blocks", "abc"},
        "--blocks: 'abc' is not an integer"},
       {{"tune", tune_dry, "--strategy", "random", "--strategy", "halving"},
@@ -374,9 +374,9 @@ TEST(CliGrammar, BadInputIsExit2NamingTheOptionAndTheValue) {
        "--n: takes one element count, not a list or range: '2^10,2^12'"},
       {{"report", "ladder", "--db", h100_db, "--n", "2^41"}, "--n: invalid size '2^41'"},
       {{"report", "ladder", "--db", h100_db, "--n", "16M"}, "--n: invalid size '16M'"},
-      {{"report", "best", "--db", h100_db, "--dtypes", "i32,f16"},
-       "--dtypes: unknown element type 'f16'"},
-      {{"report", "best", "--db", h100_db, "--dtype", "f16"}, "unknown element type 'f16'"},
+      {{"report", "best", "--db", h100_db, "--dtypes", "i32,f8"},
+       "--dtypes: unknown element type 'f8'"},
+      {{"report", "best", "--db", h100_db, "--dtype", "f8"}, "unknown element type 'f8'"},
       {{"report", "best", "--db", h100_db, "--ops", "prod"}, "--ops: unknown op 'prod'"},
       {{"report", "heatmap", "--db", h100_db, "--families", "fastest"},
        "--families: unknown family 'fastest'"},

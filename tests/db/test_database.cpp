@@ -11,6 +11,7 @@
 
 #include "common/exit_codes.hpp"
 #include "db/bench.hpp"
+#include "db/check.hpp"
 #include "db/database.hpp"
 #include "db/schema.hpp"
 #include "db/snapshot.hpp"
@@ -623,7 +624,7 @@ TEST(Migration, Version1GainsThePackedFinishWithEveryRowKept) {
     EXPECT_EQ(c.query_int("PRAGMA user_version"), 1);
   }
   Database db = Database::open_writer(path);
-  EXPECT_EQ(db.file_schema_version(), schema_version);  // 1 -> 2 -> ... -> 6 -> 7
+  EXPECT_EQ(db.file_schema_version(), schema_version);  // 1 -> 2 -> ... -> 7 -> 8
   EXPECT_EQ(db.counts().measurements, 40);
   EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
   EXPECT_EQ(db.connection().query_int("SELECT count(*) FROM pragma_foreign_key_check"), 0);
@@ -670,12 +671,12 @@ TEST(Migration, Version2WinnersTakeTheL2ModeOfTheirMeasurement) {
   }
 
   Database db = Database::open_writer(path);            // foreign keys on, as for every writer
-  EXPECT_EQ(db.file_schema_version(), schema_version);  // 2 -> 3 -> ... -> 6 -> 7
+  EXPECT_EQ(db.file_schema_version(), schema_version);  // 2 -> 3 -> ... -> 7 -> 8
   EXPECT_EQ(db.connection().query_int("PRAGMA foreign_keys"), 1);
   EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
   EXPECT_EQ(db.connection().query_int("SELECT count(*) FROM pragma_foreign_key_check"), 0);
   EXPECT_EQ(db.connection().query_text("SELECT value FROM meta WHERE key = 'min_reader_version'"),
-            "7");
+            "8");
   // Every winner is kept, with its id, and takes the mode of its measurement.
   auto ws = db.winners();
   ASSERT_EQ(ws.size(), before.size());
@@ -799,16 +800,32 @@ void expect_older_binaries_refused(const SchemaState& state, const Connection& c
   }
 }
 
-TEST(Migration, OlderBinariesAreRefusedAVersion7FileCleanly) {
+TEST(Migration, OlderBinariesAreRefusedAVersion8FileCleanly) {
   TempDir dir;
   { Database::open_writer(dir / "tune.db").upsert_device(test::h100()); }
   Connection c = Connection::open(dir / "tune.db", OpenMode::read_only);
   const SchemaState state = read_schema_state(c);
+  EXPECT_EQ(state.user_version, 8);
+  // Version 8 admits the element types f16 and bf16, which a version-7 (or older) reader cannot
+  // name (it would read them as another type): min_reader_version 8 keeps them out with a
+  // message that says why, for reading and writing.
+  EXPECT_EQ(state.min_reader_version, 8);
+  EXPECT_EQ(classify(state, c, false), SchemaAction::use);
+  expect_older_binaries_refused(state, c, 8, {3, 4, 5, 6, 7});
+}
+
+TEST(Migration, OlderBinariesAreRefusedAVersion7FileCleanly) {
+  TempDir dir;
+  // A version-7 file as the version-7 writer left it (tests/data/db/make_fixtures.sh).
+  const auto path = test::copy_fixture("schema_v7.db", dir);
+  Connection c = Connection::open(path, OpenMode::read_only);
+  const SchemaState state = read_schema_state(c);
   EXPECT_EQ(state.user_version, 7);
   // Version 7 admits the operator wide_sum, which a version-6 (or older) reader cannot name:
-  // min_reader_version 7 keeps them out with a message that says why, for reading and writing.
+  // min_reader_version 7 keeps them out, while a version-7 binary reads and writes it.
   EXPECT_EQ(state.min_reader_version, 7);
-  EXPECT_EQ(classify(state, c, false), SchemaAction::use);
+  EXPECT_EQ(classify(state, c, false, 7, 3), SchemaAction::use);
+  EXPECT_EQ(classify(state, c, true, 7, 3), SchemaAction::use);
   expect_older_binaries_refused(state, c, 7, {3, 4, 5, 6});
 }
 
@@ -839,12 +856,12 @@ TEST(Migration, Version5IsReadAsItIsAndMigratedToTakeExactSums) {
   }
   EXPECT_EQ(test::read_file(path), before);
   Database db = Database::open_writer(path);
-  EXPECT_EQ(db.file_schema_version(), schema_version);  // 5 -> 6 -> 7
+  EXPECT_EQ(db.file_schema_version(), schema_version);  // 5 -> 6 -> 7 -> 8
   EXPECT_EQ(db.counts().measurements, 40);
   EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
   EXPECT_EQ(db.connection().query_int("SELECT count(*) FROM pragma_foreign_key_check"), 0);
   EXPECT_EQ(db.connection().query_text("SELECT value FROM meta WHERE key = 'min_reader_version'"),
-            "7");
+            "8");
   // The migrated file has exactly the schema of a new one ...
   Database fresh = Database::open_writer(dir / "fresh.db");
   const char* q =
@@ -886,44 +903,150 @@ TEST(Migration, Version5IsReadAsItIsAndMigratedToTakeExactSums) {
   EXPECT_EQ(db.counts().measurements, 42);
 }
 
+// The constraints the migrations 5 -> 6, 6 -> 7 and 7 -> 8 change in measurements, winners and
+// bench_results (db/schema.cpp), as a file of each version has them.
+const std::string v6_op_check =
+    "CHECK (op IN ('sum', 'min', 'max', 'exact_sum') AND (op <> 'exact_sum' OR dtype IN "
+    "('f32', 'f64')))";
+const std::string v7_op_check =
+    "CHECK (op IN ('sum', 'min', 'max', 'exact_sum', 'wide_sum') AND (op <> 'exact_sum' OR "
+    "dtype IN ('f32', 'f64')) AND (op <> 'wide_sum' OR dtype IN ('i32', 'u32', 'f32')))";
+const std::string v8_op_check =
+    "CHECK (op IN ('sum', 'min', 'max', 'exact_sum', 'wide_sum') AND (op <> 'exact_sum' OR "
+    "dtype IN ('f32', 'f64')) AND (op <> 'wide_sum' OR dtype IN ('i32', 'u32', 'f32', 'f16', "
+    "'bf16')) AND (op = 'wide_sum' OR dtype NOT IN ('f16', 'bf16')))";
+const std::string v7_dtype_check = "CHECK (dtype IN ('i32', 'u32', 'i64', 'u64', 'f32', 'f64'))";
+const std::string v8_dtype_check =
+    "CHECK (dtype IN ('i32', 'u32', 'i64', 'u64', 'f32', 'f64', 'f16', 'bf16'))";
+
+/// The tables whose CREATE statement contains \p check, by name, separated by spaces.
+std::string tables_with(Connection& c, const std::string& check) {
+  Statement st = c.prepare(
+      "SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_schema WHERE type = "
+      "'table' AND instr(sql, ?1) > 0 ORDER BY name)");
+  st.bind(1, check);
+  return st.step() && !st.is_null(0) ? st.column_text(0) : std::string();
+}
+
+/// Every row of every table but meta, as SQL literals, sorted: equal before and after a
+/// migration that keeps every row as it was.
+std::string every_row(Connection& c) {
+  std::string out;
+  Statement tables = c.prepare(
+      "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE "
+      "'\\' AND name <> 'meta' ORDER BY name");
+  while (tables.step()) {
+    const std::string table = tables.column_text(0);
+    Statement cols = c.prepare(
+        "SELECT group_concat('quote(' || name || ')', ' || '','' || ') FROM "
+        "pragma_table_info(?1)");
+    cols.bind(1, table);
+    EXPECT_TRUE(cols.step());
+    // Names read from the file's own schema, never input.
+    Statement rows = c.prepare(
+        fmt::format("SELECT group_concat(r, char(10)) FROM (SELECT {} AS r FROM \"{}\" ORDER BY r)",
+                    cols.column_text(0), table));
+    EXPECT_TRUE(rows.step());
+    out += table + ":\n" + (rows.is_null(0) ? std::string() : rows.column_text(0)) + "\n";
+  }
+  return out;
+}
+
+/// Writes a row of each (dtype, op) into measurements, winners and bench_results with SQL, past
+/// the writers (which refuse a pair op_applies refuses before SQL does): the schema's CHECK
+/// constraints must take exactly the pairs op_applies takes, and refuse the others themselves.
+void expect_checks_match_op_applies(Database& db) {
+  Connection& c = db.connection();
+  const auto dev = db.upsert_device(test::h100());
+  const auto run = db.begin_run(test::run_info());
+  BenchRunInfo bench;
+  bench.tool_version = "0.3.0";
+  bench.manifest_hash = "0123456789abcdef";
+  bench.library_database = "/lab/tune.db";
+  bench.repeats = 5;
+  const auto bench_run = begin_bench_run(db, dev, bench, 13000, 13000);
+  const auto written = [](Statement& st) {
+    try {
+      st.run();
+      return true;
+    } catch (const DbError& e) {
+      EXPECT_EQ(e.problem(), Problem::invalid_data) << e.what();
+      EXPECT_NE(std::string(e.what()).find("CHECK constraint failed"), std::string::npos)
+          << e.what();
+      return false;
+    }
+  };
+  const std::int64_t rows_before = c.query_int(
+      "SELECT (SELECT count(*) FROM measurements) + (SELECT count(*) FROM winners) + "
+      "(SELECT count(*) FROM bench_results)");
+  const auto half_rows = [&](const char* also) {
+    return c.query_int(fmt::format(
+        "SELECT (SELECT count(*) FROM measurements WHERE dtype IN ('f16', 'bf16') {0}) + (SELECT "
+        "count(*) FROM winners WHERE dtype IN ('f16', 'bf16') {0}) + (SELECT count(*) FROM "
+        "bench_results WHERE dtype IN ('f16', 'bf16') {0})",
+        also));
+  };
+  const std::int64_t half_rows_before = half_rows("");
+  int seq = 0, taken = 0;
+  for (DType t : all_dtypes)
+    for (Op o : all_ops) {
+      SCOPED_TRACE(fmt::format("{} {}", dtype_name(t), op_name(o)));
+      const std::string id =
+          fmt::format("vectorized.b256.u4.single_pass.{}.{}", dtype_name(t), op_name(o));
+      Statement m = c.prepare(
+          "INSERT INTO measurements (run_id, seq, device_id, kernel_id, family, block, unroll, "
+          "smem, finish, dtype, op, n, l2_mode, outcome, median_us, repeats, measured_at) VALUES "
+          "(?1, ?2, ?3, ?4, 'vectorized', 256, 4, 'none', 'single_pass', ?5, ?6, 1024, 'cold', "
+          "'ok', 1.0, 5, '2026-11-26T00:00:00.000Z')");
+      m.bind_all(run, ++seq, dev, id, dtype_name(t), op_name(o));
+      EXPECT_EQ(written(m), op_applies(t, o));
+      Statement w = c.prepare(
+          "INSERT INTO winners (device_id, dtype, op, l2_mode, n_lo, n_hi, kernel_id, "
+          "measurement_id, driver_version, runtime_version) SELECT ?1, ?2, ?3, 'cold', "
+          "1099511627776, 1099511628800, ?4, max(id), 13000, 13000 FROM measurements");
+      w.bind_all(dev, dtype_name(t), op_name(o), id);
+      EXPECT_EQ(written(w), op_applies(t, o));
+      Statement b = c.prepare(
+          "INSERT INTO bench_results (bench_run_id, dtype, op, n, method, verified, median_us, "
+          "repeats, measured_at) VALUES (?1, ?2, ?3, 1024, 'cub', 1, 1.0, 5, "
+          "'2026-11-26T00:00:00.000Z')");
+      b.bind_all(bench_run, dtype_name(t), op_name(o));
+      EXPECT_EQ(written(b), op_applies(t, o));
+      taken += op_applies(t, o) ? 3 : 0;
+    }
+  EXPECT_EQ(c.query_int("SELECT (SELECT count(*) FROM measurements) + (SELECT count(*) FROM "
+                        "winners) + (SELECT count(*) FROM bench_results)"),
+            rows_before + taken);
+  // Of the half types, wide_sum's rows alone: one more of each type in each table.
+  EXPECT_EQ(half_rows(""), half_rows_before + 6);
+  EXPECT_EQ(half_rows("AND op <> 'wide_sum'"), 0);
+}
+
 TEST(Migration, Version6IsReadAsItIsAndMigratedToTakeWideSums) {
   TempDir dir;
   // Made by tests/data/db/make_fixtures.sh from a current file with version 6's operator
   // constraint put back: 40 f32 sum measurements.
   const auto path = test::copy_fixture("schema_v6.db", dir);
   const std::string before = test::read_file(path);
-  // The constraint each of the three tables has in a version-6 file, and in a version-7 one.
-  const std::string v6_check =
-      "CHECK (op IN ('sum', 'min', 'max', 'exact_sum') AND (op <> 'exact_sum' OR dtype IN "
-      "('f32', 'f64')))";
-  const std::string v7_check =
-      "CHECK (op IN ('sum', 'min', 'max', 'exact_sum', 'wide_sum') AND (op <> 'exact_sum' OR "
-      "dtype IN ('f32', 'f64')) AND (op <> 'wide_sum' OR dtype IN ('i32', 'u32', 'f32')))";
-  auto tables_with = [](Connection& c, const std::string& check) {
-    Statement st = c.prepare(
-        "SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_schema WHERE type = "
-        "'table' AND instr(sql, ?1) > 0 ORDER BY name)");
-    st.bind(1, check);
-    return st.step() && !st.is_null(0) ? st.column_text(0) : std::string();
-  };
   {
     Database r = Database::open_reader(path);  // readers read it as it is
     EXPECT_EQ(r.file_schema_version(), 6);
     EXPECT_EQ(r.counts().measurements, 40);
-    EXPECT_EQ(tables_with(r.connection(), v6_check), "bench_results measurements winners");
-    EXPECT_EQ(tables_with(r.connection(), v7_check), "");
+    EXPECT_EQ(tables_with(r.connection(), v6_op_check), "bench_results measurements winners");
+    EXPECT_EQ(tables_with(r.connection(), v7_op_check), "");
   }
   EXPECT_EQ(test::read_file(path), before);
   Database db = Database::open_writer(path);
-  EXPECT_EQ(db.file_schema_version(), schema_version);  // 6 -> 7
+  EXPECT_EQ(db.file_schema_version(), schema_version);  // 6 -> 7 -> 8
   EXPECT_EQ(db.counts().measurements, 40);
   EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
   EXPECT_EQ(db.connection().query_int("SELECT count(*) FROM pragma_foreign_key_check"), 0);
   EXPECT_EQ(db.connection().query_text("SELECT value FROM meta WHERE key = 'min_reader_version'"),
-            "7");
-  // The constraint changed in all three tables, and nowhere else ...
-  EXPECT_EQ(tables_with(db.connection(), v7_check), "bench_results measurements winners");
-  EXPECT_EQ(tables_with(db.connection(), v6_check), "");
+            "8");
+  // The constraint changed in all three tables (through version 7's to version 8's), and
+  // nowhere else ...
+  EXPECT_EQ(tables_with(db.connection(), v8_op_check), "bench_results measurements winners");
+  EXPECT_EQ(tables_with(db.connection(), v6_op_check), "");
   // ... so the migrated file has exactly the schema of a new one ...
   Database fresh = Database::open_writer(dir / "fresh.db");
   const char* q =
@@ -998,6 +1121,161 @@ TEST(Migration, Version6IsReadAsItIsAndMigratedToTakeWideSums) {
   EXPECT_EQ(db.counts().measurements, 44);
 }
 
+TEST(Migration, Version7IsReadAsItIsAndMigratedToTakeHalfTypes) {
+  TempDir dir;
+  // Made by tests/data/db/make_fixtures.sh from a current file with version 7's constraints put
+  // back (its schema is a version-7 writer's): 40 f32 sum measurements, and rows of version 7's
+  // operator in each table the migration changes (an i32 wide_sum measurement, the winner it is
+  // the evidence of, an f32 wide_sum bench result), which the new constraints must take.
+  const auto path = test::copy_fixture("schema_v7.db", dir);
+  const std::string before = test::read_file(path);
+  std::string rows;
+  {
+    Database r = Database::open_reader(path);  // readers read it as it is
+    EXPECT_EQ(r.file_schema_version(), 7);
+    EXPECT_EQ(r.counts().measurements, 41);
+    EXPECT_EQ(r.counts().winners, 1);
+    EXPECT_EQ(bench_results(r).size(), 1u);
+    EXPECT_EQ(tables_with(r.connection(), v7_dtype_check), "bench_results measurements winners");
+    EXPECT_EQ(tables_with(r.connection(), v7_op_check), "bench_results measurements winners");
+    EXPECT_EQ(tables_with(r.connection(), v8_dtype_check), "");
+    EXPECT_EQ(tables_with(r.connection(), v8_op_check), "");
+    rows = every_row(r.connection());
+  }
+  EXPECT_EQ(test::read_file(path), before);
+  {
+    // Version 7's constraints refuse a half type, even for wide_sum.
+    const auto copy = dir / "v7.db";
+    fs::copy_file(path, copy);
+    Connection c = Connection::open(copy, OpenMode::read_write);
+    EXPECT_THROW(c.exec("UPDATE measurements SET dtype = 'f16', kernel_id = "
+                        "'vectorized.b256.u4.single_pass.f16.wide_sum' WHERE op = 'wide_sum'"),
+                 DbError);
+  }
+  Database db = Database::open_writer(path);
+  EXPECT_EQ(db.file_schema_version(), schema_version);  // 7 -> 8
+  EXPECT_EQ(db.connection().query_text("SELECT value FROM meta WHERE key = 'min_reader_version'"),
+            "8");
+  // Every row is kept as it was, and the file is sound: integrity_check (which checks every
+  // row against the new constraints), the foreign keys, and `db check` in full.
+  EXPECT_EQ(every_row(db.connection()), rows);
+  EXPECT_EQ(db.connection().query_text("PRAGMA integrity_check"), "ok");
+  EXPECT_EQ(db.connection().query_int("SELECT count(*) FROM pragma_foreign_key_check"), 0);
+  const CheckReport check = check_database(db,
+                                           {"warp_shuffle.b256.u1.two_pass.f32.sum",
+                                            "vectorized.b256.u4.single_pass.i32.wide_sum"},
+                                           true);
+  EXPECT_TRUE(check.ok()) << check.integrity.front();
+  EXPECT_EQ(check.schema_version, 8);
+  // Both constraints changed in all three tables, and nowhere else ...
+  EXPECT_EQ(tables_with(db.connection(), v8_dtype_check), "bench_results measurements winners");
+  EXPECT_EQ(tables_with(db.connection(), v8_op_check), "bench_results measurements winners");
+  EXPECT_EQ(tables_with(db.connection(), v7_dtype_check), "");
+  EXPECT_EQ(tables_with(db.connection(), v7_op_check), "");
+  // ... so the migrated file has exactly the schema of a new one ...
+  Database fresh = Database::open_writer(dir / "fresh.db");
+  const char* q =
+      "SELECT group_concat(sql, ';') FROM (SELECT sql FROM sqlite_schema ORDER BY name)";
+  EXPECT_EQ(db.connection().query_text(q), fresh.connection().query_text(q));
+  // ... and takes wide_sum measurements, winners and bench results of f16 and bf16, which
+  // version 7 refused, through the writers.
+  const auto dev = db.upsert_device(test::h100());
+  const auto run = db.begin_run(test::run_info());
+  BenchRunInfo bench;
+  bench.tool_version = "0.3.0";
+  bench.manifest_hash = "0123456789abcdef";
+  bench.library_database = "/lab/tune.db";
+  bench.repeats = 5;
+  const auto bench_run = begin_bench_run(db, dev, bench, 13000, 13000);
+  for (DType t : {DType::f16, DType::bf16}) {
+    SCOPED_TRACE(dtype_name(t));
+    const std::string id = fmt::format("vectorized.b256.u4.single_pass.{}.wide_sum", dtype_name(t));
+    Measurement m = test::measurement(run, dev, id, 1 << 20, 4.5, t, Op::wide_sum);
+    m.params = {"vectorized", 256, 4, "none", "single_pass"};
+    const auto mid = db.insert_measurement(m);
+    ASSERT_TRUE(db.find_measurement(mid));
+    EXPECT_EQ(db.find_measurement(mid)->dtype, t);
+    EXPECT_EQ(db.find_measurement(mid)->op, Op::wide_sum);
+    Winner w;
+    w.dtype = t;
+    w.op = Op::wide_sum;
+    w.n_lo = 1;
+    w.n_hi = std::uint64_t{1} << 30;
+    w.kernel_id = id;
+    w.measurement_id = mid;
+    db.replace_winners(dev, t, Op::wide_sum, std::vector<Winner>{w});
+    BenchResult b;
+    b.dtype = t;
+    b.op = Op::wide_sum;
+    b.n = 1 << 20;
+    b.method = BenchMethod::cub;
+    b.verified = true;
+    b.median_us = 4.9;
+    b.repeats = 5;
+    insert_bench_result(db, bench_run, b);
+  }
+  EXPECT_EQ(db.counts().measurements, 43);
+  const auto ws = db.winners();
+  for (DType t : {DType::f16, DType::bf16})
+    EXPECT_EQ(std::count_if(ws.begin(), ws.end(),
+                            [&](const WinnerRecord& w) {
+                              return w.dtype == t && w.op == Op::wide_sum;
+                            }),
+              1);
+  const auto bs = bench_results(db);
+  EXPECT_EQ(std::count_if(bs.begin(), bs.end(),
+                          [](const BenchResultRecord& b) { return is_half(b.dtype); }),
+            2);
+  // The runtime library's snapshot reads them back under their own types.
+  const Snapshot snap = load_snapshot(path, test::h100());
+  EXPECT_FALSE(snap.problem) << snap.message;
+  for (DType t : {DType::f16, DType::bf16}) {
+    const auto* e = snap.exact[L2Mode::cold].find(t, Op::wide_sum, 1 << 20);
+    ASSERT_NE(e, nullptr) << dtype_name(t);
+    EXPECT_EQ(e->kernel_id,
+              fmt::format("vectorized.b256.u4.single_pass.{}.wide_sum", dtype_name(t)));
+  }
+  // The constraints take exactly the pairs op_applies takes: f16 and bf16 for wide_sum alone.
+  expect_checks_match_op_applies(db);
+}
+
+TEST(Migration, Version7WithoutVersion7sConstraintsIsRefusedAndLeftAsItWas) {
+  TempDir dir;
+  const auto path = test::copy_fixture("schema_v7.db", dir);
+  {
+    // One table's dtype constraint is not version 7's (a file some other tool rewrote).
+    Connection c = Connection::open(path, OpenMode::read_write);
+    c.exec("PRAGMA writable_schema = ON");
+    c.exec(
+        "UPDATE sqlite_schema SET sql = replace(sql, 'CHECK (dtype IN (''i32'', ''u32'', "
+        "''i64'', ''u64'', ''f32'', ''f64''))', 'CHECK (dtype IN (''i32'', ''u32'', ''i64'', "
+        "''u64'', ''f64'', ''f32''))') WHERE name = 'bench_results'");
+    c.exec("PRAGMA writable_schema = OFF");
+  }
+  try {
+    Database::open_writer(path);
+    FAIL() << "migrated a file without version 7's constraints";
+  } catch (const DbError& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "cannot migrate to schema version 8: 2 of the tables measurements, winners and "
+                  "bench_results have version 7's element type constraint, not 3"),
+              std::string::npos)
+        << e.what();
+  }
+  Connection c = Connection::open(path, OpenMode::read_only);
+  EXPECT_EQ(c.query_int("PRAGMA user_version"), 7);  // the whole migration rolled back
+  EXPECT_EQ(tables_with(c, v7_dtype_check), "measurements winners");
+  EXPECT_EQ(tables_with(c, v7_op_check), "bench_results measurements winners");
+  EXPECT_EQ(tables_with(c, v8_dtype_check), "");
+  EXPECT_EQ(c.query_int("SELECT count(*) FROM measurements"), 41);
+}
+
+TEST(Database, TheSchemaTakesEachTypeForTheOperatorsDefinedForItAlone) {
+  TempDir dir;
+  Database db = Database::open_writer(dir / "tune.db");
+  expect_checks_match_op_applies(db);
+}
+
 TEST(Database, AnOperatorIsRefusedWithATypeItIsNotDefinedFor) {
   TempDir dir;
   Database db = Database::open_writer(dir / "tune.db");
@@ -1017,13 +1295,30 @@ TEST(Database, AnOperatorIsRefusedWithATypeItIsNotDefinedFor) {
     const char* why;
   } cases[] = {
       {DType::i64, Op::wide_sum,
-       "the operator 'wide_sum' is defined for i32, u32 and f32 only, not for i64"},
+       "the operator 'wide_sum' is defined for i32, u32, f32, f16 and bf16 only, not for i64"},
       {DType::u64, Op::wide_sum,
-       "the operator 'wide_sum' is defined for i32, u32 and f32 only, not for u64"},
+       "the operator 'wide_sum' is defined for i32, u32, f32, f16 and bf16 only, not for u64"},
       {DType::f64, Op::wide_sum,
-       "the operator 'wide_sum' is defined for i32, u32 and f32 only, not for f64"},
+       "the operator 'wide_sum' is defined for i32, u32, f32, f16 and bf16 only, not for f64"},
       {DType::i32, Op::exact_sum,
        "the operator 'exact_sum' is defined for f32 and f64 only, not for i32"},
+      // The half types (schema version 8) are for wide_sum alone.
+      {DType::f16, Op::sum,
+       "the operator 'sum' is defined for i32, u32, i64, u64, f32 and f64 only, not for f16"},
+      {DType::f16, Op::min,
+       "the operator 'min' is defined for i32, u32, i64, u64, f32 and f64 only, not for f16"},
+      {DType::f16, Op::max,
+       "the operator 'max' is defined for i32, u32, i64, u64, f32 and f64 only, not for f16"},
+      {DType::f16, Op::exact_sum,
+       "the operator 'exact_sum' is defined for f32 and f64 only, not for f16"},
+      {DType::bf16, Op::sum,
+       "the operator 'sum' is defined for i32, u32, i64, u64, f32 and f64 only, not for bf16"},
+      {DType::bf16, Op::min,
+       "the operator 'min' is defined for i32, u32, i64, u64, f32 and f64 only, not for bf16"},
+      {DType::bf16, Op::max,
+       "the operator 'max' is defined for i32, u32, i64, u64, f32 and f64 only, not for bf16"},
+      {DType::bf16, Op::exact_sum,
+       "the operator 'exact_sum' is defined for f32 and f64 only, not for bf16"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.why);
@@ -1092,13 +1387,13 @@ TEST(Migration, Version3IsReadAsItIsAndMigratedByWriters) {
     EXPECT_EQ(e.problem(), Problem::too_old);
   }
   Database db = Database::open_writer(path);
-  EXPECT_EQ(db.file_schema_version(), schema_version);  // 3 -> 4 -> 5 -> 6 -> 7
+  EXPECT_EQ(db.file_schema_version(), schema_version);  // 3 -> 4 -> ... -> 7 -> 8
   EXPECT_TRUE(has_bench_tables(db));
   EXPECT_TRUE(db.has_provenance());
   EXPECT_EQ(db.counts().measurements, 40);
   EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
   EXPECT_EQ(db.connection().query_text("SELECT value FROM meta WHERE key = 'min_reader_version'"),
-            "7");
+            "8");
   Database fresh = Database::open_writer(dir / "fresh.db");
   const char* q =
       "SELECT group_concat(sql, ';') FROM (SELECT sql FROM sqlite_schema ORDER BY name)";

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "common/exit_codes.hpp"
 #include "common/timing.hpp"
 #include "db/bench.hpp"
@@ -143,8 +145,14 @@ TEST(Export, ImportValidatesAndNamesTheFileAndMember) {
     EXPECT_NE(pos, std::string::npos) << from;
     return s.replace(pos, from.size(), to);
   };
+  expect_bad(replaced("\"dtype\":\"f32\"", "\"dtype\":\"f8\""),
+             "$.measurements[0].dtype: 'f8' is not one of i32, u32, i64, u64, f32, f64, f16, bf16",
+             Problem::invalid_data);
+  // f16 is a type (schema version 8), but sum is not defined for it (op_applies).
   expect_bad(replaced("\"dtype\":\"f32\"", "\"dtype\":\"f16\""),
-             "$.measurements[0].dtype: 'f16' is not one of", Problem::invalid_data);
+             "$.measurements[0].op: the operator 'sum' is defined for i32, u32, i64, u64, f32 and "
+             "f64 only, not for f16",
+             Problem::invalid_data);
   expect_bad(replaced("\"format_version\":1", "\"format_version\":2"),
              "export format version 2 is newer", Problem::too_new);
   expect_bad(replaced("\"seq\":1", "\"seq\":0"), "$.measurements[0].seq: must be at least 1",
@@ -235,8 +243,7 @@ TEST(Export, WideSumRowsRoundTripAndAreRefusedForTypesItIsNotDefinedFor) {
     return t.replace(pos, pair.size(), "\"dtype\":\"i64\",\"op\":\"wide_sum\"");
   };
   const std::string why =
-      ".op: the operator 'wide_sum' is defined for i32, u32 and f32 only, "
-      "not for i64";
+      ".op: the operator 'wide_sum' is defined for i32, u32, f32, f16 and bf16 only, not for i64";
   const char* members[] = {"$.measurements[", "$.winners[", "$.bench_runs[0].results[0]"};
   for (int i = 0; i < 3; ++i) {
     SCOPED_TRACE(members[i]);
@@ -254,6 +261,118 @@ TEST(Export, WideSumRowsRoundTripAndAreRefusedForTypesItIsNotDefinedFor) {
       EXPECT_NE(what.find(why), std::string::npos) << what;
     }
     EXPECT_EQ(db.counts().devices, 0);  // nothing half-imported
+  }
+}
+
+TEST(Export, HalfTypeRowsRoundTripForWideSumAndAreRefusedForOtherOperators) {
+  TempDir dir;
+  make_db(dir / "a.db", test::h100(), k_shuffle, 1, 4096, 5.0, "h");
+  {
+    // Schema version 8: a wide_sum measurement, winner and bench result of f16 and of bf16.
+    Database db = Database::open_writer(dir / "a.db");
+    const auto dev = db.devices()[0].id;
+    const auto run = db.begin_run(test::run_info());
+    std::vector<BenchResult> bench;
+    for (DType t : {DType::f16, DType::bf16}) {
+      const std::string id =
+          fmt::format("vectorized.b256.u4.single_pass.{}.wide_sum", dtype_name(t));
+      const auto m =
+          db.insert_measurement(test::measurement(run, dev, id, 1 << 20, 4.5, t, Op::wide_sum));
+      Winner w = winner(1, 1 << 30, m, id, run);
+      w.dtype = t;
+      w.op = Op::wide_sum;
+      db.replace_winners(dev, t, Op::wide_sum, std::vector<Winner>{w});
+      BenchResult b;
+      b.dtype = t;
+      b.op = Op::wide_sum;
+      b.n = 1 << 20;
+      b.method = BenchMethod::cub;
+      b.verified = true;
+      b.median_us = 4.9;
+      b.repeats = 5;
+      bench.push_back(b);
+    }
+    db.end_run(run, RunStatus::finished);
+    BenchRunInfo info;
+    info.tool_version = "0.3.0";
+    info.manifest_hash = "0123456789abcdef";
+    info.library_database = "/lab/tune.db";
+    info.repeats = 5;
+    record_bench_run(db, test::h100(), info, bench);
+  }
+  const std::string text = Json::parse(export_of(dir / "a.db")).dump();
+  // Written by their short names, three times each (measurement, winner, bench result).
+  const std::string f16 = "\"dtype\":\"f16\",\"op\":\"wide_sum\"";
+  const std::string bf16 = "\"dtype\":\"bf16\",\"op\":\"wide_sum\"";
+  auto occurrences = [&](const std::string& what) {
+    int count = 0;
+    for (auto pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1))
+      ++count;
+    return count;
+  };
+  EXPECT_EQ(occurrences(f16), 3) << text;
+  EXPECT_EQ(occurrences(bf16), 3) << text;
+  {
+    Database fresh = Database::open_writer(dir / "b.db");
+    import_dataset(fresh, dataset_from_json(Json::parse(text), dir / "a.json"));
+    for (DType t : {DType::f16, DType::bf16}) {
+      SCOPED_TRACE(dtype_name(t));
+      const auto ms = fresh.measurements();
+      EXPECT_EQ(std::count_if(ms.begin(), ms.end(),
+                              [&](const auto& m) { return m.op == Op::wide_sum && m.dtype == t; }),
+                1);
+      const auto ws = fresh.winners();
+      EXPECT_EQ(std::count_if(ws.begin(), ws.end(),
+                              [&](const auto& w) { return w.op == Op::wide_sum && w.dtype == t; }),
+                1);
+      const auto bs = bench_results(fresh);
+      EXPECT_EQ(std::count_if(bs.begin(), bs.end(),
+                              [&](const auto& b) { return b.op == Op::wide_sum && b.dtype == t; }),
+                1);
+    }
+    // Exported again, the import is the same document but for its provenance (sources).
+    Dataset back = read_dataset(fresh);
+    for (auto& [uuid, r] : back.runs) r.sources.clear();
+    back.sources.clear();
+    for (auto& w : back.winners) w.source.reset();
+    EXPECT_EQ(dataset_to_json(back).dump(), text);
+  }
+  // The same rows of f16 with any other operator are refused by import, naming the file, the
+  // member and the pair: the first occurrence is the measurement's, the second the winner's, the
+  // third the bench result's (the document's order).
+  const fs::path file = dir / "in.json";
+  auto with_op = [&](int occurrence, Op op) {
+    std::string t = text;
+    std::size_t pos = t.find(f16);
+    for (int i = 0; i < occurrence && pos != std::string::npos; ++i) pos = t.find(f16, pos + 1);
+    if (pos == std::string::npos) {
+      ADD_FAILURE() << "no occurrence " << occurrence << " of " << f16;
+      return t;
+    }
+    return t.replace(pos, f16.size(), fmt::format("\"dtype\":\"f16\",\"op\":\"{}\"", op_name(op)));
+  };
+  const char* members[] = {"$.measurements[", "$.winners[", "$.bench_runs[0].results["};
+  for (Op op : {Op::sum, Op::min, Op::max, Op::exact_sum}) {
+    const std::string why =
+        fmt::format(".op: the operator '{}' is defined for {} only, not for f16", op_name(op),
+                    op == Op::exact_sum ? "f32 and f64" : "i32, u32, i64, u64, f32 and f64");
+    for (int i = 0; i < 3; ++i) {
+      SCOPED_TRACE(std::string(op_name(op)) + " " + members[i]);
+      Database db = Database::open_writer(dir / "target.db");
+      try {
+        import_dataset(db, dataset_from_json(Json::parse(with_op(i, op)), file));
+        ADD_FAILURE() << "imported an f16 " << op_name(op);
+      } catch (const DbError& e) {
+        const std::string what = e.what();
+        EXPECT_EQ(e.problem(), Problem::invalid_data) << what;
+        // (Built with append: GCC 12's -Wrestrict misfires on "literal" + std::string&&.)
+        std::string where = "'";
+        where.append(file.string()).append("': ").append(members[i]);
+        EXPECT_NE(what.find(where), std::string::npos) << what;
+        EXPECT_NE(what.find(why), std::string::npos) << what;
+      }
+      EXPECT_EQ(db.counts().devices, 0);  // nothing half-imported
+    }
   }
 }
 

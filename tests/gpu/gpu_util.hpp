@@ -85,15 +85,19 @@ inline std::uint64_t splitmix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-/// Random values: integers over their whole range (so sums wrap), floats in [-1000, 1000).
+/// Random values: integers over their whole range (so sums wrap), floats in [-1000, 1000) (the half
+/// types: the float rounded to them).
 template <class T>
 T random_value(std::uint64_t stream, std::uint64_t i) {
   std::uint64_t r = splitmix64(stream * 0x632be59bd9b4e019ull + i);
   if constexpr (std::is_integral_v<T>) {
     return static_cast<T>(r);
-  } else {
+  } else if constexpr (std::is_floating_point_v<T>) {
     double u = static_cast<double>(r >> 11) * 0x1.0p-53;  // [0, 1)
     return static_cast<T>(u * 2000.0 - 1000.0);
+  } else {  // __half, __nv_bfloat16: through float, rounded to the type
+    double u = static_cast<double>(r >> 11) * 0x1.0p-53;
+    return static_cast<T>(static_cast<float>(u * 2000.0 - 1000.0));
   }
 }
 

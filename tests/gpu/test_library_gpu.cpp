@@ -538,13 +538,13 @@ TEST(Library, TwoPhaseWithGarbageInTheCallersStorageEveryTypeAndOperator) {
   use_defaults();
 }
 
-// ---- wide sums: i32 -> i64, u32 -> u64, f32 -> f64 ---------------------------------------------
+// ---- wide sums: i32 -> i64, u32 -> u64, f32 -> f64, f16 and bf16 -> f32 ----------------------
 
 /// sum<T, W> (Op::wide_sum) through both calls, cached and two-phase with garbage in the caller's
 /// storage, at sizes around the kernels' tiles and vectors and at offsets of 0, 1 and 3 elements,
 /// each result between two poisoned guards: integers exactly the sum modulo 2^64 of the values
 /// (whole-range random values, so the 32-bit sum wraps and the wide one must not), floats within
-/// n * eps(double) * sum|x| of the long-double sum.
+/// n * eps(W) * sum|x| of the long-double sum (W: double for float, float for the half types).
 template <class T, class W>
 void check_wide_sums(std::uint64_t stream_id) {
   const std::vector<std::uint64_t> ns = {0,
@@ -606,11 +606,12 @@ void check_wide_sums(std::uint64_t stream_id) {
         } else {
           long double acc = 0, abs_sum = 0;
           for (std::uint64_t i = 0; i < n; ++i) {
-            acc += x[i];
-            abs_sum += std::fabs(static_cast<long double>(x[i]));
+            const auto v = static_cast<long double>(static_cast<float>(x[i]));  // exact
+            acc += v;
+            abs_sum += std::fabs(v);
           }
           const long double bound =
-              static_cast<long double>(n) * std::numeric_limits<double>::epsilon() * abs_sum;
+              static_cast<long double>(n) * std::numeric_limits<W>::epsilon() * abs_sum;
           EXPECT_LE(std::fabs(static_cast<long double>(got[1]) - acc), bound)
               << what << ": got " << got[1] << ", expected " << static_cast<double>(acc);
           if (n == 0) {
@@ -628,6 +629,8 @@ TEST(Library, WideSumsBothCallsEveryTypeSizeAndOffsetWithTheBuiltInDefaults) {
   check_wide_sums<std::int32_t, std::int64_t>(31);
   check_wide_sums<std::uint32_t, std::uint64_t>(32);
   check_wide_sums<float, double>(33);
+  check_wide_sums<__half, float>(34);
+  check_wide_sums<__nv_bfloat16, float>(35);
 }
 
 void expect_refused(const std::function<void()>& f, Status status, const std::string& needle) {
@@ -655,7 +658,20 @@ TEST(Library, WideSumsMisuseIsRefusedWithTheTypesNamed) {
   // wide_sum of a 64-bit type does not exist.
   expect_refused(
       [&] { tunedreduce::reduce(in.get(), out.get(), 8, DType::i64, Op::wide_sum, nullptr); },
-      Status::invalid_argument, "wide_sum is defined for i32, u32 and f32 only, not dtype i64");
+      Status::invalid_argument,
+      "wide_sum is defined for i32, u32, f32, f16 and bf16 only, not dtype i64");
+  // The half types: wide_sum alone; sum, min and max of f16 or bf16 do not exist.
+  for (const Op o : {Op::sum, Op::min, Op::max, Op::exact_sum})
+    expect_refused([&] { tunedreduce::reduce(in.get(), out.get(), 8, DType::f16, o, nullptr); },
+                   Status::invalid_argument, "only, not dtype f16");
+  // wide_sum of a half type into a half: the two-phase template names the float it returns.
+  expect_refused(
+      [&] {
+        tunedreduce::reduce<__nv_bfloat16>(nullptr, b, static_cast<const __nv_bfloat16*>(in.get()),
+                                           static_cast<__nv_bfloat16*>(out.get()), 64,
+                                           Op::wide_sum);
+      },
+      Status::invalid_argument, "returns f32");
   // A result pointer aligned for the element (4 bytes) but not for the wide result (8).
   expect_refused(
       [&] {

@@ -3,6 +3,9 @@
 // (for 4-byte types) above 2^31; with the input pointer offset by one element; the output
 // poisoned before every run, with guard elements on both sides of it.
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include <algorithm>
 #include <array>
 #include <cinttypes>
@@ -22,6 +25,9 @@ namespace {
 /// The operators this test checks against its own host reference; exact_sum (bit for bit the
 /// exact reference) is tests/gpu/test_exact_registry_gpu's.
 constexpr Op plain_ops[] = {Op::sum, Op::min, Op::max};
+/// The element types of sum, min and max (the half types have wide_sum alone).
+constexpr DType plain_dtypes[] = {DType::i32, DType::u32, DType::i64,
+                                  DType::u64, DType::f32, DType::f64};
 
 using kernels::Entry;
 
@@ -211,8 +217,9 @@ Reference<R> wide_reference(const T* x, std::uint64_t n) {
   } else {
     long double acc = n == 0 ? 0.0L : -0.0L;
     for (std::uint64_t i = 0; i < n; ++i) {
-      acc += x[i];
-      r.abs_sum += std::fabs(static_cast<long double>(x[i]));
+      const auto v = static_cast<long double>(static_cast<float>(x[i]));  // exact; halves too
+      acc += v;
+      r.abs_sum += std::fabs(v);
     }
     r.value = static_cast<R>(acc);
   }
@@ -375,6 +382,10 @@ void for_dtype(DType d, F&& f) {
     case DType::f64:
       f(double{});
       break;
+    case DType::f16:
+    case DType::bf16:
+      ADD_FAILURE() << "the half types have wide_sum alone (WideSumKey)";
+      break;
   }
 }
 
@@ -386,27 +397,31 @@ TEST_P(RegistryKey, EveryEntryEverySize) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, RegistryKey,
-                         ::testing::Combine(::testing::ValuesIn(all_dtypes),
+                         ::testing::Combine(::testing::ValuesIn(plain_dtypes),
                                             ::testing::ValuesIn(plain_ops)),
                          [](const auto& info) {
                            return std::string(dtype_name(std::get<0>(info.param))) + "_" +
                                   op_name(std::get<1>(info.param));
                          });
 
-/// The wide sums (i32 -> i64, u32 -> u64, f32 -> f64): every entry, as RegistryKey checks the
-/// others; whole-range random integers, so every 32-bit sum of more than a few elements wraps
-/// and the wide one must not.
+/// The wide sums (i32 -> i64, u32 -> u64, f32 -> f64, f16 and bf16 -> f32): every entry, as
+/// RegistryKey checks the others; whole-range random integers, so every 32-bit sum of more than a
+/// few elements wraps and the wide one must not; halves in [-1000, 1000), summed in float within
+/// n·ε(float)·Σ|x|.
 class WideSumKey : public ::testing::TestWithParam<DType> {};
 
 TEST_P(WideSumKey, EveryEntryEverySize) {
   const DType d = GetParam();
   if (d == DType::i32) check_key<std::int32_t, std::int64_t>(d, Op::wide_sum);
   else if (d == DType::u32) check_key<std::uint32_t, std::uint64_t>(d, Op::wide_sum);
+  else if (d == DType::f16) check_key<__half, float>(d, Op::wide_sum);
+  else if (d == DType::bf16) check_key<__nv_bfloat16, float>(d, Op::wide_sum);
   else check_key<float, double>(d, Op::wide_sum);
 }
 
-INSTANTIATE_TEST_SUITE_P(ThirtyTwoBit, WideSumKey,
-                         ::testing::Values(DType::i32, DType::u32, DType::f32),
+INSTANTIATE_TEST_SUITE_P(Wide, WideSumKey,
+                         ::testing::Values(DType::i32, DType::u32, DType::f32, DType::f16,
+                                           DType::bf16),
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
 
 class SpecialValues : public ::testing::TestWithParam<std::tuple<DType, Op>> {};

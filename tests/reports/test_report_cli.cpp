@@ -118,7 +118,7 @@ TEST_F(ReportCli, BadValuesExitTwoAndNameTheValue) {
   const std::vector<Case> cases{
       {{"bestest"}, "unknown report kind 'bestest'"},
       {{"best", "--format", "xml"}, "unknown format 'xml'"},
-      {{"best", "--dtype", "f16"}, "unknown element type 'f16'"},
+      {{"best", "--dtype", "f8"}, "unknown element type 'f8'"},
       {{"best", "--op", "prod"}, "unknown op 'prod'"},
       {{"heatmap", "--family", "fastest"}, "unknown family 'fastest'"},
       {{"ladder", "--n", "2^50"}, "invalid size '2^50'"},

@@ -132,7 +132,7 @@ TEST(ReportOptions, ValuesParseOrNameTheBadValue) {
   EXPECT_EQ(l2_from_text("warm"), db::L2Mode::warm);
   expect_usage_error([] { kind_from_text("bestest"); }, "bestest");
   expect_usage_error([] { format_from_text("xml"); }, "xml");
-  expect_usage_error([] { dtype_from_text("f16"); }, "f16");
+  expect_usage_error([] { dtype_from_text("f8"); }, "f8");
   expect_usage_error([] { op_from_text("prod"); }, "prod");
   expect_usage_error([] { family_from_text("fast"); }, "fast");
   expect_usage_error([] { l2_from_text("hot"); }, "hot");

@@ -137,12 +137,23 @@ int main(void) {
   CHECK(s == TR_ERROR_INVALID_ARGUMENT);
   CHECK(contains(tr_last_error(),
                  "op 5 is not a tr_op (0..4: TR_SUM, TR_MIN, TR_MAX, TR_EXACT_SUM, TR_WIDE_SUM)"));
-  /* The wide sum: i32, u32 and f32 only, by name. */
+  /* The wide sum: i32, u32, f32, f16 and bf16 only, by name. */
   CHECK(TR_WIDE_SUM == 4);
   s = tr_wide_sum(buf, buf, 16, TR_I64, NULL);
   CHECK(s == TR_ERROR_INVALID_ARGUMENT);
-  CHECK(
-      contains(tr_last_error(), "op wide_sum is defined for i32, u32 and f32 only, not dtype i64"));
+  CHECK(contains(tr_last_error(),
+                 "op wide_sum is defined for i32, u32, f32, f16 and bf16 only, not dtype i64"));
+  /* The half types: wide_sum alone (into a float), numbered after TR_F64. */
+  CHECK(TR_F16 == 6 && TR_BF16 == 7);
+  s = tr_sum(buf, buf, 16, TR_F16, NULL);
+  CHECK(s == TR_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tr_last_error(),
+                 "op sum is defined for i32, u32, i64, u64, f32 and f64 only, not dtype f16"));
+  s = tr_reduce(NULL, &bytes, NULL, NULL, 16, TR_BF16, TR_MAX, NULL);
+  CHECK(s == TR_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tr_last_error(), "not dtype bf16"));
+  CHECK(tr_lookup(TR_BF16, TR_WIDE_SUM, (uint64_t)1 << 20, -1, &cfg) == TR_SUCCESS);
+  CHECK(cfg.op == TR_WIDE_SUM && cfg.dtype == TR_BF16 && contains(cfg.kernel_id, ".bf16.wide_sum"));
   s = tr_reduce(NULL, &bytes, NULL, NULL, 16, TR_F64, TR_WIDE_SUM, NULL);
   CHECK(s == TR_ERROR_INVALID_ARGUMENT);
   CHECK(contains(tr_last_error(), "not dtype f64"));

@@ -546,8 +546,8 @@ TEST(Arguments, NullPointersFailBeforeAnyCudaCall) {
 
 TEST(Arguments, BadEnumsFailBeforeAnyCudaCall) {
   Device0 d;
-  expect_error([&] { d.t.rt->reduce(d.in, d.out, 10, static_cast<DType>(6), Op::sum, nullptr); },
-               Status::invalid_argument, "dtype 6 is not an element type");
+  expect_error([&] { d.t.rt->reduce(d.in, d.out, 10, static_cast<DType>(8), Op::sum, nullptr); },
+               Status::invalid_argument, "dtype 8 is not an element type");
   expect_error([&] { d.t.rt->reduce(d.in, d.out, 10, DType::f32, static_cast<Op>(5), nullptr); },
                Status::invalid_argument, "op 5 is not an operator");
   expect_error([&] { d.t.rt->lookup(DType::f32, static_cast<Op>(9), 10, 0); },
@@ -574,7 +574,7 @@ TEST(Arguments, ExactSumOfAnIntegerTypeIsRefusedByNameBeforeAnyCudaCall) {
 
 TEST(Arguments, WideSumOfA64BitTypeIsRefusedByNameBeforeAnyCudaCall) {
   Device0 d;
-  const std::string why = "op wide_sum is defined for i32, u32 and f32 only, not dtype ";
+  const std::string why = "op wide_sum is defined for i32, u32, f32, f16 and bf16 only, not dtype ";
   expect_error([&] { d.t.rt->reduce(d.in, d.out, 10, DType::i64, Op::wide_sum, nullptr); },
                Status::invalid_argument, why + "i64");
   std::size_t bytes = 0;

@@ -48,7 +48,7 @@ TEST(CliTune, DryRunPrintsThePlan) {
 TEST(CliTune, DryRunOfTheDefaultFileWithOverrides) {
   auto r = tune({"--dry-run", "--config", TR_DEFAULT_TUNE_TOML});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_HAS(r.out, "total: 21 keys (dtype, op), 8460 candidates, 21 sizes each");
+  EXPECT_HAS(r.out, "total: 23 keys (dtype, op), 8740 candidates, 21 sizes each");
   r = tune({"--dry-run", "--config", TR_DEFAULT_TUNE_TOML, "--strategy", "exhaustive", "--dtypes",
             "f32", "--ops", "sum,max", "--sizes", "2^10..2^20*2", "--l2", "warm", "--bisect",
             "off"});

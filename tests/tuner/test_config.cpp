@@ -396,7 +396,7 @@ TEST(ConfigFile, TheDefaultTuneTomlIsTheDefaultConfig) {
   EXPECT_EQ(c.strategy.name, "halving");
   EXPECT_EQ(c.measure.l2, L2Mode::cold);
   EXPECT_EQ(c.space.families.size(), 12u);
-  EXPECT_EQ(c.space.dtypes.size(), 6u);
+  EXPECT_EQ(c.space.dtypes.size(), 8u);
   EXPECT_EQ(c.space.ops.size(), 4u);  // sum, min, max, wide_sum
   // Every key of the schema appears in the default file (commented out or set).
   std::ifstream in(TR_DEFAULT_TUNE_TOML);
@@ -536,11 +536,12 @@ TEST(ConfigHash, DependsOnEveryValue) {
 
 // Runs store config_hash, so the hash of an unchanged tune.toml must never move. The values were
 // printed by `tunedreduce tune --dry-run` before tuner/config.cpp was split (commit bbb6eb2);
-// the repository's tune.toml changed once since, when its ops gained wide_sum (issue 15; it was
-// 989c559e7f475e8c, which runs of sessions 1-16 and tests/data/h100-winners.db carry).
+// the repository's tune.toml changed twice since (issue 15): when its ops gained wide_sum (it was
+// 989c559e7f475e8c, which runs of sessions 1-16 and tests/data/h100-winners.db carry), and when
+// its dtypes gained f16 and bf16 (it was 4744ccacebe56947, which session 17's runs carry).
 TEST(ConfigHash, TheRepositorysTuneTomlKeepsItsHash) {
-  EXPECT_EQ(config_hash(load_config(TR_DEFAULT_TUNE_TOML)), "4744ccacebe56947");
-  EXPECT_EQ(config_hash(default_config()), "4744ccacebe56947");
+  EXPECT_EQ(config_hash(load_config(TR_DEFAULT_TUNE_TOML)), "324f7eb903b29da7");
+  EXPECT_EQ(config_hash(default_config()), "324f7eb903b29da7");
   EXPECT_EQ(config_hash(load_config(fixture("small.toml"))), "01a66b7ffc1caab6");
   ConfigOverrides o;
   o.strategy = "random";

@@ -18,7 +18,7 @@ TuneConfig from_text(const std::string& text) {
 
 TEST(SearchSpace, DefaultCoversTheWholeRegistryButTheExactSums) {
   const auto keys = enumerate_space(default_config().space);
-  ASSERT_EQ(keys.size(), 21u);  // 6 types x sum/min/max, and wide_sum of i32, u32, f32
+  ASSERT_EQ(keys.size(), 23u);  // 6 types x sum/min/max, and wide_sum of i32, u32, f32, f16, bf16
   std::set<std::string> all;
   for (const KeySpace& k : keys) {
     EXPECT_EQ(k.candidates.size(), kernels::space::configs_per_key(k.dtype, k.op));
@@ -95,8 +95,8 @@ TEST(SearchSpace, WideSumWith64BitTypesAloneOrWithoutItsFamiliesIsAnErrorNamingW
     from_text("[space]\ndtypes = [\"i64\", \"f64\"]\nops = [\"wide_sum\"]\n");
     FAIL() << "wide_sum over 64-bit types was accepted";
   } catch (const std::exception& e) {
-    EXPECT_NE(std::string(e.what()).find("operator 'wide_sum' is defined for i32, u32 and f32 "
-                                         "only; space.dtypes selects i64, f64"),
+    EXPECT_NE(std::string(e.what()).find("operator 'wide_sum' is defined for i32, u32, f32, "
+                                         "f16 and bf16 only; space.dtypes selects i64, f64"),
               std::string::npos)
         << e.what();
   }

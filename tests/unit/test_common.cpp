@@ -33,7 +33,13 @@ TEST(Names, ParseShortAndLongTypeNames) {
   for (DType d : all_dtypes) EXPECT_EQ(parse_dtype(dtype_name(d)), d);
   for (Op o : all_ops) EXPECT_EQ(parse_op(op_name(o)), o);
   EXPECT_FALSE(parse_op("avg"));
-  EXPECT_EQ(dtype_choices(), "i32, u32, i64, u64, f32, f64");
+  EXPECT_EQ(dtype_choices(), "i32, u32, i64, u64, f32, f64, f16, bf16");
+  EXPECT_EQ(parse_dtype("half"), DType::f16);
+  EXPECT_EQ(parse_dtype("float16"), DType::f16);
+  EXPECT_EQ(parse_dtype("bfloat16"), DType::bf16);
+  EXPECT_FALSE(parse_dtype("bf"));
+  EXPECT_EQ(dtype_size(DType::f16), 2u);
+  EXPECT_EQ(dtype_size(DType::bf16), 2u);
   EXPECT_EQ(dtype_size(DType::u32), 4u);
   EXPECT_EQ(dtype_size(DType::f64), 8u);
 }
@@ -74,7 +80,14 @@ TEST(EnumNames, TablesOfThePublicNamesUseThePublicFunctions) {
   for (DType d : all_dtypes) EXPECT_STREQ(dtype_names.to_name(d), dtype_name(d));
   for (Op o : all_ops) EXPECT_STREQ(op_names.to_name(o), op_name(o));
   EXPECT_EQ(op_choices(), "sum, min, max, exact_sum, wide_sum");
-  EXPECT_EQ(op_dtypes(Op::wide_sum), "i32, u32 and f32");
+  EXPECT_EQ(op_dtypes(Op::wide_sum), "i32, u32, f32, f16 and bf16");
+  // The half types: wide_sum into a float, nothing else.
+  for (DType h : {DType::f16, DType::bf16}) {
+    EXPECT_TRUE(is_half(h));
+    for (Op o : all_ops) EXPECT_EQ(op_applies(h, o), o == Op::wide_sum) << op_name(o);
+    EXPECT_EQ(result_dtype(h, Op::wide_sum), DType::f32);
+  }
+  EXPECT_FALSE(is_half(DType::f32));
   EXPECT_EQ(op_dtypes(Op::exact_sum), "f32 and f64");
   EXPECT_EQ(op_dtypes(Op::sum), "i32, u32, i64, u64, f32 and f64");
   EXPECT_EQ(parse_dtype("float64"), DType::f64);

@@ -218,8 +218,10 @@ TEST(SingleTile, TakesOneTileWithOneFinishAndRefusesMoreByName) {
     a.workspace_bytes = 1 << 20;
     EXPECT_EQ(e.launch(a, dev), cudaErrorInvalidValue) << e.id;  // nothing enqueued
   }
-  // 5 blocks x 4 unrolls x (6 types x 3 operators + wide_sum of 3 types).
-  EXPECT_EQ(count, 420u);
+  // 5 blocks x 4 unrolls x (6 types x 3 operators + wide_sum of 5 types).
+  EXPECT_EQ(count, 460u);
+  // A half type's tile: 8 elements a 16-byte vector.
+  EXPECT_EQ(max_elements_of(find("single_tile.b256.u4.single_pass.f16.wide_sum")->params), 8192u);
   EXPECT_EQ(max_elements_of(find("single_tile.b256.u4.single_pass.f32.sum")->params), 4096u);
   EXPECT_EQ(max_elements_of(find("single_tile.b256.u4.single_pass.f64.min")->params), 2048u);
   EXPECT_EQ(max_elements_of(find("tiled.b256.u4.single_pass.f32.sum")->params), max_elements);
@@ -344,7 +346,7 @@ TEST(ExactFamilies, ImplementExactSumForFloatAndDoubleAndNothingElse) {
   EXPECT_FALSE(parse_id("exact.b512.single_pass.f32.exact_sum"));  // the unroll part is required
 }
 
-TEST(WideSums, TheSixteenByteLoadFamiliesOfTheThirtyTwoBitTypesAndNothingElse) {
+TEST(WideSums, TheSixteenByteLoadFamiliesOfTheThirtyTwoBitAndHalfTypesAndNothingElse) {
   std::map<std::pair<Family, DType>, int> count;
   for (const Entry& e : registry()) {
     const auto& p = e.params;
@@ -353,7 +355,8 @@ TEST(WideSums, TheSixteenByteLoadFamiliesOfTheThirtyTwoBitTypesAndNothingElse) {
     EXPECT_TRUE(p.finish == Finish::two_pass || p.finish == Finish::single_pass) << e.id;
   }
   for (DType d : all_dtypes) {
-    const bool thirty_two = d == DType::i32 || d == DType::u32 || d == DType::f32;
+    const bool thirty_two = d == DType::i32 || d == DType::u32 || d == DType::f32 ||
+                            d == DType::f16 || d == DType::bf16;
     // vectorized, tiled, streaming: 5 blocks x 4 unrolls x 2 finishes; single_tile: 1 finish.
     EXPECT_EQ((count[{Family::vectorized, d}]), thirty_two ? 40 : 0) << dtype_name(d);
     EXPECT_EQ((count[{Family::tiled, d}]), thirty_two ? 40 : 0) << dtype_name(d);
@@ -362,12 +365,15 @@ TEST(WideSums, TheSixteenByteLoadFamiliesOfTheThirtyTwoBitTypesAndNothingElse) {
     EXPECT_EQ(space::configs_per_key(d, Op::wide_sum), thirty_two ? 140u : 0u) << dtype_name(d);
     EXPECT_EQ(result_dtype(d, Op::wide_sum), d == DType::i32   ? DType::i64
                                              : d == DType::u32 ? DType::u64
-                                             : d == DType::f32 ? DType::f64
+                                             : is_half(d)      ? DType::f32
                                                                : DType::f64)
         << dtype_name(d);
   }
   EXPECT_NE(find("streaming.b512.u8.two_pass.i32.wide_sum"), nullptr);
   EXPECT_NE(find("single_tile.b256.u4.single_pass.f32.wide_sum"), nullptr);
+  EXPECT_NE(find("tiled.b1024.u8.two_pass.bf16.wide_sum"), nullptr);
+  EXPECT_EQ(find("tiled.b1024.u8.two_pass.bf16.sum"), nullptr);  // the half types: wide_sum alone
+  EXPECT_EQ(find("smem.b256.u4.static.single_pass.f16.min"), nullptr);
   EXPECT_EQ(find("streaming.b512.u8.packed.i32.wide_sum"), nullptr);  // no room for 64 bits
   EXPECT_EQ(find("warp_shuffle.b256.u4.single_pass.i32.wide_sum"), nullptr);
   EXPECT_EQ(find("vectorized.b256.u4.single_pass.i64.wide_sum"), nullptr);

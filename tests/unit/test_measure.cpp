@@ -1,0 +1,109 @@
+// The tuner's data and references for the half types (measure/datagen.hpp, measure/reference.hpp):
+// their bits decode as IEEE binary16 and bfloat16 do, every generated value is exact in its type
+// and in the range the docs give, and the wide_sum reference and its check are the float sum of
+// those values within n·ε(float)·Σ|x|.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "measure/datagen.hpp"
+#include "measure/reference.hpp"
+
+namespace tunedreduce::measure {
+namespace {
+
+/// binary16 by its definition, with ldexp: an independent decoder of finite values.
+double binary16_value(std::uint16_t b) {
+  const int sign = b >> 15, exp = (b >> 10) & 0x1F, mant = b & 0x3FF;
+  const double m = exp == 0 ? std::ldexp(mant, -24) : std::ldexp(1024 + mant, exp - 25);
+  return sign != 0 ? -m : m;
+}
+
+TEST(HalfData, EveryFiniteHalfDecodesAsBinary16AndTheSpecialsAreTheirs) {
+  for (std::uint32_t b = 0; b < 0x10000; ++b) {
+    const auto bits = static_cast<std::uint16_t>(b);
+    const float f = to_float(Half{bits});
+    if (((bits >> 10) & 0x1F) == 0x1F) {
+      if ((bits & 0x3FF) != 0) EXPECT_TRUE(std::isnan(f)) << std::hex << b;
+      else EXPECT_EQ(f, (bits >> 15) != 0 ? -INFINITY : INFINITY) << std::hex << b;
+      continue;
+    }
+    ASSERT_EQ(static_cast<double>(f), binary16_value(bits)) << std::hex << b;
+    EXPECT_EQ(std::signbit(f), (bits >> 15) != 0) << std::hex << b;
+  }
+  EXPECT_EQ(to_float(Half{0x3C00}), 1.0f);
+  EXPECT_EQ(to_float(Half{0x7BFF}), 65504.0f);
+  EXPECT_EQ(to_float(Half{0x0001}), std::ldexp(1.0f, -24));
+  EXPECT_EQ(to_float(BFloat16{0x3F80}), 1.0f);
+  EXPECT_EQ(to_float(BFloat16{0xC040}), -3.0f);
+  EXPECT_TRUE(std::isnan(to_float(BFloat16{0x7FC0})));
+}
+
+TEST(HalfData, GeneratedValuesAreExactMultiplesInTheirRangeWithBothSigns) {
+  int negative = 0, positive = 0, zero = 0;
+  for (std::uint64_t i = 0; i < 200000; ++i) {
+    const float h = to_float(data_value<Half>(77, i));
+    const double k = static_cast<double>(h) * 256;  // k * 2^-8, |k| <= 2^11
+    ASSERT_EQ(k, std::floor(k)) << i;
+    ASSERT_GE(k, -2048) << i;
+    ASSERT_LT(k, 2048) << i;
+    const float b = to_float(data_value<BFloat16>(77, i));
+    const double kb = static_cast<double>(b) * 32;  // k * 2^-5, |k| <= 2^8
+    ASSERT_EQ(kb, std::floor(kb)) << i;
+    ASSERT_GE(kb, -256) << i;
+    ASSERT_LT(kb, 256) << i;
+    (h < 0 ? negative : h > 0 ? positive : zero) += 1;
+    if (h == 0) ASSERT_EQ(data_value<Half>(77, i).bits, 0) << i;  // +0, the encoding of k = 0
+  }
+  EXPECT_GT(negative, 90000);
+  EXPECT_GT(positive, 90000);
+  EXPECT_GT(zero, 0);
+}
+
+template <class H>
+void expect_wide_reference(DType dtype) {
+  const std::uint64_t seed = 0x5eed, n = 300001;
+  double sum = 0, abs_sum = 0;  // exact: multiples of 2^-8 far below 2^53 of them
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const double v = to_float(data_value<H>(seed, i));
+    sum += v;
+    abs_sum += std::fabs(v);
+  }
+  const Reference r = compute_reference(dtype, Op::wide_sum, seed, n);
+  float want = static_cast<float>(sum), got = 0;
+  std::memcpy(&got, r.bits, sizeof got);
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(static_cast<double>(r.fp_sum), sum);
+  EXPECT_EQ(static_cast<double>(r.abs_sum), abs_sum);
+  // The check: within n·ε(float)·Σ|x| passes, twice that fails.
+  EXPECT_EQ(verify(r, &want), "");
+  const double bound = static_cast<double>(n) * 0x1p-23 * abs_sum;
+  const float near = static_cast<float>(sum + 0.9 * bound);
+  const float far = static_cast<float>(sum + 2 * bound);
+  EXPECT_EQ(verify(r, &near), "");
+  EXPECT_NE(verify(r, &far).find("more than n*eps*sum|x|"), std::string::npos) << verify(r, &far);
+}
+
+TEST(HalfReference, WideSumIsTheFloatOfTheExactSumAndTheCheckUsesFloatsEpsilon) {
+  expect_wide_reference<Half>(DType::f16);
+  expect_wide_reference<BFloat16>(DType::bf16);
+}
+
+TEST(HalfReference, OperatorsOtherThanWideSumAreRefusedByName) {
+  for (const Op o : {Op::sum, Op::min, Op::max, Op::exact_sum}) {
+    try {
+      compute_reference(DType::f16, o, 1, 10);
+      ADD_FAILURE() << op_name(o) << " of f16 was accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("only, not f16"), std::string::npos) << e.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tunedreduce::measure
