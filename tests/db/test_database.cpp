@@ -22,6 +22,41 @@
 namespace tunedreduce::db {
 namespace {
 
+/// A bench run of the lab's: tool 0.3.0 over /lab/tune.db, 5 repeats, CUDA 13.0.
+std::int64_t lab_bench_run(Database& db, std::int64_t dev) {
+  return begin_bench_run(db, dev, test::lab_bench_info(), 13000, 13000);
+}
+
+/// \p db's schema is exactly a new file's (made in \p dir).
+void expect_the_schema_of_a_new_file(Database& db, const test::TempDir& dir) {
+  Database fresh = Database::open_writer(dir / "fresh.db");
+  const char* q =
+      "SELECT group_concat(sql, ';') FROM (SELECT sql FROM sqlite_schema ORDER BY name)";
+  EXPECT_EQ(db.connection().query_text(q), fresh.connection().query_text(q));
+}
+
+/// A wide_sum measurement of \p t at 2^20 (median \p median_us, read back with its type and
+/// operator), the winner over 1..2^30 that cites it, and a CUB bench result 0.4 us slower.
+void write_wide_sum_rows(Database& db, std::int64_t run, std::int64_t dev, std::int64_t bench_run,
+                         DType t, double median_us) {
+  const std::string id = fmt::format("vectorized.b256.u4.single_pass.{}.wide_sum", dtype_name(t));
+  Measurement m = test::measurement(run, dev, id, 1 << 20, median_us, t, Op::wide_sum);
+  m.params = {"vectorized", 256, 4, "none", "single_pass"};
+  const auto mid = db.insert_measurement(m);
+  ASSERT_TRUE(db.find_measurement(mid));
+  EXPECT_EQ(db.find_measurement(mid)->op, Op::wide_sum);
+  EXPECT_EQ(db.find_measurement(mid)->dtype, t);
+  Winner w;
+  w.dtype = t;
+  w.op = Op::wide_sum;
+  w.n_lo = 1;
+  w.n_hi = std::uint64_t{1} << 30;
+  w.kernel_id = id;
+  w.measurement_id = mid;
+  db.replace_winners(dev, t, Op::wide_sum, std::vector<Winner>{w});
+  insert_bench_result(db, bench_run, test::wide_sum_bench_result(t, median_us + 0.4));
+}
+
 using test::TempDir;
 namespace fs = std::filesystem;
 
@@ -605,10 +640,7 @@ TEST(Migration, Version0PrototypeIsMigratedWithoutLosingARow) {
   EXPECT_EQ(ms[3].seq, 1);  // first of run 2
   EXPECT_EQ(ms[1].seq, 2);
   // The migrated file has exactly the schema of a new one.
-  Database fresh = Database::open_writer(dir / "fresh.db");
-  const char* q =
-      "SELECT group_concat(sql, ';') FROM (SELECT sql FROM sqlite_schema ORDER BY name)";
-  EXPECT_EQ(db.connection().query_text(q), fresh.connection().query_text(q));
+  expect_the_schema_of_a_new_file(db, dir);
   EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
   EXPECT_EQ(db.connection().query_int("SELECT count(*) FROM pragma_foreign_key_check"), 0);
   // It is usable: new runs continue the sequence.
@@ -631,10 +663,7 @@ TEST(Migration, Version1GainsThePackedFinishWithEveryRowKept) {
   EXPECT_EQ(db.connection().query_text("SELECT value FROM meta WHERE key = 'min_reader_version'"),
             std::to_string(min_reader_version));
   // The migrated file has exactly the schema of a new one ...
-  Database fresh = Database::open_writer(dir / "fresh.db");
-  const char* q =
-      "SELECT group_concat(sql, ';') FROM (SELECT sql FROM sqlite_schema ORDER BY name)";
-  EXPECT_EQ(db.connection().query_text(q), fresh.connection().query_text(q));
+  expect_the_schema_of_a_new_file(db, dir);
   // ... and takes a packed measurement, which version 1 refused.
   const auto dev = db.upsert_device(test::h100());
   const auto run = db.begin_run(test::run_info());
@@ -698,10 +727,7 @@ TEST(Migration, Version2WinnersTakeTheL2ModeOfTheirMeasurement) {
                           [](const WinnerRecord& w) { return w.l2_mode == L2Mode::warm; }),
             2);
   // The migrated file has exactly the schema of a new one.
-  Database fresh = Database::open_writer(dir / "fresh.db");
-  const char* q =
-      "SELECT group_concat(sql, ';') FROM (SELECT sql FROM sqlite_schema ORDER BY name)";
-  EXPECT_EQ(db.connection().query_text(q), fresh.connection().query_text(q));
+  expect_the_schema_of_a_new_file(db, dir);
   // Cold winners for every size now leave the warm ones alone.
   const auto cold_m = db.measurements()[0];
   Winner w;
@@ -863,10 +889,7 @@ TEST(Migration, Version5IsReadAsItIsAndMigratedToTakeExactSums) {
   EXPECT_EQ(db.connection().query_text("SELECT value FROM meta WHERE key = 'min_reader_version'"),
             "8");
   // The migrated file has exactly the schema of a new one ...
-  Database fresh = Database::open_writer(dir / "fresh.db");
-  const char* q =
-      "SELECT group_concat(sql, ';') FROM (SELECT sql FROM sqlite_schema ORDER BY name)";
-  EXPECT_EQ(db.connection().query_text(q), fresh.connection().query_text(q));
+  expect_the_schema_of_a_new_file(db, dir);
   // ... and takes exact_sum measurements and winners of f32 and f64, which version 5 refused.
   const auto dev = db.upsert_device(test::h100());
   const auto run = db.begin_run(test::run_info());
@@ -959,12 +982,7 @@ void expect_checks_match_op_applies(Database& db) {
   Connection& c = db.connection();
   const auto dev = db.upsert_device(test::h100());
   const auto run = db.begin_run(test::run_info());
-  BenchRunInfo bench;
-  bench.tool_version = "0.3.0";
-  bench.manifest_hash = "0123456789abcdef";
-  bench.library_database = "/lab/tune.db";
-  bench.repeats = 5;
-  const auto bench_run = begin_bench_run(db, dev, bench, 13000, 13000);
+  const auto bench_run = lab_bench_run(db, dev);
   const auto written = [](Statement& st) {
     try {
       st.run();
@@ -1048,45 +1066,14 @@ TEST(Migration, Version6IsReadAsItIsAndMigratedToTakeWideSums) {
   EXPECT_EQ(tables_with(db.connection(), v8_op_check), "bench_results measurements winners");
   EXPECT_EQ(tables_with(db.connection(), v6_op_check), "");
   // ... so the migrated file has exactly the schema of a new one ...
-  Database fresh = Database::open_writer(dir / "fresh.db");
-  const char* q =
-      "SELECT group_concat(sql, ';') FROM (SELECT sql FROM sqlite_schema ORDER BY name)";
-  EXPECT_EQ(db.connection().query_text(q), fresh.connection().query_text(q));
+  expect_the_schema_of_a_new_file(db, dir);
   // ... and takes wide_sum measurements, winners and bench results of i32, u32 and f32, which
   // version 6 refused. The dtype stored is the input's, not the wider result's.
   const auto dev = db.upsert_device(test::h100());
   const auto run = db.begin_run(test::run_info());
-  BenchRunInfo bench;
-  bench.tool_version = "0.3.0";
-  bench.manifest_hash = "0123456789abcdef";
-  bench.library_database = "/lab/tune.db";
-  bench.repeats = 5;
-  const auto bench_run = begin_bench_run(db, dev, bench, 13000, 13000);
+  const auto bench_run = lab_bench_run(db, dev);
   for (DType t : {DType::i32, DType::u32, DType::f32}) {
-    const std::string id = fmt::format("vectorized.b256.u4.single_pass.{}.wide_sum", dtype_name(t));
-    Measurement m = test::measurement(run, dev, id, 1 << 20, 9.5, t, Op::wide_sum);
-    m.params = {"vectorized", 256, 4, "none", "single_pass"};
-    const auto mid = db.insert_measurement(m);
-    ASSERT_TRUE(db.find_measurement(mid));
-    EXPECT_EQ(db.find_measurement(mid)->op, Op::wide_sum);
-    EXPECT_EQ(db.find_measurement(mid)->dtype, t);
-    Winner w;
-    w.dtype = t;
-    w.op = Op::wide_sum;
-    w.n_lo = 1;
-    w.n_hi = std::uint64_t{1} << 30;
-    w.kernel_id = id;
-    w.measurement_id = mid;
-    db.replace_winners(dev, t, Op::wide_sum, std::vector<Winner>{w});
-    BenchResult b;
-    b.dtype = t;
-    b.op = Op::wide_sum;
-    b.n = 1 << 20;
-    b.method = BenchMethod::cub;
-    b.verified = true;
-    b.median_us = 9.9;
-    b.repeats = 5;
-    insert_bench_result(db, bench_run, b);
+    write_wide_sum_rows(db, run, dev, bench_run, t, 9.5);
   }
   EXPECT_EQ(db.counts().measurements, 43);
   const auto ws = db.winners();
@@ -1173,46 +1160,15 @@ TEST(Migration, Version7IsReadAsItIsAndMigratedToTakeHalfTypes) {
   EXPECT_EQ(tables_with(db.connection(), v7_dtype_check), "");
   EXPECT_EQ(tables_with(db.connection(), v7_op_check), "");
   // ... so the migrated file has exactly the schema of a new one ...
-  Database fresh = Database::open_writer(dir / "fresh.db");
-  const char* q =
-      "SELECT group_concat(sql, ';') FROM (SELECT sql FROM sqlite_schema ORDER BY name)";
-  EXPECT_EQ(db.connection().query_text(q), fresh.connection().query_text(q));
+  expect_the_schema_of_a_new_file(db, dir);
   // ... and takes wide_sum measurements, winners and bench results of f16 and bf16, which
   // version 7 refused, through the writers.
   const auto dev = db.upsert_device(test::h100());
   const auto run = db.begin_run(test::run_info());
-  BenchRunInfo bench;
-  bench.tool_version = "0.3.0";
-  bench.manifest_hash = "0123456789abcdef";
-  bench.library_database = "/lab/tune.db";
-  bench.repeats = 5;
-  const auto bench_run = begin_bench_run(db, dev, bench, 13000, 13000);
+  const auto bench_run = lab_bench_run(db, dev);
   for (DType t : {DType::f16, DType::bf16}) {
     SCOPED_TRACE(dtype_name(t));
-    const std::string id = fmt::format("vectorized.b256.u4.single_pass.{}.wide_sum", dtype_name(t));
-    Measurement m = test::measurement(run, dev, id, 1 << 20, 4.5, t, Op::wide_sum);
-    m.params = {"vectorized", 256, 4, "none", "single_pass"};
-    const auto mid = db.insert_measurement(m);
-    ASSERT_TRUE(db.find_measurement(mid));
-    EXPECT_EQ(db.find_measurement(mid)->dtype, t);
-    EXPECT_EQ(db.find_measurement(mid)->op, Op::wide_sum);
-    Winner w;
-    w.dtype = t;
-    w.op = Op::wide_sum;
-    w.n_lo = 1;
-    w.n_hi = std::uint64_t{1} << 30;
-    w.kernel_id = id;
-    w.measurement_id = mid;
-    db.replace_winners(dev, t, Op::wide_sum, std::vector<Winner>{w});
-    BenchResult b;
-    b.dtype = t;
-    b.op = Op::wide_sum;
-    b.n = 1 << 20;
-    b.method = BenchMethod::cub;
-    b.verified = true;
-    b.median_us = 4.9;
-    b.repeats = 5;
-    insert_bench_result(db, bench_run, b);
+    write_wide_sum_rows(db, run, dev, bench_run, t, 4.5);
   }
   EXPECT_EQ(db.counts().measurements, 43);
   const auto ws = db.winners();
@@ -1281,12 +1237,7 @@ TEST(Database, AnOperatorIsRefusedWithATypeItIsNotDefinedFor) {
   Database db = Database::open_writer(dir / "tune.db");
   const auto dev = db.upsert_device(test::h100());
   const auto run = db.begin_run(test::run_info());
-  BenchRunInfo bench;
-  bench.tool_version = "0.3.0";
-  bench.manifest_hash = "0123456789abcdef";
-  bench.library_database = "/lab/tune.db";
-  bench.repeats = 5;
-  const auto bench_run = begin_bench_run(db, dev, bench, 13000, 13000);
+  const auto bench_run = lab_bench_run(db, dev);
   // The writer names the pair and the types the operator is defined for (op_applies) before the
   // schema's CHECK, which would name only itself, refuses the row.
   const struct {
@@ -1394,10 +1345,7 @@ TEST(Migration, Version3IsReadAsItIsAndMigratedByWriters) {
   EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
   EXPECT_EQ(db.connection().query_text("SELECT value FROM meta WHERE key = 'min_reader_version'"),
             "8");
-  Database fresh = Database::open_writer(dir / "fresh.db");
-  const char* q =
-      "SELECT group_concat(sql, ';') FROM (SELECT sql FROM sqlite_schema ORDER BY name)";
-  EXPECT_EQ(db.connection().query_text(q), fresh.connection().query_text(q));
+  expect_the_schema_of_a_new_file(db, dir);
 }
 
 // --- hostile strings ----------------------------------------------------------------------------

@@ -175,6 +175,26 @@ TEST(Export, ImportValidatesAndNamesTheFileAndMember) {
              "$.measurements[0].median_us: required when outcome is ok", Problem::invalid_data);
 }
 
+/// Importing \p json (named \p file) into \p target is refused as invalid data, naming the file,
+/// the member and \p why, and leaves nothing half-imported.
+void expect_import_refused(const fs::path& target, const std::string& json, const fs::path& file,
+                           const std::string& member, const std::string& why) {
+  Database db = Database::open_writer(target);
+  try {
+    import_dataset(db, dataset_from_json(Json::parse(json), file));
+    ADD_FAILURE() << "imported it";
+  } catch (const DbError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(e.problem(), Problem::invalid_data) << what;
+    // (Built with append: GCC 12's -Wrestrict misfires on "literal" + std::string&&.)
+    std::string where = "'";
+    where.append(file.string()).append("': ").append(member);
+    EXPECT_NE(what.find(where), std::string::npos) << what;
+    EXPECT_NE(what.find(why), std::string::npos) << what;
+  }
+  EXPECT_EQ(db.counts().devices, 0);  // nothing half-imported
+}
+
 TEST(Export, WideSumRowsRoundTripAndAreRefusedForTypesItIsNotDefinedFor) {
   TempDir dir;
   make_db(dir / "a.db", test::h100(), k_shuffle, 1, 4096, 5.0, "h");
@@ -191,19 +211,8 @@ TEST(Export, WideSumRowsRoundTripAndAreRefusedForTypesItIsNotDefinedFor) {
     w.op = Op::wide_sum;
     db.replace_winners(dev, DType::i32, Op::wide_sum, std::vector<Winner>{w});
     db.end_run(run, RunStatus::finished);
-    BenchRunInfo info;
-    info.tool_version = "0.3.0";
-    info.manifest_hash = "0123456789abcdef";
-    info.library_database = "/lab/tune.db";
-    info.repeats = 5;
-    BenchResult b;
-    b.dtype = DType::i32;
-    b.op = Op::wide_sum;
-    b.n = 1 << 20;
-    b.method = BenchMethod::cub;
-    b.verified = true;
-    b.median_us = 9.9;
-    b.repeats = 5;
+    const BenchRunInfo info = test::lab_bench_info();
+    const BenchResult b = test::wide_sum_bench_result(DType::i32, 9.9);
     record_bench_run(db, test::h100(), info, std::span<const BenchResult>(&b, 1));
   }
   const std::string text = Json::parse(export_of(dir / "a.db")).dump();
@@ -247,20 +256,7 @@ TEST(Export, WideSumRowsRoundTripAndAreRefusedForTypesItIsNotDefinedFor) {
   const char* members[] = {"$.measurements[", "$.winners[", "$.bench_runs[0].results[0]"};
   for (int i = 0; i < 3; ++i) {
     SCOPED_TRACE(members[i]);
-    Database db = Database::open_writer(dir / "target.db");
-    try {
-      import_dataset(db, dataset_from_json(Json::parse(with_i64(i)), file));
-      ADD_FAILURE() << "imported a wide_sum of i64";
-    } catch (const DbError& e) {
-      const std::string what = e.what();
-      EXPECT_EQ(e.problem(), Problem::invalid_data) << what;
-      // (Built with append: GCC 12's -Wrestrict misfires on "literal" + std::string&&.)
-      std::string where = "'";
-      where.append(file.string()).append("': ").append(members[i]);
-      EXPECT_NE(what.find(where), std::string::npos) << what;
-      EXPECT_NE(what.find(why), std::string::npos) << what;
-    }
-    EXPECT_EQ(db.counts().devices, 0);  // nothing half-imported
+    expect_import_refused(dir / "target.db", with_i64(i), file, members[i], why);
   }
 }
 
@@ -282,22 +278,10 @@ TEST(Export, HalfTypeRowsRoundTripForWideSumAndAreRefusedForOtherOperators) {
       w.dtype = t;
       w.op = Op::wide_sum;
       db.replace_winners(dev, t, Op::wide_sum, std::vector<Winner>{w});
-      BenchResult b;
-      b.dtype = t;
-      b.op = Op::wide_sum;
-      b.n = 1 << 20;
-      b.method = BenchMethod::cub;
-      b.verified = true;
-      b.median_us = 4.9;
-      b.repeats = 5;
-      bench.push_back(b);
+      bench.push_back(test::wide_sum_bench_result(t, 4.9));
     }
     db.end_run(run, RunStatus::finished);
-    BenchRunInfo info;
-    info.tool_version = "0.3.0";
-    info.manifest_hash = "0123456789abcdef";
-    info.library_database = "/lab/tune.db";
-    info.repeats = 5;
+    const BenchRunInfo info = test::lab_bench_info();
     record_bench_run(db, test::h100(), info, bench);
   }
   const std::string text = Json::parse(export_of(dir / "a.db")).dump();
@@ -358,20 +342,7 @@ TEST(Export, HalfTypeRowsRoundTripForWideSumAndAreRefusedForOtherOperators) {
                     op == Op::exact_sum ? "f32 and f64" : "i32, u32, i64, u64, f32 and f64");
     for (int i = 0; i < 3; ++i) {
       SCOPED_TRACE(std::string(op_name(op)) + " " + members[i]);
-      Database db = Database::open_writer(dir / "target.db");
-      try {
-        import_dataset(db, dataset_from_json(Json::parse(with_op(i, op)), file));
-        ADD_FAILURE() << "imported an f16 " << op_name(op);
-      } catch (const DbError& e) {
-        const std::string what = e.what();
-        EXPECT_EQ(e.problem(), Problem::invalid_data) << what;
-        // (Built with append: GCC 12's -Wrestrict misfires on "literal" + std::string&&.)
-        std::string where = "'";
-        where.append(file.string()).append("': ").append(members[i]);
-        EXPECT_NE(what.find(where), std::string::npos) << what;
-        EXPECT_NE(what.find(why), std::string::npos) << what;
-      }
-      EXPECT_EQ(db.counts().devices, 0);  // nothing half-imported
+      expect_import_refused(dir / "target.db", with_op(i, op), file, members[i], why);
     }
   }
 }

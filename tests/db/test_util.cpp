@@ -80,6 +80,27 @@ Measurement measurement(std::int64_t run, std::int64_t device, const std::string
   return m;
 }
 
+BenchRunInfo lab_bench_info() {
+  BenchRunInfo info;
+  info.tool_version = "0.3.0";
+  info.manifest_hash = "0123456789abcdef";
+  info.library_database = "/lab/tune.db";
+  info.repeats = 5;
+  return info;
+}
+
+BenchResult wide_sum_bench_result(DType dtype, double median_us) {
+  BenchResult b;
+  b.dtype = dtype;
+  b.op = Op::wide_sum;
+  b.n = 1 << 20;
+  b.method = BenchMethod::cub;
+  b.verified = true;
+  b.median_us = median_us;
+  b.repeats = 5;
+  return b;
+}
+
 void write_file(const fs::path& p, const std::string& bytes) {
   std::ofstream out(p, std::ios::binary | std::ios::trunc);
   out << bytes;

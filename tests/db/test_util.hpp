@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/device_fingerprint.hpp"
+#include "db/bench.hpp"
 #include "db/database.hpp"
 
 namespace tunedreduce::db::test {
@@ -35,6 +36,12 @@ RunInfo run_info();
 Measurement measurement(std::int64_t run, std::int64_t device, const std::string& kernel_id,
                         std::uint64_t n, double median_us, DType dtype = DType::f32,
                         Op op = Op::sum);
+
+/// The lab's bench run information: tool 0.3.0 over /lab/tune.db, 5 repeats.
+BenchRunInfo lab_bench_info();
+
+/// A verified CUB bench result of wide_sum over \p dtype at 2^20 elements with median \p median_us.
+BenchResult wide_sum_bench_result(DType dtype, double median_us);
 
 void write_file(const std::filesystem::path& p, const std::string& bytes);
 std::string read_file(const std::filesystem::path& p);
