@@ -29,8 +29,11 @@ TEST(HalfData, EveryFiniteHalfDecodesAsBinary16AndTheSpecialsAreTheirs) {
     const auto bits = static_cast<std::uint16_t>(b);
     const float f = to_float(Half{bits});
     if (((bits >> 10) & 0x1F) == 0x1F) {
-      if ((bits & 0x3FF) != 0) EXPECT_TRUE(std::isnan(f)) << std::hex << b;
-      else EXPECT_EQ(f, (bits >> 15) != 0 ? -INFINITY : INFINITY) << std::hex << b;
+      if ((bits & 0x3FF) != 0) {
+        EXPECT_TRUE(std::isnan(f)) << std::hex << b;
+      } else {
+        EXPECT_EQ(f, (bits >> 15) != 0 ? -INFINITY : INFINITY) << std::hex << b;
+      }
       continue;
     }
     ASSERT_EQ(static_cast<double>(f), binary16_value(bits)) << std::hex << b;
@@ -58,7 +61,9 @@ TEST(HalfData, GeneratedValuesAreExactMultiplesInTheirRangeWithBothSigns) {
     ASSERT_GE(kb, -256) << i;
     ASSERT_LT(kb, 256) << i;
     (h < 0 ? negative : h > 0 ? positive : zero) += 1;
-    if (h == 0) ASSERT_EQ(data_value<Half>(77, i).bits, 0) << i;  // +0, the encoding of k = 0
+    if (h == 0) {
+      ASSERT_EQ(data_value<Half>(77, i).bits, 0) << i;  // +0, the encoding of k = 0
+    }
   }
   EXPECT_GT(negative, 90000);
   EXPECT_GT(positive, 90000);
