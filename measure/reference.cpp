@@ -128,12 +128,15 @@ Reference reference_of(DType dtype, Op op, std::uint64_t seed, std::uint64_t n) 
   r.dtype = dtype;
   r.op = op;
   r.n = n;
-  if constexpr (is_half_v<T>) {
-    // wide_sum into float: the long-double sum, rounded once to float.
+  // Floating-point sums: the partials' long-double sums (zero for min and max).
+  if constexpr (!std::is_integral_v<T>) {
     for (auto& p : partial) {
       r.fp_sum += p.fsum;
       r.abs_sum += p.abs_sum;
     }
+  }
+  if constexpr (is_half_v<T>) {
+    // wide_sum into float: the long-double sum, rounded once to float.
     const auto wide = static_cast<float>(r.fp_sum);
     std::memcpy(r.bits, &wide, sizeof wide);
     return r;
@@ -150,10 +153,6 @@ Reference reference_of(DType dtype, Op op, std::uint64_t seed, std::uint64_t n) 
         value = static_cast<T>(s);
         wide = static_cast<wide_t<T>>(s);
       } else {
-        for (auto& p : partial) {
-          r.fp_sum += p.fsum;
-          r.abs_sum += p.abs_sum;
-        }
         value = static_cast<T>(r.fp_sum);
         wide = static_cast<wide_t<T>>(r.fp_sum);
       }

@@ -210,9 +210,7 @@ constexpr DType dtype_of_arithmetic() {
     return std::is_signed_v<T> ? DType::i64 : DType::u64;
   }
 }
-}  // namespace detail
 
-namespace detail {
 template <class T>
 constexpr DType dtype_of() {
 #ifdef TUNEDREDUCE_HAS_HALF
