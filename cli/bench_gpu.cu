@@ -7,10 +7,12 @@
 #include <cuda_fp16.h>
 #include <thrust/execution_policy.h>
 #include <thrust/functional.h>
+#include <thrust/extrema.h>
 #include <thrust/reduce.h>
 
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 #include <type_traits>
 
 namespace tunedreduce::cli::bench {
@@ -97,6 +99,17 @@ cudaError_t cub_reduce(DType dtype, Op op, void* temp, std::size_t& temp_bytes, 
         else return cudaErrorInvalidValue;  // op_applies refuses 64-bit elements
       case Op::min:
         return cub::DeviceReduce::Min(temp, temp_bytes, d_in, d_out, items, stream);
+      case Op::argmin:
+      case Op::argmax: {
+        // CUB's ArgMin / ArgMax with separate outputs, writing into the IndexedValue at out: the
+        // value at its start, the 64-bit index 8 bytes on.
+        auto* result = static_cast<IndexedValue<T>*>(out);
+        if (op == Op::argmin)
+          return cub::DeviceReduce::ArgMin(temp, temp_bytes, d_in, &result->value, &result->index,
+                                           items, stream);
+        return cub::DeviceReduce::ArgMax(temp, temp_bytes, d_in, &result->value, &result->index,
+                                         items, stream);
+      }
       case Op::max:
         break;
     }
@@ -142,6 +155,22 @@ void thrust_reduce(DType dtype, Op op, const void* in, std::uint64_t n, cudaStre
           return 0;
         }
         break;
+      case Op::argmin:
+      case Op::argmax: {
+        // Thrust's first smallest (largest) element, then its value copied back.
+        const T* it = op == Op::argmin ? thrust::min_element(policy, first, first + n)
+                                       : thrust::max_element(policy, first, first + n);
+        IndexedValue<T> iv{identity<T>(op == Op::argmin ? Op::min : Op::max), -1};
+        if (n > 0) {
+          iv.index = it - first;
+          if (cudaMemcpyAsync(&iv.value, it, sizeof(T), cudaMemcpyDeviceToHost, stream) !=
+                  cudaSuccess ||
+              cudaStreamSynchronize(stream) != cudaSuccess)
+            throw std::runtime_error("thrust argmin/argmax: copying the value back failed");
+        }
+        std::memcpy(result, &iv, sizeof iv);
+        return 0;
+      }
     }
     std::memcpy(result, &r, sizeof(T));
     return 0;

@@ -150,7 +150,7 @@ class Bench {
     check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
     check(cudaEventCreate(&start_), "cudaEventCreate");
     check(cudaEventCreate(&stop_), "cudaEventCreate");
-    check(cudaMalloc(&out_, 8), "cudaMalloc(output)");
+    check(cudaMalloc(&out_, 16), "cudaMalloc(output)");  // up to an IndexedValue
     // cold: as the tuner, a read of measure::cold_flush_bytes; dirty: a memset of twice the L2
     // (the tuner's flush before kernel revision 3), of the first part of the same buffer.
     flush_bytes_ = measure::cold_flush_bytes(fp_.l2_bytes);
@@ -233,8 +233,9 @@ class Bench {
     const std::size_t m = methods.size();
     std::vector<MethodTiming> t(m);
     const std::size_t elem = dtype_size(ref.dtype);
-    // The result's bytes: 8 for wide_sum of a 32-bit type (types.hpp, result_dtype).
-    const std::size_t out_bytes = dtype_size(result_dtype(ref.dtype, ref.op));
+    // The result's bytes: 8 for wide_sum of a 32-bit type (types.hpp, result_dtype), 16 for
+    // argmin and argmax (result_bytes).
+    const std::size_t out_bytes = result_bytes(ref.dtype, ref.op);
     try {
       std::vector<std::size_t> timed;  // the methods that ran and were right
       for (std::size_t k = 0; k < m; ++k) {
@@ -242,7 +243,7 @@ class Bench {
         try {
           for (int w = 0; w < warmups; ++w) me.run();
           check(cudaStreamSynchronize(stream_), "warm-up");
-          check(cudaMemsetAsync(out_, poison_byte, 8, stream_), "cudaMemset(output)");
+          check(cudaMemsetAsync(out_, poison_byte, 16, stream_), "cudaMemset(output)");
           if (me.result_host) std::memset(me.result_host, poison_byte, out_bytes);
           me.run();
           check(cudaStreamSynchronize(stream_), "verification run");
@@ -250,7 +251,7 @@ class Bench {
           t[k].error = e.what();
           continue;
         }
-        unsigned char got[8];
+        unsigned char got[16];
         if (me.result_host) std::memcpy(got, me.result_host, out_bytes);
         else check(cudaMemcpy(got, out_, out_bytes, cudaMemcpyDeviceToHost), "cudaMemcpy(result)");
         t[k].ran = true;
@@ -662,6 +663,8 @@ int cmd_bench(int argc, char** argv) {
       std::printf("\n%s %s%s\n", dtype_name(dtype), op_name(op),
                   op == Op::exact_sum  ? " (CUB: cub::DeviceReduce::Sum, the inexact sum)"
                   : op == Op::wide_sum ? " (CUB: cub::DeviceReduce::Sum into the wide type)"
+                  : op == Op::argmin   ? " (CUB: cub::DeviceReduce::ArgMin, int64 index)"
+                  : op == Op::argmax   ? " (CUB: cub::DeviceReduce::ArgMax, int64 index)"
                                        : "");
       if (opt.host_calls > 0)
         std::printf("%6s %9s %9s %9s %9s %9s %9s  %s\n", "n", "CUB b2b", "cached", "2-phase",
@@ -749,7 +752,7 @@ int cmd_bench(int argc, char** argv) {
         const MethodTiming& two_phase = want_two_phase ? t[want_cached ? 1 : 0] : none;
         const MethodTiming& cub = t.back();
         MethodTiming thrust;
-        unsigned char thrust_result[8] = {};
+        unsigned char thrust_result[16] = {};
         if (opt.thrust)
           thrust = b.measure({{[&] { bench::thrust_reduce(dtype, op, in, n, s, thrust_result); },
                                thrust_result, &base_ref}},

@@ -5,7 +5,7 @@
 # Used by kernels/CMakeLists.txt and, in script mode, by the test tests/deploy/virtual_arch.cmake.
 
 set(TR_ID_REGEX
-  "^(neighbored_less|neighbored|interleaved|unroll_warps|unroll|complete_unroll|smem|warp_shuffle|vectorized|tiled|streaming|single_tile|exact_registers|exact_wide|exact)\\.b([0-9]+)(\\.u([0-9]+))?(\\.(static|dynamic))?\\.(two_pass|single_pass|packed)\\.(i32|u32|i64|u64|f32|f64|f16|bf16)\\.(sum|min|max|exact_sum|wide_sum)$")
+  "^(neighbored_less|neighbored|interleaved|unroll_warps|unroll|complete_unroll|smem|warp_shuffle|vectorized|tiled|streaming|single_tile|exact_registers|exact_wide|exact)\\.b([0-9]+)(\\.u([0-9]+))?(\\.(static|dynamic))?\\.(two_pass|single_pass|packed)\\.(i32|u32|i64|u64|f32|f64|f16|bf16)\\.(sum|min|max|exact_sum|wide_sum|argmin|argmax)$")
 
 # tr_read_kernel_list(FILE OUT_VAR): the ids of FILE, in file order, duplicates kept. A line that
 # is not shaped like a registry id stops the configuration with the file, the line number and the

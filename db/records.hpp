@@ -160,8 +160,10 @@ struct Counts {
 /// Empty where operator \p o is defined for element type \p t (op_applies); else why not, naming
 /// both and the types it is defined for: "the operator 'wide_sum' is defined for i32, u32, f32,
 /// f16 and bf16 only, not for i64", "the operator 'sum' is defined for i32, u32, i64, u64, f32 and
-/// f64 only, not for f16". Writers and import refuse such a row with it before SQL does: the
-/// schema's CHECK refuses it as well (versions 6 to 8), but SQLite names only the constraint.
+/// f64 only, not for f16", "the operator 'argmin' is defined for i32, u32, i64, u64, f32 and f64
+/// only, not for bf16" (the list is op_dtypes', so it covers every operator of all_ops). Writers
+/// and import refuse such a row with it before SQL does: the schema's CHECK refuses it as well
+/// (versions 6 to 9), but SQLite names only the constraint.
 std::string op_dtype_mismatch(DType t, Op o);
 
 /// "2026-03-01T12:34:56.789Z".

@@ -431,6 +431,23 @@ void migrate_7_to_8(Connection& conn) {
                     8);
 }
 
+// Version 9 admits the operators 'argmin' and 'argmax' (the smallest or largest element and its
+// index, an IndexedValue of the element type) in the same three tables, for the six 4- and 8-byte
+// types only, as op_applies does: the operator constraint gains both names, and its last clause
+// (a half type with wide_sum alone), unchanged, keeps f16 and bf16 out of them. The dtype column
+// keeps the element type, as for every operator. As in versions 6 to 8, only a CHECK constraint
+// is loosened (no stored row of version 8 has either operator, and each passes the new one), so
+// it is edited in place under writable_schema. Version-8 readers are kept out
+// (min_reader_version 9): they would meet an operator they cannot name.
+constexpr const char* v9_op_check =
+    "CHECK (op IN ('sum', 'min', 'max', 'exact_sum', 'wide_sum', 'argmin', 'argmax') AND (op <> "
+    "'exact_sum' OR dtype IN ('f32', 'f64')) AND (op <> 'wide_sum' OR dtype IN ('i32', 'u32', "
+    "'f32', 'f16', 'bf16')) AND (op = 'wide_sum' OR dtype NOT IN ('f16', 'bf16')))";
+
+void migrate_8_to_9(Connection& conn) {
+  loosen_row_checks(conn, {{"operator", v8_op_check, v9_op_check}}, 9);
+}
+
 constexpr Migration history[] = {
     {0, "create the schema, or upgrade the version-0 prototype layout", migrate_0_to_1},
     {1, "allow the finish 'packed' in measurements", migrate_1_to_2},
@@ -450,6 +467,10 @@ constexpr Migration history[] = {
      "allow the element types 'f16' and 'bf16' (for the operator 'wide_sum' only) in "
      "measurements, winners and bench results",
      migrate_7_to_8},
+    {8,
+     "allow the operators 'argmin' and 'argmax' (i32, u32, i64, u64, f32 and f64 only) in "
+     "measurements, winners and bench results",
+     migrate_8_to_9},
 };
 
 }  // namespace

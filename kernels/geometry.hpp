@@ -35,9 +35,10 @@ constexpr std::uint64_t chunk_elements(const KernelParams& p) {
          (has_vector_loads(p.family) ? 16 / dtype_size(p.dtype) : 1);
 }
 
-/// Bytes of one accumulator value (the result's type: wider than the element for wide_sum).
+/// Bytes of one accumulator value (the result's: wider than the element for wide_sum, an
+/// IndexedValue for argmin and argmax).
 constexpr std::size_t accumulator_bytes(const KernelParams& p) {
-  return dtype_size(result_dtype(p.dtype, p.op));
+  return result_bytes(p.dtype, p.op);
 }
 
 constexpr std::size_t dynamic_smem_bytes(const KernelParams& p) {

@@ -11,7 +11,7 @@
 // no other family implements it; their entries launch exact/sum.hpp's exact_sum, not the
 // kernel templates (kernels/exact_entries.cpp), so kernels/CMakeLists.txt generates no
 // instances for Op::exact_sum. Op::wide_sum (i32, u32, f32 summed into the type twice as wide)
-// has the 16-byte-load families only (family_applies).
+// has the 16-byte-load families only (family_applies); argmin and argmax three of them.
 
 #include <array>
 #include <cstddef>
@@ -56,7 +56,9 @@ inline constexpr FamilyAxes families[] = {
 /// f64; exact_registers, whose chunks fit registers for float only, f32); Op::wide_sum only the
 /// 16-byte-load families (vectorized, tiled, streaming, single_tile: the fastest of the 32-bit
 /// sums everywhere the tuner has measured, and a quarter of what every family would compile);
-/// every other family every (dtype, op) but those two.
+/// argmin and argmax (an index carried with each value) vectorized, streaming and single_tile:
+/// the 16-byte-load families that win min and max in the tunes (tiled never did, streaming
+/// often: a third fewer kernels to compile); every other family every (dtype, op) but those.
 constexpr bool family_applies(Family f, DType d, Op o) {
   if (!op_applies(d, o)) return false;
   if (is_exact_family(f))
@@ -65,6 +67,8 @@ constexpr bool family_applies(Family f, DType d, Op o) {
   if (o == Op::wide_sum)
     return f == Family::vectorized || f == Family::tiled || f == Family::streaming ||
            f == Family::single_tile;
+  if (is_arg_op(o))
+    return f == Family::vectorized || f == Family::streaming || f == Family::single_tile;
   return true;
 }
 

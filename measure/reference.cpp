@@ -22,6 +22,7 @@ namespace {
 template <class T>
 struct Partial {
   T value{};
+  std::int64_t index = -1;  // argmin / argmax: the index of value (-1: no element yet)
   std::uint64_t isum = 0;
   long double fsum = 0, abs_sum = 0;
   bool nan = false;
@@ -38,10 +39,31 @@ T max_identity() {
   else return std::numeric_limits<T>::lowest();
 }
 
+/// argmin / argmax: whether x is strictly better than y (more extreme, or a NaN against a number;
+/// the kernels' ArgOp::better, written again here so that the reference does not share the
+/// kernels' code).
+template <class T>
+bool arg_better(Op op, T x, T y) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(x) || std::isnan(y)) return std::isnan(x) && !std::isnan(y);
+  }
+  return op == Op::argmin ? x < y : x > y;
+}
+
+/// Folds (x, i) into p, every index p has seen being smaller than i: the first extreme element.
+template <class T>
+void arg_fold(Op op, Partial<T>& p, T x, std::int64_t i) {
+  if (p.index < 0 || arg_better(op, x, p.value)) {
+    p.value = x;
+    p.index = i;
+  }
+}
+
 template <class T>
 Partial<T> fold_range(Op op, std::uint64_t seed, std::uint64_t begin, std::uint64_t end) {
   Partial<T> p;
-  if constexpr (!is_half_v<T>) p.value = op == Op::min ? min_identity<T>() : max_identity<T>();
+  if constexpr (!is_half_v<T>)
+    p.value = op == Op::min || op == Op::argmin ? min_identity<T>() : max_identity<T>();
   for (std::uint64_t i = begin; i < end; ++i) {
     const T x = data_value<T>(seed, i);
     if constexpr (is_half_v<T>) {  // wide_sum alone (op_applies)
@@ -56,6 +78,8 @@ Partial<T> fold_range(Op op, std::uint64_t seed, std::uint64_t begin, std::uint6
         p.fsum += x;
         p.abs_sum += std::fabs(static_cast<long double>(x));
       }
+    } else if (is_arg_op(op)) {
+      arg_fold(op, p, x, static_cast<std::int64_t>(i));
     } else if (op == Op::min) {
       p.value = x < p.value ? x : p.value;
     } else {
@@ -160,6 +184,15 @@ Reference reference_of(DType dtype, Op op, std::uint64_t seed, std::uint64_t n) 
         std::memcpy(r.bits, &wide, sizeof wide);
         return r;
       }
+    } else if (is_arg_op(op)) {
+      // The partials in index order: the first extreme element of the whole input.
+      Partial<T> best;
+      best.value = op == Op::argmin ? min_identity<T>() : max_identity<T>();
+      for (auto& p : partial)
+        if (p.index >= 0) arg_fold(op, best, p.value, p.index);
+      const IndexedValue<T> result{best.value, best.index};
+      std::memcpy(r.bits, &result, sizeof result);
+      return r;
     } else {
       value = op == Op::min ? min_identity<T>() : max_identity<T>();
       for (auto& p : partial)
@@ -168,6 +201,24 @@ Reference reference_of(DType dtype, Op op, std::uint64_t seed, std::uint64_t n) 
     std::memcpy(r.bits, &value, sizeof(T));
     return r;
   }
+}
+
+/// argmin / argmax: the value's bits and the index, exactly.
+template <class T>
+std::string verify_indexed(const Reference& ref, const void* got_bytes) {
+  IndexedValue<T> got, want;
+  std::memcpy(&got, got_bytes, sizeof got);
+  std::memcpy(&want, ref.bits, sizeof want);
+  if (std::memcmp(&got.value, &want.value, sizeof(T)) == 0 && got.index == want.index) return {};
+  std::ostringstream msg;
+  msg.precision(std::is_same_v<T, float> ? 9 : 17);
+  msg << "result {value ";
+  if constexpr (std::is_integral_v<T>) msg << +got.value << ", index " << got.index
+                                           << "}, expected {value " << +want.value;
+  else msg << got.value << ", index " << got.index << "}, expected {value " << want.value;
+  msg << ", index " << want.index << "} (" << op_name(ref.op)
+      << ": the first index of the extreme value)";
+  return msg.str();
 }
 
 template <class T>
@@ -233,6 +284,26 @@ Reference compute_reference(DType dtype, Op op, std::uint64_t seed, std::uint64_
 }
 
 std::string verify(const Reference& ref, const void* got) {
+  if (is_arg_op(ref.op)) {
+    switch (ref.dtype) {
+      case DType::i32:
+        return verify_indexed<std::int32_t>(ref, got);
+      case DType::u32:
+        return verify_indexed<std::uint32_t>(ref, got);
+      case DType::i64:
+        return verify_indexed<std::int64_t>(ref, got);
+      case DType::u64:
+        return verify_indexed<std::uint64_t>(ref, got);
+      case DType::f32:
+        return verify_indexed<float>(ref, got);
+      case DType::f64:
+        return verify_indexed<double>(ref, got);
+      case DType::f16:
+      case DType::bf16:
+        break;  // op_applies refuses them
+    }
+    return "unknown element type";
+  }
   switch (result_dtype(ref.dtype, ref.op)) {
     case DType::i32:
       return verify_as<std::int32_t>(ref, got);

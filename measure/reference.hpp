@@ -13,12 +13,13 @@ namespace tunedreduce::measure {
 
 /// The reference of one (dtype, op, n) for one seed. `bits` holds the exact result's bytes
 /// (integers, min, max) or the long-double sum rounded to the result's type (float sums), in the
-/// result's type (result_dtype: 8 bytes for wide_sum).
+/// result's type (result_dtype: 8 bytes for wide_sum; argmin and argmax: the IndexedValue of the
+/// first extreme element, 16 bytes, result_bytes).
 struct Reference {
   DType dtype = DType::i32;
   Op op = Op::sum;
   std::uint64_t n = 0;
-  unsigned char bits[8] = {};
+  unsigned char bits[16] = {};
   long double fp_sum = 0;
   long double abs_sum = 0;
 };
@@ -28,7 +29,7 @@ struct Reference {
 Reference compute_reference(DType dtype, Op op, std::uint64_t seed, std::uint64_t n);
 
 /// Checks a result (the result type's bytes at \p got) against the reference: exact for integers,
-/// min, max and exact_sum (bit for bit); within n * eps * sum|x| for floating-point sums, eps the
+/// min, max and exact_sum (bit for bit), argmin and argmax (the value's bits and the index); within n * eps * sum|x| for floating-point sums, eps the
 /// result type's (double's for wide_sum of f32). Empty when it passes, else a sentence saying
 /// what was expected.
 std::string verify(const Reference& ref, const void* got);

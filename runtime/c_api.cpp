@@ -1,6 +1,7 @@
 // The C API (include/tunedreduce/tunedreduce.h) over the C++ one: every exception is caught
 // here and becomes a status plus this thread's message.
 
+#include <cstddef>
 #include <deque>
 #include <mutex>
 #include <new>
@@ -44,6 +45,17 @@ tr_status guarded(F&& f) noexcept {
   }
 }
 
+// The C structs of argmin / argmax have the layout of IndexedValue<T>.
+static_assert(sizeof(tr_indexed_f32) == sizeof(tunedreduce::IndexedValue<float>) &&
+              offsetof(tr_indexed_f32, index) == offsetof(tunedreduce::IndexedValue<float>, index));
+static_assert(sizeof(tr_indexed_i32) == 16 && sizeof(tr_indexed_u32) == 16 &&
+              sizeof(tr_indexed_i64) == 16 && sizeof(tr_indexed_u64) == 16 &&
+              sizeof(tr_indexed_f64) == sizeof(tunedreduce::IndexedValue<double>) &&
+              offsetof(tr_indexed_f64, index) ==
+                  offsetof(tunedreduce::IndexedValue<double>, index));
+static_assert(static_cast<int>(tunedreduce::Op::argmin) == TR_ARGMIN &&
+              static_cast<int>(tunedreduce::Op::argmax) == TR_ARGMAX);
+
 tunedreduce::DType to_dtype(int d) {
   if (d < TR_I32 || d > TR_BF16)
     throw tunedreduce::ReduceError(
@@ -53,11 +65,11 @@ tunedreduce::DType to_dtype(int d) {
 }
 
 tunedreduce::Op to_op(int o) {
-  if (o < TR_SUM || o > TR_WIDE_SUM)
+  if (o < TR_SUM || o > TR_ARGMAX)
     throw tunedreduce::ReduceError(
         tunedreduce::Status::invalid_argument,
-        fmt::format("op {} is not a tr_op (0..4: TR_SUM, TR_MIN, TR_MAX, TR_EXACT_SUM, "
-                    "TR_WIDE_SUM)",
+        fmt::format("op {} is not a tr_op (0..6: TR_SUM, TR_MIN, TR_MAX, TR_EXACT_SUM, "
+                    "TR_WIDE_SUM, TR_ARGMIN, TR_ARGMAX)",
                     o));
   return static_cast<tunedreduce::Op>(o);
 }
@@ -131,6 +143,14 @@ tr_status tr_exact_sum(const void* d_in, void* d_out, uint64_t n, int dtype, voi
 
 tr_status tr_wide_sum(const void* d_in, void* d_out, uint64_t n, int dtype, void* stream) {
   return tr_reduce_cached(d_in, d_out, n, dtype, TR_WIDE_SUM, stream);
+}
+
+tr_status tr_argmin(const void* d_in, void* d_out, uint64_t n, int dtype, void* stream) {
+  return tr_reduce_cached(d_in, d_out, n, dtype, TR_ARGMIN, stream);
+}
+
+tr_status tr_argmax(const void* d_in, void* d_out, uint64_t n, int dtype, void* stream) {
+  return tr_reduce_cached(d_in, d_out, n, dtype, TR_ARGMAX, stream);
 }
 
 tr_status tr_release_workspace(void* stream) {

@@ -29,7 +29,7 @@ void check_enums(DType dtype, Op op) {
                       fmt::format("dtype {} is not an element type (0..{}: {})",
                                   static_cast<int>(dtype), dtype_names.size() - 1,
                                   dtype_choices()));
-  if (static_cast<unsigned>(op) > static_cast<unsigned>(Op::wide_sum))
+  if (static_cast<unsigned>(op) > static_cast<unsigned>(Op::argmax))
     throw ReduceError(Status::invalid_argument,
                       fmt::format("op {} is not an operator (0..{}: {})", static_cast<int>(op),
                                   op_names.size() - 1, op_choices()));
@@ -386,8 +386,9 @@ Runtime::Resolved Runtime::prepare(const void* d_in, const void* d_out, std::uin
   const int device = platform_->current_device();
   const DeviceState& s = device_state(device);
   if (n > 0) check_pointer("d_in", d_in, device, dtype_size(dtype));
-  // The result has the accumulator's type: 8 bytes for wide_sum's 32-bit elements.
-  check_pointer("d_out", d_out, device, dtype_size(result_dtype(dtype, op)));
+  // The result has the accumulator's type: 8 bytes for wide_sum's 32-bit elements, an
+  // IndexedValue (16 bytes, aligned to 8) for argmin and argmax.
+  check_pointer("d_out", d_out, device, is_arg_op(op) ? 8 : dtype_size(result_dtype(dtype, op)));
   const std::size_t alignment = n > 0 ? alignment_of(d_in) : 256;
   Choice c = choose(s, dtype, op, n);
   if (two_phase) c = two_phase_choice(s, c, dtype, op, n, alignment);

@@ -44,8 +44,46 @@ typedef enum tr_dtype {
  *  types. TR_EXACT_SUM, for TR_F32 and TR_F64 only: the true sum rounded once to nearest even,
  *  the same bits from every kernel and GPU. TR_WIDE_SUM, for TR_I32, TR_U32, TR_F32, TR_F16 and
  *  TR_BF16 only: the sum accumulated in and returned as a wider type (int64_t, uint64_t, double:
- *  d_out points to 8 bytes; float for the half types: 4 bytes). */
-typedef enum tr_op { TR_SUM = 0, TR_MIN = 1, TR_MAX = 2, TR_EXACT_SUM = 3, TR_WIDE_SUM = 4 } tr_op;
+ *  d_out points to 8 bytes; float for the half types: 4 bytes). TR_ARGMIN and TR_ARGMAX, for
+ *  the 4- and 8-byte types: the smallest (largest) element and its first index, written as one
+ *  16-byte tr_indexed_* struct (d_out aligned to 8 bytes); a NaN wins over every number. */
+typedef enum tr_op {
+  TR_SUM = 0,
+  TR_MIN = 1,
+  TR_MAX = 2,
+  TR_EXACT_SUM = 3,
+  TR_WIDE_SUM = 4,
+  TR_ARGMIN = 5,
+  TR_ARGMAX = 6
+} tr_op;
+
+/** The result of TR_ARGMIN and TR_ARGMAX over each element type: the element and its index
+ *  (index -1 for n == 0, with the value tr_min / tr_max give for n == 0). 16 bytes each, the
+ *  layout of tunedreduce::IndexedValue<T>. */
+typedef struct tr_indexed_i32 {
+  int32_t value;
+  int64_t index;
+} tr_indexed_i32;
+typedef struct tr_indexed_u32 {
+  uint32_t value;
+  int64_t index;
+} tr_indexed_u32;
+typedef struct tr_indexed_i64 {
+  int64_t value;
+  int64_t index;
+} tr_indexed_i64;
+typedef struct tr_indexed_u64 {
+  uint64_t value;
+  int64_t index;
+} tr_indexed_u64;
+typedef struct tr_indexed_f32 {
+  float value;
+  int64_t index;
+} tr_indexed_f32;
+typedef struct tr_indexed_f64 {
+  double value;
+  int64_t index;
+} tr_indexed_f64;
 
 /** Lookup levels (the numbers of tunedreduce::Level). */
 typedef enum tr_level {
@@ -108,6 +146,12 @@ TR_API tr_status tr_exact_sum(const void* d_in, void* d_out, uint64_t n, int dty
  *  the two-phase form is tr_reduce with op TR_WIDE_SUM. 0 for n == 0. */
 TR_API tr_status tr_wide_sum(const void* d_in, void* d_out, uint64_t n, int dtype, void* stream);
 
+/** argmin (TR_ARGMIN) and argmax (TR_ARGMAX) of TR_I32, TR_U32, TR_I64, TR_U64, TR_F32 or
+ *  TR_F64 elements into the tr_indexed_* struct of that type at d_out (another dtype is
+ *  TR_ERROR_INVALID_ARGUMENT), with the cached workspace; the two-phase form is tr_reduce with
+ *  op TR_ARGMIN or TR_ARGMAX. The first index of the extreme value; any NaN gives the first NaN. */
+TR_API tr_status tr_argmin(const void* d_in, void* d_out, uint64_t n, int dtype, void* stream);
+TR_API tr_status tr_argmax(const void* d_in, void* d_out, uint64_t n, int dtype, void* stream);
 /** Frees the cached workspace of a stream on the current device (in stream order). */
 TR_API tr_status tr_release_workspace(void* stream);
 

@@ -256,8 +256,14 @@ constexpr Op sum_op() {
 }
 
 /// Throws ReduceError (invalid_argument) when \p out is not the result type of (in, op), an
-/// operator that applies to \p in (the library says why for one that does not).
+/// operator that applies to \p in (the library says why for one that does not); argmin and
+/// argmax write an IndexedValue, which a pointer to a plain result cannot hold.
 inline void check_result_type(DType in, Op op, DType out) {
+  if (is_arg_op(op))
+    throw ReduceError(Status::invalid_argument,
+                      std::string(op_name(op)) + " writes an IndexedValue<" + dtype_name(in) +
+                          "> (16 bytes): call tunedreduce::" + op_name(op) +
+                          "(d_in, d_out, n) with d_out an IndexedValue<T>*");
   if (op_applies(in, op) && out != result_dtype(in, op))
     throw ReduceError(Status::invalid_argument,
                       std::string("d_out's type is ") + dtype_name(out) + ", but " + op_name(op) +
@@ -318,6 +324,52 @@ template <class T>
 void max(const T* d_in, T* d_out, std::uint64_t n, cudaStream_t stream = 0) {
   reduce(static_cast<const void*>(d_in), static_cast<void*>(d_out), n, dtype_of<T>, Op::max,
          stream);
+}
+
+namespace detail {
+/// The DType of an argmin / argmax element type: the 4- and 8-byte types only.
+template <class T>
+constexpr DType arg_dtype() {
+  static_assert(!is_half(tunedreduce::dtype_of<T>),
+                "argmin and argmax take 32- and 64-bit integers, float and double");
+  return tunedreduce::dtype_of<T>;
+}
+}  // namespace detail
+
+/// *d_out = {the smallest of d_in[0, n), its index}: the first index where several are equal
+/// (-0.0 equals +0.0); any NaN wins, so a NaN gives the first NaN and its index; {the type's
+/// maximum / +inf, -1} for n == 0. The workspace is cached as for sum(). Throws ReduceError.
+/// (CUB's DeviceReduce::ArgMin, with the index and the value in one 16-byte result.)
+
+template <class T>
+void argmin(const T* d_in, IndexedValue<T>* d_out, std::uint64_t n, cudaStream_t stream = 0) {
+  reduce(static_cast<const void*>(d_in), static_cast<void*>(d_out), n, detail::arg_dtype<T>(),
+         Op::argmin, stream);
+}
+
+/// *d_out = {the largest of d_in[0, n), its index}, as argmin() has it ({the type's lowest /
+/// -inf, -1} for n == 0).
+template <class T>
+void argmax(const T* d_in, IndexedValue<T>* d_out, std::uint64_t n, cudaStream_t stream = 0) {
+  reduce(static_cast<const void*>(d_in), static_cast<void*>(d_out), n, detail::arg_dtype<T>(),
+         Op::argmax, stream);
+}
+
+/// Two-phase argmin() with caller-owned temporary storage: reduce(d_temp, temp_bytes, ...) with
+/// Op::argmin (with d_temp == nullptr only \p temp_bytes is set).
+template <class T>
+void argmin(void* d_temp, std::size_t& temp_bytes, const T* d_in, IndexedValue<T>* d_out,
+            std::uint64_t n, cudaStream_t stream = 0) {
+  reduce(d_temp, temp_bytes, static_cast<const void*>(d_in), static_cast<void*>(d_out), n,
+         detail::arg_dtype<T>(), Op::argmin, stream);
+}
+
+/// Two-phase argmax() with caller-owned temporary storage.
+template <class T>
+void argmax(void* d_temp, std::size_t& temp_bytes, const T* d_in, IndexedValue<T>* d_out,
+            std::uint64_t n, cudaStream_t stream = 0) {
+  reduce(d_temp, temp_bytes, static_cast<const void*>(d_in), static_cast<void*>(d_out), n,
+         detail::arg_dtype<T>(), Op::argmax, stream);
 }
 
 /// *d_out = the true sum of d_in[0, n) rounded once to nearest, ties to even (Op::exact_sum):

@@ -21,17 +21,36 @@ enum class DType : std::uint8_t { i32, u32, i64, u64, f32, f64, f16, bf16 };
 /// returned as, a wider type (result_dtype: i64, u64, f64, and f32 for both half types), so a sum
 /// of many 32-bit integers does not wrap at 2^32 (it wraps modulo 2^64), a float sum keeps
 /// double's precision and a half-precision sum float's.
-enum class Op : std::uint8_t { sum, min, max, exact_sum, wide_sum };
+/// argmin and argmax, for the 4- and 8-byte types (op_applies): the smallest (largest) element
+/// and its index, as an IndexedValue of the element type (result_bytes: 16 bytes); the first
+/// index where several elements are equal (-0.0 equals +0.0); a NaN wins over every number, as
+/// for min and max, so any NaN gives the first NaN and its index. n == 0 gives index -1 and the
+/// value min (max) returns for n == 0.
+enum class Op : std::uint8_t { sum, min, max, exact_sum, wide_sum, argmin, argmax };
 
 inline constexpr DType all_dtypes[] = {DType::i32, DType::u32, DType::i64, DType::u64,
                                        DType::f32, DType::f64, DType::f16, DType::bf16};
-inline constexpr Op all_ops[] = {Op::sum, Op::min, Op::max, Op::exact_sum, Op::wide_sum};
+inline constexpr Op all_ops[] = {Op::sum,      Op::min,    Op::max,   Op::exact_sum,
+                                 Op::wide_sum, Op::argmin, Op::argmax};
+
+/// The result of argmin and argmax: the element and its index in the input (index -1 for an
+/// empty input). 16 bytes for every element type (8-byte aligned), the same layout as the C
+/// API's tr_indexed_* structs.
+template <class T>
+struct IndexedValue {
+  T value;
+  std::int64_t index;
+};
+
+/// Whether \p o is argmin or argmax (its result is an IndexedValue).
+constexpr bool is_arg_op(Op o) noexcept { return o == Op::argmin || o == Op::argmax; }
 
 /// Whether element type \p t is one of the two-byte floating-point types (f16, bf16).
 constexpr bool is_half(DType t) noexcept { return t == DType::f16 || t == DType::bf16; }
 
-/// Whether operator \p o is defined for element type \p t: sum, min and max for the 4- and
-/// 8-byte types, exact_sum for f32 and f64 only, wide_sum for i32, u32, f32, f16 and bf16 only.
+/// Whether operator \p o is defined for element type \p t: sum, min, max, argmin and argmax for
+/// the 4- and 8-byte types, exact_sum for f32 and f64 only, wide_sum for i32, u32, f32, f16 and
+/// bf16 only.
 /// Whatever iterates all_dtypes x all_ops skips the pairs this refuses.
 constexpr bool op_applies(DType t, Op o) noexcept {
   switch (o) {
@@ -45,8 +64,9 @@ constexpr bool op_applies(DType t, Op o) noexcept {
 }
 
 /// The type of the result (and of the accumulator) of \p o over elements of \p t: the element
-/// type, except for wide_sum: i32 -> i64, u32 -> u64, f32 -> f64, f16 and bf16 -> f32.
-/// Meaningful where op_applies.
+/// type, except for wide_sum: i32 -> i64, u32 -> u64, f32 -> f64, f16 and bf16 -> f32. For
+/// argmin and argmax, the type of the result's value (the element type; the result is an
+/// IndexedValue of it, result_bytes). Meaningful where op_applies.
 constexpr DType result_dtype(DType t, Op o) noexcept {
   if (o != Op::wide_sum) return t;
   switch (t) {
@@ -101,7 +121,13 @@ constexpr const char* dtype_name(DType t) noexcept {
   return "?";
 }
 
-/// "sum", "min", "max", "exact_sum" or "wide_sum".
+/// Bytes of the result of \p o over elements of \p t: 16 for argmin and argmax (an IndexedValue),
+/// else the size of result_dtype.
+constexpr unsigned result_bytes(DType t, Op o) noexcept {
+  return is_arg_op(o) ? 16 : dtype_size(result_dtype(t, o));
+}
+
+/// "sum", "min", "max", "exact_sum", "wide_sum", "argmin" or "argmax".
 constexpr const char* op_name(Op o) noexcept {
   switch (o) {
     case Op::sum:
@@ -114,6 +140,10 @@ constexpr const char* op_name(Op o) noexcept {
       return "exact_sum";
     case Op::wide_sum:
       return "wide_sum";
+    case Op::argmin:
+      return "argmin";
+    case Op::argmax:
+      return "argmax";
   }
   return "?";
 }

@@ -193,15 +193,17 @@ struct VectorView {
   __device__ __forceinline__ T fold_ends(const In* in, std::uint64_t n, T v) const {
     OpT op;
     const std::uint64_t g = std::uint64_t(blockIdx.x) * Block + threadIdx.x;
-    if (g < head) v = op(v, static_cast<T>(in[g]));
+    if (g < head) v = fold_element<T>(op, v, in[g], g);
     const std::uint64_t tail = head + nvec * V;
-    if (tail + g < n) v = op(v, static_cast<T>(in[tail + g]));
+    if (tail + g < n) v = fold_element<T>(op, v, in[tail + g], tail + g);
     return v;
   }
 };
 
 /// The `vectorized` body: 16-byte loads of U vectors per thread per step over a grid-stride
-/// loop; head and tail as in VectorView. Elements of In are folded into an accumulator of T.
+/// loop; head and tail as in VectorView. Elements of In are folded into an accumulator of T
+/// (fold_element: with their indices for argmin and argmax; vector j holds the elements from
+/// head + j * V).
 template <class In, class T, class OpT, int Block, int U>
 __device__ __forceinline__ T fold_vectorized(const In* __restrict__ in, std::uint64_t n) {
   using View = VectorView<In>;
@@ -221,13 +223,14 @@ __device__ __forceinline__ T fold_vectorized(const In* __restrict__ in, std::uin
 #pragma unroll
     for (int k = 0; k < U; ++k)
 #pragma unroll
-      for (int e = 0; e < V; ++e) v = op(v, static_cast<T>(x[k].v.e[e]));
+      for (int e = 0; e < V; ++e)
+        v = fold_element<T>(op, v, x[k].v.e[e], view.head + (i + k * stride) * V + e);
   }
   for (; i < nvec; i += stride) {
     Raw x;
     x.u = __ldg(vin + i);
 #pragma unroll
-    for (int e = 0; e < V; ++e) v = op(v, static_cast<T>(x.v.e[e]));
+    for (int e = 0; e < V; ++e) v = fold_element<T>(op, v, x.v.e[e], view.head + i * V + e);
   }
   return view.template fold_ends<T, OpT, Block>(in, n, v);
 }
@@ -277,15 +280,18 @@ __device__ __forceinline__ T fold_tiled(const In* __restrict__ in, std::uint64_t
         } else {
           // The identity in the element's type: exact for every operator (0, -0.0, ±inf and the
           // integer limits of the element type are the identities of its wider accumulator too).
+          // For argmin / argmax the worst value: at an index past every element it can tie
+          // with, it never beats one (padding_element).
 #pragma unroll
-          for (int e = 0; e < V; ++e) x[k].v.e[e] = static_cast<In>(OpT::identity());
+          for (int e = 0; e < V; ++e) x[k].v.e[e] = padding_element<In, OpT>();
         }
       }
     }
 #pragma unroll
     for (int k = 0; k < U; ++k)
 #pragma unroll
-      for (int e = 0; e < V; ++e) v = op(v, static_cast<T>(x[k].v.e[e]));
+      for (int e = 0; e < V; ++e)
+        v = fold_element<T>(op, v, x[k].v.e[e], view.head + (base + k * Block) * V + e);
   }
   return view.template fold_ends<T, OpT, Block>(in, n, v);
 }
@@ -314,16 +320,18 @@ __device__ __forceinline__ T fold_single_tile(const In* __restrict__ in, unsigne
       x[k].u = __ldg(vin + i);
     } else {
 #pragma unroll
-      for (int e = 0; e < V; ++e) x[k].v.e[e] = static_cast<In>(OpT::identity());
+      for (int e = 0; e < V; ++e) x[k].v.e[e] = padding_element<In, OpT>();
     }
   }
   const unsigned tail = head + nvec * V;
-  T v = threadIdx.x < head ? static_cast<T>(in[threadIdx.x]) : OpT::identity();
-  if (tail + threadIdx.x < n) v = op(v, static_cast<T>(in[tail + threadIdx.x]));
+  T v = threadIdx.x < head ? element_acc<T, OpT>(in[threadIdx.x], threadIdx.x) : OpT::identity();
+  if (tail + threadIdx.x < n)
+    v = fold_element<T>(op, v, in[tail + threadIdx.x], tail + threadIdx.x);
 #pragma unroll
   for (int k = 0; k < U; ++k)
 #pragma unroll
-    for (int e = 0; e < V; ++e) v = op(v, static_cast<T>(x[k].v.e[e]));
+    for (int e = 0; e < V; ++e)
+      v = fold_element<T>(op, v, x[k].v.e[e], head + (threadIdx.x + k * Block) * V + e);
   return v;
 }
 

@@ -73,13 +73,23 @@ __device__ __forceinline__ T collect_slot(unsigned long long* slot) {
   return v;
 }
 
+/// __ldcg of a partial (a value, or both members of an IndexedValue).
+template <class T>
+__device__ __forceinline__ T load_partial(const T* p) {
+  return __ldcg(p);
+}
+template <class T>
+__device__ __forceinline__ IndexedValue<T> load_partial(const IndexedValue<T>* p) {
+  return {__ldcg(&p->value), __ldcg(&p->index)};
+}
+
 /// Reduces partials[0..count) in a fixed order (thread tid folds tid, tid+Block, ...; then a
 /// fixed shuffle tree): the result does not depend on which block runs it, or when.
 template <class T, class OpT, int Block>
 __device__ __forceinline__ T reduce_partials(const T* partials, std::uint64_t count) {
   OpT op;
   T v = OpT::identity();
-  for (std::uint64_t i = threadIdx.x; i < count; i += Block) v = op(v, __ldcg(partials + i));
+  for (std::uint64_t i = threadIdx.x; i < count; i += Block) v = op(v, load_partial(partials + i));
   return block_reduce_shuffle<T, OpT, Block>(v);
 }
 

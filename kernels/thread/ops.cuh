@@ -58,9 +58,10 @@ struct dtype_traits<DType::bf16> {
 template <DType D>
 using dtype_t = typename dtype_traits<D>::type;
 /// The accumulator's (and the result's) type of operator O over elements of D: the element type,
-/// except for wide_sum (types.hpp, result_dtype).
+/// except for wide_sum (types.hpp, result_dtype) and argmin / argmax (an IndexedValue of it).
 template <DType D, Op O>
-using acc_t = dtype_t<result_dtype(D, O)>;
+using acc_t =
+    std::conditional_t<is_arg_op(O), IndexedValue<dtype_t<D>>, dtype_t<result_dtype(D, O)>>;
 
 template <class T>
 struct SumOp {
@@ -106,6 +107,42 @@ struct MaxOp {
   }
 };
 
+/// argmin (Max = false) and argmax (Max = true) over elements of T: an accumulator is an
+/// IndexedValue. A NaN beats every number; of two equal values (-0.0 == +0.0, and NaN against
+/// NaN) the one with the smaller index wins. So the result is the first extreme element whatever
+/// the order of evaluation, and every variant returns the same bits.
+template <class T, bool Max>
+struct ArgOp {
+  using Acc = IndexedValue<T>;
+  static constexpr T worst() {
+    if constexpr (Max) return MaxOp<T>::identity();
+    else return MinOp<T>::identity();
+  }
+  /// Loses to every element (an index no element has).
+  static constexpr Acc identity() { return Acc{worst(), std::numeric_limits<std::int64_t>::max()}; }
+  /// What an argument reduction of no elements writes.
+  static constexpr Acc empty_result() { return Acc{worst(), -1}; }
+  /// Whether value x is strictly better than y: more extreme, or a NaN against a number.
+  __host__ __device__ __forceinline__ static bool better(T x, T y) {
+    if constexpr (std::is_floating_point_v<T>) {
+      if constexpr (Max) return x > y || (x != x && y == y);
+      else return x < y || (x != x && y == y);
+    } else {
+      if constexpr (Max) return x > y;
+      else return x < y;
+    }
+  }
+  /// Whether x and y tie (equal, or both NaN).
+  __host__ __device__ __forceinline__ static bool ties(T x, T y) {
+    if constexpr (std::is_floating_point_v<T>) return x == y || (x != x && y != y);
+    else return x == y;
+  }
+  __host__ __device__ __forceinline__ Acc operator()(Acc a, Acc b) const {
+    const bool take_b = better(b.value, a.value) || (ties(b.value, a.value) && b.index < a.index);
+    return take_b ? b : a;
+  }
+};
+
 template <Op O, class T>
 struct op_traits;
 template <class T>
@@ -125,8 +162,47 @@ template <class T>
 struct op_traits<Op::max, T> {
   using type = MaxOp<T>;
 };
+/// argmin / argmax: T is the accumulator's type, an IndexedValue of the element type.
+template <class T>
+struct op_traits<Op::argmin, IndexedValue<T>> {
+  using type = ArgOp<T, false>;
+};
+template <class T>
+struct op_traits<Op::argmax, IndexedValue<T>> {
+  using type = ArgOp<T, true>;
+};
 template <Op O, class T>
 using op_t = typename op_traits<O, T>::type;
+
+/// Whether OpT is an argument reduction (ArgOp): its folds need each element's index.
+template <class OpT>
+inline constexpr bool is_arg_op_v = false;
+template <class T, bool Max>
+inline constexpr bool is_arg_op_v<ArgOp<T, Max>> = true;
+
+/// Folds element x of the input, at index i, into accumulator v (of type T): an argument
+/// reduction keeps the index (a full comparison: v may have seen larger indices, and an element
+/// equal to the identity's value must still replace the identity); the others widen x to T and
+/// ignore i (the compiler drops its arithmetic).
+template <class T, class OpT, class In>
+__device__ __forceinline__ T fold_element(const OpT& op, T v, In x, std::uint64_t i) {
+  if constexpr (is_arg_op_v<OpT>) return op(v, T{x, static_cast<std::int64_t>(i)});
+  else return op(v, static_cast<T>(x));
+}
+
+/// Element x at index i as an accumulator of T.
+template <class T, class OpT, class In>
+__device__ __forceinline__ T element_acc(In x, std::uint64_t i) {
+  if constexpr (is_arg_op_v<OpT>) return T{x, static_cast<std::int64_t>(i)};
+  else return static_cast<T>(x);
+}
+
+/// An element of In that a padded slot holds: the worst value (its index is never reached).
+template <class In, class OpT>
+__device__ __forceinline__ In padding_element() {
+  if constexpr (is_arg_op_v<OpT>) return OpT::worst();
+  else return static_cast<In>(OpT::identity());
+}
 
 /// in[i] when i < n, else the identity.
 template <class T, class OpT>

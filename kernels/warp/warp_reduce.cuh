@@ -5,13 +5,23 @@
 
 namespace tunedreduce::kernels {
 
+/// __shfl_down_sync of a value, or of both members of an IndexedValue (argmin / argmax).
+template <class T>
+__device__ __forceinline__ T shfl_down(T v, int offset) {
+  return __shfl_down_sync(0xffffffffu, v, offset);
+}
+template <class T>
+__device__ __forceinline__ IndexedValue<T> shfl_down(IndexedValue<T> v, int offset) {
+  return {__shfl_down_sync(0xffffffffu, v.value, offset),
+          __shfl_down_sync(0xffffffffu, v.index, offset)};
+}
+
 /// All 32 lanes take part; the result is valid in lane 0 (shuffle tree, fixed order).
 template <class T, class OpT>
 __device__ __forceinline__ T warp_reduce_shuffle(T v) {
   OpT op;
 #pragma unroll
-  for (int offset = 16; offset > 0; offset >>= 1)
-    v = op(v, __shfl_down_sync(0xffffffffu, v, offset));
+  for (int offset = 16; offset > 0; offset >>= 1) v = op(v, shfl_down(v, offset));
   return v;
 }
 

@@ -35,26 +35,28 @@ void expect_the_schema_of_a_new_file(Database& db, const test::TempDir& dir) {
   EXPECT_EQ(db.connection().query_text(q), fresh.connection().query_text(q));
 }
 
-/// A wide_sum measurement of \p t at 2^20 (median \p median_us, read back with its type and
-/// operator), the winner over 1..2^30 that cites it, and a CUB bench result 0.4 us slower.
-void write_wide_sum_rows(Database& db, std::int64_t run, std::int64_t dev, std::int64_t bench_run,
-                         DType t, double median_us) {
-  const std::string id = fmt::format("vectorized.b256.u4.single_pass.{}.wide_sum", dtype_name(t));
-  Measurement m = test::measurement(run, dev, id, 1 << 20, median_us, t, Op::wide_sum);
+/// A measurement of \p op over \p t at 2^20 (vectorized.b256.u4.single_pass, median
+/// \p median_us, read back with its type and operator), the winner over 1..2^30 that cites it,
+/// and a CUB bench result 0.4 us slower, each through its writer.
+void write_key_rows(Database& db, std::int64_t run, std::int64_t dev, std::int64_t bench_run,
+                    DType t, Op op, double median_us) {
+  const std::string id =
+      fmt::format("vectorized.b256.u4.single_pass.{}.{}", dtype_name(t), op_name(op));
+  Measurement m = test::measurement(run, dev, id, 1 << 20, median_us, t, op);
   m.params = {"vectorized", 256, 4, "none", "single_pass"};
   const auto mid = db.insert_measurement(m);
   ASSERT_TRUE(db.find_measurement(mid));
-  EXPECT_EQ(db.find_measurement(mid)->op, Op::wide_sum);
+  EXPECT_EQ(db.find_measurement(mid)->op, op);
   EXPECT_EQ(db.find_measurement(mid)->dtype, t);
   Winner w;
   w.dtype = t;
-  w.op = Op::wide_sum;
+  w.op = op;
   w.n_lo = 1;
   w.n_hi = std::uint64_t{1} << 30;
   w.kernel_id = id;
   w.measurement_id = mid;
-  db.replace_winners(dev, t, Op::wide_sum, std::vector<Winner>{w});
-  insert_bench_result(db, bench_run, test::wide_sum_bench_result(t, median_us + 0.4));
+  db.replace_winners(dev, t, op, std::vector<Winner>{w});
+  insert_bench_result(db, bench_run, test::cub_bench_result(t, op, median_us + 0.4));
 }
 
 using test::TempDir;
@@ -656,7 +658,7 @@ TEST(Migration, Version1GainsThePackedFinishWithEveryRowKept) {
     EXPECT_EQ(c.query_int("PRAGMA user_version"), 1);
   }
   Database db = Database::open_writer(path);
-  EXPECT_EQ(db.file_schema_version(), schema_version);  // 1 -> 2 -> ... -> 7 -> 8
+  EXPECT_EQ(db.file_schema_version(), schema_version);  // 1 -> 2 -> ... -> 8 -> 9
   EXPECT_EQ(db.counts().measurements, 40);
   EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
   EXPECT_EQ(db.connection().query_int("SELECT count(*) FROM pragma_foreign_key_check"), 0);
@@ -700,12 +702,12 @@ TEST(Migration, Version2WinnersTakeTheL2ModeOfTheirMeasurement) {
   }
 
   Database db = Database::open_writer(path);            // foreign keys on, as for every writer
-  EXPECT_EQ(db.file_schema_version(), schema_version);  // 2 -> 3 -> ... -> 7 -> 8
+  EXPECT_EQ(db.file_schema_version(), schema_version);  // 2 -> 3 -> ... -> 8 -> 9
   EXPECT_EQ(db.connection().query_int("PRAGMA foreign_keys"), 1);
   EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
   EXPECT_EQ(db.connection().query_int("SELECT count(*) FROM pragma_foreign_key_check"), 0);
   EXPECT_EQ(db.connection().query_text("SELECT value FROM meta WHERE key = 'min_reader_version'"),
-            "8");
+            "9");
   // Every winner is kept, with its id, and takes the mode of its measurement.
   auto ws = db.winners();
   ASSERT_EQ(ws.size(), before.size());
@@ -826,17 +828,34 @@ void expect_older_binaries_refused(const SchemaState& state, const Connection& c
   }
 }
 
-TEST(Migration, OlderBinariesAreRefusedAVersion8FileCleanly) {
+TEST(Migration, OlderBinariesAreRefusedAVersion9FileCleanly) {
   TempDir dir;
   { Database::open_writer(dir / "tune.db").upsert_device(test::h100()); }
   Connection c = Connection::open(dir / "tune.db", OpenMode::read_only);
   const SchemaState state = read_schema_state(c);
+  EXPECT_EQ(state.user_version, 9);
+  // Version 9 admits the operators argmin and argmax, which a version-8 (or older) reader cannot
+  // name (it would read them as sum): min_reader_version 9 keeps them out with a message that
+  // says why, for reading and writing.
+  EXPECT_EQ(state.min_reader_version, 9);
+  EXPECT_EQ(classify(state, c, false), SchemaAction::use);
+  EXPECT_EQ(classify(state, c, true), SchemaAction::use);
+  expect_older_binaries_refused(state, c, 9, {3, 4, 5, 6, 7, 8});
+}
+
+TEST(Migration, OlderBinariesAreRefusedAVersion8FileCleanly) {
+  TempDir dir;
+  // A version-8 file as the version-8 writer left it (tests/data/db/make_fixtures.sh).
+  const auto path = test::copy_fixture("schema_v8.db", dir);
+  Connection c = Connection::open(path, OpenMode::read_only);
+  const SchemaState state = read_schema_state(c);
   EXPECT_EQ(state.user_version, 8);
   // Version 8 admits the element types f16 and bf16, which a version-7 (or older) reader cannot
-  // name (it would read them as another type): min_reader_version 8 keeps them out with a
-  // message that says why, for reading and writing.
+  // name (it would read them as another type): min_reader_version 8 keeps them out, while a
+  // version-8 binary reads and writes it.
   EXPECT_EQ(state.min_reader_version, 8);
-  EXPECT_EQ(classify(state, c, false), SchemaAction::use);
+  EXPECT_EQ(classify(state, c, false, 8, 3), SchemaAction::use);
+  EXPECT_EQ(classify(state, c, true, 8, 3), SchemaAction::use);
   expect_older_binaries_refused(state, c, 8, {3, 4, 5, 6, 7});
 }
 
@@ -882,12 +901,12 @@ TEST(Migration, Version5IsReadAsItIsAndMigratedToTakeExactSums) {
   }
   EXPECT_EQ(test::read_file(path), before);
   Database db = Database::open_writer(path);
-  EXPECT_EQ(db.file_schema_version(), schema_version);  // 5 -> 6 -> 7 -> 8
+  EXPECT_EQ(db.file_schema_version(), schema_version);  // 5 -> 6 -> ... -> 8 -> 9
   EXPECT_EQ(db.counts().measurements, 40);
   EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
   EXPECT_EQ(db.connection().query_int("SELECT count(*) FROM pragma_foreign_key_check"), 0);
   EXPECT_EQ(db.connection().query_text("SELECT value FROM meta WHERE key = 'min_reader_version'"),
-            "8");
+            "9");
   // The migrated file has exactly the schema of a new one ...
   expect_the_schema_of_a_new_file(db, dir);
   // ... and takes exact_sum measurements and winners of f32 and f64, which version 5 refused.
@@ -926,8 +945,8 @@ TEST(Migration, Version5IsReadAsItIsAndMigratedToTakeExactSums) {
   EXPECT_EQ(db.counts().measurements, 42);
 }
 
-// The constraints the migrations 5 -> 6, 6 -> 7 and 7 -> 8 change in measurements, winners and
-// bench_results (db/schema.cpp), as a file of each version has them.
+// The constraints the migrations 5 -> 6, 6 -> 7, 7 -> 8 and 8 -> 9 change in measurements,
+// winners and bench_results (db/schema.cpp), as a file of each version has them.
 const std::string v6_op_check =
     "CHECK (op IN ('sum', 'min', 'max', 'exact_sum') AND (op <> 'exact_sum' OR dtype IN "
     "('f32', 'f64')))";
@@ -938,6 +957,10 @@ const std::string v8_op_check =
     "CHECK (op IN ('sum', 'min', 'max', 'exact_sum', 'wide_sum') AND (op <> 'exact_sum' OR "
     "dtype IN ('f32', 'f64')) AND (op <> 'wide_sum' OR dtype IN ('i32', 'u32', 'f32', 'f16', "
     "'bf16')) AND (op = 'wide_sum' OR dtype NOT IN ('f16', 'bf16')))";
+const std::string v9_op_check =
+    "CHECK (op IN ('sum', 'min', 'max', 'exact_sum', 'wide_sum', 'argmin', 'argmax') AND (op <> "
+    "'exact_sum' OR dtype IN ('f32', 'f64')) AND (op <> 'wide_sum' OR dtype IN ('i32', 'u32', "
+    "'f32', 'f16', 'bf16')) AND (op = 'wide_sum' OR dtype NOT IN ('f16', 'bf16')))";
 const std::string v7_dtype_check = "CHECK (dtype IN ('i32', 'u32', 'i64', 'u64', 'f32', 'f64'))";
 const std::string v8_dtype_check =
     "CHECK (dtype IN ('i32', 'u32', 'i64', 'u64', 'f32', 'f64', 'f16', 'bf16'))";
@@ -1005,6 +1028,13 @@ void expect_checks_match_op_applies(Database& db) {
         also));
   };
   const std::int64_t half_rows_before = half_rows("");
+  const auto arg_rows = [&] {
+    return c.query_int(
+        "SELECT (SELECT count(*) FROM measurements WHERE op IN ('argmin', 'argmax')) + (SELECT "
+        "count(*) FROM winners WHERE op IN ('argmin', 'argmax')) + (SELECT count(*) FROM "
+        "bench_results WHERE op IN ('argmin', 'argmax'))");
+  };
+  const std::int64_t arg_rows_before = arg_rows();
   int seq = 0, taken = 0;
   for (DType t : all_dtypes)
     for (Op o : all_ops) {
@@ -1038,6 +1068,8 @@ void expect_checks_match_op_applies(Database& db) {
   // Of the half types, wide_sum's rows alone: one more of each type in each table.
   EXPECT_EQ(half_rows(""), half_rows_before + 6);
   EXPECT_EQ(half_rows("AND op <> 'wide_sum'"), 0);
+  // argmin and argmax (version 9) of the six other types: 2 x 6 more rows in each table.
+  EXPECT_EQ(arg_rows(), arg_rows_before + 36);
 }
 
 TEST(Migration, Version6IsReadAsItIsAndMigratedToTakeWideSums) {
@@ -1055,15 +1087,15 @@ TEST(Migration, Version6IsReadAsItIsAndMigratedToTakeWideSums) {
   }
   EXPECT_EQ(test::read_file(path), before);
   Database db = Database::open_writer(path);
-  EXPECT_EQ(db.file_schema_version(), schema_version);  // 6 -> 7 -> 8
+  EXPECT_EQ(db.file_schema_version(), schema_version);  // 6 -> 7 -> 8 -> 9
   EXPECT_EQ(db.counts().measurements, 40);
   EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
   EXPECT_EQ(db.connection().query_int("SELECT count(*) FROM pragma_foreign_key_check"), 0);
   EXPECT_EQ(db.connection().query_text("SELECT value FROM meta WHERE key = 'min_reader_version'"),
-            "8");
-  // The constraint changed in all three tables (through version 7's to version 8's), and
+            "9");
+  // The constraint changed in all three tables (through version 7's and 8's to version 9's), and
   // nowhere else ...
-  EXPECT_EQ(tables_with(db.connection(), v8_op_check), "bench_results measurements winners");
+  EXPECT_EQ(tables_with(db.connection(), v9_op_check), "bench_results measurements winners");
   EXPECT_EQ(tables_with(db.connection(), v6_op_check), "");
   // ... so the migrated file has exactly the schema of a new one ...
   expect_the_schema_of_a_new_file(db, dir);
@@ -1073,7 +1105,7 @@ TEST(Migration, Version6IsReadAsItIsAndMigratedToTakeWideSums) {
   const auto run = db.begin_run(test::run_info());
   const auto bench_run = lab_bench_run(db, dev);
   for (DType t : {DType::i32, DType::u32, DType::f32}) {
-    write_wide_sum_rows(db, run, dev, bench_run, t, 9.5);
+    write_key_rows(db, run, dev, bench_run, t, Op::wide_sum, 9.5);
   }
   EXPECT_EQ(db.counts().measurements, 43);
   const auto ws = db.winners();
@@ -1140,9 +1172,9 @@ TEST(Migration, Version7IsReadAsItIsAndMigratedToTakeHalfTypes) {
                  DbError);
   }
   Database db = Database::open_writer(path);
-  EXPECT_EQ(db.file_schema_version(), schema_version);  // 7 -> 8
+  EXPECT_EQ(db.file_schema_version(), schema_version);  // 7 -> 8 -> 9
   EXPECT_EQ(db.connection().query_text("SELECT value FROM meta WHERE key = 'min_reader_version'"),
-            "8");
+            "9");
   // Every row is kept as it was, and the file is sound: integrity_check (which checks every
   // row against the new constraints), the foreign keys, and `db check` in full.
   EXPECT_EQ(every_row(db.connection()), rows);
@@ -1153,12 +1185,14 @@ TEST(Migration, Version7IsReadAsItIsAndMigratedToTakeHalfTypes) {
                                             "vectorized.b256.u4.single_pass.i32.wide_sum"},
                                            true);
   EXPECT_TRUE(check.ok()) << check.integrity.front();
-  EXPECT_EQ(check.schema_version, 8);
-  // Both constraints changed in all three tables, and nowhere else ...
+  EXPECT_EQ(check.schema_version, 9);
+  // Both constraints changed in all three tables (the operator's through version 8's to version
+  // 9's), and nowhere else ...
   EXPECT_EQ(tables_with(db.connection(), v8_dtype_check), "bench_results measurements winners");
-  EXPECT_EQ(tables_with(db.connection(), v8_op_check), "bench_results measurements winners");
+  EXPECT_EQ(tables_with(db.connection(), v9_op_check), "bench_results measurements winners");
   EXPECT_EQ(tables_with(db.connection(), v7_dtype_check), "");
   EXPECT_EQ(tables_with(db.connection(), v7_op_check), "");
+  EXPECT_EQ(tables_with(db.connection(), v8_op_check), "");
   // ... so the migrated file has exactly the schema of a new one ...
   expect_the_schema_of_a_new_file(db, dir);
   // ... and takes wide_sum measurements, winners and bench results of f16 and bf16, which
@@ -1168,7 +1202,7 @@ TEST(Migration, Version7IsReadAsItIsAndMigratedToTakeHalfTypes) {
   const auto bench_run = lab_bench_run(db, dev);
   for (DType t : {DType::f16, DType::bf16}) {
     SCOPED_TRACE(dtype_name(t));
-    write_wide_sum_rows(db, run, dev, bench_run, t, 4.5);
+    write_key_rows(db, run, dev, bench_run, t, Op::wide_sum, 4.5);
   }
   EXPECT_EQ(db.counts().measurements, 43);
   const auto ws = db.winners();
@@ -1226,6 +1260,158 @@ TEST(Migration, Version7WithoutVersion7sConstraintsIsRefusedAndLeftAsItWas) {
   EXPECT_EQ(c.query_int("SELECT count(*) FROM measurements"), 41);
 }
 
+TEST(Migration, Version8IsReadAsItIsAndMigratedToTakeArgminAndArgmax) {
+  TempDir dir;
+  // Made by tests/data/db/make_fixtures.sh from a current file with version 8's operator
+  // constraint put back (its schema is exactly a version-8 writer's): 40 f32 sum measurements,
+  // and rows of version 8's element types in each table the migration changes (an f16 wide_sum
+  // measurement, the winner it is the evidence of, a bf16 wide_sum bench result), which the new
+  // constraint must take.
+  const auto path = test::copy_fixture("schema_v8.db", dir);
+  const std::string before = test::read_file(path);
+  std::string rows;
+  {
+    Database r = Database::open_reader(path);  // readers read it as it is
+    EXPECT_EQ(r.file_schema_version(), 8);
+    EXPECT_EQ(r.counts().measurements, 41);
+    EXPECT_EQ(r.counts().winners, 1);
+    EXPECT_EQ(bench_results(r).size(), 1u);
+    EXPECT_EQ(tables_with(r.connection(), v8_dtype_check), "bench_results measurements winners");
+    EXPECT_EQ(tables_with(r.connection(), v8_op_check), "bench_results measurements winners");
+    EXPECT_EQ(tables_with(r.connection(), v9_op_check), "");
+    rows = every_row(r.connection());
+  }
+  EXPECT_EQ(test::read_file(path), before);
+  {
+    // Version 8's constraint refuses argmin and argmax, even for i32.
+    const auto copy = dir / "v8.db";
+    fs::copy_file(path, copy);
+    Connection c = Connection::open(copy, OpenMode::read_write);
+    EXPECT_THROW(c.exec("UPDATE measurements SET op = 'argmin', kernel_id = "
+                        "'vectorized.b256.u4.single_pass.f32.argmin' WHERE id = 1"),
+                 DbError);
+    EXPECT_THROW(c.exec("UPDATE bench_results SET dtype = 'i32', op = 'argmax'"), DbError);
+  }
+  Database db = Database::open_writer(path);
+  EXPECT_EQ(db.file_schema_version(), schema_version);  // 8 -> 9
+  EXPECT_EQ(db.connection().query_text("SELECT value FROM meta WHERE key = 'min_reader_version'"),
+            "9");
+  // Every row is kept as it was, and the file is sound: integrity_check (which checks every
+  // row against the new constraint), the foreign keys, and `db check` in full.
+  EXPECT_EQ(every_row(db.connection()), rows);
+  EXPECT_EQ(db.connection().query_text("PRAGMA integrity_check"), "ok");
+  EXPECT_EQ(db.connection().query_int("SELECT count(*) FROM pragma_foreign_key_check"), 0);
+  const CheckReport check = check_database(db,
+                                           {"warp_shuffle.b256.u1.two_pass.f32.sum",
+                                            "vectorized.b256.u4.single_pass.f16.wide_sum"},
+                                           true);
+  EXPECT_TRUE(check.ok()) << check.integrity.front();
+  EXPECT_EQ(check.schema_version, 9);
+  // The operator constraint changed in all three tables, the element type's did not ...
+  EXPECT_EQ(tables_with(db.connection(), v9_op_check), "bench_results measurements winners");
+  EXPECT_EQ(tables_with(db.connection(), v8_op_check), "");
+  EXPECT_EQ(tables_with(db.connection(), v8_dtype_check), "bench_results measurements winners");
+  // ... so the migrated file has exactly the schema of a new one ...
+  expect_the_schema_of_a_new_file(db, dir);
+  // ... and takes argmin and argmax measurements, winners and bench results of i32 and f64,
+  // which version 8 refused, through the writers. The dtype stored is the element type (the
+  // result is an IndexedValue of it).
+  const auto dev = db.upsert_device(test::h100());
+  const auto run = db.begin_run(test::run_info());
+  const auto bench_run = lab_bench_run(db, dev);
+  for (DType t : {DType::i32, DType::f64})
+    for (Op op : {Op::argmin, Op::argmax}) {
+      SCOPED_TRACE(fmt::format("{} {}", dtype_name(t), op_name(op)));
+      write_key_rows(db, run, dev, bench_run, t, op, 5.5);
+    }
+  EXPECT_EQ(db.counts().measurements, 45);
+  const auto ws = db.winners();
+  EXPECT_EQ(std::count_if(ws.begin(), ws.end(),
+                          [](const WinnerRecord& w) { return is_arg_op(w.op); }),
+            4);
+  const auto bs = bench_results(db);
+  EXPECT_EQ(std::count_if(bs.begin(), bs.end(),
+                          [](const BenchResultRecord& b) { return is_arg_op(b.op); }),
+            4);
+  // The runtime library's snapshot reads them back under their own operators.
+  const Snapshot snap = load_snapshot(path, test::h100());
+  EXPECT_FALSE(snap.problem) << snap.message;
+  for (DType t : {DType::i32, DType::f64})
+    for (Op op : {Op::argmin, Op::argmax}) {
+      const auto* e = snap.exact[L2Mode::cold].find(t, op, 1 << 20);
+      ASSERT_NE(e, nullptr) << dtype_name(t) << " " << op_name(op);
+      EXPECT_EQ(e->kernel_id,
+                fmt::format("vectorized.b256.u4.single_pass.{}.{}", dtype_name(t), op_name(op)));
+    }
+  // An argmin or argmax of a half type is refused, by the writers with a message that names
+  // the pair and the types the operator is defined for, and by the schema itself.
+  for (DType t : {DType::f16, DType::bf16})
+    for (Op op : {Op::argmin, Op::argmax}) {
+      SCOPED_TRACE(fmt::format("{} {}", dtype_name(t), op_name(op)));
+      const std::string id =
+          fmt::format("vectorized.b256.u4.single_pass.{}.{}", dtype_name(t), op_name(op));
+      try {
+        db.insert_measurement(test::measurement(run, dev, id, 1 << 20, 5.5, t, op));
+        ADD_FAILURE() << "the writer took it";
+      } catch (const DbError& e) {
+        EXPECT_EQ(e.problem(), Problem::invalid_data) << e.what();
+        EXPECT_NE(std::string(e.what()).find(fmt::format(
+                      "the operator '{}' is defined for i32, u32, i64, u64, f32 and f64 only, "
+                      "not for {}",
+                      op_name(op), dtype_name(t))),
+                  std::string::npos)
+            << e.what();
+      }
+      Statement st = db.connection().prepare(
+          "INSERT INTO bench_results (bench_run_id, dtype, op, n, method, verified, median_us, "
+          "repeats, measured_at) VALUES (?1, ?2, ?3, 1024, 'cub', 1, 1.0, 5, "
+          "'2026-11-26T00:00:00.000Z')");
+      st.bind_all(bench_run, dtype_name(t), op_name(op));
+      try {
+        st.run();
+        ADD_FAILURE() << "the schema took it";
+      } catch (const DbError& e) {
+        EXPECT_NE(std::string(e.what()).find("CHECK constraint failed"), std::string::npos)
+            << e.what();
+      }
+    }
+  EXPECT_EQ(db.counts().measurements, 45);
+  EXPECT_EQ(bench_results(db).size(), 5u);
+  // The constraints take exactly the pairs op_applies takes: argmin and argmax for the six 4- and
+  // 8-byte types alone.
+  expect_checks_match_op_applies(db);
+}
+
+TEST(Migration, Version8WithoutVersion8sConstraintIsRefusedAndLeftAsItWas) {
+  TempDir dir;
+  const auto path = test::copy_fixture("schema_v8.db", dir);
+  {
+    // One table's operator constraint is not version 8's (a file some other tool rewrote).
+    Connection c = Connection::open(path, OpenMode::read_write);
+    c.exec("PRAGMA writable_schema = ON");
+    c.exec(
+        "UPDATE sqlite_schema SET sql = replace(sql, '(op = ''wide_sum'' OR dtype NOT IN "
+        "(''f16'', ''bf16''))', '(op = ''wide_sum'' OR dtype NOT IN (''bf16'', ''f16''))') WHERE "
+        "name = 'winners'");
+    c.exec("PRAGMA writable_schema = OFF");
+  }
+  try {
+    Database::open_writer(path);
+    FAIL() << "migrated a file without version 8's constraint";
+  } catch (const DbError& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "cannot migrate to schema version 9: 2 of the tables measurements, winners and "
+                  "bench_results have version 8's operator constraint, not 3"),
+              std::string::npos)
+        << e.what();
+  }
+  Connection c = Connection::open(path, OpenMode::read_only);
+  EXPECT_EQ(c.query_int("PRAGMA user_version"), 8);  // the whole migration rolled back
+  EXPECT_EQ(tables_with(c, v8_op_check), "bench_results measurements");
+  EXPECT_EQ(tables_with(c, v9_op_check), "");
+  EXPECT_EQ(c.query_int("SELECT count(*) FROM measurements"), 41);
+}
+
 TEST(Database, TheSchemaTakesEachTypeForTheOperatorsDefinedForItAlone) {
   TempDir dir;
   Database db = Database::open_writer(dir / "tune.db");
@@ -1270,6 +1456,15 @@ TEST(Database, AnOperatorIsRefusedWithATypeItIsNotDefinedFor) {
        "the operator 'max' is defined for i32, u32, i64, u64, f32 and f64 only, not for bf16"},
       {DType::bf16, Op::exact_sum,
        "the operator 'exact_sum' is defined for f32 and f64 only, not for bf16"},
+      // argmin and argmax (schema version 9) are for the 4- and 8-byte types alone.
+      {DType::f16, Op::argmin,
+       "the operator 'argmin' is defined for i32, u32, i64, u64, f32 and f64 only, not for f16"},
+      {DType::f16, Op::argmax,
+       "the operator 'argmax' is defined for i32, u32, i64, u64, f32 and f64 only, not for f16"},
+      {DType::bf16, Op::argmin,
+       "the operator 'argmin' is defined for i32, u32, i64, u64, f32 and f64 only, not for bf16"},
+      {DType::bf16, Op::argmax,
+       "the operator 'argmax' is defined for i32, u32, i64, u64, f32 and f64 only, not for bf16"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.why);
@@ -1338,13 +1533,13 @@ TEST(Migration, Version3IsReadAsItIsAndMigratedByWriters) {
     EXPECT_EQ(e.problem(), Problem::too_old);
   }
   Database db = Database::open_writer(path);
-  EXPECT_EQ(db.file_schema_version(), schema_version);  // 3 -> 4 -> ... -> 7 -> 8
+  EXPECT_EQ(db.file_schema_version(), schema_version);  // 3 -> 4 -> ... -> 8 -> 9
   EXPECT_TRUE(has_bench_tables(db));
   EXPECT_TRUE(db.has_provenance());
   EXPECT_EQ(db.counts().measurements, 40);
   EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
   EXPECT_EQ(db.connection().query_text("SELECT value FROM meta WHERE key = 'min_reader_version'"),
-            "8");
+            "9");
   expect_the_schema_of_a_new_file(db, dir);
 }
 

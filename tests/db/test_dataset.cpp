@@ -336,7 +336,7 @@ TEST(Export, HalfTypeRowsRoundTripForWideSumAndAreRefusedForOtherOperators) {
     return t.replace(pos, f16.size(), fmt::format("\"dtype\":\"f16\",\"op\":\"{}\"", op_name(op)));
   };
   const char* members[] = {"$.measurements[", "$.winners[", "$.bench_runs[0].results["};
-  for (Op op : {Op::sum, Op::min, Op::max, Op::exact_sum}) {
+  for (Op op : {Op::sum, Op::min, Op::max, Op::exact_sum, Op::argmin, Op::argmax}) {
     const std::string why =
         fmt::format(".op: the operator '{}' is defined for {} only, not for f16", op_name(op),
                     op == Op::exact_sum ? "f32 and f64" : "i32, u32, i64, u64, f32 and f64");
@@ -345,6 +345,108 @@ TEST(Export, HalfTypeRowsRoundTripForWideSumAndAreRefusedForOtherOperators) {
       expect_import_refused(dir / "target.db", with_op(i, op), file, members[i], why);
     }
   }
+}
+
+TEST(Export, ArgminAndArgmaxRowsRoundTripAndAreRefusedForHalfTypes) {
+  TempDir dir;
+  make_db(dir / "a.db", test::h100(), k_shuffle, 1, 4096, 5.0, "h");
+  const DType types[] = {DType::i32, DType::f64};
+  const Op ops[] = {Op::argmin, Op::argmax};
+  {
+    // Schema version 9: an argmin and an argmax measurement, winner and bench result of i32 and
+    // of f64; the dtype is the element type (the result an IndexedValue of it).
+    Database db = Database::open_writer(dir / "a.db");
+    const auto dev = db.devices()[0].id;
+    const auto run = db.begin_run(test::run_info());
+    std::vector<BenchResult> bench;
+    for (DType t : types)
+      for (Op op : ops) {
+        const std::string id =
+            fmt::format("vectorized.b256.u4.single_pass.{}.{}", dtype_name(t), op_name(op));
+        const auto m = db.insert_measurement(test::measurement(run, dev, id, 1 << 20, 5.5, t, op));
+        Winner w = winner(1, 1 << 30, m, id, run);
+        w.dtype = t;
+        w.op = op;
+        db.replace_winners(dev, t, op, std::vector<Winner>{w});
+        bench.push_back(test::cub_bench_result(t, op, 5.9));
+      }
+    db.end_run(run, RunStatus::finished);
+    record_bench_run(db, test::h100(), test::lab_bench_info(), bench);
+  }
+  const std::string text = Json::parse(export_of(dir / "a.db")).dump();
+  EXPECT_NE(text.find(fmt::format("\"schema_version\":{}", schema_version)), std::string::npos);
+  // Written by their names, three times each (measurement, winner, bench result).
+  auto occurrences = [&](const std::string& what) {
+    int count = 0;
+    for (auto pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1))
+      ++count;
+    return count;
+  };
+  for (DType t : types)
+    for (Op op : ops) {
+      const std::string pair =
+          fmt::format("\"dtype\":\"{}\",\"op\":\"{}\"", dtype_name(t), op_name(op));
+      EXPECT_EQ(occurrences(pair), 3) << pair << "\n" << text;
+    }
+  {
+    Database fresh = Database::open_writer(dir / "b.db");
+    import_dataset(fresh, dataset_from_json(Json::parse(text), dir / "a.json"));
+    const auto ms = fresh.measurements();
+    const auto ws = fresh.winners();
+    const auto bs = bench_results(fresh);
+    for (DType t : types)
+      for (Op op : ops) {
+        SCOPED_TRACE(fmt::format("{} {}", dtype_name(t), op_name(op)));
+        EXPECT_EQ(std::count_if(ms.begin(), ms.end(),
+                                [&](const auto& m) { return m.op == op && m.dtype == t; }),
+                  1);
+        EXPECT_EQ(std::count_if(ws.begin(), ws.end(),
+                                [&](const auto& w) { return w.op == op && w.dtype == t; }),
+                  1);
+        EXPECT_EQ(std::count_if(bs.begin(), bs.end(),
+                                [&](const auto& b) { return b.op == op && b.dtype == t; }),
+                  1);
+      }
+    // Exported again, the import is the same document but for its provenance (sources).
+    Dataset back = read_dataset(fresh);
+    for (auto& [uuid, r] : back.runs) r.sources.clear();
+    back.sources.clear();
+    for (auto& w : back.winners) w.source.reset();
+    EXPECT_EQ(dataset_to_json(back).dump(), text);
+  }
+  // The same rows of f16 or bf16 are refused by import, naming the file, the member and the
+  // pair: the first occurrence of i32 argmin is the measurement's, the second the winner's, the
+  // third the bench result's (the document's order).
+  const fs::path file = dir / "in.json";
+  const std::string i32_argmin = "\"dtype\":\"i32\",\"op\":\"argmin\"";
+  auto with = [&](int occurrence, const std::string& replacement) {
+    std::string t = text;
+    std::size_t pos = t.find(i32_argmin);
+    for (int i = 0; i < occurrence && pos != std::string::npos; ++i)
+      pos = t.find(i32_argmin, pos + 1);
+    if (pos == std::string::npos) {
+      ADD_FAILURE() << "no occurrence " << occurrence << " of " << i32_argmin;
+      return t;
+    }
+    return t.replace(pos, i32_argmin.size(), replacement);
+  };
+  const char* members[] = {"$.measurements[", "$.winners[", "$.bench_runs[0].results["};
+  for (DType t : {DType::f16, DType::bf16}) {
+    const std::string why = fmt::format(
+        ".op: the operator 'argmin' is defined for i32, u32, i64, u64, f32 and f64 only, not for "
+        "{}",
+        dtype_name(t));
+    for (int i = 0; i < 3; ++i) {
+      SCOPED_TRACE(std::string(dtype_name(t)) + " " + members[i]);
+      const std::string pair = fmt::format("\"dtype\":\"{}\",\"op\":\"argmin\"", dtype_name(t));
+      expect_import_refused(dir / "target.db", with(i, pair), file, members[i], why);
+    }
+  }
+  // An operator this binary does not know is refused with the list of those it does.
+  expect_import_refused(dir / "target.db", with(0, "\"dtype\":\"i32\",\"op\":\"argmid\""), file,
+                        "$.measurements[",
+                        ".op: 'argmid' is not one of sum, min, max, exact_sum, wide_sum, argmin, "
+                        "argmax");
 }
 
 TEST(Export, AMeasurementsTimingIsTheRecordsOneMapping) {

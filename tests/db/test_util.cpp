@@ -89,16 +89,20 @@ BenchRunInfo lab_bench_info() {
   return info;
 }
 
-BenchResult wide_sum_bench_result(DType dtype, double median_us) {
+BenchResult cub_bench_result(DType dtype, Op op, double median_us) {
   BenchResult b;
   b.dtype = dtype;
-  b.op = Op::wide_sum;
+  b.op = op;
   b.n = 1 << 20;
   b.method = BenchMethod::cub;
   b.verified = true;
   b.median_us = median_us;
   b.repeats = 5;
   return b;
+}
+
+BenchResult wide_sum_bench_result(DType dtype, double median_us) {
+  return cub_bench_result(dtype, Op::wide_sum, median_us);
 }
 
 void write_file(const fs::path& p, const std::string& bytes) {

@@ -40,7 +40,9 @@ Measurement measurement(std::int64_t run, std::int64_t device, const std::string
 /// The lab's bench run information: tool 0.3.0 over /lab/tune.db, 5 repeats.
 BenchRunInfo lab_bench_info();
 
-/// A verified CUB bench result of wide_sum over \p dtype at 2^20 elements with median \p median_us.
+/// A verified CUB bench result of \p op over \p dtype at 2^20 elements with median \p median_us.
+BenchResult cub_bench_result(DType dtype, Op op, double median_us);
+/// cub_bench_result of wide_sum.
 BenchResult wide_sum_bench_result(DType dtype, double median_us);
 
 void write_file(const std::filesystem::path& p, const std::string& bytes);

@@ -162,6 +162,35 @@ Reference<T> host_reference(Op op, const T* x, std::size_t n) {
   return r;
 }
 
+/// The worst value of argmin (Op::argmin: the type's maximum, +inf) or argmax (lowest, -inf).
+template <class T>
+T arg_worst(Op op) {
+  if constexpr (std::is_floating_point_v<T>)
+    return op == Op::argmin ? std::numeric_limits<T>::infinity()
+                            : -std::numeric_limits<T>::infinity();
+  else return op == Op::argmin ? std::numeric_limits<T>::max() : std::numeric_limits<T>::lowest();
+}
+
+/// argmin / argmax over x[0, n), computed independently of the kernels' operator code: the
+/// element at the first index of the extreme value, -0.0 equal to +0.0, the first NaN where there
+/// is one; {arg_worst, -1} for n == 0.
+template <class T>
+IndexedValue<T> arg_reference(Op op, const T* x, std::size_t n) {
+  IndexedValue<T> best{arg_worst<T>(op), -1};
+  for (std::size_t i = 0; i < n; ++i) {
+    bool take = best.index < 0;
+    if constexpr (std::is_floating_point_v<T>) {
+      if (std::isnan(x[i])) {  // the first NaN wins over everything before and after it
+        best = {x[i], static_cast<std::int64_t>(i)};
+        break;
+      }
+    }
+    take = take || (op == Op::argmin ? x[i] < best.value : x[i] > best.value);
+    if (take) best = {x[i], static_cast<std::int64_t>(i)};
+  }
+  return best;
+}
+
 /// NaN, +Inf, -Inf or finite.
 template <class T>
 const char* fp_class(T v) {

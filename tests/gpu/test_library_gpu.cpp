@@ -85,6 +85,10 @@ void run_op(Op op, const T* in, T* out, std::uint64_t n, cudaStream_t s) {
     case Op::wide_sum:
       ADD_FAILURE() << "wide_sum has its own test (WideSums*): its result is wider than T";
       break;
+    case Op::argmin:
+    case Op::argmax:
+      ADD_FAILURE() << "argmin and argmax have their own test (Arg*): their result is indexed";
+      break;
   }
 }
 
@@ -681,6 +685,119 @@ TEST(Library, WideSumsMisuseIsRefusedWithTheTypesNamed) {
       Status::invalid_argument, "is not aligned to 8 bytes");
   EXPECT_EQ(tr_wide_sum(in.get(), out.get(), 8, TR_F64, nullptr), TR_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(tr_last_error()).find("wide_sum"), std::string::npos) << tr_last_error();
+}
+
+// ---- argmin / argmax ------------------------------------------------------------------------
+
+/// argmin<T> and argmax<T> through both calls (cached; two-phase with garbage in the caller's
+/// storage), at sizes around the kernels' tiles and vectors and at offsets of 0, 1 and 3
+/// elements, each IndexedValue between two poisoned guards, against the test's reference bit for
+/// bit (value bits and index). The data: 97 values, so the extreme value occurs many times from
+/// a few hundred elements on and the first index must win across threads and blocks; floats also
+/// with +0.0 / -0.0 as the minimum and with NaNs.
+template <class T>
+void check_args(std::uint64_t stream_id) {
+  const std::vector<std::uint64_t> ns = {0,     1,      3,      31,     33,
+                                         1000,  2048,   4099,   16387,  65537,
+                                         999983, (1u << 20) + 3, (1u << 24) + 7, (1u << 26) + 5};
+  const std::uint64_t max_n = ns.back() + 3;
+  std::vector<T> host(max_n);
+  for (std::uint64_t i = 0; i < max_n; ++i)
+    host[i] = static_cast<T>(static_cast<int>(splitmix64(test_seed() ^ stream_id ^ (i << 8)) % 97) -
+                             48 + (std::is_signed_v<T> ? 0 : 48));
+  DeviceBuffer in(max_n * sizeof(T)), out(3 * sizeof(IndexedValue<T>));
+  std::size_t temp_bytes = 0;
+  for (std::uint64_t n : ns)
+    for (Op op : {Op::argmin, Op::argmax}) {
+      std::size_t b = 0;
+      tunedreduce::reduce(nullptr, b, nullptr, nullptr, n, dtype_of<T>, op, nullptr);
+      temp_bytes = std::max(temp_bytes, b);
+    }
+  DeviceBuffer temp(std::max<std::size_t>(temp_bytes, 1));
+  const int cases = std::is_floating_point_v<T> ? 3 : 1;  // floats: also zeros, NaNs
+  for (int c = 0; c < cases; ++c) {
+    std::vector<T> h = host;
+    const std::uint64_t p = 5 + splitmix64(stream_id + c) % 900, q = p + 37 + c;
+    if constexpr (std::is_floating_point_v<T>) {
+      if (c == 1) {  // argmin: +0.0 and -0.0 tie below every other value
+        for (T& v : h) v = v <= 0 ? std::fabs(v) + 1 : v;
+        h[p] = -T(0), h[q] = T(0);
+      }
+      if (c == 2) h[p + 1000] = std::numeric_limits<T>::quiet_NaN(), h[q + 5000] = -h[p + 1000];
+    }
+    tunedreduce::test::upload(in.get(), h.data(), max_n * sizeof(T));
+    for (Op op : {Op::argmin, Op::argmax})
+      for (std::uint64_t n : ns)
+        for (int offset : {0, 1, 3})
+          for (bool two_phase : {false, true}) {
+            TR_CUDA_CHECK(cudaMemset(out.get(), poison, 3 * sizeof(IndexedValue<T>)));
+            TR_CUDA_CHECK(cudaMemset(temp.get(), 0x5a + offset, temp.bytes()));
+            const T* d_in = static_cast<const T*>(in.get()) + offset;
+            auto* d_out = static_cast<IndexedValue<T>*>(out.get()) + 1;
+            std::size_t b = temp_bytes;
+            if (op == Op::argmin) {
+              if (two_phase) tunedreduce::argmin(temp.get(), b, d_in, d_out, n);
+              else tunedreduce::argmin(d_in, d_out, n);
+            } else {
+              if (two_phase) tunedreduce::argmax(temp.get(), b, d_in, d_out, n);
+              else tunedreduce::argmax(d_in, d_out, n);
+            }
+            IndexedValue<T> got[3];
+            TR_CUDA_CHECK(cudaMemcpy(got, out.get(), sizeof got, cudaMemcpyDeviceToHost));
+            const std::string what = std::string(two_phase ? "two-phase " : "cached ") +
+                                     dtype_name(dtype_of<T>) + " " + op_name(op) + " case " +
+                                     std::to_string(c) + " n=" + std::to_string(n) + " offset " +
+                                     std::to_string(offset) + " (" +
+                                     tunedreduce::lookup<T>(op, n).kernel_id + ")";
+            unsigned char guard[sizeof(IndexedValue<T>)];
+            std::memset(guard, poison, sizeof guard);
+            EXPECT_EQ(std::memcmp(&got[0], guard, sizeof guard), 0) << what << ": before d_out";
+            EXPECT_EQ(std::memcmp(&got[2], guard, sizeof guard), 0) << what << ": after d_out";
+            const IndexedValue<T> want = arg_reference<T>(op, h.data() + offset, n);
+            EXPECT_TRUE(std::memcmp(&got[1].value, &want.value, sizeof(T)) == 0 &&
+                        got[1].index == want.index)
+                << what << ": got {" << +got[1].value << ", " << got[1].index << "}, expected {"
+                << +want.value << ", " << want.index << "}";
+          }
+  }
+}
+
+TEST(Library, ArgMinMaxBothCallsEveryTypeSizeAndOffsetWithTheBuiltInDefaults) {
+  use_defaults();
+  check_args<std::int32_t>(41);
+  check_args<std::uint32_t>(42);
+  check_args<std::int64_t>(43);
+  check_args<std::uint64_t>(44);
+  check_args<float>(45);
+  check_args<double>(46);
+}
+
+/// argmin / argmax misuse: a plain result pointer, a half type, a result pointer not aligned to
+/// 8 bytes, an unknown C operator; each refused before anything launches, naming what is wrong.
+TEST(Library, ArgMinMaxMisuseIsRefusedWithTheReasonNamed) {
+  use_defaults();
+  DeviceBuffer in(64 * sizeof(double)), out(4 * sizeof(IndexedValue<double>));
+  std::size_t b = 0;
+  expect_refused(
+      [&] {
+        tunedreduce::reduce<float>(nullptr, b, static_cast<const float*>(in.get()),
+                                   static_cast<float*>(out.get()), 64, Op::argmin);
+      },
+      Status::invalid_argument, "argmin writes an IndexedValue<f32>");
+  expect_refused(
+      [&] { tunedreduce::reduce(in.get(), out.get(), 8, DType::bf16, Op::argmax, nullptr); },
+      Status::invalid_argument, "only, not dtype bf16");
+  expect_refused(
+      [&] {
+        tunedreduce::reduce(in.get(), static_cast<unsigned char*>(out.get()) + 4, 8, DType::f32,
+                            Op::argmin, nullptr);
+      },
+      Status::invalid_argument, "is not aligned to 8 bytes");
+  EXPECT_EQ(tr_argmax(in.get(), out.get(), 8, TR_F16, nullptr), TR_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tr_last_error()).find("argmax"), std::string::npos) << tr_last_error();
+  EXPECT_EQ(tr_reduce_cached(in.get(), out.get(), 8, TR_F32, 7, nullptr),
+            TR_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tr_last_error()).find("0..6"), std::string::npos) << tr_last_error();
 }
 
 TEST(Library, HostAndOtherDevicePointersAreRefusedAndNothingLaunches) {

@@ -1,7 +1,8 @@
-// Every registry entry against a host reference, on fresh random data, at the sizes where
-// reductions go wrong: empty, tiny, around one block and one chunk, a large prime, 2^24 + 7, and
-// (for 4-byte types) above 2^31; with the input pointer offset by one element; the output
-// poisoned before every run, with guard elements on both sides of it.
+// Every registry entry against a host reference, on fresh random data (argmin and argmax also on
+// inputs of ties, of only the worst value and with NaNs), at the sizes where reductions go wrong:
+// empty, tiny, around one block and one chunk, a large prime, 2^24 + 7, and (for 4-byte types)
+// above 2^31; with the input pointer offset by one element; the output poisoned before every run,
+// with guard elements on both sides of it.
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -97,19 +98,27 @@ struct External {
 /// Bytes of a workspace that hold the counter area and the partials of any grid.
 constexpr std::size_t garbage_bytes = 256 + 65536 * 16;
 
-/// Runs entry e on in[offset .. offset+n) and checks the result (of type R: T, or T's wide type
-/// for wide_sum); returns "" or what was wrong. With \p ext, the launch uses its external
-/// counter over a workspace of garbage. Throws on CUDA errors (a sticky error ends the
-/// process's usefulness).
-template <class T, class R = T>
-std::string run_and_check(const Entry& e, const kernels::DeviceLimits& dev, const T* d_in,
-                          std::uint64_t n, const Reference<R>& ref, R* d_out3, void* ws,
-                          std::size_t ws_bytes, std::uint64_t& clean_grid, cudaStream_t stream,
-                          const External* ext = nullptr) {
-  TR_CUDA_CHECK(cudaMemsetAsync(d_out3, poison_byte, 3 * sizeof(R), stream));
+/// Runs entry e on in[offset .. offset+n) into the middle of three result slots of \p out_bytes
+/// at \p d_out3 (poisoned first), and copies the three back to \p host3: `ran` when the result
+/// is there to compare (host3 + out_bytes), with what was already wrong (a guard slot written, the
+/// external counter left non-zero) in `msg`; else `msg` says what was wrong, or is empty for a
+/// size past a single_tile entry's tile that was refused as it must be. With \p ext, the launch
+/// uses its external counter over a workspace of garbage. Throws on CUDA errors (a sticky error
+/// ends the process's usefulness).
+struct Fetched {
+  bool ran = false;
+  std::string msg;
+};
+
+template <class T>
+Fetched launch_and_fetch(const Entry& e, const kernels::DeviceLimits& dev, const T* d_in,
+                         std::uint64_t n, void* d_out3, std::size_t out_bytes, void* ws,
+                         std::size_t ws_bytes, std::uint64_t& clean_grid, cudaStream_t stream,
+                         const External* ext, unsigned char* host3) {
+  TR_CUDA_CHECK(cudaMemsetAsync(d_out3, poison_byte, 3 * out_bytes, stream));
   kernels::LaunchArgs a;
   a.in = d_in;
-  a.out = d_out3 + 1;
+  a.out = static_cast<unsigned char*>(d_out3) + out_bytes;
   a.n = n;
   a.workspace = ws;
   a.workspace_bytes = ws_bytes;
@@ -129,17 +138,18 @@ std::string run_and_check(const Entry& e, const kernels::DeviceLimits& dev, cons
   if (n > kernels::max_elements_of(e.params)) {
     // Past a single_tile entry's tile: refused by name, and a launch enqueues nothing.
     const auto why = e.can_implement(n, 256, dev);
-    if (!why) return "can_implement took n = " + std::to_string(n) + ", past the entry's tile";
-    if (why->find("single tile") == std::string::npos) return "refused for another reason: " + *why;
-    if (e.workspace_bytes(n, dev) != 0) return "a workspace for n past the tile";
+    if (!why) return {false, "can_implement took n = " + std::to_string(n) + ", past the tile"};
+    if (why->find("single tile") == std::string::npos)
+      return {false, "refused for another reason: " + *why};
+    if (e.workspace_bytes(n, dev) != 0) return {false, "a workspace for n past the tile"};
     if (cudaError_t err = e.launch(a, dev); err != cudaErrorInvalidValue)
-      return std::string("a launch past the tile returned ") + cudaGetErrorName(err);
-    return "";
+      return {false, std::string("a launch past the tile returned ") + cudaGetErrorName(err)};
+    return {};
   }
-  if (e.workspace_bytes(n, dev) > ws_bytes) return "workspace too small for the test";
+  if (e.workspace_bytes(n, dev) > ws_bytes) return {false, "workspace too small for the test"};
   if (auto why =
           e.can_implement(n, reinterpret_cast<std::uintptr_t>(d_in) & 255 ? sizeof(T) : 256, dev))
-    return "can_implement refused: " + *why;
+    return {false, "can_implement refused: " + *why};
   cudaError_t err = e.launch(a, dev);
   if (err != cudaSuccess)
     throw std::runtime_error(std::string("launch of ") + e.id + " n=" + std::to_string(n) +
@@ -148,21 +158,39 @@ std::string run_and_check(const Entry& e, const kernels::DeviceLimits& dev, cons
   // A launch of more than one block that was not clean zeroed the counter and its own grid's
   // slots first; every launch leaves what it used zero. One block touches neither.
   if (!ext && grid > 1 && !a.workspace_clean) clean_grid = grid;
-  R out[3];
-  TR_CUDA_CHECK(cudaMemcpy(out, d_out3, sizeof out, cudaMemcpyDeviceToHost));
-  R poison;
-  std::memset(&poison, poison_byte, sizeof poison);
-  std::ostringstream msg;
+  TR_CUDA_CHECK(cudaMemcpy(host3, d_out3, 3 * out_bytes, cudaMemcpyDeviceToHost));
+  std::string msg;
   if (ext) {
     unsigned long long counter = 1;
     TR_CUDA_CHECK(cudaMemcpy(&counter, ext->counter, sizeof counter, cudaMemcpyDeviceToHost));
     if (counter != 0) {
-      msg << "left the external counter at " << counter << "; ";
+      msg += "left the external counter at " + std::to_string(counter) + "; ";
       TR_CUDA_CHECK(cudaMemset(ext->counter, 0, sizeof counter));
     }
   }
-  if (std::memcmp(&out[0], &poison, sizeof(R)) || std::memcmp(&out[2], &poison, sizeof(R)))
-    msg << "wrote outside the output element; ";
+  std::vector<unsigned char> poison(out_bytes, poison_byte);
+  if (std::memcmp(host3, poison.data(), out_bytes) ||
+      std::memcmp(host3 + 2 * out_bytes, poison.data(), out_bytes))
+    msg += "wrote outside the output element; ";
+  return {true, msg};
+}
+
+/// Runs entry e on in[offset .. offset+n) and checks the result (of type R: T, or T's wide type
+/// for wide_sum); returns "" or what was wrong (launch_and_fetch).
+template <class T, class R = T>
+std::string run_and_check(const Entry& e, const kernels::DeviceLimits& dev, const T* d_in,
+                          std::uint64_t n, const Reference<R>& ref, R* d_out3, void* ws,
+                          std::size_t ws_bytes, std::uint64_t& clean_grid, cudaStream_t stream,
+                          const External* ext = nullptr) {
+  R out[3];
+  const Fetched f = launch_and_fetch<T>(e, dev, d_in, n, d_out3, sizeof(R), ws, ws_bytes,
+                                        clean_grid, stream, ext,
+                                        reinterpret_cast<unsigned char*>(out));
+  if (!f.ran) return f.msg;
+  std::ostringstream msg;
+  msg << f.msg;
+  R poison;
+  std::memset(&poison, poison_byte, sizeof poison);
   const R got = out[1];
   const bool is_sum = e.params.op == Op::sum || e.params.op == Op::wide_sum;
   if constexpr (std::is_floating_point_v<R>) {
@@ -337,6 +365,41 @@ void check_large(DType d) {
   fill_random(host, test_seed() ^ 0x1a46e ^ std::uint64_t(d));
   DeviceBuffer d_in(host.size() * sizeof(T));
   tunedreduce::test::upload(d_in.get(), host.data(), host.size() * sizeof(T));
+  for (Op op : {Op::argmin, Op::argmax}) {
+    // The extreme value past 2^31 (its index needs 64 bits), unless the random data has it
+    // earlier (the reference says which).
+    const std::uint64_t far = (std::uint64_t{1} << 31) + 5;
+    const T saved = host[far];
+    host[far] = op == Op::argmin ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+    if constexpr (std::is_floating_point_v<T>)
+      host[far] = op == Op::argmin ? -std::numeric_limits<T>::infinity()
+                                   : std::numeric_limits<T>::infinity();
+    TR_CUDA_CHECK(cudaMemcpy(static_cast<T*>(d_in.get()) + far, &host[far], sizeof(T),
+                             cudaMemcpyHostToDevice));
+    const auto entries = entries_of(d, op);
+    const IndexedValue<T> refs[2] = {arg_reference<T>(op, host.data(), n),
+                                     arg_reference<T>(op, host.data() + 1, n)};
+    std::size_t ws_bytes = 0;
+    for (const Entry* e : entries) ws_bytes = std::max(ws_bytes, e->workspace_bytes(n, ctx.dev));
+    DeviceBuffer ws(ws_bytes);
+    DeviceBuffer out(3 * sizeof(IndexedValue<T>));
+    int reported = 0;
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      if (entries[i]->params.family == kernels::Family::single_tile) continue;  // n past its tile
+      const int offset = static_cast<int>(i % 2);
+      std::uint64_t clean = 0;
+      std::string why = run_and_check_arg<T>(*entries[i], ctx.dev,
+                                             static_cast<const T*>(d_in.get()) + offset, n,
+                                             refs[offset], out.get(), ws.get(), ws.bytes(), clean,
+                                             ctx.stream, i % 3 == 2 ? &ctx.ext : nullptr);
+      summary().add(*entries[i], why.empty());
+      if (!why.empty() && reported++ < 20)
+        ADD_FAILURE() << entries[i]->id << " n=" << n << " offset=" << offset << ": " << why;
+    }
+    host[far] = saved;
+    TR_CUDA_CHECK(
+        cudaMemcpy(static_cast<T*>(d_in.get()) + far, &saved, sizeof(T), cudaMemcpyHostToDevice));
+  }
   for (Op op : plain_ops) {
     const auto entries = entries_of(d, op);
     Reference<T> refs[2] = {host_reference<T>(op, host.data(), n),
@@ -558,6 +621,138 @@ TEST(SanitizerSubset, OneEntryPerFamily) {
     });
   }
 }
+
+// --- argmin / argmax --------------------------------------------------------------------------
+
+/// Runs entry e (argmin or argmax) and checks its IndexedValue against \p want bit for bit: the
+/// value's bits (the element itself, -0.0 and NaN payloads included) and the index.
+template <class T>
+std::string run_and_check_arg(const Entry& e, const kernels::DeviceLimits& dev, const T* d_in,
+                              std::uint64_t n, const IndexedValue<T>& want, void* d_out3, void* ws,
+                              std::size_t ws_bytes, std::uint64_t& clean_grid, cudaStream_t stream,
+                              const External* ext = nullptr) {
+  unsigned char host[3 * sizeof(IndexedValue<T>)];
+  const Fetched f = launch_and_fetch<T>(e, dev, d_in, n, d_out3, sizeof(IndexedValue<T>), ws,
+                                        ws_bytes, clean_grid, stream, ext, host);
+  if (!f.ran) return f.msg;
+  IndexedValue<T> got;
+  std::memcpy(&got, host + sizeof(IndexedValue<T>), sizeof got);
+  std::ostringstream msg;
+  msg << f.msg;
+  if (std::memcmp(&got.value, &want.value, sizeof(T)) != 0 || got.index != want.index) {
+    msg.precision(17);
+    msg << "got {" << +got.value << ", index " << got.index << "}, expected {" << +want.value
+        << ", index " << want.index << "}";
+  }
+  return msg.str();
+}
+
+/// The inputs argmin and argmax are checked on (host element 0 is the offset-1 input's padding):
+/// random (whole-range integers, floats in [-1000, 1000)); ties (values 1, 2, 3 everywhere, the
+/// extreme value at three random places, for floats +0.0 and -0.0 at two more: argmin's
+/// extreme); all the worst value (the padding's value too: the first index must still win);
+/// NaN at two random places (floats), the extreme at the very last element (integers).
+enum class ArgShape { random, ties, all_worst, nan_or_last };
+constexpr ArgShape arg_shapes[] = {ArgShape::random, ArgShape::ties, ArgShape::all_worst,
+                                   ArgShape::nan_or_last};
+
+template <class T>
+std::vector<T> arg_input(ArgShape shape, Op op, std::uint64_t size, std::uint64_t stream_id) {
+  std::vector<T> h(size);
+  const std::uint64_t last = size - 1;
+  auto place = [&](std::uint64_t k) { return 1 + splitmix64(stream_id + 17 * k) % last; };
+  const T extreme = op == Op::argmin ? T(0) : T(4);
+  switch (shape) {
+    case ArgShape::random:
+      fill_random(h, stream_id);
+      break;
+    case ArgShape::ties:
+      for (std::uint64_t i = 0; i < size; ++i)
+        h[i] = static_cast<T>(1 + splitmix64(stream_id ^ i) % 3);
+      for (std::uint64_t k = 0; k < 3; ++k) h[place(k)] = extreme;
+      if constexpr (std::is_floating_point_v<T>)
+        if (op == Op::argmin) h[place(3)] = T(0), h[place(4)] = -T(0);
+      break;
+    case ArgShape::all_worst:
+      std::fill(h.begin(), h.end(), arg_worst<T>(op));
+      break;
+    case ArgShape::nan_or_last:
+      for (std::uint64_t i = 0; i < size; ++i)
+        h[i] = static_cast<T>(1 + splitmix64(stream_id ^ i) % 3);
+      if constexpr (std::is_floating_point_v<T>) {
+        h[place(5)] = std::numeric_limits<T>::quiet_NaN();
+        h[place(6)] = -std::numeric_limits<T>::quiet_NaN();
+      } else {
+        h[last] = extreme;
+      }
+      break;
+  }
+  return h;
+}
+
+/// Every entry of argmin or argmax over sizes_for() at offsets 0 and 1, both launch kinds, every
+/// input shape (arg_input).
+template <class T>
+void check_arg_key(DType d, Op op) {
+  KeyContext ctx;
+  const auto entries = entries_of(d, op);
+  ASSERT_FALSE(entries.empty());
+  const std::uint64_t max_n = (std::uint64_t{1} << 24) + 7;
+  std::size_t ws_bytes = 0;
+  for (const Entry* e : entries)
+    for (std::uint64_t n : sizes_for(*e, true))
+      ws_bytes = std::max(ws_bytes, e->workspace_bytes(n, ctx.dev));
+  DeviceBuffer ws(ws_bytes);
+  DeviceBuffer out(3 * sizeof(IndexedValue<T>));
+  DeviceBuffer d_in((max_n + 1) * sizeof(T));
+  int reported = 0;
+  int garbage = 0;
+  for (ArgShape shape : arg_shapes) {
+    const std::uint64_t stream_id = test_seed() ^ 0xa59 ^
+                                    (std::uint64_t(d) << 8 | std::uint64_t(op)) ^
+                                    (std::uint64_t(shape) << 16);
+    const std::vector<T> host = arg_input<T>(shape, op, max_n + 1, stream_id);
+    tunedreduce::test::upload(d_in.get(), host.data(), host.size() * sizeof(T));
+    std::map<std::pair<std::uint64_t, int>, IndexedValue<T>> refs;
+    for (const Entry* e : entries) {
+      std::uint64_t clean = 0;  // nothing known zero: the first launch zeroes
+      for (std::uint64_t n : sizes_for(*e, true))
+        for (int offset : {0, 1}) {
+          const auto key = std::make_pair(n, offset);
+          auto it = refs.find(key);
+          if (it == refs.end())
+            it = refs.emplace(key, arg_reference<T>(op, host.data() + offset, n)).first;
+          const T* in = static_cast<const T*>(d_in.get()) + offset;
+          for (bool two_phase : {false, true}) {
+            ctx.ext.garbage = std::array{0xff, 0x01, 0xa5, 0x00}[garbage++ % 4];
+            std::string why = run_and_check_arg<T>(*e, ctx.dev, in, n, it->second, out.get(),
+                                                   ws.get(), ws.bytes(), clean, ctx.stream,
+                                                   two_phase ? &ctx.ext : nullptr);
+            summary().add(*e, why.empty());
+            if (!why.empty() && reported++ < 40)
+              ADD_FAILURE() << e->id << " shape " << static_cast<int>(shape) << " n=" << n
+                            << " offset=" << offset << (two_phase ? " (two-phase)" : "") << ": "
+                            << why;
+          }
+        }
+    }
+  }
+}
+
+class ArgKey : public ::testing::TestWithParam<std::tuple<DType, Op>> {};
+
+TEST_P(ArgKey, EveryEntryEverySizeAndShape) {
+  auto [d, op] = GetParam();
+  for_dtype(d, [&](auto t) { check_arg_key<decltype(t)>(d, op); });
+}
+
+INSTANTIATE_TEST_SUITE_P(Arg, ArgKey,
+                         ::testing::Combine(::testing::ValuesIn(plain_dtypes),
+                                            ::testing::Values(Op::argmin, Op::argmax)),
+                         [](const auto& info) {
+                           return std::string(dtype_name(std::get<0>(info.param))) + "_" +
+                                  op_name(std::get<1>(info.param));
+                         });
 
 void print_summary() {
   const Summary& s = summary();

@@ -1,6 +1,7 @@
 /* The C API from C (C99, no CUDA header), linked against the shared library. Without a GPU:
  * lookup reports the built-in default and every reduction fails with a message; with one, the
  * lookup names device 0. Argument errors are the same on both. Exit 0 when every check passes. */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -133,10 +134,24 @@ int main(void) {
   s = tr_reduce(NULL, &bytes, NULL, NULL, 16, TR_U32, TR_EXACT_SUM, NULL);
   CHECK(s == TR_ERROR_INVALID_ARGUMENT);
   CHECK(contains(tr_last_error(), "not dtype u32"));
-  s = tr_reduce_cached(buf, buf, 16, TR_F32, 5, NULL);
+  s = tr_reduce_cached(buf, buf, 16, TR_F32, 7, NULL);
+  CHECK(s == TR_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tr_last_error(), "op 7 is not a tr_op (0..6: TR_SUM, TR_MIN, TR_MAX, "
+                                  "TR_EXACT_SUM, TR_WIDE_SUM, TR_ARGMIN, TR_ARGMAX)"));
+  /* argmin and argmax: the 4- and 8-byte types, into a 16-byte tr_indexed_* struct. */
+  CHECK(TR_ARGMIN == 5 && TR_ARGMAX == 6);
+  CHECK(sizeof(tr_indexed_i32) == 16 && sizeof(tr_indexed_f32) == 16 &&
+        sizeof(tr_indexed_f64) == 16 && sizeof(tr_indexed_u64) == 16);
+  CHECK(offsetof(tr_indexed_f32, index) == 8 && offsetof(tr_indexed_i64, index) == 8);
+  s = tr_argmin(buf, buf, 16, TR_F16, NULL);
   CHECK(s == TR_ERROR_INVALID_ARGUMENT);
   CHECK(contains(tr_last_error(),
-                 "op 5 is not a tr_op (0..4: TR_SUM, TR_MIN, TR_MAX, TR_EXACT_SUM, TR_WIDE_SUM)"));
+                 "op argmin is defined for i32, u32, i64, u64, f32 and f64 only, not dtype f16"));
+  s = tr_reduce(NULL, &bytes, NULL, NULL, 16, TR_BF16, TR_ARGMAX, NULL);
+  CHECK(s == TR_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tr_last_error(), "not dtype bf16"));
+  CHECK(tr_lookup(TR_F32, TR_ARGMAX, (uint64_t)1 << 20, -1, &cfg) == TR_SUCCESS);
+  CHECK(cfg.op == TR_ARGMAX && cfg.dtype == TR_F32 && contains(cfg.kernel_id, ".f32.argmax"));
   /* The wide sum: i32, u32, f32, f16 and bf16 only, by name. */
   CHECK(TR_WIDE_SUM == 4);
   s = tr_wide_sum(buf, buf, 16, TR_I64, NULL);

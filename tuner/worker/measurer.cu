@@ -70,7 +70,7 @@ Measurer::Measurer(int device, std::uint64_t run_seed)
     check(cudaEventCreate(&b_->start[i]), "cudaEventCreate");
     check(cudaEventCreate(&b_->stop[i]), "cudaEventCreate");
   }
-  check(cudaMalloc(&b_->out, 3 * 8), "cudaMalloc(output)");
+  check(cudaMalloc(&b_->out, 3 * 16), "cudaMalloc(output)");
   // Reading cold_flush_bytes evicts whatever a candidate's input left in L2, and leaves only
   // clean lines behind (a memset would leave dirty ones for the timed kernel to write back).
   b_->flush_bytes = cold_flush_bytes(fingerprint_.l2_bytes);
@@ -228,8 +228,9 @@ Result Measurer::measure(const kernels::Entry& entry, std::uint64_t n, const Mea
   r.op = entry.params.op;
   r.n = n;
   const std::size_t elem = dtype_size(r.dtype);
-  // The result's bytes: the element's, or twice them for wide_sum (types.hpp, result_dtype).
-  const std::size_t out_bytes = dtype_size(result_dtype(r.dtype, r.op));
+  // The result's bytes: the element's, twice them for wide_sum (types.hpp, result_dtype), 16
+  // for argmin and argmax (an IndexedValue: result_bytes).
+  const std::size_t out_bytes = result_bytes(r.dtype, r.op);
   if (auto why = entry.can_implement(n, 256, limits_)) {
     r.outcome = Outcome::launch_failed;
     r.error = "cannot implement: " + *why;
@@ -277,9 +278,9 @@ Result Measurer::measure(const kernels::Entry& entry, std::uint64_t n, const Mea
   if (cudaError_t e = entry.launch(args, limits_); e != cudaSuccess) return failed_launch(e);
   args.workspace_clean = true;
   sync("verification run");
-  unsigned char host[24];
+  unsigned char host[3 * 16];
   check(cudaMemcpy(host, b_->out, 3 * out_bytes, cudaMemcpyDeviceToHost), "cudaMemcpy(output)");
-  unsigned char poison[8];
+  unsigned char poison[16];
   std::memset(poison, poison_byte, sizeof poison);
   if (std::memcmp(host, poison, out_bytes) != 0 ||
       std::memcmp(host + 2 * out_bytes, poison, out_bytes) != 0) {
