@@ -42,7 +42,8 @@ int cmd_list(int argc, char** argv) {
                   {"family"});
   add_list_option(desc, hidden, "dtypes", dtypes, "only these element types (default: all)", "LIST",
                   {"dtype"});
-  add_list_option(desc, hidden, "ops", ops, "only these operators (default: all)", "LIST", {"op"});
+  const std::string ops_help = "only these operators: " + op_choices() + " (default: all)";
+  add_list_option(desc, hidden, "ops", ops, ops_help.c_str(), "LIST", {"op"});
   po::variables_map vm;
   if (parse_command_line(
           argc, argv, desc, nullptr, vm, common,

@@ -16,6 +16,7 @@
 #include "common/error.hpp"
 #include "common/files.hpp"
 #include "common/grammar.hpp"
+#include "common/names.hpp"
 #include "common/exit_codes.hpp"
 #include "common/paths.hpp"
 #include "db/database.hpp"
@@ -74,8 +75,9 @@ int cmd_report(int argc, char** argv) {
                   "LIST", {"device"});
   add_list_option(desc, hidden, "dtypes", dtypes, "element types (default: all)", "LIST",
                   {"dtype"});
-  add_list_option(desc, hidden, "ops", ops, "sum, min, max, exact_sum, wide_sum (default: all)",
-                  "LIST", {"op"});
+  // Every operator, from the public header's names: "sum, min, ..., argmin, argmax".
+  const std::string ops_help = op_choices() + " (default: all)";
+  add_list_option(desc, hidden, "ops", ops, ops_help.c_str(), "LIST", {"op"});
   add_list_option(desc, hidden, "families", families,
                   "kernel families for variants and heatmap (default: all)", "LIST", {"family"});
   desc.add_options()(

@@ -25,6 +25,7 @@
 #include "common/interrupt.hpp"
 #include "common/exit_codes.hpp"
 #include "common/grammar.hpp"
+#include "common/names.hpp"
 #include "common/paths.hpp"
 #include "db/database.hpp"
 #include "tuner/config.hpp"
@@ -120,6 +121,7 @@ void add_override_options(po::options_description& desc, tuner::ConfigOverrides&
           "; N, B^E or N with Ki/Mi/Gi/Ti, comma-separated, ranges FROM..TO*FACTOR or "
           "FROM..TO+STEP";
     if (flag == "bisect") help += "; on or off";
+    if (flag == "ops") help += ": " + op_choices();
     const std::string value_name = value_name_of(spec.key, kind);
     if (kind == tuner::KeyKind::string_list || kind == tuner::KeyKind::integer_list ||
         kind == tuner::KeyKind::sizes) {

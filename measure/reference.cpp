@@ -213,8 +213,8 @@ std::string verify_indexed(const Reference& ref, const void* got_bytes) {
   std::ostringstream msg;
   msg.precision(std::is_same_v<T, float> ? 9 : 17);
   msg << "result {value ";
-  if constexpr (std::is_integral_v<T>) msg << +got.value << ", index " << got.index
-                                           << "}, expected {value " << +want.value;
+  if constexpr (std::is_integral_v<T>)
+    msg << +got.value << ", index " << got.index << "}, expected {value " << +want.value;
   else msg << got.value << ", index " << got.index << "}, expected {value " << want.value;
   msg << ", index " << want.index << "} (" << op_name(ref.op)
       << ": the first index of the extreme value)";

@@ -29,9 +29,9 @@ struct Reference {
 Reference compute_reference(DType dtype, Op op, std::uint64_t seed, std::uint64_t n);
 
 /// Checks a result (the result type's bytes at \p got) against the reference: exact for integers,
-/// min, max and exact_sum (bit for bit), argmin and argmax (the value's bits and the index); within n * eps * sum|x| for floating-point sums, eps the
-/// result type's (double's for wide_sum of f32). Empty when it passes, else a sentence saying
-/// what was expected.
+/// min, max and exact_sum (bit for bit), argmin and argmax (the value's bits and the index); within
+/// n * eps * sum|x| for floating-point sums, eps the result type's (double's for wide_sum of f32).
+/// Empty when it passes, else a sentence saying what was expected.
 std::string verify(const Reference& ref, const void* got);
 
 /// The data seed of one element type for a run seed (each type gets its own stream).

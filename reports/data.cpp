@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstddef>
 #include <limits>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -139,8 +141,17 @@ Data load_data(db::Database& db, const ReportOptions& o) {
     for (auto& m : db.measurements(f))
       if (selected(o.dtypes, m.dtype) && selected(o.ops, m.op))
         d.measurements.push_back(std::move(m));
+    // The database gives a device's winners by the names' text (f64 before i32, argmax before
+    // sum); the report takes them in the types' and operators' order (i32 ... bf16, sum ...
+    // argmax), as its sections and charts are, then by L2 mode (cold first) and n_lo.
+    const std::size_t first = d.winners.size();
     for (auto& w : db.winners(dev.id))
       if (selected(o.dtypes, w.dtype) && selected(o.ops, w.op)) d.winners.push_back(std::move(w));
+    std::stable_sort(d.winners.begin() + static_cast<std::ptrdiff_t>(first), d.winners.end(),
+                     [](const db::WinnerRecord& a, const db::WinnerRecord& b) {
+                       return std::tuple(a.dtype, a.op, a.l2_mode, a.n_lo) <
+                              std::tuple(b.dtype, b.op, b.l2_mode, b.n_lo);
+                     });
   }
   for (std::size_t i = 0; i < d.measurements.size(); ++i) d.by_id[d.measurements[i].id] = i;
 

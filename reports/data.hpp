@@ -58,10 +58,12 @@ struct Data {
   /// Every measurement of the selected devices, types and operators (every outcome, both L2
   /// modes), in database order.
   std::vector<db::MeasurementRecord> measurements;
-  std::vector<db::WinnerRecord> winners;  // selected, by device, dtype, op, n_lo
-  db::L2Mode l2 = db::L2Mode::cold;       // the mode the measurement tables use
-  bool l2_chosen = false;                 // true when the default picked it (say so)
-  bool both_l2_modes = false;             // the selection has measurements of both modes
+  /// Selected, by device (in database order), then dtype and op (in the order of all_dtypes and
+  /// all_ops), L2 mode (cold first) and n_lo.
+  std::vector<db::WinnerRecord> winners;
+  db::L2Mode l2 = db::L2Mode::cold;  // the mode the measurement tables use
+  bool l2_chosen = false;            // true when the default picked it (say so)
+  bool both_l2_modes = false;        // the selection has measurements of both modes
 
   const db::DeviceRecord& device(std::int64_t id) const;
   const db::MeasurementRecord* measurement(std::int64_t id) const;

@@ -39,7 +39,8 @@ void build_variants(const Data& d, const ReportOptions& o, Report& r) {
     const double theo = d.device(key.device).theoretical_gbps;
     // Every known family of the key's operator is a column (empty ones are hidden from people),
     // so that the CSV of any database has the same header per operator (the exact families for
-    // exact_sum, the others for sum, min and max).
+    // exact_sum, the 16-byte-load ones for wide_sum, vectorized, streaming and single_tile for
+    // argmin and argmax, the twelve others for sum, min and max: space::family_applies).
     std::set<std::string> all = present;
     for (kernels::Family f : kernels::all_families)
       if (family_selected(o, kernels::family_name(f)) &&

@@ -5,7 +5,9 @@ usage: scripts/choose-defaults.py DB [DB ...] [--bench BENCH.json ...] [--slack 
 
 The databases must hold, per GPU, a full search of the default tune.toml (halving measures
 every candidate at every grid size in its first round), in one database or split over several
-(e.g. by element type). For each (dtype, op) and grid size n,
+(e.g. by element type); keys the default leaves out (argmin and argmax: `--ops argmin,argmax`)
+get rules where the databases have them, and a key no database has gets none. For each
+(dtype, op) and grid size n,
 each candidate measured on every GPU gets a score: the largest, over the GPUs, of its median
 over the fastest median there (1.00 = the fastest on every GPU). A rule covers the longest run
 of sizes over which some candidate stays within --slack of the lowest score at every size
@@ -44,11 +46,15 @@ import math
 import sqlite3
 from collections import defaultdict
 
+# The half types' wide_sum rules are f32's by bytes (runtime/defaults.cpp), not chosen here.
 DTYPES = ["i32", "u32", "i64", "u64", "f32", "f64"]
+SIZE = {"i32": 4, "u32": 4, "i64": 8, "u64": 8, "f32": 4, "f64": 8, "f16": 2, "bf16": 2}
 LARGE = 1 << 24  # from here on, fewer blocks first (see the docstring)
 STREAM = 1 << 26  # from here on, no single_pass (see the docstring)
 WINNERS = defaultdict(list)  # device key -> (dtype, op, n_lo, n_hi, kernel) of its stored winners
-OPS = ["sum", "min", "max", "wide_sum"]
+# In the order of the public header's all_ops; exact_sum's rules are the winners common to
+# several tunes (runtime/defaults.cpp), not chosen here.
+OPS = ["sum", "min", "max", "wide_sum", "argmin", "argmax"]
 
 
 def blocks(kernel_id, n, sms=132):
@@ -57,7 +63,7 @@ def blocks(kernel_id, n, sms=132):
     parts = kernel_id.split(".")
     family, block = parts[0], int(parts[1][1:])
     unroll = int(parts[2][1:]) if parts[2].startswith("u") else 1
-    size = 8 if parts[-2] in ("i64", "u64", "f64") else 4
+    size = SIZE[parts[-2]]  # the input element's bytes (argmin's 16-byte result is not read)
     chunk = block * unroll * (16 // size if family in ("vectorized", "tiled", "streaming") else 1)
     chunks = -(-n // chunk)
     if family == "single_tile":
@@ -78,7 +84,7 @@ def capacity(kernel_id):
     parts = kernel_id.split(".")
     if parts[0] != "single_tile":
         return None
-    size = 8 if parts[-2] in ("i64", "u64", "f64") else 4
+    size = SIZE[parts[-2]]
     return int(parts[1][1:]) * int(parts[2][1:]) * (16 // size)
 
 

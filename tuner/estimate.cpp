@@ -5,6 +5,7 @@
 #include <iomanip>
 #include <ostream>
 #include <sstream>
+#include <string_view>
 
 namespace tunedreduce::tuner {
 
@@ -114,12 +115,17 @@ void print_plan(std::ostream& os, const Plan& plan, const TuneConfig& c, const E
      << " ms overhead; expected repeats min(max, 2 x min); per size bytes / " << m.setup_gbps
      << " GB/s set-up; bisection " << m.crossovers_per_gap << " crossovers per gap x 2 x depth; "
      << m.worker_start_s << " s worker start\n\n";
-  os << std::left << std::setw(6) << "dtype" << std::setw(5) << "op" << std::right << std::setw(11)
-     << "candidates" << std::setw(7) << "sizes" << std::setw(14) << "measurements" << std::setw(12)
-     << "bisection" << std::setw(12) << "estimate"
+  // The operator column as wide as the longest name of the plan (5 for sum, min and max, as it
+  // always was; wide_sum, exact_sum, argmin and argmax widen it).
+  int op_width = 5;
+  for (const KeyPlan& k : plan.keys)
+    op_width = std::max(op_width, static_cast<int>(std::string_view(op_name(k.op)).size()) + 1);
+  os << std::left << std::setw(6) << "dtype" << std::setw(op_width) << "op" << std::right
+     << std::setw(11) << "candidates" << std::setw(7) << "sizes" << std::setw(14) << "measurements"
+     << std::setw(12) << "bisection" << std::setw(12) << "estimate"
      << "\n";
   for (const KeyPlan& k : plan.keys)
-    os << std::left << std::setw(6) << dtype_name(k.dtype) << std::setw(5) << op_name(k.op)
+    os << std::left << std::setw(6) << dtype_name(k.dtype) << std::setw(op_width) << op_name(k.op)
        << std::right << std::setw(11) << k.candidates << std::setw(7) << k.sizes << std::setw(14)
        << static_cast<long long>(std::llround(k.measurements)) << std::setw(12)
        << static_cast<long long>(std::llround(k.bisect_measurements)) << std::setw(12)

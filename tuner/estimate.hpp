@@ -2,7 +2,8 @@
 // The time a tuning run takes, estimated with no GPU: the model (EstimateModel, which also
 // weights the driver's ETA) and the dry-run plan built on it (candidates and seconds per key).
 //
-// Per measurement of a candidate at n elements of T (bytes = n * sizeof(T)):
+// Per measurement of a candidate at n elements of T (bytes = n * sizeof(T), the input read: the
+// element's size also for wide_sum, argmin and argmax, whose results are wider):
 //   launch_us  = max(launch_floor_us, bytes / bandwidth)             one timed reduction
 //   timed      = (warmup + expected repeats) * (launch_us + flush_us if L2 is cold)
 //   measurement = min(timed, budget_ms + warm-up) + per_measurement_ms

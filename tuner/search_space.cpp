@@ -70,9 +70,10 @@ std::vector<KeySpace> enumerate_space(const SpaceConfig& s) {
   std::vector<KeySpace> out;
   for (DType t : s.dtypes)
     for (Op o : s.ops) {
-      // exact_sum of an integer type does not exist: no key. Nor does a key none of the
-      // selected families implements (validation refuses that where the operator was asked
-      // for; the default's wide_sum with only other families selected is left out).
+      // exact_sum of an integer type, wide_sum of a 64-bit type and sum, min, max, argmin or
+      // argmax of a half type do not exist: no key. Nor does a key none of the selected
+      // families implements (validation refuses that where the operator was asked for; the
+      // default's wide_sum, argmin and argmax with only other families selected are left out).
       if (!op_applies(t, o)) continue;
       KeySpace k{t, o, candidates_for(s, t, o), s.sizes};
       if (!k.candidates.empty()) out.push_back(std::move(k));

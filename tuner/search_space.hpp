@@ -41,7 +41,8 @@ bool selects(const SpaceConfig& s, const kernels::KernelParams& p);
 std::vector<std::string> candidates_for(const SpaceConfig& s, DType dtype, Op op);
 
 /// Every (dtype, op) of the space, dtypes outer, in the configuration's order; the pairs
-/// op_applies refuses (exact_sum of an integer type) are left out.
+/// op_applies refuses (exact_sum of an integer type, argmin of f16) and those no selected family
+/// implements are left out.
 std::vector<KeySpace> enumerate_space(const SpaceConfig& s);
 
 /// Candidates times sizes over every key, counting at each size the candidates that take it.

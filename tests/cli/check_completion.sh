@@ -81,6 +81,10 @@ exactly "i32 u32 i64 u64 f32 f64 f16 bf16" -- tunedreduce report --dtypes = ""
 exactly "sum" -- tunedreduce tune --ops = s
 exactly "f64" -- tunedreduce list --dtype f6  # old spelling: not offered, still completed
 exactly "min max" -- tunedreduce report --op m
+exactly "sum min max exact_sum wide_sum argmin argmax" -- tunedreduce list --ops ""
+exactly "argmin argmax" -- tunedreduce report --ops arg
+exactly "sum,argmin sum,argmax" -- tunedreduce list --ops sum,arg
+exactly "argmax" -- tunedreduce tune --ops = argma
 expect "smem vectorized warp_shuffle" -- tunedreduce list --families ""
 exactly "cold clean dirty warm" -- tunedreduce bench --l2 ""
 exactly "cold warm" -- tunedreduce tune --l2 ""
@@ -121,6 +125,16 @@ for opt in --strategy --l2 --bisect --progress; do
 done
 for v in $(complete_line tunedreduce list --families ""); do
   "$cli" list --families "$v" > /dev/null 2>&1 || bad "list --families $v: offered, not accepted"
+done
+# Every operator offered: listed (argmin and argmax too), and a report and a dry run accept it.
+for v in $(complete_line tunedreduce list --ops ""); do
+  [ -n "$("$cli" list --ops "$v" 2> /dev/null)" ] || bad "list --ops $v: offered, lists nothing"
+  "$cli" report best --db "$sample" --immutable --ops "$v" > /dev/null 2>&1 ||
+    bad "report --ops $v: offered, not accepted"
+done
+for v in argmin argmax; do
+  "$cli" tune --dry-run --config "$small" --ops "$v" > /dev/null 2>&1 ||
+    bad "tune --dry-run --ops $v: offered, not accepted"
 done
 
 [ $fail -eq 0 ] && echo "OK: the completion script completes commands, actions, options and values"

@@ -242,10 +242,28 @@ TEST(CliGrammar, ListOptionsTakeCommasAndRepeatsAndTheOldSpellings) {
   EXPECT_EQ(exact, 90u);  // the exact families: f32 54, f64 36
   const std::size_t wide = listed({"--ops", "wide_sum"});
   EXPECT_EQ(wide, 700u);  // the 16-byte-load families of i32, u32, f32, f16, bf16: 140 each
-  EXPECT_EQ(listed({"--ops", "sum,min", "--op", "max"}), kernels::registry().size() - exact - wide);
+  const std::size_t argmin = listed({"--ops", "argmin"}), argmax = listed({"--ops", "argmax"});
+  EXPECT_EQ(argmin, 600u);  // vectorized, streaming, single_tile of the six 4- and 8-byte types
+  EXPECT_EQ(argmax, 600u);
+  EXPECT_EQ(listed({"--ops", "argmin,argmax", "--dtypes", "f16,bf16"}), 0u);
+  EXPECT_EQ(listed({"--ops", "argmax", "--dtypes", "i64", "--families", "streaming"}), 40u);
+  EXPECT_EQ(listed({"--ops", "sum,min", "--op", "max"}),
+            kernels::registry().size() - exact - wide - argmin - argmax);
   EXPECT_EQ(listed({"--op", "sum", "--op", "min", "--op", "max", "--op", "exact_sum", "--op",
-                    "wide_sum"}),
+                    "wide_sum", "--ops", "argmin,argmax"}),
             kernels::registry().size());
+  {
+    // JSON names the operator of each entry.
+    const auto r =
+        cli({"list", "--json", "--ops", "argmin", "--dtypes", "u32", "--families", "single_tile"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("{\"id\": \"single_tile.b64.u1.single_pass.u32.argmin\", \"family\": "
+                         "\"single_tile\", \"block\": 64, \"unroll\": 1, \"smem\": \"none\", "
+                         "\"finish\": \"single_pass\", \"dtype\": \"u32\", \"op\": \"argmin\"}"),
+              std::string::npos)
+        << r.out;
+    EXPECT_EQ(r.out.find("argmax"), std::string::npos) << r.out;
+  }
   EXPECT_EQ(listed({"--families", "exact,exact_wide,exact_registers"}), exact);
 
   // report: the old spellings and the new give the same report.
@@ -290,6 +308,18 @@ TEST(CliGrammar, OldSpellingsWorkButHelpDoesNotShowThem) {
       EXPECT_EQ(r.out.find("  " + h + " "), std::string::npos) << command << " shows " << h;
     for (const std::string& o : shown)
       EXPECT_NE(r.out.find("  " + o + " LIST"), std::string::npos) << command << " lacks " << o;
+  }
+}
+
+TEST(CliGrammar, OpsHelpNamesEveryOperator) {
+  for (const char* command : {"list", "report", "tune"}) {
+    const auto r = cli({command, "--help"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::size_t at = r.out.find("  --ops LIST");
+    ASSERT_NE(at, std::string::npos) << command << ": " << r.out;
+    const std::string help = r.out.substr(at, r.out.find("\n  -", at + 3) - at);
+    for (Op o : all_ops)
+      EXPECT_NE(help.find(op_name(o)), std::string::npos) << command << " " << op_name(o) << help;
   }
 }
 
@@ -369,6 +399,12 @@ TEST(CliGrammar, BadInputIsExit2NamingTheOptionAndTheValue) {
        "--ops exact_sum: defined for f32 and f64 only; --dtypes selects i32, u64"},
       {{"tune", tune_dry, "--dtypes", "i64", "--ops", "exact_sum"},
        "operator 'exact_sum' is defined for f32 and f64 only; space.dtypes selects i64"},
+      {{"tune", tune_dry, "--dtypes", "f16", "--ops", "argmin"},
+       "--ops: operator 'argmin' is defined for i32, u32, i64, u64, f32 and f64 only; "
+       "space.dtypes selects f16"},
+      {{"tune", tune_dry, "--ops", "argmax", "--families", "smem"},
+       "selects no compiled entry for f32 argmax (only the families vectorized, streaming and "
+       "single_tile implement it, with finishes two_pass and single_pass)"},
       // report
       {{"report", "ladder", "--db", h100_db, "--n", "2^10,2^12"},
        "--n: takes one element count, not a list or range: '2^10,2^12'"},
@@ -378,6 +414,9 @@ TEST(CliGrammar, BadInputIsExit2NamingTheOptionAndTheValue) {
        "--dtypes: unknown element type 'f8'"},
       {{"report", "best", "--db", h100_db, "--dtype", "f8"}, "unknown element type 'f8'"},
       {{"report", "best", "--db", h100_db, "--ops", "prod"}, "--ops: unknown op 'prod'"},
+      {{"report", "best", "--db", h100_db, "--ops", "arg_min"},
+       "--ops: unknown op 'arg_min' (choose from sum, min, max, exact_sum, wide_sum, argmin, "
+       "argmax)"},
       {{"report", "heatmap", "--db", h100_db, "--families", "fastest"},
        "--families: unknown family 'fastest'"},
       {{"report", "best", "--db", h100_db, "--immutable", "--devices", "A100"},
@@ -388,6 +427,9 @@ TEST(CliGrammar, BadInputIsExit2NamingTheOptionAndTheValue) {
       {{"list", "--families", "smem,fastest"}, "--families: unknown family 'fastest'"},
       {{"list", "--dtype", "int"}, "--dtypes: unknown element type 'int'"},
       {{"list", "--ops", "sum,,max"}, "--ops: empty item in 'sum,,max'"},
+      {{"list", "--ops", "argmn"},
+       "--ops: unknown operator 'argmn' (choose from sum, min, max, exact_sum, wide_sum, argmin, "
+       "argmax)"},
       {{"list", "--op", ""}, "--op: empty value"},
       // every command
       {{"list", "--log-level", "loud"}, "--log-level: unknown log level 'loud'"},

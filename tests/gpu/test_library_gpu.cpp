@@ -697,9 +697,20 @@ TEST(Library, WideSumsMisuseIsRefusedWithTheTypesNamed) {
 /// with +0.0 / -0.0 as the minimum and with NaNs.
 template <class T>
 void check_args(std::uint64_t stream_id) {
-  const std::vector<std::uint64_t> ns = {0,     1,      3,      31,     33,
-                                         1000,  2048,   4099,   16387,  65537,
-                                         999983, (1u << 20) + 3, (1u << 24) + 7, (1u << 26) + 5};
+  const std::vector<std::uint64_t> ns = {0,
+                                         1,
+                                         3,
+                                         31,
+                                         33,
+                                         1000,
+                                         2048,
+                                         4099,
+                                         16387,
+                                         65537,
+                                         999983,
+                                         (1u << 20) + 3,
+                                         (1u << 24) + 7,
+                                         (1u << 26) + 5};
   const std::uint64_t max_n = ns.back() + 3;
   std::vector<T> host(max_n);
   for (std::uint64_t i = 0; i < max_n; ++i)

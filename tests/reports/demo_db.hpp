@@ -38,6 +38,10 @@ struct DemoOptions {
   /// other numbers, which the newer run replaces; and a dirty-flush run at 2^20. Hostile: the
   /// bench's host, database path and Thrust error too.
   bool bench = false;
+  /// i32 argmin and f64 argmax besides the sums (a database of schema version 9): the
+  /// configurations of vectorized and streaming (single_tile is never measured here), with
+  /// winners, the failures that exist for them, and bench results where `bench` is set.
+  bool arg_ops = false;
   /// Quotes, commas, <script>, CR/LF, ESC, invalid UTF-8 and emoji in the H200's name, hosts,
   /// error texts, a kernel id and a family name.
   bool hostile = false;

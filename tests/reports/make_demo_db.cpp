@@ -1,5 +1,5 @@
-// tr_report_demo_db OUT.db [--hostile] [--small] [--bench] [--warm]: writes a synthetic tuning
-// database (see demo_db.hpp) for screenshots and manual checks of `tunedreduce report`.
+// tr_report_demo_db OUT.db [--hostile] [--small] [--bench] [--warm] [--argmin]: writes a synthetic
+// tuning database (see demo_db.hpp) for screenshots and manual checks of `tunedreduce report`.
 
 #include <cstring>
 #include <exception>
@@ -10,7 +10,8 @@
 int main(int argc, char** argv) {
   using namespace tunedreduce::reports::test;
   if (argc < 2) {
-    std::cerr << "usage: tr_report_demo_db OUT.db [--hostile] [--small] [--bench] [--warm]\n";
+    std::cerr << "usage: tr_report_demo_db OUT.db [--hostile] [--small] [--bench] [--warm] "
+                 "[--argmin]\n";
     return 2;
   }
   DemoOptions o;
@@ -21,6 +22,8 @@ int main(int argc, char** argv) {
       o.bench = true;  // bench runs on the H100 (report bench, CUB in best and variants)
     } else if (std::strcmp(argv[i], "--warm") == 0) {
       o.warm_run = true;
+    } else if (std::strcmp(argv[i], "--argmin") == 0) {
+      o.arg_ops = true;  // i32 argmin and f64 argmax too (schema version 9)
     } else if (std::strcmp(argv[i], "--small") == 0) {
       o.log2_step = 2;
       o.config_stride = 3;

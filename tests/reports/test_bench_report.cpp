@@ -307,6 +307,61 @@ TEST_F(BenchReport, TheBenchKindComparesBothCallsWithCubAndSaysWhatIsBeyondNoise
   EXPECT_NE(render(r, Format::html).find("figure class=\"views\""), std::string::npos);
 }
 
+// argmin and argmax from `tunedreduce bench` (schema version 9): a section of their own after
+// the type's other operators, the winner set against CUB's ArgMin, and the GB/s of the bytes read
+// (n elements of the type; the IndexedValue returned is not counted).
+TEST_F(BenchReport, ArgminAndArgmaxBenchRowsCountTheBytesRead) {
+  const std::string arg_id = "streaming.b512.u4.two_pass.f64.argmin";
+  const auto w = ok(arg_id, n24, 52.0);
+  winner(arg_id, w, std::nullopt);
+  store_winners();
+  auto arg = [&](db::BenchMethod m, std::uint64_t n, double us, Op op) {
+    db::BenchResult r = result(m, n, us, 0.02, DType::f64);
+    r.op = op;
+    if (db::is_tuned(m))
+      r.kernel_id = op == Op::argmin ? arg_id : "streaming.b512.u4.two_pass.f64.argmax";
+    return r;
+  };
+  db::BenchResult sum = result(db::BenchMethod::cached, n24, 50.0, 0.02, DType::f64);
+  sum.kernel_id = "streaming.b512.u4.two_pass.f64.sum";
+  bench({arg(db::BenchMethod::cached, n24, 50.0, Op::argmin),
+         arg(db::BenchMethod::two_phase, n24, 50.5, Op::argmin),
+         arg(db::BenchMethod::cub, n24, 60.0, Op::argmin),
+         arg(db::BenchMethod::cached, n24, 51.0, Op::argmax),
+         arg(db::BenchMethod::cub, n24, 61.0, Op::argmax), sum,
+         result(db::BenchMethod::cub, n24, 49.0, 0.02, DType::f64)});
+  Report r = build(Kind::bench);
+  ASSERT_FALSE(r.empty) << *r.empty;
+  ASSERT_EQ(r.sections.size(), 4u);  // summary, f64 sum, f64 argmin, f64 argmax
+  EXPECT_NE(r.sections[1].title.find("f64 sum"), std::string::npos) << r.sections[1].title;
+  const Section& s = r.sections[2];
+  EXPECT_NE(s.title.find("f64 argmin"), std::string::npos) << s.title;
+  ASSERT_EQ(s.rows.size(), 1u);
+  EXPECT_EQ(str(cell(s, 0, "kernel")), arg_id);
+  EXPECT_DOUBLE_EQ(num(cell(s, 0, "speedup_cached")), 60.0 / 50.0);
+  EXPECT_NEAR(num(cell(s, 0, "cached_gbps")), 16777216.0 * 8 / (50.0 * 1e3), 1e-9);
+  const LineChart* gbps = view(s, "GB/s");
+  ASSERT_NE(gbps, nullptr);
+  ASSERT_FALSE(gbps->series.empty());
+  EXPECT_NEAR(gbps->series[0].points.at(0).y, 16777216.0 * 8 / (50.0 * 1e3), 1e-9);
+  EXPECT_NE(r.sections[3].title.find("f64 argmax"), std::string::npos) << r.sections[3].title;
+  // The summary: a row per key, argmin and argmax after sum.
+  const Section& summary = r.sections[0];
+  ASSERT_EQ(summary.rows.size(), 3u);
+  EXPECT_EQ(str(cell(summary, 0, "op")), "sum");
+  EXPECT_EQ(str(cell(summary, 1, "op")), "argmin");
+  EXPECT_EQ(str(cell(summary, 2, "op")), "argmax");
+
+  // best: the argmin winner against CUB at its evidence size.
+  r = build(Kind::best);
+  ASSERT_EQ(r.sections.size(), 1u);
+  ASSERT_EQ(r.sections[0].rows.size(), 1u);
+  EXPECT_EQ(str(cell(r.sections[0], 0, "op")), "argmin");
+  EXPECT_DOUBLE_EQ(num(cell(r.sections[0], 0, "cub_us")), 60.0);
+  EXPECT_DOUBLE_EQ(num(cell(r.sections[0], 0, "speedup_cached")), 60.0 / 50.0);
+  EXPECT_NEAR(num(cell(r.sections[0], 0, "gbps")), 16777216.0 * 8 / 52e3, 1e-9);
+}
+
 TEST_F(BenchReport, WithoutBenchRunsTheKindSaysHowToGetThem) {
   ok(winner_id, n24, 25.0);
   const Report r = build(Kind::bench);

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <string>
 
 #include "common/error.hpp"
 #include "common/hash.hpp"
@@ -565,6 +567,143 @@ TEST_F(Kinds, BestShowsWhereEachWinnersEvidenceWasMeasured) {
                 "SM 1980 MHz, memory 2619 MHz, tunedreduce 0.3.0, manifest e90613cdf9164a37"),
             std::string::npos)
       << words;
+}
+
+// argmin and argmax rows (schema version 9): every kind takes them as a key of their own, after
+// the other operators of the type; their GB/s counts the bytes read (n elements of the type), not
+// the 16-byte IndexedValue they return; their variants have the three families that implement
+// them.
+TEST_F(Kinds, ArgminAndArgmaxRowsInEveryKind) {
+  const std::string vec = "vectorized.b256.u4.single_pass.i32.argmin";
+  const std::string str_id = "streaming.b512.u4.two_pass.i32.argmin";
+  const auto w = ok(str_id, n24, 28.0);
+  const auto ru = ok(vec, n24, 30.0);
+  ok("single_tile.b256.u4.single_pass.i32.argmin", 4096, 3.0);
+  ok(str_id, 4096, 3.5);
+  const auto min_w = ok("vectorized.b256.u4.single_pass.i32.min", n24, 25.0);
+  const auto f64_w = ok("streaming.b256.u2.two_pass.f64.argmax", n24, 52.0);
+  // A measurement without a stored GB/s: the report computes it from the element's bytes.
+  db::Measurement bare = base("vectorized.b128.u2.two_pass.f64.argmax", n24, 0);
+  bare.median_us = 50.0;
+  bare.repeats = 10;
+  d.insert_measurement(bare);
+  auto store = [&](const std::string& id, std::int64_t evidence, std::optional<std::int64_t> r,
+                   const std::string& r_id) {
+    const auto p = *kernels::parse_id(id);
+    db::Winner win;
+    win.dtype = p.dtype;
+    win.op = p.op;
+    win.n_lo = 1;
+    win.n_hi = kernels::max_elements;
+    win.kernel_id = id;
+    win.measurement_id = evidence;
+    if (r) {
+      win.runner_up_kernel_id = r_id;
+      win.runner_up_measurement_id = r;
+    }
+    win.driver_version = win.runtime_version = 12080;
+    win.run_id = run;
+    d.replace_winners(dev, p.dtype, p.op, std::span(&win, 1));
+  };
+  store(str_id, w, ru, vec);
+  store("streaming.b256.u2.two_pass.f64.argmax", f64_w, std::nullopt, {});
+  store("vectorized.b256.u4.single_pass.i32.min", min_w, std::nullopt, {});
+
+  // best: one row per winner, i32 min before i32 argmin (the operators' order), f64 after.
+  Report r = build(Kind::best);
+  ASSERT_FALSE(r.empty) << *r.empty;
+  ASSERT_EQ(r.sections.size(), 1u);
+  const Section& best = r.sections[0];
+  ASSERT_EQ(best.rows.size(), 3u);
+  EXPECT_EQ(str(cell(best, 0, "op")), "min");
+  EXPECT_EQ(str(cell(best, 1, "op")), "argmin");
+  EXPECT_EQ(str(cell(best, 1, "dtype")), "i32");
+  EXPECT_EQ(str(cell(best, 1, "kernel")), str_id);
+  EXPECT_EQ(str(cell(best, 1, "runner_up")), vec);
+  EXPECT_NEAR(num(cell(best, 1, "margin_pct")), 100 * (30.0 / 28.0 - 1), 1e-9);
+  EXPECT_NEAR(num(cell(best, 1, "gbps")), 16777216.0 * 4 / 28e3, 1e-9);  // 4 bytes, not 16
+  EXPECT_EQ(str(cell(best, 2, "op")), "argmax");
+  EXPECT_EQ(str(cell(best, 2, "dtype")), "f64");
+  EXPECT_NEAR(num(cell(best, 2, "gbps")), 16777216.0 * 8 / 52e3, 1e-9);
+  const LineChart& chart = line_chart(best);
+  std::vector<std::string> names;
+  for (const auto& series : chart.series) names.push_back(series.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"i32 min", "i32 argmin", "f64 argmax"}));
+
+  // variants: a section per key; argmin's columns are its three families, no others.
+  r = build(Kind::variants);
+  ASSERT_EQ(r.sections.size(), 3u);
+  EXPECT_NE(r.sections[0].title.find("i32 min"), std::string::npos) << r.sections[0].title;
+  const Section& var = r.sections[1];
+  EXPECT_NE(var.title.find("i32 argmin"), std::string::npos) << var.title;
+  std::vector<std::string> families;
+  for (const Column& c : var.columns)
+    if (c.id.ends_with("_us") && c.id != "cub_us") families.push_back(c.id);
+  EXPECT_EQ(families,
+            (std::vector<std::string>{"vectorized_us", "streaming_us", "single_tile_us"}));
+  ASSERT_EQ(var.rows.size(), 2u);  // 2^12, 2^24
+  EXPECT_EQ(num(cell(var, 0, "single_tile_us")), 3.0);
+  EXPECT_EQ(str(cell(var, 0, "best_family")), "single_tile");
+  EXPECT_EQ(str(cell(var, 1, "best_kernel")), str_id);
+  EXPECT_NEAR(num(cell(var, 1, "best_gbps")), 16777216.0 * 4 / 28e3, 1e-9);
+  const Section& f64 = r.sections[2];
+  EXPECT_NE(f64.title.find("f64 argmax"), std::string::npos) << f64.title;
+  ASSERT_EQ(f64.rows.size(), 1u);
+  EXPECT_EQ(str(cell(f64, 0, "best_kernel")), "vectorized.b128.u2.two_pass.f64.argmax");
+  EXPECT_NEAR(num(cell(f64, 0, "vectorized_gbps")), 16777216.0 * 8 / 50e3, 1e-9);  // computed
+
+  // --ops argmin: that key alone; argmax: the f64 key alone.
+  ReportOptions only;
+  only.ops = {op_from_text("argmin")};
+  r = build(Kind::variants, only);
+  ASSERT_EQ(r.sections.size(), 1u);
+  EXPECT_NE(r.sections[0].title.find("i32 argmin"), std::string::npos);
+  EXPECT_EQ(r.filters.at(2), (std::pair<std::string, std::string>{"op", "argmin"}));
+  only.ops = {Op::argmax};
+  r = build(Kind::best, only);
+  ASSERT_EQ(r.sections.size(), 1u);
+  ASSERT_EQ(r.sections[0].rows.size(), 1u);
+  EXPECT_EQ(str(cell(r.sections[0], 0, "dtype")), "f64");
+
+  // ladder: vectorized and streaming are the measured steps of i32 argmin at 2^24.
+  r = build(Kind::ladder);
+  ASSERT_EQ(r.sections.size(), 3u);
+  const Section& lad = r.sections[1];
+  EXPECT_NE(lad.title.find("i32 argmin"), std::string::npos) << lad.title;
+  std::size_t measured = 0;
+  for (std::size_t i = 0; i < lad.rows.size(); ++i)
+    if (!cell(lad, i, "kernel").is_null()) ++measured;
+  EXPECT_EQ(measured, 2u);
+  EXPECT_EQ(str(cell(lad, 11, "kernel")), vec);
+  EXPECT_EQ(str(cell(lad, 13, "kernel")), str_id);
+
+  // coverage: i32 argmin tuned, against the 100 configurations compiled for it (the run,
+  // which stored no configuration, is taken to have asked for i32 and f64 x min, argmin and
+  // argmax: f64 argmin is "not measured").
+  r = build(Kind::coverage);
+  const Section& keys = r.sections.at(0);
+  std::map<std::string, std::string> status;
+  for (std::size_t i = 0; i < keys.rows.size(); ++i) {
+    const std::string key = str(cell(keys, i, "dtype")) + " " + str(cell(keys, i, "op"));
+    status[key] = str(cell(keys, i, "status"));
+    if (key == "i32 argmin") {
+      EXPECT_EQ(num(cell(keys, i, "configs_compiled")), 100);
+    }
+  }
+  EXPECT_EQ(status["i32 argmin"], "tuned");
+  EXPECT_EQ(status["f64 argmax"], "tuned");
+  EXPECT_EQ(status["f64 argmin"], "not measured");
+
+  // Every kind in every format.
+  for (Kind k :
+       {Kind::best, Kind::variants, Kind::ladder, Kind::heatmap, Kind::compare, Kind::coverage}) {
+    const Report rk = build(k);
+    ASSERT_FALSE(rk.empty) << kind_name(k);
+    for (Format f : {Format::table, Format::markdown, Format::csv, Format::json, Format::html}) {
+      const std::string text = render(rk, f);
+      EXPECT_NE(text.find("argmin"), std::string::npos) << kind_name(k) << " " << format_name(f);
+    }
+  }
 }
 
 // --- the synthetic demo database

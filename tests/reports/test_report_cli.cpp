@@ -27,6 +27,9 @@ class ReportCli : public ::testing::Test {
     o.bench = true;
     test::write_demo(dir_->path() / "demo.db", o);
     db::Database::open_writer(dir_->path() / "empty.db");  // a valid database with no rows
+    o.arg_ops = true;  // i32 argmin and f64 argmax besides the sums (schema version 9)
+    o.second_device = false;
+    test::write_demo(dir_->path() / "indexed.db", o);
   }
   static void TearDownTestSuite() { delete dir_; }
 
@@ -162,12 +165,56 @@ TEST_F(ReportCli, AMissingDatabaseIsExitThreeAndSaysWhereTheLocationCameFrom) {
   EXPECT_FALSE(fs::exists(dir_->path() / "missing.db"));  // a reader never creates it
 }
 
+TEST_F(ReportCli, ArgminAndArgmaxRowsReportInEveryKindAndFormat) {
+  for (const char* kind : {"best", "variants", "ladder", "heatmap", "compare", "bench", "coverage"})
+    for (const char* format : {"table", "markdown", "csv", "json", "html"}) {
+      const ProcessResult r =
+          report({kind, "--format", format, "--ops", "argmin,argmax"}, "indexed.db");
+      EXPECT_EQ(r.exit_code, 0) << kind << " " << format << ": " << r.err;
+      EXPECT_NE(r.out.find("argmin"), std::string::npos) << kind << " " << format;
+      EXPECT_NE(r.out.find("argmax"), std::string::npos) << kind << " " << format;
+    }
+  // JSON: the filter, and one section per key (i32 argmin, f64 argmax), named so.
+  ProcessResult r =
+      report({"variants", "--format=json", "--op", "argmin", "--op", "argmax"}, "indexed.db");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json doc = Json::parse(r.out);
+  EXPECT_EQ(doc.find("filters")->find("op")->as_string(), "argmin, argmax");
+  const auto& sections = doc.find("sections")->as_array();
+  ASSERT_EQ(sections.size(), 2u);
+  EXPECT_EQ(sections[0].find("key")->find("dtype")->as_string(), "i32");
+  EXPECT_EQ(sections[0].find("key")->find("op")->as_string(), "argmin");
+  EXPECT_EQ(sections[1].find("key")->find("dtype")->as_string(), "f64");
+  EXPECT_EQ(sections[1].find("key")->find("op")->as_string(), "argmax");
+  // The sums of the same file are still there, before them; --ops sum leaves argmin out.
+  r = report({"best", "--ops", "sum"}, "indexed.db");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("argmin"), std::string::npos);
+  r = report({"best"}, "indexed.db");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_LT(r.out.find(" sum "), r.out.find(" argmin ")) << r.out;
+  EXPECT_LT(r.out.find(" argmin "), r.out.find(" argmax ")) << r.out;
+  // A misspelt operator names the choices, argmin and argmax among them.
+  r = report({"best", "--ops", "argmn"}, "indexed.db");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--ops: unknown op 'argmn' (choose from sum, min, max, exact_sum, "
+                       "wide_sum, argmin, argmax)"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST_F(ReportCli, HelpListsTheKinds) {
   const ProcessResult r = report({"--help"}, "");
   EXPECT_EQ(r.exit_code, 0);
   for (const char* k : {"best", "variants", "ladder", "heatmap", "compare", "bench", "coverage",
                         "--format", "--output"})
     EXPECT_NE(r.out.find(k), std::string::npos) << k;
+  // --ops lists every operator (the text is wrapped after wide_sum).
+  const std::size_t ops = r.out.find("--ops LIST");
+  ASSERT_NE(ops, std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("sum, min, max, exact_sum, wide_sum,"), r.out.find("sum, min", ops))
+      << r.out;
+  EXPECT_NE(r.out.find("argmin, argmax (default: all)", ops), std::string::npos) << r.out;
 }
 
 }  // namespace

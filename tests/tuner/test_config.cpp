@@ -14,6 +14,7 @@
 #include "common/exit_codes.hpp"
 #include "db/database.hpp"
 #include "tuner/config.hpp"
+#include "tuner/search_space.hpp"
 
 namespace tunedreduce::tuner {
 namespace {
@@ -235,6 +236,78 @@ TEST(ConfigSpace, UnrollIgnoredForFamiliesWithoutOne) {
   EXPECT_EQ(c.space.unrolls, std::vector<int>{8});
 }
 
+// argmin and argmax (the first extreme element and its index) are defined for the 4- and 8-byte
+// types; the half types have wide_sum alone.
+TEST(ConfigSpace, ArgminAndArgmaxForTheFourAndEightByteTypes) {
+  const TuneConfig c = validate_config(parse_config_text(
+      "[space]\ndtypes = [\"i32\", \"float64\"]\nops = [\"argmin\", \"argmax\"]\n", "t.toml"));
+  EXPECT_EQ(c.space.dtypes, (std::vector<DType>{DType::i32, DType::f64}));
+  EXPECT_EQ(c.space.ops, (std::vector<Op>{Op::argmin, Op::argmax}));
+  EXPECT_HAS(canonical_text(c), "space.ops=argmin,argmax\n");
+  EXPECT_NE(config_hash(c), config_hash(default_config()));
+  // With the other operators, and "all".
+  const TuneConfig d = validate_config(
+      parse_config_text("[space]\ndtypes = [\"u64\"]\nops = [\"max\", \"argmax\", \"sum\"]\n",
+                        "t.toml"));
+  EXPECT_EQ(d.space.ops, (std::vector<Op>{Op::max, Op::argmax, Op::sum}));
+  const TuneConfig all =
+      validate_config(parse_config_text("[space]\nfamilies = \"all\"\nops = \"all\"\n", "t.toml"));
+  EXPECT_EQ(all.space.ops, std::vector<Op>(std::begin(all_ops), std::end(all_ops)));
+  // In the default, as in the repository's tune.toml: every operator but exact_sum.
+  std::vector<Op> all_but_exact;
+  for (Op o : all_ops)
+    if (o != Op::exact_sum) all_but_exact.push_back(o);
+  EXPECT_EQ(default_config().space.ops, all_but_exact);
+}
+
+TEST(ConfigSpace, ArgminOfAHalfTypeIsAnErrorNamingTheTypesItIsDefinedFor) {
+  auto message = [](const std::string& text) {
+    try {
+      validate_config(parse_config_text(text, "t.toml"));
+    } catch (const Error& e) {
+      EXPECT_EQ(e.exit_code(), exit_code::usage);
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(message("[space]\ndtypes = [\"f16\"]\nops = [\"argmin\"]\n"),
+            "t.toml:3:7: space.ops: operator 'argmin' is defined for i32, u32, i64, u64, f32 and "
+            "f64 only; space.dtypes selects f16");
+  EXPECT_EQ(message("[space]\ndtypes = [\"bf16\"]\nops = [\"wide_sum\", \"argmax\"]\n"),
+            "t.toml:3:7: space.ops: operator 'argmax' is defined for i32, u32, i64, u64, f32 and "
+            "f64 only; space.dtypes selects bf16");
+  // A misspelt operator: the nearest name and every choice.
+  EXPECT_EQ(message("[space]\nops = [\"argmn\"]\n"),
+            "t.toml:2:8: space.ops[0]: unknown operator 'argmn' (did you mean 'argmin'?); "
+            "choices: sum, min, max, exact_sum, wide_sum, argmin, argmax");
+  // With a type it is defined for, the half type's key is left out: no error.
+  EXPECT_EQ(message("[space]\ndtypes = [\"f16\", \"i32\"]\nops = [\"argmin\"]\n"), "accepted");
+}
+
+TEST(ConfigOverrides, OpsArgminAndArgmax) {
+  ConfigOverrides o;
+  o.ops = "argmin, argmax";
+  o.dtypes = "i32";
+  const TuneConfig c = load_config(fixture("small.toml"), o);
+  EXPECT_EQ(c.space.ops, (std::vector<Op>{Op::argmin, Op::argmax}));
+  // small.toml's families: of smem, warp_shuffle, vectorized and interleaved only vectorized
+  // implements them (blocks 128, 256, 512 x unrolls 2, 4, 8 x two finishes).
+  const auto keys = enumerate_space(c.space);
+  ASSERT_EQ(keys.size(), 2u);
+  for (const KeySpace& k : keys) EXPECT_EQ(k.candidates.size(), 18u) << op_name(k.op);
+  o.dtypes = "f16,bf16";
+  o.ops = "argmax";
+  try {
+    load_config(fixture("small.toml"), o);
+    ADD_FAILURE() << "--ops argmax --dtypes f16,bf16 was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), exit_code::usage);
+    EXPECT_EQ(std::string(e.what()),
+              "--ops: operator 'argmax' is defined for i32, u32, i64, u64, f32 and f64 only; "
+              "space.dtypes selects f16, bf16");
+  }
+}
+
 TEST(ConfigSizes, RangeStepZeroDoesNotAdvance) {
   EXPECT_EQ(
       error_of("range_step_0.toml"),
@@ -397,7 +470,7 @@ TEST(ConfigFile, TheDefaultTuneTomlIsTheDefaultConfig) {
   EXPECT_EQ(c.measure.l2, L2Mode::cold);
   EXPECT_EQ(c.space.families.size(), 12u);
   EXPECT_EQ(c.space.dtypes.size(), 8u);
-  EXPECT_EQ(c.space.ops.size(), 4u);  // sum, min, max, wide_sum
+  EXPECT_EQ(c.space.ops.size(), 6u);  // sum, min, max, wide_sum, argmin, argmax
   // Every key of the schema appears in the default file (commented out or set).
   std::ifstream in(TR_DEFAULT_TUNE_TOML);
   std::stringstream text;
@@ -536,12 +609,13 @@ TEST(ConfigHash, DependsOnEveryValue) {
 
 // Runs store config_hash, so the hash of an unchanged tune.toml must never move. The values were
 // printed by `tunedreduce tune --dry-run` before tuner/config.cpp was split (commit bbb6eb2);
-// the repository's tune.toml changed twice since (issue 15): when its ops gained wide_sum (it was
-// 989c559e7f475e8c, which runs of sessions 1-16 and tests/data/h100-winners.db carry), and when
-// its dtypes gained f16 and bf16 (it was 4744ccacebe56947, which session 17's runs carry).
+// the repository's tune.toml changed three times since (issue 15): when its ops gained wide_sum
+// (it was 989c559e7f475e8c, which runs of sessions 1-16 and tests/data/h100-winners.db carry),
+// when its dtypes gained f16 and bf16 (it was 4744ccacebe56947, which session 17's runs carry),
+// and when its ops gained argmin and argmax (it was 324f7eb903b29da7, session 18's).
 TEST(ConfigHash, TheRepositorysTuneTomlKeepsItsHash) {
-  EXPECT_EQ(config_hash(load_config(TR_DEFAULT_TUNE_TOML)), "324f7eb903b29da7");
-  EXPECT_EQ(config_hash(default_config()), "324f7eb903b29da7");
+  EXPECT_EQ(config_hash(load_config(TR_DEFAULT_TUNE_TOML)), "549b87655eeb575d");
+  EXPECT_EQ(config_hash(default_config()), "549b87655eeb575d");
   EXPECT_EQ(config_hash(load_config(fixture("small.toml"))), "01a66b7ffc1caab6");
   ConfigOverrides o;
   o.strategy = "random";

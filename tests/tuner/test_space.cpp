@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <set>
+#include <utility>
 
 #include "kernels/manifest.hpp"
 #include "kernels/space.hpp"
@@ -18,9 +21,16 @@ TuneConfig from_text(const std::string& text) {
 
 TEST(SearchSpace, DefaultCoversTheWholeRegistryButTheExactSums) {
   const auto keys = enumerate_space(default_config().space);
-  ASSERT_EQ(keys.size(), 23u);  // 6 types x sum/min/max, and wide_sum of i32, u32, f32, f16, bf16
+  // 6 types x sum/min/max/argmin/argmax, and wide_sum of i32, u32, f32, f16, bf16
+  ASSERT_EQ(keys.size(), 35u);
   std::set<std::string> all;
+  std::size_t arg_keys = 0;
   for (const KeySpace& k : keys) {
+    if (is_arg_op(k.op)) {
+      ++arg_keys;
+      EXPECT_FALSE(is_half(k.dtype)) << dtype_name(k.dtype) << " " << op_name(k.op);
+      EXPECT_EQ(k.candidates.size(), 100u) << dtype_name(k.dtype) << " " << op_name(k.op);
+    }
     EXPECT_EQ(k.candidates.size(), kernels::space::configs_per_key(k.dtype, k.op));
     EXPECT_EQ(k.sizes.size(), 21u);
     for (const std::string& id : k.candidates) {
@@ -31,9 +41,14 @@ TEST(SearchSpace, DefaultCoversTheWholeRegistryButTheExactSums) {
       all.insert(id);
     }
   }
-  std::size_t exact = 0;
-  for (const auto& e : kernels::manifest()) exact += e.params.op == Op::exact_sum;
+  EXPECT_EQ(arg_keys, 12u);  // 6 types x argmin, argmax
+  std::size_t exact = 0, arg = 0;
+  for (const auto& e : kernels::manifest()) {
+    exact += e.params.op == Op::exact_sum;
+    arg += is_arg_op(e.params.op);
+  }
   EXPECT_EQ(exact, 90u);
+  EXPECT_EQ(arg, 1200u);  // 12 keys x 100
   EXPECT_EQ(all.size(), kernels::manifest().size() - exact);
 }
 
@@ -43,8 +58,9 @@ TEST(SearchSpace, ExactSumKeysOfFloatTypesOnly) {
       "[space]\nfamilies = \"all\"\ndtypes = [\"i32\", \"f32\", \"f64\"]\nops = \"all\"\n"
       "sizes = [1024]\n");
   const auto keys = enumerate_space(c.space);
-  // i32 sum/min/max/wide_sum, f32 sum/min/max/exact_sum/wide_sum, f64 sum/min/max/exact_sum
-  ASSERT_EQ(keys.size(), 4u + 5 + 4);
+  // i32 sum/min/max/wide_sum, f32 sum/min/max/exact_sum/wide_sum, f64 sum/min/max/exact_sum;
+  // argmin and argmax of each
+  ASSERT_EQ(keys.size(), 4u + 5 + 4 + 3 * 2);
   for (const KeySpace& k : keys) {
     EXPECT_TRUE(k.op != Op::exact_sum || k.dtype != DType::i32);
     EXPECT_EQ(k.candidates.size(), kernels::space::configs_per_key(k.dtype, k.op));
@@ -118,6 +134,133 @@ TEST(SearchSpace, WideSumWith64BitTypesAloneOrWithoutItsFamiliesIsAnErrorNamingW
   ASSERT_EQ(keys.size(), 1u);
   EXPECT_EQ(keys[0].dtype, DType::f32);
   EXPECT_EQ(keys[0].candidates.size(), 140u);
+}
+
+TEST(SearchSpace, ArgminAndArgmaxKeysOfTheFourAndEightByteTypes) {
+  // Asked for by name: a key of 100 candidates (vectorized and streaming: 5 blocks x 4 unrolls x
+  // 2 finishes; single_tile: one finish) for each type; ids end in .argmin / .argmax.
+  const auto keys = enumerate_space(
+      from_text("[space]\ndtypes = [\"i32\", \"f64\"]\nops = [\"argmin\", \"argmax\"]\n"
+                "sizes = [1024, 1048576]\n")
+          .space);
+  ASSERT_EQ(keys.size(), 4u);
+  const std::pair<DType, Op> expected[] = {{DType::i32, Op::argmin},
+                                           {DType::i32, Op::argmax},
+                                           {DType::f64, Op::argmin},
+                                           {DType::f64, Op::argmax}};
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const KeySpace& k = keys[i];
+    EXPECT_EQ(k.dtype, expected[i].first);
+    EXPECT_EQ(k.op, expected[i].second);
+    ASSERT_EQ(k.candidates.size(), 100u) << dtype_name(k.dtype) << " " << op_name(k.op);
+    EXPECT_EQ(k.candidates.size(), kernels::space::configs_per_key(k.dtype, k.op));
+    std::map<kernels::Family, std::size_t> per_family;
+    for (const std::string& id : k.candidates) {
+      const auto* e = kernels::manifest_find(id);
+      ASSERT_NE(e, nullptr) << id;
+      EXPECT_EQ(e->params.dtype, k.dtype) << id;
+      EXPECT_EQ(e->params.op, k.op) << id;
+      EXPECT_TRUE(id.ends_with(std::string(".") + dtype_name(k.dtype) + "." + op_name(k.op))) << id;
+      ++per_family[e->params.family];
+    }
+    EXPECT_EQ(per_family.size(), 3u);
+    EXPECT_EQ(per_family[kernels::Family::vectorized], 40u);
+    EXPECT_EQ(per_family[kernels::Family::streaming], 40u);
+    EXPECT_EQ(per_family[kernels::Family::single_tile], 20u);
+    // single_tile takes one tile of block x unroll x (16 / element bytes) elements: at 2^10
+    // the i32 keys lose the 3 tiles smaller than that (b64 u1, u2; b128 u1), the f64 keys 6 (b64
+    // u1, u2, u4; b128 u1, u2; b256 u1); at 2^20 every single_tile entry (at most 32768).
+    EXPECT_EQ(k.count_at(1024), k.dtype == DType::i32 ? 97u : 94u);
+    EXPECT_EQ(k.count_at(1048576), 80u);
+  }
+  EXPECT_EQ(total_measurements(keys), 2u * (97 + 80) + 2u * (94 + 80));
+  EXPECT_NE(std::find(keys[0].candidates.begin(), keys[0].candidates.end(),
+                      "streaming.b256.u4.two_pass.i32.argmin"),
+            keys[0].candidates.end());
+  // Every type and operator ("all"): 12 argument-reduction keys, none of f16 or bf16.
+  const auto all = enumerate_space(
+      from_text("[space]\nfamilies = \"all\"\nops = \"all\"\nsizes = [1024]\n").space);
+  std::size_t arg_keys = 0, arg_candidates = 0;
+  for (const KeySpace& k : all) {
+    if (!is_arg_op(k.op)) continue;
+    ++arg_keys;
+    arg_candidates += k.candidates.size();
+    EXPECT_FALSE(is_half(k.dtype)) << dtype_name(k.dtype) << " " << op_name(k.op);
+  }
+  EXPECT_EQ(arg_keys, 12u);
+  EXPECT_EQ(arg_candidates, 1200u);
+  // With other operators and families: min over smem and vectorized, argmin over vectorized.
+  const auto mixed =
+      enumerate_space(from_text("[space]\nfamilies = [\"smem\", \"vectorized\"]\nblocks = [256]\n"
+                                "unrolls = [4]\ndtypes = [\"u64\"]\nops = [\"min\", \"argmin\"]\n"
+                                "finishes = [\"two_pass\"]\nsizes = [4096]\n")
+                          .space);
+  ASSERT_EQ(mixed.size(), 2u);
+  EXPECT_EQ(mixed[0].candidates, (std::vector<std::string>{"smem.b256.u4.dynamic.two_pass.u64.min",
+                                                           "smem.b256.u4.static.two_pass.u64.min",
+                                                           "vectorized.b256.u4.two_pass.u64.min"}));
+  EXPECT_EQ(mixed[1].candidates,
+            (std::vector<std::string>{"vectorized.b256.u4.two_pass.u64.argmin"}));
+}
+
+TEST(SearchSpace, ArgminWithHalfTypesAloneOrWithoutItsFamiliesIsAnErrorNamingWhy) {
+  try {
+    from_text("[space]\ndtypes = [\"f16\"]\nops = [\"argmin\"]\n");
+    FAIL() << "argmin over f16 was accepted";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("operator 'argmin' is defined for i32, u32, i64, u64, "
+                                         "f32 and f64 only; space.dtypes selects f16"),
+              std::string::npos)
+        << e.what();
+  }
+  // Both half types and both operators: one line each.
+  try {
+    from_text("[space]\ndtypes = [\"bf16\", \"half\"]\nops = [\"argmax\", \"argmin\"]\n");
+    FAIL() << "argmin and argmax over the half types were accepted";
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("operator 'argmax' is defined for i32, u32, i64, u64, f32 and f64 only; "
+                        "space.dtypes selects bf16, f16"),
+              std::string::npos)
+        << what;
+    EXPECT_NE(what.find("operator 'argmin' is defined for i32, u32, i64, u64, f32 and f64 only; "
+                        "space.dtypes selects bf16, f16"),
+              std::string::npos)
+        << what;
+  }
+  // Families none of which implements argmax (tiled has min and max, not argmin and argmax).
+  try {
+    from_text(
+        "[space]\nfamilies = [\"smem\", \"tiled\"]\ndtypes = [\"i64\"]\n"
+        "ops = [\"argmax\"]\n");
+    FAIL() << "argmax without vectorized, streaming or single_tile was accepted";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("selects no compiled entry for i64 argmax (only the "
+                                         "families vectorized, streaming and single_tile "
+                                         "implement it, with finishes two_pass and single_pass)"),
+              std::string::npos)
+        << e.what();
+  }
+  // Only the packed finish: argmin has none (it is the 32-bit integer sums').
+  try {
+    from_text(
+        "[space]\nfamilies = [\"vectorized\", \"streaming\"]\ndtypes = [\"u32\"]\n"
+        "ops = [\"argmin\"]\nfinishes = [\"packed\"]\n");
+    FAIL() << "argmin with only the packed finish was accepted";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("selects no compiled entry for u32 argmin (only the "
+                                         "families vectorized, streaming and single_tile"),
+              std::string::npos)
+        << e.what();
+  }
+  // Mixed types: the half types have no argmin key, f32 has 100 candidates.
+  const auto keys = enumerate_space(
+      from_text("[space]\ndtypes = [\"f16\", \"f32\"]\nops = [\"argmin\"]\nsizes = [1024]\n")
+          .space);
+  ASSERT_EQ(keys.size(), 1u);
+  EXPECT_EQ(keys[0].dtype, DType::f32);
+  EXPECT_EQ(keys[0].op, Op::argmin);
+  EXPECT_EQ(keys[0].candidates.size(), 100u);
 }
 
 TEST(SearchSpace, CountsMatchAFilterOfTheManifest) {

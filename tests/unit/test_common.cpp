@@ -32,7 +32,13 @@ TEST(Names, ParseShortAndLongTypeNames) {
   EXPECT_FALSE(parse_dtype(""));
   for (DType d : all_dtypes) EXPECT_EQ(parse_dtype(dtype_name(d)), d);
   for (Op o : all_ops) EXPECT_EQ(parse_op(op_name(o)), o);
+  EXPECT_EQ(parse_op("argmin"), Op::argmin);
+  EXPECT_EQ(parse_op("argmax"), Op::argmax);
+  EXPECT_STREQ(op_name(Op::argmin), "argmin");
+  EXPECT_STREQ(op_name(Op::argmax), "argmax");
   EXPECT_FALSE(parse_op("avg"));
+  EXPECT_FALSE(parse_op("arg_min"));
+  EXPECT_FALSE(parse_op("ArgMax"));
   EXPECT_EQ(dtype_choices(), "i32, u32, i64, u64, f32, f64, f16, bf16");
   EXPECT_EQ(parse_dtype("half"), DType::f16);
   EXPECT_EQ(parse_dtype("float16"), DType::f16);
@@ -79,7 +85,7 @@ TEST(EnumNames, TablesOfThePublicNamesUseThePublicFunctions) {
   static_assert(dtype_names.size() == std::size(all_dtypes));
   for (DType d : all_dtypes) EXPECT_STREQ(dtype_names.to_name(d), dtype_name(d));
   for (Op o : all_ops) EXPECT_STREQ(op_names.to_name(o), op_name(o));
-  EXPECT_EQ(op_choices(), "sum, min, max, exact_sum, wide_sum");
+  EXPECT_EQ(op_choices(), "sum, min, max, exact_sum, wide_sum, argmin, argmax");
   EXPECT_EQ(op_dtypes(Op::wide_sum), "i32, u32, f32, f16 and bf16");
   // The half types: wide_sum into a float, nothing else.
   for (DType h : {DType::f16, DType::bf16}) {
@@ -91,6 +97,22 @@ TEST(EnumNames, TablesOfThePublicNamesUseThePublicFunctions) {
   EXPECT_EQ(op_dtypes(Op::exact_sum), "f32 and f64");
   EXPECT_EQ(op_dtypes(Op::sum), "i32, u32, i64, u64, f32 and f64");
   EXPECT_EQ(parse_dtype("float64"), DType::f64);
+  // argmin and argmax: the 4- and 8-byte types, an IndexedValue of the element type (16 bytes).
+  for (Op o : {Op::argmin, Op::argmax}) {
+    EXPECT_TRUE(is_arg_op(o));
+    EXPECT_EQ(op_dtypes(o), "i32, u32, i64, u64, f32 and f64") << op_name(o);
+    for (DType d : all_dtypes) {
+      EXPECT_EQ(op_applies(d, o), !is_half(d)) << dtype_name(d) << " " << op_name(o);
+      if (!op_applies(d, o)) continue;
+      EXPECT_EQ(result_dtype(d, o), d) << dtype_name(d) << " " << op_name(o);
+      EXPECT_EQ(result_bytes(d, o), 16u) << dtype_name(d) << " " << op_name(o);
+    }
+  }
+  for (Op o : all_ops) EXPECT_EQ(is_arg_op(o), o == Op::argmin || o == Op::argmax) << op_name(o);
+  EXPECT_EQ(result_bytes(DType::i32, Op::min), 4u);
+  EXPECT_EQ(result_bytes(DType::i32, Op::wide_sum), 8u);
+  EXPECT_EQ(sizeof(IndexedValue<std::int32_t>), 16u);
+  EXPECT_EQ(sizeof(IndexedValue<double>), 16u);
   EXPECT_EQ(parse_dtype("uint32"), DType::u32);
 }
 

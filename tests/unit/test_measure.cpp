@@ -1,7 +1,8 @@
 // The tuner's data and references for the half types (measure/datagen.hpp, measure/reference.hpp):
 // their bits decode as IEEE binary16 and bfloat16 do, every generated value is exact in its type
 // and in the range the docs give, and the wide_sum reference and its check are the float sum of
-// those values within n·ε(float)·Σ|x|.
+// those values within n·ε(float)·Σ|x|. And argmin / argmax's reference: the first extreme
+// element of the generated data (several threads' partials merged), checked index and bits.
 
 #include <gtest/gtest.h>
 
@@ -108,6 +109,44 @@ TEST(HalfReference, OperatorsOtherThanWideSumAreRefusedByName) {
       EXPECT_NE(std::string(e.what()).find("only, not f16"), std::string::npos) << e.what();
     }
   }
+}
+
+/// argmin / argmax of the generated data, by brute force here: the first index of the extreme.
+template <class T>
+void expect_arg_reference(DType dtype, Op op, std::uint64_t n) {
+  const std::uint64_t seed = 0xa59;
+  IndexedValue<T> want{data_value<T>(seed, 0), 0};
+  for (std::uint64_t i = 1; i < n; ++i) {
+    const T x = data_value<T>(seed, i);
+    if (op == Op::argmin ? x < want.value : x > want.value)
+      want = {x, static_cast<std::int64_t>(i)};
+  }
+  const Reference ref = compute_reference(dtype, op, seed, n);
+  IndexedValue<T> got;
+  std::memcpy(&got, ref.bits, sizeof got);
+  EXPECT_EQ(got.index, want.index) << dtype_name(dtype) << " " << op_name(op) << " n=" << n;
+  EXPECT_EQ(got.value, want.value) << dtype_name(dtype) << " " << op_name(op) << " n=" << n;
+  EXPECT_EQ(verify(ref, &want), "");
+  IndexedValue<T> later = want;
+  later.index += 1;  // the same value at another index: wrong
+  EXPECT_NE(verify(ref, &later).find("expected {value"), std::string::npos);
+}
+
+TEST(ArgReference, TheFirstExtremeElementOfTheGeneratedDataAcrossThreads) {
+  // 2^17 + 3 elements: several threads' partials (from 2^16 up), merged in index order.
+  for (Op op : {Op::argmin, Op::argmax}) {
+    expect_arg_reference<std::int32_t>(DType::i32, op, (1u << 17) + 3);
+    expect_arg_reference<std::uint64_t>(DType::u64, op, (1u << 17) + 3);
+    expect_arg_reference<float>(DType::f32, op, (1u << 17) + 3);
+    expect_arg_reference<double>(DType::f64, op, 1000);
+  }
+  // n = 0: index -1 and the worst value, as the kernels write.
+  const Reference empty = compute_reference(DType::f32, Op::argmin, 1, 0);
+  IndexedValue<float> e;
+  std::memcpy(&e, empty.bits, sizeof e);
+  EXPECT_EQ(e.index, -1);
+  EXPECT_EQ(e.value, INFINITY);
+  EXPECT_THROW(compute_reference(DType::f16, Op::argmin, 1, 10), std::invalid_argument);
 }
 
 }  // namespace

@@ -218,8 +218,12 @@ TEST(SingleTile, TakesOneTileWithOneFinishAndRefusesMoreByName) {
     a.workspace_bytes = 1 << 20;
     EXPECT_EQ(e.launch(a, dev), cudaErrorInvalidValue) << e.id;  // nothing enqueued
   }
-  // 5 blocks x 4 unrolls x (6 types x 3 operators + wide_sum of 5 types).
-  EXPECT_EQ(count, 460u);
+  // 5 blocks x 4 unrolls x (6 types x 5 operators (sum, min, max, argmin, argmax) + wide_sum of
+  // 5 types).
+  EXPECT_EQ(count, 700u);
+  // argmin's tile counts input elements, as min's (its 16-byte IndexedValue is the accumulator).
+  EXPECT_EQ(max_elements_of(find("single_tile.b256.u4.single_pass.i64.argmin")->params), 2048u);
+  EXPECT_EQ(max_elements_of(find("single_tile.b1024.u8.single_pass.u32.argmax")->params), 32768u);
   // A half type's tile: 8 elements a 16-byte vector.
   EXPECT_EQ(max_elements_of(find("single_tile.b256.u4.single_pass.f16.wide_sum")->params), 8192u);
   EXPECT_EQ(max_elements_of(find("single_tile.b256.u4.single_pass.f32.sum")->params), 4096u);
@@ -251,8 +255,9 @@ TEST(Workspace, SizesFollowTheLayout) {
       EXPECT_GE(ws, prev) << e.id << " n=" << n;  // never shrinks as n grows
       prev = ws;
       EXPECT_EQ(ws % 256, 0u) << e.id;
-      // The accumulator's size: the element's, or twice it for wide_sum.
-      const std::size_t elem = dtype_size(result_dtype(p.dtype, p.op));
+      // The accumulator's size: the element's, twice it for wide_sum, an IndexedValue (16
+      // bytes) for argmin and argmax.
+      const std::size_t elem = is_arg_op(p.op) ? 16 : dtype_size(result_dtype(p.dtype, p.op));
       // Completion counter + the partials: one T per block (two_pass), one flagged slot of
       // 2 * sizeof(T) per block (single_pass), none (packed).
       const std::size_t per_block = p.finish == Finish::two_pass      ? elem
@@ -385,6 +390,61 @@ TEST(WideSums, TheSixteenByteLoadFamiliesOfTheThirtyTwoBitAndHalfTypesAndNothing
   EXPECT_EQ(geometry::partial_bytes(narrow), 8u);
   EXPECT_EQ(geometry::chunk_elements(wide), geometry::chunk_elements(narrow));
   EXPECT_EQ(max_elements_of(*parse_id("single_tile.b256.u4.single_pass.f32.wide_sum")), 4096u);
+}
+
+TEST(ArgOps, TheVectorizedStreamingAndSingleTileFamiliesOfTheFourAndEightByteTypes) {
+  std::map<std::tuple<Family, DType, Op>, int> count;
+  for (const Entry& e : registry()) {
+    const auto& p = e.params;
+    if (!is_arg_op(p.op)) continue;
+    ++count[{p.family, p.dtype, p.op}];
+    EXPECT_TRUE(p.finish == Finish::two_pass || p.finish == Finish::single_pass) << e.id;
+    EXPECT_EQ(p.smem, SmemMode::none) << e.id;
+  }
+  std::size_t total = 0;
+  for (Op o : {Op::argmin, Op::argmax})
+    for (DType d : all_dtypes) {
+      const bool applies = !is_half(d);
+      // vectorized, streaming: 5 blocks x 4 unrolls x 2 finishes; single_tile: 1 finish.
+      for (Family f : all_families) {
+        const int want = !applies                   ? 0
+                         : f == Family::vectorized  ? 40
+                         : f == Family::streaming   ? 40
+                         : f == Family::single_tile ? 20
+                                                    : 0;
+        EXPECT_EQ((count[{f, d, o}]), want)
+            << family_name(f) << " " << dtype_name(d) << " " << op_name(o);
+        total += static_cast<std::size_t>(count[{f, d, o}]);
+      }
+      EXPECT_EQ(space::configs_per_key(d, o), applies ? 100u : 0u)
+          << dtype_name(d) << " " << op_name(o);
+    }
+  EXPECT_EQ(total, 1200u);  // 12 keys
+  EXPECT_NE(find("vectorized.b256.u4.single_pass.f32.argmin"), nullptr);
+  EXPECT_NE(find("streaming.b1024.u8.two_pass.u64.argmax"), nullptr);
+  EXPECT_NE(find("single_tile.b64.u1.single_pass.i32.argmin"), nullptr);
+  EXPECT_EQ(find("tiled.b256.u4.two_pass.f32.argmin"), nullptr);  // not tiled
+  EXPECT_EQ(find("smem.b256.u4.static.single_pass.i32.argmax"), nullptr);
+  EXPECT_EQ(find("streaming.b256.u4.packed.i32.argmin"), nullptr);  // no packed finish
+  EXPECT_EQ(find("vectorized.b256.u4.single_pass.f16.argmin"), nullptr);
+  EXPECT_EQ(find("vectorized.b256.u4.single_pass.bf16.argmax"), nullptr);
+  const auto parsed = parse_id("streaming.b1024.u8.two_pass.u64.argmax");
+  ASSERT_TRUE(parsed);
+  EXPECT_EQ(parsed->op, Op::argmax);
+  EXPECT_EQ(parsed->dtype, DType::u64);
+  EXPECT_EQ(make_id(*parsed), "streaming.b1024.u8.two_pass.u64.argmax");
+  // The partials hold IndexedValues: a two_pass partial is 16 bytes, a single_pass slot 32, for
+  // 4- and 8-byte types alike; a chunk counts input elements, as min's does.
+  for (const char* t : {"i32", "f64"}) {
+    const std::string suffix = std::string(".") + t;
+    const KernelParams two = *parse_id("vectorized.b256.u4.two_pass" + suffix + ".argmin");
+    const KernelParams one = *parse_id("vectorized.b256.u4.single_pass" + suffix + ".argmax");
+    const KernelParams min = *parse_id("vectorized.b256.u4.single_pass" + suffix + ".min");
+    EXPECT_EQ(geometry::accumulator_bytes(two), 16u) << t;
+    EXPECT_EQ(geometry::partial_bytes(two), 16u) << t;
+    EXPECT_EQ(geometry::partial_bytes(one), 32u) << t;
+    EXPECT_EQ(geometry::chunk_elements(one), geometry::chunk_elements(min)) << t;
+  }
 }
 
 TEST(ExactFamilies, GridAndWorkspaceFollowExactSumsLayout) {

@@ -201,7 +201,8 @@ TuneConfig default_config() {
   TuneConfig c;
   SpaceConfig& s = c.space;
   // The repository's tune.toml, whose hash recorded runs carry: every family and operator but
-  // the exact ones (exact_sum is asked for: `ops = ["exact_sum"]`, or "all").
+  // the exact ones (exact_sum is asked for: `ops = ["exact_sum"]`, or "all"); argmin and argmax
+  // included.
   for (kernels::Family f : kernels::all_families)
     if (!kernels::is_exact_family(f)) s.families.push_back(f);
   s.blocks.assign(std::begin(kernels::space::blocks), std::end(kernels::space::blocks));

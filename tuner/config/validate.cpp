@@ -116,6 +116,31 @@ class Validator {
   static bool has_unroll_axis(Family f) { return compiled_unrolls(f) != std::vector<int>{1}; }
   static bool has_smem_axis(Family f) { return f == Family::smem; }
 
+  // The families that implement (t, o), "vectorized, streaming and single_tile", and their
+  // finishes, "two_pass and single_pass": for an operator only some families have (wide_sum,
+  // argmin, argmax).
+  static std::string implementing(DType t, Op o) {
+    std::vector<std::string> families;
+    std::vector<std::string> finishes;
+    for (Family f : kernels::all_families) {
+      if (!kernels::space::family_applies(f, t, o)) continue;
+      families.emplace_back(kernels::family_name(f));
+      for (Finish fin : kernels::all_finishes)
+        if (kernels::space::has_finish(f, fin, t, o) &&
+            std::find(finishes.begin(), finishes.end(), kernels::finish_name(fin)) ==
+                finishes.end())
+          finishes.emplace_back(kernels::finish_name(fin));
+    }
+    auto and_join = [](const std::vector<std::string>& v) {
+      std::string out;
+      for (std::size_t i = 0; i < v.size(); ++i)
+        out += (i == 0 ? "" : i + 1 == v.size() ? " and " : ", ") + v[i];
+      return out;
+    };
+    return fmt::format("only the families {} implement it, with finishes {}", and_join(families),
+                       and_join(finishes));
+  }
+
   void space(SpaceConfig& s) {
     const std::size_t errors_before = diag_.size();
     s.blocks.clear();
@@ -251,10 +276,13 @@ class Validator {
                                      why.empty() ? std::string() : " (" + why + ")"));
       }
     }
-    // exact_sum is defined for f32 and f64 only, wide_sum for i32, u32 and f32: the other
+    // exact_sum is defined for f32 and f64 only, wide_sum for i32, u32, f32, f16 and bf16,
+    // sum, min, max, argmin and argmax for the 4- and 8-byte types (op_applies): the other
     // types' keys are left out (as a finish a family lacks is), but an operator asked for with
-    // none of its types tunes nothing. Operators nobody asked for (the default's wide_sum) are
-    // left out silently, where their types or families are not selected.
+    // none of its types tunes nothing ("operator 'argmin' is defined for i32, u32, i64, u64,
+    // f32 and f64 only; space.dtypes selects f16"). Operators nobody asked for (the default's
+    // wide_sum, argmin and argmax) are left out silently, where their types or families are not
+    // selected.
     const bool ops_given = get("space.ops") != nullptr;
     for (Op o : s.ops) {
       if (!ops_given || s.dtypes.empty() ||
@@ -267,7 +295,8 @@ class Validator {
                             op_name(o), op_dtypes(o), join(types)));
     }
     // A selected (dtype, op) left with no entry (only `packed`, which exists for i32/u32 sum; the
-    // exact families, which alone implement exact_sum).
+    // exact families, which alone implement exact_sum; none of the 16-byte-load families that
+    // alone implement wide_sum, argmin and argmax).
     if (diag_.size() == errors_before) {
       for (DType t : s.dtypes)
         for (Op o : s.ops) {
@@ -276,7 +305,7 @@ class Validator {
           kernels::space::for_each_config(t, o, [&](const kernels::KernelParams& p) {
             count += contains(s.families, p.family) && axes_selected(p);
           });
-          if (count == 0 && !ops_given) continue;  // the default's wide_sum: no key
+          if (count == 0 && !ops_given) continue;  // the default's wide_sum, argmin, argmax: no key
           if (count == 0 && o == Op::exact_sum)
             diag_.add(get("space.families") ? get("space.families")->where : "space.families",
                       fmt::format("selects no compiled entry for {} exact_sum (only the families "
@@ -284,12 +313,10 @@ class Validator {
                                   "blocks 128, 256, 512, unroll 1, 2, 4 and finishes two_pass, "
                                   "single_pass)",
                                   dtype_name(t)));
-          else if (count == 0 && o == Op::wide_sum)
+          else if (count == 0 && (o == Op::wide_sum || is_arg_op(o)))
             diag_.add(get("space.families") ? get("space.families")->where : "space.families",
-                      fmt::format("selects no compiled entry for {} wide_sum (only the families "
-                                  "vectorized, tiled, streaming and single_tile implement it, "
-                                  "with finishes two_pass and single_pass)",
-                                  dtype_name(t)));
+                      fmt::format("selects no compiled entry for {} {} ({})", dtype_name(t),
+                                  op_name(o), implementing(t, o)));
           else if (count == 0)
             diag_.add(get("space.finishes") ? get("space.finishes")->where : "space.finishes",
                       fmt::format("selects no compiled entry for {} {} (finish 'packed' exists "
