@@ -205,6 +205,8 @@ const std::string& manifest_hash();
 /// themselves. Bump it when the exact kernels' code changes their performance.)
 /// 5: the exact first pass's warps take their tiles from a counter in shared memory, and its
 ///    finish rounds a narrow range of words on one lane (session 18: faster, the same bits).
-inline constexpr int kernel_revision = 5;
+/// 6: argmin and argmax (new ids); the single_pass finish reads a slot of more than two words
+///    (their IndexedValue's four) with every word's load issued at once (session 19).
+inline constexpr int kernel_revision = 6;
 
 }  // namespace tunedreduce::kernels

@@ -292,6 +292,21 @@ void reduce(void* d_temp, std::size_t& temp_bytes, const T* d_in, R* d_out, std:
          dtype_of<T>, op, stream);
 }
 
+/// Two-phase reduce() for argmin and argmax of element type T, whose result is an
+/// IndexedValue<T>. Throws ReduceError (invalid_argument) for another operator, whose result an
+/// IndexedValue cannot be.
+template <class T>
+void reduce(void* d_temp, std::size_t& temp_bytes, const T* d_in, IndexedValue<T>* d_out,
+            std::uint64_t n, Op op, cudaStream_t stream = 0) {
+  if (!is_arg_op(op))
+    throw ReduceError(Status::invalid_argument,
+                      std::string("d_out is an IndexedValue, which only argmin and argmax write, "
+                                  "not ") +
+                          op_name(op));
+  reduce(d_temp, temp_bytes, static_cast<const void*>(d_in), static_cast<void*>(d_out), n,
+         dtype_of<T>, op, stream);
+}
+
 /// *d_out = d_in[0] + ... + d_in[n-1] (integers wrap modulo 2^bits; 0 for n == 0; a floating-point
 /// sum of only -0.0 is -0.0, as IEEE 754 has it). With R the type twice as wide of a 32-bit T
 /// (`sum<std::int32_t, std::int64_t>`, uint32_t -> uint64_t, float -> double) the sum is

@@ -54,19 +54,41 @@ __device__ __forceinline__ void publish_slot(unsigned long long* slot, T v) {
   }
 }
 
+__device__ __forceinline__ unsigned long long load_slot_word(const unsigned long long* p) {
+  unsigned long long word;
+  asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(word) : "l"(p) : "memory");
+  return word;
+}
+
 /// Reads one slot, waiting until every word carries its flag (the writer stored it before taking
-/// its ticket, so it becomes visible), then clears it for the next launch.
+/// its ticket, so it becomes visible), then clears it for the next launch. Slots of more than two
+/// words (argmin / argmax's IndexedValue: four) issue every word's load at once and wait for
+/// them together, then poll again only for a word whose flag was not there yet: one memory round
+/// trip where a word after word wait took four (kernel revision 6). One- and two-word slots keep
+/// the word-by-word loop of revision 5.
 template <class T>
 __device__ __forceinline__ T collect_slot(unsigned long long* slot) {
   unsigned bits[slot_words<T>];
+  if constexpr (slot_words < T >> 2) {
+    unsigned long long words[slot_words<T>];
 #pragma unroll
-  for (int w = 0; w < slot_words<T>; ++w) {
-    unsigned long long word;
-    do {
-      asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(word) : "l"(slot + w) : "memory");
-    } while ((word >> 32) == 0);
-    bits[w] = static_cast<unsigned>(word);
-    slot[w] = 0;
+    for (int w = 0; w < slot_words<T>; ++w) words[w] = load_slot_word(slot + w);
+#pragma unroll
+    for (int w = 0; w < slot_words<T>; ++w) {
+      while ((words[w] >> 32) == 0) words[w] = load_slot_word(slot + w);
+      bits[w] = static_cast<unsigned>(words[w]);
+      slot[w] = 0;
+    }
+  } else {
+#pragma unroll
+    for (int w = 0; w < slot_words<T>; ++w) {
+      unsigned long long word;
+      do {
+        word = load_slot_word(slot + w);
+      } while ((word >> 32) == 0);
+      bits[w] = static_cast<unsigned>(word);
+      slot[w] = 0;
+    }
   }
   T v;
   memcpy(&v, bits, sizeof(T));

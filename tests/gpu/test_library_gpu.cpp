@@ -804,6 +804,17 @@ TEST(Library, ArgMinMaxMisuseIsRefusedWithTheReasonNamed) {
                             Op::argmin, nullptr);
       },
       Status::invalid_argument, "is not aligned to 8 bytes");
+  // The typed two-phase reduce with an IndexedValue result: argmin and argmax only.
+  auto* pair = static_cast<IndexedValue<float>*>(out.get());
+  expect_refused(
+      [&] {
+        tunedreduce::reduce<float>(nullptr, b, static_cast<const float*>(in.get()), pair, 64,
+                                   Op::sum);
+      },
+      Status::invalid_argument, "which only argmin and argmax write, not sum");
+  b = 0;
+  EXPECT_NO_THROW(tunedreduce::reduce<float>(nullptr, b, static_cast<const float*>(in.get()), pair,
+                                             64, Op::argmax));
   EXPECT_EQ(tr_argmax(in.get(), out.get(), 8, TR_F16, nullptr), TR_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(tr_last_error()).find("argmax"), std::string::npos) << tr_last_error();
   EXPECT_EQ(tr_reduce_cached(in.get(), out.get(), 8, TR_F32, 7, nullptr),
