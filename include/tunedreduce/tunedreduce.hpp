@@ -282,27 +282,21 @@ void reduce(void* d_temp, std::size_t& temp_bytes, const T* d_in, T* d_out, std:
 }
 
 /// Two-phase reduce() for element type T with a result of type R: the result type of (T, op),
-/// T's wide type for Op::wide_sum (result_dtype). Throws ReduceError (invalid_argument where R is
-/// another type).
+/// T's wide type for Op::wide_sum (result_dtype), IndexedValue<T> for Op::argmin and Op::argmax.
+/// Throws ReduceError (invalid_argument where R is another type).
 template <class T, class R>
 void reduce(void* d_temp, std::size_t& temp_bytes, const T* d_in, R* d_out, std::uint64_t n, Op op,
             cudaStream_t stream = 0) {
-  detail::check_result_type(dtype_of<T>, op, dtype_of<R>);
-  reduce(d_temp, temp_bytes, static_cast<const void*>(d_in), static_cast<void*>(d_out), n,
-         dtype_of<T>, op, stream);
-}
-
-/// Two-phase reduce() for argmin and argmax of element type T, whose result is an
-/// IndexedValue<T>. Throws ReduceError (invalid_argument) for another operator, whose result an
-/// IndexedValue cannot be.
-template <class T>
-void reduce(void* d_temp, std::size_t& temp_bytes, const T* d_in, IndexedValue<T>* d_out,
-            std::uint64_t n, Op op, cudaStream_t stream = 0) {
-  if (!is_arg_op(op))
-    throw ReduceError(Status::invalid_argument,
-                      std::string("d_out is an IndexedValue, which only argmin and argmax write, "
-                                  "not ") +
-                          op_name(op));
+  if constexpr (std::is_same_v<std::remove_cv_t<R>, IndexedValue<T>>) {
+    // argmin and argmax's result; no other operator writes one.
+    if (!is_arg_op(op))
+      throw ReduceError(Status::invalid_argument,
+                        std::string("d_out is an IndexedValue, which only argmin and argmax "
+                                    "write, not ") +
+                            op_name(op));
+  } else {
+    detail::check_result_type(dtype_of<T>, op, dtype_of<R>);
+  }
   reduce(d_temp, temp_bytes, static_cast<const void*>(d_in), static_cast<void*>(d_out), n,
          dtype_of<T>, op, stream);
 }
