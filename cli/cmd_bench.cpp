@@ -463,8 +463,9 @@ int cmd_bench(int argc, char** argv) {
   po::options_description hidden;
   add_common_options(desc, common);
   // Lists: comma-separated, repeatable (docs/cli.md).
-  add_list_option(desc, hidden, "dtypes", dtypes, "element types (default: all six)", "LIST");
-  add_list_option(desc, hidden, "ops", ops, "operators (default: every one but exact_sum, where it applies)", "LIST");
+  add_list_option(desc, hidden, "dtypes", dtypes, "element types (default: all)", "LIST");
+  add_list_option(desc, hidden, "ops", ops,
+                  "operators (default: every one but exact_sum, where it applies)", "LIST");
   desc.add_options()(
       "sizes", po::value<std::vector<std::string>>(&sizes)->value_name("COUNTS"),
       "element counts: N, B^E or N with Ki/Mi/Gi/Ti, comma-separated, ranges FROM..TO*FACTOR "
