@@ -504,8 +504,8 @@ int cmd_bench(int argc, char** argv) {
 
   if (dtypes.empty())
     for (DType t : all_dtypes) dtypes.push_back(dtype_name(t));
-  // Unless --ops says: sum, min, max and wide_sum (of the types it applies to); the exact sum
-  // when asked for (--ops exact_sum).
+  // Unless --ops says: sum, min, max, wide_sum, argmin, argmax (of the types they apply to); the
+  // exact sum when asked for (--ops exact_sum).
   const bool ops_given = !ops.empty();
   if (!ops_given)
     for (Op o : all_ops)
