@@ -2,6 +2,7 @@
 // here and becomes a status plus this thread's message.
 
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <mutex>
 #include <new>
@@ -46,13 +47,17 @@ tr_status guarded(F&& f) noexcept {
 }
 
 // The C structs of argmin / argmax have the layout of IndexedValue<T>.
-static_assert(sizeof(tr_indexed_f32) == sizeof(tunedreduce::IndexedValue<float>) &&
-              offsetof(tr_indexed_f32, index) == offsetof(tunedreduce::IndexedValue<float>, index));
-static_assert(sizeof(tr_indexed_i32) == 16 && sizeof(tr_indexed_u32) == 16 &&
-              sizeof(tr_indexed_i64) == 16 && sizeof(tr_indexed_u64) == 16 &&
-              sizeof(tr_indexed_f64) == sizeof(tunedreduce::IndexedValue<double>) &&
-              offsetof(tr_indexed_f64, index) ==
-                  offsetof(tunedreduce::IndexedValue<double>, index));
+template <class C, class T>
+constexpr bool same_layout() {
+  return sizeof(C) == sizeof(tunedreduce::IndexedValue<T>) &&
+         offsetof(C, value) == offsetof(tunedreduce::IndexedValue<T>, value) &&
+         offsetof(C, index) == offsetof(tunedreduce::IndexedValue<T>, index);
+}
+static_assert(same_layout<tr_indexed_i32, std::int32_t>() &&
+              same_layout<tr_indexed_u32, std::uint32_t>() &&
+              same_layout<tr_indexed_i64, std::int64_t>() &&
+              same_layout<tr_indexed_u64, std::uint64_t>() &&
+              same_layout<tr_indexed_f32, float>() && same_layout<tr_indexed_f64, double>());
 static_assert(static_cast<int>(tunedreduce::Op::argmin) == TR_ARGMIN &&
               static_cast<int>(tunedreduce::Op::argmax) == TR_ARGMAX);
 

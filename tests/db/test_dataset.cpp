@@ -92,6 +92,55 @@ std::string export_of(const fs::path& path) {
   return dataset_to_json(read_dataset(db)).dump(2);
 }
 
+/// How many times \p what stands in \p text.
+int occurrences(const std::string& text, const std::string& what) {
+  int count = 0;
+  for (auto pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1))
+    ++count;
+  return count;
+}
+
+/// \p text with occurrence \p occurrence (from 0) of \p what replaced by \p by; the text as it is
+/// (and a test failure) where there is no such occurrence.
+std::string replace_occurrence(std::string text, const std::string& what, int occurrence,
+                               const std::string& by) {
+  std::size_t pos = text.find(what);
+  for (int i = 0; i < occurrence && pos != std::string::npos; ++i) pos = text.find(what, pos + 1);
+  if (pos == std::string::npos) {
+    ADD_FAILURE() << "no occurrence " << occurrence << " of " << what;
+    return text;
+  }
+  return text.replace(pos, what.size(), by);
+}
+
+/// Every table an export carries holds exactly one row of (t, op) in \p db: a measurement, a
+/// winner and a bench result.
+void expect_one_row_in_each_table(Database& db, DType t, Op op) {
+  SCOPED_TRACE(fmt::format("{} {}", dtype_name(t), op_name(op)));
+  const auto ms = db.measurements();
+  EXPECT_EQ(std::count_if(ms.begin(), ms.end(),
+                          [&](const auto& m) { return m.op == op && m.dtype == t; }),
+            1);
+  const auto ws = db.winners();
+  EXPECT_EQ(std::count_if(ws.begin(), ws.end(),
+                          [&](const auto& w) { return w.op == op && w.dtype == t; }),
+            1);
+  const auto bs = bench_results(db);
+  EXPECT_EQ(std::count_if(bs.begin(), bs.end(),
+                          [&](const auto& b) { return b.op == op && b.dtype == t; }),
+            1);
+}
+
+/// Exported again, \p db (an import of \p text) is the same document but for its provenance
+/// (sources).
+void expect_exports_again_as(Database& db, const std::string& text) {
+  Dataset back = read_dataset(db);
+  for (auto& [uuid, r] : back.runs) r.sources.clear();
+  back.sources.clear();
+  for (auto& w : back.winners) w.source.reset();
+  EXPECT_EQ(dataset_to_json(back).dump(), text);
+}
+
 TEST(Export, RoundTripsThroughJsonIncludingHostileStrings) {
   TempDir dir;
   const std::string hostile = "x'); DROP TABLE winners; --\n<script>\"\\\xc3\xa9\xf0\x9f\x9a\x80";
@@ -242,14 +291,7 @@ TEST(Export, WideSumRowsRoundTripAndAreRefusedForTypesItIsNotDefinedFor) {
   const fs::path file = dir / "in.json";
   const std::string pair = "\"dtype\":\"i32\",\"op\":\"wide_sum\"";
   auto with_i64 = [&](int occurrence) {
-    std::string t = text;
-    std::size_t pos = t.find(pair);
-    for (int i = 0; i < occurrence && pos != std::string::npos; ++i) pos = t.find(pair, pos + 1);
-    if (pos == std::string::npos) {
-      ADD_FAILURE() << "no occurrence " << occurrence << " of " << pair;
-      return t;
-    }
-    return t.replace(pos, pair.size(), "\"dtype\":\"i64\",\"op\":\"wide_sum\"");
+    return replace_occurrence(text, pair, occurrence, "\"dtype\":\"i64\",\"op\":\"wide_sum\"");
   };
   const std::string why =
       ".op: the operator 'wide_sum' is defined for i32, u32, f32, f16 and bf16 only, not for i64";
@@ -288,52 +330,21 @@ TEST(Export, HalfTypeRowsRoundTripForWideSumAndAreRefusedForOtherOperators) {
   // Written by their short names, three times each (measurement, winner, bench result).
   const std::string f16 = "\"dtype\":\"f16\",\"op\":\"wide_sum\"";
   const std::string bf16 = "\"dtype\":\"bf16\",\"op\":\"wide_sum\"";
-  auto occurrences = [&](const std::string& what) {
-    int count = 0;
-    for (auto pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1))
-      ++count;
-    return count;
-  };
-  EXPECT_EQ(occurrences(f16), 3) << text;
-  EXPECT_EQ(occurrences(bf16), 3) << text;
+  EXPECT_EQ(occurrences(text, f16), 3) << text;
+  EXPECT_EQ(occurrences(text, bf16), 3) << text;
   {
     Database fresh = Database::open_writer(dir / "b.db");
     import_dataset(fresh, dataset_from_json(Json::parse(text), dir / "a.json"));
-    for (DType t : {DType::f16, DType::bf16}) {
-      SCOPED_TRACE(dtype_name(t));
-      const auto ms = fresh.measurements();
-      EXPECT_EQ(std::count_if(ms.begin(), ms.end(),
-                              [&](const auto& m) { return m.op == Op::wide_sum && m.dtype == t; }),
-                1);
-      const auto ws = fresh.winners();
-      EXPECT_EQ(std::count_if(ws.begin(), ws.end(),
-                              [&](const auto& w) { return w.op == Op::wide_sum && w.dtype == t; }),
-                1);
-      const auto bs = bench_results(fresh);
-      EXPECT_EQ(std::count_if(bs.begin(), bs.end(),
-                              [&](const auto& b) { return b.op == Op::wide_sum && b.dtype == t; }),
-                1);
-    }
-    // Exported again, the import is the same document but for its provenance (sources).
-    Dataset back = read_dataset(fresh);
-    for (auto& [uuid, r] : back.runs) r.sources.clear();
-    back.sources.clear();
-    for (auto& w : back.winners) w.source.reset();
-    EXPECT_EQ(dataset_to_json(back).dump(), text);
+    for (DType t : {DType::f16, DType::bf16}) expect_one_row_in_each_table(fresh, t, Op::wide_sum);
+    expect_exports_again_as(fresh, text);
   }
   // The same rows of f16 with any other operator are refused by import, naming the file, the
   // member and the pair: the first occurrence is the measurement's, the second the winner's, the
   // third the bench result's (the document's order).
   const fs::path file = dir / "in.json";
   auto with_op = [&](int occurrence, Op op) {
-    std::string t = text;
-    std::size_t pos = t.find(f16);
-    for (int i = 0; i < occurrence && pos != std::string::npos; ++i) pos = t.find(f16, pos + 1);
-    if (pos == std::string::npos) {
-      ADD_FAILURE() << "no occurrence " << occurrence << " of " << f16;
-      return t;
-    }
-    return t.replace(pos, f16.size(), fmt::format("\"dtype\":\"f16\",\"op\":\"{}\"", op_name(op)));
+    return replace_occurrence(text, f16, occurrence,
+                              fmt::format("\"dtype\":\"f16\",\"op\":\"{}\"", op_name(op)));
   };
   const char* members[] = {"$.measurements[", "$.winners[", "$.bench_runs[0].results["};
   for (Op op : {Op::sum, Op::min, Op::max, Op::exact_sum, Op::argmin, Op::argmax}) {
@@ -376,43 +387,18 @@ TEST(Export, ArgminAndArgmaxRowsRoundTripAndAreRefusedForHalfTypes) {
   const std::string text = Json::parse(export_of(dir / "a.db")).dump();
   EXPECT_NE(text.find(fmt::format("\"schema_version\":{}", schema_version)), std::string::npos);
   // Written by their names, three times each (measurement, winner, bench result).
-  auto occurrences = [&](const std::string& what) {
-    int count = 0;
-    for (auto pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1))
-      ++count;
-    return count;
-  };
   for (DType t : types)
     for (Op op : ops) {
       const std::string pair =
           fmt::format("\"dtype\":\"{}\",\"op\":\"{}\"", dtype_name(t), op_name(op));
-      EXPECT_EQ(occurrences(pair), 3) << pair << "\n" << text;
+      EXPECT_EQ(occurrences(text, pair), 3) << pair << "\n" << text;
     }
   {
     Database fresh = Database::open_writer(dir / "b.db");
     import_dataset(fresh, dataset_from_json(Json::parse(text), dir / "a.json"));
-    const auto ms = fresh.measurements();
-    const auto ws = fresh.winners();
-    const auto bs = bench_results(fresh);
     for (DType t : types)
-      for (Op op : ops) {
-        SCOPED_TRACE(fmt::format("{} {}", dtype_name(t), op_name(op)));
-        EXPECT_EQ(std::count_if(ms.begin(), ms.end(),
-                                [&](const auto& m) { return m.op == op && m.dtype == t; }),
-                  1);
-        EXPECT_EQ(std::count_if(ws.begin(), ws.end(),
-                                [&](const auto& w) { return w.op == op && w.dtype == t; }),
-                  1);
-        EXPECT_EQ(std::count_if(bs.begin(), bs.end(),
-                                [&](const auto& b) { return b.op == op && b.dtype == t; }),
-                  1);
-      }
-    // Exported again, the import is the same document but for its provenance (sources).
-    Dataset back = read_dataset(fresh);
-    for (auto& [uuid, r] : back.runs) r.sources.clear();
-    back.sources.clear();
-    for (auto& w : back.winners) w.source.reset();
-    EXPECT_EQ(dataset_to_json(back).dump(), text);
+      for (Op op : ops) expect_one_row_in_each_table(fresh, t, op);
+    expect_exports_again_as(fresh, text);
   }
   // The same rows of f16 or bf16 are refused by import, naming the file, the member and the
   // pair: the first occurrence of i32 argmin is the measurement's, the second the winner's, the
@@ -420,15 +406,7 @@ TEST(Export, ArgminAndArgmaxRowsRoundTripAndAreRefusedForHalfTypes) {
   const fs::path file = dir / "in.json";
   const std::string i32_argmin = "\"dtype\":\"i32\",\"op\":\"argmin\"";
   auto with = [&](int occurrence, const std::string& replacement) {
-    std::string t = text;
-    std::size_t pos = t.find(i32_argmin);
-    for (int i = 0; i < occurrence && pos != std::string::npos; ++i)
-      pos = t.find(i32_argmin, pos + 1);
-    if (pos == std::string::npos) {
-      ADD_FAILURE() << "no occurrence " << occurrence << " of " << i32_argmin;
-      return t;
-    }
-    return t.replace(pos, i32_argmin.size(), replacement);
+    return replace_occurrence(text, i32_argmin, occurrence, replacement);
   };
   const char* members[] = {"$.measurements[", "$.winners[", "$.bench_runs[0].results["};
   for (DType t : {DType::f16, DType::bf16}) {

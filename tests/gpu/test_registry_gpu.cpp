@@ -370,10 +370,8 @@ void check_large(DType d) {
     // earlier (the reference says which).
     const std::uint64_t far = (std::uint64_t{1} << 31) + 5;
     const T saved = host[far];
-    host[far] = op == Op::argmin ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
-    if constexpr (std::is_floating_point_v<T>)
-      host[far] = op == Op::argmin ? -std::numeric_limits<T>::infinity()
-                                   : std::numeric_limits<T>::infinity();
+    // The best value of op is the worst of the other operator (lowest / -inf for argmin).
+    host[far] = arg_worst<T>(op == Op::argmin ? Op::argmax : Op::argmin);
     TR_CUDA_CHECK(cudaMemcpy(static_cast<T*>(d_in.get()) + far, &host[far], sizeof(T),
                              cudaMemcpyHostToDevice));
     const auto entries = entries_of(d, op);

@@ -32,6 +32,41 @@ rm -f schema_v0.db
 sqlite3 schema_v0.db < schema_v0.sql
 shrink schema_v0.db
 
+# A fixture of schema version VERSION: the writer's 40 f32 sums, and one wide_sum row in each of
+# the three tables the migrations change (a measurement of MEAS_DTYPE and the winner it is the
+# evidence of, a CUB bench result of BENCH_DTYPE), which the next version's constraints must take.
+#   versioned_fixture VERSION MEAS_DTYPE "MEDIAN, P10, P90" BENCH_DTYPE "MEDIAN, P10, P90"
+versioned_fixture() {
+  local v=$1 mdt=$2 mus=$3 bdt=$4 bus=$5
+  cp "$tmp/base.db" "schema_v$v.db"
+  sqlite3 "schema_v$v.db" "
+INSERT INTO measurements (run_id, seq, device_id, kernel_id, family, block, unroll, smem, finish,
+  dtype, op, n, l2_mode, outcome, median_us, p10_us, p90_us, repeats, gbps, sm_clock_mhz,
+  mem_clock_mhz, error, measured_at, gpu_id)
+  SELECT r.id, (SELECT max(seq) + 1 FROM measurements WHERE run_id = r.id), g.device_id,
+    'vectorized.b256.u4.single_pass.$mdt.wide_sum', 'vectorized', 256, 4, 'none', 'single_pass',
+    '$mdt', 'wide_sum', 1048576, 'cold', 'ok', $mus, 20, NULL, 1980, 2619, '',
+    r.ended_at, g.id FROM runs r, gpus g;
+INSERT INTO winners (device_id, dtype, op, l2_mode, n_lo, n_hi, kernel_id, measurement_id,
+  runner_up_kernel_id, runner_up_measurement_id, driver_version, runtime_version, run_id)
+  SELECT m.device_id, m.dtype, m.op, m.l2_mode, 1, 1073741824, m.kernel_id, m.id, NULL, NULL,
+    13000, 13000, m.run_id FROM measurements m WHERE m.op = 'wide_sum';
+INSERT INTO bench_runs (uuid, device_id, tool_version, manifest_hash, host, origin,
+  library_database, started_at, ended_at, status, l2, repeats, warmups, seed, driver_version,
+  runtime_version, attainable_gbps, sm_clock_mhz, mem_clock_mhz)
+  SELECT '0000000000000000000000000000be7c', id, '0.3.0', '0123456789abcdef', 'bench-host',
+    '/lab/tune.db', '/lab/tune.db', '2026-11-26T11:00:00.000Z', '2026-11-26T11:01:00.000Z',
+    'finished', 'cold', 5, 1, '2a', 13000, 13000, NULL, 1980, 2619 FROM devices;
+INSERT INTO bench_results (bench_run_id, dtype, op, n, method, verified, error, median_us, p10_us,
+  p90_us, repeats, temp_bytes, kernel_id, lookup_level, winner_l2, measured_at)
+  SELECT id, '$bdt', 'wide_sum', 1048576, 'cub', 1, '', $bus, 5, 512, NULL, NULL, NULL,
+    '2026-11-26T11:00:30.000Z' FROM bench_runs;
+PRAGMA user_version=$v; UPDATE meta SET value='$v' WHERE key='min_reader_version';"
+  test "$(sqlite3 "schema_v$v.db" "SELECT (SELECT count(*) FROM measurements WHERE dtype = '$mdt' AND op = 'wide_sum') || (SELECT count(*) FROM winners) || (SELECT count(*) FROM bench_results WHERE dtype = '$bdt')")" = 111
+  sqlite3 "schema_v$v.db" "PRAGMA integrity_check; PRAGMA foreign_key_check;" | tr '\n' ' ' | grep -x 'ok ' > /dev/null
+  shrink "schema_v$v.db"
+}
+
 # A current database with rows, made by the real writer.
 "$helper" write "$tmp/base.db" 0 40 0
 shrink "$tmp/base.db"
@@ -63,33 +98,7 @@ drop_arg_ops "$tmp/base.db"
 # changes (an f16 wide_sum measurement and the winner it is the evidence of, a bf16 wide_sum bench
 # result), which must pass the new constraint. Readers of version 9 read it as it is, writers
 # migrate it.
-cp "$tmp/base.db" schema_v8.db
-sqlite3 schema_v8.db "
-INSERT INTO measurements (run_id, seq, device_id, kernel_id, family, block, unroll, smem, finish,
-  dtype, op, n, l2_mode, outcome, median_us, p10_us, p90_us, repeats, gbps, sm_clock_mhz,
-  mem_clock_mhz, error, measured_at, gpu_id)
-  SELECT r.id, (SELECT max(seq) + 1 FROM measurements WHERE run_id = r.id), g.device_id,
-    'vectorized.b256.u4.single_pass.f16.wide_sum', 'vectorized', 256, 4, 'none', 'single_pass',
-    'f16', 'wide_sum', 1048576, 'cold', 'ok', 4.5, 4.4, 4.6, 20, NULL, 1980, 2619, '',
-    r.ended_at, g.id FROM runs r, gpus g;
-INSERT INTO winners (device_id, dtype, op, l2_mode, n_lo, n_hi, kernel_id, measurement_id,
-  runner_up_kernel_id, runner_up_measurement_id, driver_version, runtime_version, run_id)
-  SELECT m.device_id, m.dtype, m.op, m.l2_mode, 1, 1073741824, m.kernel_id, m.id, NULL, NULL,
-    13000, 13000, m.run_id FROM measurements m WHERE m.op = 'wide_sum';
-INSERT INTO bench_runs (uuid, device_id, tool_version, manifest_hash, host, origin,
-  library_database, started_at, ended_at, status, l2, repeats, warmups, seed, driver_version,
-  runtime_version, attainable_gbps, sm_clock_mhz, mem_clock_mhz)
-  SELECT '0000000000000000000000000000be7c', id, '0.3.0', '0123456789abcdef', 'bench-host',
-    '/lab/tune.db', '/lab/tune.db', '2026-11-26T11:00:00.000Z', '2026-11-26T11:01:00.000Z',
-    'finished', 'cold', 5, 1, '2a', 13000, 13000, NULL, 1980, 2619 FROM devices;
-INSERT INTO bench_results (bench_run_id, dtype, op, n, method, verified, error, median_us, p10_us,
-  p90_us, repeats, temp_bytes, kernel_id, lookup_level, winner_l2, measured_at)
-  SELECT id, 'bf16', 'wide_sum', 1048576, 'cub', 1, '', 4.9, 4.8, 5.0, 5, 512, NULL, NULL, NULL,
-    '2026-11-26T11:00:30.000Z' FROM bench_runs;
-PRAGMA user_version=8; UPDATE meta SET value='8' WHERE key='min_reader_version';"
-test "$(sqlite3 schema_v8.db "SELECT (SELECT count(*) FROM measurements WHERE dtype = 'f16') || (SELECT count(*) FROM winners) || (SELECT count(*) FROM bench_results WHERE dtype = 'bf16')")" = 111
-sqlite3 schema_v8.db "PRAGMA integrity_check; PRAGMA foreign_key_check;" | tr '\n' ' ' | grep -x 'ok ' > /dev/null
-shrink schema_v8.db
+versioned_fixture 8 f16 "4.5, 4.4, 4.6" bf16 "4.9, 4.8, 5.0"
 
 # Versions before 8 had no element types f16 and bf16 either: the CHECK constraints of version 7
 # (the dtype's and the operator's), put back as the migration to version 8 changed them (in
@@ -113,33 +122,7 @@ drop_half_types "$tmp/base.db"
 # version 8 changes (an i32 measurement and the winner it is the evidence of, an f32 bench
 # result), which must pass the new constraints. Readers of version 9 read it as it is, writers
 # migrate it.
-cp "$tmp/base.db" schema_v7.db
-sqlite3 schema_v7.db "
-INSERT INTO measurements (run_id, seq, device_id, kernel_id, family, block, unroll, smem, finish,
-  dtype, op, n, l2_mode, outcome, median_us, p10_us, p90_us, repeats, gbps, sm_clock_mhz,
-  mem_clock_mhz, error, measured_at, gpu_id)
-  SELECT r.id, (SELECT max(seq) + 1 FROM measurements WHERE run_id = r.id), g.device_id,
-    'vectorized.b256.u4.single_pass.i32.wide_sum', 'vectorized', 256, 4, 'none', 'single_pass',
-    'i32', 'wide_sum', 1048576, 'cold', 'ok', 9.5, 9.4, 9.6, 20, NULL, 1980, 2619, '',
-    r.ended_at, g.id FROM runs r, gpus g;
-INSERT INTO winners (device_id, dtype, op, l2_mode, n_lo, n_hi, kernel_id, measurement_id,
-  runner_up_kernel_id, runner_up_measurement_id, driver_version, runtime_version, run_id)
-  SELECT m.device_id, m.dtype, m.op, m.l2_mode, 1, 1073741824, m.kernel_id, m.id, NULL, NULL,
-    13000, 13000, m.run_id FROM measurements m WHERE m.op = 'wide_sum';
-INSERT INTO bench_runs (uuid, device_id, tool_version, manifest_hash, host, origin,
-  library_database, started_at, ended_at, status, l2, repeats, warmups, seed, driver_version,
-  runtime_version, attainable_gbps, sm_clock_mhz, mem_clock_mhz)
-  SELECT '0000000000000000000000000000be7c', id, '0.3.0', '0123456789abcdef', 'bench-host',
-    '/lab/tune.db', '/lab/tune.db', '2026-11-26T11:00:00.000Z', '2026-11-26T11:01:00.000Z',
-    'finished', 'cold', 5, 1, '2a', 13000, 13000, NULL, 1980, 2619 FROM devices;
-INSERT INTO bench_results (bench_run_id, dtype, op, n, method, verified, error, median_us, p10_us,
-  p90_us, repeats, temp_bytes, kernel_id, lookup_level, winner_l2, measured_at)
-  SELECT id, 'f32', 'wide_sum', 1048576, 'cub', 1, '', 9.9, 9.8, 10.0, 5, 512, NULL, NULL, NULL,
-    '2026-11-26T11:00:30.000Z' FROM bench_runs;
-PRAGMA user_version=7; UPDATE meta SET value='7' WHERE key='min_reader_version';"
-test "$(sqlite3 schema_v7.db "SELECT (SELECT count(*) FROM measurements WHERE op = 'wide_sum') || (SELECT count(*) FROM winners) || (SELECT count(*) FROM bench_results)")" = 111
-sqlite3 schema_v7.db "PRAGMA integrity_check; PRAGMA foreign_key_check;" | tr '\n' ' ' | grep -x 'ok ' > /dev/null
-shrink schema_v7.db
+versioned_fixture 7 i32 "9.5, 9.4, 9.6" f32 "9.9, 9.8, 10.0"
 
 # Versions before 7 had no operator wide_sum either: the CHECK constraints of version 6, put back
 # as the migration to version 7 changed them. It replaces version 7's text, so it runs after
