@@ -207,6 +207,8 @@ const std::string& manifest_hash();
 ///    finish rounds a narrow range of words on one lane (session 18: faster, the same bits).
 /// 6: argmin and argmax (new ids); the single_pass finish reads a slot of more than two words
 ///    (their IndexedValue's four) with every word's load issued at once (session 19).
-inline constexpr int kernel_revision = 6;
+/// 7: argmin and argmax fold each thread's 16-byte vectors with a tree of strict comparisons in
+///    index order (fold_arg_vectors: no index compared, log-depth), the same results (session 20).
+inline constexpr int kernel_revision = 7;
 
 }  // namespace tunedreduce::kernels

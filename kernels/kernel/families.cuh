@@ -216,21 +216,35 @@ __device__ __forceinline__ T fold_vectorized(const In* __restrict__ in, std::uin
   const uint4* vin = view.vin;
   const std::uint64_t stride = std::uint64_t(gridDim.x) * Block;
   std::uint64_t i = std::uint64_t(blockIdx.x) * Block + threadIdx.x;
+  // argmin / argmax: a thread's vectors come in index order (fold_arg_vectors).
+  if constexpr (is_arg_op_v<OpT>) v = arg_start<T, OpT>(i < nvec, view.head + i * V);
   for (; i + (U - 1) * stride < nvec; i += U * stride) {
     Raw x[U];
 #pragma unroll
     for (int k = 0; k < U; ++k) x[k].u = __ldg(vin + i + k * stride);
+    if constexpr (is_arg_op_v<OpT>) {
+      v = fold_arg_vectors<T, OpT, U, V>(v, x, [&](int k) {
+        return view.head + (i + std::uint64_t(k) * stride) * V;
+      });
+    } else {
 #pragma unroll
-    for (int k = 0; k < U; ++k)
+      for (int k = 0; k < U; ++k)
 #pragma unroll
-      for (int e = 0; e < V; ++e)
-        v = fold_element<T>(op, v, x[k].v.e[e], view.head + (i + k * stride) * V + e);
+        for (int e = 0; e < V; ++e)
+          v = fold_element<T>(op, v, x[k].v.e[e], view.head + (i + k * stride) * V + e);
+    }
   }
   for (; i < nvec; i += stride) {
-    Raw x;
-    x.u = __ldg(vin + i);
+    if constexpr (is_arg_op_v<OpT>) {
+      Raw x[1];
+      x[0].u = __ldg(vin + i);
+      v = fold_arg_vectors<T, OpT, 1, V>(v, x, [&](int) { return view.head + i * V; });
+    } else {
+      Raw x;
+      x.u = __ldg(vin + i);
 #pragma unroll
-    for (int e = 0; e < V; ++e) v = fold_element<T>(op, v, x.v.e[e], view.head + i * V + e);
+      for (int e = 0; e < V; ++e) v = fold_element<T>(op, v, x.v.e[e], view.head + i * V + e);
+    }
   }
   return view.template fold_ends<T, OpT, Block>(in, n, v);
 }
@@ -266,6 +280,12 @@ __device__ __forceinline__ T fold_tiled(const In* __restrict__ in, std::uint64_t
   const std::uint64_t nvec = view.nvec;
   const uint4* vin = view.vin;
   const std::uint64_t tiles = (nvec + tile - 1) / tile;
+  // argmin / argmax: a thread's vectors come in index order, the padding last (fold_arg_vectors;
+  // the padding's worst value never replaces an item).
+  if constexpr (is_arg_op_v<OpT>) {
+    const std::uint64_t first = std::uint64_t(blockIdx.x) * tile + threadIdx.x;
+    v = arg_start<T, OpT>(first < nvec, view.head + first * V);
+  }
   for (std::uint64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
     const std::uint64_t base = t * tile + threadIdx.x;
     Raw x[U];
@@ -287,11 +307,17 @@ __device__ __forceinline__ T fold_tiled(const In* __restrict__ in, std::uint64_t
         }
       }
     }
+    if constexpr (is_arg_op_v<OpT>) {
+      v = fold_arg_vectors<T, OpT, U, V>(v, x, [&](int k) {
+        return view.head + (base + std::uint64_t(k) * Block) * V;
+      });
+    } else {
 #pragma unroll
-    for (int k = 0; k < U; ++k)
+      for (int k = 0; k < U; ++k)
 #pragma unroll
-      for (int e = 0; e < V; ++e)
-        v = fold_element<T>(op, v, x[k].v.e[e], view.head + (base + k * Block) * V + e);
+        for (int e = 0; e < V; ++e)
+          v = fold_element<T>(op, v, x[k].v.e[e], view.head + (base + k * Block) * V + e);
+    }
   }
   return view.template fold_ends<T, OpT, Block>(in, n, v);
 }
@@ -324,6 +350,20 @@ __device__ __forceinline__ T fold_single_tile(const In* __restrict__ in, unsigne
     }
   }
   const unsigned tail = head + nvec * V;
+  if constexpr (is_arg_op_v<OpT>) {
+    // The vectors in index order (fold_arg_vectors), then the head element (before them) and
+    // the tail element (after them) with the full comparison.
+    const In h = threadIdx.x < head ? in[threadIdx.x] : OpT::worst();
+    const In t = tail + threadIdx.x < n ? in[tail + threadIdx.x] : OpT::worst();
+    // The tree's best, not a fold into the worst value (see fold_arg_vectors); with only the
+    // worst value and padding the tree keeps the first item, a real one (the padding comes last).
+    const auto best = arg_tree<OpT, U, V>(x);
+    const unsigned at = head + (threadIdx.x + (best.pos / V) * Block) * V + best.pos % V;
+    T v = threadIdx.x < nvec ? T{best.value, static_cast<std::int64_t>(at)} : OpT::identity();
+    if (threadIdx.x < head) v = op(T{h, static_cast<std::int64_t>(threadIdx.x)}, v);
+    if (tail + threadIdx.x < n) v = op(v, T{t, static_cast<std::int64_t>(tail + threadIdx.x)});
+    return v;
+  }
   T v = threadIdx.x < head ? element_acc<T, OpT>(in[threadIdx.x], threadIdx.x) : OpT::identity();
   if (tail + threadIdx.x < n)
     v = fold_element<T>(op, v, in[tail + threadIdx.x], tail + threadIdx.x);

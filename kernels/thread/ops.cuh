@@ -122,11 +122,12 @@ struct ArgOp {
   static constexpr Acc identity() { return Acc{worst(), std::numeric_limits<std::int64_t>::max()}; }
   /// What an argument reduction of no elements writes.
   static constexpr Acc empty_result() { return Acc{worst(), -1}; }
-  /// Whether value x is strictly better than y: more extreme, or a NaN against a number.
+  /// Whether value x is strictly better than y: more extreme, or a NaN against a number. For
+  /// floats: "x beyond y or unordered, and y a number" (two instructions).
   __host__ __device__ __forceinline__ static bool better(T x, T y) {
     if constexpr (std::is_floating_point_v<T>) {
-      if constexpr (Max) return x > y || (x != x && y == y);
-      else return x < y || (x != x && y == y);
+      if constexpr (Max) return !(x <= y) && y == y;
+      else return !(x >= y) && y == y;
     } else {
       if constexpr (Max) return x > y;
       else return x < y;
@@ -195,6 +196,63 @@ template <class T, class OpT, class In>
 __device__ __forceinline__ T element_acc(In x, std::uint64_t i) {
   if constexpr (is_arg_op_v<OpT>) return T{x, static_cast<std::int64_t>(i)};
   else return static_cast<T>(x);
+}
+
+/// The best of U vectors of V elements held in index order (vector k's element e is item
+/// k * V + e) for argmin / argmax: a tree of strict comparisons in which a tie keeps the earlier
+/// item, so no index is compared and the chain of dependent instructions is log2(U * V) deep.
+/// The value (its bits as loaded: the selects move them, nothing computes on them) and the
+/// item's position.
+template <class In>
+struct ArgBest {
+  In value;
+  int pos;
+};
+template <class OpT, int U, int V, class Raw>
+__device__ __forceinline__ auto arg_tree(const Raw (&x)[U]) {
+  using In = std::remove_cvref_t<decltype(x[0].v.e[0])>;
+  constexpr int N = U * V;
+  In b[N];
+  int p[N];
+#pragma unroll
+  for (int j = 0; j < N; ++j) {
+    b[j] = x[j / V].v.e[j % V];
+    p[j] = j;
+  }
+#pragma unroll
+  for (int s = 1; s < N; s *= 2)
+#pragma unroll
+    for (int j = 0; j + s < N; j += 2 * s) {
+      const bool take = OpT::better(b[j + s], b[j]);
+      b[j] = take ? b[j + s] : b[j];
+      p[j] = take ? p[j + s] : p[j];
+    }
+  return ArgBest<In>{b[0], p[0]};
+}
+
+/// Folds U vectors of V elements held in index order into an argmin / argmax accumulator v
+/// whose index precedes all of them: the best of them (arg_tree) replaces v when it is strictly
+/// better. index_of(k) is the index of vector k's first element. The same result as folding the
+/// items one by one with the full comparison (ArgOp::operator()), for a fraction of the
+/// instructions: what a warm L2 and CUB's single-tile size are limited by (docs/performance.md
+/// 3.26). v's value must not be a constant the compiler sees: against +inf, ptxas turns the
+/// compare and select into FMNMX.NAN, which returns the canonical NaN instead of the element's
+/// (hence fold_single_tile starts from the tree's best).
+template <class T, class OpT, int U, int V, class Raw, class IndexOf>
+__device__ __forceinline__ T fold_arg_vectors(T v, const Raw (&x)[U], IndexOf index_of) {
+  const auto best = arg_tree<OpT, U, V>(x);
+  if (OpT::better(best.value, v.value))
+    v = T{best.value,
+          static_cast<std::int64_t>(index_of(best.pos / V) + std::uint64_t(best.pos % V))};
+  return v;
+}
+
+/// The accumulator a thread starts an argmin / argmax from when its items come in index order
+/// (fold_arg_vectors): the worst value at the index of its first item, so that an input of only
+/// the worst value gives the first one; the identity when the thread has no item.
+template <class T, class OpT>
+__device__ __forceinline__ T arg_start(bool has_items, std::uint64_t first_index) {
+  return has_items ? T{OpT::worst(), static_cast<std::int64_t>(first_index)} : OpT::identity();
 }
 
 /// An element of In that a padded slot holds: the worst value (its index is never reached).

@@ -11,9 +11,11 @@
 #include <array>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <set>
 #include <sstream>
+#include <type_traits>
 
 #include "gpu_util.hpp"
 #include "kernels/device.hpp"
@@ -645,14 +647,19 @@ std::string run_and_check_arg(const Entry& e, const kernels::DeviceLimits& dev, 
   return msg.str();
 }
 
-/// The inputs argmin and argmax are checked on (host element 0 is the offset-1 input's padding):
+/// The inputs argmin and argmax are checked on (host elements 0-2 are the offset inputs' padding):
 /// random (whole-range integers, floats in [-1000, 1000)); ties (values 1, 2, 3 everywhere, the
 /// extreme value at three random places, for floats +0.0 and -0.0 at two more: argmin's
 /// extreme); all the worst value (the padding's value too: the first index must still win);
-/// NaN at two random places (floats), the extreme at the very last element (integers).
-enum class ArgShape { random, ties, all_worst, nan_or_last };
-constexpr ArgShape arg_shapes[] = {ArgShape::random, ArgShape::ties, ArgShape::all_worst,
-                                   ArgShape::nan_or_last};
+/// NaN at two random places (floats), the extreme at the very last element (integers: the last
+/// of the largest offset-3 input); dense ties (every element the extreme or the value after it,
+/// half each, for floats +0.0 and -0.0 both as argmin's extreme: ties inside every thread's
+/// vectors and between its neighbours); sparse (values 1, 2, 3, and one element in 2048 a NaN
+/// of random sign and payload for floats, the extreme for integers: the first of them lies
+/// inside a single tile, and a NaN's bits must come back as they were).
+enum class ArgShape { random, ties, all_worst, nan_or_last, dense_ties, sparse };
+constexpr ArgShape arg_shapes[] = {ArgShape::random,      ArgShape::ties,       ArgShape::all_worst,
+                                   ArgShape::nan_or_last, ArgShape::dense_ties, ArgShape::sparse};
 
 template <class T>
 std::vector<T> arg_input(ArgShape shape, Op op, std::uint64_t size, std::uint64_t stream_id) {
@@ -684,6 +691,36 @@ std::vector<T> arg_input(ArgShape shape, Op op, std::uint64_t size, std::uint64_
         h[last] = extreme;
       }
       break;
+    case ArgShape::dense_ties: {
+      const T next = op == Op::argmin ? T(1) : T(3);
+      for (std::uint64_t i = 0; i < size; ++i) {
+        const std::uint64_t r = splitmix64(stream_id ^ i);
+        h[i] = r % 2 ? extreme : next;
+        if constexpr (std::is_floating_point_v<T>)
+          if (op == Op::argmin && r % 2 && (r >> 8) % 2) h[i] = -T(0);
+      }
+      break;
+    }
+    case ArgShape::sparse:
+      for (std::uint64_t i = 0; i < size; ++i) {
+        const std::uint64_t r = splitmix64(stream_id ^ i);
+        h[i] = static_cast<T>(1 + r % 3);
+        if ((r >> 8) % 2048 == 0) {
+          if constexpr (std::is_floating_point_v<T>) {
+            // Exponent all ones, a quiet bit and random payload bits, a random sign.
+            using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+            Bits b;
+            const T qnan = std::numeric_limits<T>::quiet_NaN();
+            std::memcpy(&b, &qnan, sizeof b);
+            b |= static_cast<Bits>(r >> 20) & (Bits(~Bits{0}) >> (sizeof(T) == 4 ? 11 : 14));
+            if ((r >> 19) % 2) b |= Bits{1} << (8 * sizeof(T) - 1);
+            std::memcpy(&h[i], &b, sizeof b);
+          } else {
+            h[i] = extreme;
+          }
+        }
+      }
+      break;
   }
   return h;
 }
@@ -702,20 +739,20 @@ void check_arg_key(DType d, Op op) {
       ws_bytes = std::max(ws_bytes, e->workspace_bytes(n, ctx.dev));
   DeviceBuffer ws(ws_bytes);
   DeviceBuffer out(3 * sizeof(IndexedValue<T>));
-  DeviceBuffer d_in((max_n + 1) * sizeof(T));
+  DeviceBuffer d_in((max_n + 3) * sizeof(T));
   int reported = 0;
   int garbage = 0;
   for (ArgShape shape : arg_shapes) {
     const std::uint64_t stream_id = test_seed() ^ 0xa59 ^
                                     (std::uint64_t(d) << 8 | std::uint64_t(op)) ^
                                     (std::uint64_t(shape) << 16);
-    const std::vector<T> host = arg_input<T>(shape, op, max_n + 1, stream_id);
+    const std::vector<T> host = arg_input<T>(shape, op, max_n + 3, stream_id);
     tunedreduce::test::upload(d_in.get(), host.data(), host.size() * sizeof(T));
     std::map<std::pair<std::uint64_t, int>, IndexedValue<T>> refs;
     for (const Entry* e : entries) {
       std::uint64_t clean = 0;  // nothing known zero: the first launch zeroes
       for (std::uint64_t n : sizes_for(*e, true))
-        for (int offset : {0, 1}) {
+        for (int offset : {0, 1, 3}) {  // heads of 0, 3 and 1 f32 (0, 1 and 1 eight-byte) elements
           const auto key = std::make_pair(n, offset);
           auto it = refs.find(key);
           if (it == refs.end())
