@@ -7,8 +7,8 @@
 # TUNEDREDUCE_CUDA_ARCHS picks the architectures to compile kernels for (default: the GPU's own
 # when nvidia-smi can tell; else 90-virtual, compute_90's PTX alone: where no GPU can run a kernel
 # the kernels are still compiled, every one, to PTX, but ptxas does not turn them into machine
-# code, which takes a sixth of the build). BUILD_DIR picks the build folder (default: build); the
-# sanitizer build goes to BUILD_DIR-asan.
+# code, about a sixth of a kernel unit's compile time). BUILD_DIR picks the build folder
+# (default: build); the sanitizer build goes to BUILD_DIR-asan.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Chromium renders the HTML report in its test (about 25 s to install; 0 skips that test).
