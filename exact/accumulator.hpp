@@ -128,6 +128,15 @@ TR_EXACT_HD int leading_zeros(std::uint32_t w) {
 #endif
 }
 
+/// The high 32 bits of a double (sign, exponent, the fraction's top 20 bits).
+TR_EXACT_HD std::uint32_t high_word(double x) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<std::uint32_t>(__double2hiint(x));
+#else
+  return static_cast<std::uint32_t>(std::bit_cast<std::uint64_t>(x) >> 32);
+#endif
+}
+
 /// Knuth's TwoSum: s + e == a + b exactly, s the rounded sum (no overflow may occur).
 TR_EXACT_HD void two_sum(double a, double b, double& s, double& e) {
   s = a + b;
@@ -588,6 +597,45 @@ class Expansion {
     carry_in(v, 0, back);
   }
 
+  /// Adds M doubles (a kernel's round of loads) level by level when none takes the direct path
+  /// (every |x| below 2^982, no NaN or infinity): each x through t[0] first, then what is left of
+  /// each through t[1], and so on, and one test for a spill at the end. Returns false, adding
+  /// nothing, when some x takes the direct path (the caller then adds one by one). The same sum
+  /// as M adds (every TwoSum is error-free, in any order, and t[0] sees every x, which keeps the
+  /// sign-of-zero rule), with a shorter dependency: one add's wait per input on t[0]'s chain, the
+  /// rest of its TwoSum and the next level's off it, where add's spill test after each input's
+  /// K TwoSums (a branch on the last of about 5K dependent adds) makes every input wait for the
+  /// one before (docs/performance.md 3.27).
+  template <int M, class Back>
+  TR_EXACT_HD bool add_doubles(const double (&x)[M], Back& back) {
+    static_assert(sizeof(T) == 8);
+    std::uint32_t top = 0;  // the largest biased exponent, in the high word's bits 20..30
+    TR_EXACT_UNROLL
+    for (int j = 0; j < M; ++j) {
+      const std::uint32_t e = detail::high_word(x[j]) & 0x7FF00000u;
+      top = top > e ? top : e;
+    }
+    if (top >= static_cast<std::uint32_t>(kDirectBiasedExponent) << 20) return false;
+    double e[M];
+    TR_EXACT_UNROLL
+    for (int j = 0; j < M; ++j) e[j] = x[j];
+    TR_EXACT_UNROLL
+    for (int i = 0; i < K; ++i) {
+      TR_EXACT_UNROLL
+      for (int j = 0; j < M; ++j) detail::two_sum(t_[i], e[j], t_[i], e[j]);
+    }
+    bool spill = false;
+    TR_EXACT_UNROLL
+    for (int j = 0; j < M; ++j) spill |= e[j] != 0.0;
+    if (spill) {
+      TR_EXACT_UNROLL
+      for (int j = 0; j < M; ++j) {
+        if (e[j] != 0.0) back.template add_double<R>(e[j]);
+      }
+    }
+    return true;
+  }
+
   TR_EXACT_HD double term(int i) const { return t_[i]; }
 
   /// Store::kNotNegativeZero if an input that went through the expansion was not -0, else 0.
@@ -671,6 +719,16 @@ class ExactAccumulator {
   static constexpr int kDirectBiasedExponent = Front::kDirectBiasedExponent;
 
   TR_EXACT_HD void add(T x) { front_.add(x, long_); }
+
+  /// Adds M doubles as a kernel's round (Expansion::add_doubles), or one by one where that
+  /// declines: the same state as M adds.
+  template <int M>
+  TR_EXACT_HD void add_round(const T (&x)[M]) {
+    static_assert(sizeof(T) == 8);
+    if (!front_.add_doubles(x, long_)) {
+      for (int j = 0; j < M; ++j) add(x[j]);
+    }
+  }
 
   /// Adds other's sum: its expansion into the expansion, its chunks into the chunks.
   TR_EXACT_HD void merge(const ExactAccumulator& other) {

@@ -8,9 +8,11 @@
 // memory, made at the first spill when local). A round of a thread's float loads (2 to 16 floats)
 // whose nonzero elements are all normal and within 27 (up to 4), 26 (8) or 25 (16) binades of each
 // other is added as its exact fp64 sum (add_group; zeros do not count; with K >= 2, one within
-// twice that plus one as two sums); other rounds, and double's, element by element in a loop with
-// one add site (add_elements: the kernels' code size is their time after other kernels; the launch
-// bounds ask for 1024 threads a multiprocessor, 64 registers). The block then sums its threads'
+// twice that plus one as two sums). A round of double loads with no input of the direct path
+// (|x| >= 2^982, NaN, infinity) goes through the expansion level by level, with one spill test
+// (add_round, Expansion::add_doubles). Other rounds element by element in a loop with one add site
+// (add_elements: the kernels' code size is their time after other kernels; the launch bounds ask
+// for 1024 threads a multiprocessor, 64 registers). The block then sums its threads'
 // values as chunk words (warp reductions, then shared memory: plain int64 sums, no carry): each
 // thread's expansion terms as the parts an add would put into the chunks, over the chunks some
 // lane's term touches, plus the normalised chunks of the threads that spilled; it ORs their flags
@@ -81,14 +83,14 @@ __device__ __forceinline__ T element(const V& v, int k) {
 /// caches, and the first pass with an add inlined per element of every vector was 400 KB of
 /// SASS (float, chunks in registers, unroll 4) and took 3-6 us longer after another kernel
 /// than back to back with itself (docs/performance.md 3.19). Uniform or normal data comes here
-/// for a few rounds only (add_group takes the others); double data for every round.
+/// for a few rounds only (add_group and add_round take the others) and each warp's last tile.
 template <class T, class V, int kCount, class Front, class Back>
 __device__ __forceinline__ void add_elements(Front& front, Back& back, const V (&v)[kCount],
                                              int count) {
   constexpr int kPer = static_cast<int>(sizeof(V) / sizeof(T));
   if constexpr (sizeof(T) == 8) {
-    // double: every round comes here, so a vector's elements are unrolled (kPer add sites) and
-    // only the vectors are looped over: one select of a vector, not one of an element.
+    // double: a vector's elements are unrolled (kPer add sites) and only the vectors are looped
+    // over: one select of a vector, not one of an element.
 #pragma unroll 1
     for (int u = 0; u < count / kPer; ++u) {
       V x = v[0];
@@ -204,6 +206,21 @@ __device__ __forceinline__ bool add_group(Front& front, Back& back, const V (&v)
   } else {
     return false;
   }
+}
+
+/// A thread's round of double loads (kUnroll vectors of V) added level by level through the
+/// expansion (Expansion::add_doubles); false, nothing added, where some double takes the direct
+/// path (|x| >= 2^982, NaN, infinity): the caller then adds element by element (add_elements).
+template <class V, int kUnroll, class Front, class Back>
+__device__ __forceinline__ bool add_round(Front& front, Back& back, const V (&v)[kUnroll]) {
+  constexpr int kPer = static_cast<int>(sizeof(V) / sizeof(double));
+  double x[kUnroll * kPer];
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) {
+#pragma unroll
+    for (int k = 0; k < kPer; ++k) x[u * kPer + k] = element<double>(v[u], k);
+  }
+  return front.add_doubles(x, back);
 }
 
 __device__ __forceinline__ std::int64_t warp_sum(std::int64_t v) {
@@ -709,6 +726,8 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
     i = first_vector(tile);
     if constexpr (sizeof(T) == 4 && kVector * kUnroll >= 2) {
       if (add_group(front, back, v)) continue;
+    } else if constexpr (sizeof(T) == 8) {
+      if (add_round(front, back, v)) continue;
     }
     add_elements<T>(front, back, v, kVector * kUnroll);
   }

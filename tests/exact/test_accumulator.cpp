@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <random>
@@ -271,6 +272,95 @@ TYPED_TEST(ExactAccumulatorTest, ExpansionTermsAsChunkPartsPlusSpilledChunksGive
     SCOPED_TRACE(distribution_name(d));
     check(generate<T>(d, 5000, rng), 1 + rng() % 512);
   }
+}
+
+/// Adds v in rounds of M doubles through Expansion::add_doubles (one by one where it declines, and
+/// for the rest of v), as the first pass does; counts the rounds it took and those that spilled.
+template <int K, Residence R, int M>
+Kulisch<double> add_in_rounds(const std::vector<double>& v, int& taken, int& spilled) {
+  Expansion<double, K, R> front;
+  Kulisch<double> back;
+  std::size_t i = 0;
+  for (; i + M <= v.size(); i += M) {
+    double x[M];
+    std::copy_n(v.begin() + static_cast<std::ptrdiff_t>(i), M, x);
+    const std::uint32_t before = back.pending();
+    if (front.add_doubles(x, back)) {
+      ++taken;
+      spilled += back.pending() != before ? 1 : 0;
+    } else {
+      for (const double d : x) front.add(d, back);
+    }
+  }
+  for (; i < v.size(); ++i) front.add(v[i], back);
+  front.flush(back);
+  back.normalise();
+  return back;
+}
+
+template <int K, Residence R, int M>
+void expect_rounds_give_the_state(const std::vector<double>& v, const std::string& what, int& taken,
+                                  int& spilled) {
+  const Kulisch<double> expected =
+      accumulate<ExactAccumulator<double>>(std::span<const double>(v)).state();
+  const Kulisch<double> got = add_in_rounds<K, R, M>(v, taken, spilled);
+  EXPECT_TRUE(got == expected) << what << ": K=" << K << ", rounds of " << M;
+  EXPECT_TRUE(same_bits(expected.round(), got.round()))
+      << what << ": K=" << K << ", rounds of " << M;
+}
+
+template <int K, Residence R>
+void expect_every_round_size(const std::vector<double>& v, const std::string& what, int& taken,
+                             int& spilled) {
+  expect_rounds_give_the_state<K, R, 1>(v, what, taken, spilled);
+  expect_rounds_give_the_state<K, R, 2>(v, what, taken, spilled);
+  expect_rounds_give_the_state<K, R, 3>(v, what, taken, spilled);
+  expect_rounds_give_the_state<K, R, 8>(v, what, taken, spilled);
+}
+
+// The first pass adds a round of doubles level by level, one spill test at the end
+// (Expansion::add_doubles): the state of adding them one by one, for every expansion size the
+// kernels use, where rounds spill, and where a round holds an input of the direct path (NaN,
+// infinity, |x| >= 2^982) and is declined whole.
+TEST(ExactAccumulatorRounds, RoundsOfDoublesGiveTheStateOfAddsOneByOne) {
+  std::mt19937_64 rng(1617);
+  int taken = 0;
+  int spilled = 0;
+  const auto check = [&](const std::vector<double>& v, const std::string& what) {
+    expect_every_round_size<1, Residence::memory>(v, what, taken, spilled);
+    expect_every_round_size<2, Residence::memory>(v, what, taken, spilled);
+    expect_every_round_size<3, Residence::memory>(v, what, taken, spilled);
+    expect_every_round_size<2, Residence::registers>(v, what, taken, spilled);
+  };
+  for (const Case<double>& c : adversarial_cases<double>()) check(c.values, c.name);
+  for (const Distribution d : kDistributions) {
+    check(generate<double>(d, 3000, rng), distribution_name(d));
+  }
+  // Every exponent the expansion takes, random signs: spills in most rounds, none declined.
+  std::vector<double> spread(3000);
+  for (double& x : spread) {
+    const double m = static_cast<double>(rng() >> 11) * 0x1p-53 + 0.5;  // [0.5, 1.5)
+    x = std::ldexp((rng() & 1) != 0 ? -m : m, static_cast<int>(rng() % 2050) - 1070);
+  }
+  check(spread, "spread over 2^-1070..2^980");
+  EXPECT_GT(taken, 1000);
+  EXPECT_GT(spilled, 100);
+  // A round with one input of the direct path is declined whole, nothing added.
+  for (const double odd : {std::numeric_limits<double>::quiet_NaN(),
+                           -std::numeric_limits<double>::infinity(), 0x1p982, -0x1.8p1000}) {
+    Expansion<double, 2, Residence::memory> front;
+    Kulisch<double> back;
+    const double x[3] = {1.0, odd, 0x1p-60};
+    EXPECT_FALSE(front.add_doubles(x, back)) << odd;
+    EXPECT_TRUE(same_bits(-0.0, front.term(0)) && same_bits(0.0, front.term(1))) << odd;
+    EXPECT_EQ(back.pending(), 0u) << odd;
+    EXPECT_EQ(back.flags(), 0u) << odd;
+  }
+  // Just below the direct path: taken.
+  Expansion<double, 2, Residence::memory> front;
+  Kulisch<double> back;
+  const double x[2] = {0x1.fffffffffffffp981, -0x1.fffffffffffffp981};
+  EXPECT_TRUE(front.add_doubles(x, back));
 }
 
 TYPED_TEST(ExactAccumulatorTest, TheEmptyAccumulatorIsTheIdentityNegativeZero) {
