@@ -59,6 +59,16 @@ TEST(CliTune, DryRunOfTheDefaultFileWithOverrides) {
   EXPECT_HAS(r.out, "total: 2 keys (dtype, op), 880 candidates, 11 sizes each, 9342 measurements");
 }
 
+// examples/tune-exact.toml, the exact keys' tune the docs recommend (docs/tuning.md): it loads,
+// and selects the two exact_sum keys and every exact candidate.
+TEST(CliTune, DryRunOfTheExactExample) {
+  const auto r = tune({"--dry-run", "--config", TR_EXACT_TUNE_TOML});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_HAS(r.out, "\nf32   exact_sum          54     21");
+  EXPECT_HAS(r.out, "\nf64   exact_sum          36     21");
+  EXPECT_HAS(r.out, "total: 2 keys (dtype, op), 90 candidates, 21 sizes each");
+}
+
 TEST(CliTune, DryRunOfArgminAndArgmax) {
   // small.toml's families: vectorized alone implements them (blocks 128, 256, 512 x unrolls 2,
   // 4, 8 x two finishes: 18 candidates a key).
