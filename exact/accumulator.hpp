@@ -720,16 +720,6 @@ class ExactAccumulator {
 
   TR_EXACT_HD void add(T x) { front_.add(x, long_); }
 
-  /// Adds M doubles as a kernel's round (Expansion::add_doubles), or one by one where that
-  /// declines: the same state as M adds.
-  template <int M>
-  TR_EXACT_HD void add_round(const T (&x)[M]) {
-    static_assert(sizeof(T) == 8);
-    if (!front_.add_doubles(x, long_)) {
-      for (int j = 0; j < M; ++j) add(x[j]);
-    }
-  }
-
   /// Adds other's sum: its expansion into the expansion, its chunks into the chunks.
   TR_EXACT_HD void merge(const ExactAccumulator& other) {
     assert(&other != this);

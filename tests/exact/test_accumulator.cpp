@@ -299,10 +299,8 @@ Kulisch<double> add_in_rounds(const std::vector<double>& v, int& taken, int& spi
 }
 
 template <int K, Residence R, int M>
-void expect_rounds_give_the_state(const std::vector<double>& v, const std::string& what, int& taken,
-                                  int& spilled) {
-  const Kulisch<double> expected =
-      accumulate<ExactAccumulator<double>>(std::span<const double>(v)).state();
+void expect_rounds_give_the_state(const std::vector<double>& v, const Kulisch<double>& expected,
+                                  const std::string& what, int& taken, int& spilled) {
   const Kulisch<double> got = add_in_rounds<K, R, M>(v, taken, spilled);
   EXPECT_TRUE(got == expected) << what << ": K=" << K << ", rounds of " << M;
   EXPECT_TRUE(same_bits(expected.round(), got.round()))
@@ -310,12 +308,12 @@ void expect_rounds_give_the_state(const std::vector<double>& v, const std::strin
 }
 
 template <int K, Residence R>
-void expect_every_round_size(const std::vector<double>& v, const std::string& what, int& taken,
-                             int& spilled) {
-  expect_rounds_give_the_state<K, R, 1>(v, what, taken, spilled);
-  expect_rounds_give_the_state<K, R, 2>(v, what, taken, spilled);
-  expect_rounds_give_the_state<K, R, 3>(v, what, taken, spilled);
-  expect_rounds_give_the_state<K, R, 8>(v, what, taken, spilled);
+void expect_every_round_size(const std::vector<double>& v, const Kulisch<double>& expected,
+                             const std::string& what, int& taken, int& spilled) {
+  expect_rounds_give_the_state<K, R, 1>(v, expected, what, taken, spilled);
+  expect_rounds_give_the_state<K, R, 2>(v, expected, what, taken, spilled);
+  expect_rounds_give_the_state<K, R, 3>(v, expected, what, taken, spilled);
+  expect_rounds_give_the_state<K, R, 8>(v, expected, what, taken, spilled);
 }
 
 // The first pass adds a round of doubles level by level, one spill test at the end
@@ -327,10 +325,13 @@ TEST(ExactAccumulatorRounds, RoundsOfDoublesGiveTheStateOfAddsOneByOne) {
   int taken = 0;
   int spilled = 0;
   const auto check = [&](const std::vector<double>& v, const std::string& what) {
-    expect_every_round_size<1, Residence::memory>(v, what, taken, spilled);
-    expect_every_round_size<2, Residence::memory>(v, what, taken, spilled);
-    expect_every_round_size<3, Residence::memory>(v, what, taken, spilled);
-    expect_every_round_size<2, Residence::registers>(v, what, taken, spilled);
+    // The state of the adds one by one, once for every configuration below.
+    const Kulisch<double> expected =
+        accumulate<ExactAccumulator<double>>(std::span<const double>(v)).state();
+    expect_every_round_size<1, Residence::memory>(v, expected, what, taken, spilled);
+    expect_every_round_size<2, Residence::memory>(v, expected, what, taken, spilled);
+    expect_every_round_size<3, Residence::memory>(v, expected, what, taken, spilled);
+    expect_every_round_size<2, Residence::registers>(v, expected, what, taken, spilled);
   };
   for (const Case<double>& c : adversarial_cases<double>()) check(c.values, c.name);
   for (const Distribution d : kDistributions) {
