@@ -646,8 +646,8 @@ int cmd_bench(int argc, char** argv) {
   Json rows = Json::array();
   int failures = 0;
   for (DType dtype : opt.dtypes) {
-    // exact_sum exists for f32 and f64 only, wide_sum for i32, u32 and f32: a type with no other
-    // operator is skipped.
+    // exact_sum exists for the floating types only, wide_sum for i32, u32, f32 and the halves: a
+    // type with no other operator is skipped.
     if (std::none_of(opt.ops.begin(), opt.ops.end(), [&](Op o) { return op_applies(dtype, o); }))
       continue;
     std::vector<std::uint64_t> sizes = opt.sizes;
@@ -662,11 +662,13 @@ int cmd_bench(int argc, char** argv) {
     for (Op op : opt.ops) {
       if (!op_applies(dtype, op)) continue;
       std::printf("\n%s %s%s\n", dtype_name(dtype), op_name(op),
-                  op == Op::exact_sum  ? " (CUB: cub::DeviceReduce::Sum, the inexact sum)"
-                  : op == Op::wide_sum ? " (CUB: cub::DeviceReduce::Sum into the wide type)"
-                  : op == Op::argmin   ? " (CUB: cub::DeviceReduce::ArgMin, int64 index)"
-                  : op == Op::argmax   ? " (CUB: cub::DeviceReduce::ArgMax, int64 index)"
-                                       : "");
+                  op == Op::exact_sum && is_half(dtype)
+                      ? " (CUB: cub::DeviceReduce::Reduce into float, the inexact sum)"
+                  : op == Op::exact_sum ? " (CUB: cub::DeviceReduce::Sum, the inexact sum)"
+                  : op == Op::wide_sum  ? " (CUB: cub::DeviceReduce::Sum into the wide type)"
+                  : op == Op::argmin    ? " (CUB: cub::DeviceReduce::ArgMin, int64 index)"
+                  : op == Op::argmax    ? " (CUB: cub::DeviceReduce::ArgMax, int64 index)"
+                                        : "");
       if (opt.host_calls > 0)
         std::printf("%6s %9s %9s %9s %9s %9s %9s  %s\n", "n", "CUB b2b", "cached", "2-phase",
                     "CUB enq", "cached", "2-phase", "tuned kernel (lookup level)");
@@ -735,11 +737,12 @@ int cmd_bench(int argc, char** argv) {
 
         const measure::Reference ref =
             measure::compute_reference(dtype, op, measure::data_seed(opt.seed, dtype), n);
-        // exact_sum is held to the exact reference bit for bit, its baselines (ordinary sums)
-        // to the float sum's.
+        // exact_sum is held to the exact reference bit for bit, its baselines (ordinary sums;
+        // of the half types, the float-accumulated sum wide_sum is) to the float sum's.
         const measure::Reference base_ref =
             op == Op::exact_sum
-                ? measure::compute_reference(dtype, Op::sum, measure::data_seed(opt.seed, dtype), n)
+                ? measure::compute_reference(dtype, is_half(dtype) ? Op::wide_sum : Op::sum,
+                                             measure::data_seed(opt.seed, dtype), n)
                 : ref;
         // The timed calls alternate run by run; Thrust, which synchronises on every call, is
         // timed on its own afterwards.

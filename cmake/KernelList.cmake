@@ -69,15 +69,16 @@ endfunction()
 
 # The exact families' first passes (exact/sum_kernels.cuh's exact_sum_blocks, exact/sum.hpp's
 # knobs): a key "DTYPE_bBLOCK_vVECTOR_uUNROLL_eEXPANSION_RESIDENCE" names one instance.
-set(TR_EXACT_KEY_REGEX "^(f32|f64)_b([0-9]+)_v([0-9]+)_u([0-9]+)_e([0-9]+)_(registers|memory)$")
+set(TR_EXACT_KEY_REGEX "^(f32|f64|f16|bf16)_b([0-9]+)_v([0-9]+)_u([0-9]+)_e([0-9]+)_(registers|memory)$")
 
 # tr_exact_first_pass(ID OUT_VAR): the key of the first pass that exact entry ID launches
-# (kernels/geometry.cpp's exact_geometry::launch_config: the widest loads, expansion 1 (float) or
-# 2 (double), one more for exact_wide, the chunks in registers for exact_registers). An exact id
+# (kernels/geometry.cpp's exact_geometry::launch_config: the widest loads, expansion 1 (float and
+# the half types) or 2 (double), one more for exact_wide, the chunks in registers for
+# exact_registers). An exact id
 # outside the registry's space stops the configuration, naming it.
 function(tr_exact_first_pass id out)
   set(family "")
-  if(id MATCHES "^(exact_registers|exact_wide|exact)\\.b([0-9]+)\\.u([0-9]+)\\.(two_pass|single_pass)\\.(f32|f64)\\.exact_sum$")
+  if(id MATCHES "^(exact_registers|exact_wide|exact)\\.b([0-9]+)\\.u([0-9]+)\\.(two_pass|single_pass)\\.(f32|f64|f16|bf16)\\.exact_sum$")
     set(family "${CMAKE_MATCH_1}")
     set(block "${CMAKE_MATCH_2}")
     set(unroll "${CMAKE_MATCH_3}")
@@ -86,11 +87,15 @@ function(tr_exact_first_pass id out)
   if(family STREQUAL "" OR NOT block MATCHES "^(128|256|512)$" OR NOT unroll MATCHES "^[124]$"
      OR (family STREQUAL "exact_registers" AND dtype STREQUAL "f64"))
     message(FATAL_ERROR "TUNEDREDUCE_KERNELS: '${id}' is not in the registry's space (the exact "
-                        "families: exact, exact_wide, exact_registers (f32 only); blocks 128, 256, "
-                        "512; unroll 1, 2, 4; two_pass or single_pass; f32 or f64; exact_sum)")
+                        "families: exact, exact_wide, exact_registers (not f64); blocks 128, 256, "
+                        "512; unroll 1, 2, 4; two_pass or single_pass; f32, f64, f16 or bf16; "
+                        "exact_sum)")
   endif()
   if(dtype STREQUAL "f32")
     set(vector 4)
+    set(expansion 1)
+  elseif(dtype MATCHES "^(f16|bf16)$")
+    set(vector 8)
     set(expansion 1)
   else()
     set(vector 2)
@@ -107,8 +112,9 @@ function(tr_exact_first_pass id out)
 endfunction()
 
 # tr_exact_all_first_passes(OUT_VAR): every first pass exact_sum's knobs name: block 128, 256,
-# 512 x vector (float 1, 2, 4; double 1, 2) x unroll 1, 2, 4 x expansion (float 1, 2; double 2,
-# 3) x chunks (float registers or memory; double memory): 108 float and 36 double keys.
+# 512 x vector (float 1, 2, 4; double 1, 2; the half types 8) x unroll 1, 2, 4 x expansion (float
+# and the halves 1, 2; double 2, 3) x chunks (float and the halves registers or memory; double
+# memory): 108 float, 36 double, 36 f16 and 36 bf16 keys.
 function(tr_exact_all_first_passes out)
   set(keys)
   foreach(block 128 256 512)
@@ -123,6 +129,13 @@ function(tr_exact_all_first_passes out)
       foreach(vector 1 2)
         foreach(expansion 2 3)
           list(APPEND keys "f64_b${block}_v${vector}_u${unroll}_e${expansion}_memory")
+        endforeach()
+      endforeach()
+      foreach(half f16 bf16)
+        foreach(expansion 1 2)
+          foreach(residence registers memory)
+            list(APPEND keys "${half}_b${block}_v8_u${unroll}_e${expansion}_${residence}")
+          endforeach()
         endforeach()
       endforeach()
     endforeach()
@@ -177,6 +190,10 @@ function(_tr_exact_row key out)
   set(type float)
   if(CMAKE_MATCH_1 STREQUAL "f64")
     set(type double)
+  elseif(CMAKE_MATCH_1 STREQUAL "f16")
+    set(type __half)
+  elseif(CMAKE_MATCH_1 STREQUAL "bf16")
+    set(type __nv_bfloat16)
   endif()
   set(${out} "FirstPassInstance<${type}, ${CMAKE_MATCH_2}, ${CMAKE_MATCH_3}, ${CMAKE_MATCH_4}, ${CMAKE_MATCH_5}, Residence::${CMAKE_MATCH_6}>::row()"
       PARENT_SCOPE)

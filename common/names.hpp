@@ -25,8 +25,8 @@ std::optional<Op> parse_op(std::string_view s);
 std::string dtype_choices();
 std::string op_choices();
 /// The element types operator \p o is defined for (op_applies): "i32, u32, f32, f16 and bf16"
-/// for wide_sum, "f32 and f64" for exact_sum, "i32, u32, i64, u64, f32 and f64" (the 4- and
-/// 8-byte types) for the others: sum, min, max, argmin and argmax.
+/// for wide_sum, "f32, f64, f16 and bf16" for exact_sum, "i32, u32, i64, u64, f32 and f64" (the 4-
+/// and 8-byte types) for the others: sum, min, max, argmin and argmax.
 std::string op_dtypes(Op o);
 
 }  // namespace tunedreduce

@@ -163,7 +163,7 @@ struct Counts {
 /// f64 only, not for f16", "the operator 'argmin' is defined for i32, u32, i64, u64, f32 and f64
 /// only, not for bf16" (the list is op_dtypes', so it covers every operator of all_ops). Writers
 /// and import refuse such a row with it before SQL does: the schema's CHECK refuses it as well
-/// (versions 6 to 9), but SQLite names only the constraint.
+/// (versions 6 to 10), but SQLite names only the constraint.
 std::string op_dtype_mismatch(DType t, Op o);
 
 /// "2026-03-01T12:34:56.789Z".

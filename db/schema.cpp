@@ -448,6 +448,26 @@ void migrate_8_to_9(Connection& conn) {
   loosen_row_checks(conn, {{"operator", v8_op_check, v9_op_check}}, 9);
 }
 
+// Version 10 admits the operator 'exact_sum' for the element types 'f16' and 'bf16' as well (the
+// true sum of the half-precision inputs rounded once to a float, result_dtype f32) in the same
+// three tables, as op_applies does: the operator constraint's exact_sum clause gains both types,
+// and its last clause lets a half type go with exact_sum as with wide_sum, so sum, min, max,
+// argmin and argmax still refuse them. The dtype column keeps the element type, not the float
+// result's. As in versions 6 to 9, only a CHECK constraint is loosened (no stored row of version
+// 9 has an exact_sum of a half type, and each passes the new one), so it is edited in place under
+// writable_schema. Version-9 readers are kept out (min_reader_version 10): they would meet rows
+// of a pair their op_applies refuses (an exact_sum of f16 or bf16, whose result is a float, not
+// the element type they would take it for).
+constexpr const char* v10_op_check =
+    "CHECK (op IN ('sum', 'min', 'max', 'exact_sum', 'wide_sum', 'argmin', 'argmax') AND (op <> "
+    "'exact_sum' OR dtype IN ('f32', 'f64', 'f16', 'bf16')) AND (op <> 'wide_sum' OR dtype IN "
+    "('i32', 'u32', 'f32', 'f16', 'bf16')) AND (op IN ('wide_sum', 'exact_sum') OR dtype NOT IN "
+    "('f16', 'bf16')))";
+
+void migrate_9_to_10(Connection& conn) {
+  loosen_row_checks(conn, {{"operator", v9_op_check, v10_op_check}}, 10);
+}
+
 constexpr Migration history[] = {
     {0, "create the schema, or upgrade the version-0 prototype layout", migrate_0_to_1},
     {1, "allow the finish 'packed' in measurements", migrate_1_to_2},
@@ -471,6 +491,10 @@ constexpr Migration history[] = {
      "allow the operators 'argmin' and 'argmax' (i32, u32, i64, u64, f32 and f64 only) in "
      "measurements, winners and bench results",
      migrate_8_to_9},
+    {9,
+     "allow the operator 'exact_sum' for the element types 'f16' and 'bf16' (into a float) in "
+     "measurements, winners and bench results",
+     migrate_9_to_10},
 };
 
 }  // namespace

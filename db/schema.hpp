@@ -22,7 +22,9 @@ inline constexpr std::int32_t application_id = 0x54524442;
 /// 8: the element types 'f16' and 'bf16' (for 'wide_sum' only) in the same three tables.
 /// 9: the operators 'argmin' and 'argmax' (i32, u32, i64, u64, f32 and f64 only) in the same
 /// three tables.
-inline constexpr int schema_version = 9;
+/// 10: the operator 'exact_sum' for the element types 'f16' and 'bf16' as well (into a float) in
+/// the same three tables.
+inline constexpr int schema_version = 10;
 /// The first version with gpus, measurements.gpu_id and the runs' driver, runtime and
 /// configuration text: readers of an older file read those as absent (NULL, no GPUs).
 inline constexpr int provenance_version = 5;
@@ -30,9 +32,9 @@ inline constexpr int provenance_version = 5;
 /// from it up to schema_version differ only by tables and nullable columns that were added,
 /// which a reader takes for empty or NULL when a file lacks them (a version-3 file has no bench
 /// runs; a version-4 file no GPUs), and by CHECK constraints that were loosened to admit new
-/// operators (versions 6, 7 and 9) and element types (version 8), which matter only to writers:
-/// an older file simply has no rows of those operators and types. Older files are refused
-/// (Problem::too_old: `tunedreduce db migrate` upgrades them).
+/// operators (versions 6, 7 and 9), element types (version 8) and pairs of them (version 10),
+/// which matter only to writers: an older file simply has no rows of those operators, types and
+/// pairs. Older files are refused (Problem::too_old: `tunedreduce db migrate` upgrades them).
 inline constexpr int oldest_readable_version = 3;
 /// Stored in meta.min_reader_version: the oldest reader that may read this schema. A schema that
 /// only adds tables or nullable columns keeps it; one that changes meaning raises it. Version 2
@@ -46,7 +48,10 @@ inline constexpr int oldest_readable_version = 3;
 /// version-6 reader cannot name. Version 8 raised it to 8: a file may hold rows of the element
 /// types 'f16' and 'bf16', which a version-7 reader cannot name. Version 9 raised it to 9: a file
 /// may hold rows of the operators 'argmin' and 'argmax', which a version-8 reader cannot name.
-inline constexpr int min_reader_version = 9;
+/// Version 10 raised it to 10: a file may hold rows of the operator 'exact_sum' of the element
+/// types 'f16' and 'bf16', a pair a version-9 reader's op_applies refuses (and whose result, a
+/// float, it would take for the element type).
+inline constexpr int min_reader_version = 10;
 
 /// What a database file says about itself, read without touching any table but meta.
 struct SchemaState {
@@ -86,8 +91,9 @@ struct Migration {
 /// tables; 4 -> 5 adds the GPUs and the runs' driver, runtime and configuration text; 5 -> 6
 /// admits the operator 'exact_sum'; 6 -> 7 admits the operator 'wide_sum'; 7 -> 8 admits the
 /// element types 'f16' and 'bf16' (for 'wide_sum' only); 8 -> 9 admits the operators 'argmin'
-/// and 'argmax' (for the 4- and 8-byte types only). A new file is created at version 1 and
-/// migrated forward, so it has exactly the schema of a migrated one.
+/// and 'argmax' (for the 4- and 8-byte types only); 9 -> 10 admits 'exact_sum' of 'f16' and
+/// 'bf16'. A new file is created at version 1 and migrated forward, so it has exactly the schema
+/// of a migrated one.
 std::span<const Migration> migrations();
 
 /// Brings the schema to \p target with \p steps, inside the caller's BEGIN IMMEDIATE transaction,

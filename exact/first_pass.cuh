@@ -8,25 +8,30 @@
 
 namespace tunedreduce::exact::detail {
 
-template <class T, int kThreads, int kVector, int kUnroll, int kExpansion, Residence kResidence>
+template <class In, int kThreads, int kVector, int kUnroll, int kExpansion, Residence kResidence>
 struct FirstPassInstance {
   static cudaError_t launch(const FirstPassArgs& a) {
-    exact_sum_blocks<T, kThreads, kVector, kUnroll, kExpansion, kResidence>
-        <<<a.blocks, kThreads, 0, a.stream>>>(static_cast<const T*>(a.in), a.n, a.head, a.vectors,
-                                              a.slots, a.ticket, static_cast<T*>(a.out));
+    exact_sum_blocks<In, kThreads, kVector, kUnroll, kExpansion, kResidence>
+        <<<a.blocks, kThreads, 0, a.stream>>>(static_cast<const In*>(a.in), a.n, a.head, a.vectors,
+                                              a.slots, a.ticket, static_cast<AccumOf<In>*>(a.out));
     return cudaGetLastError();
   }
 
   static cudaError_t resident_blocks(int& blocks) {
     return cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &blocks, exact_sum_blocks<T, kThreads, kVector, kUnroll, kExpansion, kResidence>, kThreads,
+        &blocks, exact_sum_blocks<In, kThreads, kVector, kUnroll, kExpansion, kResidence>, kThreads,
         0);
   }
 
+  static constexpr DType dtype = std::is_same_v<In, double>          ? DType::f64
+                                 : std::is_same_v<In, __half>        ? DType::f16
+                                 : std::is_same_v<In, __nv_bfloat16> ? DType::bf16
+                                                                     : DType::f32;
+
   static constexpr FirstPass row() {
-    return FirstPass{sizeof(T) == 8, kThreads,        kVector,
-                     kUnroll,        kExpansion,      kResidence == Residence::registers,
-                     &launch,        &resident_blocks};
+    return FirstPass{dtype,   kThreads,        kVector,
+                     kUnroll, kExpansion,      kResidence == Residence::registers,
+                     &launch, &resident_blocks};
   }
 };
 

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <span>
 
+#include "tunedreduce/types.hpp"
+
 namespace tunedreduce::exact::detail {
 
 /// One launch of a first pass: exact_sum's arguments, the grid and the split of the input.
@@ -30,7 +32,8 @@ struct FirstPassArgs {
 
 /// A compiled first pass: its knobs (as exact_sum normalises them) and its host functions.
 struct FirstPass {
-  bool is_double = false;
+  /// The input's element type: f32, f64, f16 or bf16 (the half types summed as floats).
+  DType dtype = DType::f32;
   int block_threads = 0;
   int vector = 0;
   int unroll = 0;
@@ -48,7 +51,7 @@ std::span<const FirstPass> compiled_first_passes();
 
 /// The compiled first pass with these knobs (normalised: vector, expansion and chunks named),
 /// or null.
-const FirstPass* find_first_pass(bool is_double, int block_threads, int vector, int unroll,
+const FirstPass* find_first_pass(DType dtype, int block_threads, int vector, int unroll,
                                  int expansion, bool registers);
 
 }  // namespace tunedreduce::exact::detail

@@ -274,4 +274,17 @@ double exact_sum(std::span<const double> values) {
   return sum.result();
 }
 
+float exact_sum(HalfFormat format, std::span<const std::uint16_t> bits) {
+  // Decoded a block at a time (every half is exactly a float), summed as floats.
+  ReferenceSum<float> sum;
+  std::array<float, 4096> block;
+  for (std::size_t i = 0; i < bits.size();) {
+    const std::size_t n = std::min(block.size(), bits.size() - i);
+    for (std::size_t k = 0; k < n; ++k) block[k] = half_value(format, bits[i + k]);
+    sum.add(std::span<const float>(block.data(), n));
+    i += n;
+  }
+  return sum.result();
+}
+
 }  // namespace tunedreduce::exact

@@ -1,8 +1,10 @@
 #pragma once
 // The host's exact sums of floats and doubles: the reference that the exact kernels (issue 16)
 // and the tuner's verification of them are checked against. Independent of exact/accumulator.hpp
-// (another algorithm, another rounding), so each checks the other.
+// (another algorithm, another rounding), so each checks the other. The half types' exact sums
+// (f16 and bf16 inputs, a float result) are exact_sum over their values decoded to floats.
 
+#include <bit>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -46,5 +48,40 @@ class ReferenceSum {
 
 extern template class ReferenceSum<float>;
 extern template class ReferenceSum<double>;
+
+/// The two-byte floating-point formats whose exact_sum is a float, by their bits: IEEE binary16
+/// (CUDA's __half) and bfloat16 (__nv_bfloat16), laid out as those types. Plain host code: no
+/// CUDA header.
+enum class HalfFormat : std::uint8_t { f16, bf16 };
+
+/// "f16" or "bf16".
+constexpr const char* half_format_name(HalfFormat format) noexcept {
+  return format == HalfFormat::f16 ? "f16" : "bf16";
+}
+
+/// The value of a half's bits as a float, exactly (float holds every value of both formats):
+/// ±0, subnormals, normals, ±Inf; a NaN is a NaN (sign and payload shifted into the float's).
+constexpr float half_value(HalfFormat format, std::uint16_t bits) noexcept {
+  const std::uint32_t sign = static_cast<std::uint32_t>(bits & 0x8000u) << 16;
+  if (format == HalfFormat::bf16)
+    return std::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16);
+  const std::uint32_t exponent = (bits >> 10) & 0x1Fu;
+  const std::uint32_t fraction = bits & 0x3FFu;
+  if (exponent == 0x1Fu) return std::bit_cast<float>(sign | 0x7F800000u | (fraction << 13));
+  if (exponent != 0)
+    return std::bit_cast<float>(sign | ((exponent + 112) << 23) | (fraction << 13));
+  if (fraction == 0) return std::bit_cast<float>(sign);
+  // A subnormal, fraction·2^-24: normalised into float's 23 fraction bits.
+  const int shift = std::countl_zero(fraction) - 21;  // brings the leading 1 to bit 10
+  const std::uint32_t normalised = (fraction << shift) & 0x3FFu;
+  return std::bit_cast<float>(sign | (static_cast<std::uint32_t>(113 - shift) << 23) |
+                              (normalised << 13));
+}
+
+/// exact_sum of halves given by their bits: the true sum of their values rounded once, to nearest
+/// with ties to even, to float (not to the half format), with exact_sum's specials and signs of
+/// zero: the default quiet NaN for a NaN or both infinities, ±Inf for one infinity or a rounded
+/// magnitude of 2^128 or more (bf16 only), -0 only if every value is -0, +0 for no values.
+float exact_sum(HalfFormat format, std::span<const std::uint16_t> bits);
 
 }  // namespace tunedreduce::exact

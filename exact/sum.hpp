@@ -1,8 +1,11 @@
 #pragma once
-// The exact sums on the GPU (issue 16): the true sum of n floats or doubles rounded once to
-// nearest even, the same bits for every launch configuration. Host API of exact/sum_kernels.cu;
-// standalone: not in the registry, the tuner or the library's API yet.
+// The exact sums on the GPU (issue 16): the true sum of n floats, doubles or halves (__half,
+// __nv_bfloat16: summed as the floats they are, the result a float) rounded once to nearest
+// even, the same bits for every launch configuration. Host API of exact/sum_kernels.cu, which the
+// registry's exact entries (kernels/exact_entries.cpp) launch.
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
@@ -21,9 +24,10 @@ enum class ExactFinish : std::uint8_t {
 
 /// Where each thread's chunks (the exact fallback behind its expansion) live.
 enum class ExactChunks : std::uint8_t {
-  /// float: registers; double: local.
+  /// float and the half types: registers; double: local.
   automatic,
-  /// float only: 11 chunks in registers (22 of them), a spill a select over each chunk.
+  /// float and the half types only: 11 chunks in registers (22 of them), a spill a select over
+  /// each chunk.
   registers,
   /// The thread's local memory, made at its first spill: fewer registers (more threads per
   /// multiprocessor), a spill three read-modify-writes there.
@@ -39,16 +43,17 @@ struct ExactLaunch {
   int blocks_per_sm = 4;
   /// The grid's blocks, if not 0.
   unsigned grid_blocks = 0;
-  /// Elements per load: 1, 2 or 4 for float (float2, float4), 1 or 2 for double (double2); 0
-  /// (the default): the widest, 4 for float and 2 for double. The elements before the first
-  /// aligned vector and after the last are read one by one.
+  /// Elements per load: 1, 2 or 4 for float (float2, float4), 1 or 2 for double (double2), 8
+  /// for the half types (16 bytes); 0 (the default): the widest, 4 for float, 2 for double, 8
+  /// for the halves. The elements before the first aligned vector and after the last are read
+  /// one by one.
   int vector = 0;
   /// Loads each thread issues before adding them: 1, 2 or 4.
   int unroll = 1;
-  /// Doubles in each thread's expansion (exact/accumulator.hpp): 1 or 2 for float, 2 or 3 for
-  /// double; 0 (the default): 2 for float, 3 for double. Fewer cost fewer fp64 additions per
-  /// element and spill into the chunks more often (on the host, uniform [0, 1) floats: none
-  /// with 2, 5·10^-6 of the adds with 1; doubles: none with 2 or 3).
+  /// Doubles in each thread's expansion (exact/accumulator.hpp): 1 or 2 for float and the half
+  /// types, 2 or 3 for double; 0 (the default): 2 for float and the halves, 3 for double. Fewer
+  /// cost fewer fp64 additions per element and spill into the chunks more often (on the host,
+  /// uniform [0, 1) floats: none with 2, 5·10^-6 of the adds with 1; doubles: none with 2 or 3).
   int expansion = 0;
   ExactChunks chunks = ExactChunks::automatic;
   ExactFinish finish = ExactFinish::two_pass;
@@ -71,6 +76,13 @@ cudaError_t exact_sum(const float* d_in, float* d_out, std::uint64_t n, void* d_
                       std::size_t& temp_bytes, cudaStream_t stream, ExactLaunch cfg = {});
 /// The same for double.
 cudaError_t exact_sum(const double* d_in, double* d_out, std::uint64_t n, void* d_temp,
+                      std::size_t& temp_bytes, cudaStream_t stream, ExactLaunch cfg = {});
+/// The same for IEEE binary16 inputs: their exact sum (each half is exactly a float) rounded
+/// once to float.
+cudaError_t exact_sum(const __half* d_in, float* d_out, std::uint64_t n, void* d_temp,
+                      std::size_t& temp_bytes, cudaStream_t stream, ExactLaunch cfg = {});
+/// The same for bfloat16 inputs, rounded once to float (their sum can overflow it: ±Inf).
+cudaError_t exact_sum(const __nv_bfloat16* d_in, float* d_out, std::uint64_t n, void* d_temp,
                       std::size_t& temp_bytes, cudaStream_t stream, ExactLaunch cfg = {});
 
 /// What the calling thread's last exact_sum that returned cudaErrorInvalidValue found wrong

@@ -31,8 +31,8 @@ std::span<const FirstPass> compiled_first_passes() {
 
 namespace {
 
-/// A knob's index among its values (-1 if none): block 128, 256, 512; vector 1, 2, 4; unroll 1,
-/// 2, 4; expansion float 1, 2, double 2, 3.
+/// A knob's index among its values (-1 if none): block 128, 256, 512; vector 1, 2, 4, 8; unroll
+/// 1, 2, 4; expansion float and halves 1, 2, double 2, 3; element type f32, f64, f16, bf16.
 template <std::size_t N>
 int index_of(int value, const std::array<int, N>& values) {
   const auto* it = std::find(values.begin(), values.end(), value);
@@ -40,30 +40,34 @@ int index_of(int value, const std::array<int, N>& values) {
 }
 
 /// The first pass's slot of the lookup table, or -1 for knobs exact_sum does not have.
-int slot_of(bool is_double, int block_threads, int vector, int unroll, int expansion,
-            bool registers) {
+int slot_of(DType dtype, int block_threads, int vector, int unroll, int expansion, bool registers) {
+  const int d = index_of(static_cast<int>(dtype),
+                         std::array{static_cast<int>(DType::f32), static_cast<int>(DType::f64),
+                                    static_cast<int>(DType::f16), static_cast<int>(DType::bf16)});
   const int b = index_of(block_threads, std::array{128, 256, 512});
-  const int v = index_of(vector, std::array{1, 2, 4});
+  const int v = index_of(vector, std::array{1, 2, 4, 8});
   const int u = index_of(unroll, std::array{1, 2, 4});
-  const int e = index_of(expansion, is_double ? std::array{2, 3} : std::array{1, 2});
-  if (b < 0 || v < 0 || u < 0 || e < 0) return -1;
-  return ((((int{is_double} * 3 + b) * 3 + v) * 3 + u) * 2 + e) * 2 + int{registers};
+  const int e = index_of(expansion, dtype == DType::f64 ? std::array{2, 3} : std::array{1, 2});
+  if (d < 0 || b < 0 || v < 0 || u < 0 || e < 0) return -1;
+  return (((((d * 3 + b) * 4 + v) * 3 + u) * 2 + e) * 2) + int{registers};
 }
+
+constexpr std::size_t kSlots = 4 * 3 * 4 * 3 * 2 * 2;
 
 }  // namespace
 
-const FirstPass* find_first_pass(bool is_double, int block_threads, int vector, int unroll,
+const FirstPass* find_first_pass(DType dtype, int block_threads, int vector, int unroll,
                                  int expansion, bool registers) {
-  static const std::array<const FirstPass*, 2 * 3 * 3 * 3 * 2 * 2> table = [] {
-    std::array<const FirstPass*, 2 * 3 * 3 * 3 * 2 * 2> t{};
+  static const std::array<const FirstPass*, kSlots> table = [] {
+    std::array<const FirstPass*, kSlots> t{};
     for (const FirstPass& f : compiled_first_passes()) {
       const int slot =
-          slot_of(f.is_double, f.block_threads, f.vector, f.unroll, f.expansion, f.registers);
+          slot_of(f.dtype, f.block_threads, f.vector, f.unroll, f.expansion, f.registers);
       if (slot >= 0) t[static_cast<std::size_t>(slot)] = &f;
     }
     return t;
   }();
-  const int slot = slot_of(is_double, block_threads, vector, unroll, expansion, registers);
+  const int slot = slot_of(dtype, block_threads, vector, unroll, expansion, registers);
   return slot < 0 ? nullptr : table[static_cast<std::size_t>(slot)];
 }
 
@@ -86,45 +90,75 @@ constexpr unsigned kFinishThreads = 512;
 /// The finish sums a word of each block's slot (below 2^43, see exact_sum_blocks) in an int64.
 constexpr std::uint64_t kMaxBlocks = std::uint64_t{1} << 19;
 
-/// Fills in cfg's defaults for T (the widest load; expansion float 2, double 3; chunks float
-/// registers, double local), checks the knobs that name a first pass and sets \p pass to the
-/// compiled one. Returns what is wrong ("" if nothing): exact_sum's launch and its occupancy
-/// query (resident_blocks) both start here, so they name the same instance.
-template <class T>
+/// An input type's facts for exact_sum's checks and messages.
+template <class In>
+struct InputOf;
+template <>
+struct InputOf<float> {
+  static constexpr DType dtype = DType::f32;
+  static constexpr const char* name = "float";
+};
+template <>
+struct InputOf<double> {
+  static constexpr DType dtype = DType::f64;
+  static constexpr const char* name = "double";
+};
+template <>
+struct InputOf<__half> {
+  static constexpr DType dtype = DType::f16;
+  static constexpr const char* name = "__half";
+};
+template <>
+struct InputOf<__nv_bfloat16> {
+  static constexpr DType dtype = DType::bf16;
+  static constexpr const char* name = "__nv_bfloat16";
+};
+
+/// Fills in cfg's defaults for In (the widest load; expansion float and halves 2, double 3;
+/// chunks float and halves registers, double local), checks the knobs that name a first pass
+/// and sets \p pass to the compiled one. Returns what is wrong ("" if nothing): exact_sum's
+/// launch and its occupancy query (resident_blocks) both start here, so they name the same
+/// instance.
+template <class In>
 std::string normalise(ExactLaunch& cfg, const detail::FirstPass*& pass) {
   pass = nullptr;
-  const char* type = sizeof(T) == 4 ? "float" : "double";
+  constexpr bool is_double = std::is_same_v<In, double>;
+  constexpr bool is_half = detail::is_half_input_v<In>;
+  const char* type = InputOf<In>::name;
   if (cfg.block_threads != 128 && cfg.block_threads != 256 && cfg.block_threads != 512) {
     return "exact_sum: block_threads " + std::to_string(cfg.block_threads) +
            " is not 128, 256 or 512";
   }
-  const int max_vector = sizeof(T) == 4 ? 4 : 2;
+  const int max_vector = is_half ? 8 : is_double ? 2 : 4;
   if (cfg.vector == 0) cfg.vector = max_vector;  // the default: the widest load
-  if (cfg.vector != 1 && cfg.vector != 2 && cfg.vector != max_vector) {
+  if (is_half ? cfg.vector != 8 : cfg.vector != 1 && cfg.vector != 2 && cfg.vector != max_vector) {
     return std::string("exact_sum: vector ") + std::to_string(cfg.vector) + " for " + type +
-           " is not " + (sizeof(T) == 4 ? "1, 2 or 4" : "1 or 2");
+           " is not " +
+           (is_half     ? "8"
+            : is_double ? "1 or 2"
+                        : "1, 2 or 4");
   }
   if (cfg.unroll != 1 && cfg.unroll != 2 && cfg.unroll != 4) {
     return "exact_sum: unroll " + std::to_string(cfg.unroll) + " is not 1, 2 or 4";
   }
-  const int small_expansion = sizeof(T) == 4 ? 1 : 2;
+  const int small_expansion = is_double ? 2 : 1;
   if (cfg.expansion == 0) cfg.expansion = small_expansion + 1;  // the default: float 2, double 3
   if (cfg.expansion != small_expansion && cfg.expansion != small_expansion + 1) {
     return "exact_sum: expansion " + std::to_string(cfg.expansion) + " for " + type + " is not " +
-           (sizeof(T) == 4 ? "1 or 2" : "2 or 3");
+           (is_double ? "2 or 3" : "1 or 2");
   }
   if (cfg.chunks == ExactChunks::automatic) {
-    cfg.chunks = sizeof(T) == 4 ? ExactChunks::registers : ExactChunks::local;
+    cfg.chunks = is_double ? ExactChunks::local : ExactChunks::registers;
   }
   if (cfg.chunks != ExactChunks::registers && cfg.chunks != ExactChunks::local) {
     return "exact_sum: chunks " + std::to_string(static_cast<int>(cfg.chunks)) +
            " is not automatic, registers or local";
   }
-  if (sizeof(T) == 8 && cfg.chunks == ExactChunks::registers) {
+  if (is_double && cfg.chunks == ExactChunks::registers) {
     return "exact_sum: chunks registers for double (66 chunks): only local";
   }
   const bool registers = cfg.chunks == ExactChunks::registers;
-  pass = detail::find_first_pass(sizeof(T) == 8, cfg.block_threads, cfg.vector, cfg.unroll,
+  pass = detail::find_first_pass(InputOf<In>::dtype, cfg.block_threads, cfg.vector, cfg.unroll,
                                  cfg.expansion, registers);
   if (pass == nullptr) {
     return std::string("exact_sum: the first pass for ") + type + ", block_threads " +
@@ -137,12 +171,13 @@ std::string normalise(ExactLaunch& cfg, const detail::FirstPass*& pass) {
   return "";
 }
 
-template <class T>
-cudaError_t exact_sum_impl(const T* d_in, T* d_out, std::uint64_t n, void* d_temp,
+/// In: the input's element type; T: the accumulator's and the result's (AccumOf<In>).
+template <class In, class T = detail::AccumOf<In>>
+cudaError_t exact_sum_impl(const In* d_in, T* d_out, std::uint64_t n, void* d_temp,
                            std::size_t& temp_bytes, cudaStream_t stream, ExactLaunch cfg) {
-  const char* type = sizeof(T) == 4 ? "float" : "double";
+  const char* type = InputOf<In>::name;
   const detail::FirstPass* pass = nullptr;
-  if (std::string why = normalise<T>(cfg, pass); !why.empty()) return invalid(std::move(why));
+  if (std::string why = normalise<In>(cfg, pass); !why.empty()) return invalid(std::move(why));
   if (cfg.grid_blocks == 0 && cfg.blocks_per_sm < 1) {
     return invalid("exact_sum: blocks_per_sm " + std::to_string(cfg.blocks_per_sm) +
                    " is below 1 and grid_blocks is 0");
@@ -153,7 +188,7 @@ cudaError_t exact_sum_impl(const T* d_in, T* d_out, std::uint64_t n, void* d_tem
   }
   const auto address = reinterpret_cast<std::uintptr_t>(d_in);
   if (n > 0 && d_in == nullptr) return invalid("exact_sum: d_in is null and n is not 0");
-  if (address % sizeof(T) != 0) {
+  if (address % sizeof(In) != 0) {
     return invalid(std::string("exact_sum: d_in is not aligned to its ") + type);
   }
   if (n >= (std::uint64_t{1} << 40)) {
@@ -169,9 +204,9 @@ cudaError_t exact_sum_impl(const T* d_in, T* d_out, std::uint64_t n, void* d_tem
   }
 
   // The vectors start at the first kVector-aligned element.
-  const std::uint64_t vector_bytes = sizeof(T) * static_cast<unsigned>(cfg.vector);
+  const std::uint64_t vector_bytes = sizeof(In) * static_cast<unsigned>(cfg.vector);
   const std::uint64_t head = std::min<std::uint64_t>(n, (vector_bytes - address % vector_bytes) %
-                                                            vector_bytes / sizeof(T));
+                                                            vector_bytes / sizeof(In));
   const std::uint64_t vectors = (n - head) / static_cast<unsigned>(cfg.vector);
 
   std::uint64_t grid = cfg.grid_blocks;
@@ -256,28 +291,51 @@ cudaError_t exact_sum(const double* d_in, double* d_out, std::uint64_t n, void* 
   return exact_sum_impl(d_in, d_out, n, d_temp, temp_bytes, stream, cfg);
 }
 
+cudaError_t exact_sum(const __half* d_in, float* d_out, std::uint64_t n, void* d_temp,
+                      std::size_t& temp_bytes, cudaStream_t stream, ExactLaunch cfg) {
+  return exact_sum_impl(d_in, d_out, n, d_temp, temp_bytes, stream, cfg);
+}
+
+cudaError_t exact_sum(const __nv_bfloat16* d_in, float* d_out, std::uint64_t n, void* d_temp,
+                      std::size_t& temp_bytes, cudaStream_t stream, ExactLaunch cfg) {
+  return exact_sum_impl(d_in, d_out, n, d_temp, temp_bytes, stream, cfg);
+}
+
 const char* exact_sum_error_text() { return last_error.c_str(); }
 
 namespace {
 
-template <class T>
-cudaError_t resident_blocks(ExactLaunch cfg, int& blocks) {
+/// The compiled first pass of (dtype, cfg), or null (normalise refuses it, or dtype is not one
+/// exact_sum sums).
+const detail::FirstPass* pass_of(DType dtype, ExactLaunch cfg) {
   const detail::FirstPass* pass = nullptr;
-  if (!normalise<T>(cfg, pass).empty()) return cudaErrorInvalidValue;
-  return pass->resident_blocks(blocks);
+  switch (dtype) {
+    case DType::f32:
+      (void)normalise<float>(cfg, pass);
+      break;
+    case DType::f64:
+      (void)normalise<double>(cfg, pass);
+      break;
+    case DType::f16:
+      (void)normalise<__half>(cfg, pass);
+      break;
+    case DType::bf16:
+      (void)normalise<__nv_bfloat16>(cfg, pass);
+      break;
+    default:
+      break;
+  }
+  return pass;
 }
 
 }  // namespace
 
-cudaError_t resident_blocks_per_sm(bool is_double, const ExactLaunch& cfg, int& blocks) {
+cudaError_t resident_blocks_per_sm(DType dtype, const ExactLaunch& cfg, int& blocks) {
   blocks = 0;
-  return is_double ? resident_blocks<double>(cfg, blocks) : resident_blocks<float>(cfg, blocks);
+  const detail::FirstPass* pass = pass_of(dtype, cfg);
+  return pass == nullptr ? cudaErrorInvalidValue : pass->resident_blocks(blocks);
 }
 
-bool has_first_pass(bool is_double, const ExactLaunch& cfg) {
-  ExactLaunch c = cfg;
-  const detail::FirstPass* pass = nullptr;
-  return is_double ? normalise<double>(c, pass).empty() : normalise<float>(c, pass).empty();
-}
+bool has_first_pass(DType dtype, const ExactLaunch& cfg) { return pass_of(dtype, cfg) != nullptr; }
 
 }  // namespace tunedreduce::exact

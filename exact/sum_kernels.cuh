@@ -10,7 +10,11 @@
 // other is added as its exact fp64 sum (add_group; zeros do not count; with K >= 2, one within
 // twice that plus one as two sums). A round of double loads with no input of the direct path
 // (|x| >= 2^982, NaN, infinity) goes through the expansion level by level, with one spill test
-// (add_round, Expansion::add_doubles). Other rounds element by element in a loop with one add site
+// (add_round, Expansion::add_doubles). The half types (f16, bf16: a float accumulator and result)
+// load 8 halves in 16 bytes; an f16 round with no infinity or NaN is always one exact fp64 sum
+// (add_f16_round), a bf16 round is widened to floats and goes add_group's way with bfloat16's
+// 8-bit significands (wider spreads: exact_group_spread). Other rounds element by element in a
+// loop with one add site
 // (add_elements: the kernels' code size is their time after other kernels; the launch bounds ask
 // for 1024 threads a multiprocessor, 64 registers). The block then sums its threads'
 // values as chunk words (warp reductions, then shared memory: plain int64 sums, no carry): each
@@ -32,17 +36,48 @@
 // term), so a block's sums are below 2^43, and their sums over at most 2^19 blocks below 2^62,
 // which round_sums carries.
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
 #include <new>
+#include <type_traits>
 
 #include "exact/accumulator.hpp"
 
 namespace tunedreduce::exact::detail {
 
+/// Whether \p In is one of the two-byte input types (CUDA's __half, __nv_bfloat16): each is
+/// exactly a float, so their exact sum is float's (the float accumulator, the result rounded
+/// once to float).
+template <class In>
+inline constexpr bool is_half_input_v =
+    std::is_same_v<In, __half> || std::is_same_v<In, __nv_bfloat16>;
+
+/// The accumulator's and the result's type of an exact sum of \p In: float for the half types,
+/// else \p In.
+template <class In>
+using AccumOf = std::conditional_t<is_half_input_v<In>, float, In>;
+
+/// Significand bits (with the implicit one) of the input type: the exact fp64 group sums'
+/// spread bound (exact_group_spread) depends on it.
+template <class In>
+inline constexpr int kInputPrecision = std::is_same_v<In, __half>          ? 11
+                                       : std::is_same_v<In, __nv_bfloat16> ? 8
+                                                                           : 24;
+
 template <class T, int V>
 struct VectorOf;
+/// 16 bytes of eight halves (bits), widened to two float4 after the load (widen).
+template <>
+struct VectorOf<__half, 8> {
+  using type = uint4;
+};
+template <>
+struct VectorOf<__nv_bfloat16, 8> {
+  using type = uint4;
+};
 template <>
 struct VectorOf<float, 1> {
   using type = float;
@@ -117,12 +152,15 @@ __device__ __forceinline__ void add_elements(Front& front, Back& back, const V (
   }
 }
 
-/// The widest exponent spread at which the fp64 sum of m normal floats is exact in any order:
-/// each is a multiple of u = 2^(e_lo - 150) below 2^(24 + spread) u, so every partial sum is a
-/// multiple of u below m · 2^(24 + spread) u, which fp64's 53 bits hold while
-/// log2(m) + 24 + spread <= 53. Up to 4 floats: 27 (2 would allow 28); 8: 26; 16: 25.
-__host__ __device__ constexpr int exact_group_spread(int m) {
-  return m <= 4 ? 27 : m <= 8 ? 26 : m <= 16 ? 25 : 24;
+/// The widest exponent spread at which the fp64 sum of m normal floats of \p precision
+/// significand bits (24; the half types' widened: 11 for f16, 8 for bf16) is exact in any order:
+/// each is a multiple of u = 2^(e_lo - precision + 1) below 2^(precision + spread) u, so every
+/// partial sum is a multiple of u below m · 2^(precision + spread) u, which fp64's 53 bits hold
+/// while log2(m) + precision + spread <= 53. Floats: up to 4: 27 (2 would allow 28); 8: 26;
+/// 16: 25; 32: 24. (An f16 subnormal, k · 2^-24 with k < 2^10, widens to a normal float that is a
+/// multiple of 2^-24, so of its u too.)
+__host__ __device__ constexpr int exact_group_spread(int m, int precision = 24) {
+  return 53 - precision - (m <= 4 ? 2 : m <= 8 ? 3 : m <= 16 ? 4 : 5);
 }
 
 /// The fp64 sum of term(x) over a round's floats x (kUnroll vectors of V): a tree of
@@ -160,10 +198,11 @@ __device__ __forceinline__ double round_sum(const V (&v)[kUnroll], Term term) {
 /// wide (S = exact_group_spread) goes as two exact sums (below). Returns false (nothing added)
 /// else (a subnormal, an infinity or NaN, a wider spread); the caller then adds element by
 /// element (add_elements), with the same result.
-template <class V, int kUnroll, class Front, class Back>
+template <int kPrecision, class V, int kUnroll, class Front, class Back>
 __device__ __forceinline__ bool add_group(Front& front, Back& back, const V (&v)[kUnroll]) {
   constexpr int kPer = static_cast<int>(sizeof(V) / sizeof(float));
-  constexpr unsigned kSpread = exact_group_spread(kPer * kUnroll);
+  static_assert(kPer * kUnroll <= 32);
+  constexpr unsigned kSpread = exact_group_spread(kPer * kUnroll, kPrecision);
   // The magnitudes' bits: the largest, and the smallest nonzero one (m - 1 takes a zero to the
   // top; lo is then 0 when every float is zero).
   std::uint32_t lo_minus_1 = 0xFFFFFFFFu;
@@ -221,6 +260,94 @@ __device__ __forceinline__ bool add_round(Front& front, Back& back, const V (&v)
     for (int k = 0; k < kPer; ++k) x[u * kPer + k] = element<double>(v[u], k);
   }
   return front.add_doubles(x, back);
+}
+
+/// One input element as the accumulator's type: a half widened to float exactly. The halves are
+/// read as bits and widened by integer and conversion instructions that never flush: an f16 (its
+/// subnormals too) is a normal float, a bf16 is the high half of a float's bits (its subnormals
+/// float subnormals, which the accumulator routes by their bits, never through a conversion).
+__device__ __forceinline__ float widen_bits(std::uint16_t bits, const __half*) {
+  return __half2float(__ushort_as_half(bits));
+}
+__device__ __forceinline__ float widen_bits(std::uint16_t bits, const __nv_bfloat16*) {
+  return __uint_as_float(static_cast<std::uint32_t>(bits) << 16);
+}
+
+template <class In>
+__device__ __forceinline__ AccumOf<In> load_element(const In* p) {
+  if constexpr (is_half_input_v<In>) {
+    return widen_bits(__ldg(reinterpret_cast<const unsigned short*>(p)),
+                      static_cast<const In*>(nullptr));
+  } else {
+    return __ldg(p);
+  }
+}
+
+/// A 16-byte vector of eight halves as two float4 (elements 0-3, 4-7), each widened exactly.
+template <class In>
+__device__ __forceinline__ void widen(const uint4& v, float4& lo, float4& hi) {
+  const std::uint32_t w[4] = {v.x, v.y, v.z, v.w};
+  float f[8];
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    if constexpr (std::is_same_v<In, __half>) {
+      const float2 pair = __half22float2(*reinterpret_cast<const __half2*>(&w[k]));
+      f[2 * k] = pair.x;
+      f[2 * k + 1] = pair.y;
+    } else {
+      f[2 * k] = __uint_as_float(w[k] << 16);
+      f[2 * k + 1] = __uint_as_float(w[k] & 0xFFFF0000u);
+    }
+  }
+  lo = make_float4(f[0], f[1], f[2], f[3]);
+  hi = make_float4(f[4], f[5], f[6], f[7]);
+}
+
+/// An f16's bits as a double, exactly (cvt.f64.f16).
+__device__ __forceinline__ double f16_to_double(unsigned short bits) {
+  double d;
+  asm("cvt.f64.f16 %0, %1;" : "=d"(d) : "h"(bits));
+  return d;
+}
+
+/// A thread's round of f16 loads (kUnroll vectors of 8) added as one input, its exact fp64 sum,
+/// when no element is an infinity or NaN: every finite f16 is a multiple of 2^-24 below 2^16 in
+/// magnitude, so every partial sum of up to 32 of them is a multiple of 2^-24 below 2^21, which
+/// fp64's 53 bits hold in any order, whatever the exponents (no spread test, unlike add_group;
+/// the sign of an exact zero as there). The test is on the bits, two halves a word: an exponent
+/// field of all ones (0x7C00) carries into bit 15 of its half when 0x0400 is added, and no
+/// other field does, nor does a carry cross into the other half. Returns false (nothing added)
+/// where some element is Inf or NaN; the caller then widens the round to floats. (Summing each
+/// vector's 8 halves in float where exact, one conversion to double per vector instead of one
+/// per element, measured slower on an H100: docs/performance.md 3.28.)
+template <class Front, class Back, int kUnroll>
+__device__ __forceinline__ bool add_f16_round(Front& front, Back& back, const uint4 (&v)[kUnroll]) {
+  std::uint32_t special = 0;
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) {
+    special |= ((v[u].x & 0x7C007C00u) + 0x04000400u) | ((v[u].y & 0x7C007C00u) + 0x04000400u) |
+               ((v[u].z & 0x7C007C00u) + 0x04000400u) | ((v[u].w & 0x7C007C00u) + 0x04000400u);
+  }
+  if ((special & 0x80008000u) != 0) return false;
+  double s[kUnroll];
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) {
+    const std::uint32_t w[4] = {v[u].x, v[u].y, v[u].z, v[u].w};
+    double p[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      p[k] = f16_to_double(static_cast<unsigned short>(w[k] & 0xFFFFu)) +
+             f16_to_double(static_cast<unsigned short>(w[k] >> 16));
+    }
+    s[u] = (p[0] + p[1]) + (p[2] + p[3]);
+  }
+#pragma unroll
+  for (int width = 1; width < kUnroll; width *= 2) {
+#pragma unroll
+    for (int u = 0; u + width < kUnroll; u += 2 * width) s[u] += s[u + width];
+  }
+  front.add_exact_sum(s[0], back);
+  return true;
 }
 
 __device__ __forceinline__ std::int64_t warp_sum(std::int64_t v) {
@@ -656,24 +783,26 @@ __device__ void finish_slots(const std::int64_t* slots, unsigned blocks, T* out,
   if (threadIdx.x < 32) round_sums(smem, out, lo, hi);
 }
 
-/// The exact sum's first pass (see the top of this file). The input is in[0, n): \p head
-/// elements before the first kVector-aligned vector, \p vectors vectors, then the rest of n.
+/// The exact sum's first pass (see the top of this file). The input is in[0, n) of \p In
+/// (float, double, or a half type summed as floats: AccumOf): \p head elements before the first
+/// kVector-aligned vector, \p vectors vectors, then the rest of n.
 /// \p ticket: null for two_pass; for single_pass a zeroed counter, and the last block rounds
 /// the result into *out and leaves the counter zero.
-template <class T, int kThreads, int kVector, int kUnroll, int kExpansion, Residence kResidence,
+template <class In, int kThreads, int kVector, int kUnroll, int kExpansion, Residence kResidence,
           int kMinBlocks = 1024 / kThreads, class Probe = NoProbe>
 // 1024 / kThreads blocks a multiprocessor: at most 64 registers, two blocks of 512 threads.
 // Without it, chunks in registers took 76-84 (one block of 512) once add_elements looped, and
 // ran slower at 2^23-2^24 on the H100 (docs/performance.md 3.19). (kMinBlocks: the experiment
 // bench/experiments/exact_bounds.cu tries others; every compiled first pass has the default.)
 __global__ void __launch_bounds__(kThreads, kMinBlocks)
-    exact_sum_blocks(const T* __restrict__ in, std::uint64_t n, std::uint64_t head,
+    exact_sum_blocks(const In* __restrict__ in, std::uint64_t n, std::uint64_t head,
                      std::uint64_t vectors, std::int64_t* __restrict__ slots, unsigned* ticket,
-                     T* out) {
+                     AccumOf<In>* out) {
+  using T = AccumOf<In>;
   using Front = Expansion<T, kExpansion, kResidence>;
   using Store = typename Front::Store;
   using Parts = typename Store::Parts;
-  using Vector = typename VectorOf<T, kVector>::type;
+  using Vector = typename VectorOf<In, kVector>::type;
   constexpr int kWarps = kThreads / 32;
   constexpr int kWords = kSlotWords<T>;
   static_assert(kThreads % 32 == 0 && kWarps >= 1 && kThreads >= kWords);
@@ -694,7 +823,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
 #pragma unroll 1
   for (int side = 0; side < 2; ++side) {
     if (side == 0 ? thread < head : thread < n - tail_start) {
-      front.add(__ldg(in + (side == 0 ? thread : tail_start + thread)), back);
+      front.add(load_element(in + (side == 0 ? thread : tail_start + thread)), back);
     }
   }
   // The vectors: the block's share of the grid's rounds (round r gives lane l of the block's
@@ -724,12 +853,25 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
     if ((threadIdx.x & 31) == 0) next = atomicAdd(&smem.next_tile, 1ull) + kWarps;
     tile = __shfl_sync(0xFFFFFFFFu, next, 0);
     i = first_vector(tile);
-    if constexpr (sizeof(T) == 4 && kVector * kUnroll >= 2) {
-      if (add_group(front, back, v)) continue;
-    } else if constexpr (sizeof(T) == 8) {
-      if (add_round(front, back, v)) continue;
+    if constexpr (std::is_same_v<In, __half>) {
+      if (add_f16_round(front, back, v)) continue;
     }
-    add_elements<T>(front, back, v, kVector * kUnroll);
+    if constexpr (is_half_input_v<In>) {
+      // Eight halves a load, widened to two float4: the float path's rounds of 8 to 32 floats.
+      float4 f[2 * kUnroll];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) widen<In>(v[u], f[2 * u], f[2 * u + 1]);
+      if (!add_group<kInputPrecision<In>>(front, back, f)) {
+        add_elements<T>(front, back, f, 8 * kUnroll);
+      }
+    } else {
+      if constexpr (sizeof(T) == 4 && kVector * kUnroll >= 2) {
+        if (add_group<kInputPrecision<In>>(front, back, v)) continue;
+      } else if constexpr (sizeof(T) == 8) {
+        if (add_round(front, back, v)) continue;
+      }
+      add_elements<T>(front, back, v, kVector * kUnroll);
+    }
   }
   // The warp's last tile: a prefix of its vectors in each lane (none in the lanes past the end),
   // their loads all issued before the adds, one wait for memory instead of one a vector.
@@ -743,7 +885,16 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
         loaded = u + 1;
       }
     }
-    add_elements<T>(front, back, v, loaded * kVector);
+    if constexpr (is_half_input_v<In>) {
+      float4 f[2 * kUnroll];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        if (u < loaded) widen<In>(v[u], f[2 * u], f[2 * u + 1]);
+      }
+      add_elements<T>(front, back, f, loaded * kVector);
+    } else {
+      add_elements<T>(front, back, v, loaded * kVector);
+    }
   }
   Probe::at(1);
   // The thread's sum: its expansion's K terms, plus its chunks if it spilled. The warp's sums

@@ -27,6 +27,11 @@ constexpr int max_devices = 64;
 template <KernelParams P>
 struct ExactDispatch {
   static_assert(is_exact_family(P.family) && P.op == Op::exact_sum);
+  /// The input's element type; the result's is T (float for the half types).
+  using In = std::conditional_t<
+      P.dtype == DType::f64, double,
+      std::conditional_t<P.dtype == DType::f16, __half,
+                         std::conditional_t<P.dtype == DType::bf16, __nv_bfloat16, float>>>;
   using T = std::conditional_t<P.dtype == DType::f64, double, float>;
 
   /// Once per device, as Dispatch does; the thread limit when the calculator cannot say.
@@ -38,8 +43,8 @@ struct ExactDispatch {
       if (cached > 0) return cached;
     }
     int blocks = 0;
-    if (exact::resident_blocks_per_sm(P.dtype == DType::f64, exact_geometry::launch_config(P),
-                                      blocks) != cudaSuccess ||
+    if (exact::resident_blocks_per_sm(P.dtype, exact_geometry::launch_config(P), blocks) !=
+            cudaSuccess ||
         blocks <= 0) {
       (void)cudaGetLastError();  // not sticky
       blocks = geometry::estimated_resident_blocks(P, dev);
@@ -62,7 +67,7 @@ struct ExactDispatch {
   /// only, and that alignment gives the most loads, so the most blocks, of any.
   static std::size_t workspace_bytes(std::uint64_t n, const DeviceLimits& dev) {
     if (n == 0 || n > max_elements_of(P)) return 0;
-    const auto* aligned = reinterpret_cast<const T*>(std::uintptr_t{256});
+    const auto* aligned = reinterpret_cast<const In*>(std::uintptr_t{256});
     std::size_t bytes = 0;
     if (exact::exact_sum(aligned, nullptr, n, nullptr, bytes, nullptr, config(n, dev)) !=
         cudaSuccess)
@@ -83,7 +88,7 @@ struct ExactDispatch {
       else if (a.workspace_clean) c.counter = static_cast<unsigned*>(a.workspace);
     }
     std::size_t bytes = a.workspace_bytes;
-    return exact::exact_sum(static_cast<const T*>(a.in), static_cast<T*>(a.out), a.n, a.workspace,
+    return exact::exact_sum(static_cast<const In*>(a.in), static_cast<T*>(a.out), a.n, a.workspace,
                             bytes, a.stream, c);
   }
 };
@@ -112,14 +117,15 @@ std::span<const Entry> exact_entries() {
     const auto add = [&v](std::span<const Entry> entries) {
       for (const Entry& e : entries) {
         // A deployment build compiles the first passes of its list's exact entries alone.
-        if (exact::has_first_pass(e.params.dtype == DType::f64,
-                                  exact_geometry::launch_config(e.params))) {
+        if (exact::has_first_pass(e.params.dtype, exact_geometry::launch_config(e.params))) {
           v.push_back(e);
         }
       }
     };
     add(entries_of<DType::f32>());
     add(entries_of<DType::f64>());
+    add(entries_of<DType::f16>());
+    add(entries_of<DType::bf16>());
     return v;
   }();
   return all;

@@ -46,7 +46,7 @@ namespace exact_geometry {
 exact::ExactLaunch launch_config(const KernelParams& p) {
   exact::ExactLaunch c;
   c.block_threads = p.block;
-  c.vector = 0;  // the widest: 16 bytes
+  c.vector = 0;  // the widest: 16 bytes (8 halves)
   c.unroll = p.unroll;
   const bool is_double = p.dtype == DType::f64;
   c.expansion = (is_double ? 2 : 1) + (p.family == Family::exact_wide ? 1 : 0);

@@ -7,7 +7,8 @@
 // (static or dynamic); every other family has mode `none`. The `packed` finish exists only for the
 // 16-byte-load families (vectorized, tiled, streaming) of the 32-bit integer sums; `single_tile`
 // has `single_pass` only. The exact families (exact, exact_wide, exact_registers) implement
-// Op::exact_sum for f32 and f64 (exact_registers f32 only), block sizes 128, 256 and 512, and
+// Op::exact_sum for f32, f64, f16 and bf16 (exact_registers all but f64), block sizes 128, 256
+// and 512, and
 // no other family implements it; their entries launch exact/sum.hpp's exact_sum, not the
 // kernel templates (kernels/exact_entries.cpp), so kernels/CMakeLists.txt generates no
 // instances for Op::exact_sum. Op::wide_sum (i32, u32, f32 summed into the type twice as wide)
@@ -52,8 +53,9 @@ inline constexpr FamilyAxes families[] = {
     {Family::exact_registers, {1, 2, 4}, {SmemMode::none}, 1},
 };
 
-/// Whether family \p f implements (d, o): the exact families exactly Op::exact_sum (f32 and
-/// f64; exact_registers, whose chunks fit registers for float only, f32); Op::wide_sum only the
+/// Whether family \p f implements (d, o): the exact families exactly Op::exact_sum (f32, f64, f16
+/// and bf16; exact_registers, whose chunks fit registers for a float accumulator only, all but
+/// f64); Op::wide_sum only the
 /// 16-byte-load families (vectorized, tiled, streaming, single_tile: the fastest of the 32-bit
 /// sums everywhere the tuner has measured, and a quarter of what every family would compile);
 /// argmin and argmax (an index carried with each value) vectorized, streaming and single_tile:
@@ -62,7 +64,7 @@ inline constexpr FamilyAxes families[] = {
 constexpr bool family_applies(Family f, DType d, Op o) {
   if (!op_applies(d, o)) return false;
   if (is_exact_family(f))
-    return o == Op::exact_sum && (f != Family::exact_registers || d == DType::f32);
+    return o == Op::exact_sum && (f != Family::exact_registers || d != DType::f64);
   if (o == Op::exact_sum) return false;
   if (o == Op::wide_sum)
     return f == Family::vectorized || f == Family::tiled || f == Family::streaming ||

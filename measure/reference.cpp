@@ -66,7 +66,7 @@ Partial<T> fold_range(Op op, std::uint64_t seed, std::uint64_t begin, std::uint6
     p.value = op == Op::min || op == Op::argmin ? min_identity<T>() : max_identity<T>();
   for (std::uint64_t i = begin; i < end; ++i) {
     const T x = data_value<T>(seed, i);
-    if constexpr (is_half_v<T>) {  // wide_sum alone (op_applies)
+    if constexpr (is_half_v<T>) {  // wide_sum (exact_sum returned above; op_applies)
       const long double v = to_float(x);
       p.fsum += v;
       p.abs_sum += std::fabs(v);
@@ -89,23 +89,32 @@ Partial<T> fold_range(Op op, std::uint64_t seed, std::uint64_t begin, std::uint6
   return p;
 }
 
-/// exact_sum: the host's exact reference (exact/reference.hpp) over the regenerated values, one
-/// accumulator per thread, merged (exactly) at the end.
+/// exact_sum's result type for elements of T: T itself, float for the half types (types.hpp,
+/// result_dtype), whose values are floats exactly (datagen.hpp's to_float).
+template <class T>
+using exact_t = std::conditional_t<is_half_v<T>, float, T>;
+
+/// exact_sum: the host's exact reference (exact/reference.hpp) over the regenerated values (a
+/// half type's decoded to floats), one accumulator per thread, merged (exactly) at the end.
 template <class T>
 Reference exact_reference_of(DType dtype, std::uint64_t seed, std::uint64_t n) {
+  using R = exact_t<T>;
   const unsigned threads =
       std::max(1u, std::min<unsigned>(32, std::thread::hardware_concurrency()));
   const unsigned parts = n < (1u << 16) ? 1 : threads;
-  std::vector<exact::ReferenceSum<T>> partial(parts);
+  std::vector<exact::ReferenceSum<R>> partial(parts);
   std::vector<std::thread> pool;
   for (unsigned t = 0; t < parts; ++t)
     pool.emplace_back([&, t] {
-      std::vector<T> block;
+      std::vector<R> block;
       block.reserve(4096);
       const std::uint64_t end = n * (t + 1) / parts;
       for (std::uint64_t i = n * t / parts; i < end;) {
         block.clear();
-        for (; i < end && block.size() < 4096; ++i) block.push_back(data_value<T>(seed, i));
+        for (; i < end && block.size() < 4096; ++i) {
+          if constexpr (is_half_v<T>) block.push_back(to_float(data_value<T>(seed, i)));
+          else block.push_back(data_value<T>(seed, i));
+        }
         partial[t].add(block);
       }
     });
@@ -115,9 +124,10 @@ Reference exact_reference_of(DType dtype, std::uint64_t seed, std::uint64_t n) {
   r.dtype = dtype;
   r.op = Op::exact_sum;
   r.n = n;
-  // No values give +0, the library's n = 0 (exact/reference.hpp).
-  const T value = partial[0].result();
-  std::memcpy(r.bits, &value, sizeof(T));
+  // No values give +0, the library's n = 0 (exact/reference.hpp). The result type's bytes:
+  // a float's 4 for the half types (result_bytes), which verify compares bit for bit.
+  const R value = partial[0].result();
+  std::memcpy(r.bits, &value, sizeof(R));
   return r;
 }
 
@@ -137,7 +147,7 @@ Reference reference_of(DType dtype, Op op, std::uint64_t seed, std::uint64_t n) 
   if (!op_applies(dtype, op))
     throw std::invalid_argument(std::string(op_name(op)) + " is defined for " + op_dtypes(op) +
                                 " only, not " + dtype_name(dtype));
-  if constexpr (std::is_floating_point_v<T>)
+  if constexpr (std::is_floating_point_v<T> || is_half_v<T>)
     if (op == Op::exact_sum) return exact_reference_of<T>(dtype, seed, n);
   const unsigned threads =
       std::max(1u, std::min<unsigned>(32, std::thread::hardware_concurrency()));
@@ -160,7 +170,7 @@ Reference reference_of(DType dtype, Op op, std::uint64_t seed, std::uint64_t n) 
     }
   }
   if constexpr (is_half_v<T>) {
-    // wide_sum into float: the long-double sum, rounded once to float.
+    // wide_sum into float (exact_sum returned above): the long-double sum, rounded once to float.
     const auto wide = static_cast<float>(r.fp_sum);
     std::memcpy(r.bits, &wide, sizeof wide);
     return r;

@@ -2,7 +2,8 @@
 // Host references for the measured data (measure/datagen.hpp), computed by regenerating the values
 // on several threads: no copy of the input is needed. Integer sums are exact modulo 2^bits,
 // floating-point sums are carried in long double together with sum|x|, min and max are exact,
-// and exact_sum is the host's exact reference (exact/reference.hpp), matched bit for bit.
+// and exact_sum is the host's exact reference (exact/reference.hpp), matched bit for bit (of f16
+// and bf16: their values' exact sum rounded once to float, the result type).
 
 #include <cstdint>
 #include <string>
@@ -13,8 +14,9 @@ namespace tunedreduce::measure {
 
 /// The reference of one (dtype, op, n) for one seed. `bits` holds the exact result's bytes
 /// (integers, min, max) or the long-double sum rounded to the result's type (float sums), in the
-/// result's type (result_dtype: 8 bytes for wide_sum; argmin and argmax: the IndexedValue of the
-/// first extreme element, 16 bytes, result_bytes).
+/// result's type (result_dtype: 8 bytes for wide_sum of the 32-bit types, a float for wide_sum and
+/// exact_sum of f16 and bf16; argmin and argmax: the IndexedValue of the first extreme element,
+/// 16 bytes, result_bytes).
 struct Reference {
   DType dtype = DType::i32;
   Op op = Op::sum;

@@ -5,7 +5,7 @@ usage: scripts/bench-summary.py BENCH.json [HOST.json]
 
 Prints, per library call (cached, two-phase), the speed-up over cub::DeviceReduce (CUB's median
 / the call's median) for the keys the issues name (i32/i64/f32/f64 sum, i32/f32 min and max,
-f32/f64 exact_sum, i32/u32/f32/f16/bf16 wide_sum, i32/f32/f64 argmin and argmax) at
+f32/f64/f16/bf16 exact_sum, i32/u32/f32/f16/bf16 wide_sum, i32/f32/f64 argmin and argmax) at
 every size, and how many rows of every type and operator are below 1.0x (and below 0.985x, the
 1.5 % allowance at CUB's single-tile size); then, when HOST.json is given, the host's cost per
 call.
@@ -14,7 +14,7 @@ import json
 import sys
 
 KEYS = ["i32.sum", "i64.sum", "f32.sum", "f64.sum", "i32.min", "i32.max", "f32.min", "f32.max",
-        "f32.exact_sum", "f64.exact_sum", "i32.wide_sum", "u32.wide_sum", "f32.wide_sum",
+        "f32.exact_sum", "f64.exact_sum", "f16.exact_sum", "bf16.exact_sum", "i32.wide_sum", "u32.wide_sum", "f32.wide_sum",
         "f16.wide_sum", "bf16.wide_sum", "i32.argmin", "i32.argmax", "f32.argmin", "f32.argmax",
         "f64.argmin", "f64.argmax"]
 

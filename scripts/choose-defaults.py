@@ -2,6 +2,7 @@
 """Choose the built-in default rules (runtime/defaults.cpp) from tuning databases of several GPUs.
 
 usage: scripts/choose-defaults.py DB [DB ...] [--bench BENCH.json ...] [--slack 0.01]
+                                 [--keys f16.exact_sum,bf16.exact_sum]
 
 The databases must hold, per GPU, a full search of the default tune.toml (halving measures
 every candidate at every grid size in its first round), in one database or split over several
@@ -28,7 +29,8 @@ of blocks that costs 2-7 % on the H200 (session 6: streaming.b1024.u4.single_pas
 0.95-0.99x CUB through the two-phase call at 2^25-2^27, 1.01x through the cached one). A score
 stays relative to the fastest candidate of all.
 
-From 2^26 up, single_pass candidates are left out (two_pass and packed remain): in session 7
+From 2^26 up, single_pass candidates are left out (two_pass and packed remain; not for exact_sum,
+whose persistent single_pass grids won every exact tune): in session 7
 the persistent single_pass kernels (warp_shuffle, vectorized) that tied the streaming two_pass ones within 0.2 % in the H200's tuning run ran 1-4 % slower than CUB
 through the bench in the next call (another machine of the same model), where the streaming
 two_pass ones ran 1.01-1.04x.
@@ -68,6 +70,8 @@ def blocks(kernel_id, n, sms=132):
     chunks = -(-n // chunk)
     if family == "single_tile":
         return 1
+    if family.startswith("exact"):  # persistent: 1024 threads a multiprocessor (64 registers)
+        return max(1, min(-(-n // (block * unroll * (16 // size))), sms * (1024 // block)))
     if family in ("vectorized", "warp_shuffle"):
         cap = sms * max(1, min(32, 2048 // block))
     elif family in ("tiled", "streaming"):
@@ -114,6 +118,9 @@ def main():
     ap.add_argument("dbs", nargs="+")
     ap.add_argument("--bench", action="append", default=[])
     ap.add_argument("--slack", type=float, default=0.01)
+    ap.add_argument("--keys", default="",
+                    help="only these keys, e.g. f16.exact_sum,bf16.exact_sum (default: every "
+                         "type of DTYPES with every operator of OPS)")
     ap.add_argument("--max-single-pass-blocks", type=int, default=1056,
                     help="from 2^24 up, leave out single_pass candidates with more blocks "
                          "(keep equal to Runtime::two_phase_max_single_pass_blocks)")
@@ -135,8 +142,10 @@ def main():
     rules = []
     worst = {d: (0, None) for d in devs}
     worst_cub = {d: (9, None) for d in devs}
-    for dtype in DTYPES:
-        for op in OPS:
+    keys = [tuple(k.split(".")) for k in a.keys.split(",")] if a.keys else \
+        [(dtype, op) for dtype in DTYPES for op in OPS]
+    for dtype, op in keys:
+        if True:
             # Grid sizes: powers of two measured on every GPU.
             sizes = None
             for d in devs:
@@ -157,7 +166,7 @@ def main():
                 if n >= LARGE:  # the two-phase call's acq_rel ticket: see the docstring
                     sc = {k: v for k, v in sc.items()
                           if ".single_pass." not in k or blocks(k, n) <= a.max_single_pass_blocks}
-                if n >= STREAM:  # two_pass (and packed) only: see the docstring
+                if n >= STREAM and op != "exact_sum":  # two_pass (and packed) only: see the docstring
                     sc = {k: v for k, v in sc.items() if ".single_pass." not in k}
                 scores.append(sc)
             # Fewest rules: a rule grows over consecutive sizes while some candidate stays within

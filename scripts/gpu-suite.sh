@@ -63,7 +63,8 @@ if [ "${GPU_SUITE_BENCH:-1}" = 1 ] && [ -x "$bin/tunedreduce" ]; then
     --json "$out/bench.json" ${BENCH_ARGS:-}
   # The exact sums (issue 16) against CUB's inexact sum: the database's exact_sum winners, or
   # the built-in defaults where it has none.
-  run_step bench_exact "$bin/tunedreduce" bench --db "$bench_db" --ops exact_sum --dtypes f32,f64 \
+  run_step bench_exact "$bin/tunedreduce" bench --db "$bench_db" --ops exact_sum \
+    --dtypes f32,f64,f16,bf16 \
     --api both --l2 cold --json "$out/bench-exact.json"
   run_step bench_host "$bin/tunedreduce" bench --db "$bench_db" --host-calls 20000 \
     --dtypes f32 --ops sum --sizes 2^12,2^16 --json "$out/bench-host.json"
@@ -83,7 +84,7 @@ if [ -f "$out/bench.json" ]; then
   host=""; [ -f "$out/bench-host.json" ] && host="$out/bench-host.json"
   python3 scripts/bench-summary.py "$out/bench.json" $host
   if [ -f "$out/bench-exact.json" ]; then
-    echo "---- exact_sum (CUB: the inexact cub::DeviceReduce::Sum) ----"
+    echo "---- exact_sum (CUB: the inexact cub::DeviceReduce::Sum; halves: Reduce into float) ----"
     python3 scripts/bench-summary.py "$out/bench-exact.json"
   fi
   if [ -f "$out/bench-defaults.json" ]; then

@@ -98,7 +98,7 @@ bool run(const ColdTimer& timer, const cudaDeviceProp& prop, const std::vector<C
   for (std::size_t c = 0; c < k; ++c) {
     tr::exact::ExactLaunch l = configs[c].launch;
     int resident = 0;
-    CK(tr::exact::resident_blocks_per_sm(is_double, l, resident));
+    CK(tr::exact::resident_blocks_per_sm(is_double ? tr::DType::f64 : tr::DType::f32, l, resident));
     tr::kernels::KernelParams p{tr::kernels::Family::exact,
                                 l.block_threads,
                                 l.unroll,

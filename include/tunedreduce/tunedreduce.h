@@ -135,7 +135,8 @@ TR_API tr_status tr_reduce_cached(const void* d_in, void* d_out, uint64_t n, int
 TR_API tr_status tr_sum(const void* d_in, void* d_out, uint64_t n, int dtype, void* stream);
 TR_API tr_status tr_min(const void* d_in, void* d_out, uint64_t n, int dtype, void* stream);
 TR_API tr_status tr_max(const void* d_in, void* d_out, uint64_t n, int dtype, void* stream);
-/** The exact sum (TR_EXACT_SUM) of TR_F32 or TR_F64 elements (another dtype is
+/** The exact sum (TR_EXACT_SUM) of TR_F32, TR_F64, TR_F16 or TR_BF16 elements into one float,
+ *  double, float or float at d_out (the true sum rounded once to that type; another dtype is
  *  TR_ERROR_INVALID_ARGUMENT), with the cached workspace; the two-phase form is tr_reduce with
  *  op TR_EXACT_SUM. NaN if any input is NaN or both infinities occur, +0 for n == 0. */
 TR_API tr_status tr_exact_sum(const void* d_in, void* d_out, uint64_t n, int dtype, void* stream);

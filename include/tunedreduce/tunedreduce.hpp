@@ -412,4 +412,35 @@ inline void exact_sum(void* d_temp, std::size_t& temp_bytes, const double* d_in,
          DType::f64, Op::exact_sum, stream);
 }
 
+#ifdef TUNEDREDUCE_HAS_HALF
+/// exact_sum() of IEEE binary16 elements: their true sum (every __half is exactly a float)
+/// rounded once to float, ties to even; the specials and zeros as for float. The result is a
+/// float (result_dtype): there is no __half result.
+inline void exact_sum(const __half* d_in, float* d_out, std::uint64_t n, cudaStream_t stream = 0) {
+  reduce(static_cast<const void*>(d_in), static_cast<void*>(d_out), n, DType::f16, Op::exact_sum,
+         stream);
+}
+
+/// exact_sum() of bfloat16 elements, rounded once to float (their sum can overflow it: ±Inf).
+inline void exact_sum(const __nv_bfloat16* d_in, float* d_out, std::uint64_t n,
+                      cudaStream_t stream = 0) {
+  reduce(static_cast<const void*>(d_in), static_cast<void*>(d_out), n, DType::bf16, Op::exact_sum,
+         stream);
+}
+
+/// Two-phase exact_sum() of __half elements into a float.
+inline void exact_sum(void* d_temp, std::size_t& temp_bytes, const __half* d_in, float* d_out,
+                      std::uint64_t n, cudaStream_t stream = 0) {
+  reduce(d_temp, temp_bytes, static_cast<const void*>(d_in), static_cast<void*>(d_out), n,
+         DType::f16, Op::exact_sum, stream);
+}
+
+/// Two-phase exact_sum() of __nv_bfloat16 elements into a float.
+inline void exact_sum(void* d_temp, std::size_t& temp_bytes, const __nv_bfloat16* d_in,
+                      float* d_out, std::uint64_t n, cudaStream_t stream = 0) {
+  reduce(d_temp, temp_bytes, static_cast<const void*>(d_in), static_cast<void*>(d_out), n,
+         DType::bf16, Op::exact_sum, stream);
+}
+#endif
+
 }  // namespace tunedreduce

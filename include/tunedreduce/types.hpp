@@ -10,13 +10,14 @@ namespace tunedreduce {
 /// so integer sums wrap modulo 2^bits identically in every kernel variant, except for
 /// Op::wide_sum, whose accumulator and result are wider (result_dtype). f16 and bf16 are CUDA's
 /// __half and __nv_bfloat16 (IEEE binary16 and bfloat16, two bytes each); so far they are reduced
-/// by wide_sum alone (op_applies), into a float.
+/// by wide_sum and exact_sum alone (op_applies), both into a float.
 enum class DType : std::uint8_t { i32, u32, i64, u64, f32, f64, f16, bf16 };
 
 /// Reduction operator. For floating-point min and max a NaN anywhere in the input gives NaN.
-/// exact_sum, for f32 and f64 only (op_applies): the true sum of the inputs rounded once to
-/// nearest even, so the same bits from every kernel, launch configuration and GPU; NaN if any
-/// input is NaN or both infinities occur, ±Inf if one does or the rounded sum overflows.
+/// exact_sum, for f32, f64, f16 and bf16 only (op_applies): the true sum of the inputs rounded
+/// once to nearest even to result_dtype (the element type; float for f16 and bf16), so the same
+/// bits from every kernel, launch configuration and GPU; NaN if any input is NaN or both
+/// infinities occur, ±Inf if one does or the rounded sum overflows.
 /// wide_sum, for i32, u32, f32, f16 and bf16 only (op_applies): the sum accumulated in, and
 /// returned as, a wider type (result_dtype: i64, u64, f64, and f32 for both half types), so a sum
 /// of many 32-bit integers does not wrap at 2^32 (it wraps modulo 2^64), a float sum keeps
@@ -49,13 +50,13 @@ constexpr bool is_arg_op(Op o) noexcept { return o == Op::argmin || o == Op::arg
 constexpr bool is_half(DType t) noexcept { return t == DType::f16 || t == DType::bf16; }
 
 /// Whether operator \p o is defined for element type \p t: sum, min, max, argmin and argmax for
-/// the 4- and 8-byte types, exact_sum for f32 and f64 only, wide_sum for i32, u32, f32, f16 and
-/// bf16 only.
+/// the 4- and 8-byte types, exact_sum for f32, f64, f16 and bf16 only, wide_sum for i32, u32,
+/// f32, f16 and bf16 only.
 /// Whatever iterates all_dtypes x all_ops skips the pairs this refuses.
 constexpr bool op_applies(DType t, Op o) noexcept {
   switch (o) {
     case Op::exact_sum:
-      return t == DType::f32 || t == DType::f64;
+      return t == DType::f32 || t == DType::f64 || is_half(t);
     case Op::wide_sum:
       return t == DType::i32 || t == DType::u32 || t == DType::f32 || is_half(t);
     default:
@@ -64,10 +65,12 @@ constexpr bool op_applies(DType t, Op o) noexcept {
 }
 
 /// The type of the result (and of the accumulator) of \p o over elements of \p t: the element
-/// type, except for wide_sum: i32 -> i64, u32 -> u64, f32 -> f64, f16 and bf16 -> f32. For
+/// type, except for wide_sum: i32 -> i64, u32 -> u64, f32 -> f64, f16 and bf16 -> f32, and
+/// exact_sum of f16 and bf16: f32 (the true sum rounded once to float). For
 /// argmin and argmax, the type of the result's value (the element type; the result is an
 /// IndexedValue of it, result_bytes). Meaningful where op_applies.
 constexpr DType result_dtype(DType t, Op o) noexcept {
+  if (o == Op::exact_sum && is_half(t)) return DType::f32;
   if (o != Op::wide_sum) return t;
   switch (t) {
     case DType::i32:

@@ -239,7 +239,7 @@ TEST(CliGrammar, ListOptionsTakeCommasAndRepeatsAndTheOldSpellings) {
                     vec = listed({"--families", "vectorized"});
   EXPECT_EQ(listed({"--family", "smem", "--families", "vectorized"}), smem + vec);
   const std::size_t exact = listed({"--ops", "exact_sum"});
-  EXPECT_EQ(exact, 90u);  // the exact families: f32 54, f64 36
+  EXPECT_EQ(exact, 198u);  // the exact families: f32 54, f64 36, f16 54, bf16 54
   const std::size_t wide = listed({"--ops", "wide_sum"});
   EXPECT_EQ(wide, 700u);  // the 16-byte-load families of i32, u32, f32, f16, bf16: 140 each
   const std::size_t argmin = listed({"--ops", "argmin"}), argmax = listed({"--ops", "argmax"});
@@ -396,9 +396,9 @@ TEST(CliGrammar, BadInputIsExit2NamingTheOptionAndTheValue) {
       {{"bench", "--ops", "sum", "--ops", "avg"}, "--ops: unknown operator 'avg'"},
       {{"bench", "--dtypes", "i32,"}, "--dtypes: empty item in 'i32,'"},
       {{"bench", "--dtypes", "i32,u64", "--ops", "exact_sum"},
-       "--ops exact_sum: defined for f32 and f64 only; --dtypes selects i32, u64"},
+       "--ops exact_sum: defined for f32, f64, f16 and bf16 only; --dtypes selects i32, u64"},
       {{"tune", tune_dry, "--dtypes", "i64", "--ops", "exact_sum"},
-       "operator 'exact_sum' is defined for f32 and f64 only; space.dtypes selects i64"},
+       "operator 'exact_sum' is defined for f32, f64, f16 and bf16 only; space.dtypes selects i64"},
       {{"tune", tune_dry, "--dtypes", "f16", "--ops", "argmin"},
        "--ops: operator 'argmin' is defined for i32, u32, i64, u64, f32 and f64 only; "
        "space.dtypes selects f16"},

@@ -658,7 +658,7 @@ TEST(Migration, Version1GainsThePackedFinishWithEveryRowKept) {
     EXPECT_EQ(c.query_int("PRAGMA user_version"), 1);
   }
   Database db = Database::open_writer(path);
-  EXPECT_EQ(db.file_schema_version(), schema_version);  // 1 -> 2 -> ... -> 8 -> 9
+  EXPECT_EQ(db.file_schema_version(), schema_version);  // 1 -> 2 -> ... -> 9 -> 10
   EXPECT_EQ(db.counts().measurements, 40);
   EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
   EXPECT_EQ(db.connection().query_int("SELECT count(*) FROM pragma_foreign_key_check"), 0);
@@ -702,12 +702,12 @@ TEST(Migration, Version2WinnersTakeTheL2ModeOfTheirMeasurement) {
   }
 
   Database db = Database::open_writer(path);            // foreign keys on, as for every writer
-  EXPECT_EQ(db.file_schema_version(), schema_version);  // 2 -> 3 -> ... -> 8 -> 9
+  EXPECT_EQ(db.file_schema_version(), schema_version);  // 2 -> 3 -> ... -> 9 -> 10
   EXPECT_EQ(db.connection().query_int("PRAGMA foreign_keys"), 1);
   EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
   EXPECT_EQ(db.connection().query_int("SELECT count(*) FROM pragma_foreign_key_check"), 0);
   EXPECT_EQ(db.connection().query_text("SELECT value FROM meta WHERE key = 'min_reader_version'"),
-            "9");
+            "10");
   // Every winner is kept, with its id, and takes the mode of its measurement.
   auto ws = db.winners();
   ASSERT_EQ(ws.size(), before.size());
@@ -828,18 +828,34 @@ void expect_older_binaries_refused(const SchemaState& state, const Connection& c
   }
 }
 
-TEST(Migration, OlderBinariesAreRefusedAVersion9FileCleanly) {
+TEST(Migration, OlderBinariesAreRefusedAVersion10FileCleanly) {
   TempDir dir;
   { Database::open_writer(dir / "tune.db").upsert_device(test::h100()); }
   Connection c = Connection::open(dir / "tune.db", OpenMode::read_only);
   const SchemaState state = read_schema_state(c);
-  EXPECT_EQ(state.user_version, 9);
-  // Version 9 admits the operators argmin and argmax, which a version-8 (or older) reader cannot
-  // name (it would read them as sum): min_reader_version 9 keeps them out with a message that
-  // says why, for reading and writing.
-  EXPECT_EQ(state.min_reader_version, 9);
+  EXPECT_EQ(state.user_version, 10);
+  // Version 10 admits exact_sum of f16 and bf16, a pair a version-9 (or older) reader's
+  // op_applies refuses (and whose float result it would take for the element type):
+  // min_reader_version 10 keeps them out with a message that says why, for reading and writing.
+  EXPECT_EQ(state.min_reader_version, 10);
   EXPECT_EQ(classify(state, c, false), SchemaAction::use);
   EXPECT_EQ(classify(state, c, true), SchemaAction::use);
+  expect_older_binaries_refused(state, c, 10, {3, 4, 5, 6, 7, 8, 9});
+}
+
+TEST(Migration, OlderBinariesAreRefusedAVersion9FileCleanly) {
+  TempDir dir;
+  // A version-9 file as the version-9 writer left it (tests/data/db/make_fixtures.sh).
+  const auto path = test::copy_fixture("schema_v9.db", dir);
+  Connection c = Connection::open(path, OpenMode::read_only);
+  const SchemaState state = read_schema_state(c);
+  EXPECT_EQ(state.user_version, 9);
+  // Version 9 admits the operators argmin and argmax, which a version-8 (or older) reader cannot
+  // name (it would read them as sum): min_reader_version 9 keeps them out, while a version-9
+  // binary reads and writes it.
+  EXPECT_EQ(state.min_reader_version, 9);
+  EXPECT_EQ(classify(state, c, false, 9, 3), SchemaAction::use);
+  EXPECT_EQ(classify(state, c, true, 9, 3), SchemaAction::use);
   expect_older_binaries_refused(state, c, 9, {3, 4, 5, 6, 7, 8});
 }
 
@@ -901,12 +917,12 @@ TEST(Migration, Version5IsReadAsItIsAndMigratedToTakeExactSums) {
   }
   EXPECT_EQ(test::read_file(path), before);
   Database db = Database::open_writer(path);
-  EXPECT_EQ(db.file_schema_version(), schema_version);  // 5 -> 6 -> ... -> 8 -> 9
+  EXPECT_EQ(db.file_schema_version(), schema_version);  // 5 -> 6 -> ... -> 9 -> 10
   EXPECT_EQ(db.counts().measurements, 40);
   EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
   EXPECT_EQ(db.connection().query_int("SELECT count(*) FROM pragma_foreign_key_check"), 0);
   EXPECT_EQ(db.connection().query_text("SELECT value FROM meta WHERE key = 'min_reader_version'"),
-            "9");
+            "10");
   // The migrated file has exactly the schema of a new one ...
   expect_the_schema_of_a_new_file(db, dir);
   // ... and takes exact_sum measurements and winners of f32 and f64, which version 5 refused.
@@ -945,8 +961,8 @@ TEST(Migration, Version5IsReadAsItIsAndMigratedToTakeExactSums) {
   EXPECT_EQ(db.counts().measurements, 42);
 }
 
-// The constraints the migrations 5 -> 6, 6 -> 7, 7 -> 8 and 8 -> 9 change in measurements,
-// winners and bench_results (db/schema.cpp), as a file of each version has them.
+// The constraints the migrations 5 -> 6, 6 -> 7, 7 -> 8, 8 -> 9 and 9 -> 10 change in
+// measurements, winners and bench_results (db/schema.cpp), as a file of each version has them.
 const std::string v6_op_check =
     "CHECK (op IN ('sum', 'min', 'max', 'exact_sum') AND (op <> 'exact_sum' OR dtype IN "
     "('f32', 'f64')))";
@@ -961,6 +977,11 @@ const std::string v9_op_check =
     "CHECK (op IN ('sum', 'min', 'max', 'exact_sum', 'wide_sum', 'argmin', 'argmax') AND (op <> "
     "'exact_sum' OR dtype IN ('f32', 'f64')) AND (op <> 'wide_sum' OR dtype IN ('i32', 'u32', "
     "'f32', 'f16', 'bf16')) AND (op = 'wide_sum' OR dtype NOT IN ('f16', 'bf16')))";
+const std::string v10_op_check =
+    "CHECK (op IN ('sum', 'min', 'max', 'exact_sum', 'wide_sum', 'argmin', 'argmax') AND (op <> "
+    "'exact_sum' OR dtype IN ('f32', 'f64', 'f16', 'bf16')) AND (op <> 'wide_sum' OR dtype IN "
+    "('i32', 'u32', 'f32', 'f16', 'bf16')) AND (op IN ('wide_sum', 'exact_sum') OR dtype NOT IN "
+    "('f16', 'bf16')))";
 const std::string v7_dtype_check = "CHECK (dtype IN ('i32', 'u32', 'i64', 'u64', 'f32', 'f64'))";
 const std::string v8_dtype_check =
     "CHECK (dtype IN ('i32', 'u32', 'i64', 'u64', 'f32', 'f64', 'f16', 'bf16'))";
@@ -1028,6 +1049,7 @@ void expect_checks_match_op_applies(Database& db) {
         also));
   };
   const std::int64_t half_rows_before = half_rows("");
+  const std::int64_t half_rows_before_exact = half_rows("AND op = 'exact_sum'");
   const auto arg_rows = [&] {
     return c.query_int(
         "SELECT (SELECT count(*) FROM measurements WHERE op IN ('argmin', 'argmax')) + (SELECT "
@@ -1065,9 +1087,11 @@ void expect_checks_match_op_applies(Database& db) {
   EXPECT_EQ(c.query_int("SELECT (SELECT count(*) FROM measurements) + (SELECT count(*) FROM "
                         "winners) + (SELECT count(*) FROM bench_results)"),
             rows_before + taken);
-  // Of the half types, wide_sum's rows alone: one more of each type in each table.
-  EXPECT_EQ(half_rows(""), half_rows_before + 6);
-  EXPECT_EQ(half_rows("AND op <> 'wide_sum'"), 0);
+  // Of the half types, wide_sum's and (version 10) exact_sum's rows alone: one more of each
+  // type and operator in each table.
+  EXPECT_EQ(half_rows(""), half_rows_before + 12);
+  EXPECT_EQ(half_rows("AND op = 'exact_sum'"), half_rows_before_exact + 6);
+  EXPECT_EQ(half_rows("AND op NOT IN ('wide_sum', 'exact_sum')"), 0);
   // argmin and argmax (version 9) of the six other types: 2 x 6 more rows in each table.
   EXPECT_EQ(arg_rows(), arg_rows_before + 36);
 }
@@ -1087,15 +1111,15 @@ TEST(Migration, Version6IsReadAsItIsAndMigratedToTakeWideSums) {
   }
   EXPECT_EQ(test::read_file(path), before);
   Database db = Database::open_writer(path);
-  EXPECT_EQ(db.file_schema_version(), schema_version);  // 6 -> 7 -> 8 -> 9
+  EXPECT_EQ(db.file_schema_version(), schema_version);  // 6 -> 7 -> ... -> 9 -> 10
   EXPECT_EQ(db.counts().measurements, 40);
   EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
   EXPECT_EQ(db.connection().query_int("SELECT count(*) FROM pragma_foreign_key_check"), 0);
   EXPECT_EQ(db.connection().query_text("SELECT value FROM meta WHERE key = 'min_reader_version'"),
-            "9");
-  // The constraint changed in all three tables (through version 7's and 8's to version 9's), and
+            "10");
+  // The constraint changed in all three tables (through version 7's to 9's to version 10's), and
   // nowhere else ...
-  EXPECT_EQ(tables_with(db.connection(), v9_op_check), "bench_results measurements winners");
+  EXPECT_EQ(tables_with(db.connection(), v10_op_check), "bench_results measurements winners");
   EXPECT_EQ(tables_with(db.connection(), v6_op_check), "");
   // ... so the migrated file has exactly the schema of a new one ...
   expect_the_schema_of_a_new_file(db, dir);
@@ -1172,9 +1196,9 @@ TEST(Migration, Version7IsReadAsItIsAndMigratedToTakeHalfTypes) {
                  DbError);
   }
   Database db = Database::open_writer(path);
-  EXPECT_EQ(db.file_schema_version(), schema_version);  // 7 -> 8 -> 9
+  EXPECT_EQ(db.file_schema_version(), schema_version);  // 7 -> 8 -> 9 -> 10
   EXPECT_EQ(db.connection().query_text("SELECT value FROM meta WHERE key = 'min_reader_version'"),
-            "9");
+            "10");
   // Every row is kept as it was, and the file is sound: integrity_check (which checks every
   // row against the new constraints), the foreign keys, and `db check` in full.
   EXPECT_EQ(every_row(db.connection()), rows);
@@ -1185,14 +1209,15 @@ TEST(Migration, Version7IsReadAsItIsAndMigratedToTakeHalfTypes) {
                                             "vectorized.b256.u4.single_pass.i32.wide_sum"},
                                            true);
   EXPECT_TRUE(check.ok()) << check.integrity.front();
-  EXPECT_EQ(check.schema_version, 9);
-  // Both constraints changed in all three tables (the operator's through version 8's to version
-  // 9's), and nowhere else ...
+  EXPECT_EQ(check.schema_version, 10);
+  // Both constraints changed in all three tables (the operator's through version 8's and 9's to
+  // version 10's), and nowhere else ...
   EXPECT_EQ(tables_with(db.connection(), v8_dtype_check), "bench_results measurements winners");
-  EXPECT_EQ(tables_with(db.connection(), v9_op_check), "bench_results measurements winners");
+  EXPECT_EQ(tables_with(db.connection(), v10_op_check), "bench_results measurements winners");
   EXPECT_EQ(tables_with(db.connection(), v7_dtype_check), "");
   EXPECT_EQ(tables_with(db.connection(), v7_op_check), "");
   EXPECT_EQ(tables_with(db.connection(), v8_op_check), "");
+  EXPECT_EQ(tables_with(db.connection(), v9_op_check), "");
   // ... so the migrated file has exactly the schema of a new one ...
   expect_the_schema_of_a_new_file(db, dir);
   // ... and takes wide_sum measurements, winners and bench results of f16 and bf16, which
@@ -1225,7 +1250,8 @@ TEST(Migration, Version7IsReadAsItIsAndMigratedToTakeHalfTypes) {
     EXPECT_EQ(e->kernel_id,
               fmt::format("vectorized.b256.u4.single_pass.{}.wide_sum", dtype_name(t)));
   }
-  // The constraints take exactly the pairs op_applies takes: f16 and bf16 for wide_sum alone.
+  // The constraints take exactly the pairs op_applies takes: f16 and bf16 for wide_sum and
+  // (version 10) exact_sum alone.
   expect_checks_match_op_applies(db);
 }
 
@@ -1293,9 +1319,9 @@ TEST(Migration, Version8IsReadAsItIsAndMigratedToTakeArgminAndArgmax) {
     EXPECT_THROW(c.exec("UPDATE bench_results SET dtype = 'i32', op = 'argmax'"), DbError);
   }
   Database db = Database::open_writer(path);
-  EXPECT_EQ(db.file_schema_version(), schema_version);  // 8 -> 9
+  EXPECT_EQ(db.file_schema_version(), schema_version);  // 8 -> 9 -> 10
   EXPECT_EQ(db.connection().query_text("SELECT value FROM meta WHERE key = 'min_reader_version'"),
-            "9");
+            "10");
   // Every row is kept as it was, and the file is sound: integrity_check (which checks every
   // row against the new constraint), the foreign keys, and `db check` in full.
   EXPECT_EQ(every_row(db.connection()), rows);
@@ -1306,9 +1332,11 @@ TEST(Migration, Version8IsReadAsItIsAndMigratedToTakeArgminAndArgmax) {
                                             "vectorized.b256.u4.single_pass.f16.wide_sum"},
                                            true);
   EXPECT_TRUE(check.ok()) << check.integrity.front();
-  EXPECT_EQ(check.schema_version, 9);
-  // The operator constraint changed in all three tables, the element type's did not ...
-  EXPECT_EQ(tables_with(db.connection(), v9_op_check), "bench_results measurements winners");
+  EXPECT_EQ(check.schema_version, 10);
+  // The operator constraint changed in all three tables (through version 9's to version 10's),
+  // the element type's did not ...
+  EXPECT_EQ(tables_with(db.connection(), v10_op_check), "bench_results measurements winners");
+  EXPECT_EQ(tables_with(db.connection(), v9_op_check), "");
   EXPECT_EQ(tables_with(db.connection(), v8_op_check), "");
   EXPECT_EQ(tables_with(db.connection(), v8_dtype_check), "bench_results measurements winners");
   // ... so the migrated file has exactly the schema of a new one ...
@@ -1412,6 +1440,175 @@ TEST(Migration, Version8WithoutVersion8sConstraintIsRefusedAndLeftAsItWas) {
   EXPECT_EQ(c.query_int("SELECT count(*) FROM measurements"), 41);
 }
 
+TEST(Migration, Version9IsReadAsItIsAndMigratedToTakeExactSumsOfHalfTypes) {
+  TempDir dir;
+  // Made by tests/data/db/make_fixtures.sh from a current file with version 9's operator
+  // constraint put back (its schema is exactly a version-9 writer's): 40 f32 sum measurements,
+  // and rows of version 9's operators in each table the migration changes (an i32 argmin
+  // measurement, the winner it is the evidence of, an f64 argmin bench result), which the new
+  // constraint must take.
+  const auto path = test::copy_fixture("schema_v9.db", dir);
+  const std::string before = test::read_file(path);
+  std::string rows;
+  {
+    Database r = Database::open_reader(path);  // readers read it as it is
+    EXPECT_EQ(r.file_schema_version(), 9);
+    EXPECT_EQ(r.counts().measurements, 41);
+    EXPECT_EQ(r.counts().winners, 1);
+    EXPECT_EQ(bench_results(r).size(), 1u);
+    const auto ms = r.measurements();
+    EXPECT_EQ(std::count_if(ms.begin(), ms.end(),
+                            [](const auto& m) {
+                              return m.dtype == DType::i32 && m.op == Op::argmin;
+                            }),
+              1);
+    EXPECT_EQ(r.winners().at(0).op, Op::argmin);
+    EXPECT_EQ(bench_results(r).at(0).dtype, DType::f64);
+    EXPECT_EQ(tables_with(r.connection(), v8_dtype_check), "bench_results measurements winners");
+    EXPECT_EQ(tables_with(r.connection(), v9_op_check), "bench_results measurements winners");
+    EXPECT_EQ(tables_with(r.connection(), v10_op_check), "");
+    rows = every_row(r.connection());
+  }
+  EXPECT_EQ(test::read_file(path), before);
+  {
+    // Version 9's constraint refuses exact_sum of a half type.
+    const auto copy = dir / "v9.db";
+    fs::copy_file(path, copy);
+    Connection c = Connection::open(copy, OpenMode::read_write);
+    EXPECT_THROW(c.exec("UPDATE measurements SET dtype = 'f16', op = 'exact_sum', kernel_id = "
+                        "'exact.b512.u2.single_pass.f16.exact_sum' WHERE id = 1"),
+                 DbError);
+    EXPECT_THROW(c.exec("UPDATE bench_results SET dtype = 'bf16', op = 'exact_sum'"), DbError);
+  }
+  Database db = Database::open_writer(path);
+  EXPECT_EQ(db.file_schema_version(), schema_version);  // 9 -> 10
+  EXPECT_EQ(db.connection().query_text("SELECT value FROM meta WHERE key = 'min_reader_version'"),
+            "10");
+  // Every row is kept as it was, and the file is sound: integrity_check (which checks every
+  // row against the new constraint), the foreign keys, and `db check` in full.
+  EXPECT_EQ(every_row(db.connection()), rows);
+  EXPECT_EQ(db.connection().query_text("PRAGMA integrity_check"), "ok");
+  EXPECT_EQ(db.connection().query_int("SELECT count(*) FROM pragma_foreign_key_check"), 0);
+  const CheckReport check = check_database(db,
+                                           {"warp_shuffle.b256.u1.two_pass.f32.sum",
+                                            "vectorized.b256.u4.single_pass.i32.argmin"},
+                                           true);
+  EXPECT_TRUE(check.ok()) << check.integrity.front();
+  EXPECT_EQ(check.schema_version, 10);
+  // The operator constraint changed in all three tables, the element type's did not ...
+  EXPECT_EQ(tables_with(db.connection(), v10_op_check), "bench_results measurements winners");
+  EXPECT_EQ(tables_with(db.connection(), v9_op_check), "");
+  EXPECT_EQ(tables_with(db.connection(), v8_dtype_check), "bench_results measurements winners");
+  // ... so the migrated file has exactly the schema of a new one ...
+  expect_the_schema_of_a_new_file(db, dir);
+  // ... and takes exact_sum measurements, winners and bench results of f16 and bf16, which
+  // version 9 refused, through the writers. The dtype stored is the element type, not the
+  // float the sum is rounded to.
+  const auto dev = db.upsert_device(test::h100());
+  const auto run = db.begin_run(test::run_info());
+  const auto bench_run = lab_bench_run(db, dev);
+  for (DType t : {DType::f16, DType::bf16}) {
+    SCOPED_TRACE(dtype_name(t));
+    write_key_rows(db, run, dev, bench_run, t, Op::exact_sum, 6.5);
+  }
+  EXPECT_EQ(db.counts().measurements, 43);
+  const auto ws = db.winners();
+  for (DType t : {DType::f16, DType::bf16})
+    EXPECT_EQ(std::count_if(ws.begin(), ws.end(),
+                            [&](const WinnerRecord& w) {
+                              return w.dtype == t && w.op == Op::exact_sum;
+                            }),
+              1);
+  const auto bs = bench_results(db);
+  EXPECT_EQ(std::count_if(bs.begin(), bs.end(),
+                          [](const BenchResultRecord& b) {
+                            return is_half(b.dtype) && b.op == Op::exact_sum;
+                          }),
+            2);
+  // The runtime library's snapshot reads them back under their own type and operator.
+  const Snapshot snap = load_snapshot(path, test::h100());
+  EXPECT_FALSE(snap.problem) << snap.message;
+  for (DType t : {DType::f16, DType::bf16}) {
+    const auto* e = snap.exact[L2Mode::cold].find(t, Op::exact_sum, 1 << 20);
+    ASSERT_NE(e, nullptr) << dtype_name(t);
+    EXPECT_EQ(e->kernel_id,
+              fmt::format("vectorized.b256.u4.single_pass.{}.exact_sum", dtype_name(t)));
+  }
+  // An exact_sum of an integer type is still refused, by the writers with a message that names
+  // the pair and the types exact_sum is defined for, and by the schema itself; so are the half
+  // types with every operator but wide_sum and exact_sum (by the schema here; the writers'
+  // refusal is Database.AnOperatorIsRefusedWithATypeItIsNotDefinedFor's).
+  const auto schema_refuses = [&](DType t, Op op) {
+    SCOPED_TRACE(fmt::format("{} {}", dtype_name(t), op_name(op)));
+    Statement st = db.connection().prepare(
+        "INSERT INTO bench_results (bench_run_id, dtype, op, n, method, verified, median_us, "
+        "repeats, measured_at) VALUES (?1, ?2, ?3, 1024, 'cub', 1, 1.0, 5, "
+        "'2026-11-26T00:00:00.000Z')");
+    st.bind_all(bench_run, dtype_name(t), op_name(op));
+    try {
+      st.run();
+      ADD_FAILURE() << "the schema took it";
+    } catch (const DbError& e) {
+      EXPECT_NE(std::string(e.what()).find("CHECK constraint failed"), std::string::npos)
+          << e.what();
+    }
+  };
+  for (DType t : {DType::i32, DType::u32, DType::i64, DType::u64}) {
+    SCOPED_TRACE(dtype_name(t));
+    const std::string id = fmt::format("exact.b512.u2.single_pass.{}.exact_sum", dtype_name(t));
+    try {
+      db.insert_measurement(test::measurement(run, dev, id, 1 << 20, 6.5, t, Op::exact_sum));
+      ADD_FAILURE() << "the writer took it";
+    } catch (const DbError& e) {
+      EXPECT_EQ(e.problem(), Problem::invalid_data) << e.what();
+      EXPECT_NE(std::string(e.what()).find(fmt::format(
+                    "the operator 'exact_sum' is defined for f32, f64, f16 and bf16 only, not "
+                    "for {}",
+                    dtype_name(t))),
+                std::string::npos)
+          << e.what();
+    }
+    schema_refuses(t, Op::exact_sum);
+  }
+  for (DType t : {DType::f16, DType::bf16})
+    for (Op op : {Op::sum, Op::min, Op::max, Op::argmin, Op::argmax}) schema_refuses(t, op);
+  EXPECT_EQ(db.counts().measurements, 43);
+  EXPECT_EQ(bench_results(db).size(), 3u);
+  // The constraints take exactly the pairs op_applies takes: exact_sum for f32, f64, f16 and
+  // bf16 alone, and the half types for wide_sum and exact_sum alone.
+  expect_checks_match_op_applies(db);
+}
+
+TEST(Migration, Version9WithoutVersion9sConstraintIsRefusedAndLeftAsItWas) {
+  TempDir dir;
+  const auto path = test::copy_fixture("schema_v9.db", dir);
+  {
+    // One table's operator constraint is not version 9's (a file some other tool rewrote).
+    Connection c = Connection::open(path, OpenMode::read_write);
+    c.exec("PRAGMA writable_schema = ON");
+    c.exec(
+        "UPDATE sqlite_schema SET sql = replace(sql, '(op <> ''exact_sum'' OR dtype IN (''f32'', "
+        "''f64''))', '(op <> ''exact_sum'' OR dtype IN (''f64'', ''f32''))') WHERE name = "
+        "'measurements'");
+    c.exec("PRAGMA writable_schema = OFF");
+  }
+  try {
+    Database::open_writer(path);
+    FAIL() << "migrated a file without version 9's constraint";
+  } catch (const DbError& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "cannot migrate to schema version 10: 2 of the tables measurements, winners and "
+                  "bench_results have version 9's operator constraint, not 3"),
+              std::string::npos)
+        << e.what();
+  }
+  Connection c = Connection::open(path, OpenMode::read_only);
+  EXPECT_EQ(c.query_int("PRAGMA user_version"), 9);  // the whole migration rolled back
+  EXPECT_EQ(tables_with(c, v9_op_check), "bench_results winners");
+  EXPECT_EQ(tables_with(c, v10_op_check), "");
+  EXPECT_EQ(c.query_int("SELECT count(*) FROM measurements"), 41);
+}
+
 TEST(Database, TheSchemaTakesEachTypeForTheOperatorsDefinedForItAlone) {
   TempDir dir;
   Database db = Database::open_writer(dir / "tune.db");
@@ -1438,24 +1635,26 @@ TEST(Database, AnOperatorIsRefusedWithATypeItIsNotDefinedFor) {
       {DType::f64, Op::wide_sum,
        "the operator 'wide_sum' is defined for i32, u32, f32, f16 and bf16 only, not for f64"},
       {DType::i32, Op::exact_sum,
-       "the operator 'exact_sum' is defined for f32 and f64 only, not for i32"},
-      // The half types (schema version 8) are for wide_sum alone.
+       "the operator 'exact_sum' is defined for f32, f64, f16 and bf16 only, not for i32"},
+      {DType::u32, Op::exact_sum,
+       "the operator 'exact_sum' is defined for f32, f64, f16 and bf16 only, not for u32"},
+      {DType::i64, Op::exact_sum,
+       "the operator 'exact_sum' is defined for f32, f64, f16 and bf16 only, not for i64"},
+      {DType::u64, Op::exact_sum,
+       "the operator 'exact_sum' is defined for f32, f64, f16 and bf16 only, not for u64"},
+      // The half types (schema version 8) are for wide_sum and (version 10) exact_sum alone.
       {DType::f16, Op::sum,
        "the operator 'sum' is defined for i32, u32, i64, u64, f32 and f64 only, not for f16"},
       {DType::f16, Op::min,
        "the operator 'min' is defined for i32, u32, i64, u64, f32 and f64 only, not for f16"},
       {DType::f16, Op::max,
        "the operator 'max' is defined for i32, u32, i64, u64, f32 and f64 only, not for f16"},
-      {DType::f16, Op::exact_sum,
-       "the operator 'exact_sum' is defined for f32 and f64 only, not for f16"},
       {DType::bf16, Op::sum,
        "the operator 'sum' is defined for i32, u32, i64, u64, f32 and f64 only, not for bf16"},
       {DType::bf16, Op::min,
        "the operator 'min' is defined for i32, u32, i64, u64, f32 and f64 only, not for bf16"},
       {DType::bf16, Op::max,
        "the operator 'max' is defined for i32, u32, i64, u64, f32 and f64 only, not for bf16"},
-      {DType::bf16, Op::exact_sum,
-       "the operator 'exact_sum' is defined for f32 and f64 only, not for bf16"},
       // argmin and argmax (schema version 9) are for the 4- and 8-byte types alone.
       {DType::f16, Op::argmin,
        "the operator 'argmin' is defined for i32, u32, i64, u64, f32 and f64 only, not for f16"},
@@ -1533,13 +1732,13 @@ TEST(Migration, Version3IsReadAsItIsAndMigratedByWriters) {
     EXPECT_EQ(e.problem(), Problem::too_old);
   }
   Database db = Database::open_writer(path);
-  EXPECT_EQ(db.file_schema_version(), schema_version);  // 3 -> 4 -> ... -> 8 -> 9
+  EXPECT_EQ(db.file_schema_version(), schema_version);  // 3 -> 4 -> ... -> 9 -> 10
   EXPECT_TRUE(has_bench_tables(db));
   EXPECT_TRUE(db.has_provenance());
   EXPECT_EQ(db.counts().measurements, 40);
   EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
   EXPECT_EQ(db.connection().query_text("SELECT value FROM meta WHERE key = 'min_reader_version'"),
-            "9");
+            "10");
   expect_the_schema_of_a_new_file(db, dir);
 }
 

@@ -338,19 +338,20 @@ TEST(Export, HalfTypeRowsRoundTripForWideSumAndAreRefusedForOtherOperators) {
     for (DType t : {DType::f16, DType::bf16}) expect_one_row_in_each_table(fresh, t, Op::wide_sum);
     expect_exports_again_as(fresh, text);
   }
-  // The same rows of f16 with any other operator are refused by import, naming the file, the
-  // member and the pair: the first occurrence is the measurement's, the second the winner's, the
-  // third the bench result's (the document's order).
+  // The same rows of f16 with any other operator but exact_sum (schema version 10,
+  // Export.ExactSumRowsOfHalfTypesRoundTripAndIntegerOnesAreRefused) are refused by import,
+  // naming the file, the member and the pair: the first occurrence is the measurement's, the
+  // second the winner's, the third the bench result's (the document's order).
   const fs::path file = dir / "in.json";
   auto with_op = [&](int occurrence, Op op) {
     return replace_occurrence(text, f16, occurrence,
                               fmt::format("\"dtype\":\"f16\",\"op\":\"{}\"", op_name(op)));
   };
   const char* members[] = {"$.measurements[", "$.winners[", "$.bench_runs[0].results["};
-  for (Op op : {Op::sum, Op::min, Op::max, Op::exact_sum, Op::argmin, Op::argmax}) {
-    const std::string why =
-        fmt::format(".op: the operator '{}' is defined for {} only, not for f16", op_name(op),
-                    op == Op::exact_sum ? "f32 and f64" : "i32, u32, i64, u64, f32 and f64");
+  for (Op op : {Op::sum, Op::min, Op::max, Op::argmin, Op::argmax}) {
+    const std::string why = fmt::format(
+        ".op: the operator '{}' is defined for i32, u32, i64, u64, f32 and f64 only, not for f16",
+        op_name(op));
     for (int i = 0; i < 3; ++i) {
       SCOPED_TRACE(std::string(op_name(op)) + " " + members[i]);
       expect_import_refused(dir / "target.db", with_op(i, op), file, members[i], why);
@@ -425,6 +426,62 @@ TEST(Export, ArgminAndArgmaxRowsRoundTripAndAreRefusedForHalfTypes) {
                         "$.measurements[",
                         ".op: 'argmid' is not one of sum, min, max, exact_sum, wide_sum, argmin, "
                         "argmax");
+}
+
+TEST(Export, ExactSumRowsOfHalfTypesRoundTripAndIntegerOnesAreRefused) {
+  TempDir dir;
+  make_db(dir / "a.db", test::h100(), k_shuffle, 1, 4096, 5.0, "h");
+  const DType types[] = {DType::f16, DType::bf16};
+  {
+    // Schema version 10: an exact_sum measurement, winner and bench result of f16 and of bf16;
+    // the dtype is the element type, not the float the sum is rounded to.
+    Database db = Database::open_writer(dir / "a.db");
+    const auto dev = db.devices()[0].id;
+    const auto run = db.begin_run(test::run_info());
+    std::vector<BenchResult> bench;
+    for (DType t : types) {
+      const std::string id = fmt::format("exact.b512.u2.single_pass.{}.exact_sum", dtype_name(t));
+      const auto m =
+          db.insert_measurement(test::measurement(run, dev, id, 1 << 20, 6.5, t, Op::exact_sum));
+      Winner w = winner(1, 1 << 30, m, id, run);
+      w.dtype = t;
+      w.op = Op::exact_sum;
+      db.replace_winners(dev, t, Op::exact_sum, std::vector<Winner>{w});
+      bench.push_back(test::cub_bench_result(t, Op::exact_sum, 6.9));
+    }
+    db.end_run(run, RunStatus::finished);
+    record_bench_run(db, test::h100(), test::lab_bench_info(), bench);
+  }
+  const std::string text = Json::parse(export_of(dir / "a.db")).dump();
+  EXPECT_NE(text.find(fmt::format("\"schema_version\":{}", schema_version)), std::string::npos);
+  // Written by their names, three times each (measurement, winner, bench result).
+  for (DType t : types) {
+    const std::string pair = fmt::format("\"dtype\":\"{}\",\"op\":\"exact_sum\"", dtype_name(t));
+    EXPECT_EQ(occurrences(text, pair), 3) << pair << "\n" << text;
+  }
+  {
+    Database fresh = Database::open_writer(dir / "b.db");
+    import_dataset(fresh, dataset_from_json(Json::parse(text), dir / "a.json"));
+    for (DType t : types) expect_one_row_in_each_table(fresh, t, Op::exact_sum);
+    expect_exports_again_as(fresh, text);
+  }
+  // The same rows of an integer type are refused by import, naming the file, the member and the
+  // pair: the first occurrence of f16 exact_sum is the measurement's, the second the winner's,
+  // the third the bench result's (the document's order).
+  const fs::path file = dir / "in.json";
+  const std::string f16_exact = "\"dtype\":\"f16\",\"op\":\"exact_sum\"";
+  const char* members[] = {"$.measurements[", "$.winners[", "$.bench_runs[0].results["};
+  for (DType t : {DType::i32, DType::u64}) {
+    const std::string why = fmt::format(
+        ".op: the operator 'exact_sum' is defined for f32, f64, f16 and bf16 only, not for {}",
+        dtype_name(t));
+    for (int i = 0; i < 3; ++i) {
+      SCOPED_TRACE(std::string(dtype_name(t)) + " " + members[i]);
+      const std::string pair = fmt::format("\"dtype\":\"{}\",\"op\":\"exact_sum\"", dtype_name(t));
+      expect_import_refused(dir / "target.db", replace_occurrence(text, f16_exact, i, pair), file,
+                            members[i], why);
+    }
+  }
 }
 
 TEST(Export, AMeasurementsTimingIsTheRecordsOneMapping) {

@@ -5,6 +5,8 @@
 // "BEST". Without a CUDA device it exits 77 (skipped).
 
 #include <cub/device/device_reduce.cuh>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -17,6 +19,7 @@
 #include <span>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "exact/reference.hpp"
@@ -25,6 +28,7 @@
 #include "measure/gpu.hpp"
 #include "tests/exact/cases.hpp"
 #include "tests/gpu/gpu_util.hpp"
+#include "tests/gpu/half_data.hpp"
 
 namespace tunedreduce::exact::testing {
 namespace {
@@ -103,6 +107,11 @@ std::vector<ExactLaunch> every_configuration() {
   return configurations<T>({1u, static_cast<unsigned>(g_sms), 4u * static_cast<unsigned>(g_sms)});
 }
 
+/// The result type of an exact sum of In: float for the half types, else In.
+template <class In>
+using OutOf =
+    std::conditional_t<std::is_same_v<In, __half> || std::is_same_v<In, __nv_bfloat16>, float, In>;
+
 /// A workspace that grows as calls need, and a poisoned output.
 class Runner {
  public:
@@ -114,20 +123,20 @@ class Runner {
   cudaStream_t stream() const { return stream_; }
 
   /// Enqueues one exact sum into out() (no poison, no wait): the timed call.
-  template <class T>
-  void enqueue(const T* d_in, std::uint64_t n, const ExactLaunch& cfg) {
+  template <class In>
+  void enqueue(const In* d_in, std::uint64_t n, const ExactLaunch& cfg) {
     std::size_t bytes = 0;
-    check_exact(exact_sum(d_in, static_cast<T*>(out_.get()), n, nullptr, bytes, stream_, cfg),
-                "exact_sum (size query)");
+    auto* out = static_cast<OutOf<In>*>(out_.get());
+    check_exact(exact_sum(d_in, out, n, nullptr, bytes, stream_, cfg), "exact_sum (size query)");
     if (bytes > temp_.bytes()) temp_ = DeviceBuffer(bytes);
-    check_exact(exact_sum(d_in, static_cast<T*>(out_.get()), n, temp_.get(), bytes, stream_, cfg),
-                "exact_sum");
+    check_exact(exact_sum(d_in, out, n, temp_.get(), bytes, stream_, cfg), "exact_sum");
   }
 
   /// The result of one exact sum, its output poisoned first (0xFF bytes: a NaN that no exact
   /// sum returns).
-  template <class T>
-  T run(const T* d_in, std::uint64_t n, const ExactLaunch& cfg) {
+  template <class In>
+  OutOf<In> run(const In* d_in, std::uint64_t n, const ExactLaunch& cfg) {
+    using T = OutOf<In>;
     TR_CUDA_CHECK(cudaMemsetAsync(out_.get(), 0xFF, sizeof(T), stream_));
     enqueue(d_in, n, cfg);
     T result{};
@@ -209,6 +218,113 @@ TYPED_TEST(ExactSumGpu, RandomDataOfManySizesMatchesTheReferenceInEveryConfigura
       expect_everywhere(runner, values, expected, configs);
     }
   }
+}
+
+// The half types (f16, bf16 inputs; a float result): every first pass of each (block, grid,
+// unroll, expansion, chunks, finish; the loads are 16 bytes of 8 halves), at element offsets
+// that leave heads of 0 to 7 halves, against the host reference over the halves' values; the
+// f32 exact sum of the same values decoded to floats gives the same bits.
+template <class H>
+void expect_halves_everywhere(Runner& runner, exact::HalfFormat format,
+                              const std::vector<std::uint16_t>& bits,
+                              const std::vector<ExactLaunch>& configs) {
+  const float expected = exact::exact_sum(format, std::span<const std::uint16_t>(bits));
+  DeviceBuffer buffer((bits.size() + 8) * sizeof(std::uint16_t));
+  for (const std::size_t offset :
+       {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{6}}) {
+    auto* d_bits = static_cast<std::uint16_t*>(buffer.get()) + offset;
+    if (!bits.empty()) tunedreduce::test::upload(d_bits, bits.data(), bits.size() * 2);
+    const H* d_in = reinterpret_cast<const H*>(d_bits);
+    int failures = 0;
+    for (const ExactLaunch& cfg : configs) {
+      const float got = runner.run(d_in, bits.size(), cfg);
+      EXPECT_TRUE(same_bits(expected, got)) << "offset " << offset << ", " << describe(cfg);
+      if (!same_bits(expected, got) && ++failures == 5) {
+        ADD_FAILURE() << "offset " << offset << ": the other configurations left unchecked";
+        break;
+      }
+    }
+  }
+  // The same values as floats through the f32 exact sum (its default configuration).
+  std::vector<float> values(bits.size());
+  for (std::size_t i = 0; i < bits.size(); ++i) values[i] = exact::half_value(format, bits[i]);
+  DeviceBuffer floats(std::max<std::size_t>(values.size(), 1) * sizeof(float));
+  if (!values.empty()) tunedreduce::test::upload(floats.get(), values.data(), values.size() * 4);
+  EXPECT_TRUE(same_bits(expected, runner.run(static_cast<const float*>(floats.get()), values.size(),
+                                             ExactLaunch{})))
+      << "the f32 exact sum of the decoded values";
+}
+
+/// Every half first pass: block x grid x unroll x expansion (1, 2) x chunks x finish.
+std::vector<ExactLaunch> every_half_configuration() {
+  std::vector<ExactLaunch> configs;
+  for (ExactLaunch cfg : every_configuration<float>()) {
+    if (cfg.vector != 4) continue;
+    cfg.vector = 8;
+    configs.push_back(cfg);
+  }
+  return configs;
+}
+
+template <class H>
+void check_halves(exact::HalfFormat format) {
+  Runner runner;
+  const auto configs = every_half_configuration();
+  ASSERT_EQ(configs.size(), 3u * 3u * 3u * 2u * 2u * 2u);
+  for (const auto& c : exact::adversarial_half_cases(format)) {
+    SCOPED_TRACE(c.name);
+    expect_halves_everywhere<H>(runner, format, c.bits, configs);
+  }
+  std::mt19937_64 rng(test::test_seed() + static_cast<unsigned>(format));
+  const std::uint64_t sizes[] = {0, 1, 2, 7, 8, 9, 31, 1000, 4097, (1u << 20) + 13};
+  for (const std::uint64_t n : sizes) {
+    for (const test::HalfDistribution d : test::kHalfDistributions) {
+      SCOPED_TRACE(std::string(test::half_distribution_name(d)) + " n=" + std::to_string(n));
+      expect_halves_everywhere<H>(runner, format, test::generate_halves(format, d, n, rng),
+                                  configs);
+    }
+  }
+  // One block's threads summing 2^23 values each above 2^29 with bits down to 2^-24: spills.
+  SCOPED_TRACE("big_and_tiny n=2^23");
+  std::vector<ExactLaunch> one_block;
+  for (const ExactLaunch& cfg : configs)
+    if (cfg.grid_blocks == 1) one_block.push_back(cfg);
+  expect_halves_everywhere<H>(runner, format,
+                              test::generate_halves(format, test::HalfDistribution::big_and_tiny,
+                                                    1u << 23, rng),
+                              one_block);
+}
+
+TEST(ExactSumGpuHalves, F16MatchesTheReferenceInEveryConfiguration) {
+  check_halves<__half>(exact::HalfFormat::f16);
+}
+
+TEST(ExactSumGpuHalves, Bf16MatchesTheReferenceInEveryConfiguration) {
+  check_halves<__nv_bfloat16>(exact::HalfFormat::bf16);
+}
+
+TEST(ExactSumGpuHalves, KnobsTheHalvesDoNotHaveAreRefusedByName) {
+  Runner runner;
+  DeviceBuffer in(64);
+  const auto* d_in = static_cast<const __half*>(in.get());
+  std::size_t bytes = 0;
+  ExactLaunch cfg;
+  cfg.vector = 4;
+  EXPECT_EQ(exact_sum(d_in, static_cast<float*>(nullptr), 16, nullptr, bytes, nullptr, cfg),
+            cudaErrorInvalidValue);
+  EXPECT_STREQ(exact_sum_error_text(), "exact_sum: vector 4 for __half is not 8");
+  cfg = ExactLaunch{};
+  cfg.expansion = 3;
+  EXPECT_EQ(exact_sum(reinterpret_cast<const __nv_bfloat16*>(d_in), static_cast<float*>(nullptr),
+                      16, nullptr, bytes, nullptr, cfg),
+            cudaErrorInvalidValue);
+  EXPECT_STREQ(exact_sum_error_text(), "exact_sum: expansion 3 for __nv_bfloat16 is not 1 or 2");
+  // A __half input must be 2-byte aligned.
+  cfg = ExactLaunch{};
+  EXPECT_EQ(exact_sum(reinterpret_cast<const __half*>(static_cast<const char*>(in.get()) + 1),
+                      static_cast<float*>(nullptr), 16, nullptr, bytes, nullptr, cfg),
+            cudaErrorInvalidValue);
+  EXPECT_STREQ(exact_sum_error_text(), "exact_sum: d_in is not aligned to its __half");
 }
 
 // A thread's round of 8 or 16 floats goes through the expansion as one fp64 sum when its

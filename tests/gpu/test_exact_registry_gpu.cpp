@@ -5,6 +5,8 @@
 // (exact_sum's size query) is what the registry without kernels computes. Without a CUDA device it
 // exits 77.
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -22,6 +24,8 @@
 #include "tests/exact/cases.hpp"
 #include "tests/gpu/gpu_main.hpp"
 #include "tests/gpu/gpu_util.hpp"
+#include "tests/gpu/half_data.hpp"
+#include "tunedreduce/tunedreduce.h"
 #include "tunedreduce/tunedreduce.hpp"
 #include "tuner/worker/measurer.hpp"
 
@@ -198,6 +202,161 @@ TYPED_TEST(ExactRegistryGpu, ApiPathsGiveTheReferenceBits) {
   tunedreduce::set_database("");
 }
 
+// The half types: every exact entry of f16 and bf16 (the three families, each block, unroll and
+// finish: 54 a type), the library's two calls and the worker, against the host reference over
+// the halves' values (a float result).
+DType half_dtype(exact::HalfFormat format) {
+  return format == exact::HalfFormat::f16 ? DType::f16 : DType::bf16;
+}
+
+std::vector<std::pair<std::string, std::vector<std::uint16_t>>> half_inputs(
+    exact::HalfFormat format, std::uint64_t seed) {
+  std::vector<std::pair<std::string, std::vector<std::uint16_t>>> inputs;
+  for (const auto& c : exact::adversarial_half_cases(format)) inputs.emplace_back(c.name, c.bits);
+  std::mt19937_64 rng(seed);
+  for (const test::HalfDistribution d : test::kHalfDistributions)
+    for (std::uint64_t n : {std::uint64_t{1}, std::uint64_t{1000}, std::uint64_t{4097},
+                            (std::uint64_t{1} << 20) + 13})
+      inputs.emplace_back(std::string(test::half_distribution_name(d)) + " n=" + std::to_string(n),
+                          test::generate_halves(format, d, n, rng));
+  return inputs;
+}
+
+class ExactHalfRegistryGpu : public ::testing::TestWithParam<exact::HalfFormat> {};
+INSTANTIATE_TEST_SUITE_P(Halves, ExactHalfRegistryGpu,
+                         ::testing::Values(exact::HalfFormat::f16, exact::HalfFormat::bf16),
+                         [](const auto& info) { return exact::half_format_name(info.param); });
+
+TEST_P(ExactHalfRegistryGpu, EveryEntryGivesTheReferenceBitsOnRandomAndAdversarialData) {
+  const exact::HalfFormat format = GetParam();
+  const kernels::DeviceLimits dev = kernels::query_device_limits(0);
+  std::vector<const kernels::Entry*> entries;
+  for (const kernels::Entry& e : kernels::registry())
+    if (e.params.op == Op::exact_sum && e.params.dtype == half_dtype(format)) entries.push_back(&e);
+  ASSERT_EQ(entries.size(), 54u);
+  DeviceBuffer ws;
+  DeviceBuffer counter(8);
+  TR_CUDA_CHECK(cudaMemset(counter.get(), 0, 8));
+  auto* ctr = static_cast<unsigned long long*>(counter.get());
+  for (const auto& [name, bits] : half_inputs(format, test::test_seed())) {
+    SCOPED_TRACE(name);
+    const float expected = exact::exact_sum(format, std::span<const std::uint16_t>(bits));
+    // 1 to 3 halves past a 16-byte boundary: a head of single elements before the loads.
+    DeviceBuffer buf((bits.size() + 4) * 2);
+    auto* d_in = static_cast<std::uint16_t*>(buf.get()) + 1 + bits.size() % 3;
+    if (!bits.empty()) tunedreduce::test::upload(d_in, bits.data(), bits.size() * 2);
+    int failures = 0;
+    for (const kernels::Entry* e : entries) {
+      for (bool use_counter : {false, true}) {
+        // run_entry's output is the result type's: a float.
+        const float got = run_entry<float>(*e, dev, reinterpret_cast<const float*>(d_in),
+                                           bits.size(), ws, use_counter, ctr);
+        EXPECT_TRUE(same_bits(expected, got)) << e->id << (use_counter ? " (counter)" : "");
+        if (!same_bits(expected, got) && ++failures == 5) FAIL() << "giving up on " << name;
+      }
+    }
+    unsigned long long left = 1;
+    TR_CUDA_CHECK(cudaMemcpy(&left, ctr, 8, cudaMemcpyDeviceToHost));
+    EXPECT_EQ(left, 0u) << "the external counter was not left zero";
+  }
+  for (const kernels::Entry* e : entries) {
+    const int resident = e->resident_blocks_per_sm(dev);
+    EXPECT_GE(resident, 1) << e->id;
+    for (std::uint64_t n : {std::uint64_t{1}, std::uint64_t{3000}, std::uint64_t{1} << 24}) {
+      EXPECT_EQ(e->workspace_bytes(n, dev),
+                kernels::exact_geometry::workspace_bytes(e->params, n, dev, resident))
+          << e->id << " n=" << n;
+      EXPECT_EQ(e->grid_size(n, dev),
+                kernels::exact_geometry::grid_size(e->params, n, dev, resident))
+          << e->id << " n=" << n;
+    }
+  }
+}
+
+template <class H>
+void expect_half_api_bits(exact::HalfFormat format, const std::vector<std::uint16_t>& bits,
+                          const std::string& name) {
+  SCOPED_TRACE(name);
+  const float expected = exact::exact_sum(format, std::span<const std::uint16_t>(bits));
+  DeviceBuffer in(std::max<std::size_t>(bits.size(), 1) * 2);
+  DeviceBuffer out(sizeof(float));
+  if (!bits.empty()) tunedreduce::test::upload(in.get(), bits.data(), bits.size() * 2);
+  const H* d_in = static_cast<const H*>(in.get());
+  auto* d_out = static_cast<float*>(out.get());
+  float got = 0;
+  TR_CUDA_CHECK(cudaMemset(d_out, 0xFF, sizeof(float)));
+  tunedreduce::exact_sum(d_in, d_out, bits.size());
+  TR_CUDA_CHECK(cudaMemcpy(&got, d_out, sizeof(float), cudaMemcpyDeviceToHost));
+  EXPECT_TRUE(same_bits(expected, got)) << "cached";
+  std::size_t bytes = 0;
+  tunedreduce::exact_sum(nullptr, bytes, d_in, d_out, bits.size());
+  DeviceBuffer temp(std::max<std::size_t>(bytes, 1));
+  TR_CUDA_CHECK(cudaMemset(temp.get(), 0x5A, temp.bytes()));
+  TR_CUDA_CHECK(cudaMemset(d_out, 0xFF, sizeof(float)));
+  tunedreduce::exact_sum(temp.get(), bytes, d_in, d_out, bits.size());
+  TR_CUDA_CHECK(cudaMemcpy(&got, d_out, sizeof(float), cudaMemcpyDeviceToHost));
+  EXPECT_TRUE(same_bits(expected, got)) << "two-phase";
+  // The C API's cached call, the same bits.
+  TR_CUDA_CHECK(cudaMemset(d_out, 0xFF, sizeof(float)));
+  EXPECT_EQ(tr_exact_sum(d_in, d_out, bits.size(),
+                         format == exact::HalfFormat::f16 ? TR_F16 : TR_BF16, nullptr),
+            TR_SUCCESS);
+  TR_CUDA_CHECK(cudaMemcpy(&got, d_out, sizeof(float), cudaMemcpyDeviceToHost));
+  EXPECT_TRUE(same_bits(expected, got)) << "C API";
+}
+
+TEST_P(ExactHalfRegistryGpu, ApiPathsGiveTheReferenceBits) {
+  const exact::HalfFormat format = GetParam();
+  tunedreduce::set_database("/nonexistent/no-database-here.db");  // the built-in default
+  auto inputs = half_inputs(format, test::test_seed() + 1);
+  std::mt19937_64 rng(test::test_seed() + 2);
+  for (std::uint64_t n : {std::uint64_t{0}, std::uint64_t{1} << 24, (std::uint64_t{1} << 25) + 5})
+    inputs.emplace_back("finite_bits n=" + std::to_string(n),
+                        test::generate_halves(format, test::HalfDistribution::finite_bits, n, rng));
+  for (const auto& [name, bits] : inputs) {
+    if (format == exact::HalfFormat::f16) expect_half_api_bits<__half>(format, bits, name);
+    else expect_half_api_bits<__nv_bfloat16>(format, bits, name);
+  }
+  // A half exact sum's result type is float: a same-type result is refused by name.
+  DeviceBuffer in(64), out(8);
+  try {
+    tunedreduce::reduce(in.get(), out.get(), 16, half_dtype(format), Op::sum, nullptr);
+    FAIL() << "a half sum ran";
+  } catch (const ReduceError& e) {
+    EXPECT_EQ(e.status(), Status::invalid_argument);
+  }
+  tunedreduce::set_database("");
+}
+
+TEST(ExactWorkerGpu, HalfExactCandidatesAreMeasuredAndVerified) {
+  tuner::Measurer m(0, 16);
+  tuner::MeasurePolicy policy;
+  policy.min_repeats = 2;
+  policy.max_repeats = 3;
+  for (const char* id : {"exact.b256.u2.two_pass.f16.exact_sum",
+                         "exact_registers.b512.u4.single_pass.bf16.exact_sum"}) {
+    const kernels::Entry* e = kernels::find(id);
+    ASSERT_NE(e, nullptr) << id;
+    for (std::uint64_t n : {std::uint64_t{1000}, std::uint64_t{1} << 22}) {
+      const tuner::Result r = m.measure(*e, n, policy, [] {});
+      EXPECT_EQ(r.outcome, db::Outcome::ok) << id << " n=" << n << ": " << r.error;
+    }
+  }
+  // An "exact" f16 entry that runs the float-accumulated wide sum: not bit for bit.
+  const kernels::Entry* e = kernels::find("exact.b256.u2.two_pass.f16.exact_sum");
+  const kernels::Entry* inexact = kernels::find("vectorized.b256.u4.two_pass.f16.wide_sum");
+  ASSERT_NE(e, nullptr);
+  ASSERT_NE(inexact, nullptr);
+  kernels::Entry wrong = *e;
+  wrong.id = "exact.b256.u2.two_pass.f16.exact_sum (wrong)";
+  wrong.launch = inexact->launch;
+  wrong.resident_blocks_per_sm = inexact->resident_blocks_per_sm;
+  wrong.query_workspace_bytes = nullptr;
+  const tuner::Result bad = m.measure(wrong, 1 << 20, policy, [] {});
+  EXPECT_EQ(bad.outcome, db::Outcome::incorrect);
+  EXPECT_FALSE(bad.error.empty());
+}
+
 TEST(ExactApiGpu, IntegerTypesAreRefusedThroughTheGenericPath) {
   DeviceBuffer in(64), out(8);
   try {
@@ -206,7 +365,7 @@ TEST(ExactApiGpu, IntegerTypesAreRefusedThroughTheGenericPath) {
   } catch (const ReduceError& e) {
     EXPECT_EQ(e.status(), Status::invalid_argument);
     EXPECT_NE(std::string(e.what()).find(
-                  "exact_sum is defined for f32 and f64 only, not dtype i32"),
+                  "exact_sum is defined for f32, f64, f16 and bf16 only, not dtype i32"),
               std::string::npos)
         << e.what();
   }

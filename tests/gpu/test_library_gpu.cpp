@@ -664,8 +664,8 @@ TEST(Library, WideSumsMisuseIsRefusedWithTheTypesNamed) {
       [&] { tunedreduce::reduce(in.get(), out.get(), 8, DType::i64, Op::wide_sum, nullptr); },
       Status::invalid_argument,
       "wide_sum is defined for i32, u32, f32, f16 and bf16 only, not dtype i64");
-  // The half types: wide_sum alone; sum, min and max of f16 or bf16 do not exist.
-  for (const Op o : {Op::sum, Op::min, Op::max, Op::exact_sum})
+  // The half types: wide_sum and exact_sum alone; sum, min and max of f16 or bf16 do not exist.
+  for (const Op o : {Op::sum, Op::min, Op::max})
     expect_refused([&] { tunedreduce::reduce(in.get(), out.get(), 8, DType::f16, o, nullptr); },
                    Status::invalid_argument, "only, not dtype f16");
   // wide_sum of a half type into a half: the two-phase template names the float it returns.
@@ -674,6 +674,13 @@ TEST(Library, WideSumsMisuseIsRefusedWithTheTypesNamed) {
         tunedreduce::reduce<__nv_bfloat16>(nullptr, b, static_cast<const __nv_bfloat16*>(in.get()),
                                            static_cast<__nv_bfloat16*>(out.get()), 64,
                                            Op::wide_sum);
+      },
+      Status::invalid_argument, "returns f32");
+  // exact_sum of a half type into a half: refused the same way (its result is a float too).
+  expect_refused(
+      [&] {
+        tunedreduce::reduce<__half>(nullptr, b, static_cast<const __half*>(in.get()),
+                                    static_cast<__half*>(out.get()), 64, Op::exact_sum);
       },
       Status::invalid_argument, "returns f32");
   // A result pointer aligned for the element (4 bytes) but not for the wide result (8).

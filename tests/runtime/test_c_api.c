@@ -130,7 +130,8 @@ int main(void) {
   /* The exact sum: float and double only, by name; op 4 is no operator. */
   s = tr_exact_sum(buf, buf, 16, TR_I32, NULL);
   CHECK(s == TR_ERROR_INVALID_ARGUMENT);
-  CHECK(contains(tr_last_error(), "op exact_sum is defined for f32 and f64 only, not dtype i32"));
+  CHECK(contains(tr_last_error(),
+                 "op exact_sum is defined for f32, f64, f16 and bf16 only, not dtype i32"));
   s = tr_reduce(NULL, &bytes, NULL, NULL, 16, TR_U32, TR_EXACT_SUM, NULL);
   CHECK(s == TR_ERROR_INVALID_ARGUMENT);
   CHECK(contains(tr_last_error(), "not dtype u32"));
@@ -180,6 +181,14 @@ int main(void) {
   CHECK(contains(tr_last_error(), "d_out is a null pointer"));
   CHECK(tr_lookup(TR_F64, TR_EXACT_SUM, (uint64_t)1 << 20, -1, &cfg) == TR_SUCCESS);
   CHECK(strcmp(cfg.family, "exact") == 0 && cfg.op == TR_EXACT_SUM);
+  /* The half types' exact sums (into a float) have kernels; their result is 4 bytes. */
+  CHECK(tr_lookup(TR_F16, TR_EXACT_SUM, (uint64_t)1 << 20, -1, &cfg) == TR_SUCCESS);
+  CHECK(cfg.op == TR_EXACT_SUM && cfg.dtype == TR_F16 && contains(cfg.kernel_id, ".f16.exact_sum"));
+  CHECK(tr_lookup(TR_BF16, TR_EXACT_SUM, (uint64_t)1 << 20, -1, &cfg) == TR_SUCCESS);
+  CHECK(contains(cfg.kernel_id, ".bf16.exact_sum"));
+  s = tr_exact_sum(buf, NULL, 16, TR_BF16, NULL);
+  CHECK(s == TR_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tr_last_error(), "d_out is a null pointer"));
   /* A successful call clears the message. */
   CHECK(tr_lookup(TR_I32, TR_MIN, 16, -1, &cfg) == TR_SUCCESS);
   CHECK(strcmp(tr_last_error(), "") == 0);

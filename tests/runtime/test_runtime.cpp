@@ -559,7 +559,7 @@ TEST(Arguments, BadEnumsFailBeforeAnyCudaCall) {
 
 TEST(Arguments, ExactSumOfAnIntegerTypeIsRefusedByNameBeforeAnyCudaCall) {
   Device0 d;
-  const std::string why = "op exact_sum is defined for f32 and f64 only, not dtype ";
+  const std::string why = "op exact_sum is defined for f32, f64, f16 and bf16 only, not dtype ";
   expect_error([&] { d.t.rt->reduce(d.in, d.out, 10, DType::i32, Op::exact_sum, nullptr); },
                Status::invalid_argument, why + "i32");
   std::size_t bytes = 0;

@@ -60,13 +60,15 @@ TEST(CliTune, DryRunOfTheDefaultFileWithOverrides) {
 }
 
 // examples/tune-exact.toml, the exact keys' tune the docs recommend (docs/tuning.md): it loads,
-// and selects the two exact_sum keys and every exact candidate.
+// and selects the four exact_sum keys and every exact candidate.
 TEST(CliTune, DryRunOfTheExactExample) {
   const auto r = tune({"--dry-run", "--config", TR_EXACT_TUNE_TOML});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_HAS(r.out, "\nf32   exact_sum          54     21");
   EXPECT_HAS(r.out, "\nf64   exact_sum          36     21");
-  EXPECT_HAS(r.out, "total: 2 keys (dtype, op), 90 candidates, 21 sizes each");
+  EXPECT_HAS(r.out, "\nf16   exact_sum          54     21");
+  EXPECT_HAS(r.out, "\nbf16  exact_sum          54     21");
+  EXPECT_HAS(r.out, "total: 4 keys (dtype, op), 198 candidates, 21 sizes each");
 }
 
 TEST(CliTune, DryRunOfArgminAndArgmax) {

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -282,6 +283,111 @@ TEST(ConfigSpace, ArgminOfAHalfTypeIsAnErrorNamingTheTypesItIsDefinedFor) {
             "choices: sum, min, max, exact_sum, wide_sum, argmin, argmax");
   // With a type it is defined for, the half type's key is left out: no error.
   EXPECT_EQ(message("[space]\ndtypes = [\"f16\", \"i32\"]\nops = [\"argmin\"]\n"), "accepted");
+}
+
+// exact_sum of the half types (f16, bf16 bits in, a float out): a tune.toml that asks for it is
+// accepted and selects every entry of the three exact families for each half type.
+TEST(ConfigSpace, ExactSumOfTheHalfTypesSelectsTheExactFamiliesEntries) {
+  const TuneConfig c = validate_config(
+      parse_config_text("[space]\nfamilies = [\"exact\", \"exact_wide\", \"exact_registers\"]\n"
+                        "blocks = [128, 256, 512]\nunrolls = [1, 2, 4]\nfinishes = [\"two_pass\", "
+                        "\"single_pass\"]\ndtypes = [\"half\", \"bf16\"]\nops = [\"exact_sum\"]\n"
+                        "sizes = [1024, 1048576]\n",
+                        "t.toml"));
+  EXPECT_EQ(c.space.dtypes, (std::vector<DType>{DType::f16, DType::bf16}));
+  EXPECT_EQ(c.space.ops, std::vector<Op>{Op::exact_sum});
+  EXPECT_HAS(canonical_text(c), "space.dtypes=f16,bf16\n");
+  const auto keys = enumerate_space(c.space);
+  ASSERT_EQ(keys.size(), 2u);
+  for (const KeySpace& k : keys) {
+    SCOPED_TRACE(dtype_name(k.dtype));
+    EXPECT_EQ(k.op, Op::exact_sum);
+    EXPECT_EQ(k.sizes, (std::vector<std::uint64_t>{1024, 1048576}));
+    // 3 families x blocks 128, 256, 512 x unrolls 1, 2, 4 x 2 finishes.
+    EXPECT_EQ(k.candidates.size(), 54u);
+    std::set<kernels::Family> families;
+    for (const std::string& id : k.candidates) {
+      const auto p = kernels::parse_id(id);
+      ASSERT_TRUE(p) << id;
+      EXPECT_TRUE(kernels::is_exact_family(p->family)) << id;
+      EXPECT_EQ(p->dtype, k.dtype) << id;
+      EXPECT_EQ(p->op, Op::exact_sum) << id;
+      families.insert(p->family);
+    }
+    EXPECT_EQ(families,
+              (std::set<kernels::Family>{kernels::Family::exact, kernels::Family::exact_wide,
+                                         kernels::Family::exact_registers}));
+  }
+  EXPECT_EQ(keys[0].dtype, DType::f16);
+  EXPECT_EQ(keys[1].dtype, DType::bf16);
+  EXPECT_NE(std::find(keys[1].candidates.begin(), keys[1].candidates.end(),
+                      "exact.b256.u2.two_pass.bf16.exact_sum"),
+            keys[1].candidates.end());
+
+  // With f32, f64 and an integer type: four exact keys (f64 has no exact_registers entry), the
+  // integer type none; "all" families and ops add the half types' wide_sum keys, nothing else.
+  const TuneConfig all = validate_config(parse_config_text(
+      "[space]\nfamilies = \"all\"\ndtypes = [\"i32\", \"f32\", \"f64\", \"f16\", "
+      "\"bfloat16\"]\nops = \"all\"\n",
+      "t.toml"));
+  std::map<std::pair<DType, Op>, std::size_t> candidates;
+  for (const KeySpace& k : enumerate_space(all.space))
+    candidates[{k.dtype, k.op}] = k.candidates.size();
+  EXPECT_EQ(candidates.at({DType::f32, Op::exact_sum}), 54u);
+  EXPECT_EQ(candidates.at({DType::f64, Op::exact_sum}), 36u);
+  EXPECT_EQ(candidates.at({DType::f16, Op::exact_sum}), 54u);
+  EXPECT_EQ(candidates.at({DType::bf16, Op::exact_sum}), 54u);
+  EXPECT_EQ(candidates.count({DType::i32, Op::exact_sum}), 0u);
+  for (DType h : {DType::f16, DType::bf16}) {
+    std::size_t keys_of_h = 0;
+    for (const auto& [key, count] : candidates) keys_of_h += key.first == h;
+    EXPECT_EQ(keys_of_h, 2u) << dtype_name(h);  // exact_sum and wide_sum
+  }
+
+  // From the command line, over a file without exact_sum: the flags' dtypes and ops.
+  ConfigOverrides o;
+  o.families = "exact_wide";
+  o.blocks = "256";
+  o.unrolls = "2";
+  o.dtypes = "f16,bf16";
+  o.ops = "exact_sum";
+  const TuneConfig flags = load_config(fixture("small.toml"), o);
+  const auto flag_keys = enumerate_space(flags.space);
+  ASSERT_EQ(flag_keys.size(), 2u);
+  EXPECT_EQ(flag_keys[0].candidates,
+            (std::vector<std::string>{"exact_wide.b256.u2.single_pass.f16.exact_sum",
+                                      "exact_wide.b256.u2.two_pass.f16.exact_sum"}));
+  EXPECT_EQ(flag_keys[1].candidates,
+            (std::vector<std::string>{"exact_wide.b256.u2.single_pass.bf16.exact_sum",
+                                      "exact_wide.b256.u2.two_pass.bf16.exact_sum"}));
+}
+
+TEST(ConfigSpace, ExactSumOfAHalfTypeWithoutAnExactFamilyIsAnErrorNamingTheFamilies) {
+  try {
+    validate_config(
+        parse_config_text("[space]\nfamilies = [\"smem\", \"vectorized\"]\ndtypes = [\"bf16\"]\n"
+                          "ops = [\"exact_sum\"]\n",
+                          "t.toml"));
+    ADD_FAILURE() << "bf16 exact_sum without an exact family was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), exit_code::usage);
+    EXPECT_HAS(std::string(e.what()),
+               "selects no compiled entry for bf16 exact_sum (only the families exact, exact_wide "
+               "and exact_registers implement it, with blocks 128, 256, 512, unroll 1, 2, 4 and "
+               "finishes two_pass, single_pass)");
+  }
+  // f64's entries: exact_registers has none (its chunks fit registers for a float accumulator).
+  try {
+    validate_config(
+        parse_config_text("[space]\nfamilies = [\"exact_registers\"]\ndtypes = [\"f64\", \"f16\"]\n"
+                          "ops = [\"exact_sum\"]\n",
+                          "t.toml"));
+    ADD_FAILURE() << "f64 exact_sum with exact_registers alone was accepted";
+  } catch (const Error& e) {
+    EXPECT_HAS(std::string(e.what()),
+               "selects no compiled entry for f64 exact_sum (only the families exact and "
+               "exact_wide implement it");
+  }
 }
 
 TEST(ConfigOverrides, OpsArgminAndArgmax) {

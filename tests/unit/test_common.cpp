@@ -87,14 +87,18 @@ TEST(EnumNames, TablesOfThePublicNamesUseThePublicFunctions) {
   for (Op o : all_ops) EXPECT_STREQ(op_names.to_name(o), op_name(o));
   EXPECT_EQ(op_choices(), "sum, min, max, exact_sum, wide_sum, argmin, argmax");
   EXPECT_EQ(op_dtypes(Op::wide_sum), "i32, u32, f32, f16 and bf16");
-  // The half types: wide_sum into a float, nothing else.
+  // The half types: wide_sum and exact_sum, both into a float, nothing else.
   for (DType h : {DType::f16, DType::bf16}) {
     EXPECT_TRUE(is_half(h));
-    for (Op o : all_ops) EXPECT_EQ(op_applies(h, o), o == Op::wide_sum) << op_name(o);
+    for (Op o : all_ops)
+      EXPECT_EQ(op_applies(h, o), o == Op::wide_sum || o == Op::exact_sum) << op_name(o);
     EXPECT_EQ(result_dtype(h, Op::wide_sum), DType::f32);
+    EXPECT_EQ(result_dtype(h, Op::exact_sum), DType::f32);
+    EXPECT_EQ(result_bytes(h, Op::exact_sum), 4u);
   }
+  EXPECT_EQ(result_dtype(DType::f64, Op::exact_sum), DType::f64);
   EXPECT_FALSE(is_half(DType::f32));
-  EXPECT_EQ(op_dtypes(Op::exact_sum), "f32 and f64");
+  EXPECT_EQ(op_dtypes(Op::exact_sum), "f32, f64, f16 and bf16");
   EXPECT_EQ(op_dtypes(Op::sum), "i32, u32, i64, u64, f32 and f64");
   EXPECT_EQ(parse_dtype("float64"), DType::f64);
   // argmin and argmax: the 4- and 8-byte types, an IndexedValue of the element type (16 bytes).

@@ -1,16 +1,20 @@
 // The tuner's data and references for the half types (measure/datagen.hpp, measure/reference.hpp):
 // their bits decode as IEEE binary16 and bfloat16 do, every generated value is exact in its type
 // and in the range the docs give, and the wide_sum reference and its check are the float sum of
-// those values within n·ε(float)·Σ|x|. And argmin / argmax's reference: the first extreme
-// element of the generated data (several threads' partials merged), checked index and bits.
+// those values within n·ε(float)·Σ|x|; the exact_sum reference is the float of their exact sum,
+// checked bit for bit. And argmin / argmax's reference: the first extreme element of the
+// generated data (several threads' partials merged), checked index and bits.
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "measure/datagen.hpp"
 #include "measure/reference.hpp"
@@ -100,8 +104,72 @@ TEST(HalfReference, WideSumIsTheFloatOfTheExactSumAndTheCheckUsesFloatsEpsilon) 
   expect_wide_reference<BFloat16>(DType::bf16);
 }
 
-TEST(HalfReference, OperatorsOtherThanWideSumAreRefusedByName) {
-  for (const Op o : {Op::sum, Op::min, Op::max, Op::exact_sum}) {
+/// bfloat16 by its definition (8 exponent bits, bias 127, 7 fraction bits): finite values.
+double bfloat16_value(std::uint16_t b) {
+  const int sign = b >> 15, exp = (b >> 7) & 0xFF, mant = b & 0x7F;
+  const double m = exp == 0 ? std::ldexp(mant, -133) : std::ldexp(128 + mant, exp - 134);
+  return sign != 0 ? -m : m;
+}
+
+/// exact_sum of the generated halves, computed here: their values (decoded by the formats'
+/// definitions) are multiples of 2^-8 (f16) or 2^-5 (bf16) below 8, so for n < 2^40 their sum in
+/// double is exact; one conversion rounds it to float.
+template <class H>
+float exact_sum_here(std::uint64_t seed, std::uint64_t n) {
+  double sum = 0;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const std::uint16_t bits = data_value<H>(seed, i).bits;
+    sum += std::is_same_v<H, Half> ? binary16_value(bits) : bfloat16_value(bits);
+  }
+  return static_cast<float>(sum);  // +0 for n = 0, and for an exact zero (no data value is -0)
+}
+
+template <class H>
+void expect_exact_reference(DType dtype) {
+  EXPECT_EQ(result_dtype(dtype, Op::exact_sum), DType::f32);
+  EXPECT_EQ(result_bytes(dtype, Op::exact_sum), 4u);  // what the worker poisons and compares
+  // Sizes of no multiple of 8, one below and two above 2^16 (where the reference splits the work
+  // among threads and merges their sums); a size whose exact sum needs more than 11 (f16's) or
+  // 8 (bf16's) significand bits, so a sum rounded to the half format would differ.
+  for (const std::uint64_t seed : {std::uint64_t{1}, std::uint64_t{0x5eed}, std::uint64_t{1603}}) {
+    for (const std::uint64_t n :
+         {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{7}, std::uint64_t{4097},
+          std::uint64_t{65541}, std::uint64_t{1000003}}) {
+      SCOPED_TRACE(std::string(dtype_name(dtype)) + " seed " + std::to_string(seed) +
+                   " n=" + std::to_string(n));
+      const float want = exact_sum_here<H>(seed, n);
+      const Reference r = compute_reference(dtype, Op::exact_sum, seed, n);
+      EXPECT_EQ(r.op, Op::exact_sum);
+      std::uint32_t got = 0;
+      std::memcpy(&got, r.bits, sizeof got);
+      ASSERT_EQ(got, std::bit_cast<std::uint32_t>(want))
+          << std::hexfloat << want << " vs " << std::bit_cast<float>(got);
+      for (std::size_t k = 4; k < sizeof r.bits; ++k) EXPECT_EQ(r.bits[k], 0) << k;
+      // The check: the float's 4 bytes bit for bit, not within a bound.
+      EXPECT_EQ(verify(r, &want), "");
+      const float next = std::nextafter(want, std::numeric_limits<float>::infinity());
+      EXPECT_NE(verify(r, &next).find("bit for bit"), std::string::npos) << verify(r, &next);
+      if (want == 0) {
+        const float negative_zero = -0.0f;
+        EXPECT_NE(verify(r, &negative_zero), "");
+      }
+    }
+  }
+  // The exact sum at n = 10^6 (seed 1) is no value of the half format: a reference or kernel
+  // that rounded to it would be caught. (A normal float is a half's value when its fraction's
+  // low 13 (f16) or 16 (bf16) bits are zero.)
+  const float big = exact_sum_here<H>(1, 1000003);
+  const std::uint32_t low_bits = std::is_same_v<H, Half> ? 0x1FFFu : 0xFFFFu;
+  EXPECT_NE(std::bit_cast<std::uint32_t>(big) & low_bits, 0u) << std::hexfloat << big;
+}
+
+TEST(HalfReference, ExactSumIsTheFloatOfTheExactSumComparedBitForBit) {
+  expect_exact_reference<Half>(DType::f16);
+  expect_exact_reference<BFloat16>(DType::bf16);
+}
+
+TEST(HalfReference, OperatorsOtherThanWideSumAndExactSumAreRefusedByName) {
+  for (const Op o : {Op::sum, Op::min, Op::max}) {
     try {
       compute_reference(DType::f16, o, 1, 10);
       ADD_FAILURE() << op_name(o) << " of f16 was accepted";

@@ -309,7 +309,7 @@ TEST(Launch, RejectsBadArgumentsWithoutTouchingTheGpu) {
   EXPECT_EQ(e->launch(a, dev), cudaErrorInvalidValue);  // too large
 }
 
-TEST(ExactFamilies, ImplementExactSumForFloatAndDoubleAndNothingElse) {
+TEST(ExactFamilies, ImplementExactSumForTheFloatingTypesAndNothingElse) {
   std::map<std::pair<Family, DType>, int> count;
   for (const Entry& e : registry()) {
     const auto& p = e.params;
@@ -320,20 +320,27 @@ TEST(ExactFamilies, ImplementExactSumForFloatAndDoubleAndNothingElse) {
     EXPECT_TRUE(p.unroll == 1 || p.unroll == 2 || p.unroll == 4) << e.id;
     EXPECT_TRUE(p.finish == Finish::two_pass || p.finish == Finish::single_pass) << e.id;
     EXPECT_EQ(p.smem, SmemMode::none) << e.id;
-    EXPECT_TRUE(p.dtype == DType::f32 || p.dtype == DType::f64) << e.id;
+    EXPECT_TRUE(p.dtype == DType::f32 || p.dtype == DType::f64 || is_half(p.dtype)) << e.id;
   }
-  // 3 blocks x 3 unrolls x 2 finishes per family and type; exact_registers is float only.
+  // 3 blocks x 3 unrolls x 2 finishes per family and type; exact_registers (chunks in
+  // registers: a float accumulator) is not double's.
   EXPECT_EQ((count[{Family::exact, DType::f32}]), 18);
   EXPECT_EQ((count[{Family::exact, DType::f64}]), 18);
   EXPECT_EQ((count[{Family::exact_wide, DType::f32}]), 18);
   EXPECT_EQ((count[{Family::exact_wide, DType::f64}]), 18);
   EXPECT_EQ((count[{Family::exact_registers, DType::f32}]), 18);
   EXPECT_EQ((count[{Family::exact_registers, DType::f64}]), 0);
+  for (DType d : {DType::f16, DType::bf16})
+    for (Family f : {Family::exact, Family::exact_wide, Family::exact_registers})
+      EXPECT_EQ((count[{f, d}]), 18) << family_name(f) << " " << dtype_name(d);
   for (DType d : all_dtypes)
     EXPECT_EQ(space::configs_per_key(d, Op::exact_sum), d == DType::f32   ? 54u
                                                         : d == DType::f64 ? 36u
+                                                        : is_half(d)      ? 54u
                                                                           : 0u)
         << dtype_name(d);
+  EXPECT_NE(find("exact_registers.b512.u4.single_pass.f16.exact_sum"), nullptr);
+  EXPECT_NE(find("exact_wide.b128.u1.two_pass.bf16.exact_sum"), nullptr);
 
   EXPECT_NE(find("exact.b512.u2.single_pass.f32.exact_sum"), nullptr);
   EXPECT_NE(find("exact_wide.b128.u4.two_pass.f64.exact_sum"), nullptr);
@@ -456,7 +463,8 @@ TEST(ExactFamilies, GridAndWorkspaceFollowExactSumsLayout) {
     EXPECT_EQ(e.workspace_bytes(0, dev), 0u) << e.id;
     EXPECT_EQ(e.grid_size(0, dev), 0u) << e.id;
     const std::uint64_t vector = 16 / dtype_size(p.dtype);
-    const std::size_t slot = (p.dtype == DType::f32 ? 11 + 1 : 66 + 1) * 8;  // chunks + flags
+    // chunks + flags: a float accumulator's (f32 and the half types) or a double's
+    const std::size_t slot = (p.dtype == DType::f64 ? 66 + 1 : 11 + 1) * 8;
     std::size_t prev = 0;
     for (std::uint64_t n : {std::uint64_t{1}, std::uint64_t{1000}, std::uint64_t{1} << 20,
                             std::uint64_t{1} << 31, max_elements - 1}) {
@@ -487,7 +495,7 @@ TEST(ExactFamilies, GridAndWorkspaceFollowExactSumsLayout) {
     EXPECT_NE(why->find("exceeds the limit of " + std::to_string(max_elements - 1)),
               std::string::npos)
         << *why;
-    EXPECT_TRUE(e.can_implement(1000, 2, dev)) << e.id;  // not element-aligned
+    EXPECT_TRUE(e.can_implement(1000, dtype_size(p.dtype) / 2, dev)) << e.id;  // not element-aligned
   }
 }
 
@@ -518,61 +526,68 @@ TEST(ExactFamilies, LaunchRejectsBadArgumentsWithoutTouchingTheGpu) {
 TEST(ExactFirstPasses, AFullBuildHasEveryKnobCombinationOnceAndTheRegistryLaunchesThem) {
   using exact::detail::compiled_first_passes;
   using exact::detail::find_first_pass;
-  // 3 blocks x 3 unrolls x (float: 3 vectors x 2 expansions x 2 residences; double: 2 x 2 x 1).
+  // 3 blocks x 3 unrolls x (float: 3 vectors x 2 expansions x 2 residences; double: 2 x 2 x 1;
+  // f16 and bf16 each 1 x 2 x 2).
   const auto all = compiled_first_passes();
-  EXPECT_EQ(all.size(), 3u * 3u * (3u * 2u * 2u + 2u * 2u * 1u));
-  std::set<std::tuple<bool, int, int, int, int, bool>> seen;
+  EXPECT_EQ(all.size(), 3u * 3u * (3u * 2u * 2u + 2u * 2u * 1u + 2u * (1u * 2u * 2u)));
+  std::set<std::tuple<DType, int, int, int, int, bool>> seen;
   for (const exact::detail::FirstPass& f : all) {
     EXPECT_TRUE(
-        seen.insert({f.is_double, f.block_threads, f.vector, f.unroll, f.expansion, f.registers})
+        seen.insert({f.dtype, f.block_threads, f.vector, f.unroll, f.expansion, f.registers})
             .second)
         << "twice: " << f.block_threads << " " << f.vector << " " << f.unroll;
     EXPECT_TRUE(f.launch != nullptr && f.resident_blocks != nullptr);
-    EXPECT_EQ(find_first_pass(f.is_double, f.block_threads, f.vector, f.unroll, f.expansion,
+    EXPECT_EQ(find_first_pass(f.dtype, f.block_threads, f.vector, f.unroll, f.expansion,
                               f.registers),
               &f);
   }
-  for (bool is_double : {false, true}) {
+  for (DType dtype : all_dtypes) {
     for (int block : {128, 256, 512}) {
-      for (int vector : {1, 2, 4}) {
+      for (int vector : {1, 2, 4, 8}) {
         for (int unroll : {1, 2, 4}) {
           for (int expansion : {1, 2, 3}) {
             for (bool registers : {false, true}) {
-              const bool exists =
-                  (is_double ? vector <= 2 && expansion >= 2 && !registers : expansion <= 2);
-              EXPECT_EQ(find_first_pass(is_double, block, vector, unroll, expansion, registers) !=
+              bool exists = false;
+              if (dtype == DType::f64) exists = vector <= 2 && expansion >= 2 && !registers;
+              else if (dtype == DType::f32) exists = vector <= 4 && expansion <= 2;
+              else if (is_half(dtype)) exists = vector == 8 && expansion <= 2;
+              EXPECT_EQ(find_first_pass(dtype, block, vector, unroll, expansion, registers) !=
                             nullptr,
                         exists)
-                  << is_double << " " << block << " " << vector << " " << unroll << " " << expansion
-                  << " " << registers;
+                  << dtype_name(dtype) << " " << block << " " << vector << " " << unroll << " "
+                  << expansion << " " << registers;
             }
           }
         }
       }
     }
   }
-  EXPECT_EQ(find_first_pass(false, 64, 4, 2, 2, true), nullptr);
-  EXPECT_EQ(find_first_pass(false, 512, 8, 2, 2, true), nullptr);
-  EXPECT_EQ(find_first_pass(false, 512, 4, 3, 2, true), nullptr);
-  EXPECT_EQ(find_first_pass(false, 512, 4, 2, -1, true), nullptr);
-  EXPECT_EQ(find_first_pass(true, 512, 2, 2, 0, false), nullptr);
+  EXPECT_EQ(find_first_pass(DType::f32, 64, 4, 2, 2, true), nullptr);
+  EXPECT_EQ(find_first_pass(DType::f32, 512, 8, 2, 2, true), nullptr);
+  EXPECT_EQ(find_first_pass(DType::f16, 512, 4, 2, 1, true), nullptr);
+  EXPECT_EQ(find_first_pass(DType::f32, 512, 4, 3, 2, true), nullptr);
+  EXPECT_EQ(find_first_pass(DType::f32, 512, 4, 2, -1, true), nullptr);
+  EXPECT_EQ(find_first_pass(DType::f64, 512, 2, 2, 0, false), nullptr);
   // Every exact entry of the space is in the registry, and its first pass is compiled.
   std::size_t entries = 0;
   for (const Entry& e : registry()) {
     if (!is_exact_family(e.params.family)) continue;
     ++entries;
-    EXPECT_TRUE(exact::has_first_pass(e.params.dtype == DType::f64,
-                                      exact_geometry::launch_config(e.params)))
+    EXPECT_TRUE(exact::has_first_pass(e.params.dtype, exact_geometry::launch_config(e.params)))
         << e.id;
   }
-  EXPECT_EQ(entries, 90u);
+  EXPECT_EQ(entries, 90u + 2u * 54u);
   exact::ExactLaunch bad;
   bad.unroll = 3;
-  EXPECT_FALSE(exact::has_first_pass(false, bad));
+  EXPECT_FALSE(exact::has_first_pass(DType::f32, bad));
   bad.unroll = 2;
   bad.chunks = exact::ExactChunks::registers;
-  EXPECT_TRUE(exact::has_first_pass(false, bad));
-  EXPECT_FALSE(exact::has_first_pass(true, bad));  // double: local chunks only
+  EXPECT_TRUE(exact::has_first_pass(DType::f32, bad));
+  EXPECT_TRUE(exact::has_first_pass(DType::bf16, bad));
+  EXPECT_FALSE(exact::has_first_pass(DType::f64, bad));  // double: local chunks only
+  EXPECT_FALSE(exact::has_first_pass(DType::i32, bad));  // no exact sum of integers
+  bad.vector = 4;
+  EXPECT_FALSE(exact::has_first_pass(DType::f16, bad));  // halves: 16-byte loads only
 }
 
 }  // namespace

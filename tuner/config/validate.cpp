@@ -120,25 +120,30 @@ class Validator {
   // finishes, "two_pass and single_pass": for an operator only some families have (wide_sum,
   // argmin, argmax).
   static std::string implementing(DType t, Op o) {
-    std::vector<std::string> families;
     std::vector<std::string> finishes;
     for (Family f : kernels::all_families) {
       if (!kernels::space::family_applies(f, t, o)) continue;
-      families.emplace_back(kernels::family_name(f));
       for (Finish fin : kernels::all_finishes)
         if (kernels::space::has_finish(f, fin, t, o) &&
             std::find(finishes.begin(), finishes.end(), kernels::finish_name(fin)) ==
                 finishes.end())
           finishes.emplace_back(kernels::finish_name(fin));
     }
-    auto and_join = [](const std::vector<std::string>& v) {
-      std::string out;
-      for (std::size_t i = 0; i < v.size(); ++i)
-        out += (i == 0 ? "" : i + 1 == v.size() ? " and " : ", ") + v[i];
-      return out;
-    };
-    return fmt::format("only the families {} implement it, with finishes {}", and_join(families),
-                       and_join(finishes));
+    return fmt::format("only the families {} implement it, with finishes {}",
+                       implementing_families(t, o), and_join(finishes));
+  }
+  // "exact, exact_wide and exact_registers": the families that implement (t, o).
+  static std::string implementing_families(DType t, Op o) {
+    std::vector<std::string> families;
+    for (Family f : kernels::all_families)
+      if (kernels::space::family_applies(f, t, o)) families.emplace_back(kernels::family_name(f));
+    return and_join(families);
+  }
+  static std::string and_join(const std::vector<std::string>& v) {
+    std::string out;
+    for (std::size_t i = 0; i < v.size(); ++i)
+      out += (i == 0 ? "" : i + 1 == v.size() ? " and " : ", ") + v[i];
+    return out;
   }
 
   void space(SpaceConfig& s) {
@@ -276,8 +281,8 @@ class Validator {
                                      why.empty() ? std::string() : " (" + why + ")"));
       }
     }
-    // exact_sum is defined for f32 and f64 only, wide_sum for i32, u32, f32, f16 and bf16,
-    // sum, min, max, argmin and argmax for the 4- and 8-byte types (op_applies): the other
+    // exact_sum is defined for f32, f64, f16 and bf16 only, wide_sum for i32, u32, f32, f16 and
+    // bf16, sum, min, max, argmin and argmax for the 4- and 8-byte types (op_applies): the other
     // types' keys are left out (as a finish a family lacks is), but an operator asked for with
     // none of its types tunes nothing ("operator 'argmin' is defined for i32, u32, i64, u64,
     // f32 and f64 only; space.dtypes selects f16"). Operators nobody asked for (the default's
@@ -309,10 +314,9 @@ class Validator {
           if (count == 0 && o == Op::exact_sum)
             diag_.add(get("space.families") ? get("space.families")->where : "space.families",
                       fmt::format("selects no compiled entry for {} exact_sum (only the families "
-                                  "exact, exact_wide and exact_registers (f32) implement it, with "
-                                  "blocks 128, 256, 512, unroll 1, 2, 4 and finishes two_pass, "
-                                  "single_pass)",
-                                  dtype_name(t)));
+                                  "{} implement it, with blocks 128, 256, 512, unroll 1, 2, 4 and "
+                                  "finishes two_pass, single_pass)",
+                                  dtype_name(t), implementing_families(t, o)));
           else if (count == 0 && (o == Op::wide_sum || is_arg_op(o)))
             diag_.add(get("space.families") ? get("space.families")->where : "space.families",
                       fmt::format("selects no compiled entry for {} {} ({})", dtype_name(t),

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <sstream>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "common/error.hpp"
@@ -35,6 +36,14 @@ auto bits_of(T x) {
   std::memcpy(&b, &x, sizeof b);
   return b;
 }
+
+/// An adversarial case's inputs: floats or doubles, or a half type's bits (laid out as __half
+/// and __nv_bfloat16).
+template <class T>
+const std::vector<T>& inputs_of(const exact::AdversarialCase<T>& c) {
+  return c.values;
+}
+const std::vector<std::uint16_t>& inputs_of(const exact::HalfAdversarialCase& c) { return c.bits; }
 
 }  // namespace
 
@@ -141,15 +150,23 @@ double Measurer::attainable_read_gbps() {
   return measure_attainable_read_gbps(limits_.sm_count, b_->flush, b_->flush_bytes, b_->stream);
 }
 
-template <class T>
+template <class Case>
 std::string Measurer::adversarial_failure(const kernels::Entry& entry,
+                                          const std::vector<Case>& cases,
                                           const std::function<void()>& heartbeat) {
-  const auto& cases = exact::adversarial_cases<T>();
+  // T: the input's elements (the half types': their bits, std::uint16_t); R: the result's type
+  // (result_dtype: float for the half types).
+  using T =
+      typename std::remove_cvref_t<decltype(inputs_of(std::declval<const Case&>()))>::value_type;
+  using R = decltype(Case::expected);
+  if (result_bytes(entry.params.dtype, Op::exact_sum) != sizeof(R))
+    return std::string("adversarial cases of a ") + std::to_string(sizeof(R)) +
+           "-byte result for exact_sum of " + dtype_name(entry.params.dtype);
   std::vector<T> all;
   std::vector<std::size_t> offsets;
   for (const auto& c : cases) {
     offsets.push_back(all.size());
-    all.insert(all.end(), c.values.begin(), c.values.end());
+    all.insert(all.end(), inputs_of(c).begin(), inputs_of(c).end());
   }
   // One buffer, the cases back to back: each starts at whatever alignment the ones before it
   // leave, so the kernels' unaligned heads and tails are exercised too.
@@ -166,10 +183,11 @@ std::string Measurer::adversarial_failure(const kernels::Entry& entry,
                         b_->stream),
         "cudaMemcpy(adversarial cases)");
   check(cudaStreamSynchronize(b_->stream), "cudaMemcpy(adversarial cases)");
-  T* const out = reinterpret_cast<T*>(static_cast<unsigned char*>(b_->out) + sizeof(T));
+  // The output element between two guards, as measure() places it; poisoned before each case.
+  R* const out = reinterpret_cast<R*>(static_cast<unsigned char*>(b_->out) + sizeof(R));
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const auto& c = cases[i];
-    const std::uint64_t n = c.values.size();
+    const std::uint64_t n = inputs_of(c).size();
     const T* in = static_cast<const T*>(buffer) + offsets[i];
     const std::size_t alignment = std::size_t{1} << std::countr_zero(
                                       reinterpret_cast<std::uintptr_t>(in) | std::uintptr_t{256});
@@ -184,20 +202,20 @@ std::string Measurer::adversarial_failure(const kernels::Entry& entry,
     args.workspace = b_->workspace;
     args.workspace_bytes = b_->workspace_bytes;
     args.stream = b_->stream;
-    check(cudaMemsetAsync(out, poison_byte, sizeof(T), b_->stream), "cudaMemset(output)");
+    check(cudaMemsetAsync(out, poison_byte, sizeof(R), b_->stream), "cudaMemset(output)");
     if (cudaError_t e = entry.launch(args, limits_); e != cudaSuccess) {
       (void)cudaGetLastError();
       check(cudaDeviceSynchronize(), "after an adversarial case");
       return "adversarial case '" + c.name + "' (n = " + std::to_string(n) +
              "): launch failed: " + cuda_error_text(e);
     }
-    T got{};
-    check(cudaMemcpyAsync(&got, out, sizeof(T), cudaMemcpyDeviceToHost, b_->stream),
+    R got{};
+    check(cudaMemcpyAsync(&got, out, sizeof(R), cudaMemcpyDeviceToHost, b_->stream),
           "cudaMemcpy(adversarial result)");
     check(cudaStreamSynchronize(b_->stream), "adversarial case");
     if (bits_of(got) != bits_of(c.expected)) {
       std::ostringstream msg;
-      msg.precision(sizeof(T) == 4 ? 9 : 17);
+      msg.precision(sizeof(R) == 4 ? 9 : 17);
       msg << "adversarial case '" << c.name << "' (n = " << n << "): result " << got << " (bits 0x"
           << std::hex << bits_of(got) << "), the exact reference's " << std::dec << c.expected
           << " (bits 0x" << std::hex << bits_of(c.expected) << ")";
@@ -212,9 +230,27 @@ const std::string& Measurer::adversarial(const kernels::Entry& entry,
                                          const std::function<void()>& heartbeat) {
   auto it = adversarial_.find(entry.id);
   if (it == adversarial_.end()) {
-    std::string why = entry.params.dtype == DType::f64
-                          ? adversarial_failure<double>(entry, heartbeat)
-                          : adversarial_failure<float>(entry, heartbeat);
+    std::string why;
+    switch (entry.params.dtype) {
+      case DType::f64:
+        why = adversarial_failure(entry, exact::adversarial_cases<double>(), heartbeat);
+        break;
+      case DType::f16:  // the input is __half bits, the result a float
+        why = adversarial_failure(entry, exact::adversarial_half_cases(exact::HalfFormat::f16),
+                                  heartbeat);
+        break;
+      case DType::bf16:  // __nv_bfloat16 bits, a float
+        why = adversarial_failure(entry, exact::adversarial_half_cases(exact::HalfFormat::bf16),
+                                  heartbeat);
+        break;
+      case DType::f32:
+        why = adversarial_failure(entry, exact::adversarial_cases<float>(), heartbeat);
+        break;
+      default:  // op_applies refuses exact_sum of the integer types
+        why =
+            std::string("no adversarial cases for exact_sum of ") + dtype_name(entry.params.dtype);
+        break;
+    }
     it = adversarial_.emplace(entry.id, std::move(why)).first;
   }
   return it->second;
@@ -228,8 +264,9 @@ Result Measurer::measure(const kernels::Entry& entry, std::uint64_t n, const Mea
   r.op = entry.params.op;
   r.n = n;
   const std::size_t elem = dtype_size(r.dtype);
-  // The result's bytes: the element's, twice them for wide_sum (types.hpp, result_dtype), 16
-  // for argmin and argmax (an IndexedValue: result_bytes).
+  // The result's bytes: the element's, twice them for wide_sum and for exact_sum of the half
+  // types (a float: types.hpp, result_dtype), 16 for argmin and argmax (an IndexedValue:
+  // result_bytes).
   const std::size_t out_bytes = result_bytes(r.dtype, r.op);
   if (auto why = entry.can_implement(n, 256, limits_)) {
     r.outcome = Outcome::launch_failed;

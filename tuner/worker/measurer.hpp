@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "common/device_fingerprint.hpp"
 #include "kernels/registry.hpp"
@@ -53,11 +54,16 @@ class Measurer {
   void ensure_workspace(std::size_t bytes);
   void check(cudaError_t e, const char* what);
   /// exact_sum entries: empty when \p entry gives the exact bits of every adversarial case of
-  /// exact/adversarial.hpp, else which case it got wrong; run once per entry, then remembered.
+  /// exact/adversarial.hpp (adversarial_cases of f32 and f64, adversarial_half_cases of f16 and
+  /// bf16: half bits in, a float out), else which case it got wrong; run once per entry, then
+  /// remembered.
   const std::string& adversarial(const kernels::Entry& entry,
                                  const std::function<void()>& heartbeat);
-  template <class T>
-  std::string adversarial_failure(const kernels::Entry& entry,
+  /// \p cases (exact::AdversarialCase<T> or exact::HalfAdversarialCase) uploaded back to back,
+  /// each launched on its slice into a poisoned output element of the result's type
+  /// (Case::expected's), compared bit for bit.
+  template <class Case>
+  std::string adversarial_failure(const kernels::Entry& entry, const std::vector<Case>& cases,
                                   const std::function<void()>& heartbeat);
 
   int device_;

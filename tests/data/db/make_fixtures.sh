@@ -32,25 +32,26 @@ rm -f schema_v0.db
 sqlite3 schema_v0.db < schema_v0.sql
 shrink schema_v0.db
 
-# A fixture of schema version VERSION: the writer's 40 f32 sums, and one wide_sum row in each of
-# the three tables the migrations change (a measurement of MEAS_DTYPE and the winner it is the
-# evidence of, a CUB bench result of BENCH_DTYPE), which the next version's constraints must take.
-#   versioned_fixture VERSION MEAS_DTYPE "MEDIAN, P10, P90" BENCH_DTYPE "MEDIAN, P10, P90"
+# A fixture of schema version VERSION: the writer's 40 f32 sums, and one row of the operator OP
+# in each of the three tables the migrations change (a measurement of MEAS_DTYPE and the winner
+# it is the evidence of, a CUB bench result of BENCH_DTYPE), which the next version's constraints
+# must take.
+#   versioned_fixture VERSION OP MEAS_DTYPE "MEDIAN, P10, P90" BENCH_DTYPE "MEDIAN, P10, P90"
 versioned_fixture() {
-  local v=$1 mdt=$2 mus=$3 bdt=$4 bus=$5
+  local v=$1 op=$2 mdt=$3 mus=$4 bdt=$5 bus=$6
   cp "$tmp/base.db" "schema_v$v.db"
   sqlite3 "schema_v$v.db" "
 INSERT INTO measurements (run_id, seq, device_id, kernel_id, family, block, unroll, smem, finish,
   dtype, op, n, l2_mode, outcome, median_us, p10_us, p90_us, repeats, gbps, sm_clock_mhz,
   mem_clock_mhz, error, measured_at, gpu_id)
   SELECT r.id, (SELECT max(seq) + 1 FROM measurements WHERE run_id = r.id), g.device_id,
-    'vectorized.b256.u4.single_pass.$mdt.wide_sum', 'vectorized', 256, 4, 'none', 'single_pass',
-    '$mdt', 'wide_sum', 1048576, 'cold', 'ok', $mus, 20, NULL, 1980, 2619, '',
+    'vectorized.b256.u4.single_pass.$mdt.$op', 'vectorized', 256, 4, 'none', 'single_pass',
+    '$mdt', '$op', 1048576, 'cold', 'ok', $mus, 20, NULL, 1980, 2619, '',
     r.ended_at, g.id FROM runs r, gpus g;
 INSERT INTO winners (device_id, dtype, op, l2_mode, n_lo, n_hi, kernel_id, measurement_id,
   runner_up_kernel_id, runner_up_measurement_id, driver_version, runtime_version, run_id)
   SELECT m.device_id, m.dtype, m.op, m.l2_mode, 1, 1073741824, m.kernel_id, m.id, NULL, NULL,
-    13000, 13000, m.run_id FROM measurements m WHERE m.op = 'wide_sum';
+    13000, 13000, m.run_id FROM measurements m WHERE m.op = '$op';
 INSERT INTO bench_runs (uuid, device_id, tool_version, manifest_hash, host, origin,
   library_database, started_at, ended_at, status, l2, repeats, warmups, seed, driver_version,
   runtime_version, attainable_gbps, sm_clock_mhz, mem_clock_mhz)
@@ -59,10 +60,10 @@ INSERT INTO bench_runs (uuid, device_id, tool_version, manifest_hash, host, orig
     'finished', 'cold', 5, 1, '2a', 13000, 13000, NULL, 1980, 2619 FROM devices;
 INSERT INTO bench_results (bench_run_id, dtype, op, n, method, verified, error, median_us, p10_us,
   p90_us, repeats, temp_bytes, kernel_id, lookup_level, winner_l2, measured_at)
-  SELECT id, '$bdt', 'wide_sum', 1048576, 'cub', 1, '', $bus, 5, 512, NULL, NULL, NULL,
+  SELECT id, '$bdt', '$op', 1048576, 'cub', 1, '', $bus, 5, 512, NULL, NULL, NULL,
     '2026-11-26T11:00:30.000Z' FROM bench_runs;
 PRAGMA user_version=$v; UPDATE meta SET value='$v' WHERE key='min_reader_version';"
-  test "$(sqlite3 "schema_v$v.db" "SELECT (SELECT count(*) FROM measurements WHERE dtype = '$mdt' AND op = 'wide_sum') || (SELECT count(*) FROM winners) || (SELECT count(*) FROM bench_results WHERE dtype = '$bdt')")" = 111
+  test "$(sqlite3 "schema_v$v.db" "SELECT (SELECT count(*) FROM measurements WHERE dtype = '$mdt' AND op = '$op') || (SELECT count(*) FROM winners) || (SELECT count(*) FROM bench_results WHERE dtype = '$bdt')")" = 111
   sqlite3 "schema_v$v.db" "PRAGMA integrity_check; PRAGMA foreign_key_check;" | tr '\n' ' ' | grep -x 'ok ' > /dev/null
   shrink "schema_v$v.db"
 }
@@ -71,16 +72,37 @@ PRAGMA user_version=$v; UPDATE meta SET value='$v' WHERE key='min_reader_version
 "$helper" write "$tmp/base.db" 0 40 0
 shrink "$tmp/base.db"
 
-# Newer schemas (this binary writes version 9): version 10 that declares version-9 readers
-# compatible, version 11 that does not.
+# Newer schemas (this binary writes version 10): version 11 that declares version-10 readers
+# compatible, version 12 that does not.
 cp "$tmp/base.db" newer_compatible.db
-sqlite3 newer_compatible.db "PRAGMA user_version=10; UPDATE meta SET value='9' WHERE key='min_reader_version'; CREATE TABLE future_notes(id INTEGER PRIMARY KEY, body TEXT);"
+sqlite3 newer_compatible.db "PRAGMA user_version=11; UPDATE meta SET value='10' WHERE key='min_reader_version'; CREATE TABLE future_notes(id INTEGER PRIMARY KEY, body TEXT);"
 cp "$tmp/base.db" newer_incompatible.db
-sqlite3 newer_incompatible.db "PRAGMA user_version=11; UPDATE meta SET value='11' WHERE key='min_reader_version';"
+sqlite3 newer_incompatible.db "PRAGMA user_version=12; UPDATE meta SET value='12' WHERE key='min_reader_version';"
 shrink newer_compatible.db; shrink newer_incompatible.db
 
-# Versions before 9 had no operators argmin and argmax: the operator constraint of version 8, put
-# back as the migration to version 9 changed it (in place, under writable_schema).
+# Versions before 10 had no exact_sum of f16 and bf16: the operator constraint of version 9, put
+# back as the migration to version 10 changed it (in place, under writable_schema).
+drop_half_exact_sum() {
+  sqlite3 "$1" "PRAGMA writable_schema=ON;
+UPDATE sqlite_schema SET sql = replace(sql,
+  'CHECK (op IN (''sum'', ''min'', ''max'', ''exact_sum'', ''wide_sum'', ''argmin'', ''argmax'') AND (op <> ''exact_sum'' OR dtype IN (''f32'', ''f64'', ''f16'', ''bf16'')) AND (op <> ''wide_sum'' OR dtype IN (''i32'', ''u32'', ''f32'', ''f16'', ''bf16'')) AND (op IN (''wide_sum'', ''exact_sum'') OR dtype NOT IN (''f16'', ''bf16'')))',
+  'CHECK (op IN (''sum'', ''min'', ''max'', ''exact_sum'', ''wide_sum'', ''argmin'', ''argmax'') AND (op <> ''exact_sum'' OR dtype IN (''f32'', ''f64'')) AND (op <> ''wide_sum'' OR dtype IN (''i32'', ''u32'', ''f32'', ''f16'', ''bf16'')) AND (op = ''wide_sum'' OR dtype NOT IN (''f16'', ''bf16'')))')
+  WHERE type = 'table' AND name IN ('measurements', 'winners', 'bench_results');
+PRAGMA writable_schema=OFF;"
+  test "$(sqlite3 "$1" "SELECT count(*) FROM sqlite_schema WHERE sql LIKE '%op IN (''wide_sum'', ''exact_sum'')%'")" = 0
+  test "$(sqlite3 "$1" "SELECT count(*) FROM sqlite_schema WHERE sql LIKE '%(op <> ''exact_sum'' OR dtype IN (''f32'', ''f64''))%'")" = 3
+}
+drop_half_exact_sum "$tmp/base.db"
+
+# Version 9, the last one without it, with rows: the writer's 40 f32 sums, and rows of version
+# 9's operators in each of the three tables whose constraint the migration to version 10 changes
+# (an i32 argmin measurement and the winner it is the evidence of, an f64 argmin bench result),
+# which must pass the new constraint. Readers of version 10 read it as it is, writers migrate it.
+versioned_fixture 9 argmin i32 "5.5, 5.4, 5.6" f64 "5.9, 5.8, 6.0"
+
+# Versions before 9 had no operators argmin and argmax either: the operator constraint of version
+# 8, put back as the migration to version 9 changed it (in place, under writable_schema). It
+# replaces version 9's text, so it runs after drop_half_exact_sum.
 drop_arg_ops() {
   sqlite3 "$1" "PRAGMA writable_schema=ON;
 UPDATE sqlite_schema SET sql = replace(sql,
@@ -96,9 +118,9 @@ drop_arg_ops "$tmp/base.db"
 # Version 8, the last one without them, with rows: the writer's 40 f32 sums, and rows of version
 # 8's element types in each of the three tables whose constraint the migration to version 9
 # changes (an f16 wide_sum measurement and the winner it is the evidence of, a bf16 wide_sum bench
-# result), which must pass the new constraint. Readers of version 9 read it as it is, writers
+# result), which must pass the new constraint. Readers of version 10 read it as it is, writers
 # migrate it.
-versioned_fixture 8 f16 "4.5, 4.4, 4.6" bf16 "4.9, 4.8, 5.0"
+versioned_fixture 8 wide_sum f16 "4.5, 4.4, 4.6" bf16 "4.9, 4.8, 5.0"
 
 # Versions before 8 had no element types f16 and bf16 either: the CHECK constraints of version 7
 # (the dtype's and the operator's), put back as the migration to version 8 changed them (in
@@ -120,9 +142,9 @@ drop_half_types "$tmp/base.db"
 # Version 7, the last one without them, with rows: the writer's 40 f32 sums, and rows of
 # version 7's operator wide_sum in each of the three tables whose constraints the migration to
 # version 8 changes (an i32 measurement and the winner it is the evidence of, an f32 bench
-# result), which must pass the new constraints. Readers of version 9 read it as it is, writers
+# result), which must pass the new constraints. Readers of version 10 read it as it is, writers
 # migrate it.
-versioned_fixture 7 i32 "9.5, 9.4, 9.6" f32 "9.9, 9.8, 10.0"
+versioned_fixture 7 wide_sum i32 "9.5, 9.4, 9.6" f32 "9.9, 9.8, 10.0"
 
 # Versions before 7 had no operator wide_sum either: the CHECK constraints of version 6, put back
 # as the migration to version 7 changed them. It replaces version 7's text, so it runs after
@@ -138,7 +160,7 @@ PRAGMA writable_schema=OFF;"
 }
 drop_wide_sum "$tmp/base.db"
 
-# Version 6, the last one without it, with rows: readers of version 9 read it as it is, writers
+# Version 6, the last one without it, with rows: readers of version 10 read it as it is, writers
 # migrate it.
 cp "$tmp/base.db" schema_v6.db
 sqlite3 schema_v6.db "PRAGMA user_version=6; UPDATE meta SET value='6' WHERE key='min_reader_version';"
@@ -147,8 +169,8 @@ shrink schema_v6.db
 
 # Versions before 6 had no operator exact_sum either: the CHECK constraints of version 5, put
 # back as the migration to version 6 changed them. It replaces version 6's text, so it runs after
-# drop_wide_sum (which runs after drop_half_types, itself after drop_arg_ops): together they
-# turn a version-9 file's constraints into version 5's.
+# drop_wide_sum (which runs after drop_half_types, itself after drop_arg_ops, itself after
+# drop_half_exact_sum): together they turn a version-10 file's constraints into version 5's.
 drop_exact_sum() {
   sqlite3 "$1" "PRAGMA writable_schema=ON;
 UPDATE sqlite_schema SET sql = replace(sql,
@@ -160,7 +182,7 @@ PRAGMA writable_schema=OFF;"
 }
 drop_exact_sum "$tmp/base.db"
 
-# Version 5, the last one without it, with rows: readers of version 9 read it as it is, writers
+# Version 5, the last one without it, with rows: readers of version 10 read it as it is, writers
 # migrate it. (The checked-in schema_v5.db was written by the version-5 writer itself.)
 cp "$tmp/base.db" schema_v5.db
 sqlite3 schema_v5.db "PRAGMA user_version=5; UPDATE meta SET value='3' WHERE key='min_reader_version';"
@@ -175,7 +197,7 @@ ALTER TABLE runs DROP COLUMN runtime_version; ALTER TABLE runs DROP COLUMN drive
 DROP TABLE gpus;"
 }
 
-# Version 4, the last one without them, with rows: readers of version 9 read it as it is.
+# Version 4, the last one without them, with rows: readers of version 10 read it as it is.
 cp "$tmp/base.db" schema_v4.db
 drop_provenance schema_v4.db
 sqlite3 schema_v4.db "PRAGMA user_version=4; UPDATE meta SET value='3' WHERE key='min_reader_version';"
@@ -187,7 +209,7 @@ drop_bench_tables() {
   sqlite3 "$1" "DROP INDEX bench_results_by_key; DROP TABLE bench_results; DROP TABLE bench_runs;"
 }
 
-# Version 3, the last one without them, with rows: readers of version 9 read it as it is.
+# Version 3, the last one without them, with rows: readers of version 10 read it as it is.
 cp "$tmp/base.db" schema_v3.db
 drop_provenance schema_v3.db
 drop_bench_tables schema_v3.db
