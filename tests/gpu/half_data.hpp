@@ -46,9 +46,11 @@ inline const char* half_distribution_name(HalfDistribution d) {
   return "?";
 }
 
-inline constexpr HalfDistribution kHalfDistributions[] = {
-    HalfDistribution::narrow, HalfDistribution::finite_bits, HalfDistribution::big_and_tiny,
-    HalfDistribution::cancelling_pairs, HalfDistribution::specials};
+inline constexpr HalfDistribution kHalfDistributions[] = {HalfDistribution::narrow,
+                                                          HalfDistribution::finite_bits,
+                                                          HalfDistribution::big_and_tiny,
+                                                          HalfDistribution::cancelling_pairs,
+                                                          HalfDistribution::specials};
 
 /// Whether \p bits is Inf or NaN in \p format.
 inline bool half_is_special(exact::HalfFormat format, std::uint16_t bits) {
@@ -98,7 +100,8 @@ inline std::vector<std::uint16_t> generate_halves(exact::HalfFormat format, Half
       break;
     case HalfDistribution::big_and_tiny:
       for (std::uint64_t i = 0; i < n; ++i)
-        v[i] = i % 7 == 6 ? std::uint16_t{0x0001} : (f16 ? std::uint16_t{0x7BFF} : std::uint16_t{0x7F7F});
+        v[i] = i % 7 == 6 ? std::uint16_t{0x0001}
+                          : (f16 ? std::uint16_t{0x7BFF} : std::uint16_t{0x7F7F});
       break;
     case HalfDistribution::cancelling_pairs: {
       for (std::uint64_t i = 0; i + 1 < n; i += 2) {

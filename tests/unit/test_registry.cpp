@@ -495,7 +495,8 @@ TEST(ExactFamilies, GridAndWorkspaceFollowExactSumsLayout) {
     EXPECT_NE(why->find("exceeds the limit of " + std::to_string(max_elements - 1)),
               std::string::npos)
         << *why;
-    EXPECT_TRUE(e.can_implement(1000, dtype_size(p.dtype) / 2, dev)) << e.id;  // not element-aligned
+    EXPECT_TRUE(e.can_implement(1000, dtype_size(p.dtype) / 2, dev))
+        << e.id;  // not element-aligned
   }
 }
 
