@@ -11,10 +11,11 @@
 // twice that plus one as two sums). A round of double loads with no input of the direct path
 // (|x| >= 2^982, NaN, infinity) goes through the expansion level by level, with one spill test
 // (add_round, Expansion::add_doubles). The half types (f16, bf16: a float accumulator and result)
-// load 8 halves in 16 bytes; an f16 round with no infinity or NaN is always one exact fp64 sum
-// (add_f16_round), a bf16 round is widened to floats and goes add_group's way with bfloat16's
-// 8-bit significands (wider spreads: exact_group_spread). Other rounds element by element in a
-// loop with one add site
+// load 8 halves in 16 bytes, the next tile's loads issued before this tile's adds, the warp's
+// last tile filled with -0s (add_half_tiles); an f16 round with no infinity or NaN is always one
+// exact fp64 sum (add_f16_round), a bf16 round is widened to floats and goes add_group's way with
+// bfloat16's 8-bit significands (wider spreads: exact_group_spread). Other rounds element by
+// element in a loop with one add site
 // (add_elements: the kernels' code size is their time after other kernels; the launch bounds ask
 // for 1024 threads a multiprocessor, 64 registers). The block then sums its threads'
 // values as chunk words (warp reductions, then shared memory: plain int64 sums, no carry): each
@@ -491,8 +492,14 @@ struct MergeStorage {
   int hi;
   unsigned flags;
   bool last;
-  /// The first pass's next tile of the block's share (exact_sum_blocks' main loop).
-  unsigned long long next_tile;
+  /// The first pass's next tile of the block's share (exact_sum_blocks' main loop), or for the
+  /// half types the count of the tiles its warps have taken (take_tile): the float and double
+  /// loops ran 1-2 % slower at 2^25-2^27 with the 32-bit count (H200, exact_phases), the halves'
+  /// 3-6 % faster.
+  union {
+    unsigned long long next_tile;
+    unsigned tiles_taken;
+  };
 };
 
 /// The warp's function from the carry into a lane's words to the carry out of them, each carry
@@ -783,6 +790,97 @@ __device__ void finish_slots(const std::int64_t* slots, unsigned blocks, T* out,
   if (threadIdx.x < 32) round_sums(smem, out, lo, hi);
 }
 
+/// Moves the warp's \p tile to the next one of its block's share, taken from the block's
+/// counter (add_half_tiles). Tiles are handed out in order, so a warp's next is after
+/// its last and less than 2^32 tiles after it: the 32-bit count's difference from the last, added,
+/// gives the 64-bit tile. (A 32-bit count is a native shared-memory atomic add; a 64-bit one is a
+/// compare-and-swap loop, about five tries a tile with 16 warps on an H100, in the path from a
+/// tile's loads to the next's.)
+template <int kWarps>
+__device__ __forceinline__ void take_tile(unsigned& counter, std::uint64_t& tile) {
+  unsigned taken = 0;
+  if ((threadIdx.x & 31) == 0) taken = atomicAdd(&counter, 1u);
+  taken = __shfl_sync(0xFFFFFFFFu, taken, 0);
+  tile += static_cast<std::uint32_t>(taken + kWarps - static_cast<std::uint32_t>(tile));
+}
+
+/// The half types' share of exact_sum_blocks' main loop: the warp's tiles from \p i on (its
+/// current tile \p tile; \p tiles_taken the block's counter, \p first_vector a tile's first
+/// vector), each a round of kUnroll vectors of eight halves a lane. With \p kAhead the next
+/// tile's loads are issued before this tile's adds (a warp has a tile in flight while it adds: the
+/// half types have twice the elements of a float load to add, and waiting for memory once a tile
+/// cost them 3-10 % at 2^24-2^26 on the H200); the caller asks for it where two tiles' loads fit
+/// the registers beside the accumulator. The warp's last tile (every later one is empty) may
+/// lack some vectors: a prefix of its vectors in each lane (none in the lanes past the end), the
+/// rest -0s, which every sum takes as its identity (the sign of an exact zero's rule included), so
+/// that it goes the rounds' way too; element by element, it made the blocks that had one end up
+/// to 2.5 µs after the others (H200, f16, 2^24: exact_phases). An f16 round with no infinity or
+/// NaN is one exact fp64 sum (add_f16_round); other rounds are widened to floats and go
+/// add_group's way with the input's precision, or element by element.
+template <class In, int kWarps, int kUnroll, bool kAhead, class Front, class Back,
+          class FirstVector>
+__device__ __forceinline__ void add_half_tiles(Front& front, Back& back, const uint4* body,
+                                               std::uint64_t vectors, std::uint64_t stride,
+                                               unsigned& tiles_taken, std::uint64_t& tile,
+                                               std::uint64_t i, const FirstVector& first_vector) {
+  using T = float;
+  const unsigned lane = threadIdx.x & 31;
+  const auto add_tile = [&](const uint4(&v)[kUnroll]) {
+    if constexpr (std::is_same_v<In, __half>) {
+      if (add_f16_round(front, back, v)) return;
+    }
+    // Eight halves a load, widened to two float4: the float path's rounds of 8 to 32 floats.
+    float4 f[2 * kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) widen<In>(v[u], f[2 * u], f[2 * u + 1]);
+    if (!add_group<kInputPrecision<In>>(front, back, f))
+      add_elements<T>(front, back, f, 8 * kUnroll);
+  };
+  // Whether the tile at \p at has a vector (its lane 0's first) and all of them (lane 31's
+  // last): warp-uniform.
+  const auto nonempty = [&](std::uint64_t at) { return at - lane < vectors; };
+  const auto full = [&](std::uint64_t at) {
+    return at + (31 - lane) + (kUnroll - 1) * stride < vectors;
+  };
+  const auto load_tile = [&](uint4(&v)[kUnroll], std::uint64_t at) {
+    if (full(at)) {
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) v[u] = __ldg(body + at + u * stride);
+    } else {
+      const uint4 zeros = make_uint4(0x80008000u, 0x80008000u, 0x80008000u, 0x80008000u);
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        v[u] = at + u * stride < vectors ? __ldg(body + at + u * stride) : zeros;
+      }
+    }
+  };
+  const auto claim = [&] {
+    take_tile<kWarps>(tiles_taken, tile);
+    return first_vector(tile);
+  };
+  if constexpr (kAhead) {
+    bool more = nonempty(i);
+    uint4 v[kUnroll];
+    if (more) load_tile(v, i);
+    while (more) {
+      i = claim();
+      more = nonempty(i);
+      uint4 ahead[kUnroll];
+      if (more) load_tile(ahead, i);
+      add_tile(v);
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) v[u] = ahead[u];
+    }
+  } else {
+    while (nonempty(i)) {
+      uint4 v[kUnroll];
+      load_tile(v, i);
+      i = claim();  // while the loads are in flight
+      add_tile(v);
+    }
+  }
+}
+
 /// The exact sum's first pass (see the top of this file). The input is in[0, n) of \p In
 /// (float, double, or a half type summed as floats: AccumOf): \p head elements before the first
 /// kVector-aligned vector, \p vectors vectors, then the rest of n.
@@ -811,7 +909,13 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   // The expansion and the chunks as two variables, so that the K doubles stay in registers
   // (see Expansion in exact/accumulator.hpp).
   Probe::at(0);
-  if (threadIdx.x == 0) smem.next_tile = 0;
+  if (threadIdx.x == 0) {
+    if constexpr (is_half_input_v<In>) {
+      smem.tiles_taken = 0;
+    } else {
+      smem.next_tile = 0;
+    }
+  }
   __syncthreads();
   Front front;
   SpillStore<T, kResidence> back;
@@ -844,27 +948,23 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   const std::uint64_t last_lane = 31 - (threadIdx.x & 31);  // from this lane to lane 31
   std::uint64_t tile = threadIdx.x >> 5;                    // each warp's first: its slot
   std::uint64_t i = first_vector(tile);
-  while (i + last_lane + (kUnroll - 1) * stride < vectors) {
-    Vector v[kUnroll];
+  if constexpr (is_half_input_v<In>) {
+    // The next tile's loads ahead where both tiles fit 64 registers with no spill (ptxas -v):
+    // not beside a second double, nor four vectors, nor two beside chunks in registers.
+    constexpr bool kAhead = kExpansion == 1 && kUnroll <= 2 &&
+                            (kResidence == Residence::memory || kUnroll == 1);
+    add_half_tiles<In, kWarps, kUnroll, kAhead>(front, back, body, vectors, stride,
+                                                smem.tiles_taken, tile, i, first_vector);
+  } else {
+    while (i + last_lane + (kUnroll - 1) * stride < vectors) {
+      Vector v[kUnroll];
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) v[u] = __ldg(body + i + u * stride);
-    // The next tile, while the loads are in flight.
-    unsigned long long next = 0;
-    if ((threadIdx.x & 31) == 0) next = atomicAdd(&smem.next_tile, 1ull) + kWarps;
-    tile = __shfl_sync(0xFFFFFFFFu, next, 0);
-    i = first_vector(tile);
-    if constexpr (std::is_same_v<In, __half>) {
-      if (add_f16_round(front, back, v)) continue;
-    }
-    if constexpr (is_half_input_v<In>) {
-      // Eight halves a load, widened to two float4: the float path's rounds of 8 to 32 floats.
-      float4 f[2 * kUnroll];
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) widen<In>(v[u], f[2 * u], f[2 * u + 1]);
-      if (!add_group<kInputPrecision<In>>(front, back, f)) {
-        add_elements<T>(front, back, f, 8 * kUnroll);
-      }
-    } else {
+      for (int u = 0; u < kUnroll; ++u) v[u] = __ldg(body + i + u * stride);
+      // The next tile, while the loads are in flight.
+      unsigned long long next = 0;
+      if ((threadIdx.x & 31) == 0) next = atomicAdd(&smem.next_tile, 1ull) + kWarps;
+      tile = __shfl_sync(0xFFFFFFFFu, next, 0);
+      i = first_vector(tile);
       if constexpr (sizeof(T) == 4 && kVector * kUnroll >= 2) {
         if (add_group<kInputPrecision<In>>(front, back, v)) continue;
       } else if constexpr (sizeof(T) == 8) {
@@ -872,27 +972,18 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
       }
       add_elements<T>(front, back, v, kVector * kUnroll);
     }
-  }
-  // The warp's last tile: a prefix of its vectors in each lane (none in the lanes past the end),
-  // their loads all issued before the adds, one wait for memory instead of one a vector.
-  {
-    Vector v[kUnroll];
-    int loaded = 0;
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      if (i + u * stride < vectors) {
-        v[u] = __ldg(body + i + u * stride);
-        loaded = u + 1;
-      }
-    }
-    if constexpr (is_half_input_v<In>) {
-      float4 f[2 * kUnroll];
+    // The warp's last tile: a prefix of its vectors in each lane (none in the lanes past the
+    // end), their loads all issued before the adds, one wait for memory instead of one a vector.
+    {
+      Vector v[kUnroll];
+      int loaded = 0;
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
-        if (u < loaded) widen<In>(v[u], f[2 * u], f[2 * u + 1]);
+        if (i + u * stride < vectors) {
+          v[u] = __ldg(body + i + u * stride);
+          loaded = u + 1;
+        }
       }
-      add_elements<T>(front, back, f, loaded * kVector);
-    } else {
       add_elements<T>(front, back, v, loaded * kVector);
     }
   }

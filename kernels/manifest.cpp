@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "common/hash.hpp"
+#include "kernels/revision.hpp"
 #include "kernels/space.hpp"
 
 namespace tunedreduce::kernels {

@@ -192,23 +192,9 @@ std::span<const Entry> registry();
 /// nullptr when no entry has that id.
 const Entry* find(std::string_view id);
 const Entry* find(const KernelParams& p);
-/// 16 hex digits identifying the compiled set (ids and the kernel code revision). Defined in
+/// 16 hex digits identifying the compiled set (ids and the kernel code revision,
+/// kernels/revision.hpp, which manifest.cpp alone includes: a bump rebuilds one file). Defined in
 /// manifest.cpp: available without linking the kernels.
 const std::string& manifest_hash();
-/// Bumped whenever kernel code changes in a way that changes results or performance.
-/// 2: single_pass publishes partials in flagged slots (no fence); families tiled, streaming;
-///    finish packed.
-/// 3: an external completion counter (LaunchArgs::counter): the two-phase call launches no
-///    memset; single_pass then finishes with an acq_rel ticket over plain partials.
-/// 4: floating-point sums fold from -0.0 (a sum of only -0.0 is -0.0).
-/// (The exact families came with revision 4: new ids, which change the manifest hash by
-/// themselves. Bump it when the exact kernels' code changes their performance.)
-/// 5: the exact first pass's warps take their tiles from a counter in shared memory, and its
-///    finish rounds a narrow range of words on one lane (session 18: faster, the same bits).
-/// 6: argmin and argmax (new ids); the single_pass finish reads a slot of more than two words
-///    (their IndexedValue's four) with every word's load issued at once (session 19).
-/// 7: argmin and argmax fold each thread's 16-byte vectors with a tree of strict comparisons in
-///    index order (fold_arg_vectors: no index compared, log-depth), the same results (session 20).
-inline constexpr int kernel_revision = 7;
 
 }  // namespace tunedreduce::kernels

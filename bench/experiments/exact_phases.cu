@@ -6,9 +6,12 @@
 // Probe::at: the block's start, its warps' loops done, the warps' sums in shared memory, the
 // block's words, the ticket, the last block's finish). Launched as the library launches it
 // (single_pass, a ticket outside the workspace, kernels/exact_geometry.hpp's grid), cold L2 (the
-// read flush), against cub::DeviceReduce::Sum on the same pointer.
+// read flush), against cub::DeviceReduce::Sum on the same pointer (for the half types
+// DeviceReduce::Reduce into a float with a float accumulator, as `tunedreduce bench`;
+// docs/performance.md 3.29).
 //
-//   exact_phases [SIZES]       (default 2^20,2^22,2^24,2^25,2^26)
+//   exact_phases [SIZES [TYPES]]   (default 2^20,2^22,2^24,2^25,2^26 and f32,f64; TYPES of
+//                                   f32, f64, f16, bf16)
 //
 // Prints, per configuration and size: CUB's and the two kernels' event-timed medians of 31 (launch
 // latency inside), then the medians over 15 probed launches of: the span from the first block's
@@ -29,6 +32,10 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include "bench/experiments/exact_common.cuh"
@@ -73,30 +80,73 @@ struct StampProbe {
   }
 };
 
-template <class T>
-using Kernel = void (*)(const T*, std::uint64_t, std::uint64_t, std::uint64_t, std::int64_t*,
-                        unsigned*, T*);
+/// The input's element type In (float, double, __half, __nv_bfloat16); the result's is
+/// AccumOf<In> (float for the half types).
+template <class In>
+using Kernel = void (*)(const In*, std::uint64_t, std::uint64_t, std::uint64_t, std::int64_t*,
+                        unsigned*, ex::detail::AccumOf<In>*);
 
-template <class T>
+template <class In>
 struct Config {
   const char* name;
-  Kernel<T> plain;
-  Kernel<T> probed;
+  Kernel<In> plain;
+  Kernel<In> probed;
   int block;
   int unroll;
   tr::kernels::Family family;
 };
 
-template <class T, int kThreads, int kUnroll, int kExpansion, ex::Residence R>
-Config<T> config(const char* name, tr::kernels::Family family) {
-  constexpr int kVector = 16 / sizeof(T);
+template <class In, int kThreads, int kUnroll, int kExpansion, ex::Residence R>
+Config<In> config(const char* name, tr::kernels::Family family) {
+  constexpr int kVector = 16 / sizeof(In);
   return {name,
-          &ex::detail::exact_sum_blocks<T, kThreads, kVector, kUnroll, kExpansion, R>,
-          &ex::detail::exact_sum_blocks<T, kThreads, kVector, kUnroll, kExpansion, R,
+          &ex::detail::exact_sum_blocks<In, kThreads, kVector, kUnroll, kExpansion, R>,
+          &ex::detail::exact_sum_blocks<In, kThreads, kVector, kUnroll, kExpansion, R,
                                         1024 / kThreads, StampProbe>,
           kThreads,
           kUnroll,
           family};
+}
+
+template <class In>
+constexpr tr::DType dtype_of() {
+  return std::is_same_v<In, double>          ? tr::DType::f64
+         : std::is_same_v<In, __half>        ? tr::DType::f16
+         : std::is_same_v<In, __nv_bfloat16> ? tr::DType::bf16
+                                             : tr::DType::f32;
+}
+
+/// The inexact sum issue 16 compares with: DeviceReduce::Sum, or for the half types Reduce into
+/// a float with a float accumulator (as `tunedreduce bench` does).
+struct FloatPlus {
+  __host__ __device__ float operator()(float a, float b) const { return a + b; }
+};
+template <class In>
+cudaError_t cub_sum(void* temp, std::size_t& bytes, const In* in, ex::detail::AccumOf<In>* out,
+                    std::uint64_t n, cudaStream_t s) {
+  if constexpr (ex::detail::is_half_input_v<In>) {
+    return cub::DeviceReduce::Reduce(temp, bytes, in, out, static_cast<std::int64_t>(n),
+                                     FloatPlus{}, 0.0f, s);
+  } else {
+    return cub::DeviceReduce::Sum(temp, bytes, in, out, static_cast<std::int64_t>(n), s);
+  }
+}
+
+/// Whether \p got is the host reference's exact sum of d_in[0, n).
+template <class In>
+bool equals_reference(const In* d_in, std::uint64_t n,
+                      float got) requires(ex::detail::is_half_input_v<In>) {
+  std::vector<std::uint16_t> host(n);
+  CK(cudaMemcpy(host.data(), d_in, n * sizeof(In), cudaMemcpyDeviceToHost));
+  const float expected =
+      ex::exact_sum(std::is_same_v<In, __half> ? ex::HalfFormat::f16 : ex::HalfFormat::bf16,
+                    std::span<const std::uint16_t>(host));
+  return std::memcmp(&got, &expected, sizeof(float)) == 0;
+}
+template <class In>
+bool equals_reference(const In* d_in, std::uint64_t n,
+                      In got) requires(!ex::detail::is_half_input_v<In>) {
+  return exact_experiments::equals_reference(d_in, n, got);
 }
 
 double median(std::vector<double> v) {
@@ -158,11 +208,12 @@ Phases phases_of(const std::vector<unsigned long long>& st, const std::vector<lo
   return p;
 }
 
-template <class T>
-bool run(const ColdTimer& timer, const cudaDeviceProp& prop, const Config<T>& c, std::uint64_t n) {
+template <class In>
+bool run(const ColdTimer& timer, const cudaDeviceProp& prop, const Config<In>& c, std::uint64_t n) {
+  using T = ex::detail::AccumOf<In>;
   const cudaStream_t s = timer.s;
-  T* in = nullptr;
-  CK(cudaMalloc(&in, n * sizeof(T)));
+  In* in = nullptr;
+  CK(cudaMalloc(&in, n * sizeof(In)));
   exact_experiments::fill<<<1024, 256, 0, s>>>(in, n, n * 7, 0);
   CK(cudaGetLastError());
   T* out = nullptr;
@@ -177,9 +228,9 @@ bool run(const ColdTimer& timer, const cudaDeviceProp& prop, const Config<T>& c,
                                     c.unroll,
                                     tr::kernels::SmemMode::none,
                                     tr::kernels::Finish::single_pass,
-                                    sizeof(T) == 8 ? tr::DType::f64 : tr::DType::f32,
+                                    dtype_of<In>(),
                                     tr::Op::exact_sum};
-  constexpr int kVector = 16 / sizeof(T);
+  constexpr int kVector = 16 / sizeof(In);
   const unsigned grid = static_cast<unsigned>(
       ex::temp_size::grid_blocks(n, kVector, c.block, c.unroll,
                                  tr::kernels::exact_geometry::launch_grid(p, n, dev, resident)));
@@ -193,17 +244,17 @@ bool run(const ColdTimer& timer, const cudaDeviceProp& prop, const Config<T>& c,
   unsigned* ticket = nullptr;
   CK(cudaMalloc(&ticket, sizeof(unsigned)));
   CK(cudaMemsetAsync(ticket, 0, sizeof(unsigned), s));
-  const auto launch = [&](Kernel<T> k, T* o) {
+  const auto launch = [&](Kernel<In> k, T* o) {
     k<<<grid, c.block, 0, s>>>(in, n, 0, vectors, slots, ticket, o);
     CK(cudaGetLastError());
   };
   std::size_t cub_bytes = 0;
-  CK(cub::DeviceReduce::Sum(nullptr, cub_bytes, in, out + 2, n, s));
+  CK(cub_sum(nullptr, cub_bytes, in, out + 2, n, s));
   void* cub_temp = nullptr;
   CK(cudaMalloc(&cub_temp, std::max<std::size_t>(cub_bytes, 1)));
 
   const float cub_us =
-      timer.median_us([&] { CK(cub::DeviceReduce::Sum(cub_temp, cub_bytes, in, out + 2, n, s)); });
+      timer.median_us([&] { CK(cub_sum(cub_temp, cub_bytes, in, out + 2, n, s)); });
   const float plain_us = timer.median_us([&] { launch(c.plain, out); });
   const float probed_us = timer.median_us([&] { launch(c.probed, out + 1); });
 
@@ -239,7 +290,7 @@ bool run(const ColdTimer& timer, const cudaDeviceProp& prop, const Config<T>& c,
   CK(cudaMemcpy(got, out, sizeof(got), cudaMemcpyDeviceToHost));
   bool ok = std::memcmp(&got[0], &got[1], sizeof(T)) == 0;
   const bool with_reference = n <= exact_experiments::kReferenceMax;
-  if (with_reference) ok = ok && exact_experiments::equals_reference(in, n, got[0]);
+  if (with_reference) ok = ok && equals_reference(in, n, got[0]);
   std::printf(
       "%-10s %11llu %5u  %7.2f %7.2f %7.2f  %7.2f %6.2f %7.2f %7.2f %7.2f %6.2f %6.2f %6.2f "
       "%6.2f  %5.2f %5.2f %5.2f %5.2f  %7.2f %7.2f %7.2f %5.2f  %s\n",
@@ -261,29 +312,51 @@ bool run(const ColdTimer& timer, const cudaDeviceProp& prop, const Config<T>& c,
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc > 2) {
-    std::fprintf(stderr, "usage: exact_phases [SIZES]\n");
+  if (argc > 3) {
+    std::fprintf(stderr, "usage: exact_phases [SIZES [TYPES]]\n");
     return 2;
   }
   std::vector<std::uint64_t> sizes;
+  std::vector<std::string> types;
   try {
     sizes = exact_experiments::parse_list("SIZES", argc > 1 ? argv[1] : "2^20,2^22,2^24,2^25,2^26");
+    types = tr::grammar::split_list("TYPES", {argc > 2 ? argv[2] : "f32,f64"});
+    for (const std::string& t : types) {
+      if (t != "f32" && t != "f64" && t != "f16" && t != "bf16")
+        throw std::invalid_argument("TYPES: '" + t + "' is not f32, f64, f16 or bf16");
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "exact_phases: %s\n", e.what());
     return 2;
   }
+  const auto wanted = [&](const char* t) {
+    return std::find(types.begin(), types.end(), t) != types.end();
+  };
   cudaDeviceProp prop{};
   CK(cudaGetDeviceProperties(&prop, 0));
   std::printf("device: %s; uniform [0, 1) data, cold L2, µs\n", prop.name);
   const ColdTimer timer(prop);
   using F = tr::kernels::Family;
+  using ex::Residence;
   const Config<float> floats[] = {
-      config<float, 512, 2, 1, ex::Residence::registers>("f32 r u2", F::exact_registers),
-      config<float, 512, 4, 2, ex::Residence::memory>("f32 w u4", F::exact_wide),
+      config<float, 512, 2, 1, Residence::registers>("f32 r u2", F::exact_registers),
+      config<float, 512, 4, 2, Residence::memory>("f32 w u4", F::exact_wide),
   };
   const Config<double> doubles[] = {
-      config<double, 512, 4, 2, ex::Residence::memory>("f64 u4", F::exact),
-      config<double, 512, 2, 2, ex::Residence::memory>("f64 u2", F::exact),
+      config<double, 512, 4, 2, Residence::memory>("f64 u4", F::exact),
+      config<double, 512, 2, 2, Residence::memory>("f64 u2", F::exact),
+  };
+  const Config<__half> f16s[] = {
+      config<__half, 512, 2, 1, Residence::memory>("f16 u2", F::exact),
+      config<__half, 512, 4, 1, Residence::memory>("f16 u4", F::exact),
+      config<__half, 512, 1, 1, Residence::registers>("f16 r u1", F::exact_registers),
+      config<__half, 512, 2, 2, Residence::memory>("f16 w u2", F::exact_wide),
+  };
+  const Config<__nv_bfloat16> bf16s[] = {
+      config<__nv_bfloat16, 512, 2, 1, Residence::memory>("bf16 u2", F::exact),
+      config<__nv_bfloat16, 512, 4, 1, Residence::memory>("bf16 u4", F::exact),
+      config<__nv_bfloat16, 512, 1, 1, Residence::registers>("bf16 r u1", F::exact_registers),
+      config<__nv_bfloat16, 512, 2, 2, Residence::memory>("bf16 w u2", F::exact_wide),
   };
   std::printf(
       "config               n  grid      CUB   plain  probed     span  start  loop50 loopmax "
@@ -291,8 +364,14 @@ int main(int argc, char** argv) {
       "wspread  bits\n");
   bool ok = true;
   for (const std::uint64_t n : sizes) {
-    for (const auto& c : floats) ok = run(timer, prop, c, n) && ok;
-    for (const auto& c : doubles) ok = run(timer, prop, c, n) && ok;
+    if (wanted("f32"))
+      for (const auto& c : floats) ok = run(timer, prop, c, n) && ok;
+    if (wanted("f64"))
+      for (const auto& c : doubles) ok = run(timer, prop, c, n) && ok;
+    if (wanted("f16"))
+      for (const auto& c : f16s) ok = run(timer, prop, c, n) && ok;
+    if (wanted("bf16"))
+      for (const auto& c : bf16s) ok = run(timer, prop, c, n) && ok;
   }
   std::printf("%s\n", ok ? "every result's bits as expected" : "SOME RESULT DIFFERS");
   return ok ? 0 : 1;

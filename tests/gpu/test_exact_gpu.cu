@@ -303,6 +303,51 @@ TEST(ExactSumGpuHalves, Bf16MatchesTheReferenceInEveryConfiguration) {
   check_halves<__nv_bfloat16>(exact::HalfFormat::bf16);
 }
 
+// The warp's last tile (the one that lacks some vectors) is filled with -0s and summed as a
+// round (exact/sum_kernels.cuh, add_half_tiles): a sum of -0s alone stays -0 there, a +0 or a
+// special in the last tile counts, at sizes that leave a partial last tile in several blocks.
+template <class H>
+void check_half_last_tiles(exact::HalfFormat format) {
+  Runner runner;
+  const auto configs = every_half_configuration();
+  const bool f16 = format == exact::HalfFormat::f16;
+  const std::uint16_t negative_zero = 0x8000;
+  const std::uint16_t infinity = f16 ? 0x7C00 : 0x7F80;
+  const std::uint16_t nan = f16 ? 0x7E01 : 0x7FC1;
+  std::mt19937_64 rng(test::test_seed() + 16 + static_cast<unsigned>(format));
+  for (const std::uint64_t n :
+       {std::uint64_t{4097}, std::uint64_t{(1u << 16) + 9}, std::uint64_t{(1u << 20) + 13}}) {
+    std::vector<std::uint16_t> zeros(n, negative_zero);
+    {
+      SCOPED_TRACE("-0s n=" + std::to_string(n));
+      expect_halves_everywhere<H>(runner, format, zeros, configs);  // -0
+    }
+    zeros.back() = 0;
+    {
+      SCOPED_TRACE("-0s and a last +0 n=" + std::to_string(n));
+      expect_halves_everywhere<H>(runner, format, zeros, configs);  // +0
+    }
+    std::vector<std::uint16_t> values =
+        test::generate_halves(format, test::HalfDistribution::narrow, n, rng);
+    values.back() = nan;
+    {
+      SCOPED_TRACE("a last NaN n=" + std::to_string(n));
+      expect_halves_everywhere<H>(runner, format, values, configs);
+    }
+    values.back() = infinity | 0x8000;
+    values.front() = infinity;
+    {
+      SCOPED_TRACE("+Inf first, -Inf last n=" + std::to_string(n));
+      expect_halves_everywhere<H>(runner, format, values, configs);
+    }
+  }
+}
+
+TEST(ExactSumGpuHalves, TheLastTilesZerosAndSpecialsCount) {
+  check_half_last_tiles<__half>(exact::HalfFormat::f16);
+  check_half_last_tiles<__nv_bfloat16>(exact::HalfFormat::bf16);
+}
+
 TEST(ExactSumGpuHalves, KnobsTheHalvesDoNotHaveAreRefusedByName) {
   Runner runner;
   DeviceBuffer in(64);
