@@ -13,8 +13,9 @@
 // (add_round, Expansion::add_doubles). The half types (f16, bf16: a float accumulator and result)
 // load 8 halves in 16 bytes, the next tile's loads issued before this tile's adds, the warp's
 // last tile filled with -0s (add_half_tiles); an f16 round with no infinity or NaN is always one
-// exact fp64 sum (add_f16_round), a bf16 round is widened to floats and goes add_group's way with
-// bfloat16's 8-bit significands (wider spreads: exact_group_spread). Other rounds element by
+// exact fp64 sum (add_f16_round), a bf16 round within add_group's spread bound for bfloat16's
+// 8-bit significands (exact_group_spread) too, tested on the loaded words two halves at once
+// (add_bf16_round), others widened to floats and go add_group's way. Other rounds element by
 // element in a loop with one add site
 // (add_elements: the kernels' code size is their time after other kernels; the launch bounds ask
 // for 1024 threads a multiprocessor, 64 registers). The block then sums its threads'
@@ -348,6 +349,49 @@ __device__ __forceinline__ bool add_f16_round(Front& front, Back& back, const ui
     for (int u = 0; u + width < kUnroll; u += 2 * width) s[u] += s[u + width];
   }
   front.add_exact_sum(s[0], back);
+  return true;
+}
+
+/// A thread's round of bf16 loads (kUnroll vectors of 8) added as one input, its exact fp64
+/// sum, when its nonzero elements are normal and within exact_group_spread(8 kUnroll, 8) binades
+/// of each other (add_group's test on bfloat16's 8-bit significands), with the test on the
+/// loaded words, two halves at once: per lane, x = (w | 0x80008000) - 0x00010001 is 0x8000 +
+/// m - 1 for a magnitude m >= 1 and 0x7FFF for a zero (the guard bit keeps a borrow from
+/// crossing lanes), so the lanes' signed minimum is the smallest nonzero magnitude (zeros are the
+/// largest signed value) and their unsigned maximum the largest: two packed 16-bit min/max a
+/// word, where add_group takes a mask, a subtract-min and half a max per widened float (the
+/// integer instructions that bound bf16 on the H200: 0.85 -> 0.88x CUB at 2^24, 0.90 -> 0.93x at
+/// 2^25, docs/performance.md 3.29). A round of zeros goes too (its sum's sign as add_group's).
+/// Returns false (nothing added) otherwise; the caller then widens the round to floats
+/// (add_group, which exact_wide's two sums may still take, or element by element).
+template <class Front, class Back, int kUnroll>
+__device__ __forceinline__ bool add_bf16_round(Front& front, Back& back,
+                                               const uint4 (&v)[kUnroll]) {
+  constexpr unsigned kSpread = exact_group_spread(8 * kUnroll, 8);
+  unsigned lo = 0x7FFF7FFFu;  // the lanes' signed minimum of x
+  unsigned hi = 0;            // the lanes' unsigned maximum of x
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) {
+    const unsigned w[4] = {v[u].x, v[u].y, v[u].z, v[u].w};
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      const unsigned x = (w[k] | 0x80008000u) - 0x00010001u;
+      asm("min.s16x2 %0, %0, %1;" : "+r"(lo) : "r"(x));
+      asm("max.u16x2 %0, %0, %1;" : "+r"(hi) : "r"(x));
+    }
+  }
+  const int lo_lane = min(static_cast<int>(static_cast<short>(lo & 0xFFFFu)),
+                          static_cast<int>(static_cast<short>(lo >> 16)));
+  const unsigned hi_lane = max(hi & 0xFFFFu, hi >> 16);
+  if (hi_lane >= 0x8000u) {  // some element is not a zero
+    const unsigned m_lo = static_cast<unsigned>(lo_lane + 0x8000) + 1u;
+    const unsigned m_hi = hi_lane - 0x7FFFu;
+    if (m_lo < 0x0080u || m_hi >= 0x7F80u || (m_hi >> 7) - (m_lo >> 7) > kSpread) return false;
+  }
+  float4 f[2 * kUnroll];
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) widen<__nv_bfloat16>(v[u], f[2 * u], f[2 * u + 1]);
+  front.add_exact_sum(round_sum(f, [](float x) { return static_cast<double>(x); }), back);
   return true;
 }
 
@@ -815,8 +859,9 @@ __device__ __forceinline__ void take_tile(unsigned& counter, std::uint64_t& tile
 /// rest -0s, which every sum takes as its identity (the sign of an exact zero's rule included), so
 /// that it goes the rounds' way too; element by element, it made the blocks that had one end up
 /// to 2.5 µs after the others (H200, f16, 2^24: exact_phases). An f16 round with no infinity or
-/// NaN is one exact fp64 sum (add_f16_round); other rounds are widened to floats and go
-/// add_group's way with the input's precision, or element by element.
+/// NaN is one exact fp64 sum (add_f16_round), a bf16 round within the spread bound too
+/// (add_bf16_round); other rounds are widened to floats and go add_group's way with the input's
+/// precision, or element by element.
 template <class In, int kWarps, int kUnroll, bool kAhead, class Front, class Back,
           class FirstVector>
 __device__ __forceinline__ void add_half_tiles(Front& front, Back& back, const uint4* body,
@@ -828,6 +873,8 @@ __device__ __forceinline__ void add_half_tiles(Front& front, Back& back, const u
   const auto add_tile = [&](const uint4(&v)[kUnroll]) {
     if constexpr (std::is_same_v<In, __half>) {
       if (add_f16_round(front, back, v)) return;
+    } else {
+      if (add_bf16_round(front, back, v)) return;
     }
     // Eight halves a load, widened to two float4: the float path's rounds of 8 to 32 floats.
     float4 f[2 * kUnroll];

@@ -21,6 +21,8 @@ namespace tunedreduce::kernels {
 /// 8: the half types' exact first pass issues the next tile's loads before this tile's adds,
 ///    fills the warp's last tile with -0s instead of adding it element by element, and counts
 ///    its tiles in 32 bits (session 23: faster at 2^22-2^27, the same bits).
-inline constexpr int kernel_revision = 8;
+/// 9: the bf16 exact round's spread test on the loaded words, two halves at once (packed 16-bit
+///    min/max: add_bf16_round), the same bits (session 23).
+inline constexpr int kernel_revision = 9;
 
 }  // namespace tunedreduce::kernels
