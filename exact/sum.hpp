@@ -17,8 +17,10 @@ namespace tunedreduce::exact {
 enum class ExactFinish : std::uint8_t {
   /// A second kernel (one block of 512 threads) merges the blocks' states and rounds.
   two_pass,
-  /// The last block to finish (an atomic ticket) merges and rounds: one kernel, after a 4-byte
-  /// memset of the ticket (none with ExactLaunch::counter).
+  /// Every block adds its state into an accumulator beside an atomic ticket, and the last block
+  /// to take a ticket rounds it: one kernel, after a memset of the ticket and accumulator (104
+  /// bytes for float and the halves, 544 for double: exact/temp_size.hpp's finish_bytes; none
+  /// with ExactLaunch::counter).
   single_pass,
 };
 
@@ -57,11 +59,12 @@ struct ExactLaunch {
   int expansion = 0;
   ExactChunks chunks = ExactChunks::automatic;
   ExactFinish finish = ExactFinish::two_pass;
-  /// Not a knob: single_pass's ticket outside the workspace (4 bytes, 4-byte aligned, zero on
-  /// entry, not used by another call in flight; every call leaves it zero), so that the call
-  /// enqueues no memset; the workspace may still hold anything on entry (the library's
-  /// kernels/counters.hpp gives its single_pass kernels such counters). Null (the default): the
-  /// ticket is in the workspace and a 4-byte memset zeroes it first. two_pass ignores it.
+  /// Not a knob: single_pass's ticket and accumulator outside the workspace (finish_bytes of
+  /// exact/temp_size.hpp for the result type, 8-byte aligned, zero on entry, not used by another
+  /// call in flight; every call leaves them zero), so that the call enqueues no memset; the
+  /// workspace may still hold anything on entry (the library's kernels/counters.hpp gives its
+  /// single_pass kernels such counters). Null (the default): they are at the start of the
+  /// workspace and a memset zeroes them first. two_pass ignores it.
   unsigned* counter = nullptr;
 };
 

@@ -84,7 +84,8 @@ cudaError_t invalid(std::string what) {
   return cudaErrorInvalidValue;
 }
 
-/// The workspace (exact/temp_size.hpp): the single_pass ticket, then the slots (8-byte words).
+/// The workspace (exact/temp_size.hpp): single_pass's ticket and accumulator, then two_pass's
+/// slots (8-byte words).
 constexpr std::size_t kTicketBytes = temp_size::ticket_bytes;
 constexpr unsigned kFinishThreads = 512;
 /// The finish sums a word of each block's slot (below 2^43, see exact_sum_blocks) in an int64.
@@ -232,7 +233,7 @@ cudaError_t exact_sum_impl(const In* d_in, T* d_out, std::uint64_t n, void* d_te
                                                             (vectors + per_round - 1) / per_round));
 
   static_assert(temp_size::slot_words<T> == detail::kSlotWords<T>);
-  const std::size_t needed = temp_size::bytes<T>(grid);
+  const std::size_t needed = temp_size::bytes<T>(grid, cfg.finish == ExactFinish::two_pass);
   const auto blocks = static_cast<unsigned>(grid);
   if (d_temp == nullptr) {
     temp_bytes = needed;
@@ -247,8 +248,8 @@ cudaError_t exact_sum_impl(const In* d_in, T* d_out, std::uint64_t n, void* d_te
   }
   if (d_out == nullptr) return invalid("exact_sum: d_out is null");
 
-  if (reinterpret_cast<std::uintptr_t>(cfg.counter) % alignof(unsigned) != 0) {
-    return invalid("exact_sum: counter is not 4-byte aligned");
+  if (reinterpret_cast<std::uintptr_t>(cfg.counter) % 8 != 0) {
+    return invalid("exact_sum: counter is not 8-byte aligned");
   }
 
   // One block rounds its own sum (exact_sum_blocks): no ticket, no finish kernel.
@@ -257,7 +258,7 @@ cudaError_t exact_sum_impl(const In* d_in, T* d_out, std::uint64_t n, void* d_te
   auto* ticket = cfg.counter != nullptr ? cfg.counter : static_cast<unsigned*>(d_temp);
   auto* slots = reinterpret_cast<std::int64_t*>(static_cast<char*>(d_temp) + kTicketBytes);
   if (single && !one_block && cfg.counter == nullptr) {
-    if (const cudaError_t e = cudaMemsetAsync(ticket, 0, sizeof(unsigned), stream);
+    if (const cudaError_t e = cudaMemsetAsync(ticket, 0, temp_size::finish_bytes<T>, stream);
         e != cudaSuccess) {
       return e;
     }

@@ -21,14 +21,16 @@
 // for 1024 threads a multiprocessor, 64 registers). The block then sums its threads'
 // values as chunk words (warp reductions, then shared memory: plain int64 sums, no carry): each
 // thread's expansion terms as the parts an add would put into the chunks, over the chunks some
-// lane's term touches, plus the normalised chunks of the threads that spilled; it ORs their flags
-// and stores the sums to its slot of the workspace, one word a thread, the last word holding the
-// flags and the range of the nonzero words. One block rounds its sums itself. Otherwise
-// exact_sum_finish (two_pass), or the last block of exact_sum_blocks to take an acquire-release
-// ticket (single_pass), adds the slots' words inside the union of their ranges (single_pass loads
-// its own range's words with the ranges, in one round of L2 latency) and rounds the sums
-// (round_sums: one lane's carries where the nonzero words are few, as random data's are, else
-// warp-parallel carries; then the window that decides the rounding).
+// lane's term touches, plus the normalised chunks of the threads that spilled, and ORs their
+// flags. One block rounds its sums itself. single_pass: each block adds its nonzero words into
+// an accumulator beside the ticket (64-bit reductions in L2, an OR for the flags) and takes an
+// acquire-release ticket; the last block's warp 0 takes the accumulator's words (exchanged for
+// zeros, in one round of L2 latency) and rounds them (finish_accumulated). two_pass: each block
+// stores its sums to its slot of the workspace, one word a thread, the last word holding the
+// flags and the range of the nonzero words, and exact_sum_finish adds the slots' words inside
+// the union of their ranges (finish_slots). Both round with round_sums (one lane's carries where
+// the nonzero words are few, as random data's are, else warp-parallel carries; then the window
+// that decides the rounding).
 //
 // Why the bits never depend on the configuration: every step is exact integer arithmetic on
 // one value (the accumulator's add and normalise are exact, the fast path's fp64 sums are exact,
@@ -726,11 +728,13 @@ __device__ __forceinline__ std::int64_t slot_tail(std::uint32_t flags, int lo, i
 
 /// What exact_sum_blocks does at the boundaries of its phases: nothing. Every thread calls
 /// at(phase) with 0 at its start, 1 after its share of the input, 2 after the warps' sums are in
-/// shared memory, 3 after the block's words are, 4 after the ticket (single_pass, more than one
-/// block), 5 after the last block's finish
-/// (finish_slots: 6 after its shared words are zero, 7 after the tails' union is known, 8 before
-/// round_sums); bench/experiments/exact_phases.cu times the phases
-/// with a probe of its own (another instance: the library's kernels are these).
+/// shared memory, 3 after the block's words are added into the accumulator (single_pass, more
+/// than one block; two_pass: in shared memory), 4 after the ticket, 5 after the last block's
+/// finish (finish_accumulated, warp 0: 6 at its start, 7 after the accumulator's words are
+/// taken and their range known, 8 before round_sums; finish_slots: 6 after its shared words
+/// are zero, 7 after the tails' union is known, 8 before round_sums);
+/// bench/experiments/exact_phases.cu times the phases with a probe of its own (another
+/// instance: the library's kernels are these).
 struct NoProbe {
   __device__ static void at(int) {}
 };
@@ -773,17 +777,14 @@ __device__ __forceinline__ void sum_rows(const std::int64_t* slots, unsigned blo
   }
 }
 
-/// The slots of \p blocks states (word w of slot b at slots[w * blocks + b]) summed, read back
-/// and rounded into *out. Every thread of the block calls it. Loads bypass L1 (__ldcg): in
-/// single_pass the other blocks wrote the slots during this kernel. Which words can be nonzero
-/// is in the slots' tails (slot_tail: flags and ranges); the words of \p hint_lo..hint_hi (the
-/// last block's own range, widened by one word each way: random data gives every block about
-/// the same range) are loaded with the tails, in the same round of L2 latency, and only the
-/// words of the tails' union outside the hint (none, mostly) take a second round. An empty
-/// hint is hint_lo = kChunks, hint_hi = kChunks - 1. round_sums does the rest.
+/// two_pass's finish: the slots of \p blocks states (word w of slot b at slots[w * blocks + b])
+/// summed, read back and rounded into *out. Every thread of the block calls it. Loads bypass
+/// L1 (__ldcg): another kernel wrote the slots. Which words can be nonzero is in the slots'
+/// tails (slot_tail: flags and ranges): the union of their ranges is summed (sum_rows), and
+/// round_sums does the rest.
 template <class T, int kThreads, class Probe = NoProbe>
 __device__ void finish_slots(const std::int64_t* slots, unsigned blocks, T* out,
-                             MergeStorage<T, kThreads / 32>& smem, int hint_lo, int hint_hi) {
+                             MergeStorage<T, kThreads / 32>& smem) {
   constexpr int kWords = kSlotWords<T>;
   const int lane = static_cast<int>(threadIdx.x & 31);
   if (threadIdx.x == 0) {
@@ -795,22 +796,18 @@ __device__ void finish_slots(const std::int64_t* slots, unsigned blocks, T* out,
   __syncthreads();
   Probe::at(6);
   const std::int64_t* tails = slots + static_cast<std::uint64_t>(kWords - 1) * blocks;
-  // The first tail's load, then the hint's words, before any use of the tail.
-  const std::uint64_t first_tail = threadIdx.x < blocks ? __ldcg(tails + threadIdx.x) : 0;
-  sum_rows<T>(slots, blocks, hint_lo, hint_hi, smem);
   std::uint32_t flags = 0;
   int lo = kWords;
   int hi = -1;
-  const auto take = [&](std::uint64_t t) {
+#pragma unroll 4
+  for (unsigned b = threadIdx.x; b < blocks; b += kThreads) {
+    const auto t = static_cast<std::uint64_t>(__ldcg(tails + b));
     flags |= static_cast<std::uint32_t>(t);
     if ((t >> 48) & 1) {
       lo = min(lo, static_cast<int>((t >> 32) & 0xFF));
       hi = max(hi, static_cast<int>((t >> 40) & 0xFF));
     }
-  };
-  take(first_tail);
-#pragma unroll 4
-  for (unsigned b = threadIdx.x + kThreads; b < blocks; b += kThreads) take(__ldcg(tails + b));
+  }
   flags = warp_or(flags);
   lo = warp_min(lo);
   hi = warp_max(hi);
@@ -823,15 +820,53 @@ __device__ void finish_slots(const std::int64_t* slots, unsigned blocks, T* out,
   Probe::at(7);
   lo = smem.lo;
   hi = smem.hi;  // lo > hi for a sum of zeros
-  if (lo < hint_lo || hi > hint_hi) {
-    sum_rows<T>(slots, blocks, lo, min(hi, hint_lo - 1), smem);
-    sum_rows<T>(slots, blocks, max(lo, hint_hi + 1), hi, smem);
-    __syncthreads();
-  }
+  sum_rows<T>(slots, blocks, lo, hi, smem);
   if (threadIdx.x == 0) smem.words[kWords - 1] = smem.flags;
   __syncthreads();
   Probe::at(8);
   if (threadIdx.x < 32) round_sums(smem, out, lo, hi);
+}
+
+/// single_pass's accumulator: the slot-sized row of 8-byte words (the chunks' sums, then the
+/// flags) after the ticket's 8 bytes, zero on entry and left zero (exact/temp_size.hpp's
+/// finish_bytes from the ticket on; the ticket 8-byte aligned).
+__device__ __forceinline__ std::int64_t* accumulator_of(unsigned* ticket) {
+  return reinterpret_cast<std::int64_t*>(ticket) + 1;
+}
+
+/// single_pass's finish, by warp 0 of the last block: every block's words are in \p acc (their
+/// sums, each at most 2^62 in magnitude as the slots' sums in finish_slots, and the OR of their
+/// flags). The warp takes them, each exchanged for zero (the next launch finds the row zero), in
+/// one round of L2 latency, finds the range of the nonzero chunk words with two votes, and
+/// rounds (round_sums).
+template <class T, class Probe, int kWarps>
+__device__ __forceinline__ void finish_accumulated(std::int64_t* acc, T* out,
+                                                   MergeStorage<T, kWarps>& smem) {
+  constexpr int K = Format<T>::kChunks;
+  constexpr int kPer = (K + 1 + 31) / 32;
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  Probe::at(6);
+  int lo = K;
+  int hi = -1;
+#pragma unroll
+  for (int m = 0; m < kPer; ++m) {
+    const int j = m * 32 + lane;
+    if (j <= K) {
+      const auto x = static_cast<std::int64_t>(
+          atomicExch(reinterpret_cast<unsigned long long*>(acc + j), 0ull));
+      smem.words[j] = x;
+      if (j < K && x != 0) {
+        lo = min(lo, j);
+        hi = max(hi, j);
+      }
+    }
+  }
+  lo = warp_min(lo);
+  hi = warp_max(hi);  // lo > hi for a sum of zeros
+  Probe::at(7);
+  __syncwarp();
+  Probe::at(8);
+  round_sums(smem, out, lo, hi);
 }
 
 /// Moves the warp's \p tile to the next one of its block's share, taken from the block's
@@ -931,8 +966,9 @@ __device__ __forceinline__ void add_half_tiles(Front& front, Back& back, const u
 /// The exact sum's first pass (see the top of this file). The input is in[0, n) of \p In
 /// (float, double, or a half type summed as floats: AccumOf): \p head elements before the first
 /// kVector-aligned vector, \p vectors vectors, then the rest of n.
-/// \p ticket: null for two_pass; for single_pass a zeroed counter, and the last block rounds
-/// the result into *out and leaves the counter zero.
+/// \p ticket: null for two_pass; for single_pass the ticket and accumulator
+/// (exact/temp_size.hpp's finish_bytes, 8-byte aligned), zero, which the last block leaves
+/// zero once it has rounded the result into *out.
 template <class In, int kThreads, int kVector, int kUnroll, int kExpansion, Residence kResidence,
           int kMinBlocks = 1024 / kThreads, class Probe = NoProbe>
 // 1024 / kThreads blocks a multiprocessor: at most 64 registers, two blocks of 512 threads.
@@ -1091,10 +1127,40 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
     for (int k = 0; k < kWarps; ++k) {
       s = w < kWords - 1 ? s + smem.warp_words[k][w] : (s | smem.warp_words[k][w]);
     }
-    if (w < Store::kChunks && s != 0) {
-      atomicMin(&smem.lo, w);
-      atomicMax(&smem.hi, w);
+  }
+  // single_pass with more than one block: the words go into the accumulator beside the ticket
+  // (a 64-bit reduction in L2 a nonzero word, an OR of the flags), and the last block to take
+  // a ticket reads that one row (finish_accumulated) instead of every block's slot.
+  if (ticket != nullptr && gridDim.x > 1) {
+    std::int64_t* const acc = accumulator_of(ticket);
+    if (w < Store::kChunks) {
+      if (s != 0) {
+        atomicAdd(reinterpret_cast<unsigned long long*>(acc + w),
+                  static_cast<unsigned long long>(s));  // two's complement: a signed sum
+      }
+    } else if (w == Store::kChunks && s != 0) {
+      atomicOr(reinterpret_cast<unsigned*>(acc + w), static_cast<unsigned>(s));
     }
+    // The ticket: the barrier orders every word's reduction before thread 0's release
+    // (cumulative at GPU scope), and the acquire of the block that takes the last ticket orders
+    // them before its reads, which its threads make after the barrier that shares `last`.
+    __syncthreads();
+    Probe::at(3);
+    if (threadIdx.x == 0) smem.last = take_ticket(ticket) == gridDim.x - 1;
+    __syncthreads();
+    Probe::at(4);
+    if (!smem.last) return;
+    if (threadIdx.x < 32) finish_accumulated<T, Probe>(acc, out, smem);
+    // Every block has taken its ticket: zero again for the next launch (the accumulator's words
+    // were zeroed as they were read), which a caller's counter (ExactLaunch::counter) needs, in
+    // place of a memset before each call.
+    if (threadIdx.x == 0) *ticket = 0;
+    Probe::at(5);
+    return;
+  }
+  if (w < Store::kChunks && s != 0) {
+    atomicMin(&smem.lo, w);
+    atomicMax(&smem.hi, w);
   }
   __syncthreads();
   Probe::at(3);
@@ -1107,28 +1173,9 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
     if (w < 32) round_sums(smem, out, smem.lo, smem.hi);
     return;
   }
-  // Every word's thread stores it (word w of the block's slot at slots[w * grid + block]).
+  // two_pass: every word's thread stores it (word w of the block's slot at
+  // slots[w * grid + block]) for exact_sum_finish.
   if (w < kWords) slots[std::uint64_t{gridDim.x} * static_cast<unsigned>(w) + blockIdx.x] = s;
-  if (ticket == nullptr) return;
-  // The ticket: the barrier orders every word's store before thread 0's release (cumulative at
-  // GPU scope), and the acquire of the block that takes the last ticket orders them before
-  // its reads, which its threads make after the barrier that shares `last`.
-  const int own_lo = smem.lo;
-  const int own_hi = smem.hi;
-  __syncthreads();
-  if (threadIdx.x == 0) smem.last = take_ticket(ticket) == gridDim.x - 1;
-  __syncthreads();
-  Probe::at(4);
-  if (!smem.last) return;
-  // The hint: this block's range widened by a word each way (empty if its words are all zero).
-  const bool own = own_hi >= 0;
-  finish_slots<T, kThreads, Probe>(slots, gridDim.x, out, smem,
-                                   own ? max(own_lo - 1, 0) : Store::kChunks,
-                                   own ? min(own_hi + 1, Store::kChunks - 1) : Store::kChunks - 1);
-  // Every block has taken its ticket: zero again for the next launch, which a caller's counter
-  // (ExactLaunch::counter) needs, in place of a memset before each call.
-  if (threadIdx.x == 0) *ticket = 0;
-  Probe::at(5);
 }
 
 /// two_pass's second kernel: one block of kThreads.
@@ -1136,7 +1183,7 @@ template <class T, int kThreads>
 __global__ void __launch_bounds__(kThreads)
     exact_sum_finish(const std::int64_t* __restrict__ slots, unsigned blocks, T* out) {
   __shared__ MergeStorage<T, kThreads / 32> smem;
-  finish_slots<T, kThreads>(slots, blocks, out, smem, Format<T>::kChunks, Format<T>::kChunks - 1);
+  finish_slots<T, kThreads>(slots, blocks, out, smem);
 }
 
 }  // namespace tunedreduce::exact::detail

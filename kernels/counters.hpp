@@ -13,10 +13,12 @@
 
 namespace tunedreduce::kernels {
 
-/// Counters in the table (each on its own 32-byte sector).
-inline constexpr std::size_t counter_table_entries = 16384;
-/// Distance between two counters, in 8-byte words.
-inline constexpr std::size_t counter_stride_words = 4;
+/// Counters in the table.
+inline constexpr std::size_t counter_table_entries = 4096;
+/// Distance between two counters, in 8-byte words: a counter is its first word, or for the
+/// exact sums' single_pass the ticket and the accumulator beside it (at most 544 bytes, double's
+/// exact/temp_size.hpp finish_bytes; exact_entries.cpp checks it), each on its own sectors.
+inline constexpr std::size_t counter_stride_words = 72;
 
 /// The current device's table: counter i is at (*table)[i * counter_stride_words]. Loads the
 /// module if needed. Returns the CUDA error of cudaGetSymbolAddress.

@@ -14,6 +14,8 @@
 
 #include "exact/occupancy.hpp"
 #include "exact/sum.hpp"
+#include "exact/temp_size.hpp"
+#include "kernels/counters.hpp"
 #include "kernels/exact_geometry.hpp"
 #include "kernels/geometry.hpp"
 #include "kernels/space.hpp"
@@ -80,10 +82,12 @@ struct ExactDispatch {
     if (a.n > max_elements_of(P) || !a.in || !a.out || !a.workspace) return cudaErrorInvalidValue;
     exact::ExactLaunch c = config(a.n, dev);
     if constexpr (P.finish == Finish::single_pass) {
-      // exact_sum's ticket is 4 bytes, zero on entry and left zero. The external counter is 8
-      // bytes, zero on entry and left zero by every launch: its low word (the first 4 bytes on
-      // a little-endian host and GPU, which CUDA's are) is such a ticket. A clean workspace's
-      // counter area is zero too. Otherwise exact_sum zeroes a ticket in the workspace first.
+      // exact_sum's ticket and accumulator (exact/temp_size.hpp's finish_bytes) are zero on
+      // entry and left zero. The external counter is the start of counter_stride_words words,
+      // zero on entry and left zero by every launch (kernels/counters.hpp). A clean workspace's
+      // ticket area is zero too. Otherwise exact_sum zeroes them in the workspace first.
+      static_assert(counter_stride_words * sizeof(unsigned long long) >=
+                    exact::temp_size::finish_bytes<double>);
       if (a.counter) c.counter = reinterpret_cast<unsigned*>(a.counter);
       else if (a.workspace_clean) c.counter = static_cast<unsigned*>(a.workspace);
     }

@@ -86,8 +86,9 @@ std::size_t workspace_bytes(const KernelParams& p, std::uint64_t n, const Device
                             int resident_blocks_per_sm) {
   if (n == 0 || n > max_elements_of(p)) return 0;
   const std::uint64_t grid = grid_size(p, n, dev, resident_blocks_per_sm);
-  return p.dtype == DType::f64 ? exact::temp_size::bytes<double>(grid)
-                               : exact::temp_size::bytes<float>(grid);
+  const bool slots = p.finish == Finish::two_pass;
+  return p.dtype == DType::f64 ? exact::temp_size::bytes<double>(grid, slots)
+                               : exact::temp_size::bytes<float>(grid, slots);
 }
 
 }  // namespace exact_geometry

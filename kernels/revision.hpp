@@ -23,6 +23,9 @@ namespace tunedreduce::kernels {
 ///    its tiles in 32 bits (session 23: faster at 2^22-2^27, the same bits).
 /// 9: the bf16 exact round's spread test on the loaded words, two halves at once (packed 16-bit
 ///    min/max: add_bf16_round), the same bits (session 23).
-inline constexpr int kernel_revision = 9;
+/// 10: the exact single_pass blocks add their words into an accumulator beside the ticket, and
+///    the last block rounds that one row (finish_accumulated) instead of reading every block's
+///    slot; the same bits (session 24).
+inline constexpr int kernel_revision = 10;
 
 }  // namespace tunedreduce::kernels

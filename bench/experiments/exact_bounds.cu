@@ -97,9 +97,10 @@ bool run(const ColdTimer& timer, const cudaDeviceProp& prop, int mode, std::uint
         ex::temp_size::grid_blocks(n, 4, kConfigs[c].block, kConfigs[c].unroll,
                                    tr::kernels::exact_geometry::launch_grid(p, n, dev, resident));
     launches[c].grid = static_cast<unsigned>(grid);
-    CK(cudaMalloc(&launches[c].slots, ex::temp_size::bytes<float>(grid)));
-    CK(cudaMalloc(&launches[c].ticket, sizeof(unsigned)));
-    CK(cudaMemsetAsync(launches[c].ticket, 0, sizeof(unsigned), s));
+    CK(cudaMalloc(&launches[c].slots, ex::temp_size::bytes<float>(grid, true)));
+    // The ticket and the accumulator after it, as ExactLaunch::counter's.
+    CK(cudaMalloc(&launches[c].ticket, ex::temp_size::ticket_bytes));
+    CK(cudaMemsetAsync(launches[c].ticket, 0, ex::temp_size::ticket_bytes, s));
   }
   const auto launch = [&](std::size_t c) {
     const Launch& l = launches[c];

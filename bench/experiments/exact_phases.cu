@@ -240,10 +240,10 @@ bool run(const ColdTimer& timer, const cudaDeviceProp& prop, const Config<In>& c
   }
   const std::uint64_t vectors = n / kVector;  // cudaMalloc's alignment: no head
   std::int64_t* slots = nullptr;
-  CK(cudaMalloc(&slots, ex::temp_size::bytes<T>(grid)));
-  unsigned* ticket = nullptr;
-  CK(cudaMalloc(&ticket, sizeof(unsigned)));
-  CK(cudaMemsetAsync(ticket, 0, sizeof(unsigned), s));
+  CK(cudaMalloc(&slots, ex::temp_size::bytes<T>(grid, true)));
+  unsigned* ticket = nullptr;  // and the accumulator after it, as ExactLaunch::counter's
+  CK(cudaMalloc(&ticket, ex::temp_size::ticket_bytes));
+  CK(cudaMemsetAsync(ticket, 0, ex::temp_size::ticket_bytes, s));
   const auto launch = [&](Kernel<In> k, T* o) {
     k<<<grid, c.block, 0, s>>>(in, n, 0, vectors, slots, ticket, o);
     CK(cudaGetLastError());

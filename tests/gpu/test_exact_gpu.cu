@@ -24,6 +24,7 @@
 
 #include "exact/reference.hpp"
 #include "exact/sum.hpp"
+#include "exact/temp_size.hpp"
 #include "measure/datagen.hpp"
 #include "measure/gpu.hpp"
 #include "tests/exact/cases.hpp"
@@ -507,9 +508,10 @@ TYPED_TEST(ExactSumGpu, BlocksWithDistantRangesSumExactlyInBothFinishes) {
   }
 }
 
-// single_pass with a caller's counter (ExactLaunch::counter): no memset, a workspace full of
-// 0xFF bytes on entry, the reference's bits in every single_pass configuration, the counter left
-// zero after each call (else the next call's last block would never see the last ticket).
+// single_pass with a caller's counter (ExactLaunch::counter: the ticket and the accumulator): no
+// memset, a workspace full of 0xFF bytes on entry, the reference's bits in every single_pass
+// configuration, every word of the counter left zero after each call (else the next call's last
+// block would never see the last ticket, or would add the last call's sum).
 TYPED_TEST(ExactSumGpu, SinglePassWithACounterNeedsNoMemsetAndLeavesItZero) {
   using T = TypeParam;
   Runner runner;
@@ -518,8 +520,9 @@ TYPED_TEST(ExactSumGpu, SinglePassWithACounterNeedsNoMemsetAndLeavesItZero) {
   const T expected = exact_sum(std::span<const T>(values));
   DeviceBuffer in(values.size() * sizeof(T));
   tunedreduce::test::upload(in.get(), values.data(), values.size() * sizeof(T));
-  DeviceBuffer counter(sizeof(unsigned));
-  TR_CUDA_CHECK(cudaMemset(counter.get(), 0, sizeof(unsigned)));
+  constexpr std::size_t kCounterBytes = temp_size::finish_bytes<T>;
+  DeviceBuffer counter(kCounterBytes);
+  TR_CUDA_CHECK(cudaMemset(counter.get(), 0, kCounterBytes));
   DeviceBuffer out(sizeof(T));
   int failures = 0;
   for (ExactLaunch cfg : every_configuration<T>()) {
@@ -536,12 +539,14 @@ TYPED_TEST(ExactSumGpu, SinglePassWithACounterNeedsNoMemsetAndLeavesItZero) {
                           values.size(), temp.get(), bytes, runner.stream(), cfg),
                 "exact_sum");
     T got{};
-    unsigned left = 1;
+    std::vector<unsigned long long> words(kCounterBytes / 8, 1);
     TR_CUDA_CHECK(cudaStreamSynchronize(runner.stream()));
     TR_CUDA_CHECK(cudaMemcpy(&got, out.get(), sizeof(T), cudaMemcpyDeviceToHost));
-    TR_CUDA_CHECK(cudaMemcpy(&left, counter.get(), sizeof(unsigned), cudaMemcpyDeviceToHost));
+    TR_CUDA_CHECK(cudaMemcpy(words.data(), counter.get(), kCounterBytes, cudaMemcpyDeviceToHost));
+    const auto left = static_cast<std::size_t>(
+        std::count_if(words.begin(), words.end(), [](unsigned long long w) { return w != 0; }));
     EXPECT_TRUE(same_bits(expected, got)) << describe(cfg);
-    EXPECT_EQ(left, 0u) << describe(cfg);
+    EXPECT_EQ(left, 0u) << describe(cfg) << ": words of the counter left nonzero";
     if ((!same_bits(expected, got) || left != 0) && ++failures == 5) {
       ADD_FAILURE() << "the other configurations left unchecked";
       break;
@@ -549,7 +554,7 @@ TYPED_TEST(ExactSumGpu, SinglePassWithACounterNeedsNoMemsetAndLeavesItZero) {
   }
   ExactLaunch bad;
   bad.finish = ExactFinish::single_pass;
-  bad.counter = reinterpret_cast<unsigned*>(static_cast<char*>(counter.get()) + 1);
+  bad.counter = reinterpret_cast<unsigned*>(static_cast<char*>(counter.get()) + 4);
   std::size_t bytes = 0;
   check_exact(exact_sum(static_cast<const T*>(in.get()), static_cast<T*>(out.get()), values.size(),
                         nullptr, bytes, runner.stream(), bad),
@@ -558,7 +563,7 @@ TYPED_TEST(ExactSumGpu, SinglePassWithACounterNeedsNoMemsetAndLeavesItZero) {
   EXPECT_EQ(exact_sum(static_cast<const T*>(in.get()), static_cast<T*>(out.get()), values.size(),
                       temp.get(), bytes, runner.stream(), bad),
             cudaErrorInvalidValue);
-  EXPECT_NE(std::string(exact_sum_error_text()).find("counter is not 4-byte aligned"),
+  EXPECT_NE(std::string(exact_sum_error_text()).find("counter is not 8-byte aligned"),
             std::string::npos)
       << exact_sum_error_text();
 }
@@ -731,8 +736,8 @@ void time_type(Runner& runner, Timer& timer, DeviceBuffer& data, std::span<const
   const auto configs = timed_configurations<T>();
   auto* d_in = static_cast<T*>(data.get());
   DeviceBuffer cub_out(sizeof(T));
-  DeviceBuffer counter_buffer(sizeof(unsigned));
-  TR_CUDA_CHECK(cudaMemset(counter_buffer.get(), 0, sizeof(unsigned)));
+  DeviceBuffer counter_buffer(temp_size::finish_bytes<T>);
+  TR_CUDA_CHECK(cudaMemset(counter_buffer.get(), 0, temp_size::finish_bytes<T>));
   auto* counter = static_cast<unsigned*>(counter_buffer.get());
   for (const int log2n : log2_sizes) {
     const std::uint64_t n = std::uint64_t{1} << log2n;

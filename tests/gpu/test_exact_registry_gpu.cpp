@@ -18,6 +18,7 @@
 
 #include "exact/adversarial.hpp"
 #include "exact/reference.hpp"
+#include "kernels/counters.hpp"
 #include "kernels/device.hpp"
 #include "kernels/exact_geometry.hpp"
 #include "kernels/registry.hpp"
@@ -47,6 +48,16 @@ std::vector<const kernels::Entry*> exact_entries() {
   return out;
 }
 
+constexpr std::size_t kCounterBytes = kernels::counter_stride_words * sizeof(unsigned long long);
+
+/// Every word of the counter (ticket and accumulator) left zero by the launches.
+void expect_counter_zero(const unsigned long long* ctr) {
+  std::vector<unsigned long long> left(kernels::counter_stride_words, 1);
+  TR_CUDA_CHECK(cudaMemcpy(left.data(), ctr, kCounterBytes, cudaMemcpyDeviceToHost));
+  for (std::size_t i = 0; i < left.size(); ++i)
+    EXPECT_EQ(left[i], 0u) << "word " << i << " of the external counter was not left zero";
+}
+
 /// One launch of \p e through the registry (LaunchArgs as the tuner gives them), output
 /// poisoned first.
 template <class T>
@@ -54,6 +65,9 @@ T run_entry(const kernels::Entry& e, const kernels::DeviceLimits& dev, const T* 
             std::uint64_t n, DeviceBuffer& ws, bool use_counter, unsigned long long* counter) {
   const std::size_t need = std::max<std::size_t>(e.workspace_bytes(n, dev), 256);
   if (ws.bytes() < need) ws = DeviceBuffer(need);
+  // The workspace may hold anything on entry: single_pass zeroes its ticket and accumulator
+  // there first unless it has the counter.
+  TR_CUDA_CHECK(cudaMemset(ws.get(), 0xA5, ws.bytes()));
   DeviceBuffer out(sizeof(T));
   TR_CUDA_CHECK(cudaMemset(out.get(), 0xFF, sizeof(T)));
   kernels::LaunchArgs a;
@@ -88,8 +102,9 @@ TYPED_TEST(ExactRegistryGpu, EveryEntryGivesTheReferenceBitsOnRandomAndAdversari
   const auto entries = exact_entries<T>();
   ASSERT_EQ(entries.size(), sizeof(T) == 4 ? 54u : 36u);
   DeviceBuffer ws;
-  DeviceBuffer counter(8);
-  TR_CUDA_CHECK(cudaMemset(counter.get(), 0, 8));
+  // A counter of the library's table: the ticket, and the accumulator after it.
+  DeviceBuffer counter(kCounterBytes);
+  TR_CUDA_CHECK(cudaMemset(counter.get(), 0, kCounterBytes));
   auto* ctr = static_cast<unsigned long long*>(counter.get());
 
   std::vector<std::pair<std::string, std::vector<T>>> inputs;
@@ -118,9 +133,7 @@ TYPED_TEST(ExactRegistryGpu, EveryEntryGivesTheReferenceBitsOnRandomAndAdversari
         if (!same_bits(expected, got) && ++failures == 5) FAIL() << "giving up on " << name;
       }
     }
-    unsigned long long left = 1;
-    TR_CUDA_CHECK(cudaMemcpy(&left, ctr, 8, cudaMemcpyDeviceToHost));
-    EXPECT_EQ(left, 0u) << "the external counter was not left zero";
+    expect_counter_zero(ctr);
   }
 }
 
@@ -235,8 +248,9 @@ TEST_P(ExactHalfRegistryGpu, EveryEntryGivesTheReferenceBitsOnRandomAndAdversari
     if (e.params.op == Op::exact_sum && e.params.dtype == half_dtype(format)) entries.push_back(&e);
   ASSERT_EQ(entries.size(), 54u);
   DeviceBuffer ws;
-  DeviceBuffer counter(8);
-  TR_CUDA_CHECK(cudaMemset(counter.get(), 0, 8));
+  // A counter of the library's table: the ticket, and the accumulator after it.
+  DeviceBuffer counter(kCounterBytes);
+  TR_CUDA_CHECK(cudaMemset(counter.get(), 0, kCounterBytes));
   auto* ctr = static_cast<unsigned long long*>(counter.get());
   for (const auto& [name, bits] : half_inputs(format, test::test_seed())) {
     SCOPED_TRACE(name);
@@ -255,9 +269,7 @@ TEST_P(ExactHalfRegistryGpu, EveryEntryGivesTheReferenceBitsOnRandomAndAdversari
         if (!same_bits(expected, got) && ++failures == 5) FAIL() << "giving up on " << name;
       }
     }
-    unsigned long long left = 1;
-    TR_CUDA_CHECK(cudaMemcpy(&left, ctr, 8, cudaMemcpyDeviceToHost));
-    EXPECT_EQ(left, 0u) << "the external counter was not left zero";
+    expect_counter_zero(ctr);
   }
   for (const kernels::Entry* e : entries) {
     const int resident = e->resident_blocks_per_sm(dev);
