@@ -45,9 +45,9 @@ constexpr std::uint64_t grid_blocks(std::uint64_t n, int vector_elements, int bl
 /// the accumulator, and one block rounds its own).
 template <class T>
 constexpr std::size_t bytes(std::uint64_t grid, bool slots) {
-  return ticket_bytes + (slots && grid > 1 ? static_cast<std::size_t>(grid) * slot_words<T> *
-                                                 sizeof(std::int64_t)
-                                           : 0);
+  return ticket_bytes + (slots && grid > 1
+                             ? static_cast<std::size_t>(grid) * slot_words<T> * sizeof(std::int64_t)
+                             : 0);
 }
 
 }  // namespace tunedreduce::exact::temp_size
