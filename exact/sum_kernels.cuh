@@ -837,8 +837,8 @@ __device__ __forceinline__ std::int64_t* accumulator_of(unsigned* ticket) {
 /// single_pass's finish, by warp 0 of the last block: every block's words are in \p acc (their
 /// sums, each at most 2^62 in magnitude as the slots' sums in finish_slots, and the OR of their
 /// flags). The warp takes them, each exchanged for zero (the next launch finds the row zero), in
-/// one round of L2 latency, finds the range of the nonzero chunk words with two votes, and
-/// rounds (round_sums).
+/// one round of L2 latency, finds the range of the nonzero chunk words with two warp reductions,
+/// and rounds (round_sums).
 template <class T, class Probe, int kWarps>
 __device__ __forceinline__ void finish_accumulated(std::int64_t* acc, T* out,
                                                    MergeStorage<T, kWarps>& smem) {
