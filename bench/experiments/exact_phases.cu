@@ -6,9 +6,9 @@
 // Probe::at: the block's start, its warps' loops done, the warps' sums in shared memory, the
 // block's words, the ticket, the last block's finish). Launched as the library launches it
 // (single_pass, a ticket outside the workspace, kernels/exact_geometry.hpp's grid), cold L2 (the
-// read flush), against cub::DeviceReduce::Sum on the same pointer (for the half types
-// DeviceReduce::Reduce into a float with a float accumulator, as `tunedreduce bench`;
-// docs/performance.md 3.29).
+// read flush; FLUSH=none: a warm L2, experiment.hpp), against cub::DeviceReduce::Sum on the same
+// pointer (for the half types DeviceReduce::Reduce into a float with a float accumulator, as
+// `tunedreduce bench`; docs/performance.md 3.29).
 //
 //   exact_phases [SIZES [TYPES]]   (default 2^20,2^22,2^24,2^25,2^26 and f32,f64; TYPES of
 //                                   f32, f64, f16, bf16)
@@ -271,7 +271,7 @@ bool run(const ColdTimer& timer, const cudaDeviceProp& prop, const Config<In>& c
       CK(cudaMemsetAsync(static_cast<unsigned long long*>(stamps_addr) + b * kStamps + 9, 0xFF,
                          sizeof(st[0]), s));
     }
-    CK(tr::measure::enqueue_read(timer.flush, timer.flush_bytes, timer.sm_count, timer.sink, s));
+    timer.before_run(r);
     launch(c.probed, out + 1);
     CK(cudaMemcpyAsync(st.data(), stamps_addr, st.size() * sizeof(st[0]), cudaMemcpyDeviceToHost,
                        s));
@@ -334,7 +334,7 @@ int main(int argc, char** argv) {
   };
   cudaDeviceProp prop{};
   CK(cudaGetDeviceProperties(&prop, 0));
-  std::printf("device: %s; uniform [0, 1) data, cold L2, µs\n", prop.name);
+  std::printf("device: %s; uniform [0, 1) data, µs (L2: the flush below)\n", prop.name);
   const ColdTimer timer(prop);
   using F = tr::kernels::Family;
   using ex::Residence;

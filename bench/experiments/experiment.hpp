@@ -32,10 +32,13 @@
 ///           buffer;
 ///   memset  a cudaMemsetAsync of 2 x L2, which leaves it full of dirty lines: the method of the
 ///           single_tile and kernel_overhead figures of docs/performance-log.md (2026-11-22,
-///           session 3).
+///           session 3);
+///   none    no flush, warm L2 (what the previous run read stays there): a 20 µs busy wait
+///           (measure::enqueue_busy_wait) instead, as `tunedreduce bench --l2 warm`.
 struct ColdTimer {
   cudaStream_t s = nullptr;
   bool memset_flush = false;
+  bool no_flush = false;
   int sm_count = 0;
   void* flush = nullptr;
   std::size_t flush_bytes = 0;
@@ -46,8 +49,11 @@ struct ColdTimer {
     const char* f = std::getenv("FLUSH");
     if (f && std::strcmp(f, "memset") == 0) {
       memset_flush = true;
+    } else if (f && std::strcmp(f, "none") == 0) {
+      no_flush = true;
     } else if (f && *f && std::strcmp(f, "read") != 0) {
-      std::fprintf(stderr, "FLUSH='%s' is not a flush of this experiment (read or memset)\n", f);
+      std::fprintf(stderr, "FLUSH='%s' is not a flush of this experiment (read, memset or none)\n",
+                   f);
       std::exit(2);
     }
     flush_bytes = memset_flush ? 2 * std::size_t(prop.l2CacheSize)
@@ -58,17 +64,29 @@ struct ColdTimer {
     CK(cudaMalloc(&sink, sizeof(unsigned)));
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
-    std::printf("flush: %s\n", memset_flush ? "memset of 2 x L2 (dirty)"
-                                            : "read of measure::cold_flush_bytes (clean)");
+    std::printf("flush: %s\n", no_flush       ? "none (warm L2, a 20 us busy wait)"
+                               : memset_flush ? "memset of 2 x L2 (dirty)"
+                                              : "read of measure::cold_flush_bytes (clean)");
   }
   ColdTimer(const ColdTimer&) = delete;
   ColdTimer& operator=(const ColdTimer&) = delete;
 
+  /// What precedes run \p r's start event: the flush, or the busy wait.
+  void before_run(int r) const {
+    if (no_flush) {
+      tunedreduce::measure::enqueue_busy_wait(20000, s);
+      CK(cudaGetLastError());
+    } else if (memset_flush) {
+      CK(cudaMemsetAsync(flush, r & 0xff, flush_bytes, s));
+    } else {
+      CK(tunedreduce::measure::enqueue_read(flush, flush_bytes, sm_count, sink, s));
+    }
+  }
+
   float median_us(const std::function<void()>& launch) const {
     std::vector<float> t;
     for (int r = 0; r < 31; ++r) {
-      if (memset_flush) CK(cudaMemsetAsync(flush, r & 0xff, flush_bytes, s));
-      else CK(tunedreduce::measure::enqueue_read(flush, flush_bytes, sm_count, sink, s));
+      before_run(r);
       CK(cudaEventRecord(e0, s));
       launch();
       CK(cudaEventRecord(e1, s));
