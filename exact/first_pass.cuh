@@ -23,10 +23,7 @@ struct FirstPassInstance {
         0);
   }
 
-  static constexpr DType dtype = std::is_same_v<In, double>          ? DType::f64
-                                 : std::is_same_v<In, __half>        ? DType::f16
-                                 : std::is_same_v<In, __nv_bfloat16> ? DType::bf16
-                                                                     : DType::f32;
+  static constexpr DType dtype = InputOf<In>::dtype;
 
   static constexpr FirstPass row() {
     return FirstPass{dtype,   kThreads,        kVector,

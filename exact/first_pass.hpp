@@ -5,6 +5,8 @@
 // exact/first_pass.cu.in): every knob combination of exact/sum.hpp in a full build, those of the
 // kernel list's exact entries and the built-in rules' in a deployment build (TUNEDREDUCE_KERNELS).
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -13,6 +15,31 @@
 #include "tunedreduce/types.hpp"
 
 namespace tunedreduce::exact::detail {
+
+/// An exact sum's input type's facts: its DType (the first passes' table, exact_sum's checks,
+/// the experiments) and its name in exact_sum's messages.
+template <class In>
+struct InputOf;
+template <>
+struct InputOf<float> {
+  static constexpr DType dtype = DType::f32;
+  static constexpr const char* name = "float";
+};
+template <>
+struct InputOf<double> {
+  static constexpr DType dtype = DType::f64;
+  static constexpr const char* name = "double";
+};
+template <>
+struct InputOf<__half> {
+  static constexpr DType dtype = DType::f16;
+  static constexpr const char* name = "__half";
+};
+template <>
+struct InputOf<__nv_bfloat16> {
+  static constexpr DType dtype = DType::bf16;
+  static constexpr const char* name = "__nv_bfloat16";
+};
 
 /// One launch of a first pass: exact_sum's arguments, the grid and the split of the input.
 struct FirstPassArgs {

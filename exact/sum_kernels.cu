@@ -91,30 +91,6 @@ constexpr unsigned kFinishThreads = 512;
 /// The finish sums a word of each block's slot (below 2^43, see exact_sum_blocks) in an int64.
 constexpr std::uint64_t kMaxBlocks = std::uint64_t{1} << 19;
 
-/// An input type's facts for exact_sum's checks and messages.
-template <class In>
-struct InputOf;
-template <>
-struct InputOf<float> {
-  static constexpr DType dtype = DType::f32;
-  static constexpr const char* name = "float";
-};
-template <>
-struct InputOf<double> {
-  static constexpr DType dtype = DType::f64;
-  static constexpr const char* name = "double";
-};
-template <>
-struct InputOf<__half> {
-  static constexpr DType dtype = DType::f16;
-  static constexpr const char* name = "__half";
-};
-template <>
-struct InputOf<__nv_bfloat16> {
-  static constexpr DType dtype = DType::bf16;
-  static constexpr const char* name = "__nv_bfloat16";
-};
-
 /// Fills in cfg's defaults for In (the widest load; expansion float and halves 2, double 3;
 /// chunks float and halves registers, double local), checks the knobs that name a first pass
 /// and sets \p pass to the compiled one. Returns what is wrong ("" if nothing): exact_sum's
@@ -125,7 +101,7 @@ std::string normalise(ExactLaunch& cfg, const detail::FirstPass*& pass) {
   pass = nullptr;
   constexpr bool is_double = std::is_same_v<In, double>;
   constexpr bool is_half = detail::is_half_input_v<In>;
-  const char* type = InputOf<In>::name;
+  const char* type = detail::InputOf<In>::name;
   if (cfg.block_threads != 128 && cfg.block_threads != 256 && cfg.block_threads != 512) {
     return "exact_sum: block_threads " + std::to_string(cfg.block_threads) +
            " is not 128, 256 or 512";
@@ -159,8 +135,8 @@ std::string normalise(ExactLaunch& cfg, const detail::FirstPass*& pass) {
     return "exact_sum: chunks registers for double (66 chunks): only local";
   }
   const bool registers = cfg.chunks == ExactChunks::registers;
-  pass = detail::find_first_pass(InputOf<In>::dtype, cfg.block_threads, cfg.vector, cfg.unroll,
-                                 cfg.expansion, registers);
+  pass = detail::find_first_pass(detail::InputOf<In>::dtype, cfg.block_threads, cfg.vector,
+                                 cfg.unroll, cfg.expansion, registers);
   if (pass == nullptr) {
     return std::string("exact_sum: the first pass for ") + type + ", block_threads " +
            std::to_string(cfg.block_threads) + ", vector " + std::to_string(cfg.vector) +
@@ -176,7 +152,7 @@ std::string normalise(ExactLaunch& cfg, const detail::FirstPass*& pass) {
 template <class In, class T = detail::AccumOf<In>>
 cudaError_t exact_sum_impl(const In* d_in, T* d_out, std::uint64_t n, void* d_temp,
                            std::size_t& temp_bytes, cudaStream_t stream, ExactLaunch cfg) {
-  const char* type = InputOf<In>::name;
+  const char* type = detail::InputOf<In>::name;
   const detail::FirstPass* pass = nullptr;
   if (std::string why = normalise<In>(cfg, pass); !why.empty()) return invalid(std::move(why));
   if (cfg.grid_blocks == 0 && cfg.blocks_per_sm < 1) {

@@ -191,6 +191,12 @@ __device__ __forceinline__ double round_sum(const V (&v)[kUnroll], Term term) {
   return s[0];
 }
 
+/// Adds a round of floats (kUnroll vectors of V) whose fp64 sum is exact as that one input.
+template <class V, int kUnroll, class Front, class Back>
+__device__ __forceinline__ void add_round_sum(Front& front, Back& back, const V (&v)[kUnroll]) {
+  front.add_exact_sum(round_sum(v, [](float x) { return static_cast<double>(x); }), back);
+}
+
 /// A thread's round of float loads (kUnroll vectors of V, 2 to 16 floats) added as one input
 /// when its nonzero floats are normal and within exact_group_spread binades of each other: their
 /// fp64 sum is exact, and it goes through the expansion as one TwoSum chain and one spill test
@@ -224,7 +230,7 @@ __device__ __forceinline__ bool add_group(Front& front, Back& back, const V (&v)
   const bool normal = lo >= 0x00800000u && hi < 0x7F800000u;
   const unsigned spread = (hi >> 23) - (lo >> 23);
   if (hi == 0 || (normal && spread <= kSpread)) {
-    front.add_exact_sum(round_sum(v, [](float x) { return static_cast<double>(x); }), back);
+    add_round_sum(front, back, v);
     return true;
   }
   if constexpr (Front::kTerms >= 2) {
@@ -393,7 +399,7 @@ __device__ __forceinline__ bool add_bf16_round(Front& front, Back& back,
   float4 f[2 * kUnroll];
 #pragma unroll
   for (int u = 0; u < kUnroll; ++u) widen<__nv_bfloat16>(v[u], f[2 * u], f[2 * u + 1]);
-  front.add_exact_sum(round_sum(f, [](float x) { return static_cast<double>(x); }), back);
+  add_round_sum(front, back, f);
   return true;
 }
 

@@ -40,6 +40,7 @@
 
 #include "bench/experiments/exact_common.cuh"
 #include "bench/experiments/experiment.hpp"
+#include "exact/first_pass.hpp"
 #include "exact/reference.hpp"
 #include "exact/sum_kernels.cuh"
 #include "exact/temp_size.hpp"
@@ -106,14 +107,6 @@ Config<In> config(const char* name, tr::kernels::Family family) {
           kThreads,
           kUnroll,
           family};
-}
-
-template <class In>
-constexpr tr::DType dtype_of() {
-  return std::is_same_v<In, double>          ? tr::DType::f64
-         : std::is_same_v<In, __half>        ? tr::DType::f16
-         : std::is_same_v<In, __nv_bfloat16> ? tr::DType::bf16
-                                             : tr::DType::f32;
 }
 
 /// The inexact sum issue 16 compares with: DeviceReduce::Sum, or for the half types Reduce into
@@ -228,7 +221,7 @@ bool run(const ColdTimer& timer, const cudaDeviceProp& prop, const Config<In>& c
                                     c.unroll,
                                     tr::kernels::SmemMode::none,
                                     tr::kernels::Finish::single_pass,
-                                    dtype_of<In>(),
+                                    ex::detail::InputOf<In>::dtype,
                                     tr::Op::exact_sum};
   constexpr int kVector = 16 / sizeof(In);
   const unsigned grid = static_cast<unsigned>(
