@@ -1,7 +1,7 @@
 #pragma once
-// Exact summation that a GPU thread, warp or block can carry: the numerical core of issue 16's
-// exact kernel family (the kernels are still to come). Plain C++20 as well, so the host tests run
-// the very code the kernels will.
+// Exact summation that a GPU thread, warp or block can carry: the numerical core of the exact
+// kernel family (exact/sum_kernels.cuh). Plain C++20 as well, so the host tests run the very code
+// the kernels run.
 //
 // The value. Every finite float is an integer multiple of 2^-149 (the smallest subnormal), every
 // double of 2^-1074, so a sum of them is an integer in those units: a fixed-point (Kulisch) number.

@@ -1,5 +1,5 @@
 #pragma once
-// The adversarial inputs of issue 16 for exact sums, with the bits each must give: catastrophic
+// The adversarial inputs for exact sums, with the bits each must give: catastrophic
 // cancellation (1e30, 1, -1e30), the full exponent range, subnormals, ±0, many equal values,
 // sums that round to a tie, overflow, NaN and ±Inf. Host code: the tuner's worker checks every
 // exact_sum candidate on them (besides its result on the measured data), and the tests check the

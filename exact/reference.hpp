@@ -1,5 +1,5 @@
 #pragma once
-// The host's exact sums of floats and doubles: the reference that the exact kernels (issue 16)
+// The host's exact sums of floats and doubles: the reference that the exact kernels
 // and the tuner's verification of them are checked against. Independent of exact/accumulator.hpp
 // (another algorithm, another rounding), so each checks the other. The half types' exact sums
 // (f16 and bf16 inputs, a float result) are exact_sum over their values decoded to floats.

@@ -1,8 +1,8 @@
 #pragma once
-// The exact sums on the GPU (issue 16): the true sum of n floats, doubles or halves (__half,
-// __nv_bfloat16: summed as the floats they are, the result a float) rounded once to nearest
-// even, the same bits for every launch configuration. Host API of exact/sum_kernels.cu, which the
-// registry's exact entries (kernels/exact_entries.cpp) launch.
+// The exact sums on the GPU (docs/kernels.md, "Exact sums"): the true sum of n floats, doubles or
+// halves (__half, __nv_bfloat16: summed as the floats they are, the result a float) rounded once
+// to nearest even, the same bits for every launch configuration. Host API of exact/sum_kernels.cu,
+// which the registry's exact entries (kernels/exact_entries.cpp) launch.
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>

@@ -1,5 +1,6 @@
 #pragma once
-// The exact sums' kernels (issue 16), launched by exact/sum_kernels.cu's exact_sum.
+// The exact sums' kernels (docs/kernels.md, "Exact sums"), launched by exact/sum_kernels.cu's
+// exact_sum.
 //
 // exact_sum_blocks: each thread adds its share of the input (the block's share of the grid's
 // rounds, handed to its warps a tile at a time from a counter in shared memory, so that they end

@@ -25,13 +25,15 @@ tile of a single_tile kernel where that comes first (the runtime then takes the 
 From 2^24 up, single_pass candidates with more than --max-single-pass-blocks blocks (default
 1056, a persistent grid of 256-thread blocks on 132 multiprocessors) are left out: through the
 two-phase call every block of a single_pass kernel takes an acq_rel ticket, and with thousands
-of blocks that costs 2-7 % on the H200 (session 6: streaming.b1024.u4.single_pass ran
-0.95-0.99x CUB through the two-phase call at 2^25-2^27, 1.01x through the cached one). A score
-stays relative to the fastest candidate of all.
+of blocks that costs 2-7 % on the H200 (docs/performance-log.md, 2026-11-25, "The two-phase
+call leaves many-block single-pass winners to the built-in rules":
+streaming.b1024.u4.single_pass ran 0.95-0.99x CUB through the two-phase call at 2^25-2^27,
+1.01x through the cached one). A score stays relative to the fastest candidate of all.
 
 From 2^26 up, single_pass candidates are left out (two_pass and packed remain; not for exact_sum,
-whose persistent single_pass grids won every exact tune): in session 7
-the persistent single_pass kernels (warp_shuffle, vectorized) that tied the streaming two_pass ones within 0.2 % in the H200's tuning run ran 1-4 % slower than CUB
+whose persistent single_pass grids won every exact tune): in the H200 runs of
+docs/performance.md 3.1 the persistent single_pass kernels (warp_shuffle, vectorized) that tied
+the streaming two_pass ones within 0.2 % in the H200's tuning run ran 1-4 % slower than CUB
 through the bench in the next call (another machine of the same model), where the streaming
 two_pass ones ran 1.01-1.04x.
 

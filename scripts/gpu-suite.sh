@@ -61,8 +61,8 @@ if [ "${GPU_SUITE_BENCH:-1}" = 1 ] && [ -x "$bin/tunedreduce" ]; then
   if [ -n "${GPU_SUITE_DB:-}" ]; then bench_db=$GPU_SUITE_DB; fi
   run_step bench "$bin/tunedreduce" bench --db "$bench_db" --api both --l2 cold \
     --json "$out/bench.json" ${BENCH_ARGS:-}
-  # The exact sums (issue 16) against CUB's inexact sum: the database's exact_sum winners, or
-  # the built-in defaults where it has none.
+  # The exact sums (docs/kernels.md, "Exact sums") against CUB's inexact sum: the database's
+  # exact_sum winners, or the built-in defaults where it has none.
   run_step bench_exact "$bin/tunedreduce" bench --db "$bench_db" --ops exact_sum \
     --dtypes f32,f64,f16,bf16 \
     --api both --l2 cold --json "$out/bench-exact.json"

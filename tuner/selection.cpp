@@ -38,8 +38,8 @@ bool preferred_in_tie(std::string_view a, std::string_view b, bool one_launch_co
     const bool gb = kernels::has_persistent_grid(pb->family);
     if (!one_launch_counts && ga != gb) return gb;
     // Between two exact entries the rule has no preference left: the smaller block × unroll
-    // (fewer loads in flight) is no proxy for their speed (session 14: b512 u2 chosen over u4
-    // 0.6 % faster in a tie at f64 2^24 ran 1.5-2 % slower in the bench), so select_winner
+    // (fewer loads in flight) is no proxy for their speed (docs/performance.md 3.19: b512 u2 chosen
+    // over u4 0.6 % faster in a tie at f64 2^24 ran 1.5-2 % slower in the bench), so select_winner
     // takes the faster median.
     if (kernels::is_exact_family(pa->family) && kernels::is_exact_family(pb->family)) return false;
     const long wa = static_cast<long>(pa->block) * pa->unroll;

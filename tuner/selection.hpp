@@ -57,7 +57,7 @@ bool preferred_in_tie(std::string_view a, std::string_view b, bool one_launch_co
 /// is more than the tie tolerance's ceiling of the fastest median (below 240 us with the default
 /// 1 %); above, a tie is within noise of what a second launch costs anyway, and single_pass
 /// winners chosen for it ran 1-4 % slower than CUB on the H200 in a later call
-/// (docs/performance.md, session 7).
+/// (docs/performance.md 3.1).
 inline constexpr double second_launch_us = 2.4;
 
 /// For the id of an f32 exact entry: whether its expansion holds two doubles (exact_wide), so

@@ -1,5 +1,5 @@
-// Issue 19 experiment: what the cached call's per-call question "is this stream being captured
-// into a CUDA graph?" costs the host. Built with -DTUNEDREDUCE_EXPERIMENTS=ON
+// Experiment (docs/performance.md 3.16): what the cached call's per-call question "is this stream
+// being captured into a CUDA graph?" costs the host. Built with -DTUNEDREDUCE_EXPERIMENTS=ON
 // (bench/experiments/README.md):
 //   cmake --build build --target experiment_capture_query && build/bin/experiments/capture_query
 // Times 10^6 calls of cudaStreamIsCapturing on a non-blocking stream, the legacy default stream

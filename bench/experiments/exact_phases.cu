@@ -109,8 +109,8 @@ Config<In> config(const char* name, tr::kernels::Family family) {
           family};
 }
 
-/// The inexact sum issue 16 compares with: DeviceReduce::Sum, or for the half types Reduce into
-/// a float with a float accumulator (as `tunedreduce bench` does).
+/// The inexact sum the exact sums are compared with: DeviceReduce::Sum, or for the half types
+/// Reduce into a float with a float accumulator (as `tunedreduce bench` does).
 struct FloatPlus {
   __host__ __device__ float operator()(float a, float b) const { return a + b; }
 };

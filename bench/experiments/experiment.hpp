@@ -32,7 +32,7 @@
 ///           buffer;
 ///   memset  a cudaMemsetAsync of 2 x L2, which leaves it full of dirty lines: the method of the
 ///           single_tile and kernel_overhead figures of docs/performance-log.md (2026-11-22,
-///           session 3);
+///           "the harness and the floors");
 ///   none    no flush, warm L2 (what the previous run read stays there): a 20 µs busy wait
 ///           (measure::enqueue_busy_wait) instead, as `tunedreduce bench --l2 warm`.
 struct ColdTimer {

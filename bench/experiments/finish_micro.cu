@@ -1,5 +1,5 @@
-// Issue 7 experiment: where the time of a one-launch int32 sum goes, and which way of finishing
-// (combining the blocks' results) costs least on this GPU. Built with
+// Experiment (docs/performance-log.md, 2026-11-22): where the time of a one-launch int32 sum goes,
+// and which way of finishing (combining the blocks' results) costs least on this GPU. Built with
 // -DTUNEDREDUCE_EXPERIMENTS=ON (bench/experiments/README.md):
 //   cmake --build build --target experiment_finish_micro
 //   [FLUSH=memset,read,...] [ONLY=packed_atomic.h1,...] [CUB=1] [ALL=1] [BATCH=1]

@@ -1,4 +1,5 @@
-// Issue 12 experiment (session 7): the two places where the tuned library and CUB are closest.
+// Experiment (docs/performance-log.md, 2026-11-25, "a `single_tile` family; load hints at the
+// largest sizes"): the two places where the tuned library and CUB are closest.
 //
 //  1. `stream`: large sums (2^24..2^30). The product's `streaming` family with one tile per block
 //     and two kernels, against variants that are not in the registry: a persistent grid (resident
@@ -66,7 +67,7 @@ struct ReadFlush {
   unsigned* sink = nullptr;
   std::size_t bytes = 0;
   int sm_count = 0;
-  bool streaming = false;  // FLUSH=ldcs: evict-first loads (session 7's first run); else __ldg
+  bool streaming = false;  // FLUSH=ldcs: evict-first loads (the log's first run); else __ldg
   explicit ReadFlush(const cudaDeviceProp& prop)
       : bytes(tunedreduce::measure::cold_flush_bytes(prop.l2CacheSize)),
         sm_count(prop.multiProcessorCount) {

@@ -1,7 +1,7 @@
-// Issue 7 experiment: does the product's packed kernel (through its own dispatch) run as fast as
-// the micro-benchmark's packed kernel of the same shape? The micro-benchmark's kernels come from
-// finish_micro.cu (included without its main), the product's from kernels/dispatch.cuh. Built
-// with -DTUNEDREDUCE_EXPERIMENTS=ON (bench/experiments/README.md):
+// Experiment (docs/performance.md 3.14): does the product's packed kernel (through its own
+// dispatch) run as fast as the micro-benchmark's packed kernel of the same shape? The
+// micro-benchmark's kernels come from finish_micro.cu (included without its main), the product's
+// from kernels/dispatch.cuh. Built with -DTUNEDREDUCE_EXPERIMENTS=ON (bench/experiments/README.md):
 //   cmake --build build --target experiment_kernel_overhead &&
 //   build/bin/experiments/kernel_overhead
 // Timing: ColdTimer (experiment.hpp: measure/'s read flush, or FLUSH=memset, the method of the

@@ -1,7 +1,8 @@
-// Issue 7 experiment: how fast can one block reduce one tile (n <= block x unroll x 16 bytes)
-// from a cold L2, and is CUB's single-tile kernel at that floor? The kernel here is built from
-// the product's own pieces (VectorView, the operators, block_reduce_shuffle) with nothing else:
-// no grid loop, no finish. Built with -DTUNEDREDUCE_EXPERIMENTS=ON (bench/experiments/README.md):
+// Experiment (docs/performance-log.md, "The single-tile floor"): how fast can one block reduce one
+// tile (n <= block x unroll x 16 bytes) from a cold L2, and is CUB's single-tile kernel at that
+// floor? The kernel here is built from the product's own pieces (VectorView, the operators,
+// block_reduce_shuffle) with nothing else: no grid loop, no finish. Built with
+// -DTUNEDREDUCE_EXPERIMENTS=ON (bench/experiments/README.md):
 //   cmake --build build --target experiment_single_tile && build/bin/experiments/single_tile
 // Timing: ColdTimer (experiment.hpp: measure/'s read flush, or FLUSH=memset, the method of the
 // figures in docs/performance-log.md), each run waited for, median of 31. Every result is

@@ -1,9 +1,10 @@
-// Issue 18 experiment: the project's SQLite wrappers (db/connection, db/statement,
-// db/transaction) against SQLiteCpp 3.2.1 (Debian libsqlitecpp-dev, which the product does not
-// depend on) on the work the tuner gives them: one transaction inserting N rows shaped like a
-// measurement through one prepared statement (one optional column, one NULL), then a read of
-// them all. Prints the medians of 7 of each. docs/architecture.md, "SQLite: our wrappers", says
-// what the figures decided. Built with -DTUNEDREDUCE_EXPERIMENTS=ON where CMake finds SQLiteCpp:
+// Experiment (docs/architecture.md, "SQLite: our wrappers"): the project's SQLite wrappers
+// (db/connection, db/statement, db/transaction) against SQLiteCpp 3.2.1 (Debian libsqlitecpp-dev,
+// which the product does not depend on) on the work the tuner gives them: one transaction inserting
+// N rows shaped like a measurement through one prepared statement (one optional column, one NULL),
+// then a read of them all. Prints the medians of 7 of each. docs/architecture.md, "SQLite: our
+// wrappers", says what the figures decided. Built with -DTUNEDREDUCE_EXPERIMENTS=ON where CMake
+// finds SQLiteCpp:
 //   build/bin/experiments/sqlite_wrappers [N] [FILE]    (default 200000,
 //   /tmp/tr_sqlite_wrappers.db)
 #include <SQLiteCpp/SQLiteCpp.h>

@@ -1,8 +1,8 @@
-// The fleet's merge (issue 17): hundreds of shard databases, each what one node's `tune` wrote,
-// merged into one. Checks that the merge is order-independent (the same bytes for three orders of
-// the inputs), loses nothing (every device, run and measurement of every shard, every size any
-// shard's winners cover), applies the noise-aware conflict rule (docs/database.md, "Merge and
-// import rules", recomputed here independently), and takes seconds. Each measurement keeps its
+// The fleet's merge (docs/fleet.md): hundreds of shard databases, each what one node's `tune`
+// wrote, merged into one. Checks that the merge is order-independent (the same bytes for three
+// orders of the inputs), loses nothing (every device, run and measurement of every shard, every
+// size any shard's winners cover), applies the noise-aware conflict rule (docs/database.md, "Merge
+// and import rules", recomputed here independently), and takes seconds. Each measurement keeps its
 // provenance (schema version 5): the GPU that measured it — some nodes share their run between two
 // GPUs, as `tune --devices all` does — and its run's driver and CUDA runtime; every GPU is in the
 // merged file once.

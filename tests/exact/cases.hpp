@@ -1,5 +1,5 @@
 #pragma once
-// Inputs for the exact sums' tests: the adversarial cases of issue 16 (exact/adversarial.hpp, each
+// Inputs for the exact sums' tests: the adversarial cases (exact/adversarial.hpp, each
 // with its value worked out by hand where that is short) and random data of several distributions.
 
 #include <gtest/gtest.h>

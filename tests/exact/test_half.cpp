@@ -103,10 +103,10 @@ TEST(HalfAdversarial, ExpectedValuesAreTheOraclesAndTheReferencesExactSum) {
   }
 }
 
-// What the GPU checks rely on: the classes of issue 16 occur (NaN as float's default quiet NaN,
-// both infinities, both zeros, float's largest value for bf16), some cases are long and of no
-// length a multiple of 8, and uploaded back to back the cases start at every offset modulo 8
-// halves, the 16-value group cases first (so they stay 16-byte aligned).
+// What the GPU checks rely on: the adversarial classes (exact/adversarial.hpp) occur (NaN as
+// float's default quiet NaN, both infinities, both zeros, float's largest value for bf16), some
+// cases are long and of no length a multiple of 8, and uploaded back to back the cases start at
+// every offset modulo 8 halves, the 16-value group cases first (so they stay 16-byte aligned).
 TEST(HalfAdversarial, CasesCoverTheClassesLengthsAndAlignments) {
   for (const HalfFormat format : kFormats) {
     SCOPED_TRACE(half_format_name(format));

@@ -61,7 +61,7 @@ class DeviceBuffer {
 /// Copies \p bytes from the host to the device and waits until they are there: a cudaMemcpy
 /// from pageable memory may return before its DMA lands, and a kernel on a cudaStreamNonBlocking
 /// stream does not wait for the legacy stream's copy (the tuner's adversarial check read zeros
-/// so, session 16). Every GPU test uploads through this.
+/// so: docs/performance.md 3.21). Every GPU test uploads through this.
 inline void upload(void* dst, const void* src, std::size_t bytes) {
   TR_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
   TR_CUDA_CHECK(cudaDeviceSynchronize());

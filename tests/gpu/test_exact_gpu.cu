@@ -1,7 +1,7 @@
-// The exact sums on the GPU (exact/sum.hpp, issue 16): bit for bit the host reference
-// (exact/reference.hpp) on the adversarial cases and on random data of many sizes, at misaligned
-// addresses, in every launch configuration; the same bits in all of them. Then a timing table
-// against cub::DeviceReduce::Sum (printed, not asserted): lines starting with "TIMING" and
+// The exact sums on the GPU (exact/sum.hpp; docs/kernels.md, "Exact sums"): bit for bit the host
+// reference (exact/reference.hpp) on the adversarial cases and on random data of many sizes, at
+// misaligned addresses, in every launch configuration; the same bits in all of them. Then a timing
+// table against cub::DeviceReduce::Sum (printed, not asserted): lines starting with "TIMING" and
 // "BEST". Without a CUDA device it exits 77 (skipped).
 
 #include <cub/device/device_reduce.cuh>
@@ -438,9 +438,10 @@ TEST(ExactSumGpuGroups, RoundsAtTheSpreadBoundAreExactAndOneBinadeWiderFallBack)
   EXPECT_EQ(checked, 144);
 }
 
-// Rounds of zeros go through add_group as one fp64 sum of ±0s (session 15): the result's sign of
-// zero must still be the reference's. Every configuration, 512 threads x 16 floats x 3 rounds of
-// -0, then with one +0 in it, then with x and -x in two threads' rounds, then 1 among them.
+// Rounds of zeros go through add_group as one fp64 sum of ±0s (docs/performance.md 3.20): the
+// result's sign of zero must still be the reference's. Every configuration, 512 threads x 16 floats
+// x 3 rounds of -0, then with one +0 in it, then with x and -x in two threads' rounds, then 1 among
+// them.
 TEST(ExactSumGpuGroups, RoundsOfZerosKeepTheSignOfZero) {
   Runner runner;
   const auto configs = every_configuration<float>();

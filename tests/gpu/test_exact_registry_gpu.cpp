@@ -1,9 +1,9 @@
-// The exact sums as a full citizen (issue 16): every exact registry entry, the library's two API
-// paths (tunedreduce::exact_sum, cached and two-phase) and the tuner's worker give the bits of the
-// host exact reference (exact/reference.hpp) on random data and on the adversarial cases
-// (exact/adversarial.hpp), so the same bits everywhere; the compiled entries' workspace
-// (exact_sum's size query) is what the registry without kernels computes. Without a CUDA device it
-// exits 77.
+// The exact sums as a full citizen (docs/kernels.md, "Exact sums"): every exact registry entry, the
+// library's two API paths (tunedreduce::exact_sum, cached and two-phase) and the tuner's worker
+// give the bits of the host exact reference (exact/reference.hpp) on random data and on the
+// adversarial cases (exact/adversarial.hpp), so the same bits everywhere; the compiled entries'
+// workspace (exact_sum's size query) is what the registry without kernels computes. Without a CUDA
+// device it exits 77.
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>

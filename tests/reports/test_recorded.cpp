@@ -136,7 +136,7 @@ TEST_F(Recorded, CoverageFindsEverythingTunedAndTheWholeSpaceMeasured) {
     EXPECT_EQ(std::get<std::string>(value(keys, i, "status")), "tuned");
     EXPECT_EQ(std::get<std::int64_t>(value(keys, i, "sizes_measured")), 7);
     // Every configuration compiled when the sample was recorded; the 20 single_tile entries of
-    // each key came later (session 7) and are the one family it never measured.
+    // each key came later (commit fb8aa5a) and are the one family it never measured.
     EXPECT_EQ(std::get<std::int64_t>(value(keys, i, "configs_measured")) + 20,
               std::get<std::int64_t>(value(keys, i, "configs_compiled")));
     EXPECT_EQ(std::get<std::string>(value(keys, i, "families_not_measured")), "single_tile");

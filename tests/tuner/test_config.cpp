@@ -715,10 +715,10 @@ TEST(ConfigHash, DependsOnEveryValue) {
 
 // Runs store config_hash, so the hash of an unchanged tune.toml must never move. The values were
 // printed by `tunedreduce tune --dry-run` before tuner/config.cpp was split (commit bbb6eb2);
-// the repository's tune.toml changed three times since (issue 15): when its ops gained wide_sum
-// (it was 989c559e7f475e8c, which runs of sessions 1-16 and tests/data/h100-winners.db carry),
-// when its dtypes gained f16 and bf16 (it was 4744ccacebe56947, which session 17's runs carry),
-// and when its ops gained argmin and argmax (it was 324f7eb903b29da7, session 18's).
+// the repository's tune.toml changed three times since: when its ops gained wide_sum in e45f934
+// (it was 989c559e7f475e8c, which earlier runs and tests/data/h100-winners.db carry), when its
+// dtypes gained f16 and bf16 in bde555a (it was 4744ccacebe56947, which runs between the two
+// carry), and when its ops gained argmin and argmax in f282bf6 (it was 324f7eb903b29da7).
 TEST(ConfigHash, TheRepositorysTuneTomlKeepsItsHash) {
   EXPECT_EQ(config_hash(load_config(TR_DEFAULT_TUNE_TOML)), "549b87655eeb575d");
   EXPECT_EQ(config_hash(default_config()), "549b87655eeb575d");

@@ -59,11 +59,12 @@ TEST(Plan, DefaultConfigEstimate) {
   EXPECT_EQ(plan.keys[0].candidates,
             kernels::space::configs_per_key(plan.keys[0].dtype, plan.keys[0].op));
   EXPECT_EQ(plan.keys[0].sizes, 21u);
-  // Issue 4's target is halving over the default space within 10 minutes on an H100. The model
+  // The original target is halving over the default space within 10 minutes on an H100. The model
   // over-estimates halving (kernel revision 1: 9m12s predicted, 8m09s measured; revision 2:
   // 10m23s predicted, 9m45s measured — docs/performance.md), so it stayed within 11 minutes
-  // until the half types' wide sums (session 18: 2 keys, 280 candidates, about 12 s more of the
-  // model's 664 s). The target is already exceeded on an H100 (713 s measured, session 16).
+  // until the half types' wide sums (commit bde555a: 2 keys, 280 candidates, about 12 s more of
+  // the model's 664 s). The target is already exceeded on an H100 (713 s measured:
+  // docs/performance.md 3.12).
   // argmin and argmax (12 keys, 1200 candidates) add about 101 s to the model's 664 s: 765 s.
   EXPECT_LT(plan.seconds(), 780) << plan.seconds();
   std::ostringstream out;

@@ -80,7 +80,7 @@ TEST(TieRule, Preference) {
 }
 
 // Between two exact entries only the finish (and, from 240 us, the grid) orders a tie; then the
-// faster median wins, not the smaller block x unroll (session 14, f64 2^24).
+// faster median wins, not the smaller block x unroll (docs/performance.md 3.19, f64 2^24).
 TEST(Selection, ATieOfExactEntriesGoesToTheFasterUnlessTheFinishDecides) {
   const std::string u2 = "exact.b512.u2.single_pass.f64.exact_sum";
   const std::string u4 = "exact.b512.u4.single_pass.f64.exact_sum";
@@ -185,10 +185,10 @@ TEST(Selection, TieBrokenByTheRule) {
 }
 
 TEST(Selection, OneLaunchCountsOnlyWhereASecondLaunchIsOutsideTheNoise) {
-  // The H200's i64 sum 2^28 finalists of session 7: a persistent single_pass kernel and a
-  // streaming two_pass one 0.13 % apart. At 473 us a second launch (2.4 us) is 0.5 %, below the
-  // 1 % ceiling of the tie: the one-launch preference does not apply, the smaller block x unroll
-  // (4096 against 16384) wins.
+  // The H200's i64 sum 2^28 finalists (docs/performance.md 3.1): a persistent single_pass kernel
+  // and a streaming two_pass one 0.13 % apart. At 473 us a second launch (2.4 us) is 0.5 %, below
+  // the 1 % ceiling of the tie: the one-launch preference does not apply, the smaller block x
+  // unroll (4096 against 16384) wins.
   const std::string ws = "warp_shuffle.b1024.u16.single_pass.i64.sum";
   const std::string st = "streaming.b1024.u4.two_pass.i64.sum";
   std::vector<Result> rs = {ok(ws, 473.0), ok(st, 473.6)};
@@ -206,9 +206,9 @@ TEST(Selection, OneLaunchCountsOnlyWhereASecondLaunchIsOutsideTheNoise) {
 }
 
 TEST(Selection, WhereASecondLaunchIsNoiseOneTilePerBlockBeatsAPersistentGridInATie) {
-  // Session 7's H200 run chose persistent grids that tied streaming ones within 0.2 % at
-  // 2^26-2^29; they ran 1-4 % slower in the next call. Above 240 us a tie goes to the grid of
-  // one block per tile, even against a smaller block x unroll and either finish.
+  // An H200 run (docs/performance.md 3.1) chose persistent grids that tied streaming ones within
+  // 0.2 % at 2^26-2^29; they ran 1-4 % slower in the next call. Above 240 us a tie goes to the grid
+  // of one block per tile, even against a smaller block x unroll and either finish.
   const std::string vec = "vectorized.b256.u4.two_pass.f32.sum";       // persistent, 1024
   const std::string ws = "warp_shuffle.b512.u16.single_pass.f32.sum";  // persistent, 8192
   const std::string st = "streaming.b1024.u8.two_pass.f32.sum";        // one tile per block, 8192

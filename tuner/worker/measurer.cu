@@ -178,7 +178,7 @@ std::string Measurer::adversarial_failure(const kernels::Entry& entry,
   // its DMA has landed, and this stream (cudaStreamNonBlocking) does not wait for the legacy
   // stream's copy. The first case's launch then read what the allocation held before: in two
   // tunes of six on the H100, exact.b128.u1.single_pass.f32.exact_sum summed 'cancel_1e30' to
-  // +0 (zeros), while every GPU test of the same entry gave 1 (session 16).
+  // +0 (zeros), while every GPU test of the same entry gave 1 (docs/performance.md 3.21).
   check(cudaMemcpyAsync(buffer, all.data(), all.size() * sizeof(T), cudaMemcpyHostToDevice,
                         b_->stream),
         "cudaMemcpy(adversarial cases)");
@@ -346,7 +346,7 @@ Result Measurer::measure(const kernels::Entry& entry, std::uint64_t n, const Mea
   // or a short spin (warm) so the GPU is busy when the start event is recorded and launch
   // latency stays out of the figure. Each timed launch is waited for before the next flush is
   // enqueued, as `tunedreduce bench` does: with work queued behind it a small kernel took 0.2-0.6
-  // us longer, by an amount that varied from batch to batch (docs/performance.md, session 4).
+  // us longer, by an amount that varied from batch to batch (docs/performance.md 3.3, 3.7).
   const int min_repeats = std::max(1, policy.min_repeats);
   const int max_repeats = std::max(min_repeats, policy.max_repeats);
   std::vector<double> times;
