@@ -16,6 +16,7 @@
 #include "common/exit_codes.hpp"
 #include "common/json.hpp"
 #include "common/paths.hpp"
+#include "common/printable.hpp"
 #include "db/bench.hpp"
 #include "db/check.hpp"
 #include "db/dataset.hpp"
@@ -176,7 +177,7 @@ int check(const Options& o, bool full) {
               << " unknown to this binary (registry manifest " << kernels::manifest_hash()
               << "):\n";
     for (const auto& [id, rows] : r.unknown_kernel_ids)
-      std::cout << "  " << id << " (" << rows << " rows)\n";
+      std::cout << "  " << printable(id, 120) << " (" << rows << " rows)\n";
   }
   // Overlaps are within one L2 mode: a cold and a warm winner of the same sizes do not overlap.
   std::cout << "winners:     " << r.overlapping_winners << " overlapping ("
@@ -187,6 +188,16 @@ int check(const Options& o, bool full) {
   std::cout << "provenance:  " << r.measurements_on_another_models_gpu
             << " measurements on another model's GPU, " << r.runs_with_foreign_config_text
             << " runs whose configuration text does not hash to their config hash\n";
+  // Every rule of db/row_rules.hpp, which SQLite does not verify on a read-only connection.
+  if (r.row_findings.empty()) {
+    std::cout << "rows:        all keep the row rules\n";
+  } else {
+    std::cout << "rows:        "
+              << (r.row_findings.size() >= db::CheckReport::max_row_findings ? "at least " : "")
+              << r.row_findings.size()
+              << " break the row rules (table, row, column = value: why):\n";
+    for (const db::RowFinding& f : r.row_findings) std::cout << "  " << f.text() << "\n";
+  }
   if (r.ok()) {
     std::cout << "result:      ok\n";
     return exit_code::ok;
@@ -199,17 +210,30 @@ int check(const Options& o, bool full) {
 
 // --- export / import -----------------------------------------------------------------------------
 
+/// Rows left out because they break the row rules (db/row_rules.hpp): each named on stderr, and
+/// exit 9 so that no script takes the output for the whole file.
+int report_skipped(const char* action, const std::filesystem::path& file,
+                   const std::vector<std::string>& skipped) {
+  if (skipped.empty()) return exit_code::ok;
+  for (const std::string& line : skipped)
+    std::cerr << "tunedreduce " << action << ": skipped " << printable(line, 400) << "\n";
+  std::cerr << "tunedreduce " << action << ": error: " << printable(db::quoted(file), 400) << ": "
+            << skipped.size()
+            << " row(s) break the row rules or name such a row and were left out (above); "
+               "`tunedreduce db check` lists them\n";
+  return exit_code::db_check_failed;
+}
+
 int do_export(const Options& o, const std::string& output) {
   DbLocation loc;
   db::Database d = open_reader(o, loc);
-  const std::string text = db::dataset_to_json(db::read_dataset(d)).dump(2) + "\n";
-  if (output.empty() || output == "-") {
-    write_stdout(text);
-    return exit_code::ok;
-  }
-  write_file(output, text);
-  std::cerr << "exported " << loc.path.string() << " to " << output << "\n";
-  return exit_code::ok;
+  const db::Dataset data = db::read_dataset(d);
+  const std::string text = db::dataset_to_json(data).dump(2) + "\n";
+  if (output.empty() || output == "-") write_stdout(text);
+  else write_file(output, text);
+  if (!output.empty() && output != "-")
+    std::cerr << "exported " << loc.path.string() << " to " << output << "\n";
+  return report_skipped("db export", loc.path, data.skipped);
 }
 
 int do_import(const Options& o, const std::string& file) {
@@ -255,7 +279,7 @@ int merge(const std::string& into, const std::vector<std::string>& inputs) {
     std::cout << "; " << s.measurement_conflicts << " measurement and " << s.winner_conflicts
               << " winner conflicts decided by rule";
   std::cout << "\n";
-  return exit_code::ok;
+  return report_skipped("db merge", into, s.skipped);
 }
 
 int migrate(const Options& o) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "db/database.hpp"
+#include "db/row_rules.hpp"
 
 namespace tunedreduce::db {
 
@@ -29,13 +30,18 @@ struct CheckReport {
   /// config_hash.
   std::int64_t measurements_on_another_models_gpu = 0;
   std::int64_t runs_with_foreign_config_text = 0;
+  /// Rows that break the row rules (db/row_rules.hpp), every table, named: the first
+  /// max_row_findings of them.
+  std::vector<RowFinding> row_findings;
+  static constexpr std::size_t max_row_findings = 1000;
 
   bool sound() const { return integrity.size() == 1 && integrity[0] == "ok"; }
   /// Sound, consistent, and every kernel id known.
   bool ok() const {
     return sound() && foreign_key_violations == 0 && unknown_kernel_ids.empty() &&
            overlapping_winners == 0 && winners_without_ok_evidence == 0 &&
-           measurements_on_another_models_gpu == 0 && runs_with_foreign_config_text == 0;
+           measurements_on_another_models_gpu == 0 && runs_with_foreign_config_text == 0 &&
+           row_findings.empty();
   }
 };
 

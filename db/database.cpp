@@ -13,7 +13,9 @@
 
 #include "common/hash.hpp"
 #include "common/names.hpp"
+#include "common/printable.hpp"
 #include "db/columns.hpp"
+#include "db/row_rules.hpp"
 #include "db/schema.hpp"
 #include "db/statement.hpp"
 #include "db/transaction.hpp"
@@ -401,6 +403,21 @@ std::vector<std::int64_t> Database::insert_measurements(std::span<const Measurem
     if (const std::string why = op_dtype_mismatch(m.dtype, m.op); !why.empty())
       throw DbError(Problem::invalid_data, path(),
                     quoted(path()) + ": measurement of '" + m.kernel_id + "': " + why);
+    // The row rules (db/row_rules.hpp) a reader applies, applied before writing.
+    auto refuse = [&](const char* column, const std::string& why) {
+      throw DbError(Problem::invalid_data, path(),
+                    fmt::format("{}: measurement of '{}': {}: {}", quoted(path()),
+                                printable(m.kernel_id, 80), column, why));
+    };
+    if (auto why = bad_text(m.kernel_id, max_name_bytes, false)) refuse("kernel_id", *why);
+    if (auto why = bad_text(m.params.family, max_name_bytes, false)) refuse("family", *why);
+    if (auto why = bad_text(m.error, max_error_bytes, true)) refuse("error", *why);
+    for (const auto& [column, t] : {std::pair{"median_us", m.median_us},
+                                    std::pair{"p10_us", m.p10_us}, std::pair{"p90_us", m.p90_us}})
+      if (t)
+        if (auto why = bad_time(*t, m.outcome == Outcome::ok)) refuse(column, *why);
+    if (m.gbps)
+      if (auto why = bad_rate(*m.gbps)) refuse("gbps", *why);
     to_db_n(m.n, path());  // throws for an n beyond a 64-bit row
   }
   std::vector<std::int64_t> ids;

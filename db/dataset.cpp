@@ -11,10 +11,13 @@
 #include <set>
 #include <tuple>
 
+#include <fmt/format.h>
+
 #include "common/hash.hpp"
 #include "common/names.hpp"
 #include "common/timing.hpp"
 #include "db/columns.hpp"
+#include "db/row_rules.hpp"
 #include "db/schema.hpp"
 #include "db/statement.hpp"
 #include "db/transaction.hpp"
@@ -194,9 +197,21 @@ class Reader {
   }
   bool null() const { return v_.is_null(); }
   const Json& json() const { return v_; }
-  std::string str() const {
+  /// A string of at most \p max bytes (max_path_bytes unless said otherwise: docs/database.md,
+  /// "Row rules").
+  std::string str(std::size_t max = max_path_bytes) const {
     if (!v_.is_string()) fail("expected a string");
+    if (auto why = bad_text(v_.as_string(), max, true)) fail(*why);
     return v_.as_string();
+  }
+  /// A kernel id, a name, a host, a hash, a uuid: at most max_name_bytes.
+  std::string name() const { return str(max_name_bytes); }
+  /// A time in microseconds: finite and more than 0.
+  std::optional<double> opt_time(bool of_ok_result) const {
+    if (null()) return std::nullopt;
+    const double v = num();
+    if (auto why = bad_time(v, of_ok_result)) fail(*why);
+    return v;
   }
   std::int64_t i64(std::int64_t lo = std::numeric_limits<std::int64_t>::min()) const {
     if (!v_.is_int()) fail("expected an integer");
@@ -216,8 +231,8 @@ class Reader {
     if (!v_.is_bool()) fail("expected true or false");
     return v_.as_bool();
   }
-  std::optional<std::string> opt_str() const {
-    return null() ? std::nullopt : std::optional(str());
+  std::optional<std::string> opt_str(std::size_t max = max_path_bytes) const {
+    return null() ? std::nullopt : std::optional(str(max));
   }
   std::optional<double> opt_num() const { return null() ? std::nullopt : std::optional(num()); }
   std::optional<int> opt_i32() const { return null() ? std::nullopt : std::optional(i32()); }
@@ -246,7 +261,7 @@ class Reader {
   std::string where_;
 };
 
-MeasurementRef read_ref(const Reader& r) { return {r.at("run").str(), r.at("seq").i64(1)}; }
+MeasurementRef read_ref(const Reader& r) { return {r.at("run").name(), r.at("seq").i64(1)}; }
 
 // --- merging rows --------------------------------------------------------------------------------
 
@@ -333,84 +348,174 @@ namespace {
 Dataset read_dataset_in_tx(Database& db) {
   Dataset d;
   Connection& c = db.connection();
+  // Rows that break the row rules (db/row_rules.hpp) are skipped, each named in d.skipped, and so
+  // are the rows that name a skipped (or missing) row: never read as data, never taking the whole
+  // file down with them.
+  auto bad = [&](const char* table) { return invalid_rows(c, table); };
+  const auto bad_sources = bad("sources"), bad_devices = bad("devices"), bad_gpus = bad("gpus"),
+             bad_runs = bad("runs"), bad_measurements = bad("measurements"),
+             bad_winners = bad("winners"), bad_bench_runs = bad("bench_runs"),
+             bad_bench_results = bad("bench_results");
+  auto skip_bad = [&](const std::map<std::int64_t, RowFinding>& rows, std::int64_t id) {
+    auto it = rows.find(id);
+    if (it == rows.end()) return false;
+    d.skipped.push_back(it->second.text());
+    return true;
+  };
+  auto skip_because = [&](const char* table, std::int64_t id, const std::string& why) {
+    d.skipped.push_back(fmt::format("{} id {}: {}", table, id, why));
+  };
+  std::map<std::int64_t, std::string> source_path;
   {
-    Statement st = c.prepare("SELECT path, kind FROM sources");
-    while (st.step()) d.sources[st.column_text(0)] = {st.column_text(0), st.column_text(1)};
+    Statement st = c.prepare("SELECT id, path, kind FROM sources");
+    while (st.step()) {
+      if (skip_bad(bad_sources, st.column_int(0))) continue;
+      source_path[st.column_int(0)] = st.column_text(1);
+      d.sources[st.column_text(1)] = {st.column_text(1), st.column_text(2)};
+    }
   }
   std::map<std::int64_t, std::string> device_key, run_uuid, gpu_uuid;
   for (const DeviceRecord& r : db.devices()) {
+    if (skip_bad(bad_devices, r.id)) continue;
     device_key[r.id] = r.key;
     d.devices[r.key] = {r.key, r.fingerprint, r.theoretical_gbps, r.first_seen, r.last_seen};
   }
+  auto device_of = [&](const char* table, std::int64_t id,
+                       std::int64_t device_id) -> const std::string* {
+    auto it = device_key.find(device_id);
+    if (it != device_key.end()) return &it->second;
+    skip_because(table, id, fmt::format("its device (id {}) is skipped or missing", device_id));
+    return nullptr;
+  };
   for (const GpuRecord& g : db.gpus()) {  // none in a file older than version 5
+    if (skip_bad(bad_gpus, g.id)) continue;
+    const std::string* key = device_of("gpus", g.id, g.device_id);
+    if (!key) continue;
     gpu_uuid[g.id] = g.uuid;
-    d.gpus.insert({g.uuid, device_key.at(g.device_id)});
+    d.gpus.insert({g.uuid, *key});
   }
   for (const RunRecord& r : db.runs()) {
+    if (skip_bad(bad_runs, r.id)) continue;
     run_uuid[r.id] = r.uuid;
     RunRow row{r.uuid, r.info, r.origin, r.started_at, r.ended_at, r.status, {}, {}};
-    for (const auto& a : r.attainable) row.attainable[device_key.at(a.device_id)] = a.gbps;
+    for (const auto& a : r.attainable) {
+      auto key = device_key.find(a.device_id);
+      if (key == device_key.end()) continue;  // a skipped device's: skipped with it
+      if (auto why = bad_rate(a.gbps)) {
+        d.skipped.push_back(
+            fmt::format("run_devices run_id {}, device_id {}: attainable_gbps = "
+                        "{}: {}",
+                        r.id, a.device_id, a.gbps, *why));
+        continue;
+      }
+      row.attainable[key->second] = a.gbps;
+    }
     d.runs[r.uuid] = std::move(row);
   }
   {
-    Statement st = c.prepare(
-        "SELECT r.uuid, s.path FROM run_sources x JOIN runs r ON r.id = x.run_id"
-        " JOIN sources s ON s.id = x.source_id");
-    while (st.step()) d.runs.at(st.column_text(0)).sources.insert(st.column_text(1));
+    Statement st = c.prepare("SELECT run_id, source_id FROM run_sources");
+    while (st.step()) {
+      auto run = run_uuid.find(st.column_int(0));
+      auto src = source_path.find(st.column_int(1));
+      if (run != run_uuid.end() && src != source_path.end())
+        d.runs.at(run->second).sources.insert(src->second);
+    }
   }
   std::map<std::int64_t, MeasurementRef> ref_of;
   for (const MeasurementRecord& m : db.measurements()) {
-    MeasurementRef ref{run_uuid.at(m.run_id), m.seq};
+    if (skip_bad(bad_measurements, m.id)) continue;
+    const std::string* key = device_of("measurements", m.id, m.device_id);
+    if (!key) continue;
+    auto run = run_uuid.find(m.run_id);
+    if (run == run_uuid.end()) {
+      skip_because("measurements", m.id,
+                   fmt::format("its run (id {}) is skipped or missing", m.run_id));
+      continue;
+    }
+    std::optional<std::string> gpu;
+    if (m.gpu_id) {
+      auto g = gpu_uuid.find(*m.gpu_id);
+      if (g == gpu_uuid.end()) {
+        skip_because("measurements", m.id,
+                     fmt::format("its GPU (id {}) is skipped or missing", *m.gpu_id));
+        continue;
+      }
+      gpu = g->second;
+    }
+    MeasurementRef ref{run->second, m.seq};
     ref_of[m.id] = ref;
     Measurement bare = m;
     bare.run_id = bare.device_id = 0;
     bare.gpu_id.reset();
-    std::optional<std::string> gpu;
-    if (m.gpu_id) gpu = gpu_uuid.at(*m.gpu_id);
-    d.measurements[ref] = {ref, device_key.at(m.device_id), std::move(gpu), bare};
+    d.measurements[ref] = {ref, *key, std::move(gpu), bare};
   }
-  // A winner whose evidence (or runner-up) measurement row is gone: the schema's foreign keys
-  // forbid it, so only an outside edit with the keys off makes one. Named, not a bare map::at.
-  auto measurement_of = [&](const WinnerRecord& w, std::int64_t id, const char* which) {
-    auto it = ref_of.find(id);
-    if (it != ref_of.end()) return it->second;
-    const std::string& key = device_key.at(w.device_id);
-    throw DbError(Problem::corrupt, db.path(),
-                  quoted(db.path()) + ": is corrupt: the winner of device " + key + " (" +
-                      d.devices.at(key).fingerprint.name + "), " + dtype_name(w.dtype) + " " +
-                      op_name(w.op) + ", " + l2_mode_name(w.l2_mode) + " L2, n " +
-                      std::to_string(w.n_lo) + ".." + std::to_string(w.n_hi) + ", kernel " +
-                      w.kernel_id + " names " + which + " measurement id " + std::to_string(id) +
-                      ", which the database does not have; run `tunedreduce db check`");
-  };
   for (const WinnerRecord& w : db.winners()) {
+    if (skip_bad(bad_winners, w.id)) continue;
+    const std::string* key = device_of("winners", w.id, w.device_id);
+    if (!key) continue;
+    auto evidence = ref_of.find(w.measurement_id);
+    if (evidence == ref_of.end()) {
+      skip_because("winners", w.id,
+                   fmt::format("its evidence (measurement id {}) is skipped or missing",
+                               w.measurement_id));
+      continue;
+    }
     WinnerRow row;
-    row.device_key = device_key.at(w.device_id);
+    row.device_key = *key;
     row.w = w;
     row.w.measurement_id = 0;
     row.w.runner_up_measurement_id.reset();
     row.w.run_id.reset();
-    row.evidence = measurement_of(w, w.measurement_id, "its evidence");
-    if (w.runner_up_measurement_id)
-      row.runner_up = measurement_of(w, *w.runner_up_measurement_id, "its runner-up's");
-    if (w.run_id) row.run_uuid = run_uuid.at(*w.run_id);
+    row.evidence = evidence->second;
+    if (w.runner_up_measurement_id) {
+      auto r = ref_of.find(*w.runner_up_measurement_id);
+      if (r == ref_of.end()) {
+        skip_because("winners", w.id,
+                     fmt::format("its runner-up (measurement id {}) is skipped or missing",
+                                 *w.runner_up_measurement_id));
+        continue;
+      }
+      row.runner_up = r->second;
+    }
+    if (w.run_id) {
+      auto r = run_uuid.find(*w.run_id);
+      if (r == run_uuid.end()) {
+        skip_because("winners", w.id,
+                     fmt::format("its run (id {}) is skipped or missing", *w.run_id));
+        continue;
+      }
+      row.run_uuid = r->second;
+    }
+    if (w.source && !d.sources.count(*w.source)) {
+      skip_because("winners", w.id, "its source is skipped");
+      continue;
+    }
     row.source = w.source;
     d.winners.push_back(std::move(row));
   }
   sort_winners(d.winners);
   std::map<std::int64_t, std::string> bench_uuid;
   for (const BenchRunRecord& b : bench_runs(db)) {
+    if (skip_bad(bad_bench_runs, b.id)) continue;
+    const std::string* key = device_of("bench_runs", b.id, b.device_id);
+    if (!key) continue;
     bench_uuid[b.id] = b.uuid;
     BenchRunRow row;
     static_cast<BenchRunRecord&>(row) = b;
     row.id = row.device_id = 0;
-    row.device_key = device_key.at(b.device_id);
+    row.device_key = *key;
     d.bench_runs[b.uuid] = std::move(row);
   }
   for (BenchResultRecord& r : bench_results(db)) {
-    BenchRunRow& run = d.bench_runs.at(bench_uuid.at(r.bench_run_id));
+    if (skip_bad(bad_bench_results, r.id)) continue;
+    auto run = bench_uuid.find(r.bench_run_id);
+    if (run == bench_uuid.end()) {
+      skip_because("bench_results", r.id,
+                   fmt::format("its bench run (id {}) is skipped or missing", r.bench_run_id));
+      continue;
+    }
     r.id = r.bench_run_id = 0;
-    run.results.push_back(std::move(r));
+    d.bench_runs.at(run->second).results.push_back(std::move(r));
   }
   for (auto& [uuid, b] : d.bench_runs)
     std::sort(b.results.begin(), b.results.end(), [](const auto& x, const auto& y) {
@@ -488,10 +593,10 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
   for (std::size_t i = 0; i < devices.size(); ++i) {
     const Reader r = devices.at(i);
     DeviceRow row;
-    row.key = r.at("fingerprint").str();
+    row.key = r.at("fingerprint").name();
     if (row.key.empty()) r.at("fingerprint").fail("must not be empty");
     DeviceFingerprint& f = row.fingerprint;
-    f.name = r.at("name").str();
+    f.name = r.at("name").name();
     f.cc_major = r.at("cc_major").i32(0);
     f.cc_minor = r.at("cc_minor").i32(0);
     f.sm_count = r.at("sm_count").i32(0);
@@ -501,6 +606,7 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
     f.total_mem_bytes = r.at("total_mem_bytes").i64(0);
     f.mem_clock_khz = r.at("mem_clock_khz").i32(0);
     row.theoretical_gbps = r.at("theoretical_gbps").num();
+    if (auto why = bad_rate(row.theoretical_gbps)) r.at("theoretical_gbps").fail(*why);
     f.driver_version = r.at("driver_version").i32(0);
     f.runtime_version = r.at("runtime_version").i32(0);
     row.first_seen = r.at("first_seen").str();
@@ -512,7 +618,7 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
     const Reader gpus = doc.at("gpus");
     for (std::size_t i = 0; i < gpus.size(); ++i) {
       const Reader g = gpus.at(i);
-      GpuRow row{g.at("uuid").str(), g.at("device").str()};
+      GpuRow row{g.at("uuid").name(), g.at("device").name()};
       if (row.uuid.empty()) g.at("uuid").fail("must not be empty");
       if (!d.devices.count(row.device_key))
         g.at("device").fail("no device '" + row.device_key + "'");
@@ -523,12 +629,12 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const Reader r = runs.at(i);
     RunRow row;
-    row.uuid = r.at("uuid").str();
+    row.uuid = r.at("uuid").name();
     if (row.uuid.empty()) r.at("uuid").fail("must not be empty");
-    row.info.tool_version = r.at("tool_version").str();
-    row.info.manifest_hash = r.at("manifest_hash").str();
-    row.info.config_hash = r.at("config_hash").str();
-    row.info.host = r.at("host").str();
+    row.info.tool_version = r.at("tool_version").name();
+    row.info.manifest_hash = r.at("manifest_hash").name();
+    row.info.config_hash = r.at("config_hash").name();
+    row.info.host = r.at("host").name();
     row.origin = r.at("origin").str();
     row.started_at = r.at("started_at").str();
     row.ended_at = r.at("ended_at").opt_str();
@@ -539,7 +645,7 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
     if (r.json().find("runtime_version"))
       row.info.runtime_version = r.at("runtime_version").opt_i32();
     if (r.json().find("config_text")) {
-      row.info.config_text = r.at("config_text").opt_str();
+      row.info.config_text = r.at("config_text").opt_str(max_config_bytes);
       if (row.info.config_text && hex64(fnv1a64(*row.info.config_text)) != row.info.config_hash)
         r.at("config_text")
             .fail("hashes to " + hex64(fnv1a64(*row.info.config_text)) +
@@ -550,6 +656,7 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
     for (const auto& [key, v] : att.json().as_object()) {
       if (!d.devices.count(key)) att.fail("no device with fingerprint '" + key + "'");
       row.attainable[key] = Reader(v, file, "attainable").num();
+      if (auto why = bad_rate(row.attainable[key])) att.fail(*why);
     }
     const Reader src = r.at("sources");
     for (std::size_t k = 0; k < src.size(); ++k) {
@@ -563,10 +670,10 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
   for (std::size_t i = 0; i < ms.size(); ++i) {
     const Reader r = ms.at(i);
     MeasurementRow row;
-    row.ref = {r.at("run").str(), r.at("seq").i64(1)};
+    row.ref = {r.at("run").name(), r.at("seq").i64(1)};
     if (!d.runs.count(row.ref.run_uuid))
       r.at("run").fail("no run with uuid '" + row.ref.run_uuid + "'");
-    row.device_key = r.at("device").str();
+    row.device_key = r.at("device").name();
     if (!d.devices.count(row.device_key)) r.at("device").fail("no device '" + row.device_key + "'");
     if (r.json().find("gpu")) {
       row.gpu_uuid = r.at("gpu").opt_str();
@@ -575,9 +682,9 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
                          "' in $.gpus");
     }
     Measurement& m = row.m;
-    m.kernel_id = r.at("kernel_id").str();
+    m.kernel_id = r.at("kernel_id").name();
     if (m.kernel_id.empty()) r.at("kernel_id").fail("must not be empty");
-    m.params.family = r.at("family").str();
+    m.params.family = r.at("family").name();
     m.params.block = r.at("block").i32(0);
     m.params.unroll = r.at("unroll").i32(0);
     m.params.smem = r.at("smem").str();
@@ -597,9 +704,14 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
     m.outcome =
         r.at("outcome").parse(parse_outcome, "ok, incorrect, launch_failed, crashed, timeout");
     static_cast<Timing&>(m) = r.record(timing_from_json);
+    // Times are refused at the door: a zero, negative or non-finite time is no evidence.
+    for (const char* t : {"median_us", "p10_us", "p90_us"})
+      if (r.json().find(t)) r.at(t).opt_time(m.outcome == Outcome::ok);
+    if (m.gbps)
+      if (auto why = bad_rate(*m.gbps)) r.at("gbps").fail(*why);
     if (m.outcome == Outcome::ok && !m.median_us)
       r.at("median_us").fail("required when outcome is ok");
-    m.error = r.at("error").str();
+    m.error = r.at("error").str(max_error_bytes);
     m.measured_at = r.at("measured_at").str();
     if (!d.measurements.emplace(row.ref, row).second) r.fail("duplicate (run, seq)");
   }
@@ -607,7 +719,7 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
   for (std::size_t i = 0; i < ws.size(); ++i) {
     const Reader r = ws.at(i);
     WinnerRow row;
-    row.device_key = r.at("device").str();
+    row.device_key = r.at("device").name();
     if (!d.devices.count(row.device_key)) r.at("device").fail("no device '" + row.device_key + "'");
     Winner& w = row.w;
     w.dtype = r.at("dtype").parse(parse_dtype, dtype_choices().c_str());
@@ -617,7 +729,7 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
     w.n_lo = static_cast<std::uint64_t>(r.at("n_lo").i64(0));
     w.n_hi = static_cast<std::uint64_t>(r.at("n_hi").i64(0));
     if (w.n_hi < w.n_lo) r.at("n_hi").fail("smaller than n_lo");
-    w.kernel_id = r.at("kernel_id").str();
+    w.kernel_id = r.at("kernel_id").name();
     row.evidence = read_ref(r.at("measurement"));
     auto ev = d.measurements.find(row.evidence);
     if (ev == d.measurements.end()) r.at("measurement").fail("no such measurement");
@@ -636,7 +748,7 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
     } else {
       w.l2_mode = em.l2_mode;
     }
-    w.runner_up_kernel_id = r.at("runner_up_kernel_id").opt_str();
+    w.runner_up_kernel_id = r.at("runner_up_kernel_id").opt_str(max_name_bytes);
     if (!r.at("runner_up_measurement").null()) {
       row.runner_up = read_ref(r.at("runner_up_measurement"));
       if (!d.measurements.count(*row.runner_up))
@@ -644,7 +756,7 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
     }
     w.driver_version = r.at("driver_version").i32(0);
     w.runtime_version = r.at("runtime_version").i32(0);
-    row.run_uuid = r.at("run").opt_str();
+    row.run_uuid = r.at("run").opt_str(max_name_bytes);
     if (row.run_uuid && !d.runs.count(*row.run_uuid)) r.at("run").fail("no such run");
     row.source = r.at("source").opt_str();
     if (row.source && !d.sources.count(*row.source)) r.at("source").fail("not listed in $.sources");
@@ -657,14 +769,14 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
     for (std::size_t i = 0; i < bs.size(); ++i) {
       const Reader r = bs.at(i);
       BenchRunRow row;
-      row.uuid = r.at("uuid").str();
+      row.uuid = r.at("uuid").name();
       if (row.uuid.empty()) r.at("uuid").fail("must not be empty");
-      row.device_key = r.at("device").str();
+      row.device_key = r.at("device").name();
       if (!d.devices.count(row.device_key))
         r.at("device").fail("no device '" + row.device_key + "'");
-      row.info.tool_version = r.at("tool_version").str();
-      row.info.manifest_hash = r.at("manifest_hash").str();
-      row.info.host = r.at("host").str();
+      row.info.tool_version = r.at("tool_version").name();
+      row.info.manifest_hash = r.at("manifest_hash").name();
+      row.info.host = r.at("host").name();
       row.origin = r.at("origin").str();
       row.info.library_database = r.at("library_database").str();
       row.started_at = r.at("started_at").str();
@@ -695,13 +807,15 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
         b.n = static_cast<std::uint64_t>(x.at("n").i64(1));
         b.method = x.at("method").parse(parse_bench_method, "cached, two_phase, cub, thrust");
         b.verified = x.at("verified").boolean();
-        b.error = x.at("error").str();
+        b.error = x.at("error").str(max_error_bytes);
         static_cast<RepeatStats&>(b) = x.record(repeat_stats_from_json);
+        for (const char* t : {"median_us", "p10_us", "p90_us"})
+          if (x.json().find(t)) x.at(t).opt_time(b.verified);
         if (b.verified && !b.median_us) x.at("median_us").fail("required when verified");
         if (b.verified && !b.error.empty()) x.at("error").fail("must be empty when verified");
         if (!b.verified && b.error.empty()) x.at("error").fail("must say why when not verified");
         if (!x.at("temp_bytes").null()) b.temp_bytes = x.at("temp_bytes").i64(0);
-        b.kernel_id = x.at("kernel_id").opt_str();
+        b.kernel_id = x.at("kernel_id").opt_str(max_name_bytes);
         b.lookup_level = x.at("lookup_level").opt_str();
         if (b.lookup_level && *b.lookup_level != "exact" && *b.lookup_level != "nearest" &&
             *b.lookup_level != "same_model" && *b.lookup_level != "default")
@@ -829,6 +943,16 @@ std::vector<WinnerRow> resolve_winners(const std::vector<WinnerRow>& candidates,
 }
 
 namespace {
+/// How good the evidence of one copy of a measurement is, larger better: an ok (verified)
+/// outcome, then more repeats, then a lower relative spread (p90 - p10) / median, then the newer
+/// measurement time.
+auto evidence_rank(const Measurement& m) {
+  double spread = std::numeric_limits<double>::infinity();
+  if (m.median_us && m.p10_us && m.p90_us && *m.median_us > 0)
+    spread = (*m.p90_us - *m.p10_us) / *m.median_us;
+  return std::make_tuple(m.outcome == Outcome::ok, m.repeats, -spread, m.measured_at);
+}
+
 // Everything but the winners (merge_dataset and merge_files decide those).
 void union_rows(Dataset& into, const Dataset& from, MergeStats& stats) {
   for (const auto& [path, s] : from.sources) {
@@ -863,7 +987,10 @@ void union_rows(Dataset& into, const Dataset& from, MergeStats& stats) {
     const std::string a = without_gpu(have), b = without_gpu(m);
     if (a != b) {
       ++stats.measurement_conflicts;
-      if (b < a) it->second = m;  // a fixed choice, whatever the order of inputs
+      // Decided by evidence, whatever the order of inputs: the better-evidenced copy is kept
+      // (evidence_rank); the text order decides only between copies of equal evidence.
+      const auto have_rank = evidence_rank(have.m), new_rank = evidence_rank(m.m);
+      if (new_rank > have_rank || (new_rank == have_rank && b < a)) it->second = m;
     } else if (have.gpu_uuid && m.gpu_uuid && have.gpu_uuid != m.gpu_uuid) {
       ++stats.measurement_conflicts;  // one measurement, two cards: the larger UUID is kept
     }
@@ -1105,6 +1232,13 @@ MergeStats import_dataset(Database& db, const Dataset& incoming) {
   Connection& c = db.connection();
   Transaction tx(c, TxKind::immediate);
   const Dataset existing = read_dataset_in_tx(db);
+  // Rows of the database that break the row rules would be taken for absent and written again:
+  // the import is refused, naming them, until they are repaired (`db check` lists them all).
+  if (!existing.skipped.empty())
+    throw DbError(Problem::invalid_rows, db.path(),
+                  fmt::format("{}: {} row(s) break the row rules or name such a row (the first: "
+                              "{}); nothing was imported; `tunedreduce db check` lists them",
+                              quoted(db.path()), existing.skipped.size(), existing.skipped[0]));
   Dataset merged = existing;
   MergeStats stats;
   merge_dataset(merged, incoming, stats);
@@ -1218,6 +1352,7 @@ MergeStats merge_files(const std::vector<fs::path>& inputs, const fs::path& out)
   for (const fs::path& in : inputs) {
     Database db = Database::open_reader(in);
     Dataset d = read_dataset(db);
+    for (const std::string& line : d.skipped) stats.skipped.push_back(quoted(in) + ": " + line);
     add_provenance(d, in.string(), "merge");
     union_rows(acc, d, stats);
     for (WinnerRow& w : d.winners) groups[group_of(w)].push_back(std::move(w));

@@ -90,6 +90,10 @@ struct Dataset {
   std::map<MeasurementRef, MeasurementRow> measurements;
   std::vector<WinnerRow> winners;                 // sorted by device key, dtype, op, L2 mode, n_lo
   std::map<std::string, BenchRunRow> bench_runs;  // by uuid
+  /// Read from a database: the rows skipped because they break the row rules
+  /// (db/row_rules.hpp) or name a skipped row, one line each (table, row, column, value, why).
+  /// Never exported.
+  std::vector<std::string> skipped;
 };
 
 /// What a merge or an import did, for the CLI to report.
@@ -100,6 +104,9 @@ struct MergeStats {
   std::int64_t winner_conflicts = 0;       // sizes claimed by several winners, decided by rule
   std::int64_t bench_runs_added = 0;
   std::int64_t bench_run_conflicts = 0;  // same uuid, both ended, different content
+  /// merge_files: the input rows skipped because they break the row rules (db/row_rules.hpp),
+  /// each line prefixed with the input's path.
+  std::vector<std::string> skipped;
 };
 
 /// Everything in \p db, read in one transaction.

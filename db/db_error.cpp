@@ -21,8 +21,9 @@ constexpr auto problem_names = enum_names<Problem>({
     {Problem::exists, "exists"},
     {Problem::invalid_data, "invalid_data"},
     {Problem::io, "io"},
+    {Problem::invalid_rows, "invalid_rows"},
 });
-static_assert(problem_names.lists_all_through(Problem::io));
+static_assert(problem_names.lists_all_through(Problem::invalid_rows));
 
 }  // namespace
 
@@ -51,6 +52,8 @@ int exit_code_for(Problem p) noexcept {
     case Problem::invalid_data:
     case Problem::io:
       return exit_code::failure;
+    case Problem::invalid_rows:
+      return exit_code::db_check_failed;
   }
   return exit_code::failure;
 }

@@ -25,6 +25,7 @@ enum class Problem {
   exists,          // the output of a copy or merge already exists
   invalid_data,    // an API argument or an imported record is invalid
   io,              // any other SQLite or file-system failure
+  invalid_rows,    // rows that break the row rules (db/row_rules.hpp): `db check` names them
 };
 
 const char* problem_name(Problem p) noexcept;

@@ -1,71 +1,93 @@
 #include "db/snapshot.hpp"
 
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include <fmt/format.h>
 
 #include "common/names.hpp"
+#include "db/row_rules.hpp"
 #include "db/statement.hpp"
 
 namespace tunedreduce::db {
 
 namespace {
 
-/// One winner row, checked: a row that breaks the schema's own rules (a NULL, a type, operator or
-/// L2 mode the schema does not have, an empty kernel id, n_lo > n_hi) can only come from a damaged
-/// file, since SQLite enforces the rules on every write. Such a database is corrupt: DbError, which
-/// load_snapshot turns into Snapshot::problem (the library then uses its built-in rules).
-SnapshotEntry read_entry(const Statement& st, const std::filesystem::path& path) {
-  auto corrupt = [&](const std::string& what) {
-    return DbError(Problem::corrupt, path,
-                   quoted(path) + ": is corrupt (a winner row breaks the schema's rules: " + what +
-                       "); run `tunedreduce db check`");
-  };
-  for (int col = 0; col <= 7; ++col)
-    if (st.is_null(col)) throw corrupt("a NULL where the schema forbids one");
+/// The winner and device rows that break the row rules (db/row_rules.hpp), by id: SQLite does not
+/// verify CHECK constraints on a read-only connection, so a hand-edited or damaged file may have
+/// them. Each is skipped by name; the others are read, so one bad row never takes the file down.
+struct BadRows {
+  std::map<std::int64_t, RowFinding> winners, devices;
+  explicit BadRows(Database& db)
+      : winners(invalid_rows(db.connection(), "winners")),
+        devices(invalid_rows(db.connection(), "devices")) {}
+};
+
+/// One winner row, or nothing (and why, in \p skipped) when it or its device breaks a rule, or
+/// its evidence's median is not a positive finite time.
+std::optional<SnapshotEntry> read_entry(const Statement& st, const BadRows& bad,
+                                        std::vector<std::string>& skipped) {
+  const std::int64_t winner_id = st.column_int(11), device_id = st.column_int(12);
+  if (auto it = bad.winners.find(winner_id); it != bad.winners.end()) {
+    skipped.push_back(it->second.text());
+    return std::nullopt;
+  }
+  if (auto it = bad.devices.find(device_id); it != bad.devices.end()) {
+    skipped.push_back(
+        fmt::format("winners id {}: its device breaks a rule: {}", winner_id, it->second.text()));
+    return std::nullopt;
+  }
   SnapshotEntry e;
   e.device_key = st.column_text(0);
-  const std::string dtype = st.column_text(1), op = st.column_text(2), l2 = st.column_text(10);
-  const auto d = parse_dtype(dtype);
-  const auto o = parse_op(op);
-  const auto m = parse_l2_mode(l2);
-  if (!d || !o || !m)
-    throw corrupt("element type '" + dtype + "', operator '" + op + "', L2 mode '" + l2 + "'");
-  e.dtype = *d;
-  e.op = *o;
-  e.l2_mode = *m;
-  const std::int64_t lo = st.column_int(3), hi = st.column_int(4);
-  if (lo < 0 || lo > hi) throw corrupt(fmt::format("the interval [{}, {}]", lo, hi));
-  e.n_lo = static_cast<std::uint64_t>(lo);
-  e.n_hi = static_cast<std::uint64_t>(hi);
+  e.dtype = *parse_dtype(st.column_text(1));
+  e.op = *parse_op(st.column_text(2));
+  e.l2_mode = *parse_l2_mode(st.column_text(10));
+  e.n_lo = static_cast<std::uint64_t>(st.column_int(3));
+  e.n_hi = static_cast<std::uint64_t>(st.column_int(4));
   e.kernel_id = st.column_text(5);
-  if (e.kernel_id.empty()) throw corrupt("an empty kernel id");
   e.driver_version = static_cast<int>(st.column_int(6));
   e.runtime_version = static_cast<int>(st.column_int(7));
-  e.median_us = st.column_double(8);
+  if (!st.is_null(8)) {
+    const double median = st.column_double(8);
+    if (bad_time(median)) {
+      skipped.push_back(fmt::format("winners id {}: its evidence's median_us = {}: {}", winner_id,
+                                    median, *bad_time(median)));
+      return std::nullopt;
+    }
+    e.median_us = median;
+  }
   return e;
 }
 
 constexpr const char* entry_select =
     "SELECT d.fingerprint, w.dtype, w.op, w.n_lo, w.n_hi, w.kernel_id, w.driver_version,"
-    " w.runtime_version, coalesce(m.median_us, 0), d.name, w.l2_mode"
+    " w.runtime_version, m.median_us, d.name, w.l2_mode, w.id, d.id"
     " FROM winners w JOIN devices d ON d.id = w.device_id"
     " LEFT JOIN measurements m ON m.id = w.measurement_id ";
 
 }  // namespace
 
-WinnerTables load_device_winners(Database& db, std::string_view device_key) {
+WinnerTables load_device_winners(Database& db, std::string_view device_key,
+                                 std::vector<std::string>* skipped) {
+  const BadRows bad(db);
+  std::vector<std::string> ignored;
+  std::vector<std::string>& out = skipped ? *skipped : ignored;
   Statement st =
       db.connection().prepare(std::string(entry_select) +
                               "WHERE d.fingerprint = ?1 ORDER BY w.dtype, w.op, w.l2_mode, w.n_lo");
   st.bind(1, device_key);
   std::vector<SnapshotEntry> rows;
-  while (st.step()) rows.push_back(read_entry(st, db.path()));
+  while (st.step())
+    if (auto e = read_entry(st, bad, out)) rows.push_back(std::move(*e));
   return WinnerTables::split(std::move(rows));
 }
 
-WinnerTables load_similar_winners(Database& db, const DeviceFingerprint& fp) {
+WinnerTables load_similar_winners(Database& db, const DeviceFingerprint& fp,
+                                  std::vector<std::string>* skipped) {
+  const BadRows bad(db);
+  std::vector<std::string> ignored;
+  std::vector<std::string>& out = skipped ? *skipped : ignored;
   Statement st = db.connection().prepare(
       std::string(entry_select) +
       "WHERE d.cc_major = ?1 AND d.cc_minor = ?2 AND d.sm_count = ?3 AND d.fingerprint <> ?4"
@@ -77,7 +99,9 @@ WinnerTables load_similar_winners(Database& db, const DeviceFingerprint& fp) {
   std::map<std::tuple<DType, Op, L2Mode>, std::string> chosen;
   std::vector<SnapshotEntry> rows;
   while (st.step()) {
-    SnapshotEntry e = read_entry(st, db.path());
+    auto read = read_entry(st, bad, out);
+    if (!read) continue;
+    SnapshotEntry& e = *read;
     auto [it, inserted] = chosen.try_emplace({e.dtype, e.op, e.l2_mode}, e.device_key);
     if (inserted || it->second == e.device_key) rows.push_back(std::move(e));
   }
@@ -89,8 +113,8 @@ Snapshot load_snapshot(const std::filesystem::path& path, const DeviceFingerprin
   Snapshot s;
   try {
     Database db = Database::open_reader(path, opt);
-    s.exact = load_device_winners(db, fp.key());
-    s.similar = load_similar_winners(db, fp);
+    s.exact = load_device_winners(db, fp.key(), &s.skipped);
+    s.similar = load_similar_winners(db, fp, &s.skipped);
   } catch (const DbError& e) {
     s = Snapshot{};
     s.problem = e.problem();

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/device_fingerprint.hpp"
 #include "db/database.hpp"
@@ -15,7 +16,9 @@ namespace tunedreduce::db {
 
 /// Every winner of the device with fingerprint key \p device_key (lookup levels 1 and 2), per
 /// L2 mode.
-WinnerTables load_device_winners(Database& db, std::string_view device_key);
+/// Rows that break the row rules (db/row_rules.hpp) are skipped, each named in \p skipped.
+WinnerTables load_device_winners(Database& db, std::string_view device_key,
+                                 std::vector<std::string>* skipped = nullptr);
 
 /// Winners tuned on *other* devices of the same model (lookup level 3): the same compute
 /// capability and SM count and the same memory system (bus width, memory clock, L2 size), so
@@ -24,7 +27,8 @@ WinnerTables load_device_winners(Database& db, std::string_view device_key);
 /// of one device only: a device with the same name first, then the smallest fingerprint key; so
 /// intervals never overlap. The choice is made per (dtype, op, L2 mode): the warm table may come
 /// from another device than the cold one where the first device has no warm winners.
-WinnerTables load_similar_winners(Database& db, const DeviceFingerprint& fp);
+WinnerTables load_similar_winners(Database& db, const DeviceFingerprint& fp,
+                                  std::vector<std::string>* skipped = nullptr);
 
 /// What the runtime library loads once per device. Never throws for database problems: they
 /// are reported in `problem` and `message` (one line naming the file), and the tables are empty.
@@ -34,6 +38,10 @@ struct Snapshot {
   WinnerTables similar;  // same model: compute capability, SM count, memory system
   std::optional<Problem> problem;
   std::string message;
+  /// Winner rows skipped because they (or their device, or their evidence's median) break the
+  /// row rules, one line each naming the table, row, column, value and why; the other rows are
+  /// in the tables.
+  std::vector<std::string> skipped;
 };
 
 /// Opens \p path read-only (never creates, never migrates), loads both tables, closes the file.

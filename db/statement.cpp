@@ -1,5 +1,7 @@
 #include "db/statement.hpp"
 
+#include <algorithm>
+
 #include <sqlite3.h>
 
 #include "db/connection.hpp"
@@ -63,6 +65,16 @@ void Statement::run() {
 void Statement::reset() { sqlite3_reset(stmt_); }
 
 bool Statement::is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+int Statement::column_type(int col) const { return sqlite3_column_type(stmt_, col); }
+std::size_t Statement::column_bytes(int col) const {
+  // The type is read first: sqlite3_column_bytes converts a number to text, which is wanted.
+  return static_cast<std::size_t>(sqlite3_column_bytes(stmt_, col));
+}
+std::string Statement::column_text_prefix(int col, std::size_t max) const {
+  const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, col));
+  const auto len = static_cast<std::size_t>(sqlite3_column_bytes(stmt_, col));
+  return p ? std::string(p, std::min(len, max)) : std::string();
+}
 std::int64_t Statement::column_int(int col) const { return sqlite3_column_int64(stmt_, col); }
 double Statement::column_double(int col) const { return sqlite3_column_double(stmt_, col); }
 std::string Statement::column_text(int col) const {

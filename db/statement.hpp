@@ -50,6 +50,13 @@ class Statement {
   void reset();
 
   bool is_null(int col) const;
+  /// SQLite's storage class of the column's value: SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT,
+  /// SQLITE_BLOB or SQLITE_NULL (1 to 5).
+  int column_type(int col) const;
+  /// The length in bytes of the column's value as text (or blob), without copying it.
+  std::size_t column_bytes(int col) const;
+  /// The first \p max bytes of the column's value as text.
+  std::string column_text_prefix(int col, std::size_t max) const;
   std::int64_t column_int(int col) const;
   double column_double(int col) const;
   std::string column_text(int col) const;

@@ -351,35 +351,64 @@ TEST_F(WinnerFixture, SnapshotLoadsExactAndSimilarDevices) {
   EXPECT_TRUE(t.similar.empty());
 }
 
-// A winner row that breaks the schema's rules can only come from a damaged file (SQLite checks the
-// rules on every write; the fuzzer made one): the loader reports the database as corrupt instead
-// of reading the row as something else (it read an unknown type as i32 and an empty id as a row).
-TEST_F(WinnerFixture, SnapshotOfARowThatBreaksTheSchemasRulesIsACorruptDatabase) {
-  db.replace_winners(dev, DType::f32, Op::sum,
-                     std::vector<Winner>{
-                         winner(1, 65535, m_small, "warp_shuffle.b256.u4.two_pass.f32.sum")});
+// A winner row that breaks the row rules (db/row_rules.hpp) comes from a damaged or hand-edited
+// file (SQLite does not check CHECK constraints on a read-only connection, nor with
+// ignore_check_constraints): the loader skips that row by name and reads the others, instead of
+// reading it as something else (it read an unknown type as i32) or dropping the whole file as
+// corrupt (every key fell back to the built-in rules).
+TEST_F(WinnerFixture, SnapshotSkipsARowThatBreaksTheRowRulesByNameAndKeepsTheOthers) {
+  db.replace_winners(
+      dev, DType::f32, Op::sum,
+      std::vector<Winner>{winner(1, 65535, m_small, "warp_shuffle.b256.u4.two_pass.f32.sum"),
+                          winner(65536, 1 << 30, m_large, "vectorized.b512.u2.two_pass.f32.sum")});
   ASSERT_FALSE(load_snapshot(dir / "tune.db", test::h100()).problem);
-  const std::pair<const char*, const char*> damages[] = {
-      {"dtype = 'q8'", "dtype = 'f32'"},
-      {"op = 'avg'", "op = 'sum'"},
-      {"l2_mode = 'tepid'", "l2_mode = 'cold'"},
-      {"kernel_id = ''", "kernel_id = 'warp_shuffle.b256.u4.two_pass.f32.sum'"},
-      {"n_lo = 70000", "n_lo = 1"},
-      {"n_lo = -5", "n_lo = 1"}};
-  for (const auto& [damage, repair] : damages) {
-    db.connection().exec("PRAGMA ignore_check_constraints = ON; UPDATE winners SET " +
-                         std::string(damage));
+  const std::string first = "(SELECT min(id) FROM winners)";
+  struct Damage {
+    std::string sql, repair, finding;
+  };
+  const std::string w = "UPDATE winners SET ";
+  const std::string where = " WHERE id = " + first;
+  const std::string m = "UPDATE measurements SET ";
+  const std::string ms = " WHERE id = " + std::to_string(m_small);
+  const Damage damages[] = {
+      {w + "dtype = 'q8'" + where, w + "dtype = 'f32'" + where,
+       "dtype = 'q8': is not an element type"},
+      {w + "op = 'avg'" + where, w + "op = 'sum'" + where, "op = 'avg': is not an operator"},
+      {w + "l2_mode = 'tepid'" + where, w + "l2_mode = 'cold'" + where,
+       "l2_mode = 'tepid': is not one of"},
+      {w + "kernel_id = ''" + where,
+       w + "kernel_id = 'warp_shuffle.b256.u4.two_pass.f32.sum'" + where,
+       "kernel_id = '': must not be empty"},
+      {w + "n_lo = 70000" + where, w + "n_lo = 1" + where,
+       "n_lo/n_hi = 70000/65535: n_lo is larger"},
+      {w + "n_lo = -5" + where, w + "n_lo = 1" + where, "n_lo = -5: must be at least 0"},
+      {w + "n_lo = 'one'" + where, w + "n_lo = 1" + where, "n_lo = 'one': must be an integer"},
+      {w + "kernel_id = replace(hex(zeroblob(2600)), '00', 'k')" + where,
+       w + "kernel_id = 'warp_shuffle.b256.u4.two_pass.f32.sum'" + where,
+       "is longer than 256 bytes (2600 bytes)"},
+      {m + "median_us = -1.0" + ms, m + "median_us = 4.0" + ms,
+       "median_us = -1: must be more than 0"},
+      {m + "median_us = 9e999" + ms, m + "median_us = 4.0" + ms,
+       "median_us = inf: must be a finite number"},
+  };
+  for (const Damage& d : damages) {
+    db.connection().exec("PRAGMA ignore_check_constraints = ON; " + d.sql);
     const Snapshot s = load_snapshot(dir / "tune.db", test::h100());
-    db.connection().exec("UPDATE winners SET " + std::string(repair) +
-                         "; PRAGMA ignore_check_constraints = OFF");
-    ASSERT_TRUE(s.problem) << damage;
-    EXPECT_EQ(*s.problem, Problem::corrupt) << damage;
-    EXPECT_NE(s.message.find("is corrupt (a winner row breaks the schema's rules: "),
-              std::string::npos)
-        << damage << ": " << s.message;
-    EXPECT_TRUE(s.exact.empty() && s.similar.empty()) << damage;
+    db.connection().exec(d.repair + "; PRAGMA ignore_check_constraints = OFF");
+    EXPECT_FALSE(s.problem) << d.sql << ": " << s.message;
+    ASSERT_EQ(s.skipped.size(), 1u) << d.sql;
+    EXPECT_NE(s.skipped[0].find("winners id "), std::string::npos) << s.skipped[0];
+    EXPECT_NE(s.skipped[0].find(d.finding), std::string::npos) << d.sql << ": " << s.skipped[0];
+    // The other winner is read as it is.
+    const SnapshotEntry* large = s.exact[L2Mode::cold].find(DType::f32, Op::sum, 1 << 20);
+    ASSERT_TRUE(large) << d.sql;
+    EXPECT_EQ(large->kernel_id, "vectorized.b512.u2.two_pass.f32.sum");
+    EXPECT_FALSE(s.exact[L2Mode::cold].find(DType::f32, Op::sum, 1024)) << d.sql;
   }
-  EXPECT_FALSE(load_snapshot(dir / "tune.db", test::h100()).problem);
+  const Snapshot repaired = load_snapshot(dir / "tune.db", test::h100());
+  EXPECT_FALSE(repaired.problem);
+  EXPECT_TRUE(repaired.skipped.empty()) << repaired.skipped[0];
+  EXPECT_TRUE(repaired.exact[L2Mode::cold].find(DType::f32, Op::sum, 1024));
 }
 
 // --- L2 modes -----------------------------------------------------------------------------------

@@ -12,6 +12,7 @@
 #include "db/bench.hpp"
 #include "db/check.hpp"
 #include "db/dataset.hpp"
+#include "db/row_rules.hpp"
 #include "db/schema.hpp"
 #include "db/statement.hpp"
 #include "test_util.hpp"
@@ -762,33 +763,211 @@ TEST(Merge, NamesTheWinnerWhoseEvidenceRowIsMissing) {
     c.exec("DELETE FROM measurements WHERE id = " + std::to_string(id));
   };
   delete_measurement(dir / "a.db", evidence);
-  const std::string winner = "the winner of device " + device_key + " (" + test::h100().name +
-                             "), f32 sum, cold L2, n 1..1000, kernel " + k_shuffle;
-  try {
-    merge_files({dir / "b.db", dir / "a.db"}, dir / "out.db");
-    ADD_FAILURE() << "merged a database whose winner has no evidence row";
-  } catch (const DbError& e) {
-    EXPECT_EQ(e.problem(), Problem::corrupt);
-    EXPECT_EQ(e.exit_code(), exit_code::db_unusable);
-    EXPECT_EQ(std::string(e.what()),
-              quoted(dir / "a.db") + ": is corrupt: " + winner + " names its evidence" +
-                  " measurement id " + std::to_string(evidence) +
-                  ", which the database does not have; run `tunedreduce db check`");
+  // The winner is skipped by name (with its run's other rows kept), not read as data and not
+  // taking the whole merge down with it; the other input's winner is merged.
+  const MergeStats stats = merge_files({dir / "b.db", dir / "a.db"}, dir / "out.db");
+  ASSERT_EQ(stats.skipped.size(), 1u);
+  EXPECT_NE(stats.skipped[0].find(quoted(dir / "a.db") + ": winners id "), std::string::npos)
+      << stats.skipped[0];
+  EXPECT_NE(stats.skipped[0].find(": its evidence (measurement id " + std::to_string(evidence) +
+                                  ") is skipped or missing"),
+            std::string::npos)
+      << stats.skipped[0];
+  {
+    Database out = Database::open_reader(dir / "out.db");
+    EXPECT_EQ(out.counts().winners, 1);
+    EXPECT_EQ(out.winners().at(0).kernel_id, k_shuffle);
   }
-  EXPECT_FALSE(fs::exists(dir / "out.db"));
   // A missing runner-up row is named the same way, by export as well as merge (both read the
   // whole database).
   delete_measurement(dir / "b.db", runner_up);
+  Database b = Database::open_reader(dir / "b.db");
+  const Dataset d = read_dataset(b);
+  EXPECT_TRUE(d.winners.empty());
+  ASSERT_EQ(d.skipped.size(), 1u);
+  EXPECT_NE(d.skipped[0].find(": its runner-up (measurement id " + std::to_string(runner_up) +
+                              ") is skipped or missing"),
+            std::string::npos)
+      << d.skipped[0];
+  (void)device_key;
+}
+
+// --- the row rules (db/row_rules.hpp) -----------------------------------------------------------
+
+/// Runs \p sql on \p path as the sqlite3 shell would with CHECK constraints off: a row that
+/// breaks the schema's rules, which SQLite does not see on a read-only connection.
+void damage(const fs::path& path, const std::string& sql) {
+  Connection c = Connection::open(path, OpenMode::read_write);
+  c.exec("PRAGMA ignore_check_constraints = ON; " + sql);
+}
+
+bool has_finding(const std::vector<RowFinding>& fs, const std::string& text) {
+  for (const RowFinding& f : fs)
+    if (f.text().find(text) != std::string::npos) return true;
+  return false;
+}
+
+std::string all_text(const std::vector<RowFinding>& fs) {
+  std::string s;
+  for (const RowFinding& f : fs) s += f.text() + "\n";
+  return s;
+}
+
+// db check said "ok" on every one of these (it opens the file read-only, where SQLite does not
+// check CHECK constraints): each is now a named finding (table, row id, column, value, why).
+TEST(Check, NamesEveryRowThatBreaksTheRowRules) {
+  TempDir dir;
+  make_db(dir / "a.db", test::h100(), k_shuffle, 1, 1000, 5.0, "a");
+  make_db(dir / "a.db", test::h100(), k_smem, 1, 1000, 4.0, "b", L2Mode::warm);
+  {
+    Database db = Database::open_reader(dir / "a.db");
+    const CheckReport clean = check_database(db, {k_shuffle, k_smem, k_vec}, false);
+    EXPECT_TRUE(clean.ok()) << all_text(clean.row_findings);
+  }
+  damage(dir / "a.db",
+         "UPDATE winners SET n_lo = 2000 WHERE l2_mode = 'cold';"
+         "UPDATE winners SET n_lo = -3, dtype = 'f128' WHERE l2_mode = 'warm';"
+         "UPDATE measurements SET median_us = -1.0 WHERE id = 1;"
+         "UPDATE measurements SET p90_us = 9e999, repeats = 'many' WHERE id = 2;"
+         "UPDATE measurements SET median_us = 0 WHERE id = 3;"
+         "UPDATE runs SET host = replace(hex(zeroblob(300)), '00', 'h') WHERE id = 1;");
+  for (const bool full : {false, true}) {
+    Database db = Database::open_reader(dir / "a.db");
+    const CheckReport r = check_database(db, {k_shuffle, k_smem, k_vec}, full);
+    EXPECT_TRUE(r.sound());
+    EXPECT_FALSE(r.ok());
+    const auto& f = r.row_findings;
+    EXPECT_TRUE(has_finding(f, "winners id 1: n_lo/n_hi = 2000/1000: n_lo is larger than n_hi"))
+        << all_text(f);
+    EXPECT_TRUE(has_finding(f,
+                            "winners id 2: dtype = 'f128': is not an element type of this "
+                            "binary (i32, u32, i64, u64, f32, f64, f16, bf16)"))
+        << all_text(f);
+    EXPECT_TRUE(has_finding(f, "winners id 2: n_lo = -3: must be at least 0")) << all_text(f);
+    EXPECT_TRUE(has_finding(f,
+                            "measurements id 1: median_us = -1: must be more than 0 "
+                            "microseconds"))
+        << all_text(f);
+    EXPECT_TRUE(has_finding(f, "measurements id 2: p90_us = inf: must be a finite number"))
+        << all_text(f);
+    EXPECT_TRUE(has_finding(f, "measurements id 2: repeats = 'many': must be an integer"))
+        << all_text(f);
+    EXPECT_TRUE(has_finding(f, "measurements id 3: median_us = 0: must be more than 0"))
+        << all_text(f);
+    EXPECT_TRUE(has_finding(f, "runs id 1: host = 'hhhh")) << all_text(f);
+    EXPECT_TRUE(has_finding(f, "(300 bytes): is longer than 256 bytes (300 bytes)")) << all_text(f);
+    ASSERT_FALSE(f.empty());
+    EXPECT_EQ(f[0].table, "runs");
+    EXPECT_EQ(f[0].id, 1);
+    EXPECT_EQ(f[0].column, "host");
+  }
+}
+
+// Export and merge skip such rows by name instead of reading them as data: a winner of an element
+// type this binary does not know was exported as i32 (value_or in db/columns.cpp), and merge lost
+// it or kept it as i32.
+TEST(Merge, RowsThatBreakTheRulesAreSkippedByNameNeverRewritten) {
+  TempDir dir;
+  make_db(dir / "a.db", test::h100(), k_shuffle, 1, 1000, 5.0, "a");
+  make_db(dir / "b.db", test::h200(), k_smem, 1, 1000, 4.0, "b");
+  damage(dir / "a.db",
+         "UPDATE winners SET dtype = 'f128';"
+         "UPDATE measurements SET dtype = 'f128' WHERE kernel_id = '" +
+             k_shuffle + "'");
+  {
+    Database a = Database::open_reader(dir / "a.db");
+    const Dataset d = read_dataset(a);
+    EXPECT_TRUE(d.winners.empty());
+    EXPECT_EQ(d.measurements.size(), 1u);  // the runner-up, an f32 row, is kept
+    ASSERT_EQ(d.skipped.size(), 2u);
+    EXPECT_NE(d.skipped[0].find("measurements id 1: dtype = 'f128': is not an element type"),
+              std::string::npos)
+        << d.skipped[0];
+    EXPECT_NE(d.skipped[1].find("winners id 1: dtype = 'f128'"), std::string::npos) << d.skipped[1];
+    EXPECT_EQ(dataset_to_json(d).dump().find("\"i32\""), std::string::npos);
+  }
+  const MergeStats s = merge_files({dir / "a.db", dir / "b.db"}, dir / "m.db");
+  EXPECT_EQ(s.skipped.size(), 2u);
+  Database m = Database::open_reader(dir / "m.db");
+  ASSERT_EQ(m.counts().winners, 1);
+  EXPECT_EQ(m.winners().at(0).kernel_id, k_smem);
+  EXPECT_EQ(m.connection().query_int("SELECT count(*) FROM measurements WHERE dtype <> 'f32'"), 0);
+  // An import into a database with such rows is refused, naming them: they would be taken for
+  // absent and written again.
+  const Dataset b = [&] {
+    Database db = Database::open_reader(dir / "b.db");
+    return read_dataset(db);
+  }();
+  Database a = Database::open_writer(dir / "a.db");
   try {
-    export_of(dir / "b.db");
-    ADD_FAILURE() << "exported a database whose winner has no runner-up row";
+    import_dataset(a, b);
+    ADD_FAILURE() << "imported into a database with rows that break the rules";
   } catch (const DbError& e) {
-    EXPECT_EQ(e.problem(), Problem::corrupt);
-    EXPECT_NE(std::string(e.what()).find(winner + " names its runner-up's measurement id " +
-                                         std::to_string(runner_up) + ", which"),
+    EXPECT_EQ(e.problem(), Problem::invalid_rows);
+    EXPECT_EQ(e.exit_code(), exit_code::db_check_failed);
+    EXPECT_NE(std::string(e.what()).find("2 row(s) break the row rules or name such a row (the "
+                                         "first: measurements id 1: dtype = 'f128'"),
               std::string::npos)
         << e.what();
   }
+}
+
+// Import refused nothing of this kind: an export with every median_us = -1.0 replaced 770 rows.
+TEST(Import, RefusesZeroNegativeAndNonFiniteTimesAndOverlongNames) {
+  TempDir dir;
+  make_db(dir / "a.db", test::h100(), k_shuffle, 1, 4096, 5.0, "h");
+  const std::string text = Json::parse(export_of(dir / "a.db")).dump();
+  const fs::path file = dir / "in.json";
+  auto refused = [&](const std::string& t, const std::string& words) {
+    try {
+      dataset_from_json(Json::parse(t), file);
+      ADD_FAILURE() << "accepted: " << words;
+    } catch (const DbError& e) {
+      EXPECT_EQ(e.problem(), Problem::invalid_data);
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  refused(replace_occurrence(text, "\"median_us\":5.0", 0, "\"median_us\":-1.0"),
+          "$.measurements[0].median_us: must be more than 0 microseconds");
+  refused(replace_occurrence(text, "\"median_us\":5.0", 0, "\"median_us\":0"),
+          "$.measurements[0].median_us: must be more than 0 microseconds");
+  refused(replace_occurrence(text, "\"p10_us\":", 0, "\"p10_us\":-0.5,\"x\":"),
+          "$.measurements[0].p10_us: must be more than 0 microseconds");
+  refused(replace_occurrence(text, "\"host\":\"h\"", 0,
+                             "\"host\":\"" + std::string(300, 'h') + "\""),
+          "$.runs[0].host: is longer than 256 bytes (300 bytes)");
+  refused(replace_occurrence(text, "\"kernel_id\":\"" + k_shuffle, 0,
+                             "\"kernel_id\":\"" + std::string(5000, 'k') + k_shuffle),
+          "$.measurements[0].kernel_id: is longer than 256 bytes");
+}
+
+// Two copies of one measurement (run, seq) that differ: the better-evidenced copy is kept (an ok
+// outcome, more repeats, lower spread, newer), never the one whose JSON sorts first.
+TEST(Import, AConflictBetweenTwoCopiesIsDecidedByEvidence) {
+  TempDir dir;
+  make_db(dir / "a.db", test::h100(), k_shuffle, 1, 4096, 5.0, "h");
+  const std::string text = Json::parse(export_of(dir / "a.db")).dump();
+  auto stored_median = [&] {
+    Database db = Database::open_reader(dir / "a.db");
+    return db.measurements().at(0).median_us.value();
+  };
+  // A copy that claims 1.0 us (it sorts first) from 2 repeats: the 20 repeats stay.
+  std::string worse = replace_occurrence(text, "\"median_us\":5.0", 0, "\"median_us\":1.0");
+  worse = replace_occurrence(worse, "\"repeats\":20", 0, "\"repeats\":2");
+  {
+    Database db = Database::open_writer(dir / "a.db");
+    const MergeStats s = import_dataset(db, dataset_from_json(Json::parse(worse), dir / "w"));
+    EXPECT_EQ(s.measurement_conflicts, 1);
+  }
+  EXPECT_DOUBLE_EQ(stored_median(), 5.0);
+  // A copy of 200 repeats (slower, 9.0 us: it sorts last) replaces it.
+  std::string better = replace_occurrence(text, "\"median_us\":5.0", 0, "\"median_us\":9.0");
+  better = replace_occurrence(better, "\"repeats\":20", 0, "\"repeats\":200");
+  {
+    Database db = Database::open_writer(dir / "a.db");
+    import_dataset(db, dataset_from_json(Json::parse(better), dir / "b"));
+  }
+  EXPECT_DOUBLE_EQ(stored_median(), 9.0);
 }
 
 // --- L2 modes -----------------------------------------------------------------------------------

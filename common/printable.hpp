@@ -1,0 +1,15 @@
+#pragma once
+// Text from files and databases shown on a terminal: control characters escaped, long text cut.
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace tunedreduce {
+
+/// \p s with every control character (below 0x20, and 0x7f) and backslash written as \xNN (a
+/// backslash as \\), so that no escape sequence from a file or a database reaches the terminal;
+/// cut after \p max bytes with "... (N bytes)".
+std::string printable(std::string_view s, std::size_t max = 200);
+
+}  // namespace tunedreduce
