@@ -45,7 +45,8 @@ std::optional<int> opt_int(const Statement& st, int col) {
   return std::nullopt;
 }
 
-// The CHECK constraints admit only valid names: the fallbacks are never taken for a sound file.
+// Readers skip rows whose names this binary lacks (measurement_names_known and the like) before
+// they read them: the fallbacks are never taken for a row that is read.
 DType column_dtype(const Statement& st, int col) {
   return parse_dtype(st.column_text(col)).value_or(DType::i32);
 }
@@ -54,6 +55,23 @@ Op column_op(const Statement& st, int col) {
 }
 
 }  // namespace
+
+bool names_known(const Statement& st, int dtype_col, int op_col, int l2_col) {
+  const auto t = parse_dtype(st.column_text(dtype_col));
+  const auto o = parse_op(st.column_text(op_col));
+  return t && o && op_applies(*t, *o) && parse_l2_mode(st.column_text(l2_col));
+}
+
+bool measurement_names_known(const Statement& st, int first) {
+  return names_known(st, first + 6, first + 7, first + 9) &&
+         parse_outcome(st.column_text(first + 10));
+}
+
+bool bench_result_names_known(const Statement& st, int first) {
+  const auto t = parse_dtype(st.column_text(first + 1));
+  const auto o = parse_op(st.column_text(first + 2));
+  return t && o && op_applies(*t, *o) && parse_bench_method(st.column_text(first + 4));
+}
 
 std::string ColumnList::names() const {
   return joined(names_, [&](std::string& s, std::size_t i) { s += names_[i]; });

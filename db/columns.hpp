@@ -47,6 +47,16 @@ void bind_measurement(Statement& st, int first, const Measurement& m);
 /// Reads them from the result column \p first on into \p m.
 void read_measurement(const Statement& st, int first, Measurement& m);
 
+/// Whether the measurement columns from \p first on name an element type, operator, L2 mode and
+/// outcome this binary has (and an operator defined for the type). A row that does not (a later
+/// binary's operator, a hand edit) is skipped by readers, never read as the enums' first values;
+/// `db check` names it (db/row_rules.hpp).
+bool measurement_names_known(const Statement& st, int first);
+/// The same for the bench_results columns from \p first on (dtype, op, method).
+bool bench_result_names_known(const Statement& st, int first);
+/// The same for a dtype, an op and an L2 mode at the columns given.
+bool names_known(const Statement& st, int dtype_col, int op_col, int l2_col);
+
 /// A bench_runs row but its id: uuid, device_id, tool_version, manifest_hash, host, origin,
 /// library_database, started_at, ended_at, status, l2, repeats, warmups, seed, driver_version,
 /// runtime_version, attainable_gbps, sm_clock_mhz, mem_clock_mhz.

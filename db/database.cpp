@@ -604,9 +604,10 @@ std::set<MeasurementKey> Database::final_measured_keys(std::int64_t device_id) {
       " AND outcome IN ('ok', 'incorrect', 'launch_failed')");
   st.bind(1, device_id);
   while (st.step())
-    keys.insert({device_id, st.column_text(0), column_dtype(st, 1), column_op(st, 2),
-                 static_cast<std::uint64_t>(st.column_int(3)),
-                 parse_l2_mode(st.column_text(4)).value_or(L2Mode::cold)});
+    if (names_known(st, 1, 2, 4))
+      keys.insert({device_id, st.column_text(0), column_dtype(st, 1), column_op(st, 2),
+                   static_cast<std::uint64_t>(st.column_int(3)),
+                   parse_l2_mode(st.column_text(4)).value_or(L2Mode::cold)});
   return keys;
 }
 
@@ -681,14 +682,15 @@ std::vector<MeasurementRecord> Database::measurements(const MeasurementFilter& f
   else st.bind(3, nullptr);
   if (f.op) st.bind(4, op_name(*f.op));
   else st.bind(4, nullptr);
-  while (st.step()) out.push_back(read_measurement_row(st));
+  while (st.step())
+    if (measurement_names_known(st, 5)) out.push_back(read_measurement_row(st));
   return out;
 }
 
 std::optional<MeasurementRecord> Database::find_measurement(std::int64_t id) {
   Statement st = conn_.prepare(select_measurements(has_provenance()) + " WHERE id = ?1");
   st.bind(1, id);
-  if (!st.step()) return std::nullopt;
+  if (!st.step() || !measurement_names_known(st, 5)) return std::nullopt;
   return read_measurement_row(st);
 }
 
@@ -702,6 +704,7 @@ std::vector<WinnerRecord> Database::winners(std::optional<std::int64_t> device_i
       " ORDER BY w.device_id, w.dtype, w.op, w.l2_mode, w.n_lo");
   st.bind(1, device_id);
   while (st.step()) {
+    if (!names_known(st, 2, 3, 14)) continue;  // a row db check names (db/row_rules.hpp)
     WinnerRecord w;
     w.id = st.column_int(0);
     w.device_id = st.column_int(1);

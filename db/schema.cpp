@@ -468,6 +468,19 @@ void migrate_9_to_10(Connection& conn) {
   loosen_row_checks(conn, {{"operator", v9_op_check, v10_op_check}}, 10);
 }
 
+// Version 11 takes the lists of operators and element types out of the schema: measurements,
+// winners and bench_results lose their dtype and op CHECK constraints, and the C++ code that
+// writes and reads rows validates both names (db/row_rules.hpp: the names of
+// tunedreduce/types.hpp's dtype_name and op_name, and op_applies for the pair), so a new
+// operator or element type needs no migration again. Dropping a CHECK changes no stored row, so
+// it is edited in place under writable_schema, as versions 6 to 10 loosened them. Version-10
+// readers are kept out (min_reader_version 11): a version-11 file may hold rows of an operator a
+// later binary added, which a version-10 reader would read as something else.
+void migrate_10_to_11(Connection& conn) {
+  loosen_row_checks(conn, {{"element type", v8_dtype_check, ""}, {"operator", v10_op_check, ""}},
+                    11);
+}
+
 constexpr Migration history[] = {
     {0, "create the schema, or upgrade the version-0 prototype layout", migrate_0_to_1},
     {1, "allow the finish 'packed' in measurements", migrate_1_to_2},
@@ -495,6 +508,10 @@ constexpr Migration history[] = {
      "allow the operator 'exact_sum' for the element types 'f16' and 'bf16' (into a float) in "
      "measurements, winners and bench results",
      migrate_9_to_10},
+    {10,
+     "drop the lists of operators and element types from the schema: the row validator checks "
+     "them (db/row_rules.hpp)",
+     migrate_10_to_11},
 };
 
 }  // namespace

@@ -24,7 +24,10 @@ inline constexpr std::int32_t application_id = 0x54524442;
 /// three tables.
 /// 10: the operator 'exact_sum' for the element types 'f16' and 'bf16' as well (into a float) in
 /// the same three tables.
-inline constexpr int schema_version = 10;
+/// 11: no CHECK lists of operators and element types in the same three tables: the row validator
+/// (db/row_rules.hpp) checks both names and their pair, so a new operator or element type needs
+/// no migration.
+inline constexpr int schema_version = 11;
 /// The first version with gpus, measurements.gpu_id and the runs' driver, runtime and
 /// configuration text: readers of an older file read those as absent (NULL, no GPUs).
 inline constexpr int provenance_version = 5;
@@ -50,8 +53,11 @@ inline constexpr int oldest_readable_version = 3;
 /// may hold rows of the operators 'argmin' and 'argmax', which a version-8 reader cannot name.
 /// Version 10 raised it to 10: a file may hold rows of the operator 'exact_sum' of the element
 /// types 'f16' and 'bf16', a pair a version-9 reader's op_applies refuses (and whose result, a
-/// float, it would take for the element type).
-inline constexpr int min_reader_version = 10;
+/// float, it would take for the element type). Version 11 raised it to 11: without the schema's
+/// lists, a file may hold rows of an operator or element type a later binary added, which a
+/// version-10 reader (its unknown names read as the enums' first values) would misread; readers
+/// of version 11 skip such rows by name.
+inline constexpr int min_reader_version = 11;
 
 /// What a database file says about itself, read without touching any table but meta.
 struct SchemaState {
@@ -92,7 +98,8 @@ struct Migration {
 /// admits the operator 'exact_sum'; 6 -> 7 admits the operator 'wide_sum'; 7 -> 8 admits the
 /// element types 'f16' and 'bf16' (for 'wide_sum' only); 8 -> 9 admits the operators 'argmin'
 /// and 'argmax' (for the 4- and 8-byte types only); 9 -> 10 admits 'exact_sum' of 'f16' and
-/// 'bf16'. A new file is created at version 1 and migrated forward, so it has exactly the schema
+/// 'bf16'; 10 -> 11 drops the lists of operators and element types (the row validator checks
+/// them). A new file is created at version 1 and migrated forward, so it has exactly the schema
 /// of a migrated one.
 std::span<const Migration> migrations();
 

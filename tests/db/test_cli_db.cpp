@@ -101,7 +101,7 @@ TEST(CliDb, BadFilesMapToTheirExitCodes) {
       {"other_app_noid.db", "migrate", exit_code::db_unusable, "another application"},
       {"corrupt.db", "check", exit_code::db_unusable, "is corrupt"},
       {"corrupt.db", "export", exit_code::db_unusable, "is corrupt"},
-      {"newer_incompatible.db", "info", exit_code::db_too_new, "needs readers of version 12"},
+      {"newer_incompatible.db", "info", exit_code::db_too_new, "needs readers of version 13"},
       {"newer_compatible.db", "migrate", exit_code::db_too_new, "never written"},
       {"schema_v0.db", "info", exit_code::db_needs_migration, "tunedreduce db migrate"},
       {"schema_v1.db", "info", exit_code::db_needs_migration, "tunedreduce db migrate"},
@@ -125,14 +125,14 @@ TEST(CliDb, NewerCompatibleIsReadableAndOlderIsMigrated) {
   const auto newer = test::copy_fixture("newer_compatible.db", dir);
   ProcessResult r = cli({"db", "info", "--db", newer.string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("version 11 (this binary: 10)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("version 12 (this binary: 11)"), std::string::npos) << r.out;
   // Version 3 lacks only the bench tables, the GPUs and the runs' provenance columns: readers
   // read it as it is, and migrate upgrades it; version 4 lacks only the latter.
   const auto v4 = test::copy_fixture("schema_v4.db", dir);
   const std::string v4_before = test::read_file(v4);
   r = cli({"db", "info", "--db", v4.string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("version 4 (this binary: 10)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("version 4 (this binary: 11)"), std::string::npos) << r.out;
   EXPECT_EQ(test::read_file(v4), v4_before);
   r = cli({"db", "export", "--db", v4.string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -145,7 +145,7 @@ TEST(CliDb, NewerCompatibleIsReadableAndOlderIsMigrated) {
   const std::string v3_before = test::read_file(v3);
   r = cli({"db", "info", "--db", v3.string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("version 3 (this binary: 10)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("version 3 (this binary: 11)"), std::string::npos) << r.out;
   EXPECT_EQ(test::read_file(v3), v3_before);
   r = cli({"db", "migrate", "--db", v3.string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;

@@ -145,14 +145,14 @@ TEST(OpenFailures, NewerCompatibleSchemaIsReadButNeverWritten) {
   const std::string before = test::read_file(path);
   {
     Database r = Database::open_reader(path);
-    EXPECT_EQ(r.file_schema_version(), 11);
+    EXPECT_EQ(r.file_schema_version(), 12);
     EXPECT_EQ(r.counts().measurements, 40);
     // A newer file that declares this binary compatible has everything of this version.
     EXPECT_TRUE(r.has_provenance());
     EXPECT_EQ(r.gpus().size(), 1u);
   }
   expect_failure([&] { Database::open_writer(path); }, Problem::too_new, exit_code::db_too_new,
-                 path, "schema version 11 is newer than this binary's 10");
+                 path, "schema version 12 is newer than this binary's 11");
   EXPECT_EQ(test::read_file(path), before);
   EXPECT_FALSE(fs::exists(path.string() + "-wal"));
 }
@@ -161,7 +161,7 @@ TEST(OpenFailures, NewerIncompatibleSchemaIsRefusedByReaders) {
   TempDir dir;
   const auto path = test::copy_fixture("newer_incompatible.db", dir);
   expect_failure([&] { Database::open_reader(path); }, Problem::too_new, exit_code::db_too_new,
-                 path, "needs readers of version 12");
+                 path, "needs readers of version 13");
   expect_failure([&] { Database::open_writer(path); }, Problem::too_new, exit_code::db_too_new,
                  path, "never written");
 }

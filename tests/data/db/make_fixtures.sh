@@ -72,12 +72,15 @@ PRAGMA user_version=$v; UPDATE meta SET value='$v' WHERE key='min_reader_version
 "$helper" write "$tmp/base.db" 0 40 0
 shrink "$tmp/base.db"
 
-# Newer schemas (this binary writes version 10): version 11 that declares version-10 readers
-# compatible, version 12 that does not.
+# schema_v10.db is not made here: it is the version-10 writer's own file (40 f32 sums), kept as
+# it is, as the last version with the lists of operators and element types in its CHECKs.
+
+# Newer schemas (this binary writes version 11): version 12 that declares version-11 readers
+# compatible, version 13 that does not.
 cp "$tmp/base.db" newer_compatible.db
-sqlite3 newer_compatible.db "PRAGMA user_version=11; UPDATE meta SET value='10' WHERE key='min_reader_version'; CREATE TABLE future_notes(id INTEGER PRIMARY KEY, body TEXT);"
+sqlite3 newer_compatible.db "PRAGMA user_version=12; UPDATE meta SET value='11' WHERE key='min_reader_version'; CREATE TABLE future_notes(id INTEGER PRIMARY KEY, body TEXT);"
 cp "$tmp/base.db" newer_incompatible.db
-sqlite3 newer_incompatible.db "PRAGMA user_version=12; UPDATE meta SET value='12' WHERE key='min_reader_version';"
+sqlite3 newer_incompatible.db "PRAGMA user_version=13; UPDATE meta SET value='13' WHERE key='min_reader_version';"
 shrink newer_compatible.db; shrink newer_incompatible.db
 
 # Versions before 10 had no exact_sum of f16 and bf16: the operator constraint of version 9, put
