@@ -1,10 +1,13 @@
 #include "common/files.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -58,7 +61,7 @@ std::atomic<unsigned> temp_counter{0};
 }  // namespace
 
 std::string read_file_limited(const fs::path& path, std::size_t limit, const char* what,
-                              int exit_code) {
+                              int exit_code, std::chrono::milliseconds timeout) {
   const std::string name = path.string();
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
@@ -73,13 +76,40 @@ std::string read_file_limited(const fs::path& path, std::size_t limit, const cha
     throw Error(fmt::format("{}: {} bytes is larger than {} may be (at most {} bytes)", name,
                             st.st_size, what, limit),
                 exit_code);
-  Fd in{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  // Anything but a regular file is opened without blocking (open(2) of a FIFO waits for a
+  // writer) and read with poll(2): no wait for the next bytes may last longer than \p timeout.
+  const bool regular = S_ISREG(st.st_mode);
+  Fd in{::open(path.c_str(), O_RDONLY | O_CLOEXEC | (regular ? 0 : O_NONBLOCK))};
   if (in.fd < 0) throw Error(name + ": cannot be read: " + os_error(errno), exit_code);
   std::string text;
-  text.reserve(S_ISREG(st.st_mode) ? static_cast<std::size_t>(st.st_size) : 4096);
+  text.reserve(regular ? static_cast<std::size_t>(st.st_size) : 4096);
   char buf[65536];
+  bool had_writer = false;
   for (;;) {
     const ssize_t got = ::read(in.fd, buf, sizeof buf);
+    if (got < 0 && errno == EAGAIN) {
+      pollfd p{in.fd, POLLIN, 0};
+      const int ready = ::poll(&p, 1, static_cast<int>(timeout.count()));
+      if (ready < 0 && errno == EINTR) continue;
+      if (ready == 0)
+        throw Error(fmt::format("{}: not a regular file, and nothing came from it for {} s ({})",
+                                name, timeout.count() / 1000.0, what),
+                    exit_code);
+      had_writer = true;
+      continue;
+    }
+    // A FIFO with no writer yet reads as its end at once: wait for one, as for its bytes.
+    if (got == 0 && S_ISFIFO(st.st_mode) && !had_writer && text.empty()) {
+      pollfd p{in.fd, POLLIN, 0};
+      const int ready = ::poll(&p, 1, static_cast<int>(timeout.count()));
+      if (ready == 0)
+        throw Error(fmt::format("{}: a FIFO that nobody wrote to for {} s ({})", name,
+                                timeout.count() / 1000.0, what),
+                    exit_code);
+      if (ready > 0 && !(p.revents & POLLIN)) break;  // a writer came and went: the end
+      had_writer = true;
+      continue;
+    }
     if (got < 0) {
       if (errno == EINTR) continue;
       throw Error(name + ": cannot be read: " + os_error(errno), exit_code);
@@ -95,7 +125,7 @@ std::string read_file_limited(const fs::path& path, std::size_t limit, const cha
   return text;
 }
 
-void write_file(const fs::path& path, std::string_view text) {
+void write_file(const fs::path& path, std::string_view text, std::chrono::milliseconds timeout) {
   const std::string name = path.string();
   auto fail = [&](const std::string& why) {
     throw Error("cannot write '" + name + "': " + why, exit_code::io);
@@ -104,9 +134,20 @@ void write_file(const fs::path& path, std::string_view text) {
   const bool exists = ::stat(path.c_str(), &st) == 0;
   if (exists && S_ISDIR(st.st_mode)) fail("it is a folder");
   if (exists && !S_ISREG(st.st_mode)) {
-    // A device or a FIFO: written in place (no rename can replace it).
-    Fd out{::open(path.c_str(), O_WRONLY | O_CLOEXEC)};
+    // A device or a FIFO: written in place (no rename can replace it). open(2) of a FIFO waits
+    // for a reader: it is opened without blocking, again until one comes or \p timeout passes,
+    // then written as usual.
+    Fd out{::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NONBLOCK)};
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (out.fd < 0 && errno == ENXIO && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      out.fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NONBLOCK);
+    }
+    if (out.fd < 0 && errno == ENXIO)
+      fail(fmt::format("a FIFO that nobody opened for reading within {} s",
+                       timeout.count() / 1000.0));
     if (out.fd < 0) fail(os_error(errno));
+    ::fcntl(out.fd, F_SETFL, ::fcntl(out.fd, F_GETFL) & ~O_NONBLOCK);
     if (int e = write_all(out.fd, text)) fail(os_error(e));
     if (int e = out.release_and_close()) fail(os_error(e));
     return;

@@ -2,19 +2,24 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "common/device_fingerprint.hpp"
 #include "common/enum_names.hpp"
 #include "common/error.hpp"
+#include "common/files.hpp"
 #include "common/hash.hpp"
 #include "common/log.hpp"
 #include "common/names.hpp"
 #include "common/paths.hpp"
+#include "common/printable.hpp"
 #include "tests/support/env_guard.hpp"
 #include "tests/support/fixtures.hpp"
 
@@ -228,6 +233,80 @@ TEST(Logging, RejectsUnknownLevels) {
     EXPECT_EQ(e.exit_code(), exit_code::usage);
     EXPECT_NE(std::string(e.what()).find("verbose"), std::string::npos);
   }
+}
+
+// --- inputs and outputs that are not regular files ---------------------------------------------
+
+struct FifoDir {
+  std::filesystem::path dir;
+  FifoDir() {
+    char tmpl[] = "/tmp/tr_fifo.XXXXXX";
+    dir = ::mkdtemp(tmpl);
+  }
+  ~FifoDir() { std::filesystem::remove_all(dir); }
+  std::filesystem::path fifo(const char* name) const {
+    const auto p = dir / name;
+    EXPECT_EQ(::mkfifo(p.c_str(), 0600), 0);
+    return p;
+  }
+};
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// `--config FIFO` with no writer blocked forever in open(2): now an error after the timeout.
+TEST(Files, AFifoNobodyWritesToIsAnErrorAfterTheTimeoutNotAHang) {
+  FifoDir d;
+  const auto fifo = d.fifo("tune.toml");
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    read_file_limited(fifo, 1024, "a tune.toml", 2, std::chrono::milliseconds(300));
+    ADD_FAILURE() << "read a FIFO nobody writes to";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), 2);
+    EXPECT_NE(std::string(e.what()).find(": a FIFO that nobody wrote to for 0.3 s (a tune.toml)"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_LT(seconds_since(start), 5.0);
+}
+
+// A FIFO (`--config <(generate)`) is still read when its writer comes, to its end.
+TEST(Files, AFifoIsReadToItsEndWhenItsWriterComes) {
+  FifoDir d;
+  const auto fifo = d.fifo("in");
+  std::thread writer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    std::ofstream(fifo) << "[tuner]\nrepeats = 5\n";
+  });
+  EXPECT_EQ(read_file_limited(fifo, 1024, "a tune.toml", 2, std::chrono::milliseconds(5000)),
+            "[tuner]\nrepeats = 5\n");
+  writer.join();
+}
+
+// `db export -o FIFO` with no reader blocked forever in open(2): now an error after the timeout.
+TEST(Files, AFifoNobodyReadsIsAnErrorAfterTheTimeoutNotAHang) {
+  FifoDir d;
+  const auto fifo = d.fifo("out.json");
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    write_file(fifo, "{}\n", std::chrono::milliseconds(300));
+    ADD_FAILURE() << "wrote to a FIFO nobody reads";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), exit_code::io);
+    EXPECT_NE(std::string(e.what()).find("a FIFO that nobody opened for reading within 0.3 s"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_LT(seconds_since(start), 5.0);
+}
+
+// Text from files and databases reaches the terminal with its control characters escaped.
+TEST(Printable, EscapesControlCharactersAndCutsLongText) {
+  EXPECT_EQ(printable("GPU \x1b]0;pwned\x07 \n\\ \xc3\xa9"),
+            "GPU \\x1b]0;pwned\\x07 \\x0a\\\\ \xc3\xa9");
+  EXPECT_EQ(printable(std::string(300, 'k'), 4), "kkkk... (300 bytes)");
 }
 
 }  // namespace
