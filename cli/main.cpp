@@ -12,6 +12,7 @@
 #include "cli/command.hpp"
 #include "common/error.hpp"
 #include "common/files.hpp"
+#include "common/interrupt.hpp"
 #include "kernels/registry.hpp"
 #include "tunedreduce/version.hpp"
 #include "tuner/worker_main.hpp"
@@ -72,6 +73,9 @@ int run(int argc, char** argv);
 int main(int argc, char** argv) {
   const std::string command = argc >= 2 && argv[1][0] != '-' ? std::string(" ") + argv[1] : "";
   tunedreduce::install_checked_stdout();
+  // SIGPIPE: a closed pipe is a failed write (exit 10 with the message below), not a silent 141;
+  // SIGINT and SIGTERM: temporary files removed, exit 130 (`tune` polls them instead).
+  if (argc < 2 || std::strcmp(argv[1], "_worker") != 0) tunedreduce::install_exit_signals();
   const int rc = run(argc, argv);
   if (const std::string why = tunedreduce::finish_stdout(); !why.empty()) {
     std::cerr << "tunedreduce" << command << ": error: cannot write to standard output: " << why

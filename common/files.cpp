@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "common/interrupt.hpp"
 
 namespace tunedreduce {
 
@@ -156,6 +157,7 @@ void write_file(const fs::path& path, std::string_view text, std::chrono::millis
   tmp += fmt::format(".tmp.{}.{}", ::getpid(), temp_counter++);
   Fd out{::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666)};
   if (out.fd < 0) fail(os_error(errno));
+  const TempFileGuard removed_on_signal(tmp);  // Ctrl-C or SIGTERM leaves no temporary file
   int err = write_all(out.fd, text);
   if (!err && ::fsync(out.fd) != 0 && errno != EINVAL && errno != EROFS) err = errno;
   if (!err && exists) ::fchmod(out.fd, st.st_mode & 07777);  // keep the old file's mode

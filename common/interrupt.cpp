@@ -2,10 +2,13 @@
 
 #include <signal.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cstdint>
+#include <cstring>
 
 #include "common/error.hpp"
+#include "common/exit_codes.hpp"
 
 namespace tunedreduce {
 
@@ -68,5 +71,54 @@ InterruptGuard::~InterruptGuard() {
 }
 
 int InterruptGuard::received() { return g_signal.load(); }
+
+namespace {
+
+// The temporary files a signal removes: fixed slots of plain bytes, each published by an atomic
+// state (0 free, 1 being written, 2 held), so that the handler reads them async-signal-safely.
+constexpr int temp_slots = 32;
+constexpr std::size_t temp_path_max = 4096;
+char g_temp_paths[temp_slots][temp_path_max];
+std::atomic<int> g_temp_state[temp_slots];
+static_assert(std::atomic<int>::is_always_lock_free);
+
+extern "C" void on_exit_signal(int) {
+  for (int i = 0; i < temp_slots; ++i)
+    if (g_temp_state[i].load() == 2) ::unlink(g_temp_paths[i]);
+  ::_exit(exit_code::interrupted);
+}
+
+extern "C" void on_sigpipe(int) {}  // the write that met the closed pipe fails with EPIPE
+
+}  // namespace
+
+void install_exit_signals() {
+  struct sigaction sa {};
+  sa.sa_handler = on_exit_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  struct sigaction pipe {};
+  pipe.sa_handler = on_sigpipe;
+  sigemptyset(&pipe.sa_mask);
+  sigaction(SIGPIPE, &pipe, nullptr);
+}
+
+TempFileGuard::TempFileGuard(const std::filesystem::path& path) {
+  const std::string& s = path.native();
+  if (s.size() >= temp_path_max) return;
+  for (int i = 0; i < temp_slots; ++i) {
+    int free = 0;
+    if (!g_temp_state[i].compare_exchange_strong(free, 1)) continue;
+    std::memcpy(g_temp_paths[i], s.c_str(), s.size() + 1);
+    g_temp_state[i].store(2);
+    slot_ = i;
+    return;
+  }
+}
+
+TempFileGuard::~TempFileGuard() {
+  if (slot_ >= 0) g_temp_state[slot_].store(0);
+}
 
 }  // namespace tunedreduce

@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 
 namespace tunedreduce {
 
@@ -27,6 +28,26 @@ class InterruptGuard {
 
   /// The first signal received while a guard was alive (SIGINT or SIGTERM), 0 if none.
   static int received();
+};
+
+/// For every command, at the start of main(): SIGINT and SIGTERM (outside an InterruptGuard, which
+/// installs its own handlers) remove every file a TempFileGuard holds and end the process with
+/// exit_code::interrupted (130), and SIGPIPE no longer ends it: a write to a closed pipe fails
+/// with EPIPE, and the command exits with exit_code::io and its message. Handlers, never SIG_IGN:
+/// a program the command starts with exec gets the default actions back.
+void install_exit_signals();
+
+/// A temporary file to remove if a signal ends the process (install_exit_signals) before the
+/// guard is destroyed. At most 32 at a time (more are not removed by a signal).
+class TempFileGuard {
+ public:
+  explicit TempFileGuard(const std::filesystem::path& path);
+  ~TempFileGuard();
+  TempFileGuard(const TempFileGuard&) = delete;
+  TempFileGuard& operator=(const TempFileGuard&) = delete;
+
+ private:
+  int slot_ = -1;
 };
 
 }  // namespace tunedreduce

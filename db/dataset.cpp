@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "common/hash.hpp"
+#include "common/interrupt.hpp"
 #include "common/names.hpp"
 #include "common/timing.hpp"
 #include "db/columns.hpp"
@@ -1375,6 +1376,8 @@ MergeStats merge_files(const std::vector<fs::path>& inputs, const fs::path& out)
     fs::remove(fs::path(tmp.string() + "-journal"), ignored);
   };
   remove_tmp();
+  // Ctrl-C or SIGTERM during the write removes both (common/interrupt.hpp).
+  const TempFileGuard tmp_on_signal(tmp), journal_on_signal(fs::path(tmp.string() + "-journal"));
   try {
     Statement vacuum = mem.connection().prepare("VACUUM INTO ?1");
     vacuum.bind(1, tmp.string()).run();

@@ -8,16 +8,63 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 
 #include "common/error.hpp"
+#include "common/exit_codes.hpp"
 
+using tunedreduce::install_exit_signals;
 using tunedreduce::InterruptGuard;
+using tunedreduce::TempFileGuard;
+namespace exit_code = tunedreduce::exit_code;
 
 namespace {
 
 void sleep_past_the_grace() {
   usleep(static_cast<useconds_t>(InterruptGuard::repeat_grace.count() * 1000 + 300000));
+}
+
+// Outside `tune`, SIGTERM and Ctrl-C ended the CLI with 143 or 130 by the signal and left the
+// temporary files of `db export -o` and `db merge` behind (157 MB seen): now every file a
+// TempFileGuard holds is removed and the exit code is 130.
+TEST(ExitSignalsDeathTest, SigtermRemovesTheTemporaryFilesAndExits130) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  char tmpl[] = "/tmp/tr_exit_signals.XXXXXX";
+  const std::filesystem::path dir = ::mkdtemp(tmpl);
+  const auto tmp = dir / "out.json.tmp.1", kept = dir / "kept";
+  std::ofstream(kept) << "x";
+  EXPECT_EXIT(
+      {
+        install_exit_signals();
+        std::ofstream(tmp) << "half an export";
+        TempFileGuard guard(tmp);
+        { TempFileGuard released(kept); }  // no longer held: left alone
+        raise(SIGTERM);
+        std::_Exit(99);
+      },
+      ::testing::ExitedWithCode(exit_code::interrupted), "");
+  EXPECT_FALSE(std::filesystem::exists(tmp));
+  EXPECT_TRUE(std::filesystem::exists(kept));
+  std::filesystem::remove_all(dir);
+}
+
+// A closed pipe killed the CLI with SIGPIPE (141, no message): now the write fails with EPIPE,
+// which the command reports and exits 10 with.
+TEST(ExitSignalsDeathTest, AClosedPipeIsAFailedWriteNotADeath) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        install_exit_signals();
+        int p[2];
+        if (::pipe(p) != 0) std::_Exit(98);
+        ::close(p[0]);
+        const bool epipe = ::write(p[1], "x", 1) < 0 && errno == EPIPE;
+        std::_Exit(epipe ? exit_code::io : 97);
+      },
+      ::testing::ExitedWithCode(exit_code::io), "");
 }
 
 }  // namespace
