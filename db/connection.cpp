@@ -109,6 +109,9 @@ Connection Connection::open(const std::filesystem::path& path, OpenMode mode) {
   flags |= SQLITE_OPEN_EXRESCODE;
 #endif
   std::string name = path.string();
+  // A relative path that begins with "file:" is a file of that name, never an SQLite URI (which
+  // could carry options such as mode=rwc or vfs=...): "./" makes it a plain path.
+  if (name.rfind("file:", 0) == 0) name = "./" + name;
   switch (mode) {
     case OpenMode::read_only:
       flags |= SQLITE_OPEN_READONLY;
@@ -192,6 +195,15 @@ void Connection::fail(int rc, std::string_view during) const {
       break;
     }
     case Problem::readonly:
+#ifdef SQLITE_READONLY_DIRECTORY
+      if (rc == SQLITE_READONLY_DIRECTORY) {
+        what =
+            "cannot be read in place: its folder is read-only and SQLite must create the -wal "
+            "or -shm file there (a file in WAL mode); open it as immutable (--immutable, for "
+            "a file nobody writes), or make the folder writable";
+        break;
+      }
+#endif
       what = "cannot be written (read-only file, folder or connection)";
       break;
     case Problem::corrupt:

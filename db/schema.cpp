@@ -549,6 +549,18 @@ SchemaAction classify(const SchemaState& s, const Connection& conn, bool for_wri
                               "0x54524442)",
                               file, static_cast<unsigned>(s.application_id), s.table_count));
   }
+  // Stamped as ours but unlike any file a tunedreduce writer leaves: named as damaged, never
+  // taken for a current file ("already current") or sent to a migration that cannot work.
+  if (s.table_count == 0)
+    throw DbError(Problem::corrupt, conn.path(),
+                  file +
+                      ": is corrupt: it has tunedreduce's application_id (0x54524442) but no "
+                      "tables; restore it from a copy or remove it");
+  if (s.user_version < 0)
+    throw DbError(Problem::corrupt, conn.path(),
+                  fmt::format("{}: is corrupt: schema version {} is no version of tunedreduce's "
+                              "(they count from 0); restore it from a copy",
+                              file, s.user_version));
   if (s.user_version == binary_version) return SchemaAction::use;
   if (s.user_version < binary_version) {
     if (for_writing) return SchemaAction::migrate;

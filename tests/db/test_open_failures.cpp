@@ -320,5 +320,50 @@ TEST(Locking, ReadersAreNotBlockedByAWriter) {
   EXPECT_EQ(reader.counts().devices, 1);  // sees the last commit, without waiting
 }
 
+// A file stamped with our application id but without tables gave a raw SQLite message to
+// readers, and `db migrate` called it "already current"; a user_version of -5 sent readers to
+// `db migrate`, which then failed. Both are damaged files, named as such (exit 3).
+TEST(OpenFailures, OurApplicationIdWithoutTablesOrANegativeVersionIsCorrupt) {
+  TempDir dir;
+  const auto bare = dir / "bare.db";
+  {
+    Connection c = Connection::open(bare, OpenMode::read_write);
+    c.exec("PRAGMA application_id = 1414677570; PRAGMA user_version = 11");
+  }
+  for (const bool writer : {false, true})
+    expect_failure(
+        [&] { writer ? (void)Database::open_writer(bare) : (void)Database::open_reader(bare); },
+        Problem::corrupt, exit_code::db_unusable, bare,
+        "is corrupt: it has tunedreduce's application_id (0x54524442) but no tables");
+  const auto negative = dir / "negative.db";
+  { Database::open_writer(negative); }
+  {
+    Connection c = Connection::open(negative, OpenMode::read_write);
+    c.exec("PRAGMA user_version = -5");
+  }
+  for (const bool writer : {false, true})
+    expect_failure(
+        [&] {
+          writer ? (void)Database::open_writer(negative) : (void)Database::open_reader(negative);
+        },
+        Problem::corrupt, exit_code::db_unusable, negative,
+        "is corrupt: schema version -5 is no version of tunedreduce's");
+}
+
+// `--db 'file:x.db?mode=rwc'` was opened as an SQLite URI: it is the file of that name.
+TEST(OpenFailures, APathThatBeginsWithFileIsAFileNotAUri) {
+  TempDir dir;
+  const fs::path here = fs::current_path();
+  fs::current_path(dir.path());
+  {
+    Database db = Database::open_writer("file:x.db?mode=memory");
+    db.upsert_device(test::h100());
+  }
+  EXPECT_TRUE(fs::exists(dir / "file:x.db?mode=memory"));
+  EXPECT_FALSE(fs::exists(dir / "x.db"));
+  EXPECT_EQ(Database::open_reader("file:x.db?mode=memory").counts().devices, 1);
+  fs::current_path(here);
+}
+
 }  // namespace
 }  // namespace tunedreduce::db
