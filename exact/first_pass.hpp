@@ -16,29 +16,13 @@
 
 namespace tunedreduce::exact::detail {
 
-/// An exact sum's input type's facts: its DType (the first passes' table, exact_sum's checks,
-/// the experiments) and its name in exact_sum's messages.
+/// An exact sum's input type's facts (tunedreduce/types.hpp's dtype_of and dtype_table): its
+/// DType (the first passes' table, exact_sum's checks, the experiments) and its C++ name in
+/// exact_sum's messages.
 template <class In>
-struct InputOf;
-template <>
-struct InputOf<float> {
-  static constexpr DType dtype = DType::f32;
-  static constexpr const char* name = "float";
-};
-template <>
-struct InputOf<double> {
-  static constexpr DType dtype = DType::f64;
-  static constexpr const char* name = "double";
-};
-template <>
-struct InputOf<__half> {
-  static constexpr DType dtype = DType::f16;
-  static constexpr const char* name = "__half";
-};
-template <>
-struct InputOf<__nv_bfloat16> {
-  static constexpr DType dtype = DType::bf16;
-  static constexpr const char* name = "__nv_bfloat16";
+struct InputOf {
+  static constexpr DType dtype = dtype_of<In>;
+  static constexpr const char* name = dtype_info(dtype).cpp_name;
 };
 
 /// One launch of a first pass: exact_sum's arguments, the grid and the split of the input.

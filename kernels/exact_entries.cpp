@@ -30,11 +30,8 @@ template <KernelParams P>
 struct ExactDispatch {
   static_assert(is_exact_family(P.family) && P.op == Op::exact_sum);
   /// The input's element type; the result's is T (float for the half types).
-  using In = std::conditional_t<
-      P.dtype == DType::f64, double,
-      std::conditional_t<P.dtype == DType::f16, __half,
-                         std::conditional_t<P.dtype == DType::bf16, __nv_bfloat16, float>>>;
-  using T = std::conditional_t<P.dtype == DType::f64, double, float>;
+  using In = dtype_t<P.dtype>;
+  using T = dtype_t<result_dtype(P.dtype, Op::exact_sum)>;
 
   /// Once per device, as Dispatch does; the thread limit when the calculator cannot say.
   static int resident_blocks_per_sm(const DeviceLimits& dev) {
@@ -126,10 +123,9 @@ std::span<const Entry> exact_entries() {
         }
       }
     };
-    add(entries_of<DType::f32>());
-    add(entries_of<DType::f64>());
-    add(entries_of<DType::f16>());
-    add(entries_of<DType::bf16>());
+    for_each_dtype([&](auto d) {
+      if constexpr (op_applies(d.value, Op::exact_sum)) add(entries_of<d.value>());
+    });
     return v;
   }();
   return all;

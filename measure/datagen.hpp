@@ -10,6 +10,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include "tunedreduce/types.hpp"
+
 #ifdef __CUDACC__
 #define TR_HD __host__ __device__ __forceinline__
 #else
@@ -36,6 +38,23 @@ struct BFloat16 {
 };
 template <class T>
 inline constexpr bool is_half_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+
+/// D's elements as the host's reference and the fill kernel handle them: D's C++ type
+/// (types.hpp's dtype_t), the bit containers above for the two-byte types.
+template <DType D>
+struct data_type {
+  using type = dtype_t<D>;
+};
+template <>
+struct data_type<DType::f16> {
+  using type = Half;
+};
+template <>
+struct data_type<DType::bf16> {
+  using type = BFloat16;
+};
+template <DType D>
+using data_t = typename data_type<D>::type;
 
 TR_HD std::uint32_t float_bits(float f) {
   std::uint32_t b;

@@ -59,32 +59,7 @@ void launch_fill(void* p, std::uint64_t n, std::uint64_t seed, int sms, cudaStre
 
 cudaError_t fill_input(DType d, void* p, std::uint64_t n, std::uint64_t seed, int sm_count,
                        cudaStream_t stream) {
-  switch (d) {
-    case DType::i32:
-      launch_fill<std::int32_t>(p, n, seed, sm_count, stream);
-      break;
-    case DType::u32:
-      launch_fill<std::uint32_t>(p, n, seed, sm_count, stream);
-      break;
-    case DType::i64:
-      launch_fill<std::int64_t>(p, n, seed, sm_count, stream);
-      break;
-    case DType::u64:
-      launch_fill<std::uint64_t>(p, n, seed, sm_count, stream);
-      break;
-    case DType::f32:
-      launch_fill<float>(p, n, seed, sm_count, stream);
-      break;
-    case DType::f64:
-      launch_fill<double>(p, n, seed, sm_count, stream);
-      break;
-    case DType::f16:
-      launch_fill<Half>(p, n, seed, sm_count, stream);
-      break;
-    case DType::bf16:
-      launch_fill<BFloat16>(p, n, seed, sm_count, stream);
-      break;
-  }
+  visit_dtype(d, [&](auto t) { launch_fill<data_t<t.value>>(p, n, seed, sm_count, stream); });
   return cudaGetLastError();
 }
 

@@ -28,15 +28,14 @@ struct Partial {
   bool nan = false;
 };
 
+/// The identities of min and max over T (types.hpp's op_table).
 template <class T>
 T min_identity() {
-  if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::infinity();
-  else return std::numeric_limits<T>::max();
+  return identity_value<T>(op_info(Op::min).identity);
 }
 template <class T>
 T max_identity() {
-  if constexpr (std::is_floating_point_v<T>) return -std::numeric_limits<T>::infinity();
-  else return std::numeric_limits<T>::lowest();
+  return identity_value<T>(op_info(Op::max).identity);
 }
 
 /// argmin / argmax: whether x is strictly better than y (more extreme, or a NaN against a number;
@@ -71,7 +70,7 @@ Partial<T> fold_range(Op op, std::uint64_t seed, std::uint64_t begin, std::uint6
       p.fsum += v;
       p.abs_sum += std::fabs(v);
       continue;
-    } else if (op == Op::sum || op == Op::wide_sum) {
+    } else if (op_info(op).combine == Combine::add) {
       if constexpr (std::is_integral_v<T>) {
         p.isum += static_cast<std::uint64_t>(x);
       } else {
@@ -131,16 +130,11 @@ Reference exact_reference_of(DType dtype, std::uint64_t seed, std::uint64_t n) {
   return r;
 }
 
-/// wide_sum's result type for elements of T (types.hpp, result_dtype): int64_t, uint64_t,
-/// double for the 32-bit types, float for the half types; T itself for the others, which
-/// wide_sum refuses.
+/// wide_sum's result type for elements of T (types.hpp's dtype_table): int64_t, uint64_t,
+/// double for the 32-bit types; T itself for the others, which wide_sum refuses. (The half
+/// types' float is written apart.)
 template <class T>
-using wide_t = std::conditional_t<
-    is_half_v<T>, float,
-    std::conditional_t<
-        sizeof(T) != 4, T,
-        std::conditional_t<std::is_floating_point_v<T>, double,
-                           std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>>>>;
+using wide_t = dtype_t<dtype_info(dtype_of<T>).wide>;
 
 template <class T>
 Reference reference_of(DType dtype, Op op, std::uint64_t seed, std::uint64_t n) {
@@ -176,7 +170,7 @@ Reference reference_of(DType dtype, Op op, std::uint64_t seed, std::uint64_t n) 
     return r;
   } else {
     T value{};
-    if (op == Op::sum || op == Op::wide_sum) {
+    if (op_info(op).combine == Combine::add) {
       // Integers: the sum modulo 2^64 of the values sign- or zero-extended, whose low 32 bits are
       // the 32-bit sum's and all 64 the wide sum's. Floats: the long-double sum, rounded once to
       // the result's type.
@@ -240,7 +234,7 @@ std::string verify_as(const Reference& ref, const void* got_bytes) {
   msg.precision(std::is_same_v<T, float> ? 9 : 17);
   if constexpr (std::is_floating_point_v<T>) {
     // T is the result's (and the accumulator's) type: the bound is in its epsilon.
-    if (ref.op == Op::sum || ref.op == Op::wide_sum) {
+    if (op_info(ref.op).combine == Combine::add) {
       const long double bound =
           static_cast<long double>(ref.n) * std::numeric_limits<T>::epsilon() * ref.abs_sum;
       const long double diff = std::fabs(static_cast<long double>(got) - ref.fp_sum);
@@ -272,66 +266,22 @@ std::uint64_t data_seed(std::uint64_t run_seed, DType dtype) {
 }
 
 Reference compute_reference(DType dtype, Op op, std::uint64_t seed, std::uint64_t n) {
-  switch (dtype) {
-    case DType::i32:
-      return reference_of<std::int32_t>(dtype, op, seed, n);
-    case DType::u32:
-      return reference_of<std::uint32_t>(dtype, op, seed, n);
-    case DType::i64:
-      return reference_of<std::int64_t>(dtype, op, seed, n);
-    case DType::u64:
-      return reference_of<std::uint64_t>(dtype, op, seed, n);
-    case DType::f32:
-      return reference_of<float>(dtype, op, seed, n);
-    case DType::f64:
-      return reference_of<double>(dtype, op, seed, n);
-    case DType::f16:
-      return reference_of<Half>(dtype, op, seed, n);
-    case DType::bf16:
-      return reference_of<BFloat16>(dtype, op, seed, n);
-  }
-  return {};
+  return visit_dtype(dtype,
+                     [&](auto t) { return reference_of<data_t<t.value>>(dtype, op, seed, n); });
 }
 
 std::string verify(const Reference& ref, const void* got) {
+  if (!is_valid(ref.dtype) || !is_valid(ref.op)) return "unknown element type";
   if (is_arg_op(ref.op)) {
-    switch (ref.dtype) {
-      case DType::i32:
-        return verify_indexed<std::int32_t>(ref, got);
-      case DType::u32:
-        return verify_indexed<std::uint32_t>(ref, got);
-      case DType::i64:
-        return verify_indexed<std::int64_t>(ref, got);
-      case DType::u64:
-        return verify_indexed<std::uint64_t>(ref, got);
-      case DType::f32:
-        return verify_indexed<float>(ref, got);
-      case DType::f64:
-        return verify_indexed<double>(ref, got);
-      case DType::f16:
-      case DType::bf16:
-        break;  // op_applies refuses them
-    }
-    return "unknown element type";
+    return visit_dtype(ref.dtype, [&](auto t) -> std::string {
+      if constexpr (is_half(t.value)) return "unknown element type";  // op_applies refuses them
+      else return verify_indexed<dtype_t<t.value>>(ref, got);
+    });
   }
-  switch (result_dtype(ref.dtype, ref.op)) {
-    case DType::i32:
-      return verify_as<std::int32_t>(ref, got);
-    case DType::u32:
-      return verify_as<std::uint32_t>(ref, got);
-    case DType::i64:
-      return verify_as<std::int64_t>(ref, got);
-    case DType::u64:
-      return verify_as<std::uint64_t>(ref, got);
-    case DType::f32:
-      return verify_as<float>(ref, got);
-    case DType::f64:
-      return verify_as<double>(ref, got);
-    case DType::f16:
-    case DType::bf16:
-      break;  // never a result type (types.hpp, result_dtype)
-  }
-  return "unknown element type";
+  return visit_dtype(result_dtype(ref.dtype, ref.op), [&](auto t) -> std::string {
+    if constexpr (is_half(t.value)) return "unknown element type";  // never a result type
+    else return verify_as<dtype_t<t.value>>(ref, got);
+  });
 }
 
 }  // namespace tunedreduce::measure

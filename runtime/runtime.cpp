@@ -24,12 +24,12 @@ std::string hex(const void* p) {
 }
 
 void check_enums(DType dtype, Op op) {
-  if (static_cast<unsigned>(dtype) > static_cast<unsigned>(DType::bf16))
+  if (!is_valid(dtype))
     throw ReduceError(Status::invalid_argument,
                       fmt::format("dtype {} is not an element type (0..{}: {})",
                                   static_cast<int>(dtype), dtype_names.size() - 1,
                                   dtype_choices()));
-  if (static_cast<unsigned>(op) > static_cast<unsigned>(Op::argmax))
+  if (!is_valid(op))
     throw ReduceError(Status::invalid_argument,
                       fmt::format("op {} is not an operator (0..{}: {})", static_cast<int>(op),
                                   op_names.size() - 1, op_choices()));

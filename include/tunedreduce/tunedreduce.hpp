@@ -197,43 +197,7 @@ std::size_t kernel_count() noexcept;
 /// The registry id of kernel \p index, in sorted order; nullptr when index >= kernel_count().
 const char* kernel_id(std::size_t index) noexcept;
 
-namespace detail {
-template <class T>
-constexpr DType dtype_of_arithmetic() {
-  if constexpr (std::is_floating_point_v<T>) {
-    static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
-                  "tunedreduce reduces float and double");
-    return sizeof(T) == 4 ? DType::f32 : DType::f64;
-  } else if constexpr (sizeof(T) == 4) {
-    return std::is_signed_v<T> ? DType::i32 : DType::u32;
-  } else {
-    return std::is_signed_v<T> ? DType::i64 : DType::u64;
-  }
-}
-
-template <class T>
-constexpr DType dtype_of() {
-#ifdef TUNEDREDUCE_HAS_HALF
-  if constexpr (std::is_same_v<T, __half>) {
-    return DType::f16;
-  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    return DType::bf16;
-  } else
-#endif
-  {
-    static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool> && !std::is_same_v<T, char> &&
-                      (sizeof(T) == 4 || sizeof(T) == 8),
-                  "tunedreduce reduces 32- and 64-bit integers, float and double, and __half and "
-                  "__nv_bfloat16 into a float (sum<__half, float>)");
-    return dtype_of_arithmetic<T>();
-  }
-}
-}  // namespace detail
-
-/// The DType of T (int32_t, uint32_t, int64_t, uint64_t, float, double, or an integer type of
-/// the same size and signedness; __half and __nv_bfloat16 where CUDA's half headers are found).
-template <class T>
-inline constexpr DType dtype_of = detail::dtype_of<std::remove_cv_t<T>>();
+// dtype_of<T>, T's DType: tunedreduce/types.hpp, with every other fact of the element types.
 
 /// lookup() for element type T.
 template <class T>

@@ -19,41 +19,13 @@
 
 namespace tunedreduce::kernels {
 
+/// D's C++ type: tunedreduce/types.hpp's dtype_traits, the one mapping, named again here only so
+/// that the kernels' symbols keep their names. The half types are inputs only (wide_sum and
+/// exact_sum into float): the kernels widen each element with its conversion to float as they
+/// fold it.
 template <DType D>
-struct dtype_traits;
-template <>
-struct dtype_traits<DType::i32> {
-  using type = std::int32_t;
-};
-template <>
-struct dtype_traits<DType::u32> {
-  using type = std::uint32_t;
-};
-template <>
-struct dtype_traits<DType::i64> {
-  using type = std::int64_t;
-};
-template <>
-struct dtype_traits<DType::u64> {
-  using type = std::uint64_t;
-};
-template <>
-struct dtype_traits<DType::f32> {
-  using type = float;
-};
-template <>
-struct dtype_traits<DType::f64> {
-  using type = double;
-};
-/// The half types are inputs only (wide_sum into float): the kernels widen each element with
-/// its conversion to float as they fold it.
-template <>
-struct dtype_traits<DType::f16> {
-  using type = __half;
-};
-template <>
-struct dtype_traits<DType::bf16> {
-  using type = __nv_bfloat16;
+struct dtype_traits {
+  using type = tunedreduce::dtype_t<D>;
 };
 template <DType D>
 using dtype_t = typename dtype_traits<D>::type;
@@ -66,8 +38,8 @@ using acc_t =
 template <class T>
 struct SumOp {
   static constexpr T identity() {
-    if constexpr (std::is_floating_point_v<T>) return -T(0);
-    else return T(0);
+    constexpr T v = identity_value<T>(op_info(Op::sum).identity);  // types.hpp's op_table
+    return v;
   }
   /// What a reduction of no elements writes.
   static constexpr T empty_result() { return T(0); }
@@ -84,8 +56,8 @@ struct SumOp {
 template <class T>
 struct MinOp {
   static constexpr T identity() {
-    if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::infinity();
-    else return std::numeric_limits<T>::max();
+    constexpr T v = identity_value<T>(op_info(Op::min).identity);  // types.hpp's op_table
+    return v;
   }
   static constexpr T empty_result() { return identity(); }
   __host__ __device__ __forceinline__ T operator()(T a, T b) const {
@@ -97,8 +69,8 @@ struct MinOp {
 template <class T>
 struct MaxOp {
   static constexpr T identity() {
-    if constexpr (std::is_floating_point_v<T>) return -std::numeric_limits<T>::infinity();
-    else return std::numeric_limits<T>::lowest();
+    constexpr T v = identity_value<T>(op_info(Op::max).identity);  // types.hpp's op_table
+    return v;
   }
   static constexpr T empty_result() { return identity(); }
   __host__ __device__ __forceinline__ T operator()(T a, T b) const {
