@@ -1,115 +1,88 @@
-# A deployment build's kernel list: the registry ids a lean libtunedreduce compiles
-# (docs/library.md, "A deployment library"). `tunedreduce deploy` writes such a list from tuning
-# databases; the format is one registry id per line, blank lines and '#' comments ignored.
+# The registry's space as CMake needs it, and a deployment build's kernel list: the registry ids
+# a lean libtunedreduce compiles (docs/library.md, "A deployment library"). `tunedreduce deploy`
+# writes such a list from tuning databases; the format is one registry id per line, blank lines
+# and '#' comments ignored.
 #
-# Used by kernels/CMakeLists.txt and, in script mode, by the test tests/deploy/virtual_arch.cmake.
+# Nothing here knows the space's names or parses C++: kernels/space_list.cpp, compiled and run as
+# CMake configures, writes what kernels/ and exact/ generate from kernels/space.hpp,
+# tunedreduce/types.hpp and runtime/defaults.cpp as a CMake script.
+#
+# Used by kernels/CMakeLists.txt, exact/CMakeLists.txt and, in script mode, by the test
+# tests/deploy/virtual_arch.cmake (tr_virtual_arch_option alone).
 
-set(TR_ID_REGEX
-  "^(neighbored_less|neighbored|interleaved|unroll_warps|unroll|complete_unroll|smem|warp_shuffle|vectorized|tiled|streaming|single_tile|exact_registers|exact_wide|exact)\\.b([0-9]+)(\\.u([0-9]+))?(\\.(static|dynamic))?\\.(two_pass|single_pass|packed)\\.(i32|u32|i64|u64|f32|f64|f16|bf16)\\.(sum|min|max|exact_sum|wide_sum|argmin|argmax)$")
+# The generator's sources: itself and what it links (the headers they include are its input too).
+set(TR_SPACE_LIST_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/../kernels/space_list.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/../kernels/registry_names.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/../kernels/geometry.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/../runtime/defaults.cpp)
 
-# tr_read_kernel_list(FILE OUT_VAR): the ids of FILE, in file order, duplicates kept. A line that
-# is not shaped like a registry id stops the configuration with the file, the line number and the
-# line. (Whether a well-shaped id is in the registry's space is checked when the generated code
-# compiles: kernels::space::contains.)
-function(tr_read_kernel_list file out)
-  if(NOT EXISTS "${file}" OR IS_DIRECTORY "${file}")
-    message(FATAL_ERROR "TUNEDREDUCE_KERNELS: '${file}' is not a file")
+# _tr_space_list(ARGS OUT_VAR): the output of kernels/space_list.cpp run with ARGS (empty or a
+# kernel list file), a CMake script; compiled once per configuration, run once per ARGS. A run
+# that fails stops the configuration with its message.
+function(_tr_space_list args out)
+  string(MD5 tag "${args}")
+  get_property(have GLOBAL PROPERTY TR_SPACE_LIST_${tag} SET)
+  if(have)
+    get_property(text GLOBAL PROPERTY TR_SPACE_LIST_${tag})
+    set(${out} "${text}" PARENT_SCOPE)
+    return()
   endif()
-  file(READ "${file}" text)
-  # ';' would split a CMake list: make it an ordinary character that no id contains.
-  string(REPLACE ";" "<semicolon>" text "${text}")
-  string(REPLACE "\r" "" text "${text}")
-  string(REPLACE "\n" ";" lines "${text}")
-  set(ids)
-  set(lineno 0)
-  foreach(line IN LISTS lines)
-    math(EXPR lineno "${lineno} + 1")
-    string(REGEX REPLACE "#.*$" "" id "${line}")
-    string(STRIP "${id}" id)
-    if(id STREQUAL "")
-      continue()
-    endif()
-    if(NOT id MATCHES "${TR_ID_REGEX}")
-      string(REPLACE "<semicolon>" ";" shown "${line}")
-      message(FATAL_ERROR
-        "TUNEDREDUCE_KERNELS: ${file}:${lineno}: '${shown}' is not a registry id "
-        "(FAMILY.bBLOCK[.uUNROLL][.static|.dynamic].FINISH.DTYPE.OP, as `tunedreduce list` prints)")
-    endif()
-    list(APPEND ids "${id}")
-  endforeach()
-  set(${out} "${ids}" PARENT_SCOPE)
-endfunction()
-
-# tr_default_kernel_ids(DEFAULTS_CPP OUT_VAR): the registry ids the built-in rules name
-# (runtime/defaults.cpp): a deployment library always has them, so that every lookup has a kernel.
-function(tr_default_kernel_ids defaults_cpp out)
-  file(STRINGS "${defaults_cpp}" lines REGEX "\"[a-z_]+\\.b[0-9]+[^\"]*\"")
-  set(ids)
-  foreach(line IN LISTS lines)
-    string(REGEX MATCH "\"([a-z_]+\\.b[0-9]+[^\"]*)\"" m "${line}")
-    list(APPEND ids "${CMAKE_MATCH_1}")
-  endforeach()
-  if(NOT ids)
-    message(FATAL_ERROR "no kernel ids found in ${defaults_cpp}")
+  get_filename_component(src "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/.." ABSOLUTE)
+  try_run(run_rc compiled ${PROJECT_BINARY_DIR}/space_list
+    SOURCES ${TR_SPACE_LIST_SOURCES}
+    CMAKE_FLAGS "-DINCLUDE_DIRECTORIES=${src};${src}/include;${CUDAToolkit_INCLUDE_DIRS}"
+    CXX_STANDARD 20
+    CXX_STANDARD_REQUIRED ON
+    COMPILE_OUTPUT_VARIABLE compile_log
+    RUN_OUTPUT_VARIABLE text
+    ARGS ${args})
+  if(NOT compiled)
+    message(FATAL_ERROR "kernels/space_list.cpp did not compile:\n${compile_log}")
   endif()
-  set(${out} "${ids}" PARENT_SCOPE)
+  if(NOT run_rc EQUAL 0)
+    message(FATAL_ERROR "${text}")
+  endif()
+  # Configure again when the space, the rules or the list change.
+  file(GLOB_RECURSE inputs ${src}/kernels/*.hpp ${src}/exact/*.hpp
+       ${src}/include/tunedreduce/*.hpp)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${TR_SPACE_LIST_SOURCES}
+               ${src}/runtime/defaults.hpp ${inputs} ${args})
+  set_property(GLOBAL PROPERTY TR_SPACE_LIST_${tag} "${text}")
+  set(${out} "${text}" PARENT_SCOPE)
 endfunction()
 
-# tr_deploy_kernel_ids(LISTED_VAR SELECTED_VAR): a deployment build's ids: the lines of
-# TUNEDREDUCE_KERNELS (LISTED_VAR, in file order) and those with the built-in rules' kernels
-# (SELECTED_VAR, duplicates removed). kernels/ and exact/ compile what SELECTED_VAR names.
-function(tr_deploy_kernel_ids listed_var selected_var)
-  tr_read_kernel_list("${TUNEDREDUCE_KERNELS}" listed)
-  tr_default_kernel_ids(${PROJECT_SOURCE_DIR}/runtime/defaults.cpp defaults)
-  set(selected ${listed} ${defaults})
-  list(REMOVE_DUPLICATES selected)
-  set(${listed_var} "${listed}" PARENT_SCOPE)
-  set(${selected_var} "${selected}" PARENT_SCOPE)
-endfunction()
+# tr_kernel_space(): sets TR_KERNEL_KEYS, the (dtype, op) keys of the full build's instances of
+# the kernel templates ("i32:sum;...", kernels/space.hpp's keys but those of the exact families,
+# whose entries exact/ compiles).
+macro(tr_kernel_space)
+  _tr_space_list("" _tr_space_script)
+  cmake_language(EVAL CODE "${_tr_space_script}")
+endmacro()
+
+# tr_deploy_space(): a deployment build's kernels, from TUNEDREDUCE_KERNELS and the built-in
+# rules (runtime/defaults.cpp: a deployment library always has them, so that every lookup has a
+# kernel). A line of the list that is no id of the registry's space stops the configuration
+# with the file, the line number and the line. Sets
+#   TR_DEPLOY_LISTED      the list's ids, in file order, duplicates kept
+#   TR_DEPLOY_SELECTED    those and the built-in rules' ids, duplicates removed
+#   TR_DEPLOY_TEMPLATED   the selected instances of the kernel templates, "DTYPE_OP|ID" each
+#   TR_KERNEL_PARAMS_<ID> the C++ initializer of such an ID's kernels::KernelParams
+#   TR_DEPLOY_COMPILED    the registry's ids, sorted: the templated ones, and both finishes of
+#                         each selected exact entry
+#   TR_DEPLOY_EXACT_FIRST_PASSES  the first passes exact/ compiles for them (tr_generate_exact_sources)
+macro(tr_deploy_space)
+  get_filename_component(_tr_list "${TUNEDREDUCE_KERNELS}" ABSOLUTE)
+  if(NOT EXISTS "${_tr_list}" OR IS_DIRECTORY "${_tr_list}")
+    message(FATAL_ERROR "TUNEDREDUCE_KERNELS: '${TUNEDREDUCE_KERNELS}' is not a file")
+  endif()
+  _tr_space_list("${_tr_list}" _tr_space_script)
+  cmake_language(EVAL CODE "${_tr_space_script}")
+endmacro()
 
 # The exact families' first passes (exact/sum_kernels.cuh's exact_sum_blocks, exact/sum.hpp's
 # knobs): a key "DTYPE_bBLOCK_vVECTOR_uUNROLL_eEXPANSION_RESIDENCE" names one instance.
-set(TR_EXACT_KEY_REGEX "^(f32|f64|f16|bf16)_b([0-9]+)_v([0-9]+)_u([0-9]+)_e([0-9]+)_(registers|memory)$")
-
-# tr_exact_first_pass(ID OUT_VAR): the key of the first pass that exact entry ID launches
-# (kernels/geometry.cpp's exact_geometry::launch_config: the widest loads, expansion 1 (float and
-# the half types) or 2 (double), one more for exact_wide, the chunks in registers for
-# exact_registers). An exact id
-# outside the registry's space stops the configuration, naming it.
-function(tr_exact_first_pass id out)
-  set(family "")
-  if(id MATCHES "^(exact_registers|exact_wide|exact)\\.b([0-9]+)\\.u([0-9]+)\\.(two_pass|single_pass)\\.(f32|f64|f16|bf16)\\.exact_sum$")
-    set(family "${CMAKE_MATCH_1}")
-    set(block "${CMAKE_MATCH_2}")
-    set(unroll "${CMAKE_MATCH_3}")
-    set(dtype "${CMAKE_MATCH_5}")
-  endif()
-  if(family STREQUAL "" OR NOT block MATCHES "^(128|256|512)$" OR NOT unroll MATCHES "^[124]$"
-     OR (family STREQUAL "exact_registers" AND dtype STREQUAL "f64"))
-    message(FATAL_ERROR "TUNEDREDUCE_KERNELS: '${id}' is not in the registry's space (the exact "
-                        "families: exact, exact_wide, exact_registers (not f64); blocks 128, 256, "
-                        "512; unroll 1, 2, 4; two_pass or single_pass; f32, f64, f16 or bf16; "
-                        "exact_sum)")
-  endif()
-  if(dtype STREQUAL "f32")
-    set(vector 4)
-    set(expansion 1)
-  elseif(dtype MATCHES "^(f16|bf16)$")
-    set(vector 8)
-    set(expansion 1)
-  else()
-    set(vector 2)
-    set(expansion 2)
-  endif()
-  if(family STREQUAL "exact_wide")
-    math(EXPR expansion "${expansion} + 1")
-  endif()
-  set(residence memory)
-  if(family STREQUAL "exact_registers")
-    set(residence registers)
-  endif()
-  set(${out} "${dtype}_b${block}_v${vector}_u${unroll}_e${expansion}_${residence}" PARENT_SCOPE)
-endfunction()
+set(TR_EXACT_KEY_REGEX "^([a-z0-9]+)_b([0-9]+)_v([0-9]+)_u([0-9]+)_e([0-9]+)_(registers|memory)$")
 
 # tr_exact_all_first_passes(OUT_VAR): every first pass exact_sum's knobs name: block 128, 256,
 # 512 x vector (float 1, 2, 4; double 1, 2; the half types 8) x unroll 1, 2, 4 x expansion (float
@@ -184,57 +157,20 @@ ${parts}};
   set(${index_var} ${gen_dir}/first_pass_index.inc PARENT_SCOPE)
 endfunction()
 
-# _tr_exact_row(KEY OUT_VAR): the C++ expression of KEY's table row (exact/first_pass.cuh).
+# _tr_exact_row(KEY OUT_VAR): the C++ expression of KEY's table row (exact/first_pass.cuh); the
+# element type's C++ type is tunedreduce/types.hpp's dtype_t.
 function(_tr_exact_row key out)
   string(REGEX MATCH "${TR_EXACT_KEY_REGEX}" m "${key}")
-  set(type float)
-  if(CMAKE_MATCH_1 STREQUAL "f64")
-    set(type double)
-  elseif(CMAKE_MATCH_1 STREQUAL "f16")
-    set(type __half)
-  elseif(CMAKE_MATCH_1 STREQUAL "bf16")
-    set(type __nv_bfloat16)
-  endif()
-  set(${out} "FirstPassInstance<${type}, ${CMAKE_MATCH_2}, ${CMAKE_MATCH_3}, ${CMAKE_MATCH_4}, ${CMAKE_MATCH_5}, Residence::${CMAKE_MATCH_6}>::row()"
+  set(${out} "FirstPassInstance<dtype_t<DType::${CMAKE_MATCH_1}>, ${CMAKE_MATCH_2}, ${CMAKE_MATCH_3}, ${CMAKE_MATCH_4}, ${CMAKE_MATCH_5}, Residence::${CMAKE_MATCH_6}>::row()"
       PARENT_SCOPE)
 endfunction()
 
-# tr_kernel_params(ID OUT_VAR): the C++ initializer of ID's kernels::KernelParams.
-function(tr_kernel_params id out)
-  if(NOT id MATCHES "${TR_ID_REGEX}")
-    message(FATAL_ERROR "'${id}' is not a registry id")
-  endif()
-  set(family "${CMAKE_MATCH_1}")
-  set(block "${CMAKE_MATCH_2}")
-  set(unroll "${CMAKE_MATCH_4}")
-  set(smem "${CMAKE_MATCH_6}")
-  set(finish "${CMAKE_MATCH_7}")
-  set(dtype "${CMAKE_MATCH_8}")
-  set(op "${CMAKE_MATCH_9}")
-  if(unroll STREQUAL "")
-    set(unroll 1)
-  endif()
-  if(smem STREQUAL "")
-    set(smem none)
-  elseif(smem STREQUAL "static")
-    set(smem static_)
-  endif()
-  set(${out}
-    "KernelParams{Family::${family}, ${block}, ${unroll}, SmemMode::${smem}, Finish::${finish}, DType::${dtype}, Op::${op}}"
-    PARENT_SCOPE)
-endfunction()
-
-# tr_generate_kernel_sources(IDS GEN_DIR PER_FILE SOURCES_VAR INDEX_DECLS_VAR INDEX_LIST_VAR):
+# tr_generate_kernel_sources(KEYED GEN_DIR PER_FILE SOURCES_VAR INDEX_DECLS_VAR INDEX_LIST_VAR):
 # writes translation units of at most PER_FILE entries each (sorted ids, grouped by element type
-# and operator) that instantiate exactly IDS, and returns their paths and the declarations and
-# the list of their functions for instances_index.inc.
-function(tr_generate_kernel_sources ids gen_dir per_file sources_var decls_var list_var)
-  # Grouped by (dtype, op), sorted by id: "f32_sum|streaming.b256...".
-  set(keyed)
-  foreach(id IN LISTS ids)
-    string(REGEX MATCH "\\.([a-z0-9]+)\\.([a-z_]+)$" key "${id}")
-    list(APPEND keyed "${CMAKE_MATCH_1}_${CMAKE_MATCH_2}|${id}")
-  endforeach()
+# and operator) that instantiate exactly the ids of KEYED (tr_deploy_space's TR_DEPLOY_TEMPLATED:
+# "DTYPE_OP|ID" each, ID's parameters in TR_KERNEL_PARAMS_<ID>), and returns their paths and the
+# declarations and the list of their functions for instances_index.inc.
+function(tr_generate_kernel_sources keyed gen_dir per_file sources_var decls_var list_var)
   _tr_chunk_keyed("${keyed}" ${per_file} chunks)
   set(sources)
   set(decls "")
@@ -304,7 +240,7 @@ function(_tr_write_kernel_source ids gen_dir key part file_var fn_var)
   set(body "")
   set(asserts "")
   foreach(id IN LISTS ids)
-    tr_kernel_params("${id}" init)
+    set(init "${TR_KERNEL_PARAMS_${id}}")
     string(APPEND body "    ${init},  // ${id}\n")
     string(APPEND asserts "static_assert(space::contains(${init}),\n              \"${id} is not in the registry's space (kernels/space.hpp)\");\n")
   endforeach()

@@ -1,11 +1,9 @@
-// Names and ids of registry entries (host only).
+// Names and ids of registry entries (host only). Headers alone besides the standard library:
+// kernels/space_list.cpp, which CMake compiles and runs as it configures, compiles this file too.
 
 #include <charconv>
 #include <vector>
 
-#include <fmt/format.h>
-
-#include "common/names.hpp"
 #include "kernels/registry_names.hpp"
 
 namespace tunedreduce::kernels {
@@ -49,10 +47,10 @@ std::optional<int> parse_prefixed_int(std::string_view s, char prefix) {
 }  // namespace
 
 std::string make_id(const KernelParams& p) {
-  std::string id = fmt::format("{}.b{}", family_name(p.family), p.block);
-  if (family_has_unroll(p.family)) id += fmt::format(".u{}", p.unroll);
-  if (family_has_smem_mode(p.family)) id += fmt::format(".{}", smem_mode_name(p.smem));
-  id += fmt::format(".{}.{}.{}", finish_name(p.finish), dtype_name(p.dtype), op_name(p.op));
+  std::string id = std::string(family_name(p.family)) + ".b" + std::to_string(p.block);
+  if (family_has_unroll(p.family)) id += ".u" + std::to_string(p.unroll);
+  if (family_has_smem_mode(p.family)) id += std::string(".") + smem_mode_name(p.smem);
+  id = id + "." + finish_name(p.finish) + "." + dtype_name(p.dtype) + "." + op_name(p.op);
   return id;
 }
 
@@ -81,8 +79,8 @@ std::optional<KernelParams> parse_id(std::string_view id) {
     p.smem = *m;
   }
   auto fin = parse_finish(parts[i++]);
-  auto dt = dtype_names.from_name(parts[i++]);  // the short names only, no parse_dtype alias
-  auto op = parse_op(parts[i++]);
+  auto dt = dtype_from_name(parts[i++]);  // the short names only, no parse_dtype alias
+  auto op = op_from_name(parts[i++]);
   if (!fin || !dt || !op) return std::nullopt;
   p.finish = *fin;
   p.dtype = *dt;
