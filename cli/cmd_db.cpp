@@ -100,7 +100,10 @@ int info(const Options& o) {
   const db::Counts n = d.counts();
   std::error_code ec;
   const auto bytes = std::filesystem::file_size(loc.path, ec);
-  std::cout << "database: " << loc.path.string() << " (from " << loc.source << ")\n"
+  // Text from the file (names, hosts, paths) is shown with its control characters escaped
+  // (common/printable.hpp): no escape sequence from a database reaches the terminal.
+  auto shown = [](std::string_view text) { return printable(text, 400); };
+  std::cout << "database: " << shown(loc.path.string()) << " (from " << loc.source << ")\n"
             << "schema:   version " << d.file_schema_version()
             << " (this binary: " << db::schema_version << "), journal mode "
             << c.query_text("PRAGMA journal_mode") << ", " << bytes << " bytes\n"
@@ -120,10 +123,10 @@ int info(const Options& o) {
         "  {}  {}\n      {}, {} SMs, {:.1f} GiB, {}-bit bus, L2 {} KiB, ECC {}, {:.0f} GB/s "
         "theoretical; driver {}, runtime {}; {} measurements, {} winners ({} cold-L2, {} "
         "warm-L2)\n",
-        dev.key, f.name, f.arch(), f.sm_count, static_cast<double>(f.total_mem_bytes) / (1 << 30),
-        f.bus_width_bits, f.l2_bytes / 1024, f.ecc ? "on" : "off", dev.theoretical_gbps,
-        f.driver_version, f.runtime_version, st.column_int(0), st.column_int(1) + st.column_int(2),
-        st.column_int(1), st.column_int(2));
+        shown(dev.key), shown(f.name), f.arch(), f.sm_count,
+        static_cast<double>(f.total_mem_bytes) / (1 << 30), f.bus_width_bits, f.l2_bytes / 1024,
+        f.ecc ? "on" : "off", dev.theoretical_gbps, f.driver_version, f.runtime_version,
+        st.column_int(0), st.column_int(1) + st.column_int(2), st.column_int(1), st.column_int(2));
   }
   const auto runs = d.runs();
   if (!runs.empty()) std::cout << "runs:\n";
@@ -131,18 +134,18 @@ int info(const Options& o) {
     db::Statement st = c.prepare("SELECT count(*) FROM measurements WHERE run_id = ?1");
     st.bind(1, r.id);
     st.step();
-    std::cout << "  " << r.id << "  " << r.uuid << "  " << db::run_status_name(r.status) << "  "
-              << r.started_at << " .. " << r.ended_at.value_or("") << "  host " << r.info.host
-              << "  tool " << r.info.tool_version << "  manifest " << r.info.manifest_hash
-              << "  L2 " << db::l2_mode_name(r.info.l2_mode) << "  " << st.column_int(0)
-              << " measurements\n";
+    std::cout << "  " << r.id << "  " << shown(r.uuid) << "  " << db::run_status_name(r.status)
+              << "  " << shown(r.started_at) << " .. " << shown(r.ended_at.value_or(""))
+              << "  host " << shown(r.info.host) << "  tool " << shown(r.info.tool_version)
+              << "  manifest " << shown(r.info.manifest_hash) << "  L2 "
+              << db::l2_mode_name(r.info.l2_mode) << "  " << st.column_int(0) << " measurements\n";
   }
   db::Statement src = c.prepare("SELECT path, kind FROM sources ORDER BY path");
   bool first = true;
   while (src.step()) {
     if (first) std::cout << "merged or imported from:\n";
     first = false;
-    std::cout << "  " << src.column_text(0) << " (" << src.column_text(1) << ")\n";
+    std::cout << "  " << shown(src.column_text(0)) << " (" << shown(src.column_text(1)) << ")\n";
   }
   return exit_code::ok;
 }
@@ -283,22 +286,17 @@ int merge(const std::string& into, const std::vector<std::string>& inputs) {
 }
 
 int migrate(const Options& o) {
-  const DbLocation where = resolve_db_path(o.common.db);
-  int before = -1;
-  if (std::filesystem::exists(where.path)) {
-    try {
-      db::Connection c = db::Connection::open(where.path, db::OpenMode::read_only);
-      before = static_cast<int>(c.query_int("PRAGMA user_version"));
-    } catch (const db::DbError&) {
-      // open_writer below reports what is wrong with the file
-    }
-  }
+  // What this open did, decided inside its own transaction: of several `db migrate` at once,
+  // one migrates and the others find the file current.
   DbLocation loc;
   db::Database d = open_writer(o, loc);
-  std::cout << loc.path.string() << ": schema version "
-            << (before < 0 ? std::string("(new file)") : std::to_string(before)) << " -> "
-            << d.file_schema_version()
-            << (before == d.file_schema_version() ? " (already current)" : "") << "\n";
+  const std::optional<int> from = d.migrated_from();
+  std::cout << printable(loc.path.string(), 400) << ": schema version "
+            << (!from ? std::to_string(d.file_schema_version()) + " (already current)"
+                : *from < 0
+                    ? "(new file) -> " + std::to_string(d.file_schema_version())
+                    : std::to_string(*from) + " -> " + std::to_string(d.file_schema_version()))
+            << "\n";
   return exit_code::ok;
 }
 

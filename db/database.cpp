@@ -267,16 +267,22 @@ Database Database::open_writer(const fs::path& path, const WriterOptions& opt) {
   conn.exec("PRAGMA synchronous = FULL");
   conn.exec("PRAGMA foreign_keys = ON");
   int version = 0;
+  std::optional<int> migrated_from;
   {
     Transaction tx(conn, TxKind::immediate);
     // Another writer may have created or migrated the file since the check above.
     const SchemaState state = read_schema_state(conn);
     const SchemaAction action = classify(state, conn, true);
-    if (action != SchemaAction::use) apply_migrations(conn, migrations(), schema_version);
+    if (action != SchemaAction::use) {
+      apply_migrations(conn, migrations(), schema_version);
+      migrated_from = action == SchemaAction::create ? -1 : state.user_version;
+    }
     version = static_cast<int>(conn.query_int("PRAGMA user_version"));
     tx.commit();
   }
-  return Database(std::move(conn), true, version);
+  Database db(std::move(conn), true, version);
+  db.migrated_from_ = migrated_from;
+  return db;
 }
 
 Database Database::create_in_memory(std::string label) {

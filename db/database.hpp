@@ -56,6 +56,10 @@ class Database {
   bool writable() const { return writable_; }
   /// user_version of the file (may exceed schema_version for a compatible newer file).
   int file_schema_version() const { return file_version_; }
+  /// The version this writer found the file at, inside the transaction that migrated it (-1 for a
+  /// file it created), when it was this open that migrated or created it; nothing when the file
+  /// was current (another writer may have migrated it first: `db migrate` says which).
+  std::optional<int> migrated_from() const { return migrated_from_; }
   /// Whether the file has the GPUs and the runs' driver, runtime and configuration text (schema
   /// version 5 on): a reader of an older file reads them as absent.
   bool has_provenance() const;
@@ -124,6 +128,7 @@ class Database {
   Connection conn_;
   bool writable_ = false;
   int file_version_ = 0;
+  std::optional<int> migrated_from_;
   std::vector<RunLease> leases_;  // of the runs this object began and has not ended
 };
 

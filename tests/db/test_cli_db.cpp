@@ -9,6 +9,7 @@
 
 #include "common/exit_codes.hpp"
 #include "common/json.hpp"
+#include "common/printable.hpp"
 #include "db/database.hpp"
 #include "test_util.hpp"
 
@@ -140,7 +141,7 @@ TEST(CliDb, NewerCompatibleIsReadableAndOlderIsMigrated) {
   EXPECT_EQ(test::read_file(v4), v4_before);
   r = cli({"db", "migrate", "--db", v4.string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("schema version 4 -> 10"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("schema version 4 -> 11"), std::string::npos) << r.out;
   const auto v3 = test::copy_fixture("schema_v3.db", dir);
   const std::string v3_before = test::read_file(v3);
   r = cli({"db", "info", "--db", v3.string()});
@@ -149,11 +150,11 @@ TEST(CliDb, NewerCompatibleIsReadableAndOlderIsMigrated) {
   EXPECT_EQ(test::read_file(v3), v3_before);
   r = cli({"db", "migrate", "--db", v3.string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("schema version 3 -> 10"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("schema version 3 -> 11"), std::string::npos) << r.out;
   const auto old = test::copy_fixture("schema_v0.db", dir);
   r = cli({"db", "migrate", "--db", old.string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("schema version 0 -> 10"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("schema version 0 -> 11"), std::string::npos) << r.out;
   r = cli({"db", "info", "--db", old.string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("4 measurements"), std::string::npos) << r.out;
@@ -253,7 +254,10 @@ TEST(CliDb, HostileStringsArePrintedVerbatimAndSurviveExportImportMerge) {
   make_db(dir / "b.db", "plain", "smem.b256.u8.dynamic.single_pass.f32.sum", 4);
   ProcessResult r = cli({"db", "info", "--db", a.string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find(hostile), std::string::npos) << r.out;
+  // Shown with its control characters escaped (the newline as \x0a): no escape sequence from a
+  // database reaches the terminal.
+  EXPECT_NE(r.out.find(printable(hostile, 400)), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find(hostile), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(a.string()), std::string::npos);
   r = cli({"db", "export", "--db", a.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -262,7 +266,7 @@ TEST(CliDb, HostileStringsArePrintedVerbatimAndSurviveExportImportMerge) {
   test::write_file(dir / "a.json", r.out);
   r = cli({"db", "import", (dir / "a.json").string(), "--db", (dir / "c.db").string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(cli({"db", "info", "--db", (dir / "c.db").string()}).out.find(hostile),
+  EXPECT_NE(cli({"db", "info", "--db", (dir / "c.db").string()}).out.find(printable(hostile, 400)),
             std::string::npos);
 
   r = cli({"db", "merge", "--into", (dir / "m1.db").string(), a.string(), (dir / "b.db").string()});

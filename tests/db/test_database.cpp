@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <initializer_list>
 #include <stdexcept>
+#include <thread>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -1708,6 +1709,21 @@ TEST(Migration, Version10IsReadAsItIsAndMigratedToNoListsOfNames) {
             "measurements id 41: op = 'absmax': is not an operator of this binary (" +
                 op_choices() + ")");
   EXPECT_EQ(db.measurements().size(), 40u);  // skipped by name, never read as 'sum'
+}
+
+// Concurrent `db migrate` runs all printed that they migrated: what each open did is decided in
+// its own BEGIN IMMEDIATE transaction, so one migrates and the others find the file current.
+TEST(Migration, OnlyTheWriterThatMigratedSaysSo) {
+  TempDir dir;
+  const auto path = test::copy_fixture("schema_v10.db", dir);
+  std::vector<std::optional<int>> from(4);
+  std::vector<std::thread> writers;
+  for (std::size_t i = 0; i < from.size(); ++i)
+    writers.emplace_back([&, i] { from[i] = Database::open_writer(path).migrated_from(); });
+  for (std::thread& t : writers) t.join();
+  EXPECT_EQ(std::count(from.begin(), from.end(), std::optional<int>(10)), 1);
+  EXPECT_EQ(std::count(from.begin(), from.end(), std::nullopt), 3);
+  EXPECT_EQ(Database::open_writer(dir / "new.db").migrated_from(), -1);
 }
 
 TEST(Database, TheSchemaTakesEachTypeForTheOperatorsDefinedForItAlone) {
