@@ -69,6 +69,21 @@ void reduce(const void* d_in, void* d_out, std::uint64_t n, DType dtype, Op op,
   runtime::Runtime::global().reduce(d_in, d_out, n, dtype, op, stream);
 }
 
+SegmentedConfig lookup_segmented(DType dtype, Op op, const Segments& seg, int device) {
+  return runtime::Runtime::global().lookup_segmented(dtype, op, seg, device);
+}
+
+void segmented_reduce(const void* d_in, void* d_out, const Segments& seg, DType dtype, Op op,
+                      cudaStream_t stream) {
+  runtime::Runtime::global().segmented_reduce(d_in, d_out, seg, dtype, op, stream);
+}
+
+void segmented_reduce(void* d_temp, std::size_t& temp_bytes, const void* d_in, void* d_out,
+                      const Segments& seg, DType dtype, Op op, cudaStream_t stream) {
+  runtime::Runtime::global().segmented_reduce(d_temp, temp_bytes, d_in, d_out, seg, dtype, op,
+                                              stream);
+}
+
 void release_workspace(cudaStream_t stream) {
   runtime::Runtime::global().release_workspace(stream);
 }

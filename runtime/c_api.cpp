@@ -158,6 +158,50 @@ tr_status tr_argmax(const void* d_in, void* d_out, uint64_t n, int dtype, void* 
   return tr_reduce_cached(d_in, d_out, n, dtype, TR_ARGMAX, stream);
 }
 
+namespace {
+/// The segmented call of the C API: two-phase with a temp_bytes pointer, cached without one.
+tr_status segmented(void* d_temp, size_t* temp_bytes, const void* d_in, void* d_out,
+                    const tunedreduce::Segments& seg, int dtype, int op, void* stream) {
+  return guarded([&] {
+    if (temp_bytes)
+      tunedreduce::segmented_reduce(d_temp, *temp_bytes, d_in, d_out, seg, to_dtype(dtype),
+                                    to_op(op), to_stream(stream));
+    else {
+      require(d_temp == nullptr, "d_temp is given without temp_bytes");
+      tunedreduce::segmented_reduce(d_in, d_out, seg, to_dtype(dtype), to_op(op),
+                                    to_stream(stream));
+    }
+  });
+}
+}  // namespace
+
+tr_status tr_segmented_reduce_rows(void* d_temp, size_t* temp_bytes, const void* d_in, void* d_out,
+                                   uint64_t count, uint64_t size, uint64_t stride, int dtype,
+                                   int op, void* stream) {
+  return segmented(d_temp, temp_bytes, d_in, d_out,
+                   tunedreduce::Segments::rows(count, size, stride), dtype, op, stream);
+}
+
+tr_status tr_segmented_reduce_offsets(void* d_temp, size_t* temp_bytes, const void* d_in,
+                                      void* d_out, uint64_t count, const void* begin,
+                                      const void* end, int offset_bytes, uint64_t mean_length,
+                                      int dtype, int op, void* stream) {
+  tunedreduce::Segments seg;
+  seg.layout = offset_bytes == 8 ? tunedreduce::SegmentLayout::offsets64
+                                 : tunedreduce::SegmentLayout::offsets32;
+  seg.count = count;
+  seg.begin = begin;
+  seg.end = end;
+  seg.mean_length = mean_length;
+  if (offset_bytes != 4 && offset_bytes != 8)
+    return guarded([&] {
+      require(false, ("offset_bytes = " + std::to_string(offset_bytes) +
+                      " is neither 4 (int32 offsets) nor 8 (int64)")
+                         .c_str());
+    });
+  return segmented(d_temp, temp_bytes, d_in, d_out, seg, dtype, op, stream);
+}
+
 tr_status tr_release_workspace(void* stream) {
   return guarded([&] { tunedreduce::release_workspace(to_stream(stream)); });
 }

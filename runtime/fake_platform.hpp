@@ -130,6 +130,25 @@ class FakePlatform final : public Platform {
         {std::string("launch ") + entry.id, args.workspace, args.workspace_bytes, args.stream});
     return launch_result;
   }
+  /// Segmented launches recorded: the entry's id and the arguments.
+  struct SegLaunch {
+    std::string id;
+    kernels::segmented::SegLaunchArgs args;
+  };
+  std::vector<SegLaunch> seg_launches() {
+    std::lock_guard lk(m_);
+    return seg_launches_;
+  }
+  cudaError_t launch_segmented(const kernels::segmented::SegEntry& entry,
+                               const kernels::segmented::SegLaunchArgs& args,
+                               const kernels::DeviceLimits&) override {
+    ++cuda_calls;
+    std::lock_guard lk(m_);
+    seg_launches_.push_back({entry.id, args});
+    events_.push_back(
+        {std::string("launch ") + entry.id, args.workspace, args.workspace_bytes, args.stream});
+    return launch_result;
+  }
   std::string error_text(cudaError_t e) override {
     return "cudaError " + std::to_string(static_cast<int>(e)) + " (fake)";
   }
@@ -139,6 +158,7 @@ class FakePlatform final : public Platform {
   std::map<const void*, PointerInfo> pointers_;
   std::vector<unsigned long long> counters_;
   std::vector<Launch> launches_;
+  std::vector<SegLaunch> seg_launches_;
   std::vector<Event> events_;
   std::uintptr_t next_ = 0x7f0000000000;
 };

@@ -11,6 +11,7 @@
 
 #include "common/device_fingerprint.hpp"
 #include "kernels/registry.hpp"
+#include "kernels/segmented/segmented.hpp"
 
 namespace tunedreduce::runtime {
 
@@ -65,6 +66,12 @@ class Platform {
   /// entry.launch(args, dev) (a fake records the call instead).
   virtual cudaError_t launch(const kernels::Entry& entry, const kernels::LaunchArgs& args,
                              const kernels::DeviceLimits& dev) = 0;
+  /// entry.launch(args, dev) of a segmented entry (a fake may record the call instead).
+  virtual cudaError_t launch_segmented(const kernels::segmented::SegEntry& entry,
+                                       const kernels::segmented::SegLaunchArgs& args,
+                                       const kernels::DeviceLimits& dev) {
+    return entry.launch(args, dev);
+  }
   virtual std::string error_text(cudaError_t e) = 0;
 };
 

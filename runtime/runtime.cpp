@@ -23,6 +23,8 @@ std::string hex(const void* p) {
   return buf;
 }
 
+}  // namespace
+
 void check_enums(DType dtype, Op op) {
   if (!is_valid(dtype))
     throw ReduceError(Status::invalid_argument,
@@ -39,12 +41,13 @@ void check_enums(DType dtype, Op op) {
                                   op_dtypes(op), dtype_name(dtype)));
 }
 
-/// Largest power of two dividing the address, capped at 256 (what can_implement asks for).
 std::size_t alignment_of(const void* p) {
   const auto a = reinterpret_cast<std::uintptr_t>(p);
   if (a == 0) return 256;
   return std::min<std::size_t>(a & (~a + 1), 256);
 }
+
+namespace {
 
 std::atomic<std::uint64_t> next_runtime_id{1};
 

@@ -25,6 +25,12 @@
 
 namespace tunedreduce::runtime {
 
+/// Throws ReduceError(invalid_argument) for a dtype or op outside its enum, or an op that does
+/// not apply to the dtype.
+void check_enums(DType dtype, Op op);
+/// Largest power of two dividing the address, capped at 256 (what can_implement asks for).
+std::size_t alignment_of(const void* p);
+
 /// The tuning data of one device, immutable once published.
 struct DeviceState {
   int device = -1;
@@ -101,6 +107,14 @@ class Runtime {
               cudaStream_t stream);
   void release_workspace(cudaStream_t stream);
 
+  /// Segmented reductions (runtime/segmented.cpp; the public API's in
+  /// tunedreduce/segmented.hpp).
+  SegmentedConfig lookup_segmented(DType dtype, Op op, const Segments& seg, int device);
+  void segmented_reduce(void* d_temp, std::size_t& temp_bytes, const void* d_in, void* d_out,
+                        const Segments& seg, DType dtype, Op op, cudaStream_t stream);
+  void segmented_reduce(const void* d_in, void* d_out, const Segments& seg, DType dtype, Op op,
+                        cudaStream_t stream);
+
   /// The two-phase call runs the built-in default (chosen without such kernels there) instead of
   /// a single_pass kernel of more than two_phase_max_single_pass_blocks blocks from
   /// two_phase_large_n up: through it the caller's storage may hold anything, so every block of
@@ -117,6 +131,10 @@ class Runtime {
   spdlog::logger& log() { return *logger_; }
 
  private:
+  struct SegResolved;
+  /// The checks of a segmented call, in the order of prepare(); nullopt-free: throws.
+  SegResolved prepare_segmented(const void* d_in, const void* d_out, const Segments& seg,
+                                DType dtype, Op op);
   struct Resolved {
     int device;
     const DeviceState* state;

@@ -156,6 +156,20 @@ TR_API tr_status tr_argmax(const void* d_in, void* d_out, uint64_t n, int dtype,
 /** Frees the cached workspace of a stream on the current device (in stream order). */
 TR_API tr_status tr_release_workspace(void* stream);
 
+/** Segmented reductions (tunedreduce/segmented.hpp): one result per segment at d_out[s].
+ *  Rows: `count` segments of `size` elements, `stride` elements apart (0: size). */
+TR_API tr_status tr_segmented_reduce_rows(void* d_temp, size_t* temp_bytes, const void* d_in,
+                                          void* d_out, uint64_t count, uint64_t size,
+                                          uint64_t stride, int dtype, int op, void* stream);
+/** Offsets: segment s is [begin[s], end[s]) (offset_bytes 4: int32 offsets, 8: int64);
+ *  mean_length: the expected mean segment length, 0 when unknown. With d_temp == NULL and
+ *  temp_bytes == NULL both forms run with the cached workspace; with d_temp == NULL and a
+ *  temp_bytes pointer they only set *temp_bytes (the two-phase size query). */
+TR_API tr_status tr_segmented_reduce_offsets(void* d_temp, size_t* temp_bytes, const void* d_in,
+                                             void* d_out, uint64_t count, const void* begin,
+                                             const void* end, int offset_bytes,
+                                             uint64_t mean_length, int dtype, int op, void* stream);
+
 /** Uses path as the tuning database from now on; NULL or "" restores the default rules. */
 TR_API tr_status tr_set_database(const char* path);
 

@@ -26,6 +26,7 @@
 #include <string>
 #include <type_traits>
 
+#include "tunedreduce/segmented.hpp"
 #include "tunedreduce/types.hpp"
 
 namespace tunedreduce {
@@ -406,5 +407,80 @@ inline void exact_sum(void* d_temp, std::size_t& temp_bytes, const __nv_bfloat16
          DType::bf16, Op::exact_sum, stream);
 }
 #endif
+
+// Segmented reductions for element type T (tunedreduce/segmented.hpp): one result per segment.
+
+/// d_out[s] = the sum of segment s of \p seg, in R: T, or T's wide type (Op::wide_sum) as for
+/// sum<T, R>. Throws ReduceError.
+template <class T, class R = T>
+void segmented_sum(const T* d_in, R* d_out, const Segments& seg, cudaStream_t stream = 0) {
+  segmented_reduce(static_cast<const void*>(d_in), static_cast<void*>(d_out), seg, dtype_of<T>,
+                   detail::sum_op<T, R>(), stream);
+}
+
+/// segmented_sum() of the rows of a row-major matrix: \p num_segments rows of
+/// \p segment_size contiguous elements.
+template <class T, class R = T>
+void segmented_sum(const T* d_in, R* d_out, std::uint64_t num_segments, std::uint64_t segment_size,
+                   cudaStream_t stream = 0) {
+  segmented_sum(d_in, d_out, Segments::rows(num_segments, segment_size), stream);
+}
+
+/// Two-phase segmented_sum() with caller-owned temporary storage.
+template <class T, class R = T>
+void segmented_sum(void* d_temp, std::size_t& temp_bytes, const T* d_in, R* d_out,
+                   const Segments& seg, cudaStream_t stream = 0) {
+  segmented_reduce(d_temp, temp_bytes, static_cast<const void*>(d_in), static_cast<void*>(d_out),
+                   seg, dtype_of<T>, detail::sum_op<T, R>(), stream);
+}
+
+/// d_out[s] = the smallest element of segment s (NaN if any is NaN; as min() for an empty one).
+template <class T>
+void segmented_min(const T* d_in, T* d_out, const Segments& seg, cudaStream_t stream = 0) {
+  segmented_reduce(static_cast<const void*>(d_in), static_cast<void*>(d_out), seg, dtype_of<T>,
+                   Op::min, stream);
+}
+
+/// d_out[s] = the largest element of segment s (NaN if any is NaN; as max() for an empty one).
+template <class T>
+void segmented_max(const T* d_in, T* d_out, const Segments& seg, cudaStream_t stream = 0) {
+  segmented_reduce(static_cast<const void*>(d_in), static_cast<void*>(d_out), seg, dtype_of<T>,
+                   Op::max, stream);
+}
+
+/// d_out[s] = {the smallest element of segment s, its index within the segment}, as argmin()
+/// has it; {the type's maximum / +inf, -1} for an empty segment.
+template <class T>
+void segmented_argmin(const T* d_in, IndexedValue<T>* d_out, const Segments& seg,
+                      cudaStream_t stream = 0) {
+  segmented_reduce(static_cast<const void*>(d_in), static_cast<void*>(d_out), seg,
+                   detail::arg_dtype<T>(), Op::argmin, stream);
+}
+
+/// d_out[s] = {the largest element of segment s, its index within the segment}.
+template <class T>
+void segmented_argmax(const T* d_in, IndexedValue<T>* d_out, const Segments& seg,
+                      cudaStream_t stream = 0) {
+  segmented_reduce(static_cast<const void*>(d_in), static_cast<void*>(d_out), seg,
+                   detail::arg_dtype<T>(), Op::argmax, stream);
+}
+
+/// Two-phase segmented reduction of element type T into R (the result type of (T, op):
+/// IndexedValue<T> for argmin and argmax). Throws ReduceError where R is another type.
+template <class T, class R>
+void segmented_reduce(void* d_temp, std::size_t& temp_bytes, const T* d_in, R* d_out,
+                      const Segments& seg, Op op, cudaStream_t stream = 0) {
+  if constexpr (std::is_same_v<std::remove_cv_t<R>, IndexedValue<T>>) {
+    if (!is_arg_op(op))
+      throw ReduceError(Status::invalid_argument,
+                        std::string("d_out is an IndexedValue, which only argmin and argmax "
+                                    "write, not ") +
+                            op_name(op));
+  } else {
+    detail::check_result_type(dtype_of<T>, op, dtype_of<R>);
+  }
+  segmented_reduce(d_temp, temp_bytes, static_cast<const void*>(d_in), static_cast<void*>(d_out),
+                   seg, dtype_of<T>, op, stream);
+}
 
 }  // namespace tunedreduce

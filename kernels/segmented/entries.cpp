@@ -1,0 +1,158 @@
+// Segmented entries on the host: names, ids, the split family's geometry and can_implement, and
+// the table of entries. Host-only: tr_kernels gathers the generated instance units
+// (kernels/segmented/registry.cpp), tr_kernels_host the same entries without kernels.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <vector>
+
+#include "common/enum_names.hpp"
+#include "common/names.hpp"
+#include "kernels/segmented/entries.hpp"
+#include "kernels/segmented/space.hpp"
+
+namespace tunedreduce::kernels::segmented {
+
+namespace {
+
+constexpr auto family_names = enum_names<SegFamily>({{SegFamily::thread, "thread"},
+                                                     {SegFamily::group, "group"},
+                                                     {SegFamily::block, "block"},
+                                                     {SegFamily::split, "split"},
+                                                     {SegFamily::tile, "tile"}});
+static_assert(family_names.lists_all_through(SegFamily::tile));
+constexpr auto layout_names = enum_names<SegLayout>({{SegLayout::fixed, "fixed"},
+                                                     {SegLayout::offsets32, "offsets32"},
+                                                     {SegLayout::offsets64, "offsets64"}});
+static_assert(layout_names.lists_all_through(SegLayout::offsets64));
+
+constexpr std::string_view id_prefix = "seg";
+
+std::optional<int> prefixed_int(std::string_view s, char prefix) {
+  if (s.size() < 2 || s[0] != prefix || s[1] == '0') return std::nullopt;
+  int v = 0;
+  auto [p, ec] = std::from_chars(s.data() + 1, s.data() + s.size(), v);
+  if (ec != std::errc{} || p != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+/// Elements each block of the split family takes at least: four steps of its vector loop.
+std::uint64_t min_part_elements(const SegParams& p) { return std::uint64_t(p.block) * p.vec * 16; }
+
+}  // namespace
+
+const char* seg_family_name(SegFamily f) noexcept { return family_names.to_name(f); }
+const char* seg_layout_name(SegLayout l) noexcept { return layout_names.to_name(l); }
+std::optional<SegFamily> parse_seg_family(std::string_view s) { return family_names.from_name(s); }
+std::optional<SegLayout> parse_seg_layout(std::string_view s) { return layout_names.from_name(s); }
+
+std::string make_seg_id(const SegParams& p) {
+  std::string g = p.family == SegFamily::group ? fmt::format(".g{}", p.group) : std::string();
+  return fmt::format("{}.{}.b{}{}.v{}.{}.{}.{}", id_prefix, seg_family_name(p.family), p.block, g,
+                     p.vec, seg_layout_name(p.layout), dtype_name(p.dtype), op_name(p.op));
+}
+
+std::optional<SegParams> parse_seg_id(std::string_view id) {
+  std::vector<std::string_view> parts;
+  for (std::size_t start = 0;;) {
+    const std::size_t pos = id.find('.', start);
+    parts.push_back(id.substr(start, pos == std::string_view::npos ? pos : pos - start));
+    if (pos == std::string_view::npos) break;
+    start = pos + 1;
+  }
+  if (parts.size() < 7 || parts[0] != id_prefix) return std::nullopt;
+  SegParams p;
+  const auto fam = parse_seg_family(parts[1]);
+  if (!fam) return std::nullopt;
+  p.family = *fam;
+  const bool has_group = p.family == SegFamily::group;
+  if (parts.size() != (has_group ? 8u : 7u)) return std::nullopt;
+  std::size_t i = 2;
+  const auto block = prefixed_int(parts[i++], 'b');
+  if (!block) return std::nullopt;
+  p.block = *block;
+  p.group = p.family == SegFamily::thread || p.family == SegFamily::tile ? 1 : p.block;
+  if (has_group) {
+    const auto g = prefixed_int(parts[i++], 'g');
+    if (!g) return std::nullopt;
+    p.group = *g;
+  }
+  const auto vec = prefixed_int(parts[i++], 'v');
+  const auto layout = parse_seg_layout(parts[i++]);
+  const auto dt = dtype_names.from_name(parts[i++]);
+  const auto op = op_names.from_name(parts[i++]);
+  if (!vec || !layout || !dt || !op) return std::nullopt;
+  p.vec = *vec;
+  p.layout = *layout;
+  p.dtype = *dt;
+  p.op = *op;
+  return p;
+}
+
+std::uint64_t SegEntry::blocks_per_segment(const SegProblem& p, const DeviceLimits& dev) const {
+  if (params.family != SegFamily::split || p.num_segments == 0) return 1;
+  // Two waves of resident blocks over the whole problem, no block with less than
+  // min_part_elements of its segment (where the length is known), at most 4096 per segment.
+  const std::uint64_t resident = std::uint64_t(std::max(1, dev.max_threads_per_sm / params.block)) *
+                                 std::uint64_t(std::max(1, dev.sm_count));
+  std::uint64_t parts = (2 * resident + p.num_segments - 1) / p.num_segments;
+  const std::uint64_t length = params.layout == SegLayout::fixed ? p.segment_size : p.mean_length;
+  if (length > 0)
+    parts = std::min(parts, (length + min_part_elements(params) - 1) / min_part_elements(params));
+  return std::clamp<std::uint64_t>(parts, 1, 4096);
+}
+
+std::size_t SegEntry::workspace_bytes(const SegProblem& p, const DeviceLimits& dev) const {
+  if (params.family != SegFamily::split || p.num_segments == 0) return 0;
+  const std::size_t bytes =
+      p.num_segments * blocks_per_segment(p, dev) * result_bytes(params.dtype, params.op);
+  return (bytes + 255) / 256 * 256;
+}
+
+Refusal SegEntry::can_implement(const SegProblem& p, std::size_t in_alignment,
+                                const DeviceLimits&) const {
+  if (p.num_segments > max_segments)
+    return fmt::format("{} segments is more than the {} a segmented kernel takes", p.num_segments,
+                       max_segments);
+  if (in_alignment % dtype_size(params.dtype) != 0)
+    return fmt::format("the input is aligned to {} bytes, less than one {} element", in_alignment,
+                       dtype_name(params.dtype));
+  if (params.family == SegFamily::tile) {
+    const std::uint64_t stride = p.stride ? p.stride : p.segment_size;
+    if (params.layout != SegLayout::fixed || p.segment_size == 0 ||
+        std::uint64_t(params.vec) % p.segment_size != 0 ||
+        (p.num_segments > 1 && stride != p.segment_size) || in_alignment < 16)
+      return fmt::format(
+          "the tile family takes contiguous rows of a length dividing {} at a "
+          "16-byte aligned input",
+          params.vec);
+  }
+  if (params.layout == SegLayout::fixed) {
+    if (p.num_segments > 1 && p.stride < p.segment_size)
+      return fmt::format("the row stride {} is smaller than the segment size {}", p.stride,
+                         p.segment_size);
+    // The last element's index, (S - 1) * stride + size - 1, must fit 62 bits.
+    constexpr std::uint64_t limit = std::uint64_t{1} << 62;
+    if (p.num_segments > 0 && p.segment_size > 0 &&
+        (p.segment_size > limit ||
+         (p.num_segments - 1) > (limit - p.segment_size) / std::max<std::uint64_t>(p.stride, 1)))
+      return fmt::format("{} segments of {} elements {} apart span more than 2^62 elements",
+                         p.num_segments, p.segment_size, p.stride);
+  } else if (p.num_segments > 0 && (!p.begin || !p.end)) {
+    return std::string("the begin and end offsets are null pointers");
+  }
+  return std::nullopt;
+}
+
+SegTable make_table(std::vector<SegEntry> raw) {
+  SegTable t;
+  t.entries = std::move(raw);
+  for (SegEntry& e : t.entries) e.id = t.ids.emplace_back(make_seg_id(e.params)).c_str();
+  std::sort(t.entries.begin(), t.entries.end(),
+            [](const SegEntry& a, const SegEntry& b) { return std::string_view(a.id) < b.id; });
+  return t;
+}
+
+}  // namespace tunedreduce::kernels::segmented

@@ -1,0 +1,28 @@
+// The segmented registry without kernels: every entry of kernels/segmented/space.hpp, whose
+// launch returns cudaErrorNoKernelImageForDevice (kernels/host_registry.cpp's counterpart).
+
+#include "kernels/segmented/entries.hpp"
+#include "kernels/segmented/space.hpp"
+
+namespace tunedreduce::kernels::segmented {
+
+namespace {
+cudaError_t no_kernel(const SegLaunchArgs&, const DeviceLimits&) {
+  return cudaErrorNoKernelImageForDevice;
+}
+}  // namespace
+
+std::span<const SegEntry> seg_registry() {
+  static const SegTable t = [] {
+    std::vector<SegEntry> raw;
+    for (DType d : all_dtypes)
+      for (Op o : all_ops)
+        space::for_each_config(d, o, [&](const SegParams& p) {
+          raw.push_back(SegEntry{p, nullptr, &no_kernel});
+        });
+    return make_table(std::move(raw));
+  }();
+  return t.entries;
+}
+
+}  // namespace tunedreduce::kernels::segmented

@@ -1,0 +1,416 @@
+#pragma once
+// The segmented kernels (kernels/segmented/segmented.hpp) and their launch. Only the generated
+// instance files (kernels/segmented/instance.cu.in) include this.
+//
+// Every family folds a segment [lo, hi) the same way (fold_range): the lanes that share a
+// segment take its 16-byte vectors in turn, after a scalar head up to the first 16-byte boundary
+// and before a scalar tail, so any segment start and length is read with aligned loads and
+// nothing past hi is read. The lanes' accumulators are then combined in a fixed tree (shuffles
+// inside a group, the block reduction of kernels/block/ inside a block, the split family's
+// partials in index order), so a configuration gives the same bits on every run.
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "kernels/block/block_reduce.cuh"
+#include "kernels/segmented/segmented.hpp"
+#include "kernels/thread/ops.cuh"
+
+namespace tunedreduce::kernels::segmented {
+
+/// Segment s of the fixed layout: [s * stride, s * stride + size).
+struct FixedBounds {
+  std::uint64_t size;
+  std::uint64_t stride;
+  __device__ __forceinline__ void get(std::uint64_t s, std::uint64_t& lo, std::uint64_t& hi) const {
+    lo = s * stride;
+    hi = lo + size;
+  }
+};
+
+/// Segment s of an offsets layout: [begin[s], end[s]), empty when end[s] <= begin[s].
+template <class Off>
+struct OffsetBounds {
+  const Off* begin;
+  const Off* end;
+  __device__ __forceinline__ void get(std::uint64_t s, std::uint64_t& lo, std::uint64_t& hi) const {
+    const Off b = __ldg(begin + s), e = __ldg(end + s);
+    lo = static_cast<std::uint64_t>(b);
+    hi = e > b ? static_cast<std::uint64_t>(e) : lo;
+  }
+};
+
+template <SegLayout L>
+using bounds_t = std::conditional_t<
+    L == SegLayout::fixed, FixedBounds,
+    OffsetBounds<std::conditional_t<L == SegLayout::offsets32, std::int32_t, std::int64_t>>>;
+
+/// V elements of In in one 16-byte load (V * sizeof(In) == 16).
+template <class In, int V>
+struct Vec {
+  In e[V];
+};
+
+template <class In, int V>
+__device__ __forceinline__ Vec<In, V> load_vec(const In* p) {
+  static_assert(sizeof(Vec<In, V>) == 16);
+  const uint4 raw = __ldg(reinterpret_cast<const uint4*>(p));
+  Vec<In, V> v;
+  std::memcpy(&v, &raw, 16);
+  return v;
+}
+
+/// Loads in flight per lane in the vector loop.
+template <SegFamily F>
+inline constexpr int unroll_of = F == SegFamily::block || F == SegFamily::split ? 4 : 2;
+
+/// Lane \p lane of G lanes folds its share of in[lo, hi); element i gets index idx0 + (i - lo)
+/// (argmin / argmax; the other operators ignore it).
+template <class T, class OpT, class In, int G, int V, int U>
+__device__ __forceinline__ T fold_range(const In* __restrict__ in, std::uint64_t lo,
+                                        std::uint64_t hi, unsigned lane, std::uint64_t idx0) {
+  const OpT op;
+  T acc = OpT::identity();
+  std::uint64_t head = 0;
+  if constexpr (V > 1) {
+    const std::uint64_t mis = (reinterpret_cast<std::uintptr_t>(in + lo) / sizeof(In)) % V;
+    head = mis ? V - mis : 0;
+    if (head > hi - lo) head = hi - lo;
+  }
+  for (std::uint64_t k = lane; k < head; k += G) acc = fold_element(op, acc, in[lo + k], idx0 + k);
+  const std::uint64_t vlo = lo + head;
+  const std::uint64_t nvec = (hi - vlo) / V;
+  std::uint64_t k = lane;
+  if constexpr (V > 1) {
+    const In* base = in + vlo;
+    for (; k + std::uint64_t(U - 1) * G < nvec; k += std::uint64_t(U) * G) {
+      Vec<In, V> x[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) x[u] = load_vec<In, V>(base + (k + std::uint64_t(u) * G) * V);
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+#pragma unroll
+        for (int e = 0; e < V; ++e)
+          acc = fold_element(op, acc, x[u].e[e], idx0 + head + (k + std::uint64_t(u) * G) * V + e);
+    }
+    for (; k < nvec; k += G) {
+      const Vec<In, V> x = load_vec<In, V>(base + k * V);
+#pragma unroll
+      for (int e = 0; e < V; ++e) acc = fold_element(op, acc, x.e[e], idx0 + head + k * V + e);
+    }
+  } else {
+    for (; k + std::uint64_t(U - 1) * G < nvec; k += std::uint64_t(U) * G) {
+      In x[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) x[u] = __ldg(in + vlo + k + std::uint64_t(u) * G);
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        acc = fold_element(op, acc, x[u], idx0 + head + k + std::uint64_t(u) * G);
+    }
+    for (; k < nvec; k += G) acc = fold_element(op, acc, __ldg(in + vlo + k), idx0 + head + k);
+  }
+  const std::uint64_t tlo = vlo + nvec * V;
+  for (std::uint64_t t = tlo + lane; t < hi; t += G)
+    acc = fold_element(op, acc, in[t], idx0 + (t - lo));
+  return acc;
+}
+
+/// __shfl_down_sync inside groups of G lanes, of a value or of both members of an IndexedValue.
+template <int G, class T>
+__device__ __forceinline__ T group_shfl_down(T v, int offset) {
+  return __shfl_down_sync(0xffffffffu, v, offset, G);
+}
+template <int G, class T>
+__device__ __forceinline__ IndexedValue<T> group_shfl_down(IndexedValue<T> v, int offset) {
+  return {__shfl_down_sync(0xffffffffu, v.value, offset, G),
+          __shfl_down_sync(0xffffffffu, v.index, offset, G)};
+}
+
+/// Every lane of the warp takes part; the group's result is valid in its first lane.
+template <class T, class OpT, int G>
+__device__ __forceinline__ T group_reduce(T v) {
+  const OpT op;
+#pragma unroll
+  for (int offset = G / 2; offset > 0; offset >>= 1) v = op(v, group_shfl_down<G>(v, offset));
+  return v;
+}
+
+/// A configuration as a type: a __global__ function takes no class-type template argument.
+template <SegFamily F, int Block, int G, int V, SegLayout L, DType D, Op O>
+struct SegConfig {
+  static constexpr SegParams params{F, Block, G, V, L, D, O};
+  using In = dtype_t<D>;
+  using T = acc_t<D, O>;  // the accumulator's and the result's type
+  using OpT = op_t<O, T>;
+  using Bounds = bounds_t<L>;
+};
+template <SegParams P>
+using config_t = SegConfig<P.family, P.block, P.group, P.vec, P.layout, P.dtype, P.op>;
+
+/// thread and group: P.group lanes per segment, P.block / P.group segments per block and step.
+template <class C>
+__global__ void __launch_bounds__(C::params.block)
+    seg_lanes_kernel(const typename C::In* __restrict__ in, typename C::T* __restrict__ out,
+                     std::uint64_t num_segments, typename C::Bounds bounds) {
+  constexpr SegParams P = C::params;
+  using Ty = C;
+  using T = typename Ty::T;
+  using OpT = typename Ty::OpT;
+  constexpr int G = P.group;
+  constexpr std::uint64_t per_block = P.block / G;
+  const unsigned lane = threadIdx.x % G;
+  const std::uint64_t local = threadIdx.x / G;
+  for (std::uint64_t s0 = std::uint64_t(blockIdx.x) * per_block; s0 < num_segments;
+       s0 += std::uint64_t(gridDim.x) * per_block) {
+    const std::uint64_t s = s0 + local;
+    T acc = OpT::identity();
+    std::uint64_t lo = 0, hi = 0;
+    if (s < num_segments) {
+      bounds.get(s, lo, hi);
+      acc = fold_range<T, OpT, typename Ty::In, G, P.vec, unroll_of<P.family>>(in, lo, hi, lane, 0);
+    }
+    if constexpr (G > 1) acc = group_reduce<T, OpT, G>(acc);
+    if (lane == 0 && s < num_segments) out[s] = hi > lo ? acc : OpT::empty_result();
+  }
+}
+
+/// block: one block per segment and step.
+template <class C>
+__global__ void __launch_bounds__(C::params.block)
+    seg_block_kernel(const typename C::In* __restrict__ in, typename C::T* __restrict__ out,
+                     std::uint64_t num_segments, typename C::Bounds bounds) {
+  constexpr SegParams P = C::params;
+  using Ty = C;
+  using T = typename Ty::T;
+  using OpT = typename Ty::OpT;
+  for (std::uint64_t s = blockIdx.x; s < num_segments; s += gridDim.x) {
+    std::uint64_t lo, hi;
+    bounds.get(s, lo, hi);
+    T acc = fold_range<T, OpT, typename Ty::In, P.block, P.vec, unroll_of<P.family>>(in, lo, hi,
+                                                                                     threadIdx.x,
+                                                                                     0);
+    acc = block_reduce_shuffle<T, OpT, P.block>(acc);
+    if (threadIdx.x == 0) out[s] = hi > lo ? acc : OpT::empty_result();
+  }
+}
+
+/// The share of [lo, hi) that part k of `parts` takes: chunks of a whole number of 16-byte
+/// vectors' worth of elements, so that every part but the first starts where the last ended.
+__device__ __forceinline__ void split_part(std::uint64_t lo, std::uint64_t hi, std::uint64_t k,
+                                           std::uint64_t parts, int v, std::uint64_t& plo,
+                                           std::uint64_t& phi) {
+  const std::uint64_t len = hi - lo;
+  std::uint64_t chunk = (len + parts - 1) / parts;
+  chunk = (chunk + v - 1) / v * v;
+  plo = lo + (k * chunk < len ? k * chunk : len);
+  phi = lo + ((k + 1) * chunk < len ? (k + 1) * chunk : len);
+}
+
+/// split, first kernel: block w of the grid loop takes part w % parts of segment w / parts and
+/// writes its partial to partials[w].
+template <class C>
+__global__ void __launch_bounds__(C::params.block)
+    seg_split_kernel(const typename C::In* __restrict__ in, typename C::T* __restrict__ partials,
+                     std::uint64_t num_segments, std::uint64_t parts, typename C::Bounds bounds) {
+  constexpr SegParams P = C::params;
+  using Ty = C;
+  using T = typename Ty::T;
+  using OpT = typename Ty::OpT;
+  const std::uint64_t work = num_segments * parts;
+  for (std::uint64_t w = blockIdx.x; w < work; w += gridDim.x) {
+    std::uint64_t lo, hi, plo, phi;
+    bounds.get(w / parts, lo, hi);
+    split_part(lo, hi, w % parts, parts, P.vec, plo, phi);
+    T acc = fold_range<T, OpT, typename Ty::In, P.block, P.vec, unroll_of<P.family>>(in, plo, phi,
+                                                                                     threadIdx.x,
+                                                                                     plo - lo);
+    acc = block_reduce_shuffle<T, OpT, P.block>(acc);
+    if (threadIdx.x == 0) partials[w] = acc;
+  }
+}
+
+/// split, second kernel: a warp per segment folds its `parts` partials (lane-strided, then a
+/// shuffle tree: a fixed order).
+template <class C>
+__global__ void __launch_bounds__(256)
+    seg_split_finish_kernel(const typename C::T* __restrict__ partials,
+                            typename C::T* __restrict__ out, std::uint64_t num_segments,
+                            std::uint64_t parts, typename C::Bounds bounds) {
+  constexpr SegParams P = C::params;
+  using Ty = C;
+  using T = typename Ty::T;
+  using OpT = typename Ty::OpT;
+  const OpT op;
+  const unsigned lane = threadIdx.x % 32;
+  for (std::uint64_t s0 = std::uint64_t(blockIdx.x) * 8; s0 < num_segments;
+       s0 += std::uint64_t(gridDim.x) * 8) {
+    const std::uint64_t s = s0 + threadIdx.x / 32;
+    T acc = OpT::identity();
+    std::uint64_t lo = 0, hi = 0;
+    if (s < num_segments) {
+      bounds.get(s, lo, hi);
+      for (std::uint64_t k = lane; k < parts; k += 32) acc = op(acc, partials[s * parts + k]);
+    }
+    acc = group_reduce<T, OpT, 32>(acc);
+    if (lane == 0 && s < num_segments) out[s] = hi > lo ? acc : OpT::empty_result();
+  }
+}
+
+/// Stores R consecutive results with 16- or 8-byte stores where their bytes and the address allow
+/// it (the caller's d_out need only be aligned to one result), else one by one.
+template <class T, int R>
+__device__ __forceinline__ void store_results(T* out, const T (&res)[R]) {
+  constexpr int bytes = int(sizeof(T)) * R;
+  const auto addr = reinterpret_cast<std::uintptr_t>(out);
+  if constexpr (bytes % 16 == 0 && sizeof(T) < 16) {
+    if (addr % 16 != 0) {
+#pragma unroll
+      for (int r = 0; r < R; ++r) out[r] = res[r];
+      return;
+    }
+#pragma unroll
+    for (int k = 0; k < bytes / 16; ++k) {
+      uint4 w;
+      std::memcpy(&w, reinterpret_cast<const unsigned char*>(res) + 16 * k, 16);
+      reinterpret_cast<uint4*>(out)[k] = w;
+    }
+  } else if constexpr (bytes == 8 && sizeof(T) < 8) {
+    if (addr % 8 != 0) {
+#pragma unroll
+      for (int r = 0; r < R; ++r) out[r] = res[r];
+      return;
+    }
+    uint2 w;
+    std::memcpy(&w, res, 8);
+    *reinterpret_cast<uint2*>(out) = w;
+  } else {
+#pragma unroll
+    for (int r = 0; r < R; ++r) out[r] = res[r];
+  }
+}
+
+/// tile: rows of L elements, L dividing a 16-byte vector's V elements, contiguous and 16-byte
+/// aligned: each thread loads U whole vectors (V / L rows each) and writes their rows' results;
+/// the rows after the last whole vector, a thread each.
+template <class C, int L>
+__device__ __forceinline__ void tile_rows(const typename C::In* __restrict__ in,
+                                          typename C::T* __restrict__ out,
+                                          std::uint64_t num_segments) {
+  constexpr SegParams P = C::params;
+  using T = typename C::T;
+  using OpT = typename C::OpT;
+  using In = typename C::In;
+  constexpr int V = P.vec, R = V / L, U = 4;
+  const OpT op;
+  const std::uint64_t nvec = num_segments * L / V;
+  const std::uint64_t step = std::uint64_t(gridDim.x) * P.block * U;
+  for (std::uint64_t base = std::uint64_t(blockIdx.x) * P.block * U + threadIdx.x; base < nvec;
+       base += step) {
+    Vec<In, V> x[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (base + std::uint64_t(u) * P.block < nvec)
+        x[u] = load_vec<In, V>(in + (base + std::uint64_t(u) * P.block) * V);
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const std::uint64_t v = base + std::uint64_t(u) * P.block;
+      if (v >= nvec) break;
+      T res[R];
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        T acc = element_acc<T, OpT>(x[u].e[r * L], 0);
+#pragma unroll
+        for (int j = 1; j < L; ++j) acc = fold_element(op, acc, x[u].e[r * L + j], j);
+        res[r] = acc;
+      }
+      store_results<T, R>(out + v * R, res);
+    }
+  }
+  // The rows after the last whole vector (fewer than R).
+  const std::uint64_t done = nvec * R;
+  const std::uint64_t s = done + blockIdx.x * std::uint64_t(P.block) + threadIdx.x;
+  if (s < num_segments) {
+    T acc = element_acc<T, OpT>(in[s * L], 0);
+    for (int j = 1; j < L; ++j) acc = fold_element(op, acc, in[s * L + j], j);
+    out[s] = acc;
+  }
+}
+
+template <class C>
+__global__ void __launch_bounds__(C::params.block)
+    seg_tile_kernel(const typename C::In* __restrict__ in, typename C::T* __restrict__ out,
+                    std::uint64_t num_segments, std::uint64_t length) {
+  constexpr int V = C::params.vec;
+  if (length == 1) tile_rows<C, 1>(in, out, num_segments);
+  else if (length == 2) tile_rows<C, 2>(in, out, num_segments);
+  else if constexpr (V >= 4) {
+    if (length == 4) tile_rows<C, 4>(in, out, num_segments);
+    else if constexpr (V >= 8) {
+      if (length == 8) tile_rows<C, 8>(in, out, num_segments);
+    }
+  }
+}
+
+/// Blocks of a grid loop: at most 2^31 - 1.
+inline unsigned grid_of(std::uint64_t blocks) {
+  constexpr std::uint64_t cap = 0x7fffffff;
+  return static_cast<unsigned>(blocks < 1 ? 1 : blocks > cap ? cap : blocks);
+}
+
+template <SegParams P>
+struct SegDispatch {
+  using Ty = config_t<P>;
+  using In = typename Ty::In;
+  using T = typename Ty::T;
+
+  static typename Ty::Bounds bounds(const SegProblem& p) {
+    if constexpr (P.layout == SegLayout::fixed) {
+      return {p.segment_size, p.stride};
+    } else {
+      using Off = std::conditional_t<P.layout == SegLayout::offsets32, std::int32_t, std::int64_t>;
+      return {static_cast<const Off*>(p.begin), static_cast<const Off*>(p.end)};
+    }
+  }
+
+  static cudaError_t launch(const SegLaunchArgs& a, const DeviceLimits& dev) {
+    const SegProblem& p = a.problem;
+    const std::uint64_t S = p.num_segments;
+    if (S == 0) return cudaSuccess;
+    if (!a.out || S > max_segments) return cudaErrorInvalidValue;
+    const auto* in = static_cast<const In*>(a.in);
+    auto* out = static_cast<T*>(a.out);
+    const auto b = bounds(p);
+    if constexpr (P.family == SegFamily::thread || P.family == SegFamily::group) {
+      const std::uint64_t per_block = P.block / P.group;
+      seg_lanes_kernel<config_t<P>>
+          <<<grid_of((S + per_block - 1) / per_block), P.block, 0, a.stream>>>(in, out, S, b);
+      return cudaGetLastError();
+    } else if constexpr (P.family == SegFamily::tile) {
+      const std::uint64_t vectors = S * p.segment_size / P.vec;
+      const std::uint64_t per_block = std::uint64_t(P.block) * 4;
+      seg_tile_kernel<config_t<P>>
+          <<<grid_of((vectors + per_block - 1) / per_block), P.block, 0, a.stream>>>(
+              in, out, S, p.segment_size);
+      return cudaGetLastError();
+    } else if constexpr (P.family == SegFamily::block) {
+      seg_block_kernel<config_t<P>><<<grid_of(S), P.block, 0, a.stream>>>(in, out, S, b);
+      return cudaGetLastError();
+    } else {
+      const SegEntry probe{P, nullptr, nullptr};
+      const std::uint64_t parts = probe.blocks_per_segment(p, dev);
+      if (!a.workspace || a.workspace_bytes < probe.workspace_bytes(p, dev))
+        return cudaErrorInvalidValue;
+      auto* partials = static_cast<T*>(a.workspace);
+      seg_split_kernel<config_t<P>>
+          <<<grid_of(S * parts), P.block, 0, a.stream>>>(in, partials, S, parts, b);
+      if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
+      seg_split_finish_kernel<config_t<P>>
+          <<<grid_of((S + 7) / 8), 256, 0, a.stream>>>(partials, out, S, parts, b);
+      return cudaGetLastError();
+    }
+  }
+};
+
+}  // namespace tunedreduce::kernels::segmented

@@ -1,0 +1,214 @@
+// The segmented reductions of the public API (tunedreduce/segmented.hpp): argument checks, the
+// choice of kernel (runtime/segmented_rules.hpp) and the launch, through the workspace cache
+// (cached call) or the caller's storage (two-phase call).
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "common/names.hpp"
+#include "runtime/runtime.hpp"
+#include "runtime/segmented_rules.hpp"
+
+namespace tunedreduce::runtime {
+
+namespace seg = kernels::segmented;
+
+struct Runtime::SegResolved {
+  int device = -1;
+  const DeviceState* state = nullptr;
+  const seg::SegEntry* entry = nullptr;
+  seg::SegProblem problem;
+  std::string rule;
+};
+
+namespace {
+
+constexpr std::uint64_t max_span = std::uint64_t{1} << 62;
+
+void check_segments(const Segments& s, DType dtype, Op op) {
+  check_enums(dtype, op);
+  if (!seg::seg_op_applies(dtype, op))
+    throw ReduceError(Status::invalid_argument,
+                      fmt::format("op {} has no segmented kernels (every operator but exact_sum "
+                                  "has)",
+                                  op_name(op)));
+  const int l = static_cast<int>(s.layout);
+  if (l < 0 || l > static_cast<int>(SegmentLayout::offsets64))
+    throw ReduceError(Status::invalid_argument,
+                      fmt::format("seg.layout {} is not a SegmentLayout (0 rows, 1 offsets32, 2 "
+                                  "offsets64)",
+                                  l));
+  if (s.count > seg::max_segments)
+    throw ReduceError(Status::invalid_argument,
+                      fmt::format("seg.count = {} is more than the {} segments one call takes",
+                                  s.count, seg::max_segments));
+  if (s.layout == SegmentLayout::rows) {
+    const std::uint64_t stride = s.stride ? s.stride : s.size;
+    if (s.count > 1 && stride < s.size)
+      throw ReduceError(Status::invalid_argument,
+                        fmt::format("seg.stride = {} is smaller than seg.size = {} (rows overlap)",
+                                    stride, s.size));
+    if (s.count > 0 && s.size > 0 &&
+        (s.size > max_span ||
+         (s.count - 1) > (max_span - s.size) / std::max<std::uint64_t>(stride, 1)))
+      throw ReduceError(Status::invalid_argument,
+                        fmt::format("seg.count = {} rows of seg.size = {} elements, seg.stride = "
+                                    "{} apart, span more than 2^62 elements",
+                                    s.count, s.size, stride));
+  }
+}
+
+/// Bytes and alignment of one result of (dtype, op).
+std::size_t result_alignment(DType dtype, Op op) {
+  return is_arg_op(op) ? 8 : dtype_size(result_dtype(dtype, op));
+}
+
+}  // namespace
+
+Runtime::SegResolved Runtime::prepare_segmented(const void* d_in, const void* d_out,
+                                                const Segments& s, DType dtype, Op op) {
+  check_segments(s, dtype, op);
+  SegResolved r;
+  r.problem = seg_problem_of(s);
+  const bool rows = s.layout == SegmentLayout::rows;
+  // Null pointers first: no CUDA call is made for them.
+  if (!d_out) throw ReduceError(Status::invalid_argument, "d_out is a null pointer");
+  const bool reads_input = !rows || s.size > 0;
+  if (!d_in && reads_input)
+    throw ReduceError(Status::invalid_argument,
+                      fmt::format("d_in is a null pointer ({} segments)", s.count));
+  if (!rows && (!s.begin || !s.end))
+    throw ReduceError(Status::invalid_argument,
+                      fmt::format("seg.{} is a null pointer (the offsets of {} segments)",
+                                  s.begin ? "end" : "begin", s.count));
+  r.device = platform_->current_device();
+  r.state = &device_state(r.device);
+  if (reads_input) check_pointer("d_in", d_in, r.device, dtype_size(dtype));
+  check_pointer("d_out", d_out, r.device, result_alignment(dtype, op));
+  if (!rows) {
+    const std::size_t off = s.layout == SegmentLayout::offsets32 ? 4 : 8;
+    check_pointer("seg.begin", s.begin, r.device, off);
+    check_pointer("seg.end", s.end, r.device, off);
+  }
+  const std::size_t alignment = reads_input ? alignment_of(d_in) : 256;
+  const seg::SegParams p = builtin_segmented(dtype, op, s, alignment, r.state->info.limits, r.rule);
+  r.entry = seg::find_seg(p);
+  if (!r.entry)
+    throw ReduceError(Status::unsupported,
+                      fmt::format("this library has no segmented kernel '{}' ({}): it was built "
+                                  "without the segmented kernels (TUNEDREDUCE_SEGMENTED=OFF)",
+                                  seg::make_seg_id(p), r.rule));
+  if (auto why = r.entry->can_implement(r.problem, alignment, r.state->info.limits))
+    throw ReduceError(Status::unsupported,
+                      fmt::format("segmented kernel '{}' cannot run this reduction: {}",
+                                  r.entry->id, *why));
+  return r;
+}
+
+SegmentedConfig Runtime::lookup_segmented(DType dtype, Op op, const Segments& s, int device) {
+  check_segments(s, dtype, op);
+  if (device < -1 || device >= max_devices)
+    throw ReduceError(Status::invalid_argument,
+                      fmt::format("device {} is not a device ordinal", device));
+  const int dev = device >= 0 ? device : platform_->current_device();
+  const DeviceState& st = device_state(dev);
+  std::string rule;
+  const seg::SegParams p = builtin_segmented(dtype, op, s, 256, st.info.limits, rule);
+  const seg::SegEntry* e = seg::find_seg(p);
+  // The strings live as long as the process: a small set of distinct texts.
+  static std::mutex m;
+  static std::set<std::string> texts;
+  std::lock_guard lk(m);
+  auto keep = [&](const std::string& t) { return texts.insert(t).first->c_str(); };
+  SegmentedConfig c;
+  c.kernel_id = keep(seg::make_seg_id(p));
+  c.family = seg::seg_family_name(p.family);
+  c.block = p.block;
+  c.group = p.group;
+  c.vec = p.vec;
+  const seg::SegEntry probe{p, nullptr, nullptr};
+  c.blocks_per_segment = probe.blocks_per_segment(seg_problem_of(s), st.info.limits);
+  c.source = keep(e ? "built-in: " + rule : "not in this library: " + rule);
+  c.device = st.device;
+  return c;
+}
+
+void Runtime::segmented_reduce(void* d_temp, std::size_t& temp_bytes, const void* d_in, void* d_out,
+                               const Segments& s, DType dtype, Op op, cudaStream_t stream) {
+  if (!d_temp) {
+    // Size query: the problem is checked, no pointer, nothing is enqueued.
+    check_segments(s, dtype, op);
+    if (s.count == 0) {
+      temp_bytes = 1;
+      return;
+    }
+    const DeviceState& st = device_state(platform_->current_device());
+    std::string rule;
+    const seg::SegParams p = builtin_segmented(dtype, op, s, 256, st.info.limits, rule);
+    const seg::SegEntry probe{p, nullptr, nullptr};
+    temp_bytes = std::max<std::size_t>(probe.workspace_bytes(seg_problem_of(s), st.info.limits), 1);
+    return;
+  }
+  if (s.count == 0) {
+    check_segments(s, dtype, op);
+    return;
+  }
+  const SegResolved r = prepare_segmented(d_in, d_out, s, dtype, op);
+  const std::size_t need =
+      std::max<std::size_t>(r.entry->workspace_bytes(r.problem, r.state->info.limits), 1);
+  check_pointer("d_temp", d_temp, r.device, 256);
+  if (temp_bytes < need)
+    throw ReduceError(Status::temp_too_small,
+                      fmt::format("temp_bytes = {} is smaller than the {} bytes segmented kernel "
+                                  "'{}' needs (ask with d_temp == nullptr first)",
+                                  temp_bytes, need, r.entry->id));
+  seg::SegLaunchArgs a;
+  a.in = d_in;
+  a.out = d_out;
+  a.problem = r.problem;
+  a.workspace = d_temp;
+  a.workspace_bytes = temp_bytes;
+  a.stream = stream;
+  if (cudaError_t e = platform_->launch_segmented(*r.entry, a, r.state->info.limits);
+      e != cudaSuccess)
+    throw ReduceError(Status::cuda_error,
+                      fmt::format("launching segmented kernel '{}' on device {} failed: {}",
+                                  r.entry->id, r.device, platform_->error_text(e)));
+}
+
+void Runtime::segmented_reduce(const void* d_in, void* d_out, const Segments& s, DType dtype, Op op,
+                               cudaStream_t stream) {
+  if (s.count == 0) {
+    check_segments(s, dtype, op);
+    return;
+  }
+  const SegResolved r = prepare_segmented(d_in, d_out, s, dtype, op);
+  seg::SegLaunchArgs a;
+  a.in = d_in;
+  a.out = d_out;
+  a.problem = r.problem;
+  a.stream = stream;
+  const std::size_t need = r.entry->workspace_bytes(r.problem, r.state->info.limits);
+  cudaError_t e;
+  if (need == 0) {
+    e = platform_->launch_segmented(*r.entry, a, r.state->info.limits);
+  } else {
+    // The split family's partials overwrite the whole-array kernels' counter and slots: the
+    // next launch on this workspace zeroes what it needs first (leaves_clean = false).
+    e = workspaces_.run(
+        r.device, stream, need,
+        [&](void* ws, std::size_t bytes, bool) {
+          a.workspace = ws;
+          a.workspace_bytes = bytes;
+          return platform_->launch_segmented(*r.entry, a, r.state->info.limits);
+        },
+        /*leaves_clean=*/false);
+  }
+  if (e != cudaSuccess)
+    throw ReduceError(Status::cuda_error,
+                      fmt::format("launching segmented kernel '{}' on device {} failed: {}",
+                                  r.entry->id, r.device, platform_->error_text(e)));
+}
+
+}  // namespace tunedreduce::runtime

@@ -1,0 +1,120 @@
+// The segmented built-in rules (runtime/segmented_rules.hpp). The thresholds are in bytes of a
+// segment, so one rule serves every element type: a segment of up to 16 bytes is one load of a
+// thread, up to 512 bytes one load of each of up to 32 lanes, and beyond that a warp, a block or
+// several blocks per segment, by how many segments there are to fill the GPU with.
+
+#include "runtime/segmented_rules.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+
+namespace tunedreduce::runtime {
+
+namespace seg = kernels::segmented;
+
+seg::SegLayout seg_layout_of(SegmentLayout l) {
+  switch (l) {
+    case SegmentLayout::offsets32:
+      return seg::SegLayout::offsets32;
+    case SegmentLayout::offsets64:
+      return seg::SegLayout::offsets64;
+    default:
+      return seg::SegLayout::fixed;
+  }
+}
+
+seg::SegProblem seg_problem_of(const Segments& s) {
+  seg::SegProblem p;
+  p.num_segments = s.count;
+  p.segment_size = s.size;
+  p.stride = s.stride ? s.stride : s.size;
+  p.begin = s.begin;
+  p.end = s.end;
+  p.mean_length = s.mean_length;
+  return p;
+}
+
+namespace {
+
+/// Threads that keep a GPU's memory system busy with 16-byte loads in flight: 1024 per
+/// multiprocessor (the sweep of docs/performance.md 3.31: fewer lanes per segment, each with
+/// two to eight vectors, beat one vector per lane until the lanes no longer fill the GPU).
+std::uint64_t filling_threads(const kernels::DeviceLimits& dev) {
+  return 1024 * std::uint64_t(std::max(dev.sm_count, 1));
+}
+
+std::uint64_t pow2_clamp(std::uint64_t v, std::uint64_t lo, std::uint64_t hi) {
+  return std::clamp<std::uint64_t>(std::bit_ceil(std::max<std::uint64_t>(v, 1)), lo, hi);
+}
+
+}  // namespace
+
+seg::SegParams builtin_segmented(DType dtype, Op op, const Segments& s, std::size_t in_alignment,
+                                 const kernels::DeviceLimits& dev, std::string& rule) {
+  const seg::SegLayout layout = seg_layout_of(s.layout);
+  const bool fixed = layout == seg::SegLayout::fixed;
+  const std::uint64_t e = dtype_size(dtype);
+  const int vmax = seg::vector_elements(dtype);
+  const std::uint64_t length = fixed ? s.size : s.mean_length;
+  const std::uint64_t bytes = length * e;
+  const std::uint64_t count = s.count;
+  const std::uint64_t stride = s.stride ? s.stride : s.size;
+  // Rows whose every start is 16-byte aligned take vector loads from their first element.
+  const bool rows_aligned = fixed && in_alignment >= 16 && (stride * e) % 16 == 0;
+  // 16-byte vectors of a segment (vector loads), or its elements (scalar loads).
+  const bool vectors = rows_aligned || !fixed;
+  const std::uint64_t units = vectors ? (bytes + 15) / 16 : length;
+  seg::SegParams p{seg::SegFamily::group, 256, 32, vectors ? vmax : 1, layout, dtype, op};
+  if (!fixed && length == 0) {
+    rule = "offsets of unknown mean length: a warp per segment";
+    return p;
+  }
+  if (fixed && in_alignment >= 16 && stride == length && length > 0 &&
+      std::uint64_t(vmax) % length == 0) {
+    p.family = seg::SegFamily::tile;
+    p.group = 1;
+    p.vec = vmax;
+    rule = fmt::format("contiguous rows of {} bytes: {} rows per 16-byte load", bytes,
+                       std::uint64_t(vmax) / length);
+    return p;
+  }
+  const std::uint64_t fill = filling_threads(dev);
+  if (units <= 2) {
+    p.family = seg::SegFamily::thread;
+    p.group = 1;
+    if (!fixed) p.vec = 1;
+    rule = fmt::format("segments of {} bytes: a thread per segment", bytes);
+    return p;
+  }
+  // Lanes with two vectors each up to 8 vectors a segment, then four or more each, but as many
+  // lanes as it takes to fill the GPU.
+  std::uint64_t g = units <= 8 ? units / 2 : units / 4;
+  g = std::max(g, (fill + count - 1) / std::max<std::uint64_t>(count, 1));
+  if (!fixed) g = g <= 8 ? 8 : 32;
+  if (g <= 32 && units <= 512) {
+    p.group = static_cast<int>(pow2_clamp(g, 2, 32));
+    rule = fmt::format("{} segments of {} bytes: {} lanes per segment", count, bytes, p.group);
+    return p;
+  }
+  const std::uint64_t total_bytes = count * bytes;
+  const std::uint64_t sms = std::uint64_t(std::max(dev.sm_count, 1));
+  if (4 * count >= 3 * sms || (total_bytes <= (std::uint64_t{4} << 20) && count >= 8)) {
+    // At least four vectors a thread; threads enough to fill the GPU where the segments allow.
+    const std::uint64_t by_fill = pow2_clamp((fill + count - 1) / count, 128, 1024);
+    const std::uint64_t by_length = std::max<std::uint64_t>(128, std::bit_floor(units / 4));
+    p.family = seg::SegFamily::block;
+    p.block = fixed ? static_cast<int>(std::min(by_fill, by_length)) : 256;
+    p.group = p.block;
+    rule = fmt::format("{} segments of {} bytes: a block of {} per segment", count, bytes, p.block);
+    return p;
+  }
+  p.family = seg::SegFamily::split;
+  p.block = 512;
+  p.group = 512;
+  rule = fmt::format("{} segments of {} bytes: several blocks per segment", count, bytes);
+  return p;
+}
+
+}  // namespace tunedreduce::runtime

@@ -1,0 +1,240 @@
+// Segmented reductions without a GPU: ids and the space, the built-in rules, and the library's
+// argument checks and launches on the fake platform (tests/gpu/test_segmented_gpu.cpp runs them).
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "kernels/segmented/segmented.hpp"
+#include "kernels/segmented/space.hpp"
+#include "runtime/segmented_rules.hpp"
+#include "tests/db/test_util.hpp"
+#include "tests/runtime/runtime_test_util.hpp"
+
+namespace tunedreduce::runtime::test {
+namespace {
+
+namespace seg = kernels::segmented;
+
+TEST(SegmentedIds, EveryEntryRoundTripsAndIsInTheSpace) {
+  const auto entries = seg::seg_registry();
+  // 35 (dtype, op) keys of 29 configurations each.
+  EXPECT_EQ(entries.size(), 35u * 29u);
+  std::set<std::string> ids;
+  for (const seg::SegEntry& e : entries) {
+    const auto p = seg::parse_seg_id(e.id);
+    ASSERT_TRUE(p) << e.id;
+    EXPECT_EQ(*p, e.params) << e.id;
+    EXPECT_TRUE(seg::space::contains(e.params)) << e.id;
+    EXPECT_TRUE(ids.insert(e.id).second) << e.id;
+    EXPECT_EQ(seg::find_seg(e.id), &e);
+  }
+  EXPECT_EQ(seg::make_seg_id(
+                {seg::SegFamily::group, 256, 8, 4, seg::SegLayout::fixed, DType::f32, Op::sum}),
+            "seg.group.b256.g8.v4.fixed.f32.sum");
+  EXPECT_EQ(seg::make_seg_id({seg::SegFamily::split, 512, 512, 2, seg::SegLayout::offsets64,
+                              DType::f64, Op::argmax}),
+            "seg.split.b512.v2.offsets64.f64.argmax");
+  for (const char* bad :
+       {"", "seg", "seg.group.b256.v4.fixed.f32.sum", "seg.thread.b256.g1.v1.fixed.f32.sum",
+        "seg.block.b0256.v4.fixed.f32.sum", "seg.block.b256.v4.rows.f32.sum",
+        "seg.block.b256.v4.fixed.float.sum", "vectorized.b256.u2.single_pass.f32.sum"})
+    EXPECT_FALSE(seg::parse_seg_id(bad)) << bad;
+  EXPECT_EQ(seg::find_seg("seg.block.b256.v4.fixed.f32.exact_sum"), nullptr);
+}
+
+kernels::DeviceLimits h100() {
+  kernels::DeviceLimits d;
+  d.sm_count = 132;
+  return d;
+}
+
+std::string rule_of(DType t, Op o, const Segments& s, std::size_t align = 256) {
+  std::string why;
+  return seg::make_seg_id(builtin_segmented(t, o, s, align, h100(), why));
+}
+
+TEST(SegmentedRules, ChooseByBytesPerSegmentAndCount) {
+  EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::rows(1 << 20, 1)),
+            "seg.tile.b256.v4.fixed.f32.sum");
+  EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::rows(1 << 20, 4)),
+            "seg.tile.b256.v4.fixed.f32.sum");
+  EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::rows(1 << 20, 3)),
+            "seg.group.b256.g2.v1.fixed.f32.sum");
+  EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::rows(1 << 20, 8)),
+            "seg.thread.b256.v4.fixed.f32.sum");
+  EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::rows(1 << 20, 4), 4),
+            "seg.group.b256.g2.v1.fixed.f32.sum");  // rows not 16-byte aligned
+  EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::rows(1 << 18, 64)),
+            "seg.group.b256.g4.v4.fixed.f32.sum");
+  EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::rows(1 << 18, 64, 65)),
+            "seg.group.b256.g16.v1.fixed.f32.sum");  // odd stride: scalar lanes
+  EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::rows(1 << 14, 1024)),
+            "seg.block.b128.v4.fixed.f32.sum");
+  EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::rows(128, 1 << 17)),
+            "seg.block.b1024.v4.fixed.f32.sum");
+  EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::rows(1024, 1 << 14)),
+            "seg.block.b256.v4.fixed.f32.sum");
+  EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::rows(4, 1 << 22)),
+            "seg.split.b512.v4.fixed.f32.sum");
+  // Every rule names an entry of the space, for every key and shape class.
+  for (DType t : all_dtypes)
+    for (Op o : all_ops) {
+      if (!seg::seg_op_applies(t, o)) continue;
+      for (std::uint64_t L : {1ull, 3ull, 4ull, 8ull, 64ull, 1000ull, 1ull << 16, 1ull << 24})
+        for (std::uint64_t S : {1ull, 100ull, 100000ull}) {
+          std::string why;
+          EXPECT_NE(seg::find_seg(builtin_segmented(t, o, Segments::rows(S, L), 4, h100(), why)),
+                    nullptr);
+          Segments off = Segments::csr(S, reinterpret_cast<const std::int64_t*>(8), L);
+          EXPECT_NE(seg::find_seg(builtin_segmented(t, o, off, 4, h100(), why)), nullptr);
+          off.mean_length = 0;
+          EXPECT_NE(seg::find_seg(builtin_segmented(t, o, off, 4, h100(), why)), nullptr) << why;
+        }
+    }
+}
+
+TEST(SegmentedEntries, SplitWorkspaceAndRefusals) {
+  const seg::SegEntry* split = seg::find_seg("seg.split.b512.v4.fixed.f32.sum");
+  ASSERT_NE(split, nullptr);
+  seg::SegProblem p;
+  p.num_segments = 4;
+  p.segment_size = 1 << 22;
+  p.stride = 1 << 22;
+  const std::uint64_t parts = split->blocks_per_segment(p, h100());
+  EXPECT_GT(parts, 1u);
+  EXPECT_LE(parts, 4096u);
+  EXPECT_EQ(split->workspace_bytes(p, h100()), (4 * parts * 4 + 255) / 256 * 256);
+  EXPECT_FALSE(split->can_implement(p, 4, h100()));
+  p.stride = 5;
+  EXPECT_TRUE(split->can_implement(p, 4, h100()));
+  p.stride = p.segment_size;
+  p.num_segments = std::uint64_t{1} << 41;
+  EXPECT_TRUE(split->can_implement(p, 4, h100()));
+  const seg::SegEntry* block = seg::find_seg("seg.block.b256.v4.fixed.f32.sum");
+  ASSERT_NE(block, nullptr);
+  EXPECT_EQ(block->workspace_bytes(p, h100()), 0u);
+  EXPECT_EQ(block->blocks_per_segment(p, h100()), 1u);
+}
+
+struct Device0 {
+  TempDir dir;
+  TestRuntime t{{sample_device()}, std::nullopt};
+  float* in = reinterpret_cast<float*>(0x7000'0000'0000);
+  float* out = reinterpret_cast<float*>(0x7000'1000'0000);
+  std::int32_t* off = reinterpret_cast<std::int32_t*>(0x7000'3000'0000);
+  Device0() {
+    t.fake->set_pointer(in, {MemoryKind::device, 0});
+    t.fake->set_pointer(out, {MemoryKind::device, 0});
+    t.fake->set_pointer(off, {MemoryKind::device, 0});
+  }
+};
+
+template <class F>
+void expect_status(F&& f, Status st, const std::string& text) {
+  try {
+    f();
+    ADD_FAILURE() << "no error; expected: " << text;
+  } catch (const ReduceError& e) {
+    EXPECT_EQ(e.status(), st) << e.what();
+    EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+  }
+}
+
+TEST(SegmentedArguments, RefusedByNameBeforeAnyLaunch) {
+  Device0 d;
+  Runtime& rt = *d.t.rt;
+  expect_status(
+      [&] {
+        rt.segmented_reduce(d.in, nullptr, Segments::rows(4, 8), DType::f32, Op::sum, nullptr);
+      },
+      Status::invalid_argument, "d_out is a null pointer");
+  expect_status(
+      [&] {
+        rt.segmented_reduce(nullptr, d.out, Segments::rows(4, 8), DType::f32, Op::sum, nullptr);
+      },
+      Status::invalid_argument, "d_in is a null pointer");
+  expect_status(
+      [&] {
+        rt.segmented_reduce(d.in, d.out, Segments::rows(4, 8, 3), DType::f32, Op::sum, nullptr);
+      },
+      Status::invalid_argument, "seg.stride = 3 is smaller than seg.size = 8");
+  expect_status(
+      [&] {
+        rt.segmented_reduce(d.in, d.out, Segments::rows(4, 8), DType::f32, Op::exact_sum, nullptr);
+      },
+      Status::invalid_argument, "exact_sum has no segmented kernels");
+  expect_status(
+      [&] { rt.segmented_reduce(d.in, d.out, Segments::rows(4, 8), DType::f16, Op::sum, nullptr); },
+      Status::invalid_argument, "op sum is defined for");
+  expect_status(
+      [&] {
+        rt.segmented_reduce(d.in, d.out,
+                            Segments::rows(std::uint64_t{1} << 40, std::uint64_t{1} << 30),
+                            DType::f32, Op::sum, nullptr);
+      },
+      Status::invalid_argument, "span more than 2^62 elements");
+  expect_status(
+      [&] {
+        rt.segmented_reduce(d.in, d.out,
+                            Segments::csr(4, static_cast<const std::int32_t*>(nullptr)), DType::f32,
+                            Op::sum, nullptr);
+      },
+      Status::invalid_argument, "seg.begin is a null pointer");
+  Segments bad = Segments::rows(4, 8);
+  bad.layout = static_cast<SegmentLayout>(7);
+  expect_status([&] { rt.segmented_reduce(d.in, d.out, bad, DType::f32, Op::sum, nullptr); },
+                Status::invalid_argument, "seg.layout 7 is not a SegmentLayout");
+  float host[8];
+  expect_status(
+      [&] { rt.segmented_reduce(host, d.out, Segments::rows(1, 8), DType::f32, Op::sum, nullptr); },
+      Status::invalid_argument, "d_in");
+  expect_status(
+      [&] {
+        rt.segmented_reduce(d.in, d.out + 1, Segments::csr(4, d.off), DType::f32, Op::argmax,
+                            nullptr);
+      },
+      Status::invalid_argument, "is not aligned to 8 bytes");  // an IndexedValue's
+  EXPECT_TRUE(d.t.fake->seg_launches().empty());
+}
+
+TEST(SegmentedArguments, LaunchesTheRuleAndGivesTheSplitFamilyAWorkspace) {
+  Device0 d;
+  Runtime& rt = *d.t.rt;
+  cudaStream_t s = reinterpret_cast<cudaStream_t>(0x77);
+  rt.segmented_reduce(d.in, d.out, Segments::rows(1 << 20, 1), DType::f32, Op::sum, s);
+  rt.segmented_reduce(d.in, d.out, Segments::rows(4, 1 << 22), DType::f32, Op::sum, s);
+  rt.segmented_reduce(d.in, d.out, Segments::rows(0, 8), DType::f32, Op::sum, s);  // nothing
+  const auto l = d.t.fake->seg_launches();
+  ASSERT_EQ(l.size(), 2u);
+  EXPECT_EQ(l[0].id, "seg.tile.b256.v4.fixed.f32.sum");
+  EXPECT_EQ(l[0].args.workspace, nullptr);
+  EXPECT_EQ(l[1].id, "seg.split.b512.v4.fixed.f32.sum");
+  EXPECT_NE(l[1].args.workspace, nullptr);
+  EXPECT_EQ(l[1].args.problem.num_segments, 4u);
+  std::size_t bytes = 0;
+  rt.segmented_reduce(nullptr, bytes, d.in, d.out, Segments::rows(4, 1 << 22), DType::f32, Op::sum,
+                      s);
+  EXPECT_EQ(bytes, seg::find_seg(l[1].id)->workspace_bytes(l[1].args.problem,
+                                                           d.t.fake->devices[0].limits));
+  void* temp = reinterpret_cast<void*>(0x7000'2000'0000);
+  d.t.fake->set_pointer(temp, {MemoryKind::device, 0});
+  std::size_t small = bytes - 1;
+  expect_status(
+      [&] {
+        rt.segmented_reduce(temp, small, d.in, d.out, Segments::rows(4, 1 << 22), DType::f32,
+                            Op::sum, s);
+      },
+      Status::temp_too_small, "is smaller than the");
+  rt.segmented_reduce(temp, bytes, d.in, d.out, Segments::rows(4, 1 << 22), DType::f32, Op::sum, s);
+  ASSERT_EQ(d.t.fake->seg_launches().size(), 3u);
+  EXPECT_EQ(d.t.fake->seg_launches()[2].args.workspace, temp);
+  const SegmentedConfig c = rt.lookup_segmented(DType::f32, Op::sum, Segments::rows(4, 1 << 22), 0);
+  EXPECT_STREQ(c.kernel_id, "seg.split.b512.v4.fixed.f32.sum");
+  EXPECT_STREQ(c.family, "split");
+  EXPECT_GT(c.blocks_per_segment, 1u);
+  EXPECT_NE(std::string(c.source).find("built-in"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tunedreduce::runtime::test
