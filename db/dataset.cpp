@@ -16,6 +16,7 @@
 #include "common/hash.hpp"
 #include "common/interrupt.hpp"
 #include "common/names.hpp"
+#include "common/printable.hpp"
 #include "common/timing.hpp"
 #include "db/columns.hpp"
 #include "db/row_rules.hpp"
@@ -400,6 +401,15 @@ Dataset read_dataset_in_tx(Database& db) {
     if (skip_bad(bad_runs, r.id)) continue;
     run_uuid[r.id] = r.uuid;
     RunRow row{r.uuid, r.info, r.origin, r.started_at, r.ended_at, r.status, {}, {}};
+    // A configuration text that does not hash to the run's config_hash (db check counts them):
+    // left out, named, as import would refuse it.
+    if (row.info.config_text && hex64(fnv1a64(*row.info.config_text)) != row.info.config_hash) {
+      d.skipped.push_back(
+          fmt::format("runs id {}: config_text: does not hash to the run's "
+                      "config_hash {} (left out)",
+                      r.id, printable(row.info.config_hash, 80)));
+      row.info.config_text.reset();
+    }
     for (const auto& a : r.attainable) {
       auto key = device_key.find(a.device_id);
       if (key == device_key.end()) continue;  // a skipped device's: skipped with it
@@ -451,6 +461,7 @@ Dataset read_dataset_in_tx(Database& db) {
     bare.gpu_id.reset();
     d.measurements[ref] = {ref, *key, std::move(gpu), bare};
   }
+  std::vector<std::pair<WinnerRow, std::int64_t>> winner_ids;
   for (const WinnerRecord& w : db.winners()) {
     if (skip_bad(bad_winners, w.id)) continue;
     const std::string* key = device_of("winners", w.id, w.device_id);
@@ -469,6 +480,20 @@ Dataset read_dataset_in_tx(Database& db) {
     row.w.runner_up_measurement_id.reset();
     row.w.run_id.reset();
     row.evidence = evidence->second;
+    // The evidence import demands (dataset_from_json): an ok measurement of this winner's kernel,
+    // device, dtype, op and L2 mode. A winner without it would export a file import refuses.
+    {
+      const MeasurementRow& ev = d.measurements.at(evidence->second);
+      if (ev.device_key != *key || ev.m.dtype != w.dtype || ev.m.op != w.op ||
+          ev.m.kernel_id != w.kernel_id || ev.m.outcome != Outcome::ok ||
+          ev.m.l2_mode != w.l2_mode) {
+        skip_because("winners", w.id,
+                     fmt::format("its evidence (measurement id {}) is not an ok measurement of "
+                                 "its kernel, device, dtype, op and L2 mode",
+                                 w.measurement_id));
+        continue;
+      }
+    }
     if (w.runner_up_measurement_id) {
       auto r = ref_of.find(*w.runner_up_measurement_id);
       if (r == ref_of.end()) {
@@ -493,6 +518,23 @@ Dataset read_dataset_in_tx(Database& db) {
       continue;
     }
     row.source = w.source;
+    winner_ids.emplace_back(std::move(row), w.id);
+  }
+  // Overlapping winners of one group (which import refuses): the first by n_lo is kept, each
+  // later one that overlaps a kept one is skipped by name.
+  std::sort(winner_ids.begin(), winner_ids.end(), [](const auto& a, const auto& b) {
+    return std::make_tuple(group_of(a.first), a.first.w.n_lo, a.second) <
+           std::make_tuple(group_of(b.first), b.first.w.n_lo, b.second);
+  });
+  for (auto& [row, id] : winner_ids) {
+    if (!d.winners.empty() && group_of(d.winners.back()) == group_of(row) &&
+        row.w.n_lo <= d.winners.back().w.n_hi) {
+      skip_because("winners", id,
+                   fmt::format("its sizes {}..{} overlap another winner's of the same device, "
+                               "dtype, op and L2 mode",
+                               row.w.n_lo, row.w.n_hi));
+      continue;
+    }
     d.winners.push_back(std::move(row));
   }
   sort_winners(d.winners);
