@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "common/names.hpp"
+#include "db/row_rules.hpp"
 
 namespace tunedreduce::db {
 
@@ -122,12 +123,13 @@ void bind_measurement(Statement& st, int first, const Measurement& m) {
 
 void read_measurement(const Statement& st, int first, Measurement& m) {
   int c = first;
-  m.kernel_id = st.column_text(c++);
-  m.params.family = st.column_text(c++);
+  // Each text up to its limit (db/row_rules.hpp): a reader's memory stays bounded by the rows.
+  m.kernel_id = st.column_text_prefix(c++, max_name_bytes);
+  m.params.family = st.column_text_prefix(c++, max_name_bytes);
   m.params.block = static_cast<int>(st.column_int(c++));
   m.params.unroll = static_cast<int>(st.column_int(c++));
-  m.params.smem = st.column_text(c++);
-  m.params.finish = st.column_text(c++);
+  m.params.smem = st.column_text_prefix(c++, max_name_bytes);
+  m.params.finish = st.column_text_prefix(c++, max_name_bytes);
   m.dtype = column_dtype(st, c++);
   m.op = column_op(st, c++);
   m.n = static_cast<std::uint64_t>(st.column_int(c++));
@@ -140,8 +142,8 @@ void read_measurement(const Statement& st, int first, Measurement& m) {
   m.gbps = st.column_opt_double(c++);
   m.sm_clock_mhz = opt_int(st, c++);
   m.mem_clock_mhz = opt_int(st, c++);
-  m.error = st.column_text(c++);
-  m.measured_at = st.column_text(c++);
+  m.error = st.column_text_prefix(c++, max_error_bytes);
+  m.measured_at = st.column_text_prefix(c++, max_name_bytes);
 }
 
 void bind_bench_run(Statement& st, int first, const BenchRunRecord& r) {
@@ -169,13 +171,13 @@ void bind_bench_run(Statement& st, int first, const BenchRunRecord& r) {
 
 void read_bench_run(const Statement& st, int first, BenchRunRecord& r) {
   int c = first;
-  r.uuid = st.column_text(c++);
+  r.uuid = st.column_text_prefix(c++, max_name_bytes);
   r.device_id = st.column_int(c++);
-  r.info.tool_version = st.column_text(c++);
-  r.info.manifest_hash = st.column_text(c++);
-  r.info.host = st.column_text(c++);
-  r.origin = st.column_text(c++);
-  r.info.library_database = st.column_text(c++);
+  r.info.tool_version = st.column_text_prefix(c++, max_name_bytes);
+  r.info.manifest_hash = st.column_text_prefix(c++, max_name_bytes);
+  r.info.host = st.column_text_prefix(c++, max_name_bytes);
+  r.origin = st.column_text_prefix(c++, max_path_bytes);
+  r.info.library_database = st.column_text_prefix(c++, max_path_bytes);
   r.started_at = st.column_text(c++);
   r.ended_at = st.column_opt_text(c++);
   r.status = parse_run_status(st.column_text(c++)).value_or(RunStatus::failed);
@@ -219,7 +221,7 @@ void read_bench_result(const Statement& st, int first, BenchResultRecord& r) {
   r.n = static_cast<std::uint64_t>(st.column_int(c++));
   r.method = parse_bench_method(st.column_text(c++)).value_or(BenchMethod::cub);
   r.verified = st.column_int(c++) != 0;
-  r.error = st.column_text(c++);
+  r.error = st.column_text_prefix(c++, max_error_bytes);
   r.median_us = st.column_opt_double(c++);
   r.p10_us = st.column_opt_double(c++);
   r.p90_us = st.column_opt_double(c++);

@@ -130,9 +130,11 @@ const char* const device_columns =
 DeviceRecord read_device(const Statement& st) {
   DeviceRecord d;
   d.id = st.column_int(0);
-  d.key = st.column_text(1);
+  // Text is read up to its limit (db/row_rules.hpp) and no further: a 10 MB name in a damaged
+  // file costs a reader 256 bytes per row, and the row validator names the row.
+  d.key = st.column_text_prefix(1, max_name_bytes);
   auto& f = d.fingerprint;
-  f.name = st.column_text(2);
+  f.name = st.column_text_prefix(2, max_name_bytes);
   f.cc_major = static_cast<int>(st.column_int(3));
   f.cc_minor = static_cast<int>(st.column_int(4));
   f.sm_count = static_cast<int>(st.column_int(5));
@@ -144,8 +146,8 @@ DeviceRecord read_device(const Statement& st) {
   d.theoretical_gbps = st.column_double(11);
   f.driver_version = static_cast<int>(st.column_int(12));
   f.runtime_version = static_cast<int>(st.column_int(13));
-  d.first_seen = st.column_text(14);
-  d.last_seen = st.column_text(15);
+  d.first_seen = st.column_text_prefix(14, max_name_bytes);
+  d.last_seen = st.column_text_prefix(15, max_name_bytes);
   return d;
 }
 
@@ -166,19 +168,20 @@ std::optional<int> opt_int(const Statement& st, int col) {
 RunRecord read_run(const Statement& st) {
   RunRecord r;
   r.id = st.column_int(0);
-  r.uuid = st.column_text(1);
-  r.info.tool_version = st.column_text(2);
-  r.info.manifest_hash = st.column_text(3);
-  r.info.config_hash = st.column_text(4);
-  r.info.host = st.column_text(5);
-  r.origin = st.column_text(6);
-  r.started_at = st.column_text(7);
-  r.ended_at = st.column_opt_text(8);
+  // Each text up to its limit (db/row_rules.hpp), as read_device.
+  r.uuid = st.column_text_prefix(1, max_name_bytes);
+  r.info.tool_version = st.column_text_prefix(2, max_name_bytes);
+  r.info.manifest_hash = st.column_text_prefix(3, max_name_bytes);
+  r.info.config_hash = st.column_text_prefix(4, max_name_bytes);
+  r.info.host = st.column_text_prefix(5, max_name_bytes);
+  r.origin = st.column_text_prefix(6, max_path_bytes);
+  r.started_at = st.column_text_prefix(7, max_name_bytes);
+  if (!st.is_null(8)) r.ended_at = st.column_text_prefix(8, max_name_bytes);
   r.status = parse_run_status(st.column_text(9)).value_or(RunStatus::failed);
   r.info.l2_mode = parse_l2_mode(st.column_text(10)).value_or(L2Mode::cold);
   r.info.driver_version = opt_int(st, 11);
   r.info.runtime_version = opt_int(st, 12);
-  r.info.config_text = st.column_opt_text(13);
+  if (!st.is_null(13)) r.info.config_text = st.column_text_prefix(13, max_config_bytes);
   return r;
 }
 
@@ -718,9 +721,9 @@ std::vector<WinnerRecord> Database::winners(std::optional<std::int64_t> device_i
     w.op = column_op(st, 3);
     w.n_lo = static_cast<std::uint64_t>(st.column_int(4));
     w.n_hi = static_cast<std::uint64_t>(st.column_int(5));
-    w.kernel_id = st.column_text(6);
+    w.kernel_id = st.column_text_prefix(6, max_name_bytes);
     w.measurement_id = st.column_int(7);
-    w.runner_up_kernel_id = st.column_opt_text(8);
+    if (!st.is_null(8)) w.runner_up_kernel_id = st.column_text_prefix(8, max_name_bytes);
     w.runner_up_measurement_id = st.column_opt_int(9);
     w.driver_version = static_cast<int>(st.column_int(10));
     w.runtime_version = static_cast<int>(st.column_int(11));

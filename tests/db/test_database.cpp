@@ -1713,6 +1713,26 @@ TEST(Migration, Version10IsReadAsItIsAndMigratedToNoListsOfNames) {
 
 // Concurrent `db migrate` runs all printed that they migrated: what each open did is decided in
 // its own BEGIN IMMEDIATE transaction, so one migrates and the others find the file current.
+// `report best` on a file whose runs.host is 10 MB took 11 GB: a reader reads each text up to its
+// limit (db/row_rules.hpp), and the row validator names the row.
+TEST(Database, ReadersReadEachTextUpToItsLimitOnly) {
+  TempDir dir;
+  Database db = Database::open_writer(dir / "tune.db");
+  const auto dev = db.upsert_device(test::h100());
+  const auto run = db.begin_run(test::run_info());
+  db.insert_measurement(
+      test::measurement(run, dev, "vectorized.b256.u4.single_pass.f32.sum", 1024, 2.0));
+  db.connection().exec(
+      "UPDATE runs SET host = replace(hex(zeroblob(5000000)), '00', 'h');"
+      "UPDATE measurements SET kernel_id = replace(hex(zeroblob(5000000)), '00', 'k')");
+  EXPECT_EQ(db.runs().at(0).info.host.size(), max_name_bytes);
+  EXPECT_EQ(db.measurements().at(0).kernel_id.size(), max_name_bytes);
+  const auto findings = validate_rows(db.connection());
+  ASSERT_EQ(findings.size(), 2u);
+  EXPECT_EQ(findings[0].text().substr(0, 14), "runs id 1: hos");
+  EXPECT_NE(findings[0].why.find("(5000000 bytes)"), std::string::npos) << findings[0].why;
+}
+
 TEST(Migration, OnlyTheWriterThatMigratedSaysSo) {
   TempDir dir;
   const auto path = test::copy_fixture("schema_v10.db", dir);
