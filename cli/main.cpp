@@ -13,6 +13,7 @@
 #include "common/error.hpp"
 #include "common/files.hpp"
 #include "common/interrupt.hpp"
+#include "common/printable.hpp"
 #include "kernels/registry.hpp"
 #include "tunedreduce/version.hpp"
 #include "tuner/worker_main.hpp"
@@ -121,10 +122,12 @@ int run(int argc, char** argv) {
     try {
       return g.run(argc - 1, argv + 1, std::span<const Command>(commands));
     } catch (const boost::program_options::error& e) {
-      std::cerr << "tunedreduce " << g.name << ": error: " << e.what() << "\n";
+      std::cerr << "tunedreduce " << g.name
+                << ": error: " << tunedreduce::printable_message(e.what()) << "\n";
       return ec::usage;
     } catch (const tunedreduce::Error& e) {
-      std::cerr << "tunedreduce " << g.name << ": error: " << e.what() << "\n";
+      std::cerr << "tunedreduce " << g.name
+                << ": error: " << tunedreduce::printable_message(e.what()) << "\n";
       return e.exit_code();
     }
   }
@@ -135,13 +138,16 @@ int run(int argc, char** argv) {
     try {
       return c.run(argc - 1, argv + 1);
     } catch (const boost::program_options::error& e) {
-      std::cerr << "tunedreduce " << c.name << ": error: " << e.what() << "\n";
+      std::cerr << "tunedreduce " << c.name
+                << ": error: " << tunedreduce::printable_message(e.what()) << "\n";
       return ec::usage;
     } catch (const tunedreduce::Error& e) {
-      std::cerr << "tunedreduce " << c.name << ": error: " << e.what() << "\n";
+      std::cerr << "tunedreduce " << c.name
+                << ": error: " << tunedreduce::printable_message(e.what()) << "\n";
       return e.exit_code();
     } catch (const std::exception& e) {
-      std::cerr << "tunedreduce " << c.name << ": error: " << e.what() << "\n";
+      std::cerr << "tunedreduce " << c.name
+                << ": error: " << tunedreduce::printable_message(e.what()) << "\n";
       return ec::failure;
     }
   }

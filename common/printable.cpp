@@ -18,4 +18,15 @@ std::string printable(std::string_view s, std::size_t max) {
   return out;
 }
 
+std::string printable_message(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) out += fmt::format("\\x{:02x}", c);
+    else out += ch;
+  }
+  return out;
+}
+
 }  // namespace tunedreduce

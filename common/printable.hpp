@@ -12,4 +12,8 @@ namespace tunedreduce {
 /// cut after \p max bytes with "... (N bytes)".
 std::string printable(std::string_view s, std::size_t max = 200);
 
+/// A message for the terminal (an error, a warning) whose parts may come from files and
+/// databases: every control character but the line feed and the tab escaped as \xNN, never cut.
+std::string printable_message(std::string_view s);
+
 }  // namespace tunedreduce

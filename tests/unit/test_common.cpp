@@ -307,6 +307,8 @@ TEST(Printable, EscapesControlCharactersAndCutsLongText) {
   EXPECT_EQ(printable("GPU \x1b]0;pwned\x07 \n\\ \xc3\xa9"),
             "GPU \\x1b]0;pwned\\x07 \\x0a\\\\ \xc3\xa9");
   EXPECT_EQ(printable(std::string(300, 'k'), 4), "kkkk... (300 bytes)");
+  // Error messages keep their lines and tabs; an escape sequence from a file does not get through.
+  EXPECT_EQ(printable_message("key '\x1b[2Jx':\n\tbad\r"), "key '\\x1b[2Jx':\n\tbad\\x0d");
 }
 
 }  // namespace
