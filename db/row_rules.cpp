@@ -86,6 +86,33 @@ struct TableSpec {
 
 // --- field checks --------------------------------------------------------------------------------
 
+/// RFC 3629 UTF-8: no overlong forms, no surrogates, nothing above U+10FFFF.
+bool valid_utf8(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    std::size_t n = 0;
+    std::uint32_t cp = 0, min = 0;
+    if ((c & 0xe0) == 0xc0) n = 1, cp = c & 0x1f, min = 0x80;
+    else if ((c & 0xf0) == 0xe0) n = 2, cp = c & 0x0f, min = 0x800;
+    else if ((c & 0xf8) == 0xf0) n = 3, cp = c & 0x07, min = 0x10000;
+    else return false;
+    if (i + n >= s.size()) return false;  // cut short
+    for (std::size_t k = 1; k <= n; ++k) {
+      const auto d = static_cast<unsigned char>(s[i + k]);
+      if ((d & 0xc0) != 0x80) return false;
+      cp = (cp << 6) | (d & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
+    i += n + 1;
+  }
+  return true;
+}
+
 std::optional<std::string> at_least_0(const Cell& c) {
   if (c.i < 0) return "must be at least 0";
   return std::nullopt;
@@ -445,6 +472,10 @@ void run_table(Connection& conn, const TableSpec& spec,
              fmt::format("is longer than {} bytes ({} bytes)", col.max_bytes, c.bytes));
         continue;
       }
+      if (col.kind == Kind::text && !valid_utf8(c.text)) {
+        emit(std::string(col.name), c.shown(), "is not valid UTF-8");
+        continue;
+      }
       if (col.check)
         if (auto why = col.check(v)) emit(std::string(col.name), c.shown(), *why);
     }
@@ -479,6 +510,7 @@ std::optional<std::string> bad_rate(double v) {
 std::optional<std::string> bad_text(std::string_view v, std::size_t max, bool may_be_empty) {
   if (!may_be_empty && v.empty()) return "must not be empty";
   if (v.size() > max) return fmt::format("is longer than {} bytes ({} bytes)", max, v.size());
+  if (!valid_utf8(v)) return "is not valid UTF-8";
   return std::nullopt;
 }
 

@@ -863,6 +863,28 @@ TEST(Check, NamesEveryRowThatBreaksTheRowRules) {
   }
 }
 
+// Text that is not UTF-8 made an export that is not JSON (RFC 8259): the validator names it, export
+// leaves the row out, and import refuses such a string.
+TEST(Check, TextThatIsNotUtf8IsNamed) {
+  TempDir dir;
+  make_db(dir / "a.db", test::h100(), k_shuffle, 1, 1000, 5.0, "a");
+  damage(dir / "a.db", "UPDATE runs SET host = CAST(x'41ff42' AS TEXT)");
+  Database db = Database::open_reader(dir / "a.db");
+  const CheckReport r = check_database(db, {k_shuffle, k_vec}, false);
+  EXPECT_TRUE(has_finding(r.row_findings,
+                          "runs id 1: host = 'A\xff"
+                          "B': is not valid UTF-8"))
+      << all_text(r.row_findings);
+  EXPECT_FALSE(read_dataset(db).skipped.empty());
+  EXPECT_EQ(bad_text("A\xff"
+                     "B",
+                     max_name_bytes, false),
+            "is not valid UTF-8");
+  EXPECT_EQ(bad_text("\xc3\xa9\xf0\x9f\x9a\x80", max_name_bytes, false), std::nullopt);
+  EXPECT_EQ(bad_text("\xc0\xaf", max_name_bytes, false), "is not valid UTF-8");      // overlong
+  EXPECT_EQ(bad_text("\xed\xa0\x80", max_name_bytes, false), "is not valid UTF-8");  // surrogate
+}
+
 // Export and merge skip such rows by name instead of reading them as data: a winner of an element
 // type this binary does not know was exported as i32 (value_or in db/columns.cpp), and merge lost
 // it or kept it as i32.
