@@ -13,19 +13,19 @@ namespace tunedreduce::kernels {
 /// (The exact families came with revision 4: new ids, which change the manifest hash by
 /// themselves. Bump it when the exact kernels' code changes their performance.)
 /// 5: the exact first pass's warps take their tiles from a counter in shared memory, and its
-///    finish rounds a narrow range of words on one lane (session 18: faster, the same bits).
+///    finish rounds a narrow range of words on one lane (a3fe964: faster, the same bits).
 /// 6: argmin and argmax (new ids); the single_pass finish reads a slot of more than two words
-///    (their IndexedValue's four) with every word's load issued at once (session 19).
+///    (their IndexedValue's four) with every word's load issued at once (3bb8c96).
 /// 7: argmin and argmax fold each thread's 16-byte vectors with a tree of strict comparisons in
-///    index order (fold_arg_vectors: no index compared, log-depth), the same results (session 20).
+///    index order (fold_arg_vectors: no index compared, log-depth), the same results (7983e39).
 /// 8: the half types' exact first pass issues the next tile's loads before this tile's adds,
 ///    fills the warp's last tile with -0s instead of adding it element by element, and counts
-///    its tiles in 32 bits (session 23: faster at 2^22-2^27, the same bits).
+///    its tiles in 32 bits (0e2cf9b: faster at 2^22-2^27, the same bits).
 /// 9: the bf16 exact round's spread test on the loaded words, two halves at once (packed 16-bit
-///    min/max: add_bf16_round), the same bits (session 23).
+///    min/max: add_bf16_round), the same bits (f17813d).
 /// 10: the exact single_pass blocks add their words into an accumulator beside the ticket, and
 ///    the last block rounds that one row (finish_accumulated) instead of reading every block's
-///    slot; the same bits (session 24).
+///    slot; the same bits (e0dd1a3).
 inline constexpr int kernel_revision = 10;
 
 }  // namespace tunedreduce::kernels

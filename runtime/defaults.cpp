@@ -4,7 +4,7 @@ namespace tunedreduce::runtime {
 
 namespace {
 
-// Kernel revision 4 with the single_tile family (session 7). Per (dtype, op), size intervals,
+// Kernel revision 4 with the single_tile family (commit fb8aa5a, 2026-11-25). Per (dtype, op), size intervals,
 // each with the registry entry chosen by scripts/choose-defaults.py (--slack 0.01
 // --max-single-pass-blocks 1056, its defaults) from two full tuning runs of the default
 // tune.toml (halving, cold L2 = a read flush of 4x L2, the tie rule of docs/tuning.md,
@@ -16,13 +16,13 @@ namespace {
 // single_pass candidates of more than 1056 blocks are left out (the two-phase call's acq_rel
 // ticket costs each block a fence), and from 2^26 up every single_pass candidate (persistent
 // single_pass kernels that tied in the H200's tuning run ran 1-4% slower than CUB on the next
-// H200 machine, where streaming two_pass ran 1.01-1.04x: docs/performance.md, session 7); among
+// H200 machine, where streaming two_pass ran 1.01-1.04x: docs/performance.md 3.1); among
 // those it takes, for rules reaching 2^24, the one with the fewest blocks, then the tuners' own
 // winners, then the lowest worst score; it ends at the geometric midpoint to the next grid size,
 // or at a single_tile kernel's tile. Over all 378 (dtype, op, size) points the chosen kernel is
 // within 4.9% of the fastest candidate on the H100 and 3.2% on the H200; below 2^14 the first
-// round's three repeats are 32-ns steps apart, so there the choice is among equals. (Session 6's
-// rules, without single_tile, ran 0.95-0.96x CUB at CUB's single-tile size.)
+// round's three repeats are 32-ns steps apart, so there the choice is among equals. (The rules
+// before single_tile (2026-11-25) ran 0.95-0.96x CUB at CUB's single-tile size.)
 //
 // Before revision 3 one configuration served every size: vectorized.b1024.u4.single_pass
 // (streaming.b256.u2.packed for 32-bit integer sums), chosen from H100 measurements alone. On the
@@ -186,12 +186,12 @@ constexpr DefaultRule rules[] = {
     {DType::f32, Op::max, 23726566, "warp_shuffle.b1024.u16.single_pass.f32.max"},
     {DType::f32, Op::max, 47453132, "vectorized.b1024.u2.single_pass.f32.max"},
     {DType::f32, Op::max, all, "streaming.b1024.u4.two_pass.f32.max"},
-    // exact_sum: the winners common to four tunes of the exact keys on H100s (session 13,
+    // exact_sum: the winners common to four tunes of the exact keys on H100s (docs/performance.md 3.18,
     // docs/performance.md 3.18), merged into intervals as for the other keys; from 2^21 up
-    // changed after the kernels' code-size change (session 14, 3.19) to the winners of its H100
+    // changed after the kernels' code-size change (docs/performance.md 3.19) to the winners of its H100
     // tune: f32 unroll 2, f64 unroll 4 from 2^22.7. f32 from 2^25.5 up: exact_wide (two doubles
     // in the expansion), within 1 % of exact_registers there on uniform data and 9x its speed on
-    // floats spread over 41 binades (session 16, 3.21).
+    // floats spread over 41 binades (docs/performance.md 3.21).
     {DType::f32, Op::exact_sum, 2092, "exact_registers.b256.u2.single_pass.f32.exact_sum"},
     {DType::f32, Op::exact_sum, 4185, "exact_registers.b512.u2.single_pass.f32.exact_sum"},
     {DType::f32, Op::exact_sum, 8370, "exact_registers.b512.u4.single_pass.f32.exact_sum"},
@@ -236,7 +236,7 @@ constexpr DefaultRule rules[] = {
     {DType::f64, Op::exact_sum, all, "exact.b512.u4.single_pass.f64.exact_sum"},
     // wide_sum (i32 -> i64, u32 -> u64, f32 -> f64; the 16-byte-load families only): chosen by
     // scripts/choose-defaults.py (its defaults) from a tune of the wide keys on an H100 80GB HBM3
-    // and a complete tune of the default tune.toml on an H200 (session 17, halving, cold L2;
+    // and a complete tune of the default tune.toml on an H200 (2026-11-26, halving, cold L2;
     // docs/performance.md 3.22): within 2.2 % of the fastest candidate at every grid size on
     // both. (Rules from the H100 alone took streaming.b1024.u2.two_pass above 2^25.5, which ran
     // the H200 at 0.85-0.92x CUB at 2^26-2^29.)
@@ -275,11 +275,11 @@ constexpr DefaultRule rules[] = {
     {DType::f32, Op::wide_sum, all, "streaming.b512.u8.two_pass.f32.wide_sum"},
     // wide_sum of the half types (f16, bf16 -> f32): f32 wide_sum's rules by bytes (twice the
     // elements per interval and per tile), the same kernels. Measured on an H100 80GB HBM3
-    // (session 18, docs/performance.md 3.24): 1.048-1.83x CUB's float-accumulator Reduce in both
+    // (docs/performance.md 3.24): 1.048-1.83x CUB's float-accumulator Reduce in both
     // calls at 2^10..2^30; not yet on an H200, nor chosen from a tune of these keys.
     // exact_sum of the half types (f16, bf16 -> the exact sum rounded once to float): chosen by
     // scripts/choose-defaults.py --keys f16.exact_sum,bf16.exact_sum from an H100 and an H200
-    // tune of the two keys (examples/tune-exact.toml) with kernel revision 8 (session 23): within
+    // tune of the two keys (examples/tune-exact.toml) with kernel revision 8: within
     // 3.3 % (H100) and 1.6 % (H200) of the fastest candidate at every grid size
     // (docs/performance.md 3.29).
     {DType::f16, Op::exact_sum, 2896, "exact_wide.b256.u1.single_pass.f16.exact_sum"},
@@ -327,9 +327,9 @@ constexpr DefaultRule rules[] = {
     {DType::bf16, Op::wide_sum, all, "streaming.b512.u8.two_pass.bf16.wide_sum"},
     // argmin and argmax (the 16-byte-load families vectorized, streaming, single_tile): chosen
     // by scripts/choose-defaults.py (its defaults) from tunes of the 12 keys on an NVIDIA H100
-    // 80GB HBM3 and an NVIDIA H200 (session 20, kernel revision 7, halving, cold L2;
+    // 80GB HBM3 and an NVIDIA H200 (commit 8d9c55f, kernel revision 7, halving, cold L2;
     // docs/performance.md 3.26, 3.27): within 2.4 % (H100) and 4.0 % (H200) of the fastest
-    // candidate at every grid size. Session 19's rules, from a revision-6 H100 tune alone, ran
+    // candidate at every grid size. The first rules (commit 91e8e1c), from a revision-6 H100 tune alone, ran
     // 0.70-0.80x CUB from 2^26 up on the H200 (streaming.b1024.u4.two_pass: 308 us at i32
     // 2^28 where the fastest took 241 there, within 1 % on the H100).
     {DType::i32, Op::argmin, 1448, "single_tile.b256.u2.single_pass.i32.argmin"},

@@ -491,7 +491,7 @@ void Runtime::reduce(const void* d_in, void* d_out, std::uint64_t n, DType dtype
             // An exact launch leaves its slots written, so the workspace is seldom clean when
             // the next one comes: the library's counter for this workspace (as the two-phase
             // call's for a caller buffer) spares its single_pass the ticket's memset (the H100,
-            // f64 2^21: 0.825x CUB cached against 0.861x two-phase before, session 13).
+            // f64 2^21: 0.825x CUB cached against 0.861x two-phase before, commit c4dbc35).
             std::string why;
             a.counter = temp_counters_.counter(r.device, ws, why);
             if (!why.empty()) logger_->warn("{}", why);

@@ -119,7 +119,7 @@ class Runtime {
   /// a single_pass kernel of more than two_phase_max_single_pass_blocks blocks from
   /// two_phase_large_n up: through it the caller's storage may hold anything, so every block of
   /// a single_pass kernel ends with an acq_rel ticket instead of a flagged slot, and with
-  /// thousands of blocks that costs 2-7 % on the H200 (docs/performance.md, session 6).
+  /// thousands of blocks that costs 2-7 % on the H200 (docs/performance.md 3.4).
   static constexpr std::uint64_t two_phase_large_n = std::uint64_t{1} << 24;
   /// scripts/choose-defaults.py leaves the same kernels out of the built-in rules (keep its
   /// --max-single-pass-blocks and its LARGE equal to these).
