@@ -4,8 +4,8 @@ namespace tunedreduce::runtime {
 
 namespace {
 
-// Kernel revision 4 with the single_tile family (commit fb8aa5a, 2026-11-25). Per (dtype, op), size intervals,
-// each with the registry entry chosen by scripts/choose-defaults.py (--slack 0.01
+// Kernel revision 4 with the single_tile family (commit fb8aa5a, 2026-11-25). Per (dtype, op), size
+// intervals, each with the registry entry chosen by scripts/choose-defaults.py (--slack 0.01
 // --max-single-pass-blocks 1056, its defaults) from two full tuning runs of the default
 // tune.toml (halving, cold L2 = a read flush of 4x L2, the tie rule of docs/tuning.md,
 // 2026-11-25), each in two databases split by element type: an NVIDIA H100 80GB HBM3 and an
@@ -186,12 +186,12 @@ constexpr DefaultRule rules[] = {
     {DType::f32, Op::max, 23726566, "warp_shuffle.b1024.u16.single_pass.f32.max"},
     {DType::f32, Op::max, 47453132, "vectorized.b1024.u2.single_pass.f32.max"},
     {DType::f32, Op::max, all, "streaming.b1024.u4.two_pass.f32.max"},
-    // exact_sum: the winners common to four tunes of the exact keys on H100s (docs/performance.md 3.18,
-    // docs/performance.md 3.18), merged into intervals as for the other keys; from 2^21 up
-    // changed after the kernels' code-size change (docs/performance.md 3.19) to the winners of its H100
-    // tune: f32 unroll 2, f64 unroll 4 from 2^22.7. f32 from 2^25.5 up: exact_wide (two doubles
-    // in the expansion), within 1 % of exact_registers there on uniform data and 9x its speed on
-    // floats spread over 41 binades (docs/performance.md 3.21).
+    // exact_sum: the winners common to four tunes of the exact keys on H100s
+    // (docs/performance.md 3.18), merged into intervals as for the other
+    // keys; from 2^21 up changed after the kernels' code-size change (docs/performance.md 3.19) to
+    // the winners of its H100 tune: f32 unroll 2, f64 unroll 4 from 2^22.7. f32 from 2^25.5 up:
+    // exact_wide (two doubles in the expansion), within 1 % of exact_registers there on uniform
+    // data and 9x its speed on floats spread over 41 binades (docs/performance.md 3.21).
     {DType::f32, Op::exact_sum, 2092, "exact_registers.b256.u2.single_pass.f32.exact_sum"},
     {DType::f32, Op::exact_sum, 4185, "exact_registers.b512.u2.single_pass.f32.exact_sum"},
     {DType::f32, Op::exact_sum, 8370, "exact_registers.b512.u4.single_pass.f32.exact_sum"},
@@ -329,9 +329,9 @@ constexpr DefaultRule rules[] = {
     // by scripts/choose-defaults.py (its defaults) from tunes of the 12 keys on an NVIDIA H100
     // 80GB HBM3 and an NVIDIA H200 (commit 8d9c55f, kernel revision 7, halving, cold L2;
     // docs/performance.md 3.26, 3.27): within 2.4 % (H100) and 4.0 % (H200) of the fastest
-    // candidate at every grid size. The first rules (commit 91e8e1c), from a revision-6 H100 tune alone, ran
-    // 0.70-0.80x CUB from 2^26 up on the H200 (streaming.b1024.u4.two_pass: 308 us at i32
-    // 2^28 where the fastest took 241 there, within 1 % on the H100).
+    // candidate at every grid size. The first rules (commit 91e8e1c), from a revision-6 H100 tune
+    // alone, ran 0.70-0.80x CUB from 2^26 up on the H200 (streaming.b1024.u4.two_pass: 308 us at
+    // i32 2^28 where the fastest took 241 there, within 1 % on the H100).
     {DType::i32, Op::argmin, 1448, "single_tile.b256.u2.single_pass.i32.argmin"},
     {DType::i32, Op::argmin, 2048, "single_tile.b128.u4.single_pass.i32.argmin"},
     {DType::i32, Op::argmin, 8192, "single_tile.b512.u4.single_pass.i32.argmin"},
