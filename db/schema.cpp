@@ -6,6 +6,7 @@
 
 #include "db/connection.hpp"
 #include "db/records.hpp"
+#include "db/row_rules.hpp"
 #include "db/statement.hpp"
 
 namespace tunedreduce::db {
@@ -205,10 +206,19 @@ std::int64_t replace_check(Connection& conn, const char* tables_where, const cha
 }
 
 void quick_check_after(Connection& conn, int version) {
-  if (conn.query_int("SELECT count(*) FROM pragma_quick_check WHERE quick_check <> 'ok'") != 0)
-    throw DbError(Problem::io, conn.path(),
-                  fmt::format("{}: quick_check failed after migrating to schema version {}",
-                              quoted(conn.path()), version));
+  if (conn.query_int("SELECT count(*) FROM pragma_quick_check WHERE quick_check <> 'ok'") == 0)
+    return;
+  // Name the rows (db/row_rules.hpp): a row that breaks a CHECK constraint is what quick_check
+  // finds on a file written with the constraints off.
+  std::string rows;
+  for (const RowFinding& f : validate_rows(conn, 3)) rows += (rows.empty() ? "" : "; ") + f.text();
+  throw DbError(
+      rows.empty() ? Problem::io : Problem::invalid_rows, conn.path(),
+      fmt::format("{}: quick_check failed after migrating to schema version {}{}; nothing "
+                  "was changed{}",
+                  quoted(conn.path()), version,
+                  rows.empty() ? "" : ": rows break the row rules: " + rows,
+                  rows.empty() ? "" : " (`tunedreduce db check` lists them all)"));
 }
 
 void migrate_1_to_2(Connection& conn) {

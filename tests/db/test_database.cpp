@@ -1733,6 +1733,32 @@ TEST(Database, ReadersReadEachTextUpToItsLimitOnly) {
   EXPECT_NE(findings[0].why.find("(5000000 bytes)"), std::string::npos) << findings[0].why;
 }
 
+// `db migrate` of a file with a row that breaks a CHECK failed with only "quick_check failed
+// after migrating to schema version N", naming no row: the row validator names it.
+TEST(Migration, AFailedQuickCheckNamesTheRows) {
+  TempDir dir;
+  const auto path = test::copy_fixture("schema_v9.db", dir);
+  {
+    Connection c = Connection::open(path, OpenMode::read_write);
+    c.exec("PRAGMA ignore_check_constraints = ON; UPDATE winners SET n_lo = n_hi + 1");
+  }
+  const std::string before = test::read_file(path);
+  try {
+    Database::open_writer(path);
+    ADD_FAILURE() << "migrated a file with a row that breaks a CHECK";
+  } catch (const DbError& e) {
+    EXPECT_EQ(e.problem(), Problem::invalid_rows) << e.what();
+    EXPECT_EQ(e.exit_code(), exit_code::db_check_failed);
+    EXPECT_NE(std::string(e.what()).find("quick_check failed after migrating to schema version "
+                                         "10: rows break the row rules: winners id "),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("n_lo is larger than n_hi"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(Database::open_reader(path).file_schema_version(), 9);
+}
+
 TEST(Migration, OnlyTheWriterThatMigratedSaysSo) {
   TempDir dir;
   const auto path = test::copy_fixture("schema_v10.db", dir);
