@@ -293,8 +293,7 @@ Config Runtime::describe(const DeviceState& s, const Choice& c, DType dtype, Op 
 
 namespace tunedreduce::runtime {
 
-Config Runtime::lookup(DType dtype, Op op, std::uint64_t n, int device) {
-  check_enums(dtype, op);
+const DeviceState& Runtime::lookup_state(int device) {
   if (device < -1 || device >= max_devices)
     throw ReduceError(Status::invalid_argument,
                       fmt::format("device {} is not a CUDA device ordinal (-1 means the current "
@@ -306,8 +305,7 @@ Config Runtime::lookup(DType dtype, Op op, std::uint64_t n, int device) {
     } catch (const ReduceError&) {
       std::string why;
       if (platform_->device_count(why) > 0) throw;
-      const DeviceState& s = no_device_state(why);
-      return describe(s, s.table.choose(dtype, op, n, preferred_mode()), dtype, op);
+      return no_device_state(why);
     }
   } else if (!states_[device].load(std::memory_order_acquire)) {
     std::string why;
@@ -317,7 +315,13 @@ Config Runtime::lookup(DType dtype, Op op, std::uint64_t n, int device) {
                         fmt::format("device {} does not exist ({})", device,
                                     count ? fmt::format("{} CUDA device(s) visible", count) : why));
   }
-  const DeviceState& s = device_state(device);
+  return device_state(device);
+}
+
+Config Runtime::lookup(DType dtype, Op op, std::uint64_t n, int device) {
+  check_enums(dtype, op);
+  const DeviceState& s = lookup_state(device);
+  if (s.device < 0) return describe(s, s.table.choose(dtype, op, n, preferred_mode()), dtype, op);
   return describe(s, choose(s, dtype, op, n), dtype, op);
 }
 

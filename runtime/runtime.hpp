@@ -157,6 +157,9 @@ class Runtime {
   [[noreturn]] void launch_failed(const DeviceState& s, const Choice& c, cudaError_t e);
   void warn_once(const std::string& key, const std::string& message);
   const DeviceState& no_device_state(const std::string& why);
+  /// The state a lookup on \p device (-1: the current one) reads: no_device_state() where no
+  /// CUDA device is visible at all. Throws ReduceError for an ordinal that is not a device.
+  const DeviceState& lookup_state(int device);
 
   std::unique_ptr<Platform> platform_;
   std::shared_ptr<spdlog::logger> logger_;

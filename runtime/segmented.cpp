@@ -108,11 +108,7 @@ Runtime::SegResolved Runtime::prepare_segmented(const void* d_in, const void* d_
 
 SegmentedConfig Runtime::lookup_segmented(DType dtype, Op op, const Segments& s, int device) {
   check_segments(s, dtype, op);
-  if (device < -1 || device >= max_devices)
-    throw ReduceError(Status::invalid_argument,
-                      fmt::format("device {} is not a device ordinal", device));
-  const int dev = device >= 0 ? device : platform_->current_device();
-  const DeviceState& st = device_state(dev);
+  const DeviceState& st = lookup_state(device);
   std::string rule;
   const seg::SegParams p = builtin_segmented(dtype, op, s, 256, st.info.limits, rule);
   const seg::SegEntry* e = seg::find_seg(p);

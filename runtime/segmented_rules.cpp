@@ -63,15 +63,16 @@ seg::SegParams builtin_segmented(DType dtype, Op op, const Segments& s, std::siz
   const std::uint64_t stride = s.stride ? s.stride : s.size;
   // Rows whose every start is 16-byte aligned take vector loads from their first element.
   const bool rows_aligned = fixed && in_alignment >= 16 && (stride * e) % 16 == 0;
-  // 16-byte vectors of a segment (vector loads), or its elements (scalar loads).
-  const bool vectors = rows_aligned || !fixed;
-  const std::uint64_t units = vectors ? (bytes + 15) / 16 : length;
-  seg::SegParams p{seg::SegFamily::group, 256, 32, vectors ? vmax : 1, layout, dtype, op};
+  // 16-byte vectors' worth of a segment (every family but a thread with scalar loads loads
+  // vectors between a scalar head and tail, wherever the segment starts).
+  const std::uint64_t units = (bytes + 15) / 16;
+  seg::SegParams p{seg::SegFamily::group, 256, 32, vmax, layout, dtype, op};
   if (!fixed && length == 0) {
     rule = "offsets of unknown mean length: a warp per segment";
     return p;
   }
-  if (fixed && in_alignment >= 16 && stride == length && length > 0 &&
+  // (Not for argmin/argmax: four 16-byte results a thread, 19 % of the floor on the H100.)
+  if (fixed && !is_arg_op(op) && in_alignment >= 16 && stride == length && length > 0 &&
       std::uint64_t(vmax) % length == 0) {
     p.family = seg::SegFamily::tile;
     p.group = 1;
@@ -81,31 +82,46 @@ seg::SegParams builtin_segmented(DType dtype, Op op, const Segments& s, std::siz
     return p;
   }
   const std::uint64_t fill = filling_threads(dev);
-  if (units <= 2) {
+  if (!fixed) {
+    // Offsets: segments start anywhere, so a scalar head and tail each; by the mean length.
+    p.vec = vmax;
+    if (bytes <= 64) {
+      p.family = seg::SegFamily::thread;
+      p.group = 1;
+      p.vec = bytes <= 16 ? 1 : vmax;
+      rule = fmt::format("segments of {} bytes on average: a thread per segment", bytes);
+      return p;
+    }
+    if (units <= 512) {
+      p.group = units <= 32 ? 4 : 32;
+      rule = fmt::format("segments of {} bytes on average: {} lanes per segment", bytes, p.group);
+      return p;
+    }
+  } else if (units <= 2) {
     p.family = seg::SegFamily::thread;
     p.group = 1;
-    if (!fixed) p.vec = 1;
+    p.vec = rows_aligned ? vmax : 1;
     rule = fmt::format("segments of {} bytes: a thread per segment", bytes);
     return p;
-  }
-  // Lanes with two vectors each up to 8 vectors a segment, then four or more each, but as many
-  // lanes as it takes to fill the GPU.
-  std::uint64_t g = units <= 8 ? units / 2 : units / 4;
-  g = std::max(g, (fill + count - 1) / std::max<std::uint64_t>(count, 1));
-  if (!fixed) g = g <= 8 ? 8 : 32;
-  if (g <= 32 && units <= 512) {
+  } else if (const std::uint64_t base = units <= 8 ? units / 2 : units / 4; base <= 32) {
+    // Lanes with two vectors each up to 8 vectors a segment, then four or more each, but as
+    // many lanes as it takes to fill the GPU.
+    const std::uint64_t g = std::max(base, (fill + count - 1) / std::max<std::uint64_t>(count, 1));
     p.group = static_cast<int>(pow2_clamp(g, 2, 32));
+    p.vec = vmax;
     rule = fmt::format("{} segments of {} bytes: {} lanes per segment", count, bytes, p.group);
     return p;
   }
   const std::uint64_t total_bytes = count * bytes;
   const std::uint64_t sms = std::uint64_t(std::max(dev.sm_count, 1));
+  p.vec = vmax;
   if (4 * count >= 3 * sms || (total_bytes <= (std::uint64_t{4} << 20) && count >= 8)) {
-    // At least four vectors a thread; threads enough to fill the GPU where the segments allow.
+    // Four vectors a thread where the segment has them, and threads enough to fill the GPU.
     const std::uint64_t by_fill = pow2_clamp((fill + count - 1) / count, 128, 1024);
-    const std::uint64_t by_length = std::max<std::uint64_t>(128, std::bit_floor(units / 4));
+    const std::uint64_t by_length =
+        pow2_clamp(std::bit_floor(std::max<std::uint64_t>(units / 4, 1)), 128, 1024);
     p.family = seg::SegFamily::block;
-    p.block = fixed ? static_cast<int>(std::min(by_fill, by_length)) : 256;
+    p.block = fixed ? static_cast<int>(std::max(by_fill, by_length)) : 256;
     p.group = p.block;
     rule = fmt::format("{} segments of {} bytes: a block of {} per segment", count, bytes, p.block);
     return p;

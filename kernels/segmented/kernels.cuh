@@ -176,9 +176,16 @@ __global__ void __launch_bounds__(C::params.block)
   }
 }
 
+/// Blocks of the block and split families that must fit one multiprocessor together: two of
+/// 1024 threads where the accumulator is a register or two, so ptxas keeps to 32 registers (the
+/// i32 sum's 36 let one such block run where two should: 0.79x of the floor on the H100, 0.86x
+/// with the bound); no bound for smaller blocks, which it made spill (docs/performance.md 3.31).
+template <class C>
+inline constexpr int min_blocks_v = C::params.block == 1024 && sizeof(typename C::T) <= 8 ? 2 : 1;
+
 /// block: one block per segment and step.
 template <class C>
-__global__ void __launch_bounds__(C::params.block)
+__global__ void __launch_bounds__(C::params.block, min_blocks_v<C>)
     seg_block_kernel(const typename C::In* __restrict__ in, typename C::T* __restrict__ out,
                      std::uint64_t num_segments, typename C::Bounds bounds) {
   constexpr SegParams P = C::params;
@@ -211,7 +218,7 @@ __device__ __forceinline__ void split_part(std::uint64_t lo, std::uint64_t hi, s
 /// split, first kernel: block w of the grid loop takes part w % parts of segment w / parts and
 /// writes its partial to partials[w].
 template <class C>
-__global__ void __launch_bounds__(C::params.block)
+__global__ void __launch_bounds__(C::params.block, min_blocks_v<C>)
     seg_split_kernel(const typename C::In* __restrict__ in, typename C::T* __restrict__ partials,
                      std::uint64_t num_segments, std::uint64_t parts, typename C::Bounds bounds) {
   constexpr SegParams P = C::params;
@@ -219,6 +226,11 @@ __global__ void __launch_bounds__(C::params.block)
   using T = typename Ty::T;
   using OpT = typename Ty::OpT;
   const std::uint64_t work = num_segments * parts;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  // The finishing kernel may be scheduled now; it waits for this grid's completion and memory
+  // (griddepcontrol.wait) before it reads a partial: its launch latency overlaps this grid.
+  asm volatile("griddepcontrol.launch_dependents;");
+#endif
   for (std::uint64_t w = blockIdx.x; w < work; w += gridDim.x) {
     std::uint64_t lo, hi, plo, phi;
     bounds.get(w / parts, lo, hi);
@@ -244,6 +256,9 @@ __global__ void __launch_bounds__(256)
   using OpT = typename Ty::OpT;
   const OpT op;
   const unsigned lane = threadIdx.x % 32;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   for (std::uint64_t s0 = std::uint64_t(blockIdx.x) * 8; s0 < num_segments;
        s0 += std::uint64_t(gridDim.x) * 8) {
     const std::uint64_t s = s0 + threadIdx.x / 32;
@@ -406,9 +421,18 @@ struct SegDispatch {
       seg_split_kernel<config_t<P>>
           <<<grid_of(S * parts), P.block, 0, a.stream>>>(in, partials, S, parts, b);
       if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
-      seg_split_finish_kernel<config_t<P>>
-          <<<grid_of((S + 7) / 8), 256, 0, a.stream>>>(partials, out, S, parts, b);
-      return cudaGetLastError();
+      // Programmatic dependent launch where the device has it (compute capability 9.0 up).
+      cudaLaunchConfig_t cfg{};
+      cfg.gridDim = dim3(grid_of((S + 7) / 8));
+      cfg.blockDim = dim3(256);
+      cfg.stream = a.stream;
+      cudaLaunchAttribute attr{};
+      attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      attr.val.programmaticStreamSerializationAllowed = 1;
+      cfg.attrs = &attr;
+      cfg.numAttrs = dev.cc_major >= 9 ? 1 : 0;
+      return cudaLaunchKernelEx(&cfg, seg_split_finish_kernel<config_t<P>>,
+                                static_cast<const T*>(partials), out, S, parts, b);
     }
   }
 };

@@ -3,11 +3,12 @@
 // registry holds exactly the entries this header enumerates for every (dtype, op) that
 // seg_op_applies to.
 //
-// Fixed-size segments, the shapes the tuner covers: a thread per segment (scalar or 16-byte
-// loads), the tile family for rows shorter than a 16-byte vector, groups of 2..32 lanes (scalar or
-// 16-byte loads), a block per segment (128..1024 threads) and the split family (256 and 512
-// threads). Variable segments (32- and 64-bit offsets): one of each family with 16-byte loads,
-// groups of 8 and of 32.
+// Fixed-size segments: a thread per segment (scalar or 16-byte loads), the tile family for rows
+// that divide a 16-byte vector, groups of 2..32 lanes, a block per segment (128..1024 threads)
+// and the split family. Variable segments (32- and 64-bit offsets): a thread per segment (scalar
+// or 16-byte loads), groups of 4 and of 32 lanes, a block and the split family. Every family but
+// `thread` with scalar loads reads 16-byte vectors between a scalar head and tail, so unaligned
+// rows need no scalar variant: 25 configurations a key (docs/performance.md 3.31).
 
 #include <array>
 #include <cstddef>
@@ -18,11 +19,10 @@ namespace tunedreduce::kernels::segmented::space {
 
 inline constexpr int groups[] = {2, 4, 8, 16, 32};
 inline constexpr int block_family_blocks[] = {128, 256, 512, 1024};
-inline constexpr int split_blocks[] = {256, 512};
-inline constexpr int lanes_block = 256;  // thread and group families
-inline constexpr int offsets_groups[] = {8, 32};
+inline constexpr int split_block = 512;
+inline constexpr int lanes_block = 256;  // thread, tile and group families
+inline constexpr int offsets_groups[] = {4, 32};
 inline constexpr int offsets_block = 256;
-inline constexpr int offsets_split_block = 512;
 
 /// Calls f(params) for every configuration of one (dtype, op), in a fixed order.
 template <class F>
@@ -35,17 +35,15 @@ constexpr void for_each_config(DType d, Op o, F&& f) {
   add(SegFamily::thread, lanes_block, 1, 1, SegLayout::fixed);
   add(SegFamily::thread, lanes_block, 1, v, SegLayout::fixed);
   add(SegFamily::tile, lanes_block, 1, v, SegLayout::fixed);
-  for (int g : groups) {
-    add(SegFamily::group, lanes_block, g, 1, SegLayout::fixed);
-    add(SegFamily::group, lanes_block, g, v, SegLayout::fixed);
-  }
+  for (int g : groups) add(SegFamily::group, lanes_block, g, v, SegLayout::fixed);
   for (int b : block_family_blocks) add(SegFamily::block, b, b, v, SegLayout::fixed);
-  for (int b : split_blocks) add(SegFamily::split, b, b, v, SegLayout::fixed);
+  add(SegFamily::split, split_block, split_block, v, SegLayout::fixed);
   for (SegLayout l : {SegLayout::offsets32, SegLayout::offsets64}) {
     add(SegFamily::thread, lanes_block, 1, 1, l);
+    add(SegFamily::thread, lanes_block, 1, v, l);
     for (int g : offsets_groups) add(SegFamily::group, lanes_block, g, v, l);
     add(SegFamily::block, offsets_block, offsets_block, v, l);
-    add(SegFamily::split, offsets_split_block, offsets_split_block, v, l);
+    add(SegFamily::split, split_block, split_block, v, l);
   }
 }
 

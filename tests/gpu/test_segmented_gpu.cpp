@@ -359,7 +359,13 @@ TEST(SegmentedRegistry, EveryEntryEveryShape) {
             p.begin = u.begin.get();
             p.end = u.end.get();
             p.mean_length = s.fixed ? 0 : s.elements / std::max<std::uint64_t>(s.count, 1);
-            ASSERT_FALSE(e.can_implement(p, dtype_size(k.dtype), dev.limits)) << e.id;
+            // Only the tile family refuses shapes (rows that do not divide a vector, strided or
+            // unaligned rows); every other entry takes every shape.
+            const std::size_t align = s.offset % 4 == 0 ? 16 : dtype_size(k.dtype);
+            if (e.can_implement(p, align, dev.limits)) {
+              ASSERT_EQ(e.params.family, seg::SegFamily::tile) << e.id << ", " << s.name;
+              continue;
+            }
             DeviceBuffer ws(std::max<std::size_t>(e.workspace_bytes(p, dev.limits), 1));
             TR_CUDA_CHECK(cudaMemset(ws.get(), 0xAB, ws.bytes()));  // may hold anything
             check_results(

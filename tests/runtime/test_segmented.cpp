@@ -8,7 +8,6 @@
 #include "kernels/segmented/segmented.hpp"
 #include "kernels/segmented/space.hpp"
 #include "runtime/segmented_rules.hpp"
-#include "tests/db/test_util.hpp"
 #include "tests/runtime/runtime_test_util.hpp"
 
 namespace tunedreduce::runtime::test {
@@ -18,8 +17,8 @@ namespace seg = kernels::segmented;
 
 TEST(SegmentedIds, EveryEntryRoundTripsAndIsInTheSpace) {
   const auto entries = seg::seg_registry();
-  // 35 (dtype, op) keys of 29 configurations each.
-  EXPECT_EQ(entries.size(), 35u * 29u);
+  // 35 (dtype, op) keys of 25 configurations each.
+  EXPECT_EQ(entries.size(), 35u * 25u);
   std::set<std::string> ids;
   for (const seg::SegEntry& e : entries) {
     const auto p = seg::parse_seg_id(e.id);
@@ -60,20 +59,24 @@ TEST(SegmentedRules, ChooseByBytesPerSegmentAndCount) {
   EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::rows(1 << 20, 4)),
             "seg.tile.b256.v4.fixed.f32.sum");
   EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::rows(1 << 20, 3)),
-            "seg.group.b256.g2.v1.fixed.f32.sum");
+            "seg.thread.b256.v1.fixed.f32.sum");
+  EXPECT_EQ(rule_of(DType::f32, Op::argmax, Segments::rows(1 << 20, 1)),
+            "seg.thread.b256.v1.fixed.f32.argmax");  // no tile for argmin/argmax
   EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::rows(1 << 20, 8)),
             "seg.thread.b256.v4.fixed.f32.sum");
   EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::rows(1 << 20, 4), 4),
-            "seg.group.b256.g2.v1.fixed.f32.sum");  // rows not 16-byte aligned
+            "seg.thread.b256.v1.fixed.f32.sum");  // rows not 16-byte aligned
   EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::rows(1 << 18, 64)),
             "seg.group.b256.g4.v4.fixed.f32.sum");
   EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::rows(1 << 18, 64, 65)),
-            "seg.group.b256.g16.v1.fixed.f32.sum");  // odd stride: scalar lanes
+            "seg.group.b256.g4.v4.fixed.f32.sum");  // odd stride: a scalar head and tail
   EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::rows(1 << 14, 1024)),
             "seg.block.b128.v4.fixed.f32.sum");
   EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::rows(128, 1 << 17)),
             "seg.block.b1024.v4.fixed.f32.sum");
   EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::rows(1024, 1 << 14)),
+            "seg.block.b1024.v4.fixed.f32.sum");
+  EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::rows(1 << 16, 4096)),
             "seg.block.b256.v4.fixed.f32.sum");
   EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::rows(4, 1 << 22)),
             "seg.split.b512.v4.fixed.f32.sum");
@@ -118,7 +121,6 @@ TEST(SegmentedEntries, SplitWorkspaceAndRefusals) {
 }
 
 struct Device0 {
-  TempDir dir;
   TestRuntime t{{sample_device()}, std::nullopt};
   float* in = reinterpret_cast<float*>(0x7000'0000'0000);
   float* out = reinterpret_cast<float*>(0x7000'1000'0000);
@@ -234,6 +236,18 @@ TEST(SegmentedArguments, LaunchesTheRuleAndGivesTheSplitFamilyAWorkspace) {
   EXPECT_STREQ(c.family, "split");
   EXPECT_GT(c.blocks_per_segment, 1u);
   EXPECT_NE(std::string(c.source).find("built-in"), std::string::npos);
+}
+
+TEST(SegmentedArguments, LookupWithoutADeviceGivesTheRulesForDeviceMinusOne) {
+  TestRuntime t{{}, std::nullopt};
+  const SegmentedConfig c =
+      t.rt->lookup_segmented(DType::f64, Op::max, Segments::rows(1000, 64), -1);
+  EXPECT_EQ(c.device, -1);
+  EXPECT_STREQ(c.family, "group");
+  expect_status([&] { t.rt->lookup_segmented(DType::f64, Op::max, Segments::rows(1, 1), 5); },
+                Status::invalid_argument, "device 5 does not exist");
+  expect_status([&] { t.rt->lookup_segmented(DType::f64, Op::max, Segments::rows(1, 1), 99); },
+                Status::invalid_argument, "is not a CUDA device ordinal");
 }
 
 }  // namespace
