@@ -176,12 +176,13 @@ __global__ void __launch_bounds__(C::params.block)
   }
 }
 
-/// Blocks of the block and split families that must fit one multiprocessor together: two of
-/// 1024 threads where the accumulator is a register or two, so ptxas keeps to 32 registers (the
-/// i32 sum's 36 let one such block run where two should: 0.79x of the floor on the H100, 0.86x
-/// with the bound); no bound for smaller blocks, which it made spill (docs/performance.md 3.31).
+/// The minimum of resident blocks the block and split families ask ptxas for: two of 1024
+/// threads where the accumulator is a register or two, so it keeps to 32 registers (the i32
+/// sum's 36 let one such block run where two should: 79 % of the floor on the H100, 86 % with the
+/// bound); 0, no minimum, for smaller blocks: a minimum of 1 let ptxas take 94 registers for the
+/// f32 sum with 256 threads (40-70 % of the floor on the H200, docs/performance.md 3.31).
 template <class C>
-inline constexpr int min_blocks_v = C::params.block == 1024 && sizeof(typename C::T) <= 8 ? 2 : 1;
+inline constexpr int min_blocks_v = C::params.block == 1024 && sizeof(typename C::T) <= 8 ? 2 : 0;
 
 /// block: one block per segment and step.
 template <class C>

@@ -75,7 +75,7 @@ TEST(SegmentedRules, ChooseByBytesPerSegmentAndCount) {
   EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::rows(128, 1 << 17)),
             "seg.block.b1024.v4.fixed.f32.sum");
   EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::rows(1024, 1 << 14)),
-            "seg.block.b1024.v4.fixed.f32.sum");
+            "seg.block.b512.v4.fixed.f32.sum");
   EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::rows(1 << 16, 4096)),
             "seg.block.b256.v4.fixed.f32.sum");
   EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::rows(4, 1 << 22)),
