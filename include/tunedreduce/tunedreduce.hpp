@@ -234,6 +234,22 @@ inline void check_result_type(DType in, Op op, DType out) {
                       std::string("d_out's type is ") + dtype_name(out) + ", but " + op_name(op) +
                           " of " + dtype_name(in) + " returns " + dtype_name(result_dtype(in, op)));
 }
+
+/// Throws ReduceError (invalid_argument) when R is not the result type of (T, \p op): an
+/// IndexedValue<T> for argmin and argmax (and no other operator), else check_result_type.
+template <class T, class R>
+void check_result(Op op) {
+  if constexpr (std::is_same_v<std::remove_cv_t<R>, IndexedValue<T>>) {
+    // argmin and argmax's result; no other operator writes one.
+    if (!is_arg_op(op))
+      throw ReduceError(Status::invalid_argument,
+                        std::string("d_out is an IndexedValue, which only argmin and argmax "
+                                    "write, not ") +
+                            op_name(op));
+  } else {
+    check_result_type(dtype_of<T>, op, dtype_of<R>);
+  }
+}
 }  // namespace detail
 
 /// Two-phase reduce() for element type T; the result's type is T, so \p op is not wide_sum (the
@@ -252,16 +268,7 @@ void reduce(void* d_temp, std::size_t& temp_bytes, const T* d_in, T* d_out, std:
 template <class T, class R>
 void reduce(void* d_temp, std::size_t& temp_bytes, const T* d_in, R* d_out, std::uint64_t n, Op op,
             cudaStream_t stream = 0) {
-  if constexpr (std::is_same_v<std::remove_cv_t<R>, IndexedValue<T>>) {
-    // argmin and argmax's result; no other operator writes one.
-    if (!is_arg_op(op))
-      throw ReduceError(Status::invalid_argument,
-                        std::string("d_out is an IndexedValue, which only argmin and argmax "
-                                    "write, not ") +
-                            op_name(op));
-  } else {
-    detail::check_result_type(dtype_of<T>, op, dtype_of<R>);
-  }
+  detail::check_result<T, R>(op);
   reduce(d_temp, temp_bytes, static_cast<const void*>(d_in), static_cast<void*>(d_out), n,
          dtype_of<T>, op, stream);
 }
@@ -470,15 +477,7 @@ void segmented_argmax(const T* d_in, IndexedValue<T>* d_out, const Segments& seg
 template <class T, class R>
 void segmented_reduce(void* d_temp, std::size_t& temp_bytes, const T* d_in, R* d_out,
                       const Segments& seg, Op op, cudaStream_t stream = 0) {
-  if constexpr (std::is_same_v<std::remove_cv_t<R>, IndexedValue<T>>) {
-    if (!is_arg_op(op))
-      throw ReduceError(Status::invalid_argument,
-                        std::string("d_out is an IndexedValue, which only argmin and argmax "
-                                    "write, not ") +
-                            op_name(op));
-  } else {
-    detail::check_result_type(dtype_of<T>, op, dtype_of<R>);
-  }
+  detail::check_result<T, R>(op);
   segmented_reduce(d_temp, temp_bytes, static_cast<const void*>(d_in), static_cast<void*>(d_out),
                    seg, dtype_of<T>, op, stream);
 }
