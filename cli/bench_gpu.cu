@@ -74,7 +74,8 @@ cudaError_t cub_reduce(DType dtype, Op op, void* temp, std::size_t& temp_bytes, 
   if (is_half(dtype)) {
     if (op != Op::wide_sum && op != Op::exact_sum) return cudaErrorInvalidValue;  // op_applies
     // DeviceReduce::Reduce with a float accumulator and result, as mixed-precision code calls it
-    // (for exact_sum the comparison issue 16 asks for: CUB's ordinary, inexact, sum into float).
+    // (for exact_sum the comparison docs/kernels.md, "Exact sums", makes: CUB's ordinary, inexact,
+    // sum into float).
     return with_half(dtype, [&](auto h) {
       using H = decltype(h);
       return cub::DeviceReduce::Reduce(temp, temp_bytes, static_cast<const H*>(in),
@@ -89,7 +90,7 @@ cudaError_t cub_reduce(DType dtype, Op op, void* temp, std::size_t& temp_bytes, 
     const auto items = static_cast<std::int64_t>(n);
     switch (op) {
       case Op::sum:
-      case Op::exact_sum:  // the comparison issue 16 asks for: CUB's ordinary (inexact) sum
+      case Op::exact_sum:  // docs/kernels.md, "Exact sums": CUB's ordinary (inexact) sum
         return cub::DeviceReduce::Sum(temp, temp_bytes, d_in, d_out, items, stream);
       case Op::wide_sum:
         // CUB's sum into the wide output: its initial value and accumulator take the output's

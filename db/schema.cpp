@@ -363,10 +363,10 @@ ALTER TABLE measurements ADD COLUMN gpu_id INTEGER REFERENCES gpus (id);
 
 void migrate_4_to_5(Connection& conn) { conn.exec(v5_provenance_sql); }
 
-// Version 6 admits the operator 'exact_sum' (issue 16: the true sum rounded once; f32 and f64
-// only) in measurements, winners and bench_results, and ties it to those element types. As in
-// version 2, only CHECK constraints change, and none of them fails for a stored row (no row has
-// the new operator yet), so the tables' CREATE statements are edited in place under
+// Version 6 admits the operator 'exact_sum' (docs/kernels.md, "Exact sums": the true sum rounded
+// once; f32 and f64 only) in measurements, winners and bench_results, and ties it to those element
+// types. As in version 2, only CHECK constraints change, and none of them fails for a stored row
+// (no row has the new operator yet), so the tables' CREATE statements are edited in place under
 // writable_schema. Version-5 readers are kept out (min_reader_version 6): they would meet an
 // operator they cannot name.
 constexpr const char* v5_op_check = "CHECK (op IN ('sum', 'min', 'max'))";

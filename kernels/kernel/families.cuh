@@ -325,7 +325,7 @@ __device__ __forceinline__ T fold_tiled(const In* __restrict__ in, std::uint64_t
 /// The `single_tile` body: one block over the whole input (n <= Block * U vectors; can_implement
 /// refuses more). Every load is issued at once, predicated, with no loop and 32-bit indices: at
 /// CUB's single-tile size the time is one DRAM round trip plus the instructions before it, so
-/// fewer instructions are the whole gain (docs/performance.md, session 7). Head and tail as in
+/// fewer instructions are the whole gain (docs/performance-log.md, 2026-11-25). Head and tail as in
 /// VectorView, one element per thread.
 template <class In, class T, class OpT, int Block, int U>
 __device__ __forceinline__ T fold_single_tile(const In* __restrict__ in, unsigned n) {
