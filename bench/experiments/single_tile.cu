@@ -30,7 +30,7 @@ using namespace tunedreduce::kernels;
 template <class T, class OpT, int Block, int U>
 __global__ void __launch_bounds__(Block)
     k_single(const T* __restrict__ in, std::uint64_t n, T* out) {
-  using View = detail::VectorView<T>;
+  using View = kernels::detail::VectorView<T>;
   using Raw = typename View::Raw;
   constexpr int V = View::V;
   OpT op;
