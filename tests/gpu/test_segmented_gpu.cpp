@@ -247,12 +247,6 @@ const std::vector<KeyCheck>& all_keys() {
   return keys;
 }
 
-const KeyCheck& key_of(DType d, Op o) {
-  for (const KeyCheck& k : all_keys())
-    if (k.dtype == d && k.op == o) return k;
-  throw std::runtime_error("no check for this key");
-}
-
 std::vector<Shape> fixed_shapes() {
   return {rows(1, 1, 1, 0),           rows(4096, 1, 1, 1),          rows(1000, 2, 2, 0),
           rows(777, 3, 5, 3),         rows(2048, 4, 4, 0),          rows(513, 7, 7, 1),
