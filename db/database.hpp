@@ -99,6 +99,13 @@ class Database {
   /// L2 mode.
   void replace_winners(std::int64_t device_id, DType dtype, Op op, std::span<const Winner> winners,
                        L2Mode mode = L2Mode::cold);
+  /// Replaces every segmented winner of (device, dtype, op, \p layout, \p mode) with \p winners,
+  /// atomically. Rectangles must not overlap; each winner must be of that dtype, op, layout and
+  /// mode, and its evidence (and runner-up) an ok segmented measurement of that device, dtype, op
+  /// and mode whose kernel id has that layout. Throws DbError(invalid_data) naming the row.
+  void replace_segmented_winners(std::int64_t device_id, DType dtype, Op op,
+                                 std::string_view layout, std::span<const SegmentedWinner> winners,
+                                 L2Mode mode = L2Mode::cold);
 
   // --- queries -------------------------------------------------------------------------------
 
@@ -118,6 +125,10 @@ class Database {
   /// Winners ordered by device, dtype, op, L2 mode (cold first), n_lo; all devices when
   /// \p device_id is empty.
   std::vector<WinnerRecord> winners(std::optional<std::int64_t> device_id = std::nullopt);
+  /// Segmented winners ordered by device, dtype, op, layout, L2 mode, size_lo, count_lo; none in
+  /// a file older than version 12.
+  std::vector<SegmentedWinnerRecord> segmented_winners(
+      std::optional<std::int64_t> device_id = std::nullopt);
   Counts counts();
 
  private:

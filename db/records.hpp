@@ -96,6 +96,8 @@ struct MeasurementKey {
   Op op = Op::sum;
   std::uint64_t n = 0;
   L2Mode l2_mode = L2Mode::cold;
+  /// Segmented measurements: the elements per segment (n is the total); 0 for a whole-array one.
+  std::uint64_t segment_size = 0;
   friend auto operator<=>(const MeasurementKey&, const MeasurementKey&) = default;
 };
 
@@ -119,8 +121,15 @@ struct Measurement : Timing {
   /// When it finished, UTC ("2026-11-25T16:46:55.788Z"); empty when storing: the time it is
   /// stored.
   std::string measured_at;
+  /// Segmented measurements (schema version 12; kernel ids "seg.*", kernels/segmented/): the
+  /// elements per segment, at least 1. n is the total, num_segments x segment_size: fixed
+  /// (rows) layouts reduce n / segment_size contiguous rows, offsets layouts as many segments of
+  /// that length given by begin/end arrays. Absent for a whole-array measurement.
+  std::optional<std::uint64_t> segment_size;
 
-  MeasurementKey key() const { return {device_id, kernel_id, dtype, op, n, l2_mode}; }
+  MeasurementKey key() const {
+    return {device_id, kernel_id, dtype, op, n, l2_mode, segment_size.value_or(0)};
+  }
 };
 
 struct MeasurementRecord : Measurement {
@@ -152,9 +161,37 @@ struct WinnerRecord : Winner {
   std::optional<std::string> source;  // merge/import input it came from; empty: recorded here
 };
 
+/// One segmented winner (schema version 12): for (dtype, op, layout) and segments of size_lo..
+/// size_hi elements (offsets layouts: the mean length, total / count) in counts of count_lo..
+/// count_hi segments, run the segmented entry kernel_id, in L2 state l2_mode. Rectangles of one
+/// (device, dtype, op, layout, l2_mode) never overlap. Its evidence (and runner-up) is an ok
+/// segmented measurement of that device, dtype, op and L2 mode whose kernel has that layout.
+struct SegmentedWinner {
+  DType dtype = DType::i32;
+  Op op = Op::sum;
+  L2Mode l2_mode = L2Mode::cold;
+  std::string layout;  // kernels::segmented::seg_layout_name: "fixed", "offsets32", "offsets64"
+  std::uint64_t size_lo = 1, size_hi = 1;    // elements per segment, 1 <= lo <= hi
+  std::uint64_t count_lo = 1, count_hi = 1;  // segments, 1 <= lo <= hi
+  std::string kernel_id;
+  std::int64_t measurement_id = 0;
+  std::optional<std::string> runner_up_kernel_id;
+  std::optional<std::int64_t> runner_up_measurement_id;
+  int driver_version = 0;
+  int runtime_version = 0;
+  std::optional<std::int64_t> run_id;
+};
+
+struct SegmentedWinnerRecord : SegmentedWinner {
+  std::int64_t id = 0;
+  std::int64_t device_id = 0;
+  std::optional<std::string> source;
+};
+
 /// Row counts for `db info`.
 struct Counts {
   std::int64_t devices = 0, runs = 0, measurements = 0, winners = 0;
+  std::int64_t segmented_winners = 0;  // schema version 12
 };
 
 /// Empty where operator \p o is defined for element type \p t (op_applies); else why not, naming

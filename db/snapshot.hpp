@@ -36,6 +36,10 @@ WinnerTables load_similar_winners(Database& db, const DeviceFingerprint& fp,
 struct Snapshot {
   WinnerTables exact;    // this device
   WinnerTables similar;  // same model: compute capability, SM count, memory system
+  /// The segmented winners (schema version 12), at the same two levels (this device, then the
+  /// same model chosen per (dtype, op, layout, L2 mode) as for `similar`); empty for older files.
+  SegWinnerTables seg_exact;
+  SegWinnerTables seg_similar;
   std::optional<Problem> problem;
   std::string message;
   /// Winner rows skipped because they (or their device, or their evidence's median) break the

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "db/records.hpp"
@@ -65,6 +66,51 @@ struct WinnerTables {
 
   /// Splits \p rows by their L2 mode; within a mode they must not overlap (see WinnerTable).
   static WinnerTables split(std::vector<SnapshotEntry> rows);
+};
+
+/// A segmented winner as the runtime library keeps it (db/records.hpp's SegmentedWinner).
+struct SegSnapshotEntry {
+  std::string device_key;
+  DType dtype = DType::i32;
+  Op op = Op::sum;
+  L2Mode l2_mode = L2Mode::cold;
+  std::string layout;  // "fixed", "offsets32", "offsets64"
+  std::uint64_t size_lo = 1, size_hi = 1, count_lo = 1, count_hi = 1;
+  std::string kernel_id;
+  int driver_version = 0;
+  int runtime_version = 0;
+  double median_us = 0;
+  bool stale(int driver, int runtime) const {
+    return driver_version != driver || runtime_version != runtime;
+  }
+};
+
+/// The segmented winners of one L2 mode: rectangles in (segment size, segment count) per
+/// (dtype, op, layout).
+class SegWinnerTable {
+ public:
+  SegWinnerTable() = default;
+  /// \p rows must all be of one L2 mode and must not overlap within one (dtype, op, layout),
+  /// else std::invalid_argument naming the two rows.
+  explicit SegWinnerTable(std::vector<SegSnapshotEntry> rows);
+  /// The entry whose rectangle contains (size, count), or nullptr.
+  const SegSnapshotEntry* find(DType dtype, Op op, std::string_view layout, std::uint64_t size,
+                               std::uint64_t count) const;
+  std::span<const SegSnapshotEntry> entries() const { return rows_; }
+  bool empty() const { return rows_.empty(); }
+  std::size_t size() const { return rows_.size(); }
+
+ private:
+  std::vector<SegSnapshotEntry> rows_;  // sorted by dtype, op, layout, size_lo, count_lo
+};
+
+struct SegWinnerTables {
+  std::array<SegWinnerTable, 2> by_mode;  // indexed by static_cast<int>(L2Mode)
+  SegWinnerTable& operator[](L2Mode m) { return by_mode[static_cast<int>(m)]; }
+  const SegWinnerTable& operator[](L2Mode m) const { return by_mode[static_cast<int>(m)]; }
+  std::size_t size() const { return by_mode[0].size() + by_mode[1].size(); }
+  bool empty() const { return by_mode[0].empty() && by_mode[1].empty(); }
+  static SegWinnerTables split(std::vector<SegSnapshotEntry> rows);
 };
 
 }  // namespace tunedreduce::db

@@ -32,6 +32,8 @@ struct MeasurePolicy {
 struct Request {
   std::string kernel_id;
   std::uint64_t n = 0;
+  /// A segmented entry ("seg.*"): the elements per segment (n is the total, a multiple of it).
+  std::optional<std::uint64_t> segment_size;
   /// Overrides of the policy for this request (successive halving asks for few repeats first,
   /// then more for the survivors).
   std::optional<int> min_repeats, max_repeats;
