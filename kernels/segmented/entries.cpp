@@ -54,6 +54,16 @@ std::string make_seg_id(const SegParams& p) {
                      p.vec, seg_layout_name(p.layout), dtype_name(p.dtype), op_name(p.op));
 }
 
+CandidateParams stored_params(const SegParams& p) {
+  CandidateParams c;
+  c.family = std::string("seg.") + seg_family_name(p.family);
+  c.block = p.block;
+  c.unroll = p.group;
+  c.smem = "none";
+  c.finish = p.family == SegFamily::split ? "two_pass" : "single_pass";
+  return c;
+}
+
 std::optional<SegParams> parse_seg_id(std::string_view id) {
   std::vector<std::string_view> parts;
   for (std::size_t start = 0;;) {

@@ -19,6 +19,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/candidate_params.hpp"
 #include "kernels/registry.hpp"
 
 namespace tunedreduce::kernels::segmented {
@@ -74,6 +75,12 @@ struct SegParams {
 std::string make_seg_id(const SegParams& p);
 /// Inverse of make_seg_id; nullopt for anything it would not produce.
 std::optional<SegParams> parse_seg_id(std::string_view id);
+/// The parameters of a segmented measurement as the database stores them (the columns of a
+/// whole-array one, common/candidate_params.hpp): family "seg.FAMILY" (never a whole-array
+/// family's name), block, unroll = the lanes per segment (group), smem "none", finish "two_pass"
+/// for the split family (a second kernel combines the partials) and "single_pass" otherwise. The
+/// vector width is in the id only.
+CandidateParams stored_params(const SegParams& p);
 
 /// Elements per 16-byte vector of \p d.
 constexpr int vector_elements(DType d) { return static_cast<int>(16 / dtype_size(d)); }
