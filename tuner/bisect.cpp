@@ -75,7 +75,10 @@ BisectOutcome bisect_intervals(std::span<const SizeWinner> grid, Runner& runner,
           hi = m;
           continue;
         }
-        const Request req[2] = {Request{x.from_id, m, {}, {}, {}}, Request{x.to_id, m, {}, {}, {}}};
+        Request req[2];
+        req[0].kernel_id = x.from_id;
+        req[1].kernel_id = x.to_id;
+        req[0].n = req[1].n = m;
         std::vector<Result> got = runner.measure(req);
         out.requests += 2;
         if (on_measured) on_measured(got.size());

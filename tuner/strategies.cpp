@@ -19,7 +19,12 @@ namespace {
 std::vector<Request> plain_requests(std::span<const std::string> ids, std::uint64_t n) {
   std::vector<Request> out;
   out.reserve(ids.size());
-  for (const std::string& id : ids) out.push_back(Request{id, n, {}, {}, {}});
+  for (const std::string& id : ids) {
+    Request q;
+    q.kernel_id = id;
+    q.n = n;
+    out.push_back(std::move(q));
+  }
   return out;
 }
 

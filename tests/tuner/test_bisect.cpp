@@ -35,7 +35,12 @@ std::vector<SizeWinner> grid_of(Runner& r, const std::vector<std::string>& ids,
   std::vector<SizeWinner> grid;
   for (std::uint64_t n : sizes) {
     std::vector<Request> qs;
-    for (const auto& id : ids) qs.push_back(Request{id, n, {}, {}, {}});
+    for (const auto& id : ids) {
+      Request q;
+      q.kernel_id = id;
+      q.n = n;
+      qs.push_back(std::move(q));
+    }
     const auto rs = r.measure(qs);
     const Selection s = select_winner(rs);
     if (!s.winner) continue;

@@ -55,7 +55,11 @@ struct Fixture {
 };
 
 Request req(const std::string& id, std::uint64_t n, std::optional<int> repeats = std::nullopt) {
-  return Request{id, n, repeats, repeats, std::nullopt};
+  Request q;
+  q.kernel_id = id;
+  q.n = n;
+  q.min_repeats = q.max_repeats = repeats;
+  return q;
 }
 
 TEST(Replay, AnswersFromTheRecordedMeasurement) {

@@ -128,7 +128,12 @@ struct Resumed {
 
 Request req(const char* id, std::uint64_t n, std::optional<int> min_repeats = std::nullopt,
             std::optional<int> max_repeats = std::nullopt) {
-  return {id, n, min_repeats, max_repeats, std::nullopt};
+  Request q;
+  q.kernel_id = id;
+  q.n = n;
+  q.min_repeats = min_repeats;
+  q.max_repeats = max_repeats;
+  return q;
 }
 
 std::vector<std::uint64_t> ns(const std::vector<Request>& requests) {
