@@ -39,12 +39,13 @@ constexpr const char* usage_text =
     "  heatmap    block size x unroll factor of a family at --n\n"
     "  compare    the same keys across the devices in the database\n"
     "  bench      the library against cub::DeviceReduce and Thrust, from tunedreduce bench\n"
-    "  coverage   keys not tuned, stale winners, failed candidates\n\n"
-    "Lists (--devices, --dtypes, --ops, --families) are comma-separated and may be repeated;\n"
-    "--n is an element count (docs/cli.md).\n\n"
+    "  coverage   keys not tuned, stale winners, failed candidates\n"
+    "  segmented  the segmented winners per segment size x segment count, % of the floor\n\n"
+    "Lists (--devices, --dtypes, --ops, --families, --layouts) are comma-separated and may be\n"
+    "repeated; --n is an element count (docs/cli.md).\n\n"
     "Exit codes: 0 (also for an empty database or selection, which the report says), 2 for an\n"
-    "unknown kind, format, type, operator, family, device or size, 3-8 for an unusable database\n"
-    "(docs/database.md).";
+    "unknown kind, format, type, operator, family, layout, device or size, 3-8 for an unusable\n"
+    "database (docs/database.md).";
 
 /// \p parse's value; its usage error prefixed with the option ("--dtypes: unknown dtype ...").
 template <class F>
@@ -62,7 +63,7 @@ auto naming(const char* option, F parse) {
 int cmd_report(int argc, char** argv) {
   CommonOptions common;
   std::string kind, format, n, l2, output;
-  std::vector<std::string> devices, dtypes, ops, families;
+  std::vector<std::string> devices, dtypes, ops, families, layouts;
   bool immutable = false;
   po::options_description desc("options");
   po::options_description hidden;  // KIND's option name and the old spellings (--dtype, ...)
@@ -80,6 +81,9 @@ int cmd_report(int argc, char** argv) {
   add_list_option(desc, hidden, "ops", ops, ops_help.c_str(), "LIST", {"op"});
   add_list_option(desc, hidden, "families", families,
                   "kernel families for variants and heatmap (default: all)", "LIST", {"family"});
+  add_list_option(desc, hidden, "layouts", layouts,
+                  "layouts of segments for segmented: fixed, offsets32, offsets64 (default: all)",
+                  "LIST", {});
   desc.add_options()(
       "n", po::value<std::string>(&n)->value_name("N"),
       "size for ladder and heatmap: an element count, 16777216, 2^24, 16Mi (default 2^24)")(
@@ -125,6 +129,8 @@ int cmd_report(int argc, char** argv) {
     o.ops.push_back(naming("--ops", [&] { return reports::op_from_text(op); }));
   for (const auto& f : families)
     o.families.push_back(naming("--families", [&] { return reports::family_from_text(f); }));
+  for (const auto& l : layouts)
+    o.layouts.push_back(naming("--layouts", [&] { return reports::layout_from_text(l); }));
   if (!n.empty()) o.n = grammar::parse_count("--n", n);
   if (!l2.empty()) o.l2 = naming("--l2", [&] { return reports::l2_from_text(l2); });
   o.devices = devices;

@@ -72,15 +72,17 @@ constexpr auto kind_titles = enum_names<Kind>({
     {Kind::compare, "Compare: the same keys across devices"},
     {Kind::bench, "Bench: the tuned reduction against cub::DeviceReduce and Thrust"},
     {Kind::coverage, "Coverage: what is tuned, what is stale, what failed"},
+    {Kind::segmented, "Segmented: the winner per segment size × segment count"},
 });
-static_assert(kind_titles.lists_all_through(Kind::coverage));
+static_assert(kind_titles.lists_all_through(Kind::segmented));
 
 }  // namespace
 
 Report build_report(db::Database& db, const ReportOptions& options) {
   ReportOptions o = options;
   for (std::string& f : o.families) f = family_from_text(f);  // unknown names: usage error
-  if (o.n) grammar::check_count("--n", *o.n);                 // the CLI's limits
+  for (std::string& l : o.layouts) l = layout_from_text(l);
+  if (o.n) grammar::check_count("--n", *o.n);  // the CLI's limits
 
   detail::Data d = detail::load_data(db, o);
   Report r;
@@ -97,6 +99,8 @@ Report build_report(db::Database& db, const ReportOptions& options) {
     r.filters.emplace_back("family", o.families.empty() ? "all" : join(o.families));
   if (o.kind == Kind::ladder || o.kind == Kind::heatmap)
     r.filters.emplace_back("n", std::to_string(o.n.value_or(default_n)));
+  if (o.kind == Kind::segmented)
+    r.filters.emplace_back("layout", o.layouts.empty() ? "all" : join(o.layouts));
   // best lists the winners of both L2 modes unless --l2 picks one; coverage always both.
   // best and bench list both L2 modes unless --l2 picks one; coverage always both.
   if (o.kind != Kind::coverage && ((o.kind != Kind::best && o.kind != Kind::bench) || o.l2))
@@ -136,6 +140,9 @@ Report build_report(db::Database& db, const ReportOptions& options) {
     case Kind::coverage:
       detail::build_coverage(db, d, o, r);
       break;
+    case Kind::segmented:
+      detail::build_segmented(d, o, r);
+      break;
   }
   if (r.sections.empty() && !r.empty) {
     // Only what was asked for narrows the selection: defaults (n, the L2 mode) are not named.
@@ -147,6 +154,7 @@ Report build_report(db::Database& db, const ReportOptions& options) {
     add("dtype", dtype_names);
     add("op", op_names);
     add("family", o.families);
+    if (o.kind == Kind::segmented) add("layout", o.layouts);
     if (o.n) add("n", {std::to_string(*o.n)});
     if (o.l2) add("l2", {db::l2_mode_name(*o.l2)});
     auto many = [](std::int64_t k, const char* what) {

@@ -80,6 +80,15 @@ const db::MeasurementRecord* Data::measurement(std::int64_t id) const {
   return it == by_id.end() ? nullptr : &measurements[it->second];
 }
 
+const db::MeasurementRecord* Data::segmented_measurement(std::int64_t id) const {
+  auto it = segmented_by_id.find(id);
+  return it == segmented_by_id.end() ? nullptr : &segmented[it->second];
+}
+
+bool is_segmented(const db::MeasurementRecord& m) {
+  return m.segment_size.has_value() || std::string_view(m.kernel_id).starts_with("seg.");
+}
+
 std::optional<double> Data::attainable(std::optional<std::int64_t> run,
                                        std::int64_t device_id) const {
   if (!run) return std::nullopt;
@@ -140,7 +149,7 @@ Data load_data(db::Database& db, const ReportOptions& o) {
     if (o.ops.size() == 1) f.op = o.ops.front();
     for (auto& m : db.measurements(f))
       if (selected(o.dtypes, m.dtype) && selected(o.ops, m.op))
-        d.measurements.push_back(std::move(m));
+        (is_segmented(m) ? d.segmented : d.measurements).push_back(std::move(m));
     // The database gives a device's winners by the names' text (f64 before i32, argmax before
     // sum); the report takes them in the types' and operators' order (i32 ... bf16, sum ...
     // argmax), as its sections and charts are, then by L2 mode (cold first) and n_lo.
@@ -154,6 +163,13 @@ Data load_data(db::Database& db, const ReportOptions& o) {
                      });
   }
   for (std::size_t i = 0; i < d.measurements.size(); ++i) d.by_id[d.measurements[i].id] = i;
+  for (std::size_t i = 0; i < d.segmented.size(); ++i) d.segmented_by_id[d.segmented[i].id] = i;
+  d.schema_version = db.file_schema_version();
+  if (o.kind == Kind::segmented)  // none in a file older than version 12
+    for (const auto& dev : d.devices)
+      for (auto& w : db.segmented_winners(dev.id))
+        if (selected(o.dtypes, w.dtype) && selected(o.ops, w.op))
+          d.segmented_winners.push_back(std::move(w));
 
   // Bench runs (schema version 4; none in a version-3 file) of the selected devices, and their
   // results of the selected types and operators. For every (key, size) the latest run that has
@@ -179,8 +195,10 @@ Data load_data(db::Database& db, const ReportOptions& o) {
     p.by_method[static_cast<std::size_t>(r.method)] = &r;
   }
 
+  // The L2 mode from the measurements the kind reads: the segmented ones for `segmented`, the
+  // whole-array ones for every other kind.
   bool cold = false, warm = false;
-  for (const auto& m : d.measurements)
+  for (const auto& m : o.kind == Kind::segmented ? d.segmented : d.measurements)
     if (m.outcome == db::Outcome::ok) (m.l2_mode == db::L2Mode::cold ? cold : warm) = true;
   d.both_l2_modes = cold && warm;
   if (o.l2) {

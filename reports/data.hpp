@@ -55,9 +55,16 @@ struct Data {
   std::vector<db::DeviceRecord> devices;  // selected, in database order
   std::map<std::int64_t, db::RunRecord> runs;
   std::map<std::int64_t, db::GpuRecord> gpus;  // by id: the cards measurements name
-  /// Every measurement of the selected devices, types and operators (every outcome, both L2
-  /// modes), in database order.
+  /// Every whole-array measurement of the selected devices, types and operators (every
+  /// outcome, both L2 modes), in database order. Segmented ones are never here: a whole-array
+  /// kind must not take one for a candidate of n elements.
   std::vector<db::MeasurementRecord> measurements;
+  /// The segmented measurements (is_segmented) of the same selection, in database order.
+  std::vector<db::MeasurementRecord> segmented;
+  /// The segmented winners of the selected devices, types and operators (schema version 12;
+  /// loaded for the `segmented` kind only), in the database's order.
+  std::vector<db::SegmentedWinnerRecord> segmented_winners;
+  int schema_version = 0;  // the file's
   /// Selected, by device (in database order), then dtype and op (in the order of all_dtypes and
   /// all_ops), L2 mode (cold first) and n_lo.
   std::vector<db::WinnerRecord> winners;
@@ -66,7 +73,10 @@ struct Data {
   bool both_l2_modes = false;        // the selection has measurements of both modes
 
   const db::DeviceRecord& device(std::int64_t id) const;
+  /// A whole-array measurement of the selection by id, or null.
   const db::MeasurementRecord* measurement(std::int64_t id) const;
+  /// A segmented measurement of the selection by id, or null.
+  const db::MeasurementRecord* segmented_measurement(std::int64_t id) const;
   std::optional<double> attainable(std::optional<std::int64_t> run, std::int64_t device) const;
   /// "NVIDIA H100 80GB HBM3", with "[75ee52f5]" appended when another device has that name.
   std::string label(std::int64_t device) const;
@@ -76,7 +86,7 @@ struct Data {
   /// The ok measurements of the report's L2 mode, grouped by key.
   std::map<Key, std::vector<const db::MeasurementRecord*>> ok_by_key() const;
 
-  std::unordered_map<std::int64_t, std::size_t> by_id;
+  std::unordered_map<std::int64_t, std::size_t> by_id, segmented_by_id;
   std::map<std::int64_t, std::string> labels;
 
   /// The bench runs of the selected devices (empty for a version-3 file), and their results of
@@ -90,6 +100,10 @@ struct Data {
 };
 
 Data load_data(db::Database& db, const ReportOptions& o);
+
+/// Whether \p m is a segmented measurement (schema version 12): it has a segment size or its
+/// kernel id begins "seg." (the row rules allow only both or neither).
+bool is_segmented(const db::MeasurementRecord& m);
 
 /// GB/s of a measurement: the stored value, else input bytes / median.
 std::optional<double> gbps_of(const db::MeasurementRecord& m);

@@ -16,6 +16,7 @@ void build_heatmap(const Data& d, const ReportOptions& o, Report& r);
 void build_compare(const Data& d, const ReportOptions& o, Report& r);
 void build_bench(const Data& d, const ReportOptions& o, Report& r);
 void build_coverage(db::Database& db, const Data& d, const ReportOptions& o, Report& r);
+void build_segmented(const Data& d, const ReportOptions& o, Report& r);
 
 /// "2^10, 2^11, 2^20" (at most \p max, then "… (+k more)").
 std::string sizes_text(const std::set<std::uint64_t>& sizes, std::size_t max = 8);

@@ -15,7 +15,7 @@
 
 namespace tunedreduce::reports {
 
-enum class Kind { best, variants, ladder, heatmap, compare, bench, coverage };
+enum class Kind { best, variants, ladder, heatmap, compare, bench, coverage, segmented };
 enum class Format { table, markdown, csv, json, html };
 
 /// The names `tunedreduce report KIND --format FORMAT` takes (and "md" for markdown).
@@ -27,8 +27,9 @@ inline constexpr auto kind_names = enum_names<Kind>({
     {Kind::compare, "compare"},
     {Kind::bench, "bench"},
     {Kind::coverage, "coverage"},
+    {Kind::segmented, "segmented"},
 });
-static_assert(kind_names.lists_all_through(Kind::coverage));
+static_assert(kind_names.lists_all_through(Kind::segmented));
 inline constexpr auto format_names = enum_names<Format>({
     {Format::table, "table"},
     {Format::markdown, "markdown"},
@@ -129,13 +130,18 @@ struct BarChart {
   std::vector<Bar> bars;
 };
 
-/// A grid of values (block size × unroll factor); higher is better.
+/// A grid of values (block size × unroll factor; segment count × segment size); higher is
+/// better.
 struct HeatmapChart {
   std::string title;
   std::string row_title, col_title, unit;
   std::vector<std::string> rows, cols;
   std::vector<std::vector<std::optional<double>>> values;  // [row][col]
   std::vector<std::vector<std::string>> details;           // tooltips, same shape (may be empty)
+  /// What a cell says instead of its value, same shape (may be empty): lines split at '\n', at
+  /// most two (the segmented plane: the winner's family, then its % of the floor and margin). A
+  /// map with labels outlines no best cell: its cells are shapes, not rivals.
+  std::vector<std::vector<std::string>> labels;
   /// The colour scale: light at scale_lo, dark at scale_hi. A report sets one scale for all its
   /// maps, so that the same colour is the same GB/s everywhere; unset, the map's own range.
   std::optional<double> scale_lo, scale_hi;
@@ -172,7 +178,7 @@ const char* kind_name(Kind k) noexcept;
 const char* format_name(Format f) noexcept;
 std::optional<Kind> parse_kind(std::string_view s);
 std::optional<Format> parse_format(std::string_view s);
-/// "best, variants, ladder, heatmap, compare, bench, coverage".
+/// "best, variants, ladder, heatmap, compare, bench, coverage, segmented".
 std::string kind_choices();
 std::string format_choices();
 

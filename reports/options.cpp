@@ -11,6 +11,7 @@
 #include "common/grammar.hpp"
 #include "common/names.hpp"
 #include "kernels/registry_names.hpp"
+#include "kernels/segmented/segmented.hpp"
 #include "reports/reports.hpp"
 #include "reports/text.hpp"
 
@@ -54,6 +55,15 @@ db::L2Mode l2_from_text(std::string_view s) {
 std::string family_from_text(std::string_view s) {
   if (auto f = kernels::parse_family(s)) return kernels::family_name(*f);
   bad("family", s, kernels::family_names.joined());
+}
+
+std::string layout_from_text(std::string_view s) {
+  if (auto l = kernels::segmented::parse_seg_layout(s))
+    return kernels::segmented::seg_layout_name(*l);
+  std::string choices;
+  for (auto l : kernels::segmented::all_seg_layouts)
+    choices += (choices.empty() ? "" : ", ") + std::string(kernels::segmented::seg_layout_name(l));
+  bad("layout", s, choices);
 }
 
 std::uint64_t size_from_text(std::string_view text) {

@@ -324,6 +324,15 @@ Json json_chart(const Chart& chart) {
           j.set("rows", rows);
           j.set("cols", cols);
           j.set("values", values);
+          if (!c.labels.empty()) {
+            Json labels = Json::array();
+            for (const auto& row : c.labels) {
+              Json l = Json::array();
+              for (const auto& x : row) l.push_back(valid_utf8(x));
+              labels.push_back(l);
+            }
+            j.set("labels", labels);
+          }
           if (c.scale_lo && c.scale_hi)
             j.set("scale", Json::Object{{"lo", Json(*c.scale_lo)},
                                         {"hi", Json(*c.scale_hi)},

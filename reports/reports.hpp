@@ -34,6 +34,9 @@ struct ReportOptions {
   std::optional<std::uint64_t> n;
   /// --family: the families `variants` and `heatmap` show (empty: every family measured).
   std::vector<std::string> families;
+  /// --layouts: the layouts of segments `segmented` shows ("fixed", "offsets32", "offsets64";
+  /// empty: every layout measured).
+  std::vector<std::string> layouts;
   /// --l2: which measurements count (cold: L2 flushed between repeats). Default: cold where the
   /// selection has cold measurements, else warm; never both mixed in one table.
   std::optional<db::L2Mode> l2;
@@ -57,6 +60,9 @@ Op op_from_text(std::string_view s);
 db::L2Mode l2_from_text(std::string_view s);
 /// A family name as in kernel ids ("smem"); unknown names are an error.
 std::string family_from_text(std::string_view s);
+/// A layout of segments as in segmented kernel ids ("fixed", "offsets32", "offsets64"); unknown
+/// names are an error.
+std::string layout_from_text(std::string_view s);
 /// "16777216", "2^24", "16Mi", "1Gi" (at least 1, at most 2^40).
 std::uint64_t size_from_text(std::string_view s);
 /// The format a file name asks for by its extension (.html/.htm, .csv, .json, .md/.markdown,

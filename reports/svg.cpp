@@ -376,8 +376,31 @@ std::string bar_chart(const BarChart& c, int index) {
   return out;
 }
 
+// A labelled cell's text: its lines (at most two) centred on (x, y), each clipped.
+std::string cell_lines(const std::string& label, double x, double y, const char* fill,
+                       bool bold_first) {
+  std::vector<std::string> lines;
+  for (std::size_t start = 0; lines.size() < 2;) {
+    const std::size_t nl = label.find('\n', start);
+    lines.push_back(label.substr(start, nl == std::string::npos ? nl : nl - start));
+    if (nl == std::string::npos) break;
+    start = nl + 1;
+  }
+  std::string out;
+  const double first = y + 4 - 6.5 * static_cast<double>(lines.size() - 1);
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    out += "<text x=\"" + num(x) + "\" y=\"" + num(first + 13 * static_cast<double>(i)) +
+           "\" text-anchor=\"middle\" font-size=\"11\" fill=\"" + fill + "\"" +
+           (bold_first && i == 0 && lines.size() > 1 ? " font-weight=\"600\"" : "") + ">" +
+           html_escape(clip(lines[i], 16)) + "</text>";
+  return out;
+}
+
 std::string heatmap(const HeatmapChart& c, int index) {
-  constexpr int cw = 84, ch = 34, L = 86, T = 46;
+  // Labelled maps (the segmented plane) need room for two lines a cell.
+  const bool labelled = !c.labels.empty();
+  const int cw = labelled ? 96 : 84, ch = labelled ? 40 : 34;
+  constexpr int L = 86, T = 46;
   const int grid_w = static_cast<int>(c.cols.size()) * cw;
   const int W = L + grid_w + 190;  // room for the colour scale and its note
   const int H = T + std::max(static_cast<int>(c.rows.size()) * ch, 120) + 24;
@@ -408,8 +431,19 @@ std::string heatmap(const HeatmapChart& c, int index) {
       const std::string detail = i < c.details.size() && j < c.details[i].size() ? c.details[i][j]
                                                                                  : "";
       const double x = L + cw * static_cast<double>(j);
+      const std::string label =
+          labelled && i < c.labels.size() && j < c.labels[i].size() ? c.labels[i][j] : "";
       out += "<g class=\"cell\" data-row=\"" + html_escape(c.rows[i]) + "\" data-col=\"" +
              html_escape(c.cols[j]) + "\"><title>" + html_escape(detail) + "</title>";
+      if (!v && labelled) {
+        // No value: blank, or the label in grey (a shape measured without a winner).
+        out += "<rect x=\"" + num(x + 1) + "\" y=\"" + num(y + 1) + "\" width=\"" + num(cw - 2) +
+               "\" height=\"" + num(ch - 2) + "\" fill=\"#f6f7f9\"/>" +
+               (label.empty() ? std::string()
+                              : cell_lines(label, x + cw / 2.0, y + ch / 2.0, "#6e7781", false)) +
+               "</g>\n";
+        continue;
+      }
       if (!v) {
         out += "<rect x=\"" + num(x + 1) + "\" y=\"" + num(y + 1) + "\" width=\"" + num(cw - 2) +
                "\" height=\"" + num(ch - 2) + "\" fill=\"#f2f3f5\"/><text x=\"" +
@@ -423,12 +457,21 @@ std::string heatmap(const HeatmapChart& c, int index) {
       const int g = static_cast<int>(std::lround(243 + (63 - 243) * t));
       const int b = static_cast<int>(std::lround(250 + (128 - 250) * t));
       const std::string fill = fmt::format("#{:02x}{:02x}{:02x}", r, g, b);
-      const bool is_best = *v >= best;
+      const bool is_best = !labelled && *v >= best;
+      const char* ink = t > 0.55 ? "#ffffff" : "#1b1f24";
+      if (labelled) {
+        out += "<rect x=\"" + num(x + 1) + "\" y=\"" + num(y + 1) + "\" width=\"" + num(cw - 2) +
+               "\" height=\"" + num(ch - 2) + "\" fill=\"" + fill + "\"/>" +
+               cell_lines(label.empty() ? fixed(*v, 0) : label, x + cw / 2.0, y + ch / 2.0, ink,
+                          true) +
+               "</g>\n";
+        continue;
+      }
       out += "<rect x=\"" + num(x + 1) + "\" y=\"" + num(y + 1) + "\" width=\"" + num(cw - 2) +
              "\" height=\"" + num(ch - 2) + "\" fill=\"" + fill + "\"" +
              (is_best ? " stroke=\"#d9541e\" stroke-width=\"3\"" : "") + "/><text x=\"" +
              num(x + cw / 2.0) + "\" y=\"" + num(y + ch / 2.0 + 4) +
-             "\" text-anchor=\"middle\" fill=\"" + (t > 0.55 ? "#ffffff" : "#1b1f24") + "\"" +
+             "\" text-anchor=\"middle\" fill=\"" + ink + "\"" +
              (is_best ? " font-weight=\"700\"" : "") + ">" + fixed(*v, 0) + "</text></g>\n";
     }
   }
