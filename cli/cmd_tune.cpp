@@ -53,7 +53,9 @@ constexpr const char* usage_text =
     "Ctrl-C (SIGINT) or SIGTERM stops after the candidate in flight, commits what finished and\n"
     "exits 130; a second signal more than a second later ends it at once.\n\n"
     "List overrides (--families, --blocks, --dtypes, --sizes, ...) are comma-separated and may\n"
-    "be repeated; --sizes takes element counts: 2^20, 16Mi, 2^10..2^30*2 (docs/cli.md).";
+    "be repeated; --sizes takes element counts: 2^20, 16Mi, 2^10..2^30*2 (docs/cli.md).\n"
+    "Segmented keys ([segmented], --seg-keys f32.sum,...) are tuned after the others, over\n"
+    "segment sizes x counts (--seg-sizes, --seg-counts), into rectangles of that plane.";
 
 // Set by SIGINT or SIGTERM (common/interrupt.hpp); the driver and the GPU runner poll it.
 std::atomic<bool> g_cancel{false};
@@ -116,10 +118,11 @@ void add_override_options(po::options_description& desc, tuner::ConfigOverrides&
     const tuner::KeyKind kind = kind_of(spec.key);
     std::string help = help_of(spec.key);
     if (flag == "repeats") help = "sets min_repeats and max_repeats";
-    if (flag == "sizes")
+    if (flag == "sizes" || flag == "seg-sizes" || flag == "seg-counts")
       help +=
           "; N, B^E or N with Ki/Mi/Gi/Ti, comma-separated, ranges FROM..TO*FACTOR or "
           "FROM..TO+STEP";
+    if (flag == "seg-keys") help += ", as f32.sum,bf16.wide_sum; 'all'; '' for none";
     if (flag == "bisect") help += "; on or off";
     if (flag == "ops") help += ": " + op_choices();
     const std::string value_name = value_name_of(spec.key, kind);

@@ -568,9 +568,15 @@ TEST(ConfigFile, SmallFixture) {
   EXPECT_EQ(c.source, fixture("small.toml"));
 }
 
+// The default tune.toml is the default configuration with every key written out, but for the
+// segmented keys: a configuration without them tunes none, the file six.
 TEST(ConfigFile, TheDefaultTuneTomlIsTheDefaultConfig) {
   const TuneConfig c = load_config(TR_DEFAULT_TUNE_TOML);
-  EXPECT_EQ(canonical_text(c), canonical_text(default_config()));
+  TuneConfig d = default_config();
+  EXPECT_TRUE(d.segmented.keys.empty());
+  d.segmented.keys = {{DType::f32, Op::sum},       {DType::f64, Op::sum}, {DType::i32, Op::sum},
+                      {DType::bf16, Op::wide_sum}, {DType::f32, Op::max}, {DType::f32, Op::argmax}};
+  EXPECT_EQ(canonical_text(c), canonical_text(d));
   EXPECT_EQ(c.space.sizes.size(), 21u);  // 2^10 .. 2^30
   EXPECT_EQ(c.strategy.name, "halving");
   EXPECT_EQ(c.measure.l2, L2Mode::cold);
@@ -715,12 +721,14 @@ TEST(ConfigHash, DependsOnEveryValue) {
 
 // Runs store config_hash, so the hash of an unchanged tune.toml must never move. The values were
 // printed by `tunedreduce tune --dry-run` before tuner/config.cpp was split (commit bbb6eb2);
-// the repository's tune.toml changed three times since: when its ops gained wide_sum in e45f934
+// the repository's tune.toml changed four times since: when its ops gained wide_sum in e45f934
 // (it was 989c559e7f475e8c, which earlier runs and tests/data/h100-winners.db carry), when its
 // dtypes gained f16 and bf16 in bde555a (it was 4744ccacebe56947, which runs between the two
-// carry), and when its ops gained argmin and argmax in f282bf6 (it was 324f7eb903b29da7).
+// carry), when its ops gained argmin and argmax in f282bf6 (it was 324f7eb903b29da7), and when
+// it gained [segmented] with six keys (it was 549b87655eeb575d, which default_config() keeps:
+// without a segmented key the canonical text has no line of [segmented]).
 TEST(ConfigHash, TheRepositorysTuneTomlKeepsItsHash) {
-  EXPECT_EQ(config_hash(load_config(TR_DEFAULT_TUNE_TOML)), "549b87655eeb575d");
+  EXPECT_EQ(config_hash(load_config(TR_DEFAULT_TUNE_TOML)), "3d4cab200039f48c");
   EXPECT_EQ(config_hash(default_config()), "549b87655eeb575d");
   EXPECT_EQ(config_hash(load_config(fixture("small.toml"))), "01a66b7ffc1caab6");
   ConfigOverrides o;
@@ -744,6 +752,10 @@ TEST(ConfigHash, TheRepositorysTuneTomlKeepsItsHash) {
   p.warmup = "2";
   p.dtypes = "f64,i32";
   p.ops = "max";
+  EXPECT_EQ(config_hash(load_config(TR_DEFAULT_TUNE_TOML, p)), "130bd376e3b5f15b");
+  // The same without the file's segmented keys: the hash these overrides gave before
+  // [segmented] existed.
+  p.seg_keys = "";
   EXPECT_EQ(config_hash(load_config(TR_DEFAULT_TUNE_TOML, p)), "35e49cbe7889c8a4");
 }
 
@@ -817,14 +829,30 @@ std::string toml_setting(std::string_view path, const std::string& value) {
          " = " + value + "\n";
 }
 
+// The default configuration with a segmented key: every key of the schema has a line (without
+// one, those of [segmented] are left out).
+TuneConfig with_segmented_key() {
+  TuneConfig c = default_config();
+  c.segmented.keys = {{DType::f32, Op::sum}};
+  return c;
+}
+
 TEST(ConfigSchema, EveryKeyOnceInTheOrderOfTheCanonicalText) {
   std::vector<std::string> paths;
   for (const KeySpec& k : config_keys()) paths.emplace_back(k.path);
   EXPECT_EQ(std::set<std::string>(paths.begin(), paths.end()).size(), paths.size());
   std::vector<std::string> canonical_keys;
-  for (const std::string& l : lines_of(canonical_text(default_config())))
+  for (const std::string& l : lines_of(canonical_text(with_segmented_key())))
     canonical_keys.push_back(l.substr(0, l.find('=')));
   EXPECT_EQ(canonical_keys, paths);
+  // Without a segmented key: every key but those of [segmented], which come last.
+  std::vector<std::string> plain;
+  for (const std::string& l : lines_of(canonical_text(default_config())))
+    plain.push_back(l.substr(0, l.find('=')));
+  ASSERT_LT(plain.size(), paths.size());
+  EXPECT_TRUE(std::equal(plain.begin(), plain.end(), paths.begin()));
+  for (std::size_t i = plain.size(); i < paths.size(); ++i)
+    EXPECT_TRUE(paths[i].starts_with("segmented.")) << paths[i];
   for (const KeySpec& k : config_keys()) {
     EXPECT_EQ(find_key(k.path), &k);
     EXPECT_FALSE(k.help.empty()) << k.path;
@@ -878,7 +906,7 @@ TEST(ConfigSchema, ScalarsHaveFieldsAndBoundsThatAdmitTheirDefault) {
 }
 
 // Every key set in a tune.toml reaches the canonical text, on its own line only: every key feeds
-// the config hash.
+// the config hash. (With a segmented key selected, so that [segmented] has its lines.)
 TEST(ConfigSchema, EveryKeyReachesTheCanonicalTextAndOnlyItsLine) {
   // Keys checked by the validator's own code: a valid value other than the default, as written
   // in tune.toml and as the canonical text writes it.
@@ -893,8 +921,14 @@ TEST(ConfigSchema, EveryKeyReachesTheCanonicalTextAndOnlyItsLine) {
       {"space.sizes", {"{ from = 1000, to = 1300, step = 100 }", "1000,1100,1200,1300"}},
       {"measure.l2", {"\"warm\"", "warm"}},
       {"strategy.name", {"\"exhaustive\"", "exhaustive"}},
+      {"segmented.keys", {"[\"i32.max\", \"float.sum\"]", "i32.max,f32.sum"}},
+      {"segmented.families", {"[\"split\", \"block\"]", "split,block"}},
+      {"segmented.layouts", {"[\"offsets64\", \"fixed\"]", "offsets64,fixed"}},
+      {"segmented.segment_sizes", {"[64, 8]", "8,64"}},
+      {"segmented.segment_counts", {"{ from = 2, to = 32, factor = 4 }", "2,8,32"}},
   };
-  const TuneConfig d = default_config();
+  const std::string segmented_key = "[segmented]\nkeys = [\"f32.sum\"]\n";
+  const TuneConfig d = with_segmented_key();
   const std::vector<std::string> default_lines = lines_of(canonical_text(d));
   std::size_t i = 0;
   for (const KeySpec& k : config_keys()) {
@@ -917,7 +951,12 @@ TEST(ConfigSchema, EveryKeyReachesTheCanonicalTextAndOnlyItsLine) {
       ASSERT_FALSE(expected.empty()) << k.path;
       written = expected;
     }
-    const std::string toml = toml_setting(k.path, written);
+    // [segmented] once: the key set, or keys beside the setting.
+    const std::string setting = toml_setting(k.path, written);
+    const std::string toml = k.path == "segmented.keys" ? setting
+                             : k.path.starts_with("segmented.")
+                                 ? segmented_key + setting.substr(setting.find('\n') + 1)
+                                 : segmented_key + setting;
     const TuneConfig c = validate_config(parse_config_text(toml, "t.toml"));
     EXPECT_EQ(canonical_value(k, c), expected) << toml;
     const std::vector<std::string> got = lines_of(canonical_text(c));

@@ -12,7 +12,8 @@
 
 namespace tunedreduce::tuner {
 
-/// Every key, fixed order, one "path=value" line each.
+/// Every key, fixed order, one "path=value" line each; the keys of [segmented] only where it
+/// selects a segmented key.
 std::string canonical_text(const TuneConfig& c);
 /// The hash of canonical_text (16 hex digits): the run's config_hash.
 std::string config_hash(const TuneConfig& c);

@@ -137,6 +137,9 @@ RawValue parse_override(const OverrideSpec& spec, const KeySpec& key, const std:
     case KeyKind::string_list: {
       if (trim(text) == "all") return std::string("all");
       std::vector<Located<std::string>> out;
+      // Nothing at all: an empty list (--seg-keys '' tunes no segmented key; elsewhere the
+      // validator says the list is empty).
+      if (trim(text).empty()) return out;
       for (const std::string& item : split_list(text)) {
         if (item.empty()) bad_flag(spec.flag, "empty item in '" + text + "'");
         out.push_back({item, where});
@@ -192,6 +195,12 @@ std::span<const OverrideSpec> override_specs() {
       {&O::bisect, "bisect", "bisect.enabled"},
       {&O::bisect_depth, "bisect-depth", "bisect.max_depth"},
       {&O::bisect_precision, "bisect-precision", "bisect.precision"},
+      {&O::seg_keys, "seg-keys", "segmented.keys"},
+      {&O::seg_families, "seg-families", "segmented.families"},
+      {&O::seg_layouts, "seg-layouts", "segmented.layouts"},
+      {&O::seg_sizes, "seg-sizes", "segmented.segment_sizes"},
+      {&O::seg_counts, "seg-counts", "segmented.segment_counts"},
+      {&O::seg_max_total, "seg-max-total", "segmented.max_total"},
   };
   return specs;
 }

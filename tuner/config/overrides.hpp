@@ -26,6 +26,9 @@ struct ConfigOverrides {
   std::optional<std::string> repeats;
   std::optional<std::string> bisect;  // "on" | "off"
   std::optional<std::string> bisect_depth, bisect_precision;
+  /// [segmented]: --seg-keys f32.sum,f64.max (or "all", or "" for none), --seg-sizes 1..2^20*4.
+  std::optional<std::string> seg_keys, seg_families, seg_layouts, seg_sizes, seg_counts,
+      seg_max_total;
 };
 
 /// One override: the flag that gives it and the key of the schema it sets.

@@ -130,6 +130,51 @@ constexpr KeySpec bisect_keys[] = {
             "{} is out of range: precision must be above 0 (a relative width, e.g. 0.05)"}},
 };
 
+// [segmented]: the segmented keys and their grid over the shape. Last in the canonical text, and
+// left out of it while no segmented key is selected (canonical.cpp): a configuration without
+// segmented keys keeps the hash it had before the section existed.
+constexpr KeySpec segmented_keys[] = {
+    {"segmented.keys",
+     KeyKind::string_list,
+     "segmented keys to tune, DTYPE.OP (none by default)",
+     {},
+     {},
+     [](const TuneConfig& c) { return canonical_list(c.segmented.keys, seg_key_name); }},
+    {"segmented.families",
+     KeyKind::string_list,
+     "segmented kernel families: thread, group, block, split, tile",
+     {},
+     {},
+     [](const TuneConfig& c) {
+       return canonical_list(c.segmented.families, kernels::segmented::seg_family_name);
+     }},
+    {"segmented.layouts",
+     KeyKind::string_list,
+     "segment layouts: fixed, offsets32, offsets64",
+     {},
+     {},
+     [](const TuneConfig& c) {
+       return canonical_list(c.segmented.layouts, kernels::segmented::seg_layout_name);
+     }},
+    {"segmented.segment_sizes",
+     KeyKind::sizes,
+     "elements per segment: a list or a range",
+     {},
+     {},
+     [](const TuneConfig& c) { return canonical_list(c.segmented.segment_sizes); }},
+    {"segmented.segment_counts",
+     KeyKind::sizes,
+     "segments: a list or a range",
+     {},
+     {},
+     [](const TuneConfig& c) { return canonical_list(c.segmented.segment_counts); }},
+    {"segmented.max_total", KeyKind::integer,
+     "grid points of more elements (size x count) are left out",
+     member<&TuneConfig::segmented, &SegmentedConfig::max_total>(),
+     Bounds{1, 1099511627776.0, false, false,
+            "{} is out of range: max_total must be 1 to 2^40 = 1099511627776"}},
+};
+
 std::vector<KeySpec> all_keys() {
   std::vector<KeySpec> keys;
   auto add = [&](std::span<const KeySpec> part) {
@@ -140,11 +185,14 @@ std::vector<KeySpec> all_keys() {
   add(strategy_keys);
   for (const StrategyInfo& s : strategies()) add(s.options);
   add(bisect_keys);
+  add(segmented_keys);
   return keys;
 }
 
 constexpr std::uint64_t default_size_from = std::uint64_t{1} << 10;
 constexpr std::uint64_t default_size_to = std::uint64_t{1} << 30;
+constexpr std::uint64_t default_segment_size_to = std::uint64_t{1} << 20;
+constexpr std::uint64_t default_segment_count_to = std::uint64_t{1} << 20;
 
 }  // namespace
 
@@ -217,7 +265,18 @@ TuneConfig default_config() {
   for (Op o : all_ops)
     if (o != Op::exact_sum) s.ops.push_back(o);
   s.sizes = expand_range(default_size_from, default_size_to, std::nullopt, 2.0);
+  // No segmented key; the grid a key gets when one is asked for ([segmented] keys, --seg-keys).
+  SegmentedConfig& g = c.segmented;
+  g.families.assign(std::begin(kernels::segmented::all_seg_families),
+                    std::end(kernels::segmented::all_seg_families));
+  g.layouts = {kernels::segmented::SegLayout::fixed};
+  g.segment_sizes = expand_range(1, default_segment_size_to, std::nullopt, 4.0);
+  g.segment_counts = expand_range(1, default_segment_count_to, std::nullopt, 16.0);
   return c;
+}
+
+std::string seg_key_name(const SegKey& k) {
+  return std::string(dtype_name(k.dtype)) + "." + op_name(k.op);
 }
 
 }  // namespace tunedreduce::tuner

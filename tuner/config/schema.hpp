@@ -14,7 +14,7 @@
 namespace tunedreduce::tuner {
 
 /// Every key tune.toml may contain: [space], [measure], [strategy] with the options of every
-/// strategy (strategies()), [bisect].
+/// strategy (strategies()), [bisect], [segmented].
 std::span<const KeySpec> config_keys();
 
 /// The key at \p path ("measure.warmup"), or nullptr.

@@ -13,10 +13,13 @@
 #include "common/names.hpp"
 #include "kernels/manifest.hpp"
 #include "kernels/registry_names.hpp"
+#include "kernels/segmented/segmented.hpp"
+#include "kernels/segmented/space.hpp"
 #include "kernels/space.hpp"
 #include "tuner/config/diagnostics.hpp"
 #include "tuner/config/schema.hpp"
 #include "tuner/config/suggest.hpp"
+#include "tuner/segmented_space.hpp"
 
 namespace tunedreduce::tuner {
 
@@ -35,7 +38,7 @@ class Validator {
 
   // Section by section, in the order of the messages: [space]; [measure] (its bounded keys, l2,
   // then the rules across keys); [strategy] (the name, the seed, then each strategy's options
-  // and its rule); [bisect].
+  // and its rule); [bisect]; [segmented].
   TuneConfig run() {
     TuneConfig c = default_config();
     c.source = raw_.file;
@@ -44,6 +47,7 @@ class Validator {
     measure(c.measure);
     strategy(c);
     fields("bisect.", c);
+    segmented(c);
     return c;
   }
 
@@ -328,7 +332,7 @@ class Validator {
                                   dtype_name(t), op_name(o)));
         }
     }
-    sizes(s.sizes);
+    grid("space.sizes", s.sizes, kernels::max_elements, "the largest n a kernel accepts");
   }
 
   template <class V, class T>
@@ -336,21 +340,26 @@ class Validator {
     return std::find(v.begin(), v.end(), x) != v.end();
   }
 
-  void sizes(std::vector<std::uint64_t>& out) {
-    const Located<RawValue>* v = get("space.sizes");
+  // A key of sizes (space.sizes, segmented.segment_sizes, segmented.segment_counts): a list or a
+  // range of values in [1, max] (2^40 for each), where \p limit says what max is.
+  void grid(std::string_view path, std::vector<std::uint64_t>& out, std::uint64_t max,
+            std::string_view limit) {
+    const Located<RawValue>* v = get(path);
     if (!v) return;  // the default
     out.clear();
     const RawSizes& r = std::get<RawSizes>(v->value);
-    const auto max_n = static_cast<std::int64_t>(kernels::max_elements);
+    const auto max_n = static_cast<std::int64_t>(max);
     auto check_n = [&](const Located<std::int64_t>& x, const char* what) {
       if (x.value < 1) {
         diag_.add(x.where, fmt::format("{}{} is below 1", what, x.value));
         return false;
       }
       if (x.value > max_n) {
-        diag_.add(x.where, fmt::format("{}{} is above 2^40 = 1099511627776, the largest n a kernel "
-                                       "accepts",
-                                       what, x.value));
+        diag_.add(x.where,
+                  fmt::format("{}{} is above {}, {}", what, x.value,
+                              max == kernels::max_elements ? std::string("2^40 = 1099511627776")
+                                                           : std::to_string(max),
+                              limit));
         return false;
       }
       return true;
@@ -492,6 +501,141 @@ class Validator {
         if (!problem.empty()) diag_.add(name_where, problem);
       }
     }
+  }
+
+  // [segmented]: the keys ("f32.sum"), their families and layouts, the grid and its bound.
+  void segmented(TuneConfig& c) {
+    namespace seg = kernels::segmented;
+    SegmentedConfig& g = c.segmented;
+    const SegmentedConfig defaults = default_config().segmented;
+    const std::size_t errors_before = diag_.size();
+    g.keys = seg_keys();
+    static const auto family_table = enum_names_of(seg::all_seg_families, seg::seg_family_name);
+    static const auto layout_table = enum_names_of(seg::all_seg_layouts, seg::seg_layout_name);
+    g.families = names("segmented.families", family_table, seg::all_seg_families,
+                       seg::parse_seg_family, "segmented family");
+    g.layouts = names("segmented.layouts", layout_table, seg::all_seg_layouts,
+                      seg::parse_seg_layout, "segment layout", defaults.layouts);
+    grid("segmented.segment_sizes", g.segment_sizes, kernels::max_elements,
+         "the largest segment size the tuner takes");
+    grid("segmented.segment_counts", g.segment_counts, seg::max_segments,
+         "the most segments a segmented kernel takes");
+    fields("segmented.", c);
+    if (g.keys.empty() || diag_.size() != errors_before) return;
+
+    // A grid left empty by max_total, or too large to measure.
+    auto where = [&](std::string_view path) {
+      const Located<RawValue>* v = get(path);
+      return v ? v->where : std::string(path);
+    };
+    const std::size_t points = seg_grid(g).size();
+    if (points == 0) {
+      diag_.add(where("segmented.max_total"),
+                fmt::format("leaves no grid point: the smallest, {} elements x {} segments, is "
+                            "more than max_total = {} elements",
+                            g.segment_sizes.front(), g.segment_counts.front(), g.max_total));
+      return;
+    }
+    if (points > max_seg_grid_points) {
+      diag_.add(where("segmented.segment_sizes"),
+                fmt::format("with segmented.segment_counts gives {} grid points within max_total; "
+                            "at most {} are allowed",
+                            points, max_seg_grid_points));
+      return;
+    }
+    // Each key and layout: a selected family with that layout, and a grid point it can run.
+    for (const SegKey& k : g.keys)
+      for (seg::SegLayout l : g.layouts) {
+        const std::vector<seg::SegParams> configs = seg_configs(g, k.dtype, k.op, l);
+        const std::string label = fmt::format("{} {} with layout {}", dtype_name(k.dtype),
+                                              op_name(k.op), seg::seg_layout_name(l));
+        if (configs.empty()) {
+          std::vector<std::string> with_layout;
+          for (seg::SegFamily f : seg::all_seg_families) {
+            bool compiled = false;
+            seg::space::for_each_config(k.dtype, k.op, [&](const seg::SegParams& p) {
+              compiled = compiled || (p.family == f && p.layout == l);
+            });
+            if (compiled) with_layout.emplace_back(seg::seg_family_name(f));
+          }
+          diag_.add(where("segmented.families"),
+                    fmt::format("selects no compiled segmented entry for {} (the families {} "
+                                "have it)",
+                                label, and_join(with_layout)));
+          continue;
+        }
+        const bool runs_somewhere = std::any_of(configs.begin(), configs.end(), [&](auto& p) {
+          for (std::uint64_t s : g.segment_counts)
+            for (std::uint64_t n : g.segment_sizes)
+              if (seg_within_total(n, s, g.max_total) && seg_takes(p, n, s)) return true;
+          return false;
+        });
+        if (!runs_somewhere)
+          diag_.add(where("segmented.segment_sizes"),
+                    fmt::format("no grid point has a candidate for {}: the selected families "
+                                "take none of these segment sizes (tile takes rows whose length "
+                                "divides a 16-byte vector, {} elements of {})",
+                                label, seg::vector_elements(k.dtype), dtype_name(k.dtype)));
+      }
+  }
+
+  // segmented.keys: "DTYPE.OP" items of keys with segmented kernels; absent: none; "all": every
+  // such key.
+  std::vector<SegKey> seg_keys() {
+    std::vector<SegKey> all;
+    for (DType t : all_dtypes)
+      for (Op o : all_ops)
+        if (kernels::segmented::seg_op_applies(t, o)) all.push_back({t, o});
+    std::string where;
+    auto items = list<std::string>("segmented.keys", where);
+    if (!get("segmented.keys")) return {};
+    if (!items) return all;
+    std::vector<std::string> choices;
+    for (const SegKey& k : all) choices.push_back(seg_key_name(k));
+    std::vector<SegKey> out;
+    for (const auto& item : *items) {
+      const std::string& text = item.value;
+      const std::size_t dot = text.find('.');
+      std::optional<DType> t;
+      std::optional<Op> o;
+      std::string msg;
+      if (dot == std::string::npos) {
+        msg = fmt::format("'{}' is not a segmented key: write DTYPE.OP, as \"f32.sum\"", text);
+      } else {
+        t = parse_dtype(text.substr(0, dot));
+        o = parse_op(text.substr(dot + 1));
+        if (!t)
+          msg = fmt::format("unknown element type '{}' in segmented key '{}' (element types: {})",
+                            text.substr(0, dot), text, dtype_choices());
+        else if (!o)
+          msg = fmt::format("unknown operator '{}' in segmented key '{}' (operators: {})",
+                            text.substr(dot + 1), text, op_choices());
+        else if (*o == Op::exact_sum)
+          msg = fmt::format(
+              "'{}' has no segmented kernels: exact_sum has none (its accumulator "
+              "does not fit a lane per segment)",
+              text);
+        else if (!op_applies(*t, *o))
+          msg = fmt::format("'{}' has no segmented kernels: operator '{}' is defined for {} only",
+                            text, op_name(*o), op_dtypes(*o));
+      }
+      if (!msg.empty()) {
+        if (t && o) {
+          // A type and an operator without segmented kernels: the keys this type has.
+          std::vector<std::string> of_type;
+          for (const SegKey& k : all)
+            if (k.dtype == *t) of_type.push_back(seg_key_name(k));
+          msg += fmt::format("; the segmented keys of {}: {}", dtype_name(*t), join(of_type));
+        } else if (auto near = nearest(text, choices)) {
+          msg += fmt::format(" (did you mean '{}'?)", *near);
+        }
+        diag_.add(item.where, msg);
+        continue;
+      }
+      const SegKey k{*t, *o};
+      if (std::find(out.begin(), out.end(), k) == out.end()) out.push_back(k);
+    }
+    return out;
   }
 
   const RawConfig& raw_;
