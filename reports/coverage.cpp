@@ -165,15 +165,10 @@ void build_coverage(db::Database& db, const Data& d, const ReportOptions& o, Rep
     db::Statement devs =
         db.connection().prepare("SELECT DISTINCT run_id, device_id FROM measurements");
     while (devs.step()) run_devices[devs.column_int(0)].insert(devs.column_int(1));
-    // A run that measured segmented shapes only (kernel ids "seg.*", schema version 12) asked
-    // for no whole-array key, whatever types and operators its configuration names.
-    std::set<std::int64_t> segmented_only;
-    db::Statement seg = db.connection().prepare(
-        "SELECT run_id FROM measurements GROUP BY run_id "
-        "HAVING MIN(substr(kernel_id, 1, 4) = 'seg.') = 1");
-    while (seg.step()) segmented_only.insert(seg.column_int(0));
+    // A configuration's space.* lines are its whole-array keys; what it asks of [segmented]
+    // (segmented.* lines, measured after them in the same run) is not this report's.
     for (const auto& [id, run] : d.runs) {
-      if (!run.info.config_text || segmented_only.count(id)) continue;
+      if (!run.info.config_text) continue;
       const std::optional<AskedFor> asked = asked_for(*run.info.config_text);
       if (!asked) continue;
       configured.insert(id);
@@ -194,7 +189,7 @@ void build_coverage(db::Database& db, const Data& d, const ReportOptions& o, Rep
              std::pair<std::set<DType>, std::set<Op>>>
         per_run;
     // Whole-array measurements only: a segmented one (its id begins "seg."; the row rules give
-    // exactly those a segment size) asks for no whole-array key.
+    // exactly those a segment size) says nothing of the whole-array keys a run asked for.
     db::Statement st = db.connection().prepare(
         "SELECT DISTINCT run_id, device_id, dtype, op, l2_mode FROM measurements "
         "WHERE substr(kernel_id, 1, 4) <> 'seg.'");

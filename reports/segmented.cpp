@@ -260,7 +260,7 @@ void build_segmented(const Data& d, const ReportOptions& o, Report& r) {
             attainable ? fixed(gbps, 1) + " GB/s moved against " + fixed(*attainable, 0) +
                              " GB/s attainable read bandwidth measured in the same run"
                        : "no attainable bandwidth recorded for the measurement's run"));
-        cell_line = pct ? fixed(*pct, 0) + " %" : "? %";
+        cell_line = pct ? fixed(*pct, 0) + "%" : "no floor";
       } else {
         const std::string why = "the winner was not measured at this shape";
         for (int i = 0; i < 3; ++i)

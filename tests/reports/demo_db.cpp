@@ -10,6 +10,7 @@
 #include "db/bench.hpp"
 #include "db/statement.hpp"
 #include "kernels/manifest.hpp"
+#include "kernels/segmented/space.hpp"
 #include "tests/support/fixtures.hpp"
 
 namespace tunedreduce::reports::test {
@@ -250,6 +251,104 @@ double model_us(const kernels::KernelParams& p, std::uint64_t n, bool h200) {
   return us * (1 + 0.015 * noise(kernels::make_id(p), n));
 }
 
+double seg_model_us(const kernels::segmented::SegParams& p, std::uint64_t size, std::uint64_t count,
+                    bool h200) {
+  using kernels::segmented::SegFamily;
+  const Model& dev = h200 ? h200_model : h100_model;
+  const double L = static_cast<double>(size), S = static_cast<double>(count);
+  const double fill = std::min(1.0, S / 132);  // a block per segment fills the GPU from 132 up
+  double eff = 0.3, overhead = dev.launch_us;
+  switch (p.family) {
+    case SegFamily::thread:
+      eff = p.vec > 1 ? (L <= 8 ? 0.85 : L <= 32 ? 0.6 : 0.3) : (L <= 2 ? 0.5 : 0.25);
+      break;
+    case SegFamily::tile:
+      eff = 0.97;
+      break;
+    case SegFamily::group: {
+      const double per_lane = L / p.group;  // 2 to 8 vectors a lane in flight: the best
+      eff = per_lane < 1 ? 0.3 : 0.93 * std::min(1.0, per_lane / 8) * (per_lane > 64 ? 0.8 : 1);
+      break;
+    }
+    case SegFamily::block:
+      eff = 0.96 * fill * std::max(0.2, std::min(1.0, L / (p.block * 4.0)));
+      break;
+    case SegFamily::split:
+      eff = L >= 16384 ? 0.9 : 0.4;
+      overhead += 3;  // the second kernel
+      break;
+  }
+  if (p.layout != kernels::segmented::SegLayout::fixed) eff *= 0.92;  // the offsets' reads
+  const double bytes = L * S * dtype_size(p.dtype) + S * result_bytes(p.dtype, p.op);
+  const double us = overhead + bytes / (dev.attainable_gbps * std::max(eff, 0.05) * 1e3);
+  return us * (1 + 0.015 * noise(kernels::segmented::make_seg_id(p), size * 131 + count));
+}
+
+namespace {
+
+// Segmented f32 sum on one device (DemoOptions::segmented), in a run of its own.
+std::int64_t build_segmented(db::Database& d, std::int64_t dev, const DeviceFingerprint& fp,
+                             bool h200) {
+  namespace seg = kernels::segmented;
+  const std::int64_t run = d.begin_run(run_info("gpu-node-07"));
+  d.record_attainable_bandwidth(run, dev,
+                                h200 ? h200_model.attainable_gbps : h100_model.attainable_gbps);
+  for (seg::SegLayout layout : {seg::SegLayout::fixed, seg::SegLayout::offsets32}) {
+    std::vector<db::SegmentedWinner> winners;
+    for (int total_log2 : {16, 20, 24})
+      for (std::uint64_t size : {1, 4, 32, 256, 4096, 65536}) {
+        const std::uint64_t total = std::uint64_t{1} << total_log2;
+        if (size > total) continue;
+        struct Cand {
+          std::string id;
+          std::int64_t measurement;
+          double us;
+        };
+        std::vector<Cand> cands;
+        seg::space::for_each_config(DType::f32, Op::sum, [&](const seg::SegParams& p) {
+          // The tile family takes rows that divide a 16-byte vector only.
+          if (p.layout != layout ||
+              (p.family == seg::SegFamily::tile && seg::vector_elements(p.dtype) % size != 0))
+            return;
+          db::Measurement m;
+          m.run_id = run;
+          m.device_id = dev;
+          m.kernel_id = seg::make_seg_id(p);
+          m.params = seg::stored_params(p);
+          m.dtype = p.dtype;
+          m.op = p.op;
+          m.n = total;
+          m.segment_size = size;
+          const double us = seg_model_us(p, size, total / size, h200);
+          set_ok(m, us);
+          cands.push_back({m.kernel_id, d.insert_measurement(m), us});
+        });
+        std::sort(cands.begin(), cands.end(), [](const Cand& a, const Cand& b) {
+          return a.us != b.us ? a.us < b.us : a.id < b.id;
+        });
+        db::SegmentedWinner w;
+        w.dtype = DType::f32;
+        w.op = Op::sum;
+        w.layout = seg::seg_layout_name(layout);
+        w.size_lo = w.size_hi = size;
+        w.count_lo = w.count_hi = total / size;
+        w.kernel_id = cands[0].id;
+        w.measurement_id = cands[0].measurement;
+        w.runner_up_kernel_id = cands[1].id;
+        w.runner_up_measurement_id = cands[1].measurement;
+        w.driver_version = fp.driver_version;
+        w.runtime_version = fp.runtime_version;
+        w.run_id = run;
+        winners.push_back(std::move(w));
+      }
+    d.replace_segmented_winners(dev, DType::f32, Op::sum, seg::seg_layout_name(layout), winners);
+  }
+  d.end_run(run, db::RunStatus::finished);
+  return run;
+}
+
+}  // namespace
+
 DemoIds build_demo(db::Database& d, const DemoOptions& o) {
   DemoIds ids;
   DeviceFingerprint h100 = demo_h100();
@@ -460,6 +559,10 @@ DemoIds build_demo(db::Database& d, const DemoOptions& o) {
     ids.bench = db::record_bench_run(d, h100, info, bench);
     info.l2 = db::BenchL2::dirty;
     ids.bench_dirty = db::record_bench_run(d, h100, info, bench_dirty);
+  }
+  if (o.segmented) {
+    ids.run_seg_h100 = build_segmented(d, ids.h100, h100, false);
+    if (o.second_device) ids.run_seg_h200 = build_segmented(d, ids.h200, h200, true);
   }
   if (o.stale) {
     h100.driver_version = 13000;

@@ -12,6 +12,7 @@
 #include "common/device_fingerprint.hpp"
 #include "db/database.hpp"
 #include "kernels/registry.hpp"
+#include "kernels/segmented/segmented.hpp"
 
 namespace tunedreduce::reports::test {
 
@@ -42,6 +43,12 @@ struct DemoOptions {
   /// configurations of vectorized and streaming (single_tile is never measured here), with
   /// winners, the failures that exist for them, and bench results where `bench` is set.
   bool arg_ops = false;
+  /// Segmented tuning (schema version 12) of f32 sum on each device, in a run of its own: fixed
+  /// rows and 32-bit offsets, totals 2^16, 2^20 and 2^24 in segments of 1, 4, 32, 256, 4096 and
+  /// 65536 elements (where they fit), every configuration of the segmented space that can take
+  /// the shape, medians from a model of the families, and a winner per shape (a rectangle of that
+  /// one shape) with its runner-up.
+  bool segmented = false;
   /// Quotes, commas, <script>, CR/LF, ESC, invalid UTF-8 and emoji in the H200's name, hosts,
   /// error texts, a kernel id and a family name.
   bool hostile = false;
@@ -69,10 +76,16 @@ struct DemoIds {
   std::int64_t h100 = 0, h200 = 0;
   std::int64_t run1_h100 = 0, run1_h200 = 0, run2 = 0, run_warm = 0;
   std::int64_t bench_old = 0, bench = 0, bench_dirty = 0;
+  std::int64_t run_seg_h100 = 0, run_seg_h200 = 0;
 };
 
 /// The model's median in µs of configuration \p p at n on the H100 (h200: on the H200).
 double model_us(const kernels::KernelParams& p, std::uint64_t n, bool h200 = false);
+
+/// The model's median in µs of the segmented configuration \p p for \p count segments of
+/// \p size elements on the H100 (h200: on the H200).
+double seg_model_us(const kernels::segmented::SegParams& p, std::uint64_t size, std::uint64_t count,
+                    bool h200 = false);
 
 /// Fills \p d (normally empty) and returns the ids.
 DemoIds build_demo(db::Database& d, const DemoOptions& o = {});

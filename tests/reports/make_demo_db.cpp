@@ -1,5 +1,6 @@
-// tr_report_demo_db OUT.db [--hostile] [--small] [--bench] [--warm] [--argmin]: writes a synthetic
-// tuning database (see demo_db.hpp) for screenshots and manual checks of `tunedreduce report`.
+// tr_report_demo_db OUT.db [--hostile] [--small] [--bench] [--warm] [--argmin] [--segmented]:
+// writes a synthetic tuning database (see demo_db.hpp) for screenshots and manual checks of
+// `tunedreduce report`.
 
 #include <cstring>
 #include <exception>
@@ -11,7 +12,7 @@ int main(int argc, char** argv) {
   using namespace tunedreduce::reports::test;
   if (argc < 2) {
     std::cerr << "usage: tr_report_demo_db OUT.db [--hostile] [--small] [--bench] [--warm] "
-                 "[--argmin]\n";
+                 "[--argmin] [--segmented]\n";
     return 2;
   }
   DemoOptions o;
@@ -24,6 +25,8 @@ int main(int argc, char** argv) {
       o.warm_run = true;
     } else if (std::strcmp(argv[i], "--argmin") == 0) {
       o.arg_ops = true;  // i32 argmin and f64 argmax too (schema version 9)
+    } else if (std::strcmp(argv[i], "--segmented") == 0) {
+      o.segmented = true;  // segmented f32 sum (schema version 12: report segmented)
     } else if (std::strcmp(argv[i], "--small") == 0) {
       o.log2_step = 2;
       o.config_stride = 3;

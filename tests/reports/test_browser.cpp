@@ -324,12 +324,14 @@ class Layout : public ::testing::TestWithParam<LayoutCase> {
   // Built on first use: each test runs in a process of its own under ctest.
   static db::Database& demo() {
     if (!demo_) {
-      // Two devices, two keys, bench runs on the H100 (CUB columns, the bench kind).
+      // Two devices, two keys, bench runs on the H100 (CUB columns, the bench kind), segmented
+      // f32 sum on both (the segmented kind; the other kinds leave it out).
       demo_ = new db::Database(db::Database::create_in_memory());
       test::DemoOptions o;
       o.log2_step = 2;
       o.config_stride = 3;
       o.bench = true;
+      o.segmented = true;
       test::build_demo(*demo_, o);
     }
     return *demo_;
@@ -448,8 +450,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(LayoutCase{Kind::best, false}, LayoutCase{Kind::variants, false},
                       LayoutCase{Kind::ladder, false}, LayoutCase{Kind::heatmap, false},
                       LayoutCase{Kind::compare, false}, LayoutCase{Kind::bench, false},
-                      LayoutCase{Kind::coverage, false}, LayoutCase{Kind::best, true},
-                      LayoutCase{Kind::variants, true}),
+                      LayoutCase{Kind::coverage, false}, LayoutCase{Kind::segmented, false},
+                      LayoutCase{Kind::best, true}, LayoutCase{Kind::variants, true}),
     case_name);
 
 }  // namespace

@@ -19,8 +19,8 @@ namespace {
 using test::lower;
 using test::parse_csv;
 
-constexpr Kind all_kinds[] = {Kind::best,    Kind::variants, Kind::ladder,  Kind::heatmap,
-                              Kind::compare, Kind::bench,    Kind::coverage};
+constexpr Kind all_kinds[] = {Kind::best,    Kind::variants, Kind::ladder,   Kind::heatmap,
+                              Kind::compare, Kind::bench,    Kind::coverage, Kind::segmented};
 
 class Hostile : public ::testing::Test {
  protected:
@@ -28,8 +28,9 @@ class Hostile : public ::testing::Test {
     db_ = new db::Database(db::Database::create_in_memory());
     test::DemoOptions o;
     o.hostile = true;
-    o.bench = true;   // the bench's host, path and error are hostile too
-    o.log2_step = 4;  // 2^10, 2^14, ..., 2^30
+    o.bench = true;      // the bench's host, path and error are hostile too
+    o.segmented = true;  // the H200's hostile name in the segmented sections
+    o.log2_step = 4;     // 2^10, 2^14, ..., 2^30
     o.config_stride = 4;
     test::build_demo(*db_, o);
   }
@@ -142,6 +143,9 @@ TEST_F(Hostile, HtmlHasNoMarkupFromTheDatabaseAndFetchesNothing) {
       std::string::npos);
   const std::string v = out(Kind::variants, Format::html);
   EXPECT_NE(v.find(html_escape(test::hostile_family())), std::string::npos);  // a column and a line
+  EXPECT_NE(out(Kind::segmented, Format::html)
+                .find("NVIDIA &quot;H200&quot;, &lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"),
+            std::string::npos);  // a section's title
   const std::string b = out(Kind::bench, Format::html);
   EXPECT_NE(b.find("lab,&quot;bench&quot;\n&lt;script&gt;alert(&#39;b&#39;)&lt;/script&gt;"),
             std::string::npos);

@@ -318,8 +318,8 @@ TEST_F(Kinds, DevicesAreChosenByNameFingerprintPrefixOrPartOfTheName) {
 
 TEST_F(Kinds, AnEmptyDatabaseOrSelectionSaysSo) {
   db::Database empty = db::Database::create_in_memory();
-  for (Kind k :
-       {Kind::best, Kind::variants, Kind::ladder, Kind::heatmap, Kind::compare, Kind::coverage}) {
+  for (Kind k : {Kind::best, Kind::variants, Kind::ladder, Kind::heatmap, Kind::compare,
+                 Kind::coverage, Kind::segmented}) {
     ReportOptions o;
     o.kind = k;
     const Report r = build_report(empty, o);

@@ -30,6 +30,11 @@ class ReportCli : public ::testing::Test {
     o.arg_ops = true;  // i32 argmin and f64 argmax besides the sums (schema version 9)
     o.second_device = false;
     test::write_demo(dir_->path() / "indexed.db", o);
+    o = {};
+    o.log2_step = 4;
+    o.config_stride = 4;
+    o.segmented = true;  // segmented f32 sum on both devices (schema version 12)
+    test::write_demo(dir_->path() / "segmented.db", o);
   }
   static void TearDownTestSuite() { delete dir_; }
 
@@ -124,6 +129,8 @@ TEST_F(ReportCli, BadValuesExitTwoAndNameTheValue) {
       {{"best", "--dtype", "f8"}, "unknown element type 'f8'"},
       {{"best", "--op", "prod"}, "unknown op 'prod'"},
       {{"heatmap", "--family", "fastest"}, "unknown family 'fastest'"},
+      {{"segmented", "--layouts", "fixed,ragged"},
+       "--layouts: unknown layout 'ragged' (choose from fixed, offsets32, offsets64)"},
       {{"ladder", "--n", "2^50"}, "invalid size '2^50'"},
       {{"variants", "--l2", "hot"}, "unknown L2 mode 'hot'"},
       {{"best", "--device", "A100"}, "unknown device 'A100'"},
@@ -203,11 +210,40 @@ TEST_F(ReportCli, ArgminAndArgmaxRowsReportInEveryKindAndFormat) {
       << r.err;
 }
 
+TEST_F(ReportCli, SegmentedReportsInEveryFormatAndTakesItsFilters) {
+  for (const char* format : {"table", "markdown", "csv", "json", "html"}) {
+    const ProcessResult r = report({"segmented", "--format", format}, "segmented.db");
+    EXPECT_EQ(r.exit_code, 0) << format << ": " << r.err;
+    EXPECT_NE(r.out.find("seg.tile.b256.v4.fixed.f32.sum"), std::string::npos) << format;
+  }
+  const ProcessResult r = report({"segmented", "--format=json", "--devices", "H200", "--layouts",
+                                  "offsets32", "--dtypes", "f32", "--ops", "sum"},
+                                 "segmented.db");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json doc = Json::parse(r.out);
+  EXPECT_EQ(doc.find("filters")->find("layout")->as_string(), "offsets32");
+  const auto& sections = doc.find("sections")->as_array();
+  ASSERT_EQ(sections.size(), 1u);
+  EXPECT_EQ(sections[0].find("key")->find("device")->as_string(), "NVIDIA H200");
+  EXPECT_EQ(sections[0].find("key")->find("layout")->as_string(), "offsets32");
+  // The whole-array kinds of the same file show no segmented kernel.
+  for (const char* kind : {"best", "variants", "ladder", "heatmap", "compare", "coverage"}) {
+    const ProcessResult w = report({kind, "--format", "csv"}, "segmented.db");
+    EXPECT_EQ(w.exit_code, 0) << kind << ": " << w.err;
+    EXPECT_EQ(w.out.find("seg."), std::string::npos) << kind;
+  }
+  // A database without segmented measurements says so, exit 0.
+  const ProcessResult none = report({"segmented"});
+  EXPECT_EQ(none.exit_code, 0) << none.err;
+  EXPECT_NE(none.out.find("no segmented measurements in the selection"), std::string::npos)
+      << none.out;
+}
+
 TEST_F(ReportCli, HelpListsTheKinds) {
   const ProcessResult r = report({"--help"}, "");
   EXPECT_EQ(r.exit_code, 0);
   for (const char* k : {"best", "variants", "ladder", "heatmap", "compare", "bench", "coverage",
-                        "--format", "--output"})
+                        "segmented", "--layouts", "--format", "--output"})
     EXPECT_NE(r.out.find(k), std::string::npos) << k;
   // --ops lists every operator (the text is wrapped after wide_sum).
   const std::size_t ops = r.out.find("--ops LIST");
