@@ -32,6 +32,33 @@ double finite_member(const Json& j, const char* key) {
     throw std::runtime_error(std::string("protocol message: \"") + key + "\" is not finite");
   return x;
 }
+/// The "segment_size" of a measure command or a result of \p kernel_id at \p n: there (a
+/// positive integer that divides n) exactly when the kernel is segmented. Absent or null: none.
+std::optional<std::uint64_t> segment_size_member(const Json& j, const std::string& kernel_id,
+                                                 std::uint64_t n) {
+  const Json* v = j.find("segment_size");
+  const bool segmented = is_segmented_kernel(kernel_id);
+  if (!v || v->is_null()) {
+    if (segmented)
+      throw std::runtime_error(
+          "protocol message lacks \"segment_size\", which the segmented kernel '" + kernel_id +
+          "' needs");
+    return std::nullopt;
+  }
+  if (!segmented)
+    throw std::runtime_error(
+        "protocol message: \"segment_size\" is for segmented kernels "
+        "(\"seg.*\") only, not '" +
+        kernel_id + "'");
+  if (!v->is_int())
+    throw std::runtime_error("protocol message: \"segment_size\" is not an integer");
+  const auto size = static_cast<std::uint64_t>(
+      in_range(*v, "segment_size", 1, std::numeric_limits<std::int64_t>::max()));
+  if (n % size != 0)
+    throw std::runtime_error("protocol message: \"segment_size\" = " + std::to_string(size) +
+                             " does not divide \"n\" = " + std::to_string(n));
+  return size;
+}
 Json parse_object(std::string_view line) {
   Json j = Json::parse(line);
   if (!j.is_object()) throw std::runtime_error("protocol message: not a JSON object");
@@ -45,6 +72,8 @@ const Json& member(const Json& j, const char* key) {
   if (!v) throw std::runtime_error(std::string("protocol message lacks \"") + key + "\"");
   return *v;
 }
+
+bool is_segmented_kernel(std::string_view kernel_id) { return kernel_id.starts_with("seg."); }
 
 Json to_json(const MeasurePolicy& p) {
   Json j = Json::object();
@@ -78,6 +107,7 @@ Json to_json(const Result& r) {
   j.set("dtype", dtype_name(r.dtype));
   j.set("op", op_name(r.op));
   j.set("n", static_cast<std::int64_t>(r.n));
+  if (r.segment_size) j.set("segment_size", static_cast<std::int64_t>(*r.segment_size));
   j.set("outcome", db::outcome_name(r.outcome));
   append_timing(j, r);
   j.set("error", r.error);
@@ -95,6 +125,7 @@ Result result_from_json(const Json& j) {
   r.op = *o;
   r.outcome = *out;
   r.n = count_member(j, "n");
+  r.segment_size = segment_size_member(j, r.kernel_id, r.n);
   try {
     static_cast<Timing&>(r) = timing_from_json(j);
   } catch (const RecordMemberError& e) {
@@ -151,6 +182,7 @@ Json to_json(const Command& c) {
       j.set("cmd", "measure");
       j.set("kernel_id", c.kernel_id);
       j.set("n", static_cast<std::int64_t>(c.n));
+      if (c.segment_size) j.set("segment_size", static_cast<std::int64_t>(*c.segment_size));
       j.set("policy", to_json(c.policy));
       break;
     case Command::Kind::quit:
@@ -174,6 +206,7 @@ Command parse_command(std::string_view line) {
     c.kind = Command::Kind::measure;
     c.kernel_id = member(j, "kernel_id").as_string();
     c.n = count_member(j, "n");
+    c.segment_size = segment_size_member(j, c.kernel_id, c.n);
     c.policy = policy_from_json(member(j, "policy"));
   } else if (cmd == "quit") {
     c.kind = Command::Kind::quit;

@@ -5,6 +5,10 @@
 //   {"cmd":"init","device":0,"seed":123}
 //   {"cmd":"bandwidth"}
 //   {"cmd":"measure","kernel_id":"...","n":1024,"policy":{...}}
+//   {"cmd":"measure","kernel_id":"seg....","n":1024,"segment_size":64,"policy":{...}}
+//                                          a segmented entry ("seg.*") at n / segment_size
+//                                          segments of segment_size elements; its result
+//                                          carries "segment_size" back
 //   {"cmd":"quit"}
 // worker -> supervisor
 //   {"event":"ready","fingerprint":{...}}
@@ -40,6 +44,10 @@ DeviceFingerprint fingerprint_from_json(const Json& j);
 /// The member \p key of object \p j, or throws std::runtime_error naming it.
 const Json& member(const Json& j, const char* key);
 
+/// Whether \p kernel_id names a segmented entry ("seg.*", kernels/segmented/): its measure
+/// commands and results carry "segment_size", and no other's do.
+bool is_segmented_kernel(std::string_view kernel_id);
+
 /// One line of the supervisor: to_json(Command) writes it, parse_command reads it.
 struct Command {
   enum class Kind { init, bandwidth, measure, quit };
@@ -49,6 +57,8 @@ struct Command {
   std::string kernel_id;   // measure
   std::uint64_t n = 0;     // measure
   MeasurePolicy policy;    // measure
+  /// measure, a segmented entry only: the elements per segment (at least 1, dividing n).
+  std::optional<std::uint64_t> segment_size;
 };
 Json to_json(const Command& c);
 
@@ -71,8 +81,10 @@ struct Probe {
 
 /// The parsers of the three kinds of line. Each reads a whole line and throws
 /// std::runtime_error naming what is wrong (not JSON, not an object, an unknown command or event,
-/// a missing member, a member of the wrong type or out of range) for anything else: a broken
-/// peer is reported, never trusted (tests/fuzz runs them on arbitrary bytes).
+/// a missing member, a member of the wrong type or out of range; a "segment_size" that is not a
+/// positive integer dividing "n", one given for a kernel that is not segmented, or none for one
+/// that is) for anything else: a broken peer is reported, never trusted (tests/fuzz runs them on
+/// arbitrary bytes).
 Command parse_command(std::string_view line);
 Reply parse_reply(std::string_view line);
 Probe parse_probe(std::string_view line);

@@ -113,6 +113,7 @@ int main(int argc, char** argv) {
         r.op = m->params.op;
       }
       r.n = n;
+      r.segment_size = msg.segment_size;  // a segmented request's result names its segment size
       if (n == 19) {
         r.outcome = db::Outcome::crashed;
         r.error = "cudaErrorIllegalAddress (an illegal memory access was encountered)";

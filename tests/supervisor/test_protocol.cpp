@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -183,6 +185,158 @@ TEST(Protocol, AResultLineIsUnchangedAndItsTimingIsTheRecordsMapping) {
   line.set("event", "result");
   line.set("result", j);
   EXPECT_REFUSED(parse_reply(line.dump()), "\"sm_clock_mhz\": out of range");
+}
+
+TEST(Protocol, ASegmentedMeasurementCarriesItsSegmentSizeBothWays) {
+  Command m;
+  m.kind = Command::Kind::measure;
+  m.kernel_id = "seg.group.b256.g8.v4.fixed.f32.sum";
+  m.n = 7 * 4096;
+  m.segment_size = 4096;
+  m.policy.l2 = db::L2Mode::cold;
+  const std::string line = to_json(m).dump();
+  EXPECT_EQ(line.substr(0, line.find(",\"policy\"")),
+            R"({"cmd":"measure","kernel_id":"seg.group.b256.g8.v4.fixed.f32.sum","n":28672,)"
+            R"("segment_size":4096)");
+  const Command c = parse_command(line);
+  ASSERT_EQ(c.kind, Command::Kind::measure);
+  EXPECT_EQ(c.kernel_id, m.kernel_id);
+  EXPECT_EQ(c.n, 28672u);
+  EXPECT_EQ(c.segment_size, std::optional<std::uint64_t>(4096));
+  EXPECT_EQ(c.policy.l2, db::L2Mode::cold);
+  // One segment of n elements, and n segments of one.
+  for (std::uint64_t size : {std::uint64_t{28672}, std::uint64_t{1}}) {
+    m.segment_size = size;
+    EXPECT_EQ(parse_command(to_json(m).dump()).segment_size, std::optional<std::uint64_t>(size));
+  }
+  // A whole-array command has none, and writes none.
+  Command whole = m;
+  whole.kernel_id = "tiled.b256.u4.single_pass.i32.max";
+  whole.segment_size.reset();
+  EXPECT_EQ(to_json(whole).dump().find("segment_size"), std::string::npos);
+  EXPECT_FALSE(parse_command(to_json(whole).dump()).segment_size);
+
+  Result r;
+  r.kernel_id = "seg.split.b512.v2.offsets64.f64.argmax";
+  r.dtype = DType::f64;
+  r.op = Op::argmax;
+  r.n = 3000;
+  r.segment_size = 3;
+  r.outcome = Outcome::ok;
+  r.median_us = 4.25;
+  r.p10_us = 4.0;
+  r.p90_us = 4.5;
+  r.repeats = 10;
+  r.gbps = gbps_of(3000 * 8 + 1000 * 16, r.median_us);
+  const Json written = to_json(r);
+  EXPECT_EQ(written.find("segment_size")->as_int(), 3);
+  Json reply = Json::object();
+  reply.set("event", "result");
+  reply.set("result", written);
+  const Reply got = parse_reply(reply.dump());
+  ASSERT_EQ(got.event, Reply::Event::result);
+  EXPECT_EQ(got.result.kernel_id, r.kernel_id);
+  EXPECT_EQ(got.result.n, 3000u);
+  EXPECT_EQ(got.result.segment_size, std::optional<std::uint64_t>(3));
+  EXPECT_EQ(got.result.op, Op::argmax);
+  EXPECT_EQ(got.result.median_us, 4.25);
+  EXPECT_EQ(to_json(got.result).dump(), written.dump());
+  // A refusal is a result too: it names its segment size as well.
+  r.outcome = Outcome::launch_failed;
+  r.error = "cannot implement: the tile family takes contiguous rows of a length dividing 4";
+  r.median_us.reset();
+  r.p10_us.reset();
+  r.p90_us.reset();
+  r.gbps.reset();
+  r.repeats = 0;
+  reply.set("result", to_json(r));
+  const Reply failed = parse_reply(reply.dump());
+  EXPECT_EQ(failed.result.outcome, Outcome::launch_failed);
+  EXPECT_EQ(failed.result.segment_size, std::optional<std::uint64_t>(3));
+  EXPECT_EQ(failed.result.error, r.error);
+  // A whole-array result writes none.
+  Result plain;
+  plain.kernel_id = "k";
+  EXPECT_EQ(to_json(plain).find("segment_size"), nullptr);
+}
+
+TEST(Protocol, EveryBadSegmentSizeIsRefusedNamingTheMember) {
+  const std::string seg_id = "seg.thread.b256.v4.fixed.i32.sum";
+  const std::string policy =
+      R"("policy":{"warmup":1,"min_repeats":1,"max_repeats":1,"budget_ms":1,"target_spread":0,)"
+      R"("l2":"cold","timeout_s":1})";
+  auto command = [&](const std::string& id, const std::string& n, const std::string& size) {
+    return R"({"cmd":"measure","kernel_id":")" + id + R"(","n":)" + n +
+           (size.empty() ? "" : R"(,"segment_size":)" + size) + "," + policy + "}";
+  };
+  Result base;
+  base.kernel_id = seg_id;
+  base.n = 1000;
+  base.segment_size = 10;
+  auto result = [&](const std::string& id, std::int64_t n, const Json* size) {
+    Json j = to_json(base);
+    Json out = Json::object();
+    for (const auto& [k, v] : j.as_object()) {
+      if (k == "segment_size") continue;
+      if (k == "kernel_id") out.set(k, id);
+      else if (k == "n") out.set(k, n);
+      else out.set(k, v);
+    }
+    if (size) out.set("segment_size", *size);
+    Json line = Json::object();
+    line.set("event", "result");
+    line.set("result", out);
+    return line.dump();
+  };
+  // The well-formed ones first, so that the refusals below are the member's alone.
+  EXPECT_EQ(parse_command(command(seg_id, "1000", "10")).segment_size,
+            std::optional<std::uint64_t>(10));
+  const Json ten(std::int64_t{10});
+  EXPECT_EQ(parse_reply(result(seg_id, 1000, &ten)).result.segment_size,
+            std::optional<std::uint64_t>(10));
+  EXPECT_FALSE(parse_command(command("k", "1000", "")).segment_size);
+  EXPECT_FALSE(parse_command(command("k", "1000", "null")).segment_size);
+
+  // A segmented kernel without one (absent or null).
+  EXPECT_REFUSED(parse_command(command(seg_id, "1000", "")), "lacks \"segment_size\"");
+  EXPECT_REFUSED(parse_command(command(seg_id, "1000", "null")), "lacks \"segment_size\"");
+  EXPECT_REFUSED(parse_command(command(seg_id, "1000", "")), "'" + seg_id + "'");
+  EXPECT_REFUSED(parse_reply(result(seg_id, 1000, nullptr)), "lacks \"segment_size\"");
+  // One for a kernel that is not segmented (a whole-array id, or one that only looks alike).
+  for (const std::string id : {"tiled.b256.u4.single_pass.i32.max", "seg", "segx.thread", ""}) {
+    EXPECT_REFUSED(parse_command(command(id, "1000", "10")),
+                   "\"segment_size\" is for segmented kernels");
+    EXPECT_REFUSED(parse_reply(result(id, 1000, &ten)),
+                   "\"segment_size\" is for segmented kernels");
+  }
+  // Not a positive integer.
+  for (const char* bad : {"0", "-5", "-9223372036854775808"}) {
+    EXPECT_REFUSED(parse_command(command(seg_id, "1000", bad)),
+                   std::string("\"segment_size\" = ") + bad + " is out of range");
+    const Json b(static_cast<std::int64_t>(std::stoll(bad)));
+    EXPECT_REFUSED(parse_reply(result(seg_id, 1000, &b)),
+                   std::string("\"segment_size\" = ") + bad + " is out of range");
+  }
+  for (const char* bad : {"2.5", "10.0", "\"10\"", "true", "[10]", "{}", "1e3"}) {
+    EXPECT_REFUSED(parse_command(command(seg_id, "1000", bad)),
+                   "\"segment_size\" is not an integer");
+  }
+  const Json text("10");
+  EXPECT_REFUSED(parse_reply(result(seg_id, 1000, &text)), "\"segment_size\" is not an integer");
+  const Json real(10.0);
+  EXPECT_REFUSED(parse_reply(result(seg_id, 1000, &real)), "\"segment_size\" is not an integer");
+  // Not a divisor of n.
+  EXPECT_REFUSED(parse_command(command(seg_id, "1000", "3")),
+                 "\"segment_size\" = 3 does not divide \"n\" = 1000");
+  EXPECT_REFUSED(parse_command(command(seg_id, "1000", "2000")),
+                 "\"segment_size\" = 2000 does not divide \"n\" = 1000");
+  EXPECT_REFUSED(parse_command(command(seg_id, "9223372036854775807", "9223372036854775806")),
+                 "does not divide");
+  const Json three(std::int64_t{3});
+  EXPECT_REFUSED(parse_reply(result(seg_id, 1000, &three)),
+                 "\"segment_size\" = 3 does not divide \"n\" = 1000");
+  // n = 0: no segments, which every segment size divides.
+  EXPECT_EQ(parse_command(command(seg_id, "0", "7")).segment_size, std::optional<std::uint64_t>(7));
 }
 
 TEST(Protocol, EveryMalformedLineIsRefusedWithTheFault) {

@@ -10,6 +10,7 @@
 #include "common/paths.hpp"
 #include "db/database.hpp"
 #include "kernels/manifest.hpp"
+#include "kernels/segmented/segmented.hpp"
 #include "tunedreduce/version.hpp"
 #include "tuner/protocol.hpp"
 #include "tuner/resume.hpp"
@@ -239,6 +240,7 @@ class GpuRunner final : public Runner {
       msg.kind = protocol::Command::Kind::measure;
       msg.kernel_id = req.kernel_id;
       msg.n = req.n;
+      msg.segment_size = req.segment_size;
       msg.policy = policy_for(opt_.policy, req);
       worker_->send(protocol::to_json(msg));
       return true;
@@ -286,16 +288,23 @@ class GpuRunner final : public Runner {
     return r;
   }
 
-  /// Names the result after its request and logs what went wrong.
+  /// Names the result after its request (a segmented one's segment size too, and its type and
+  /// operator where the worker died before saying them) and logs what went wrong.
   void finish(Result& r, const Request& req) {
     r.kernel_id = req.kernel_id;
     r.n = req.n;
+    r.segment_size = req.segment_size;
     if (const kernels::ManifestEntry* m = kernels::manifest_find(req.kernel_id)) {
       r.dtype = m->params.dtype;
       r.op = m->params.op;
+    } else if (const auto seg = kernels::segmented::parse_seg_id(req.kernel_id)) {
+      r.dtype = seg->dtype;
+      r.op = seg->op;
     }
     if (r.outcome != db::Outcome::ok)
-      spdlog::warn("{} n={}: {}: {}", req.kernel_id, req.n, db::outcome_name(r.outcome), r.error);
+      spdlog::warn("{} n={}{}: {}: {}", req.kernel_id, req.n,
+                   req.segment_size ? " segment_size=" + std::to_string(*req.segment_size) : "",
+                   db::outcome_name(r.outcome), r.error);
   }
 
   static constexpr std::size_t record_group = 64;
