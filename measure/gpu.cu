@@ -21,6 +21,17 @@ __global__ void fill_kernel(T* p, std::uint64_t n, std::uint64_t seed) {
     p[i] = data_value<T>(seed, i);
 }
 
+/// begin[s] = s * size, end[s] = (s + 1) * size for s < count: uniform segments.
+template <class I>
+__global__ void offsets_kernel(I* begin, I* end, std::uint64_t count, std::uint64_t size) {
+  const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
+  for (std::uint64_t s = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; s < count;
+       s += stride) {
+    begin[s] = static_cast<I>(s * size);
+    end[s] = static_cast<I>((s + 1) * size);
+  }
+}
+
 /// Keeps the GPU busy for about \p ns nanoseconds without touching memory, so that a warm-L2
 /// measurement's start event is not recorded on an idle GPU (launch latency stays out of it).
 __global__ void spin_kernel(std::uint64_t ns) {
@@ -60,6 +71,19 @@ void launch_fill(void* p, std::uint64_t n, std::uint64_t seed, int sms, cudaStre
 cudaError_t fill_input(DType d, void* p, std::uint64_t n, std::uint64_t seed, int sm_count,
                        cudaStream_t stream) {
   visit_dtype(d, [&](auto t) { launch_fill<data_t<t.value>>(p, n, seed, sm_count, stream); });
+  return cudaGetLastError();
+}
+
+cudaError_t fill_uniform_offsets(bool wide, void* begin, void* end, std::uint64_t count,
+                                 std::uint64_t segment_size, int sm_count, cudaStream_t stream) {
+  if (count == 0) return cudaSuccess;
+  const unsigned grid = static_cast<unsigned>(std::max(sm_count, 1) * 8);
+  if (wide)
+    offsets_kernel<<<grid, 256, 0, stream>>>(static_cast<std::int64_t*>(begin),
+                                             static_cast<std::int64_t*>(end), count, segment_size);
+  else
+    offsets_kernel<<<grid, 256, 0, stream>>>(static_cast<std::int32_t*>(begin),
+                                             static_cast<std::int32_t*>(end), count, segment_size);
   return cudaGetLastError();
 }
 

@@ -38,6 +38,13 @@ double measure_attainable_read_gbps(int sm_count, void* flush, std::size_t flush
 cudaError_t fill_input(DType dtype, void* p, std::uint64_t n, std::uint64_t seed, int sm_count,
                        cudaStream_t stream);
 
+/// Writes the offsets of \p count segments of \p segment_size elements each, one after the
+/// other from element 0: begin[s] = s * segment_size, end[s] = (s + 1) * segment_size, as int64
+/// (\p wide) or int32 (the caller makes sure count * segment_size fits). The tuner's workers
+/// measure segmented entries of the offsets layouts on them. Returns the launch's error.
+cudaError_t fill_uniform_offsets(bool wide, void* begin, void* end, std::uint64_t count,
+                                 std::uint64_t segment_size, int sm_count, cudaStream_t stream);
+
 /// Enqueues a kernel that keeps the GPU busy for about \p ns without touching memory: what
 /// precedes a warm-L2 timed launch, so its start event is not recorded on an idle GPU.
 void enqueue_busy_wait(std::uint64_t ns, cudaStream_t stream);

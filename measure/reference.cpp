@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <span>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -18,6 +19,11 @@
 namespace tunedreduce::measure {
 
 namespace {
+
+/// Threads a reference is computed on: one a core, at most 32.
+unsigned reference_threads() {
+  return std::max(1u, std::min<unsigned>(32, std::thread::hardware_concurrency()));
+}
 
 template <class T>
 struct Partial {
@@ -96,19 +102,18 @@ using exact_t = std::conditional_t<is_half_v<T>, float, T>;
 /// exact_sum: the host's exact reference (exact/reference.hpp) over the regenerated values (a
 /// half type's decoded to floats), one accumulator per thread, merged (exactly) at the end.
 template <class T>
-Reference exact_reference_of(DType dtype, std::uint64_t seed, std::uint64_t n) {
+Reference exact_reference_of(DType dtype, std::uint64_t seed, std::uint64_t lo, std::uint64_t hi) {
   using R = exact_t<T>;
-  const unsigned threads =
-      std::max(1u, std::min<unsigned>(32, std::thread::hardware_concurrency()));
-  const unsigned parts = n < (1u << 16) ? 1 : threads;
+  const std::uint64_t n = hi - lo;
+  const unsigned parts = n < (1u << 16) ? 1 : reference_threads();
   std::vector<exact::ReferenceSum<R>> partial(parts);
   std::vector<std::thread> pool;
   for (unsigned t = 0; t < parts; ++t)
     pool.emplace_back([&, t] {
       std::vector<R> block;
       block.reserve(4096);
-      const std::uint64_t end = n * (t + 1) / parts;
-      for (std::uint64_t i = n * t / parts; i < end;) {
+      const std::uint64_t end = lo + n * (t + 1) / parts;
+      for (std::uint64_t i = lo + n * t / parts; i < end;) {
         block.clear();
         for (; i < end && block.size() < 4096; ++i) {
           if constexpr (is_half_v<T>) block.push_back(to_float(data_value<T>(seed, i)));
@@ -136,26 +141,16 @@ Reference exact_reference_of(DType dtype, std::uint64_t seed, std::uint64_t n) {
 template <class T>
 using wide_t = dtype_t<dtype_info(dtype_of<T>).wide>;
 
+/// The reference of the elements [lo, hi) from the partial folds of consecutive parts of them,
+/// in order (argmin and argmax: the index counted from lo). Allocates nothing: what a segment's
+/// reference is made with, once per segment.
 template <class T>
-Reference reference_of(DType dtype, Op op, std::uint64_t seed, std::uint64_t n) {
-  if (!op_applies(dtype, op))
-    throw std::invalid_argument(std::string(op_name(op)) + " is defined for " + op_dtypes(op) +
-                                " only, not " + dtype_name(dtype));
-  if constexpr (std::is_floating_point_v<T> || is_half_v<T>)
-    if (op == Op::exact_sum) return exact_reference_of<T>(dtype, seed, n);
-  const unsigned threads =
-      std::max(1u, std::min<unsigned>(32, std::thread::hardware_concurrency()));
-  const unsigned parts = n < (1u << 16) ? 1 : threads;
-  std::vector<Partial<T>> partial(parts);
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t < parts; ++t)
-    pool.emplace_back(
-        [&, t] { partial[t] = fold_range<T>(op, seed, n * t / parts, n * (t + 1) / parts); });
-  for (auto& th : pool) th.join();
+Reference assemble(DType dtype, Op op, std::uint64_t lo, std::uint64_t hi,
+                   std::span<const Partial<T>> partial) {
   Reference r;
   r.dtype = dtype;
   r.op = op;
-  r.n = n;
+  r.n = hi - lo;
   // Floating-point sums: the partials' long-double sums (zero for min and max).
   if constexpr (!std::is_integral_v<T>) {
     for (auto& p : partial) {
@@ -194,7 +189,9 @@ Reference reference_of(DType dtype, Op op, std::uint64_t seed, std::uint64_t n) 
       best.value = op == Op::argmin ? min_identity<T>() : max_identity<T>();
       for (auto& p : partial)
         if (p.index >= 0) arg_fold(op, best, p.value, p.index);
-      const IndexedValue<T> result{best.value, best.index};
+      // The index counted from lo (a segment's result: the position within it); -1: no element.
+      const std::int64_t index = best.index < 0 ? -1 : best.index - static_cast<std::int64_t>(lo);
+      const IndexedValue<T> result{best.value, index};
       std::memcpy(r.bits, &result, sizeof result);
       return r;
     } else {
@@ -205,6 +202,34 @@ Reference reference_of(DType dtype, Op op, std::uint64_t seed, std::uint64_t n) 
     std::memcpy(r.bits, &value, sizeof(T));
     return r;
   }
+}
+
+void check_applies(DType dtype, Op op) {
+  if (!op_applies(dtype, op))
+    throw std::invalid_argument(std::string(op_name(op)) + " is defined for " + op_dtypes(op) +
+                                " only, not " + dtype_name(dtype));
+}
+
+/// The reference of the elements [lo, hi), on several threads when there are many.
+template <class T>
+Reference reference_of(DType dtype, Op op, std::uint64_t seed, std::uint64_t lo, std::uint64_t hi) {
+  check_applies(dtype, op);
+  if constexpr (std::is_floating_point_v<T> || is_half_v<T>)
+    if (op == Op::exact_sum) return exact_reference_of<T>(dtype, seed, lo, hi);
+  const std::uint64_t n = hi - lo;
+  if (n < (1u << 16)) {
+    const Partial<T> p = fold_range<T>(op, seed, lo, hi);
+    return assemble<T>(dtype, op, lo, hi, std::span(&p, 1));
+  }
+  const unsigned parts = reference_threads();
+  std::vector<Partial<T>> partial(parts);
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < parts; ++t)
+    pool.emplace_back([&, t] {
+      partial[t] = fold_range<T>(op, seed, lo + n * t / parts, lo + n * (t + 1) / parts);
+    });
+  for (auto& th : pool) th.join();
+  return assemble<T>(dtype, op, lo, hi, std::span<const Partial<T>>(partial));
 }
 
 /// argmin / argmax: the value's bits and the index, exactly.
@@ -230,8 +255,8 @@ std::string verify_as(const Reference& ref, const void* got_bytes) {
   T got, want;
   std::memcpy(&got, got_bytes, sizeof(T));
   std::memcpy(&want, ref.bits, sizeof(T));
-  std::ostringstream msg;
-  msg.precision(std::is_same_v<T, float> ? 9 : 17);
+  // The message is made for a failure only: a segmented result is verified segment by segment,
+  // up to 2^30 of them, each without an allocation (verify_segments).
   if constexpr (std::is_floating_point_v<T>) {
     // T is the result's (and the accumulator's) type: the bound is in its epsilon.
     if (op_info(ref.op).combine == Combine::add) {
@@ -239,6 +264,8 @@ std::string verify_as(const Reference& ref, const void* got_bytes) {
           static_cast<long double>(ref.n) * std::numeric_limits<T>::epsilon() * ref.abs_sum;
       const long double diff = std::fabs(static_cast<long double>(got) - ref.fp_sum);
       if (std::isfinite(got) && diff <= bound) return {};
+      std::ostringstream msg;
+      msg.precision(std::is_same_v<T, float> ? 9 : 17);
       msg << "result " << got << " differs from the reference " << static_cast<double>(ref.fp_sum)
           << " by " << static_cast<double>(diff)
           << ", more than n*eps*sum|x| = " << static_cast<double>(bound);
@@ -246,6 +273,8 @@ std::string verify_as(const Reference& ref, const void* got_bytes) {
     }
   }
   if (std::memcmp(&got, &want, sizeof(T)) == 0) return {};
+  std::ostringstream msg;
+  msg.precision(std::is_same_v<T, float> ? 9 : 17);
   if constexpr (std::is_integral_v<T>) msg << "result " << +got << ", expected " << +want;
   else msg << "result " << got << ", expected " << want;
   if (ref.op == Op::exact_sum) {
@@ -259,6 +288,59 @@ std::string verify_as(const Reference& ref, const void* got_bytes) {
   return msg.str();
 }
 
+/// verify_segments over elements of T: the segments [first, first + count), each against its
+/// own reference; a thread for each run of consecutive segments when there are many, else one
+/// segment after the other, each on several threads (a few long segments). The first segment
+/// that fails, and why.
+template <class T>
+std::string verify_segments_of(DType dtype, Op op, std::uint64_t seed, std::uint64_t size,
+                               std::uint64_t first, std::uint64_t count, const unsigned char* got) {
+  check_applies(dtype, op);
+  if (op == Op::exact_sum)
+    throw std::invalid_argument("exact_sum has no segmented reduction to verify");
+  const std::size_t bytes = result_bytes(dtype, op);
+  auto explain = [&](std::uint64_t i, const std::string& why) {
+    const std::uint64_t s = first + i;
+    return "segment " + std::to_string(s) + " (elements " + std::to_string(s * size) + " to " +
+           std::to_string((s + 1) * size - 1) + "): " + why;
+  };
+  // One segment's check: a Reference on the stack, verify's rules, no allocation unless it fails.
+  auto check = [&](std::uint64_t i) {
+    const std::uint64_t lo = (first + i) * size;
+    const Partial<T> p = fold_range<T>(op, seed, lo, lo + size);
+    return verify(assemble<T>(dtype, op, lo, lo + size, std::span(&p, 1)), got + i * bytes);
+  };
+  const unsigned threads = reference_threads();
+  if (count < threads || count * size < (1u << 16)) {
+    for (std::uint64_t i = 0; i < count; ++i) {
+      const std::uint64_t lo = (first + i) * size;
+      // reference_of: on several threads where the segment is long, as check(i) where not.
+      std::string why = verify(reference_of<T>(dtype, op, seed, lo, lo + size), got + i * bytes);
+      if (!why.empty()) return explain(i, why);
+    }
+    return {};
+  }
+  // Each thread its run of segments, stopping at its first failure; the lowest one is reported.
+  std::vector<std::string> failure(threads);
+  std::vector<std::uint64_t> where(threads, count);
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      const std::uint64_t end = count * (t + 1) / threads;
+      for (std::uint64_t i = count * t / threads; i < end; ++i) {
+        if (std::string why = check(i); !why.empty()) {
+          failure[t] = std::move(why);
+          where[t] = i;
+          return;
+        }
+      }
+    });
+  for (auto& th : pool) th.join();
+  for (unsigned t = 0; t < threads; ++t)
+    if (where[t] < count) return explain(where[t], failure[t]);
+  return {};
+}
+
 }  // namespace
 
 std::uint64_t data_seed(std::uint64_t run_seed, DType dtype) {
@@ -267,7 +349,17 @@ std::uint64_t data_seed(std::uint64_t run_seed, DType dtype) {
 
 Reference compute_reference(DType dtype, Op op, std::uint64_t seed, std::uint64_t n) {
   return visit_dtype(dtype,
-                     [&](auto t) { return reference_of<data_t<t.value>>(dtype, op, seed, n); });
+                     [&](auto t) { return reference_of<data_t<t.value>>(dtype, op, seed, 0, n); });
+}
+
+std::string verify_segments(DType dtype, Op op, std::uint64_t seed, std::uint64_t segment_size,
+                            std::uint64_t first, std::uint64_t count, const void* results) {
+  if (count == 0) return {};
+  if (segment_size == 0) throw std::invalid_argument("verify_segments: a segment size of 0");
+  return visit_dtype(dtype, [&](auto t) {
+    return verify_segments_of<data_t<t.value>>(dtype, op, seed, segment_size, first, count,
+                                               static_cast<const unsigned char*>(results));
+  });
 }
 
 std::string verify(const Reference& ref, const void* got) {

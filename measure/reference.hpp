@@ -36,6 +36,18 @@ Reference compute_reference(DType dtype, Op op, std::uint64_t seed, std::uint64_
 /// Empty when it passes, else a sentence saying what was expected.
 std::string verify(const Reference& ref, const void* got);
 
+/// Checks the \p count results at \p results (result_bytes(dtype, op) each, back to back) of a
+/// segmented reduction of the data of \p seed in segments of \p segment_size elements: result i
+/// is segment first + i's, the elements [(first + i) * segment_size, (first + i + 1) *
+/// segment_size). Each is compared with verify's rules against the reference of its own elements
+/// (n: the segment size; argmin and argmax: the index within the segment, of its first extreme
+/// element). Linear in the elements, no allocation a segment, on several threads. Empty when
+/// every result passes, else the first segment that fails, its elements, and why. Throws
+/// std::invalid_argument for a pair op_applies refuses, for exact_sum (no segmented kernels)
+/// and for a segment size of 0.
+std::string verify_segments(DType dtype, Op op, std::uint64_t seed, std::uint64_t segment_size,
+                            std::uint64_t first, std::uint64_t count, const void* results);
+
 /// The data seed of one element type for a run seed (each type gets its own stream).
 std::uint64_t data_seed(std::uint64_t run_seed, DType dtype);
 
