@@ -21,6 +21,7 @@
 
 #include "common/device_fingerprint.hpp"
 #include "kernels/registry.hpp"
+#include "kernels/segmented/segmented.hpp"
 #include "tuner/runner.hpp"
 #include "measure/clocks.hpp"
 #include "measure/gpu.hpp"
@@ -47,8 +48,35 @@ class Measurer {
   Result measure(const kernels::Entry& entry, std::uint64_t n, const MeasurePolicy& policy,
                  const std::function<void()>& heartbeat);
 
+  /// Measures one segmented entry on n elements in n / segment_size segments of segment_size
+  /// (the fixed layout: contiguous rows; the offsets layouts: begin[s] = s * segment_size, end[s]
+  /// = begin[s] + segment_size, made on the device once a measurement), with the data, L2 state
+  /// and timing of whole-array measurements. The outcome is launch_failed, naming why, where the
+  /// entry cannot run the shape (its can_implement, a segment size that does not divide n, int32
+  /// offsets past 2^31 - 1, no memory for the offsets or the results); incorrect where a result
+  /// is not its segment's reference (measure::verify_segments) or it wrote outside its results.
+  /// gbps counts the input read and the results written. Throws StickyCudaError as measure().
+  Result measure(const kernels::segmented::SegEntry& entry, std::uint64_t n,
+                 std::uint64_t segment_size, const MeasurePolicy& policy,
+                 const std::function<void()>& heartbeat);
+
  private:
   struct Buffers;
+  /// Times \p launch under \p policy (after the L2 state it asks for, in batches, until the
+  /// spread, the budget or max_repeats says stop) into r's median, p10, p90 and repeats, and
+  /// stamps the clocks. False when a launch failed: r is then launch_failed.
+  bool time_launches(Result& r, const MeasurePolicy& policy,
+                     const std::function<cudaError_t()>& launch,
+                     const std::function<void()>& heartbeat);
+  /// Launches \p launch policy.warmup times and waits: false (r launch_failed) when one fails.
+  bool warm_up(Result& r, const MeasurePolicy& policy, const std::function<cudaError_t()>& launch);
+  /// r becomes launch_failed by \p e where the context survived it; throws StickyCudaError where
+  /// it did not.
+  void launch_failed(Result& r, cudaError_t e);
+  /// Waits for the stream; a failure there ends the context (StickyCudaError naming \p what).
+  void sync(const Result& r, const char* what);
+  /// The device memory for a segmented measurement's results: \p bytes, or why not.
+  std::string ensure_segment_output(std::size_t bytes);
   const void* input(DType dtype, std::uint64_t n, const std::function<void()>& heartbeat);
   const measure::Reference& reference(DType dtype, Op op, std::uint64_t n);
   void ensure_workspace(std::size_t bytes);

@@ -8,6 +8,7 @@
 
 #include "common/error.hpp"
 #include "kernels/device.hpp"
+#include "kernels/segmented/segmented.hpp"
 #include "tuner/protocol.hpp"
 #include "tuner/worker/measurer.hpp"
 
@@ -106,21 +107,30 @@ int worker_main(int argc, char** argv, std::span<const kernels::Entry> extra_ent
         const std::string& id = msg.kernel_id;
         const std::uint64_t n = msg.n;
         const MeasurePolicy& policy = msg.policy;
-        const kernels::Entry* entry = find_entry(id, extra_entries);
+        const auto busy = [] { send(event("busy")); };
+        // A segmented entry ("seg.*": parse_command saw to its segment size) or a whole-array one.
+        const kernels::segmented::SegEntry* seg_entry = nullptr;
+        const kernels::Entry* entry = nullptr;
+        if (protocol::is_segmented_kernel(id)) seg_entry = kernels::segmented::find_seg(id);
+        else entry = find_entry(id, extra_entries);
         Result r;
-        if (!entry) {
+        if (!entry && !seg_entry) {
           r.kernel_id = id;
           r.n = n;
+          r.segment_size = msg.segment_size;
           r.outcome = Outcome::launch_failed;
           r.error = "this binary has no kernel '" + id + "'";
         } else {
           try {
-            r = measurer->measure(*entry, n, policy, [] { send(event("busy")); });
+            r = seg_entry
+                    ? measurer->measure(*seg_entry, n, msg.segment_size.value_or(0), policy, busy)
+                    : measurer->measure(*entry, n, policy, busy);
           } catch (const measure::StickyCudaError& e) {
             r.kernel_id = id;
-            r.dtype = entry->params.dtype;
-            r.op = entry->params.op;
+            r.dtype = seg_entry ? seg_entry->params.dtype : entry->params.dtype;
+            r.op = seg_entry ? seg_entry->params.op : entry->params.op;
             r.n = n;
+            r.segment_size = msg.segment_size;
             r.outcome = Outcome::crashed;
             r.error = e.what();
             Json j = event("result");
