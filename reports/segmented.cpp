@@ -70,13 +70,14 @@ double bytes_moved(const db::MeasurementRecord& m, std::uint64_t count) {
 std::string signed_pct(double v) { return (v >= 0 ? "+" : "") + fixed(v, 1) + "%"; }
 
 /// The measurement of \p kernel at one shape: \p preferred (the winner's evidence, its
-/// runner-up's) where it is there, then one of \p run, then the fastest.
+/// runner-up's) where it is there, then one of \p run, then the one with the most repeats (the
+/// last round of successive halving, where a kernel was measured in several), then the fastest.
 const db::MeasurementRecord* at_shape(const std::vector<const db::MeasurementRecord*>& cands,
                                       const std::string& kernel, std::int64_t preferred,
                                       std::optional<std::int64_t> run) {
   const db::MeasurementRecord* out = nullptr;
   auto rank = [&](const db::MeasurementRecord* m) {
-    return m->id == preferred ? 0 : run && m->run_id == *run ? 1 : 2;
+    return std::tuple(m->id == preferred ? 0 : run && m->run_id == *run ? 1 : 2, -m->repeats);
   };
   for (const auto* m : cands) {
     if (m->kernel_id != kernel) continue;
@@ -118,8 +119,10 @@ void build_segmented(const Data& d, const ReportOptions& o, Report& r) {
       "winner's own measurement at that shape (its evidence where it was measured there). % of "
       "floor is the bytes a reduction must move — the input read once and the results written — "
       "over the median time, against the attainable read bandwidth measured in the same run "
-      "(the offsets arrays are not counted). Margin: how much slower the runner-up was at the "
-      "same shape; negative where a tie rule chose a winner within noise of a faster one.");
+      "(the offsets arrays are not counted). Margin: how much slower the winner's runner-up (the "
+      "tuner's, at its evidence) was at the same shape; negative where a tie rule chose a winner "
+      "within noise of a faster one. Where a kernel was measured several times at a shape "
+      "(successive halving's rounds), the measurement with the most repeats counts.");
   r.notes.push_back(
       "The map has a column per segment size and a row per segment count: each cell names the "
       "winner's family (and its group, block or vector width), its % of the floor (the colour) "
@@ -276,8 +279,10 @@ void build_segmented(const Data& d, const ReportOptions& o, Report& r) {
       std::string margin_detail;
       if (wm && ru && ru->median_us) {
         const double margin = 100 * (*ru->median_us / *wm->median_us - 1);
-        margin_detail = "runner-up " + ru->kernel_id + ": " + fixed(*ru->median_us, 2) +
-                        " µs against " + fixed(*wm->median_us, 2) + " µs at " + where;
+        margin_detail = "runner-up " + ru->kernel_id + ": " + fixed(*ru->median_us, 2) + " µs (" +
+                        std::to_string(ru->repeats) + " repeats) against " +
+                        fixed(*wm->median_us, 2) + " µs (" + std::to_string(wm->repeats) +
+                        " repeats) at " + where;
         Cell c = Cell::number(margin, 1).with_detail(margin_detail);
         c.text = signed_pct(margin);
         row.push_back(std::move(c));

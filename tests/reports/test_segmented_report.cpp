@@ -49,7 +49,7 @@ class SegmentedReport : public ::testing::Test {
 
   // An ok segmented measurement: \p count segments of \p size elements.
   std::int64_t seg_ok(const seg::SegParams& p, std::uint64_t size, std::uint64_t count, double us,
-                      db::L2Mode l2 = db::L2Mode::cold) {
+                      db::L2Mode l2 = db::L2Mode::cold, int repeats = 10) {
     db::Measurement m;
     m.run_id = run;
     m.device_id = dev;
@@ -63,7 +63,7 @@ class SegmentedReport : public ::testing::Test {
     m.median_us = us;
     m.p10_us = us * 0.99;
     m.p90_us = us * 1.01;
-    m.repeats = 10;
+    m.repeats = repeats;
     m.gbps = static_cast<double>(m.n) * dtype_size(m.dtype) / (us * 1e3);
     return d.insert_measurement(m);
   }
@@ -218,6 +218,32 @@ TEST_F(SegmentedReport, TheTableHasARowPerShapeWithWinnerFloorAndMargin) {
   EXPECT_EQ(str(cell(s, 3, "family")), "block b256");
   EXPECT_NEAR(num(cell(s, 3, "pct_floor")), 83.968, 1e-9);
   EXPECT_NEAR(num(cell(s, 3, "margin_pct")), 4.0, 1e-9);
+}
+
+TEST_F(SegmentedReport, AtAShapeOtherThanItsEvidenceTheLastRoundCounts) {
+  // One rectangle over rows of 2 and 4; its evidence and runner-up at 4. At 2, successive
+  // halving measured both kernels in a first round of 3 repeats (faster by chance) and then in a
+  // last round of 10: the report takes the last round's, not the fastest.
+  constexpr db::L2Mode cold = db::L2Mode::cold;
+  const std::int64_t t = seg_ok(tile, 4, 1 << 20, 20.0);
+  const std::int64_t th = seg_ok(thread4, 4, 1 << 20, 25.0);
+  seg_ok(tile, 2, 1 << 20, 11.0, cold, 3);
+  seg_ok(thread4, 2, 1 << 20, 11.5, cold, 3);
+  seg_ok(tile, 2, 1 << 20, 12.5, cold, 10);
+  seg_ok(thread4, 2, 1 << 20, 15.0, cold, 10);
+  const db::SegmentedWinner w = winner(tile, 1, 4, 1, 1 << 24, t, &thread4, th);
+  d.replace_segmented_winners(dev, DType::f32, Op::sum, "fixed", std::span(&w, 1));
+  const Report r = build(Kind::segmented);
+  ASSERT_EQ(r.sections.size(), 1u);
+  const Section& s = r.sections[0];
+  ASSERT_EQ(s.rows.size(), 2u);
+  EXPECT_EQ(num(cell(s, 0, "segment_size")), 2);
+  EXPECT_EQ(num(cell(s, 0, "median_us")), 12.5);
+  EXPECT_NEAR(num(cell(s, 0, "margin_pct")), 20.0, 1e-9);  // 15 / 12.5
+  EXPECT_NE(cell(s, 0, "margin_pct").detail.find("(10 repeats)"), std::string::npos)
+      << cell(s, 0, "margin_pct").detail;
+  EXPECT_EQ(num(cell(s, 1, "median_us")), 20.0);  // the evidence
+  EXPECT_NEAR(num(cell(s, 1, "margin_pct")), 25.0, 1e-9);
 }
 
 TEST_F(SegmentedReport, CsvAndJsonHaveARowPerShape) {
