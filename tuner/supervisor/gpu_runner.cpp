@@ -40,6 +40,8 @@ std::uint64_t fresh_seed() {
 db::CandidateParams candidate_params(const std::string& id) {
   if (const kernels::ManifestEntry* m = kernels::manifest_find(id))
     return kernels::stored_params(m->params);
+  if (const auto p = kernels::segmented::parse_seg_id(id))
+    return kernels::segmented::stored_params(*p);
   db::CandidateParams c;
   c.family = id.substr(0, id.find('.'));  // test-only kernels
   return c;
