@@ -17,14 +17,20 @@ namespace {
 
 class Progress {
  public:
-  Progress(const DriverOptions& o, const TuneConfig& c, const std::vector<KeySpace>& keys)
+  Progress(const DriverOptions& o, const TuneConfig& c, const std::vector<KeySpace>& keys,
+           const std::vector<SegKeySpace>& seg_keys)
       : o_(o), start_(now()) {
     for (const KeySpace& k : keys) {
       sizes_total_ += k.sizes.size();
       for (std::uint64_t n : k.sizes)
         total_weight_ += o.model.search_s(k.dtype, n, k.count_at(n), c);
     }
-    keys_total_ = keys.size();
+    for (const SegKeySpace& k : seg_keys) {
+      sizes_total_ += k.points.size();
+      for (const SegPoint& p : k.points)
+        total_weight_ += o.model.search_s(k.dtype, p.total(), p.candidates.size(), c);
+    }
+    keys_total_ = keys.size() + seg_keys.size();
   }
 
   double now() const {
@@ -41,17 +47,36 @@ class Progress {
     e.dtype = k.dtype;
     e.op = k.op;
     e.n = n;
+    e.candidates = n ? k.count_at(n) : k.candidates.size();
+    fill(e);
+    return e;
+  }
+
+  /// A segmented key's event, at grid point \p point (nullptr while bisecting).
+  ProgressEvent event(ProgressEvent::Kind kind, const SegKeySpace& k, const SegPoint* point) const {
+    ProgressEvent e;
+    e.kind = kind;
+    e.device = o_.device_label;
+    e.dtype = k.dtype;
+    e.op = k.op;
+    e.layout = k.layout;
+    e.n = point ? point->total() : 0;
+    e.segment_size = point ? point->segment_size : 0;
+    e.candidates = point ? point->candidates.size() : k.candidates.size();
+    fill(e);
+    return e;
+  }
+
+  void fill(ProgressEvent& e) const {
     e.keys_done = keys_done_;
     e.keys_total = keys_total_;
     e.sizes_done = sizes_done_;
     e.sizes_total = sizes_total_;
-    e.candidates = n ? k.count_at(n) : k.candidates.size();
     e.requests = requests_;
     e.elapsed_s = elapsed();
     e.fraction = total_weight_ > 0 ? std::min(1.0, done_weight_ / total_weight_) : 0;
     if (done_weight_ > 0 && e.elapsed_s > 0)
       e.eta_s = e.elapsed_s * std::max(0.0, total_weight_ - done_weight_) / done_weight_;
-    return e;
   }
 
   void emit(const ProgressEvent& e) const {
@@ -72,8 +97,13 @@ class Progress {
 class Scheduler {
  public:
   Scheduler(const TuneConfig& config, const StrategyInfo& strategy, std::vector<KeySpace> keys,
-            const DriverOptions& o, std::size_t runners)
-      : c_(config), strategy_(strategy), keys_(std::move(keys)), o_(o), progress_(o, c_, keys_) {
+            std::vector<SegKeySpace> seg_keys, const DriverOptions& o, std::size_t runners)
+      : c_(config),
+        strategy_(strategy),
+        keys_(std::move(keys)),
+        seg_keys_(std::move(seg_keys)),
+        o_(o),
+        progress_(o, c_, keys_, seg_keys_) {
     state_.resize(keys_.size());
     for (std::size_t k = 0; k < keys_.size(); ++k) {
       KeyState& s = state_[k];
@@ -86,6 +116,27 @@ class Scheduler {
       // pending.back() is handed out next: the grid in ascending order with one runner (the
       // sequence of the one-runner driver), the largest sizes first with several.
       for (std::size_t i = 0; i < sizes; ++i) s.pending.push_back(runners > 1 ? i : sizes - 1 - i);
+    }
+    seg_state_.resize(seg_keys_.size());
+    for (std::size_t k = 0; k < seg_keys_.size(); ++k) {
+      const SegKeySpace& space = seg_keys_[k];
+      SegKeyState& s = seg_state_[k];
+      s.key.dtype = space.dtype;
+      s.key.op = space.op;
+      s.key.layout = space.layout;
+      s.key.l2_mode = c_.measure.l2;
+      s.key.candidates = space.candidates.size();
+      const std::size_t points = space.points.size();
+      s.points.resize(points);
+      // As the sizes above: the plan's order with one runner; with several the largest totals
+      // first (stable: the plan's order among equals).
+      std::vector<std::size_t> order(points);
+      for (std::size_t i = 0; i < points; ++i) order[i] = i;
+      if (runners > 1)
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+          return space.points[a].total() < space.points[b].total();
+        });
+      s.pending.assign(order.rbegin(), order.rend());
     }
   }
 
@@ -100,10 +151,12 @@ class Scheduler {
         continue;
       }
       ++in_flight_;
-      state_[u->key].begun = true;
+      (u->segmented ? seg_state_[u->key].begun : state_[u->key].begun) = true;
       lk.unlock();
       try {
-        if (u->size == bisect_unit) bisect(runner, u->key);
+        if (u->segmented && u->size == bisect_unit) seg_rectangles_of(runner, u->key);
+        else if (u->segmented) grid_point(runner, u->key, u->size);
+        else if (u->size == bisect_unit) bisect(runner, u->key);
         else grid_size(runner, u->key, u->size);
       } catch (...) {
         lk.lock();
@@ -132,6 +185,13 @@ class Scheduler {
       out.cancelled |= !s.key.complete;
       out.keys.push_back(std::move(s.key));
     }
+    for (SegKeyState& s : seg_state_) {
+      if (!s.begun) continue;
+      for (std::optional<SegPointOutcome>& p : s.points)
+        if (p) s.key.points.push_back(std::move(*p));
+      out.cancelled |= !s.key.complete;
+      out.segmented.push_back(std::move(s.key));
+    }
     if (cancelled()) out.cancelled = true;
     out.elapsed_s = progress_.elapsed();
     return out;
@@ -141,7 +201,8 @@ class Scheduler {
   static constexpr std::size_t bisect_unit = static_cast<std::size_t>(-1);
   struct Unit {
     std::size_t key = 0;
-    std::size_t size = 0;  // an index into the key's grid, or bisect_unit
+    std::size_t size = 0;    // an index into the key's grid (points), or bisect_unit
+    bool segmented = false;  // a segmented key's: a grid point, or its rectangles (bisect_unit)
   };
   struct KeyState {
     KeyOutcome key;
@@ -150,11 +211,19 @@ class Scheduler {
     std::size_t finished = 0;                       // sizes finished
     bool begun = false, bisect_taken = false;
   };
+  struct SegKeyState {
+    SegKeyOutcome key;
+    std::vector<std::optional<SegPointOutcome>> points;  // by grid index, once finished
+    std::vector<std::size_t> pending;                    // back() next
+    std::size_t finished = 0;
+    bool begun = false, rectangles_taken = false;
+  };
 
   bool cancelled() const { return o_.cancel && o_.cancel->load(std::memory_order_relaxed); }
 
-  /// Under the lock. The first key (in the space's order) with work to hand out: its bisection
-  /// once its grid is done, else its next size.
+  /// Under the lock. The first key (in the space's order, the segmented keys after the others)
+  /// with work to hand out: its bisection (rectangles) once its grid is done, else its next size
+  /// (grid point).
   std::optional<Unit> next_unit() {
     if (stop_ || cancelled()) return std::nullopt;
     for (std::size_t k = 0; k < keys_.size(); ++k) {
@@ -162,12 +231,25 @@ class Scheduler {
       if (s.bisect_taken) continue;
       if (s.finished == s.sizes.size()) {
         s.bisect_taken = true;
-        return Unit{k, bisect_unit};
+        return Unit{k, bisect_unit, false};
       }
       if (!s.pending.empty()) {
         const std::size_t i = s.pending.back();
         s.pending.pop_back();
-        return Unit{k, i};
+        return Unit{k, i, false};
+      }
+    }
+    for (std::size_t k = 0; k < seg_keys_.size(); ++k) {
+      SegKeyState& s = seg_state_[k];
+      if (s.rectangles_taken) continue;
+      if (s.finished == s.points.size()) {
+        s.rectangles_taken = true;
+        return Unit{k, bisect_unit, true};
+      }
+      if (!s.pending.empty()) {
+        const std::size_t i = s.pending.back();
+        s.pending.pop_back();
+        return Unit{k, i, true};
       }
     }
     return std::nullopt;
@@ -261,12 +343,100 @@ class Scheduler {
     progress_.emit(e);
   }
 
+  std::function<void(std::size_t)> on_seg_measured(std::size_t key, const SegPoint* point) {
+    return [this, key, point](std::size_t got) {
+      std::lock_guard<std::mutex> lk(m_);
+      progress_.requests_ += got;
+      progress_.emit(progress_.event(ProgressEvent::Kind::measured, seg_keys_[key], point));
+    };
+  }
+
+  // One grid point of a segmented key: the strategy over the candidates that can run it, at
+  // n = size x count with the segment size on every request.
+  void grid_point(Runner& runner, std::size_t key, std::size_t index) {
+    const SegKeySpace& k = seg_keys_[key];
+    const SegPoint& pt = k.points[index];
+    SearchContext ctx{runner,     c_.measure, c_.strategy, k.dtype,  k.op,
+                      pt.total(), o_.cancel,  o_.clock,    o_.chunk, {}};
+    ctx.segment_size = pt.segment_size;
+    ctx.on_measured = on_seg_measured(key, &pt);
+    SearchOutcome s = strategy_.run(pt.candidates, ctx);
+    std::lock_guard<std::mutex> lk(m_);
+    requests_ += s.requests;
+    if (s.cancelled) {
+      stop_ = true;
+      return;
+    }
+    SegPointOutcome out;
+    out.segment_size = pt.segment_size;
+    out.count = pt.count;
+    out.candidates = pt.candidates.size();
+    out.requests = s.requests;
+    out.rounds = s.rounds;
+    out.final_results = std::move(s.final_results);
+    for (const Result& r : out.final_results) out.failed += !r.ok();
+    const Selection sel = select_winner(out.final_results, o_.tie);
+    out.tied = sel.tied;
+    if (sel.winner) {
+      SegPointWinner w;
+      w.segment_size = pt.segment_size;
+      w.count = pt.count;
+      w.winner = out.final_results[*sel.winner];
+      if (sel.runner_up) w.runner_up = out.final_results[*sel.runner_up];
+      w.margin = sel.margin;
+      out.winner = std::move(w);
+      spdlog::debug("  {} L={} S={}: {} ({:.2f} us), {} tied, {} failed", seg_key_label(k),
+                    pt.segment_size, pt.count, out.winner->winner.kernel_id,
+                    *out.winner->winner.median_us, out.tied, out.failed);
+    } else {
+      spdlog::warn(
+          "{} segment size {} x {} segments: no candidate was ok ({} measured); this "
+          "point has no winner",
+          seg_key_label(k), pt.segment_size, pt.count, out.final_results.size());
+    }
+    SegKeyState& st = seg_state_[key];
+    st.points[index] = std::move(out);
+    ++st.finished;
+    ++progress_.sizes_done_;
+    progress_.done_weight_ += o_.model.search_s(k.dtype, pt.total(), pt.candidates.size(), c_);
+    ProgressEvent e = progress_.event(ProgressEvent::Kind::size_done, k, &pt);
+    e.seg_point = &*st.points[index];
+    progress_.emit(e);
+  }
+
+  // A segmented key whose grid is done: its rectangles, bisecting along the sizes.
+  void seg_rectangles_of(Runner& runner, std::size_t key) {
+    SegKeyState& st = seg_state_[key];
+    std::vector<SegPointWinner> grid;
+    {
+      std::lock_guard<std::mutex> lk(m_);
+      for (const std::optional<SegPointOutcome>& p : st.points)
+        if (p->winner) grid.push_back(*p->winner);
+    }
+    SegRectangles r =
+        seg_rectangles(grid, runner, c_.bisect, o_.cancel, o_.tie, on_seg_measured(key, nullptr));
+    std::lock_guard<std::mutex> lk(m_);
+    requests_ += r.requests;
+    st.key.complete = !r.cancelled;
+    st.key.rectangles = std::move(r);
+    if (!st.key.complete) {
+      stop_ = true;
+      return;
+    }
+    ++progress_.keys_done_;
+    ProgressEvent e = progress_.event(ProgressEvent::Kind::key_done, seg_keys_[key], nullptr);
+    e.seg_key = &st.key;
+    progress_.emit(e);
+  }
+
   const TuneConfig& c_;
   const StrategyInfo& strategy_;
   const std::vector<KeySpace> keys_;
+  const std::vector<SegKeySpace> seg_keys_;
   const DriverOptions& o_;
   Progress progress_;
   std::vector<KeyState> state_;
+  std::vector<SegKeyState> seg_state_;
   std::mutex m_;
   std::condition_variable cv_;
   std::size_t in_flight_ = 0;
@@ -291,7 +461,11 @@ TuneOutcome run_tuning(const TuneConfig& config, std::span<Runner* const> runner
   for (const KeySpace& k : keys)
     spdlog::debug("tune {} {}: {} candidates at {} sizes", dtype_name(k.dtype), op_name(k.op),
                   k.candidates.size(), k.sizes.size());
-  Scheduler scheduler(config, *strategy, std::move(keys), o, runners.size());
+  std::vector<SegKeySpace> seg_keys = enumerate_segmented(config.segmented);
+  for (const SegKeySpace& k : seg_keys)
+    spdlog::debug("tune {}: {} candidates at {} grid points", seg_key_label(k), k.candidates.size(),
+                  k.points.size());
+  Scheduler scheduler(config, *strategy, std::move(keys), std::move(seg_keys), o, runners.size());
   if (runners.size() == 1) {
     scheduler.work(*runners[0]);
   } else {

@@ -16,16 +16,21 @@ namespace tunedreduce::tuner {
 
 namespace {
 
-std::vector<Request> plain_requests(std::span<const std::string> ids, std::uint64_t n) {
+std::vector<Request> plain_requests(std::span<const std::string> ids, const SearchContext& ctx) {
   std::vector<Request> out;
   out.reserve(ids.size());
   for (const std::string& id : ids) {
     Request q;
     q.kernel_id = id;
-    q.n = n;
+    q.n = ctx.n;
+    q.segment_size = ctx.segment_size;
     out.push_back(std::move(q));
   }
   return out;
+}
+
+std::string segment_text(const std::optional<std::uint64_t>& segment_size) {
+  return segment_size ? fmt::format(" segment_size={}", *segment_size) : std::string();
 }
 
 // --- dry-run plans ------------------------------------------------------------------------------
@@ -169,9 +174,12 @@ std::vector<Result> measure_chunked(std::span<const Request> requests, SearchCon
       throw Error(fmt::format("the runner answered {} of {} requests", got.size(), part.size()));
     }
     for (std::size_t k = 0; k < got.size(); ++k)
-      if (got[k].kernel_id != part[k].kernel_id || got[k].n != part[k].n)
-        throw Error(fmt::format("the runner answered '{}' at n={} for a request of '{}' at n={}",
-                                got[k].kernel_id, got[k].n, part[k].kernel_id, part[k].n));
+      if (got[k].kernel_id != part[k].kernel_id || got[k].n != part[k].n ||
+          got[k].segment_size != part[k].segment_size)
+        throw Error(
+            fmt::format("the runner answered '{}' at n={}{} for a request of '{}' at n={}{}",
+                        got[k].kernel_id, got[k].n, segment_text(got[k].segment_size),
+                        part[k].kernel_id, part[k].n, segment_text(part[k].segment_size)));
     if (ctx.on_measured) ctx.on_measured(got.size());
     // Results measured while the flag went up may be cut short: the caller discards the batch.
     if (ctx.cancelled()) outcome.cancelled = true;
@@ -183,7 +191,7 @@ std::vector<Result> measure_chunked(std::span<const Request> requests, SearchCon
 
 SearchOutcome search_exhaustive(std::span<const std::string> candidates, SearchContext& ctx) {
   SearchOutcome o;
-  const auto requests = plain_requests(candidates, ctx.n);
+  const auto requests = plain_requests(candidates, ctx);
   o.final_results = measure_chunked(requests, ctx, o);
   o.all = o.final_results;
   o.rounds = 1;
@@ -210,7 +218,7 @@ SearchOutcome search_random(std::span<const std::string> candidates, SearchConte
   if (ctx.config.random.count)
     order.resize(
         std::min<std::size_t>(order.size(), static_cast<std::size_t>(*ctx.config.random.count)));
-  const auto requests = plain_requests(order, ctx.n);
+  const auto requests = plain_requests(order, ctx);
   if (!ctx.config.random.seconds) {
     o.final_results = measure_chunked(requests, ctx, o);
   } else {
@@ -239,7 +247,7 @@ SearchOutcome search_halving(std::span<const std::string> candidates, SearchCont
   double repeats = h.first_repeats;
   while (alive.size() - carried > final_size) {
     const int r = std::clamp(static_cast<int>(std::lround(repeats)), 1, ctx.policy.max_repeats);
-    std::vector<Request> requests = plain_requests(alive, ctx.n);
+    std::vector<Request> requests = plain_requests(alive, ctx);
     for (Request& q : requests) {
       q.min_repeats = r;
       q.max_repeats = r;
@@ -278,7 +286,7 @@ SearchOutcome search_halving(std::span<const std::string> candidates, SearchCont
     repeats *= h.growth;
   }
   // The survivors with the full policy.
-  o.final_results = measure_chunked(plain_requests(alive, ctx.n), ctx, o);
+  o.final_results = measure_chunked(plain_requests(alive, ctx), ctx, o);
   ++o.rounds;
   o.all.insert(o.all.end(), o.final_results.begin(), o.final_results.end());
   return o;

@@ -43,7 +43,8 @@ struct StrategyConfig {
   HalvingOptions halving;
 };
 
-/// What a strategy works with for one (dtype, op, n).
+/// What a strategy works with for one (dtype, op, n), or one grid point of a segmented key (n
+/// the total, segment_size set).
 struct SearchContext {
   Runner& runner;
   const MeasurePolicy& policy;
@@ -59,6 +60,8 @@ struct SearchContext {
   std::size_t chunk = 64;
   /// Called after every Runner::measure call with the number of results it returned.
   std::function<void(std::size_t)> on_measured;
+  /// A segmented grid point: the elements per segment of every request (n is the total).
+  std::optional<std::uint64_t> segment_size = std::nullopt;
 
   bool cancelled() const { return cancel && cancel->load(std::memory_order_relaxed); }
   double now() const;
@@ -115,7 +118,8 @@ std::vector<std::string> random_order(std::span<const std::string> candidates, s
                                       DType dtype, Op op, std::uint64_t n);
 
 /// Measures \p requests in chunks of ctx.chunk, stopping early (outcome.cancelled) when the
-/// cancellation flag is set. Checks that the runner answers every request, in order.
+/// cancellation flag is set. Checks that the runner answers every request, in order (the same
+/// kernel id, n and segment size).
 std::vector<Result> measure_chunked(std::span<const Request> requests, SearchContext& ctx,
                                     SearchOutcome& outcome);
 

@@ -1,0 +1,594 @@
+// Segmented tuning without a GPU: the plan's grid and candidates, the search at every grid point
+// against a runner of known timings, and the winners as rectangles of the (segment size, segment
+// count) plane.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+#include "kernels/segmented/segmented.hpp"
+#include "synthetic.hpp"
+#include "tuner/config.hpp"
+#include "tuner/driver.hpp"
+#include "tuner/seg_rectangles.hpp"
+#include "tuner/segmented_space.hpp"
+
+namespace tunedreduce::tuner {
+namespace {
+
+using kseg::SegFamily;
+using kseg::SegLayout;
+
+TuneConfig config_of(const std::string& segmented, const std::string& strategy = "exhaustive") {
+  return validate_config(parse_config_text(
+      "[space]\nfamilies = [\"vectorized\"]\nblocks = [256]\nunrolls = [4]\n"
+      "finishes = [\"single_pass\"]\ndtypes = [\"f32\"]\nops = [\"sum\"]\nsizes = [1048576]\n"
+      "[strategy]\nname = \"" +
+          strategy + "\"\n[segmented]\n" + segmented,
+      "t.toml"));
+}
+
+// The log2 of the segment size each configuration suits: a thread for rows of 1 (scalar) or 4
+// (vectors), the tile family 2, a group of g lanes 4g, blocks 2^8..2^14, split 2^20.
+double ideal_log2(const kseg::SegParams& p) {
+  switch (p.family) {
+    case SegFamily::thread:
+      return p.vec == 1 ? 0 : 2;
+    case SegFamily::tile:
+      return 1;
+    case SegFamily::group:
+      return 2 + std::log2(p.group);
+    case SegFamily::block:
+      return 8 + 2 * std::log2(p.block / 128.0);
+    case SegFamily::split:
+      return 20;
+  }
+  return 100;
+}
+
+// Microseconds of a segmented configuration at (L, S): one more for every octave between L and
+// what it suits, plus the count's share. No noise: the fastest is known.
+double seg_us(const std::string& id, std::uint64_t segment_size, std::uint64_t count) {
+  const auto p = kseg::parse_seg_id(id);
+  if (!p) return 1e9;
+  return 5 + std::abs(std::log2(static_cast<double>(segment_size)) - ideal_log2(*p)) +
+         1e-4 * static_cast<double>(count);
+}
+
+Result seg_result(const Request& q, double us) {
+  Result r;
+  r.kernel_id = q.kernel_id;
+  r.n = q.n;
+  r.segment_size = q.segment_size;
+  if (const auto p = kseg::parse_seg_id(q.kernel_id)) {
+    r.dtype = p->dtype;
+    r.op = p->op;
+  }
+  r.outcome = Outcome::ok;
+  r.median_us = us;
+  r.p10_us = us * 0.995;
+  r.p90_us = us * 1.005;
+  r.repeats = q.min_repeats.value_or(20);
+  return r;
+}
+
+// Answers segmented requests from seg_us (whole-array ones from the synthetic model), checking
+// that each carries its segment size and the total as n.
+test::FnRunner seg_runner(std::set<std::string> incorrect = {},
+                          double (*us)(const std::string&, std::uint64_t, std::uint64_t) = seg_us) {
+  return test::FnRunner([incorrect = std::move(incorrect), us](const Request& q) {
+    if (!q.segment_size) return test::model_answer(q);
+    EXPECT_TRUE(kseg::parse_seg_id(q.kernel_id)) << q.kernel_id;
+    EXPECT_GE(*q.segment_size, 1u);
+    EXPECT_EQ(q.n % *q.segment_size, 0u) << q.kernel_id;
+    Result r = seg_result(q, us(q.kernel_id, *q.segment_size, q.n / *q.segment_size));
+    if (incorrect.count(q.kernel_id)) {
+      r.outcome = Outcome::incorrect;
+      r.error = "result differs from the reference";
+    }
+    return r;
+  });
+}
+
+// The fastest ok candidate of a point by the model.
+std::string fastest(const SegPoint& p, const std::set<std::string>& incorrect = {}) {
+  std::string best;
+  for (const std::string& id : p.candidates) {
+    if (incorrect.count(id)) continue;
+    if (best.empty() || seg_us(id, p.segment_size, p.count) < seg_us(best, p.segment_size, p.count))
+      best = id;
+  }
+  return best;
+}
+
+// The rectangles tile the plane [1, 2^40] x [1, max_segments] without gaps or overlaps (every
+// elementary cell of their boundaries lies in exactly one), and each grid point lies in one whose
+// kernel is the point's winner.
+void expect_tiling(const std::vector<SegRectangle>& rects, std::span<const SegPointWinner> grid,
+                   bool gaps_allowed = false) {
+  ASSERT_FALSE(rects.empty());
+  std::set<std::uint64_t> sizes = {1}, counts = {1};
+  for (const SegRectangle& r : rects) {
+    EXPECT_LE(r.size_lo, r.size_hi);
+    EXPECT_LE(r.count_lo, r.count_hi);
+    EXPECT_LE(r.size_hi, max_segment_size);
+    EXPECT_LE(r.count_hi, kseg::max_segments);
+    EXPECT_GE(r.points, 1u);
+    // Its evidence is a grid point inside it.
+    ASSERT_TRUE(r.winner.segment_size);
+    EXPECT_TRUE(r.contains(*r.winner.segment_size, r.winner.n / *r.winner.segment_size));
+    sizes.insert(r.size_lo);
+    sizes.insert(r.size_hi + 1);
+    counts.insert(r.count_lo);
+    counts.insert(r.count_hi + 1);
+  }
+  for (std::uint64_t s : sizes)
+    for (std::uint64_t c : counts) {
+      if (s > max_segment_size || c > kseg::max_segments) continue;
+      const auto n = std::count_if(rects.begin(), rects.end(),
+                                   [&](const SegRectangle& r) { return r.contains(s, c); });
+      if (gaps_allowed) EXPECT_LE(n, 1) << "size " << s << " count " << c;
+      else EXPECT_EQ(n, 1) << "size " << s << " count " << c;
+    }
+  for (const SegPointWinner& w : grid) {
+    const auto it = std::find_if(rects.begin(), rects.end(), [&](const SegRectangle& r) {
+      return r.contains(w.segment_size, w.count);
+    });
+    ASSERT_NE(it, rects.end()) << w.segment_size << " x " << w.count;
+    EXPECT_EQ(it->winner.kernel_id, w.winner.kernel_id) << w.segment_size << " x " << w.count;
+  }
+}
+
+std::vector<SegPointWinner> winners_of(const SegKeyOutcome& k) {
+  std::vector<SegPointWinner> out;
+  for (const SegPointOutcome& p : k.points)
+    if (p.winner) out.push_back(*p.winner);
+  return out;
+}
+
+// --- the plan -----------------------------------------------------------------------------------
+
+TEST(SegPlan, TheRepositorysGridAndCandidates) {
+  const TuneConfig c = load_config(TR_DEFAULT_TUNE_TOML);
+  const auto keys = enumerate_segmented(c.segmented);
+  ASSERT_EQ(keys.size(), 6u);  // six keys, the fixed layout
+  std::size_t measurements = 0;
+  for (const SegKeySpace& k : keys) {
+    EXPECT_EQ(k.layout, SegLayout::fixed);
+    // thread (scalar and vectors), tile, 5 groups, 4 blocks, split.
+    EXPECT_EQ(k.candidates.size(), 13u) << seg_key_label(k);
+    // 11 sizes x 6 counts, less the 12 points above 2^28 elements.
+    ASSERT_EQ(k.points.size(), 54u) << seg_key_label(k);
+    for (const SegPoint& p : k.points) {
+      EXPECT_LE(p.total(), std::uint64_t{1} << 28);
+      // tile takes the rows that divide a 16-byte vector: 4 floats, 2 doubles, 8 bfloat16s.
+      const bool tile =
+          std::any_of(p.candidates.begin(), p.candidates.end(),
+                      [](const std::string& id) { return id.starts_with("seg.tile"); });
+      const std::uint64_t v = 16 / dtype_size(k.dtype);
+      EXPECT_EQ(tile, v % p.segment_size == 0) << seg_key_label(k) << " L=" << p.segment_size;
+      EXPECT_EQ(p.candidates.size(), tile ? 13u : 12u);
+      measurements += p.candidates.size();
+    }
+  }
+  // The grid points in order: by count, then size.
+  const auto& pts = keys.front().points;
+  EXPECT_EQ(pts.front().segment_size, 1u);
+  EXPECT_EQ(pts.front().count, 1u);
+  EXPECT_EQ(pts[1].segment_size, 4u);
+  EXPECT_EQ(pts.back().count, std::uint64_t{1} << 20);
+  EXPECT_EQ(pts.back().segment_size, 256u);
+  // f32 and i32 (4-byte) have tile at L = 1 and 4, f64 at 1, bf16 at 1 and 4: 12, 12, 6, 12,
+  // 12, 12 points with 13 candidates.
+  EXPECT_EQ(measurements, 6 * 54 * 12 + 12 + 12 + 6 + 12 + 12 + 12u);
+}
+
+TEST(SegPlan, FamiliesAndLayoutsSelectTheCandidates) {
+  const TuneConfig c = config_of(
+      "keys = [\"f64.max\"]\nfamilies = [\"group\", \"block\"]\n"
+      "layouts = [\"offsets64\", \"fixed\"]\nsegment_sizes = [8]\nsegment_counts = [2]\n");
+  const auto keys = enumerate_segmented(c.segmented);
+  ASSERT_EQ(keys.size(), 2u);
+  EXPECT_EQ(keys[0].layout, SegLayout::offsets64);
+  EXPECT_EQ(keys[0].candidates, (std::vector<std::string>{"seg.group.b256.g4.v2.offsets64.f64.max",
+                                                          "seg.group.b256.g32.v2.offsets64.f64.max",
+                                                          "seg.block.b256.v2.offsets64.f64.max"}));
+  EXPECT_EQ(keys[1].layout, SegLayout::fixed);
+  EXPECT_EQ(keys[1].candidates.size(), 9u);  // 5 groups, 4 blocks
+  for (const SegKeySpace& k : keys) {
+    ASSERT_EQ(k.points.size(), 1u);
+    EXPECT_EQ(k.points[0].candidates, k.candidates);
+    EXPECT_EQ(k.points[0].total(), 16u);
+  }
+  // No key: no plan.
+  EXPECT_TRUE(enumerate_segmented(default_config().segmented).empty());
+}
+
+// --- the search -----------------------------------------------------------------------------
+
+constexpr const char* grid_25 =
+    "keys = [\"f32.sum\"]\nsegment_sizes = { from = 1, to = 1048576, factor = 4 }\n"
+    "segment_counts = [1, 256, 65536]\nmax_total = 16777216\n";
+
+TEST(SegDriver, EachPointsWinnerIsItsFastestCandidateAndTheRectanglesTileThePlane) {
+  const TuneConfig c = config_of(grid_25);
+  const auto plan = enumerate_segmented(c.segmented);
+  ASSERT_EQ(plan.size(), 1u);
+  ASSERT_EQ(plan[0].points.size(), 11u + 9u + 5u);
+  auto runner = seg_runner();
+  std::vector<ProgressEvent> events;
+  std::size_t points_done = 0;
+  DriverOptions o;
+  o.progress = [&](const ProgressEvent& e) {
+    events.push_back(e);
+    // Its outcome, valid while the event is reported.
+    if (e.kind == ProgressEvent::Kind::size_done && e.seg_point) {
+      ++points_done;
+      ASSERT_TRUE(e.layout);
+      EXPECT_EQ(e.segment_size, e.seg_point->segment_size);
+      EXPECT_EQ(e.n, e.seg_point->segment_size * e.seg_point->count);
+    }
+    if (e.kind == ProgressEvent::Kind::key_done && e.seg_key) {
+      EXPECT_TRUE(e.seg_key->complete);
+    }
+  };
+  const TuneOutcome out = run_tuning(c, runner, o);
+  EXPECT_FALSE(out.cancelled);
+  ASSERT_EQ(out.keys.size(), 1u);
+  ASSERT_EQ(out.segmented.size(), 1u);
+  const SegKeyOutcome& k = out.segmented[0];
+  EXPECT_TRUE(k.complete);
+  EXPECT_EQ(k.dtype, DType::f32);
+  EXPECT_EQ(k.op, Op::sum);
+  EXPECT_EQ(k.layout, SegLayout::fixed);
+  ASSERT_EQ(k.points.size(), plan[0].points.size());
+  for (std::size_t i = 0; i < k.points.size(); ++i) {
+    const SegPointOutcome& p = k.points[i];
+    const SegPoint& planned = plan[0].points[i];
+    EXPECT_EQ(p.segment_size, planned.segment_size);
+    EXPECT_EQ(p.count, planned.count);
+    EXPECT_EQ(p.requests, planned.candidates.size());  // exhaustive: each once
+    ASSERT_TRUE(p.winner);
+    EXPECT_EQ(p.winner->winner.kernel_id, fastest(planned)) << p.segment_size << " x " << p.count;
+    EXPECT_EQ(p.winner->winner.segment_size, p.segment_size);
+    EXPECT_EQ(p.winner->winner.n, p.segment_size * p.count);
+  }
+  // The model's winners along the sizes: a scalar thread for rows of 1, vectors for 4, groups,
+  // blocks, and split for 2^20 (the count adds the same to every candidate).
+  EXPECT_EQ(k.points[0].winner->winner.kernel_id, "seg.thread.b256.v1.fixed.f32.sum");
+  EXPECT_EQ(k.points[1].winner->winner.kernel_id, "seg.thread.b256.v4.fixed.f32.sum");
+  EXPECT_EQ(k.points[2].winner->winner.kernel_id, "seg.group.b256.g4.v4.fixed.f32.sum");
+  EXPECT_EQ(k.points[4].winner->winner.kernel_id, "seg.block.b128.v4.fixed.f32.sum");
+  EXPECT_EQ(k.points[10].winner->winner.kernel_id, "seg.split.b512.v4.fixed.f32.sum");
+  const auto grid = winners_of(k);
+  expect_tiling(k.rectangles.rectangles, grid);
+  // Whole-array keys first, then the segmented requests.
+  const auto first_seg = std::find_if(runner.log.begin(), runner.log.end(),
+                                      [](const Request& q) { return q.segment_size.has_value(); });
+  ASSERT_NE(first_seg, runner.log.end());
+  EXPECT_TRUE(std::all_of(first_seg, runner.log.end(),
+                          [](const Request& q) { return q.segment_size.has_value(); }));
+  EXPECT_EQ(out.requests, runner.log.size());
+  // Progress: the grid points are counted with the sizes, the key with the keys.
+  for (const ProgressEvent& e : events) {
+    EXPECT_EQ(e.sizes_total, 1u + 25u);
+    EXPECT_EQ(e.keys_total, 2u);
+  }
+  EXPECT_EQ(points_done, 25u);
+  EXPECT_EQ(events.back().kind, ProgressEvent::Kind::key_done);
+  ASSERT_NE(events.back().seg_key, nullptr);
+  EXPECT_DOUBLE_EQ(events.back().fraction, 1.0);
+}
+
+TEST(SegDriver, HalvingKeepsTheFastestAndMeasuresItWithTheFullPolicy) {
+  const TuneConfig c = config_of(grid_25, "halving");
+  const auto plan = enumerate_segmented(c.segmented);
+  auto runner = seg_runner();
+  const TuneOutcome out = run_tuning(c, runner);
+  ASSERT_EQ(out.segmented.size(), 1u);
+  const SegKeyOutcome& k = out.segmented[0];
+  EXPECT_TRUE(k.complete);
+  for (std::size_t i = 0; i < k.points.size(); ++i) {
+    const SegPointOutcome& p = k.points[i];
+    const std::string best = fastest(plan[0].points[i]);
+    // 12 or 13 candidates: a first round of 3 repeats each, then the fastest 4 with the policy.
+    EXPECT_EQ(p.rounds, 2);
+    EXPECT_EQ(p.requests, plan[0].points[i].candidates.size() + 4);
+    ASSERT_EQ(p.final_results.size(), 4u);
+    EXPECT_TRUE(std::any_of(p.final_results.begin(), p.final_results.end(),
+                            [&](const Result& r) { return r.kernel_id == best; }));
+    for (const Result& r : p.final_results) EXPECT_EQ(r.repeats, 20);  // the full policy
+    ASSERT_TRUE(p.winner);
+    EXPECT_EQ(p.winner->winner.kernel_id, best);
+  }
+  // Every request of the first rounds asked for 3 repeats and carried the segment size.
+  std::size_t first_round = 0;
+  for (const Request& q : runner.log)
+    if (q.segment_size && q.min_repeats) {
+      ++first_round;
+      EXPECT_EQ(*q.min_repeats, 3);
+      EXPECT_EQ(*q.max_repeats, 3);
+    }
+  std::size_t candidates = 0;
+  for (const SegPoint& p : plan[0].points) candidates += p.candidates.size();
+  EXPECT_EQ(first_round, candidates);
+}
+
+TEST(SegDriver, ACandidateThatIsNotOkNeverWins) {
+  const TuneConfig c = config_of(grid_25);
+  const auto plan = enumerate_segmented(c.segmented);
+  // The fastest candidate of every point comes back incorrect.
+  std::set<std::string> bad;
+  for (const SegPoint& p : plan[0].points) bad.insert(fastest(p));
+  auto runner = seg_runner(bad);
+  const TuneOutcome out = run_tuning(c, runner);
+  const SegKeyOutcome& k = out.segmented.at(0);
+  EXPECT_TRUE(k.complete);
+  for (std::size_t i = 0; i < k.points.size(); ++i) {
+    const SegPointOutcome& p = k.points[i];
+    ASSERT_TRUE(p.winner);
+    EXPECT_FALSE(bad.count(p.winner->winner.kernel_id)) << p.winner->winner.kernel_id;
+    // The fastest of the others (of several equally fast, the tie rule's choice).
+    EXPECT_EQ(seg_us(p.winner->winner.kernel_id, p.segment_size, p.count),
+              seg_us(fastest(plan[0].points[i], bad), p.segment_size, p.count));
+    EXPECT_GE(p.failed, 1u);
+  }
+  for (const SegRectangle& r : k.rectangles.rectangles)
+    EXPECT_FALSE(bad.count(r.winner.kernel_id)) << r.winner.kernel_id;
+  expect_tiling(k.rectangles.rectangles, winners_of(k));
+  // A point where no candidate is ok has no winner and no rectangle of its own: its neighbours
+  // cover it.
+  std::set<std::string> all;
+  for (const SegPoint& p : plan[0].points)
+    for (const std::string& id : p.candidates) all.insert(id);
+  auto none_ok = test::FnRunner([&](const Request& q) {
+    if (!q.segment_size) return test::model_answer(q);
+    Result r = seg_result(q, seg_us(q.kernel_id, *q.segment_size, q.n / *q.segment_size));
+    if (*q.segment_size == 64) {
+      r.outcome = Outcome::launch_failed;
+      r.median_us.reset();
+    }
+    return r;
+  });
+  const TuneOutcome out2 = run_tuning(c, none_ok);
+  const SegKeyOutcome& k2 = out2.segmented.at(0);
+  EXPECT_TRUE(k2.complete);
+  for (const SegPointOutcome& p : k2.points) EXPECT_EQ(p.winner.has_value(), p.segment_size != 64);
+  expect_tiling(k2.rectangles.rectangles, winners_of(k2));
+}
+
+TEST(SegDriver, StopsCleanlyOnCancellation) {
+  const TuneConfig c = config_of(grid_25);
+  std::atomic<bool> cancel{false};
+  auto runner = seg_runner();
+  runner.cancel = &cancel;
+  runner.cancel_after = 1 + 100;  // the whole-array key's 1 request, then 100 segmented
+  DriverOptions o;
+  o.cancel = &cancel;
+  const TuneOutcome out = run_tuning(c, runner, o);
+  EXPECT_TRUE(out.cancelled);
+  ASSERT_EQ(out.keys.size(), 1u);
+  EXPECT_TRUE(out.keys[0].complete);
+  ASSERT_EQ(out.segmented.size(), 1u);
+  EXPECT_FALSE(out.segmented[0].complete);
+  EXPECT_TRUE(out.segmented[0].rectangles.rectangles.empty());
+  EXPECT_LT(out.segmented[0].points.size(), 25u);
+  EXPECT_LE(runner.log.size(), 1u + 100u + 64u);  // at most the batch in flight
+}
+
+TEST(SegDriver, TwoRunnersFindTheWinnersOfOne) {
+  const TuneConfig c = config_of(grid_25);
+  auto one = seg_runner();
+  const TuneOutcome a = run_tuning(c, one);
+  auto r1 = seg_runner(), r2 = seg_runner();
+  Runner* const both[] = {&r1, &r2};
+  const TuneOutcome b = run_tuning(c, std::span<Runner* const>(both));
+  ASSERT_EQ(b.segmented.size(), 1u);
+  EXPECT_TRUE(b.segmented[0].complete);
+  EXPECT_EQ(r1.log.size() + r2.log.size(), one.log.size());
+  const auto& ra = a.segmented[0].rectangles.rectangles;
+  const auto& rb = b.segmented[0].rectangles.rectangles;
+  ASSERT_EQ(ra.size(), rb.size());
+  for (std::size_t i = 0; i < ra.size(); ++i) {
+    EXPECT_EQ(ra[i].winner.kernel_id, rb[i].winner.kernel_id);
+    EXPECT_EQ(ra[i].size_lo, rb[i].size_lo);
+    EXPECT_EQ(ra[i].count_hi, rb[i].count_hi);
+  }
+}
+
+// --- the rectangles -------------------------------------------------------------------------
+
+SegPointWinner point(std::uint64_t segment_size, std::uint64_t count, const std::string& id,
+                     std::int64_t measurement_id = 0, double margin = 0.1) {
+  SegPointWinner w;
+  w.segment_size = segment_size;
+  w.count = count;
+  Request q;
+  q.kernel_id = id;
+  q.n = segment_size * count;
+  q.segment_size = segment_size;
+  w.winner = seg_result(q, 10);
+  if (measurement_id) w.winner.measurement_id = measurement_id;
+  w.margin = margin;
+  return w;
+}
+
+const std::string g4 = "seg.group.b256.g4.v4.fixed.f32.sum";
+const std::string g32 = "seg.group.b256.g32.v4.fixed.f32.sum";
+const std::string b256 = "seg.block.b256.v4.fixed.f32.sum";
+const std::string tile = "seg.tile.b256.v4.fixed.f32.sum";
+const std::string thread1 = "seg.thread.b256.v1.fixed.f32.sum";
+
+BisectConfig no_bisect() {
+  BisectConfig b;
+  b.enabled = false;
+  return b;
+}
+
+test::FnRunner never_called() {
+  return test::FnRunner([](const Request& q) -> Result {
+    ADD_FAILURE() << "measured " << q.kernel_id;
+    return {};
+  });
+}
+
+TEST(SegRectangles, OnePerPointSplitAtGeometricMidpoints) {
+  const std::vector<SegPointWinner> grid = {point(16, 1, g4), point(256, 1, b256),
+                                            point(16, 64, g32), point(256, 64, b256)};
+  auto runner = never_called();
+  const SegRectangles r = seg_rectangles(grid, runner, no_bisect(), nullptr, {}, {}, false);
+  ASSERT_EQ(r.rectangles.size(), 4u);
+  // Counts 1 and 64 split at 8, sizes 16 and 256 at 64.
+  const auto& a = r.rectangles;
+  EXPECT_EQ(a[0].size_lo, 1u);
+  EXPECT_EQ(a[0].size_hi, 63u);
+  EXPECT_EQ(a[0].count_lo, 1u);
+  EXPECT_EQ(a[0].count_hi, 7u);
+  EXPECT_EQ(a[1].size_lo, 64u);
+  EXPECT_EQ(a[1].size_hi, max_segment_size);
+  EXPECT_EQ(a[2].count_lo, 8u);
+  EXPECT_EQ(a[2].count_hi, kseg::max_segments);
+  EXPECT_EQ(a[2].winner.kernel_id, g32);
+  expect_tiling(r.rectangles, grid);
+  EXPECT_EQ(r.requests, 0u);
+  // Merged: b256's two rectangles have one size range, so they become one; g4 and g32 stay.
+  const SegRectangles m = seg_rectangles(grid, runner, no_bisect());
+  ASSERT_EQ(m.rectangles.size(), 3u);
+  const auto b = std::find_if(m.rectangles.begin(), m.rectangles.end(),
+                              [](const SegRectangle& x) { return x.winner.kernel_id == b256; });
+  ASSERT_NE(b, m.rectangles.end());
+  EXPECT_EQ(b->count_lo, 1u);
+  EXPECT_EQ(b->count_hi, kseg::max_segments);
+  EXPECT_EQ(b->points, 2u);
+  expect_tiling(m.rectangles, grid);
+}
+
+// A staircase (large sizes only at small counts, as max_total leaves the grid): each column's
+// largest size extends to 2^40; neighbours of one kernel merge only where that is a rectangle.
+TEST(SegRectangles, AStaircaseGridTilesThePlaneAndMergesOnlyIntoRectangles) {
+  const std::vector<SegPointWinner> grid = {
+      point(1, 1, thread1),  point(16, 1, g4),         point(256, 1, b256, 0, 0.01),
+      point(4096, 1, b256),  point(1, 256, thread1),   point(16, 256, g4),
+      point(256, 256, b256), point(1, 65536, thread1), point(16, 65536, g32),
+  };
+  auto runner = never_called();
+  const SegRectangles r = seg_rectangles(grid, runner, no_bisect());
+  expect_tiling(r.rectangles, grid);
+  // thread1's three cells: one size range, adjacent columns: one rectangle.
+  const auto t = std::find_if(r.rectangles.begin(), r.rectangles.end(),
+                              [](const SegRectangle& x) { return x.winner.kernel_id == thread1; });
+  ASSERT_NE(t, r.rectangles.end());
+  EXPECT_EQ(t->points, 3u);
+  EXPECT_EQ(t->size_lo, 1u);
+  EXPECT_EQ(t->size_hi, 3u);
+  EXPECT_EQ(t->count_lo, 1u);
+  EXPECT_EQ(t->count_hi, kseg::max_segments);
+  // b256 at count 1 (sizes 256, 4096: merged along the sizes, from 64 up) and at count 256 (from
+  // 64 up as well): one rectangle; its evidence is the point of the smallest lead.
+  const auto b = std::find_if(r.rectangles.begin(), r.rectangles.end(),
+                              [](const SegRectangle& x) { return x.winner.kernel_id == b256; });
+  ASSERT_NE(b, r.rectangles.end());
+  EXPECT_EQ(b->points, 3u);
+  EXPECT_EQ(b->size_lo, 64u);
+  EXPECT_EQ(b->size_hi, max_segment_size);
+  EXPECT_EQ(b->count_hi, 4095u);  // up to the midpoint of 256 and 65536
+  EXPECT_EQ(*b->winner.segment_size, 256u);
+  EXPECT_EQ(b->winner.n, 256u);
+  // g4 at counts 1 and 256 merge; g32 at 65536 takes sizes from 4 up to 2^40.
+  EXPECT_EQ(r.rectangles.size(), 4u);
+}
+
+TEST(SegRectangles, NoRectangleTakesASizeItsWinnerCannotRun) {
+  // tile (f32: rows of 1, 2 or 4) wins at 4, between a scalar thread at 1 and a group at 64.
+  const std::vector<SegPointWinner> grid = {point(1, 8, thread1), point(4, 8, tile),
+                                            point(64, 8, g4)};
+  auto runner = never_called();
+  const SegRectangles r = seg_rectangles(grid, runner, no_bisect(), nullptr, {}, {}, false);
+  ASSERT_EQ(r.rectangles.size(), 3u);
+  // Midpoints 2 and 16: tile's cell [2, 15] shrinks to [4, 4]; the thread takes 2 and 3, the
+  // group 5..15.
+  EXPECT_EQ(r.rectangles[0].size_hi, 3u);
+  EXPECT_EQ(r.rectangles[1].size_lo, 4u);
+  EXPECT_EQ(r.rectangles[1].size_hi, 4u);
+  EXPECT_EQ(r.rectangles[2].size_lo, 5u);
+  expect_tiling(r.rectangles, grid);
+  EXPECT_EQ(seg_size_interval(tile, 4, 8), (std::pair<std::uint64_t, std::uint64_t>{4, 4}));
+  EXPECT_EQ(seg_size_interval(tile, 1, 8), (std::pair<std::uint64_t, std::uint64_t>{1, 2}));
+  EXPECT_EQ(seg_size_interval(g4, 64, 8),
+            (std::pair<std::uint64_t, std::uint64_t>{1, max_segment_size}));
+  // Between two tile winners nothing takes 3: a gap, no rectangle.
+  const std::vector<SegPointWinner> tiles = {point(2, 8, tile), point(4, 8, tile)};
+  const SegRectangles g = seg_rectangles(tiles, runner, no_bisect(), nullptr, {}, {}, false);
+  expect_tiling(g.rectangles, tiles, true);
+  for (const SegRectangle& x : g.rectangles) EXPECT_FALSE(x.contains(3, 8));
+}
+
+// Crossovers along the sizes are bisected at the column's count, with the segment size on both
+// requests: g32 suits 2^7 and b256 2^10 in the model, so they meet at 2^8.5 (362).
+TEST(SegRectangles, BisectionLocatesTheCrossoverAlongTheSizes) {
+  const std::vector<SegPointWinner> grid = {point(16, 32, g32), point(4096, 32, b256)};
+  auto runner = seg_runner();
+  BisectConfig b;
+  b.max_depth = 20;
+  b.precision = 0.01;
+  const SegRectangles r = seg_rectangles(grid, runner, b);
+  ASSERT_EQ(r.crossovers.size(), 1u);
+  const SegCrossover& x = r.crossovers[0];
+  EXPECT_EQ(x.count, 32u);
+  EXPECT_GT(x.probes, 3);
+  EXPECT_GE(x.boundary, 340u);
+  EXPECT_LE(x.boundary, 380u);
+  EXPECT_EQ(r.requests, 2u * x.probes);
+  for (const Request& q : runner.log) {
+    ASSERT_TRUE(q.segment_size);
+    EXPECT_EQ(q.n, *q.segment_size * 32);
+    EXPECT_TRUE(q.kernel_id == g32 || q.kernel_id == b256);
+  }
+  ASSERT_EQ(r.rectangles.size(), 2u);
+  EXPECT_EQ(r.rectangles[0].size_hi + 1, x.boundary);
+  EXPECT_EQ(r.rectangles[1].size_lo, x.boundary);
+  expect_tiling(r.rectangles, grid);
+}
+
+TEST(SegRectangles, DatabaseRowsCarryTheEvidenceAndTheRunnerUp) {
+  std::vector<SegPointWinner> grid = {point(16, 1, g4, 11), point(256, 1, b256, 12)};
+  grid[1].runner_up = grid[0].winner;
+  grid[1].runner_up->measurement_id = 13;
+  auto runner = never_called();
+  const SegRectangles r = seg_rectangles(grid, runner, no_bisect());
+  const auto rows = to_db_segmented_winners(r.rectangles, DType::f32, Op::sum, "fixed",
+                                            L2Mode::warm, 13000, 13010, 7);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].kernel_id, g4);
+  EXPECT_EQ(rows[0].measurement_id, 11);
+  EXPECT_FALSE(rows[0].runner_up_measurement_id);
+  EXPECT_EQ(rows[1].measurement_id, 12);
+  EXPECT_EQ(rows[1].runner_up_measurement_id, 13);
+  EXPECT_EQ(rows[1].runner_up_kernel_id, g4);
+  for (const db::SegmentedWinner& w : rows) {
+    EXPECT_EQ(w.layout, "fixed");
+    EXPECT_EQ(w.l2_mode, L2Mode::warm);
+    EXPECT_EQ(w.driver_version, 13000);
+    EXPECT_EQ(w.runtime_version, 13010);
+    EXPECT_EQ(w.run_id, 7);
+    EXPECT_EQ(w.count_lo, 1u);
+    EXPECT_EQ(w.count_hi, kseg::max_segments);
+  }
+  EXPECT_EQ(rows[0].size_hi + 1, rows[1].size_lo);
+  // A winner that was not recorded cannot be stored.
+  grid[0].winner.measurement_id.reset();
+  const SegRectangles u = seg_rectangles(grid, runner, no_bisect());
+  EXPECT_THROW(to_db_segmented_winners(u.rectangles, DType::f32, Op::sum, "fixed", L2Mode::cold, 1,
+                                       1, 1),
+               Error);
+}
+
+}  // namespace
+}  // namespace tunedreduce::tuner

@@ -1,0 +1,292 @@
+#include "tuner/seg_rectangles.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "common/error.hpp"
+#include "kernels/segmented/segmented.hpp"
+#include "tuner/bisect.hpp"
+#include "tuner/segmented_space.hpp"
+
+namespace tunedreduce::tuner {
+
+namespace {
+
+bool cancelled(const std::atomic<bool>* c) { return c && c->load(std::memory_order_relaxed); }
+
+double margin_or_inf(const std::optional<double>& m) {
+  return m ? *m : std::numeric_limits<double>::infinity();
+}
+
+/// Whether the entry \p id runs (L, S); an id that is not a segmented entry's runs anything.
+bool id_takes(std::string_view id, std::uint64_t segment_size, std::uint64_t count) {
+  const auto p = kseg::parse_seg_id(id);
+  return !p || seg_takes(*p, segment_size, count);
+}
+
+/// A rectangle of one grid point, or of several merged: its evidence is the point whose winner's
+/// lead was smallest.
+SegRectangle rectangle_of(const SegPointWinner& w, std::uint64_t size_lo, std::uint64_t size_hi,
+                          std::uint64_t count_lo, std::uint64_t count_hi) {
+  SegRectangle r;
+  r.size_lo = size_lo;
+  r.size_hi = size_hi;
+  r.count_lo = count_lo;
+  r.count_hi = count_hi;
+  r.winner = w.winner;
+  r.runner_up = w.runner_up;
+  r.margin = w.margin;
+  r.points = 1;
+  return r;
+}
+
+void absorb(SegRectangle& into, const SegRectangle& other) {
+  into.points += other.points;
+  if (margin_or_inf(other.margin) < margin_or_inf(into.margin)) {
+    into.winner = other.winner;
+    into.runner_up = other.runner_up;
+    into.margin = other.margin;
+  }
+}
+
+/// The first size of B's cells, after bisecting between A (at grid size lo) and B (at hi) in the
+/// column of \p count. Returns nothing when cancelled.
+std::optional<std::uint64_t> crossover(const SegPointWinner& a, const SegPointWinner& b,
+                                       Runner& runner, const BisectConfig& config,
+                                       const std::atomic<bool>* cancel, const TieRule& rule,
+                                       const std::function<void(std::size_t)>& on_measured,
+                                       SegRectangles& out) {
+  const std::uint64_t count = a.count;
+  SegCrossover x;
+  x.count = count;
+  x.from_id = a.winner.kernel_id;
+  x.to_id = b.winner.kernel_id;
+  x.grid_lo = a.segment_size;
+  x.grid_hi = b.segment_size;
+  std::uint64_t lo = a.segment_size, hi = b.segment_size;
+  if (config.enabled) {
+    for (int depth = 0; depth < config.max_depth && hi - lo > 1 &&
+                        static_cast<double>(hi) / static_cast<double>(lo) > 1 + config.precision;
+         ++depth) {
+      if (cancelled(cancel)) return std::nullopt;
+      const std::uint64_t m = geometric_midpoint(lo, hi);
+      const bool a_takes = id_takes(x.from_id, m, count);
+      const bool b_takes = id_takes(x.to_id, m, count);
+      if (!a_takes && !b_takes) {
+        x.undecided = true;
+        break;
+      }
+      // A size only one of them runs is that one's, unmeasured.
+      if (!a_takes || !b_takes) {
+        (a_takes ? lo : hi) = m;
+        continue;
+      }
+      Request req[2];
+      req[0].kernel_id = x.from_id;
+      req[1].kernel_id = x.to_id;
+      req[0].n = req[1].n = m * count;
+      req[0].segment_size = req[1].segment_size = m;
+      std::vector<Result> got = runner.measure(req);
+      out.requests += 2;
+      if (on_measured) on_measured(got.size());
+      if (cancelled(cancel) || got.size() != 2) {
+        if (!cancelled(cancel))
+          throw Error(fmt::format("the runner answered {} of 2 requests", got.size()));
+        return std::nullopt;
+      }
+      for (std::size_t k = 0; k < 2; ++k)
+        if (got[k].kernel_id != req[k].kernel_id || got[k].n != req[k].n ||
+            got[k].segment_size != req[k].segment_size)
+          throw Error(
+              fmt::format("the runner answered '{}' at n={} for a request of '{}' at n={} "
+                          "segment_size={}",
+                          got[k].kernel_id, got[k].n, req[k].kernel_id, req[k].n, m));
+      out.probes.insert(out.probes.end(), got.begin(), got.end());
+      ++x.probes;
+      const Selection s = select_winner(got, rule);
+      if (!s.winner) {
+        x.undecided = true;
+        break;
+      }
+      if (*s.winner == 0) lo = m;
+      else hi = m;
+    }
+  }
+  x.lo = lo;
+  x.hi = hi;
+  x.boundary = geometric_midpoint(lo, hi);
+  out.crossovers.push_back(x);
+  return x.boundary;
+}
+
+/// One column's cells, [lo, hi] each (lo > hi: none), for \p pts ascending in size; each clipped
+/// to what its winner takes, the sizes clipped off given to a neighbour that takes them.
+std::vector<std::pair<std::uint64_t, std::uint64_t>> column_cells(
+    const std::vector<const SegPointWinner*>& pts, const std::vector<std::uint64_t>& starts) {
+  const std::size_t n = pts.size();
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> cells(n), takes(n);
+  for (std::size_t r = 0; r < n; ++r) {
+    const std::uint64_t lo = starts[r];
+    const std::uint64_t hi = r + 1 < n ? starts[r + 1] - 1 : max_segment_size;
+    takes[r] = seg_size_interval(pts[r]->winner.kernel_id, pts[r]->segment_size, pts[r]->count);
+    cells[r] = {std::max(lo, takes[r].first), std::min(hi, takes[r].second)};
+  }
+  // A gap between two cells: the lower one grows up into it as far as it takes, then the upper
+  // one down.
+  for (std::size_t r = 1; r < n; ++r) {
+    auto& below = cells[r - 1];
+    auto& above = cells[r];
+    if (below.second + 1 >= above.first) continue;
+    below.second = std::max(below.second, std::min(takes[r - 1].second, above.first - 1));
+    above.first = std::min(above.first, std::max(takes[r].first, below.second + 1));
+  }
+  return cells;
+}
+
+}  // namespace
+
+std::pair<std::uint64_t, std::uint64_t> seg_size_interval(std::string_view id,
+                                                          std::uint64_t segment_size,
+                                                          std::uint64_t count) {
+  const auto p = kseg::parse_seg_id(id);
+  // can_implement refuses sizes of the tile family alone (rows dividing a 16-byte vector: at
+  // most 8 elements); every other family takes any size.
+  if (!p || p->family != kseg::SegFamily::tile) return {1, max_segment_size};
+  std::uint64_t lo = segment_size, hi = segment_size;
+  while (lo > 1 && seg_takes(*p, lo - 1, count)) --lo;
+  while (hi < max_segment_size && seg_takes(*p, hi + 1, count)) ++hi;
+  return {lo, hi};
+}
+
+SegRectangles seg_rectangles(std::span<const SegPointWinner> grid, Runner& runner,
+                             const BisectConfig& config, const std::atomic<bool>* cancel,
+                             const TieRule& rule,
+                             const std::function<void(std::size_t)>& on_measured, bool merge) {
+  SegRectangles out;
+  // Columns: count -> its points by size.
+  std::map<std::uint64_t, std::vector<const SegPointWinner*>> columns;
+  for (const SegPointWinner& w : grid) columns[w.count].push_back(&w);
+  std::vector<std::uint64_t> counts;
+  for (auto& [count, pts] : columns) {
+    counts.push_back(count);
+    std::sort(pts.begin(), pts.end(), [](const SegPointWinner* a, const SegPointWinner* b) {
+      return a->segment_size < b->segment_size;
+    });
+  }
+  std::vector<std::vector<SegRectangle>> by_column(counts.size());
+  for (std::size_t j = 0; j < counts.size(); ++j) {
+    const std::uint64_t count_lo = j == 0 ? 1 : geometric_midpoint(counts[j - 1], counts[j]);
+    const std::uint64_t count_hi = j + 1 < counts.size()
+                                       ? geometric_midpoint(counts[j], counts[j + 1]) - 1
+                                       : kseg::max_segments;
+    const auto& pts = columns[counts[j]];
+    std::vector<std::uint64_t> starts(pts.size(), 1);
+    for (std::size_t r = 1; r < pts.size(); ++r) {
+      if (pts[r]->winner.kernel_id == pts[r - 1]->winner.kernel_id) {
+        starts[r] = geometric_midpoint(pts[r - 1]->segment_size, pts[r]->segment_size);
+        continue;
+      }
+      const auto b =
+          crossover(*pts[r - 1], *pts[r], runner, config, cancel, rule, on_measured, out);
+      if (!b) {
+        out.cancelled = true;
+        return out;
+      }
+      starts[r] = *b;
+    }
+    const auto cells = column_cells(pts, starts);
+    std::vector<SegRectangle>& column = by_column[j];
+    for (std::size_t r = 0; r < pts.size(); ++r) {
+      if (cells[r].first > cells[r].second) continue;
+      SegRectangle rect =
+          rectangle_of(*pts[r], cells[r].first, cells[r].second, count_lo, count_hi);
+      // Along the sizes: the cell below, adjacent, of the same kernel.
+      if (merge && !column.empty() && column.back().winner.kernel_id == rect.winner.kernel_id &&
+          column.back().size_hi + 1 == rect.size_lo) {
+        column.back().size_hi = rect.size_hi;
+        absorb(column.back(), rect);
+        continue;
+      }
+      column.push_back(std::move(rect));
+    }
+  }
+  std::vector<SegRectangle> rects;
+  if (merge) {
+    // Across columns (adjacent count ranges): a rectangle with the size range and the kernel of
+    // one in the column before extends it.
+    using Key = std::tuple<std::uint64_t, std::uint64_t, std::string>;
+    std::map<Key, SegRectangle> open;  // the previous column's, extended so far
+    for (std::vector<SegRectangle>& column : by_column) {
+      std::map<Key, SegRectangle> next;
+      for (SegRectangle& r : column) {
+        const Key key{r.size_lo, r.size_hi, r.winner.kernel_id};
+        auto it = open.find(key);
+        if (it == open.end()) {
+          next.emplace(key, std::move(r));
+          continue;
+        }
+        SegRectangle m = std::move(it->second);
+        open.erase(it);
+        m.count_hi = r.count_hi;
+        absorb(m, r);
+        next.emplace(key, std::move(m));
+      }
+      for (auto& [key, r] : open) rects.push_back(std::move(r));
+      open = std::move(next);
+    }
+    for (auto& [key, r] : open) rects.push_back(std::move(r));
+  } else {
+    for (std::vector<SegRectangle>& column : by_column)
+      for (SegRectangle& r : column) rects.push_back(std::move(r));
+  }
+  std::sort(rects.begin(), rects.end(), [](const SegRectangle& a, const SegRectangle& b) {
+    return std::tie(a.count_lo, a.size_lo) < std::tie(b.count_lo, b.size_lo);
+  });
+  out.rectangles = std::move(rects);
+  return out;
+}
+
+std::vector<db::SegmentedWinner> to_db_segmented_winners(std::span<const SegRectangle> rectangles,
+                                                         DType dtype, Op op,
+                                                         std::string_view layout,
+                                                         db::L2Mode l2_mode, int driver_version,
+                                                         int runtime_version,
+                                                         std::optional<std::int64_t> run_id) {
+  std::vector<db::SegmentedWinner> out;
+  for (const SegRectangle& r : rectangles) {
+    if (!r.winner.measurement_id)
+      throw Error(
+          fmt::format("segmented winner '{}' at segment size {} x {} segments has no "
+                      "recorded measurement: it cannot be stored as a winner",
+                      r.winner.kernel_id, r.winner.segment_size.value_or(0),
+                      r.winner.segment_size && *r.winner.segment_size
+                          ? r.winner.n / *r.winner.segment_size
+                          : 0));
+    db::SegmentedWinner w;
+    w.dtype = dtype;
+    w.op = op;
+    w.l2_mode = l2_mode;
+    w.layout = std::string(layout);
+    w.size_lo = r.size_lo;
+    w.size_hi = r.size_hi;
+    w.count_lo = r.count_lo;
+    w.count_hi = r.count_hi;
+    w.kernel_id = r.winner.kernel_id;
+    w.measurement_id = *r.winner.measurement_id;
+    if (r.runner_up && r.runner_up->measurement_id) {
+      w.runner_up_kernel_id = r.runner_up->kernel_id;
+      w.runner_up_measurement_id = r.runner_up->measurement_id;
+    }
+    w.driver_version = driver_version;
+    w.runtime_version = runtime_version;
+    w.run_id = run_id;
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
+}  // namespace tunedreduce::tuner
