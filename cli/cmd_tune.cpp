@@ -324,9 +324,12 @@ int real_run(const Options& o, const tuner::TuneConfig& cfg) {
     tuner::print_winners(std::cout, run.outcome,
                          run.fingerprint.name + " (" + run.gpus() + ", " + run.fingerprint.key() +
                              ")");
-    std::cerr << run.gpus() << ": winners of " << ended.keys_stored << " keys stored in '"
-              << loc.path.string() << "' (run " << rec->run_id << ", " << run.outcome.requests
-              << " requests)\n";
+    std::cerr << run.gpus() << ": winners of " << ended.keys_stored << " keys"
+              << (ended.segmented_stored ? " and " + std::to_string(ended.segmented_stored) +
+                                               " segmented keys and layouts"
+                                         : std::string())
+              << " stored in '" << loc.path.string() << "' (run " << rec->run_id << ", "
+              << run.outcome.requests << " requests)\n";
   }
   if (first_error) std::rethrow_exception(first_error);
   if (cancelled || g_cancel.load()) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
+#include <map>
 #include <ostream>
 #include <sstream>
 #include <string_view>
@@ -49,12 +50,14 @@ double EstimateModel::search_measurements(std::size_t candidates, const TuneConf
 double Plan::measurements() const {
   double n = 0;
   for (const KeyPlan& k : keys) n += k.measurements + k.bisect_measurements;
+  for (const SegKeyPlan& k : segmented) n += k.measurements + k.bisect_measurements;
   return n;
 }
 
 double Plan::seconds() const {
   double s = overhead_s;
   for (const KeyPlan& k : keys) s += k.seconds();
+  for (const SegKeyPlan& k : segmented) s += k.seconds();
   return s;
 }
 
@@ -82,6 +85,31 @@ Plan make_plan(const TuneConfig& c, const EstimateModel& m, std::size_t devices)
       }
     }
     plan.keys.push_back(kp);
+  }
+  for (const SegKeySpace& k : enumerate_segmented(c.segmented)) {
+    SegKeyPlan kp;
+    kp.dtype = k.dtype;
+    kp.op = k.op;
+    kp.layout = k.layout;
+    kp.candidates = k.candidates.size();
+    kp.points = k.points.size();
+    std::map<std::uint64_t, std::vector<std::uint64_t>> columns;  // count -> its sizes
+    for (const SegPoint& p : k.points) {
+      kp.point_candidates += p.candidates.size();
+      kp.measurements += m.search_measurements(p.candidates.size(), c);
+      kp.search_s += m.search_s(k.dtype, p.total(), p.candidates.size(), c);
+      columns[p.count].push_back(p.segment_size);
+    }
+    if (c.bisect.enabled && kp.candidates > 1)
+      for (const auto& [count, sizes] : columns)
+        for (std::size_t i = 1; i < sizes.size(); ++i) {
+          const double probes = m.crossovers_per_gap * 2 * c.bisect.max_depth;
+          const auto mid = static_cast<std::uint64_t>(
+              std::sqrt(static_cast<double>(sizes[i - 1]) * static_cast<double>(sizes[i])));
+          kp.bisect_measurements += probes;
+          kp.bisect_s += probes * m.measurement_s(k.dtype, mid * count, c.measure);
+        }
+    plan.segmented.push_back(kp);
   }
   return plan;
 }
@@ -120,6 +148,10 @@ void print_plan(std::ostream& os, const Plan& plan, const TuneConfig& c, const E
   int op_width = 5;
   for (const KeyPlan& k : plan.keys)
     op_width = std::max(op_width, static_cast<int>(std::string_view(op_name(k.op)).size()) + 1);
+  int seg_op_width = 5;  // the segmented table's, likewise
+  for (const SegKeyPlan& k : plan.segmented)
+    seg_op_width =
+        std::max(seg_op_width, static_cast<int>(std::string_view(op_name(k.op)).size()) + 1);
   os << std::left << std::setw(6) << "dtype" << std::setw(op_width) << "op" << std::right
      << std::setw(11) << "candidates" << std::setw(7) << "sizes" << std::setw(14) << "measurements"
      << std::setw(12) << "bisection" << std::setw(12) << "estimate"
@@ -130,12 +162,37 @@ void print_plan(std::ostream& os, const Plan& plan, const TuneConfig& c, const E
        << static_cast<long long>(std::llround(k.measurements)) << std::setw(12)
        << static_cast<long long>(std::llround(k.bisect_measurements)) << std::setw(12)
        << format_duration(k.seconds()) << "\n";
+  if (!plan.segmented.empty()) {
+    os << "\nsegmented (grid points: segment size x count, at most " << c.segmented.max_total
+       << " elements; candidates: those that run the point, summed over the points):\n"
+       << std::left << std::setw(6) << "dtype" << std::setw(seg_op_width) << "op" << std::setw(10)
+       << "layout" << std::right << std::setw(11) << "candidates" << std::setw(8) << "points"
+       << std::setw(14) << "measurements" << std::setw(12) << "bisection" << std::setw(12)
+       << "estimate"
+       << "\n";
+    for (const SegKeyPlan& k : plan.segmented)
+      os << std::left << std::setw(6) << dtype_name(k.dtype) << std::setw(seg_op_width)
+         << op_name(k.op) << std::setw(10) << kseg::seg_layout_name(k.layout) << std::right
+         << std::setw(11) << k.point_candidates << std::setw(8) << k.points << std::setw(14)
+         << static_cast<long long>(std::llround(k.measurements)) << std::setw(12)
+         << static_cast<long long>(std::llround(k.bisect_measurements)) << std::setw(12)
+         << format_duration(k.seconds()) << "\n";
+  }
   std::size_t cands = 0;
   for (const KeyPlan& k : plan.keys) cands += k.candidates;
   os << "\ntotal: " << plan.keys.size() << " keys (dtype, op), " << cands << " candidates, "
-     << (plan.keys.empty() ? 0 : plan.keys.front().sizes) << " sizes each, "
-     << static_cast<long long>(std::llround(plan.measurements())) << " measurements, estimated "
-     << format_duration(plan.seconds());
+     << (plan.keys.empty() ? 0 : plan.keys.front().sizes) << " sizes each";
+  if (!plan.segmented.empty()) {
+    std::size_t points = 0, seg_cands = 0;
+    for (const SegKeyPlan& k : plan.segmented) {
+      points += k.points;
+      seg_cands += k.point_candidates;
+    }
+    os << "; " << plan.segmented.size() << " segmented keys and layouts, " << points
+       << " grid points, " << seg_cands << " candidates over them";
+  }
+  os << ", " << static_cast<long long>(std::llround(plan.measurements()))
+     << " measurements, estimated " << format_duration(plan.seconds());
   if (plan.devices > 1)
     os << " on one GPU; of the " << plan.devices
        << " devices, different models tune in parallel, and k GPUs of one model share its work "

@@ -11,6 +11,9 @@
 // or a strategy's fixed repeats (halving's early rounds). Per grid size: input set-up and the
 // host reference, bytes / setup_gbps. Per device and run: worker_start_s. Bisection: assumed
 // one crossover per 4 neighbouring grid sizes, each costing 2 * max_depth measurements.
+// A segmented grid point (segment size L x count S) is a grid size of n = L x S elements (the
+// input read; the S results written are left out); its bisection, along the sizes of each count,
+// one crossover per 4 neighbouring sizes of that count, at their geometric midpoint.
 
 #include <cstdint>
 #include <iosfwd>
@@ -19,6 +22,7 @@
 
 #include "tuner/config.hpp"
 #include "tuner/search_space.hpp"
+#include "tuner/segmented_space.hpp"
 
 namespace tunedreduce::tuner {
 
@@ -54,19 +58,35 @@ struct KeyPlan {
   double seconds() const { return search_s + bisect_s; }
 };
 
+/// One segmented key (dtype, op) and layout.
+struct SegKeyPlan {
+  DType dtype = DType::f32;
+  Op op = Op::sum;
+  kseg::SegLayout layout = kseg::SegLayout::fixed;
+  std::size_t candidates = 0;        // selected configurations
+  std::size_t points = 0;            // grid points with a candidate
+  std::size_t point_candidates = 0;  // candidates summed over the points (measured once each)
+  double measurements = 0;           // strategy, all grid points
+  double search_s = 0;
+  double bisect_measurements = 0;
+  double bisect_s = 0;
+  double seconds() const { return search_s + bisect_s; }
+};
+
 struct Plan {
   std::vector<KeyPlan> keys;
+  std::vector<SegKeyPlan> segmented;  // [segmented]: measured after every key above
   std::size_t devices = 1;
-  double overhead_s = 0;  // worker start
-  double measurements() const;
-  /// Every key plus the overhead, on one GPU. Models tune in parallel, each every key for
-  /// itself; k GPUs of one model share its grid sizes (about 1/k of this each).
+  double overhead_s = 0;        // worker start
+  double measurements() const;  // both parts
+  /// Every key (and segmented key) plus the overhead, on one GPU. Models tune in parallel, each
+  /// every key for itself; k GPUs of one model share its grid sizes (about 1/k of this each).
   double seconds() const;
 };
 
 Plan make_plan(const TuneConfig& c, const EstimateModel& m = {}, std::size_t devices = 1);
 
-/// The plan as text: the model, one line per key, the totals.
+/// The plan as text: the model, one line per key, one per segmented key and layout, the totals.
 void print_plan(std::ostream& os, const Plan& plan, const TuneConfig& c,
                 const EstimateModel& m = {});
 

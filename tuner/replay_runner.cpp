@@ -4,6 +4,7 @@
 
 #include "common/error.hpp"
 #include "kernels/registry.hpp"
+#include "kernels/segmented/segmented.hpp"
 
 namespace tunedreduce::tuner {
 
@@ -16,7 +17,7 @@ ReplayRunner::ReplayRunner(db::Database& db, const ReplayOptions& options) : opt
   for (db::MeasurementRecord& m : db.measurements(f)) {
     if (m.l2_mode != options.policy.l2) continue;
     ++recorded_;
-    by_key_[Key{m.kernel_id, m.n}].push_back(std::move(m));
+    by_key_[Key{m.kernel_id, m.n, m.segment_size.value_or(0)}].push_back(std::move(m));
   }
   // The latest attainable bandwidth recorded for this device.
   for (const db::RunRecord& r : db.runs())
@@ -31,17 +32,22 @@ std::vector<Result> ReplayRunner::measure(std::span<const Request> requests) {
     Result r;
     r.kernel_id = q.kernel_id;
     r.n = q.n;
+    r.segment_size = q.segment_size;
     if (auto p = kernels::parse_id(q.kernel_id)) {
       r.dtype = p->dtype;
       r.op = p->op;
+    } else if (auto s = kernels::segmented::parse_seg_id(q.kernel_id)) {
+      r.dtype = s->dtype;
+      r.op = s->op;
     }
-    auto it = by_key_.find(Key{q.kernel_id, q.n});
+    auto it = by_key_.find(Key{q.kernel_id, q.n, q.segment_size.value_or(0)});
     if (it == by_key_.end()) {
       ++missing_;
       r.outcome = Outcome::launch_failed;
-      r.error = "not recorded in the replay database: '" + q.kernel_id +
-                "' at n=" + std::to_string(q.n) + " with L2 " +
-                db::l2_mode_name(options_.policy.l2) + " (" + label_ + ")";
+      r.error =
+          "not recorded in the replay database: '" + q.kernel_id + "' at n=" + std::to_string(q.n) +
+          (q.segment_size ? " segment_size=" + std::to_string(*q.segment_size) : std::string()) +
+          " with L2 " + db::l2_mode_name(options_.policy.l2) + " (" + label_ + ")";
       if (options_.strict) throw Error(r.error);
       out.push_back(std::move(r));
       continue;

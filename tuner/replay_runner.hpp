@@ -3,7 +3,9 @@
 // strategies, the bisection and the driver run in CI (`tunedreduce tune --replay DB`).
 //
 // A request (kernel id, n) is matched by kernel id, the dtype and op its id names, n and the L2
-// mode, on one device. Of several recorded measurements the replay takes, in this order:
+// mode, on one device; a segmented request by its segment size too (a whole-array request only
+// by measurements without one). Of several recorded measurements the replay takes, in this
+// order:
 //   1. `incorrect` if any is: a kernel that was once wrong is never a winner;
 //   2. an ok one: the one with the fewest repeats at or above the repeats asked for (the
 //      request's min_repeats, else the policy's), else the one with the most repeats; the
@@ -45,7 +47,8 @@ class ReplayRunner : public Runner {
   const std::string& label() const { return label_; }
 
  private:
-  using Key = std::tuple<std::string, std::uint64_t>;  // kernel id, n (dtype and op are in the id)
+  // kernel id, n, segment size (0: whole-array); dtype and op are in the id.
+  using Key = std::tuple<std::string, std::uint64_t, std::uint64_t>;
   std::map<Key, std::vector<db::MeasurementRecord>> by_key_;
   ReplayOptions options_;
   std::optional<double> attainable_;

@@ -2,6 +2,7 @@
 
 #include "common/error.hpp"
 #include "kernels/manifest.hpp"
+#include "kernels/segmented/segmented.hpp"
 
 namespace tunedreduce::tuner {
 
@@ -68,16 +69,19 @@ const ResumeRunner::Finals& ResumeRunner::finals(DType dtype, Op op) {
   f.op = op;
   for (db::MeasurementRecord& r : db_->measurements(f)) {
     if (!db::is_final(r.outcome) || r.l2_mode != options_.policy.l2) continue;
-    m[{r.kernel_id, r.n}].push_back(std::move(r));
+    m[{r.kernel_id, r.n, r.segment_size.value_or(0)}].push_back(std::move(r));
   }
   return finals_.emplace(key, std::move(m)).first->second;
 }
 
 std::optional<Result> ResumeRunner::answer(const Request& req) {
-  const kernels::ManifestEntry* m = kernels::manifest_find(req.kernel_id);
-  if (!m) return std::nullopt;
-  const Finals& done = finals(m->params.dtype, m->params.op);
-  auto it = done.find({req.kernel_id, req.n});
+  std::optional<std::pair<DType, Op>> key;
+  if (const kernels::ManifestEntry* m = kernels::manifest_find(req.kernel_id))
+    key = {m->params.dtype, m->params.op};
+  else if (const auto s = kernels::segmented::parse_seg_id(req.kernel_id)) key = {s->dtype, s->op};
+  if (!key) return std::nullopt;
+  const Finals& done = finals(key->first, key->second);
+  auto it = done.find({req.kernel_id, req.n, req.segment_size.value_or(0)});
   if (it == done.end() || it->second.empty()) return std::nullopt;
   const MeasurePolicy policy = policy_for(options_.policy, req);
   const db::MeasurementRecord* best = nullptr;
@@ -102,7 +106,7 @@ void ResumeRunner::remember(const std::vector<Result>& measured) {
     db::MeasurementRecord rec;
     static_cast<db::Measurement&>(rec) = r;
     rec.id = *r.measurement_id;
-    it->second[{r.kernel_id, r.n}].push_back(std::move(rec));
+    it->second[{r.kernel_id, r.n, r.segment_size.value_or(0)}].push_back(std::move(rec));
   }
 }
 

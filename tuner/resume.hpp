@@ -5,7 +5,8 @@
 // runner's device in the run's L2 mode; it passes all the others to the wrapped runner in one
 // measure() call, so that runner keeps its pipelining, and returns the results in request order.
 //
-// Of several final measurements of a request (kernel id, n):
+// A segmented request matches the measurements of its segment size only (and a whole-array one
+// those without one). Of several final measurements of a request (kernel id, n, segment size):
 //   - a request for a fixed number of repeats (min_repeats == max_repeats after the overrides:
 //     halving's early rounds) gets the ok one made with exactly that many, where there is one:
 //     the one the same request got when it was first asked, so a resumed run makes the decisions
@@ -52,7 +53,8 @@ class ResumeRunner final : public Runner {
   std::optional<Recording> recording() const override { return inner_->recording(); }
 
  private:
-  using Key = std::tuple<std::string, std::uint64_t>;                // kernel id, n
+  // kernel id, n, segment size (0: whole-array)
+  using Key = std::tuple<std::string, std::uint64_t, std::uint64_t>;
   using Finals = std::map<Key, std::vector<db::MeasurementRecord>>;  // in the order stored
   /// The final measurements of the device in the run's L2 mode, one (dtype, op) at a time.
   const Finals& finals(DType dtype, Op op);

@@ -2,6 +2,7 @@
 
 #include "db/database.hpp"
 #include "tuner/bisect.hpp"
+#include "tuner/seg_rectangles.hpp"
 
 namespace tunedreduce::tuner {
 
@@ -26,6 +27,17 @@ RunEnded TuningSession::end(const Recording& rec, const TuneOutcome& outcome) co
                                            rec.driver_version, rec.runtime_version, rec.run_id),
                              k.l2_mode);
     ++ended.keys_stored;
+  }
+  for (const SegKeyOutcome& k : outcome.segmented) {
+    if (!k.complete || k.rectangles.rectangles.empty()) continue;
+    const std::string layout = kseg::seg_layout_name(k.layout);
+    database.replace_segmented_winners(rec.device_id, k.dtype, k.op, layout,
+                                       to_db_segmented_winners(k.rectangles.rectangles, k.dtype,
+                                                               k.op, layout, k.l2_mode,
+                                                               rec.driver_version,
+                                                               rec.runtime_version, rec.run_id),
+                                       k.l2_mode);
+    ++ended.segmented_stored;
   }
   ended.status = outcome.cancelled ? db::RunStatus::interrupted : db::RunStatus::finished;
   database.end_run(rec.run_id, ended.status);

@@ -21,7 +21,8 @@ namespace tunedreduce::tuner {
 /// What ending a run did.
 struct RunEnded {
   db::RunStatus status = db::RunStatus::finished;
-  std::size_t keys_stored = 0;  // complete keys whose winners replaced the database's
+  std::size_t keys_stored = 0;       // complete keys whose winners replaced the database's
+  std::size_t segmented_stored = 0;  // complete segmented keys and layouts, likewise
 };
 
 /// Each call opens the database as a writer and commits before it returns, as the tuner did
@@ -40,10 +41,11 @@ class TuningSession {
   void end_failed(const std::vector<Recording>& recordings) const;
 
   /// Ends \p rec's run after its tuning: the winners of every complete key of \p outcome replace
-  /// the database's of that (device, dtype, op, L2 mode) — the other mode's stay — and the run is
-  /// `interrupted` if the outcome was cancelled, else `finished`. Each key's winners are one
-  /// transaction and the run's end comes last: a failure (DbError) leaves the run `running`, for
-  /// the next tuner to settle, rather than `finished` with winners missing.
+  /// the database's of that (device, dtype, op, L2 mode) — the other mode's stay — and the
+  /// rectangles of every complete segmented key and layout those of (device, dtype, op, layout,
+  /// L2 mode); the run is `interrupted` if the outcome was cancelled, else `finished`. Each key's
+  /// winners are one transaction and the run's end comes last: a failure (DbError) leaves the run
+  /// `running`, for the next tuner to settle, rather than `finished` with winners missing.
   RunEnded end(const Recording& rec, const TuneOutcome& outcome) const;
 
   /// Ends \p rec's run as `failed`: its tuning threw. Its measurements stay; no winner is stored.

@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fmt/format.h>
+
 #include <iomanip>
+#include <map>
 #include <optional>
+#include <set>
 #include <ostream>
 #include <sstream>
 #include <vector>
@@ -64,11 +68,83 @@ std::optional<double> result_gbps(const Result& r) {
   return gbps_of(r.n * dtype_size(r.dtype), r.median_us);
 }
 
+std::string seg_short_name(std::string_view id) {
+  const auto p = kseg::parse_seg_id(id);
+  if (!p) return std::string(id);
+  switch (p->family) {
+    case kseg::SegFamily::thread:
+      return p->vec == 1 ? std::string("thread") : fmt::format("thr.v{}", p->vec);
+    case kseg::SegFamily::tile:
+      return "tile";
+    case kseg::SegFamily::group:
+      return fmt::format("g{}", p->group);
+    case kseg::SegFamily::block:
+      return fmt::format("b{}", p->block);
+    case kseg::SegFamily::split:
+      return "split";
+  }
+  return std::string(id);
+}
+
+namespace {
+
+// The segmented part: a line per key and layout, then each one's plane of grid-point winners.
+void print_segmented(std::ostream& os, const TuneOutcome& outcome) {
+  std::vector<std::vector<std::string>> rows = {
+      {"dtype", "op", "layout", "points", "no winner", "rectangles", "kernels", "crossovers"}};
+  std::vector<const SegKeyOutcome*> done;
+  for (const SegKeyOutcome& k : outcome.segmented) {
+    if (!k.complete) continue;
+    done.push_back(&k);
+    std::set<std::string> kernels;
+    std::size_t none = 0;
+    for (const SegPointOutcome& p : k.points) {
+      if (p.winner) kernels.insert(p.winner->winner.kernel_id);
+      else ++none;
+    }
+    rows.push_back({dtype_name(k.dtype), op_name(k.op), kseg::seg_layout_name(k.layout),
+                    std::to_string(k.points.size()), std::to_string(none),
+                    std::to_string(k.rectangles.rectangles.size()), std::to_string(kernels.size()),
+                    std::to_string(k.rectangles.crossovers.size())});
+  }
+  if (done.empty()) return;
+  os << "\nsegmented winners (rectangles of segment size x segment count):\n";
+  print_table(os, rows, {false, false, false, true, true, true, true, true});
+  for (const SegKeyOutcome* k : done) {
+    std::set<std::uint64_t> sizes, counts;
+    std::map<std::pair<std::uint64_t, std::uint64_t>, std::string> cell;
+    for (const SegPointOutcome& p : k->points) {
+      sizes.insert(p.segment_size);
+      counts.insert(p.count);
+      cell[{p.segment_size, p.count}] = p.winner ? seg_short_name(p.winner->winner.kernel_id) : "-";
+    }
+    os << "\n"
+       << dtype_name(k->dtype) << " " << op_name(k->op) << " " << kseg::seg_layout_name(k->layout)
+       << ": the winner at each grid point (rows: segment size, columns: segment count; -: no "
+          "candidate was ok)\n";
+    std::vector<std::vector<std::string>> plane = {{"size \\ count"}};
+    for (std::uint64_t s : counts) plane[0].push_back(format_size(s));
+    for (std::uint64_t l : sizes) {
+      std::vector<std::string> row = {format_size(l)};
+      for (std::uint64_t s : counts) {
+        auto it = cell.find({l, s});
+        row.push_back(it == cell.end() ? "" : it->second);
+      }
+      plane.push_back(std::move(row));
+    }
+    print_table(os, plane, std::vector<bool>(counts.size() + 1, true));
+  }
+}
+
+}  // namespace
+
 void print_winners(std::ostream& os, const TuneOutcome& outcome, const std::string& device) {
   std::vector<std::vector<std::string>> rows = {
       {"dtype", "op", "n from", "n to", "winner", "us", "at n", "GB/s", "runner-up", "margin"}};
   std::size_t keys = 0;
   std::optional<L2Mode> mode;  // every key of a run has the run's
+  for (const SegKeyOutcome& k : outcome.segmented)
+    if (k.complete) mode = k.l2_mode;
   for (const KeyOutcome& k : outcome.keys) {
     if (!k.complete) continue;
     ++keys;
@@ -88,11 +164,9 @@ void print_winners(std::ostream& os, const TuneOutcome& outcome, const std::stri
   if (!device.empty())
     os << "winners on " << device
        << (mode ? std::string(", ") + db::l2_mode_name(*mode) + " L2" : std::string()) << ":\n";
-  if (keys == 0) {
-    os << "no key finished: no winners\n";
-    return;
-  }
-  print_table(os, rows, {false, false, true, true, false, true, true, true, false, true});
+  if (keys == 0) os << "no key finished: no winners\n";
+  else print_table(os, rows, {false, false, true, true, false, true, true, true, false, true});
+  print_segmented(os, outcome);
 }
 
 }  // namespace tunedreduce::tuner

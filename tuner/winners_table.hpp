@@ -6,6 +6,7 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "tuner/driver.hpp"
 
@@ -18,7 +19,12 @@ std::string format_size(std::uint64_t n);
 std::optional<double> result_gbps(const Result& r);
 
 /// The winners of every complete key: dtype, op, interval, winner id, us and GB/s at the
-/// evidence size, runner-up, margin. \p device titles the table when not empty.
+/// evidence size, runner-up, margin. \p device titles the table when not empty. Then the complete
+/// segmented keys: a line per key and layout (grid points, points without a winner, rectangles,
+/// distinct kernels, crossovers), and each one's plane of the grid points' winners.
 void print_winners(std::ostream& os, const TuneOutcome& outcome, const std::string& device = {});
+
+/// A segmented entry's name in the plane: "thread", "thr.v4", "tile", "g8", "b256", "split".
+std::string seg_short_name(std::string_view id);
 
 }  // namespace tunedreduce::tuner

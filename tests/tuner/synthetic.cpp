@@ -135,6 +135,90 @@ FnRunner model_runner(std::set<std::string> incorrect) {
 
 DeviceFingerprint h100() { return tunedreduce::test::h100_fingerprint(85045395456); }
 
+namespace {
+
+double ideal_log2(const kseg::SegParams& p) {
+  switch (p.family) {
+    case kseg::SegFamily::thread:
+      return p.vec == 1 ? 0 : 2;
+    case kseg::SegFamily::tile:
+      return 1;
+    case kseg::SegFamily::group:
+      return 2 + std::log2(p.group);
+    case kseg::SegFamily::block:
+      return 8 + 2 * std::log2(p.block / 128.0);
+    case kseg::SegFamily::split:
+      return 20;
+  }
+  return 100;
+}
+
+}  // namespace
+
+double seg_model_us(const std::string& kernel_id, std::uint64_t segment_size, std::uint64_t count) {
+  const auto p = kseg::parse_seg_id(kernel_id);
+  if (!p) return 1e9;
+  return 5 + std::abs(std::log2(static_cast<double>(segment_size)) - ideal_log2(*p)) +
+         1e-4 * static_cast<double>(count);
+}
+
+Result seg_model_result(const Request& q) {
+  Result r;
+  r.kernel_id = q.kernel_id;
+  r.n = q.n;
+  r.segment_size = q.segment_size;
+  if (const auto p = kseg::parse_seg_id(q.kernel_id)) {
+    r.dtype = p->dtype;
+    r.op = p->op;
+  }
+  const std::uint64_t l = q.segment_size.value_or(1);
+  const double us = seg_model_us(q.kernel_id, l, q.n / l);
+  r.outcome = Outcome::ok;
+  r.median_us = us;
+  r.p10_us = us * 0.995;
+  r.p90_us = us * 1.005;
+  r.repeats = q.min_repeats.value_or(20);
+  r.gbps = gbps_of(q.n * dtype_size(r.dtype), us);
+  return r;
+}
+
+std::int64_t fill_segmented_database(db::Database& db, const std::vector<SegKeySpace>& keys,
+                                     const std::set<std::string>& incorrect, db::L2Mode l2) {
+  const std::int64_t device = db.upsert_device(h100());
+  db::RunInfo info;
+  info.tool_version = "test";
+  info.manifest_hash = "0000000000000000";
+  info.config_hash = "synthetic-segmented";
+  info.host = "test-host";
+  info.l2_mode = l2;
+  const std::int64_t run = db.begin_run(info);
+  std::vector<db::Measurement> rows;
+  for (const SegKeySpace& k : keys)
+    for (const SegPoint& p : k.points)
+      for (const std::string& id : p.candidates)
+        for (int repeats : {3, 20}) {
+          Request q;
+          q.kernel_id = id;
+          q.n = p.total();
+          q.segment_size = p.segment_size;
+          q.min_repeats = repeats;
+          db::Measurement m = seg_model_result(q);
+          m.run_id = run;
+          m.device_id = device;
+          m.params = kseg::stored_params(*kseg::parse_seg_id(id));
+          m.l2_mode = l2;
+          if (incorrect.count(id)) {
+            m.outcome = db::Outcome::incorrect;
+            m.error = "result differs from the reference";
+            m.median_us = m.p10_us = m.p90_us = m.gbps = std::nullopt;
+          }
+          rows.push_back(std::move(m));
+        }
+  db.insert_measurements(rows);
+  db.end_run(run, db::RunStatus::finished);
+  return device;
+}
+
 std::int64_t fill_database(db::Database& db, const std::vector<std::string>& ids,
                            const std::vector<std::uint64_t>& sizes,
                            const std::set<std::string>& incorrect, db::L2Mode l2) {

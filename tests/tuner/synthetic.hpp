@@ -12,6 +12,7 @@
 
 #include "db/database.hpp"
 #include "tuner/runner.hpp"
+#include "tuner/segmented_space.hpp"
 
 namespace tunedreduce::tuner::test {
 
@@ -60,5 +61,24 @@ std::int64_t fill_database(db::Database& db, const std::vector<std::string>& ids
                            db::L2Mode l2 = db::L2Mode::cold);
 
 DeviceFingerprint h100();
+
+// --- segmented entries ("seg.*") ---
+
+/// Microseconds of a segmented entry at (segment size L, count S), without noise: 5, plus one
+/// for every octave between L and the size its configuration suits (a scalar thread 1, vectors
+/// 4, tile 2, a group of g lanes 4g, blocks of 128..1024 threads 2^8..2^14, split 2^20), plus
+/// 1e-4 per segment. So the fastest candidate of a point is known.
+double seg_model_us(const std::string& kernel_id, std::uint64_t segment_size, std::uint64_t count);
+
+/// The model's ok result for a segmented request (its segment size set): repeats as asked
+/// (min_repeats, else 20), p10/p90 at -/+0.5 %.
+Result seg_model_result(const Request& q);
+
+/// Records into \p db, for every grid point and candidate of \p keys, the model's result twice
+/// (3 repeats, then 20), in a new finished run on the device h100() (the row fill_database
+/// uses); ids in \p incorrect are recorded incorrect. Returns the device id.
+std::int64_t fill_segmented_database(db::Database& db, const std::vector<SegKeySpace>& keys,
+                                     const std::set<std::string>& incorrect = {},
+                                     db::L2Mode l2 = db::L2Mode::cold);
 
 }  // namespace tunedreduce::tuner::test

@@ -27,8 +27,10 @@ TEST(CliTune, HelpListsTheOverrides) {
   const auto r = tune({"--help"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   for (const char* flag :
-       {"--config", "--dry-run", "--replay", "--devices", "--retune", "--families", "--blocks",
-        "--sizes", "--strategy", "--l2", "--repeats", "--bisect-depth", "--db", "--log-level"})
+       {"--config",       "--dry-run",      "--replay",    "--devices",    "--retune",
+        "--families",     "--blocks",       "--sizes",     "--strategy",   "--l2",
+        "--repeats",      "--bisect-depth", "--db",        "--log-level",  "--seg-keys",
+        "--seg-families", "--seg-layouts",  "--seg-sizes", "--seg-counts", "--seg-max-total"})
     EXPECT_HAS(r.out, flag);
   const auto top = run_process({TR_CLI, "--help"});
   EXPECT_HAS(top.out, "tune");
@@ -48,7 +50,12 @@ TEST(CliTune, DryRunPrintsThePlan) {
 TEST(CliTune, DryRunOfTheDefaultFileWithOverrides) {
   auto r = tune({"--dry-run", "--config", TR_DEFAULT_TUNE_TOML});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_HAS(r.out, "total: 35 keys (dtype, op), 9940 candidates, 21 sizes each");
+  EXPECT_HAS(r.out,
+             "total: 35 keys (dtype, op), 9940 candidates, 21 sizes each; 6 segmented keys and "
+             "layouts, 324 grid points, 3954 candidates over them, ");
+  // The six segmented keys: 54 grid points each, halving over 12 or 13 candidates a point.
+  EXPECT_HAS(r.out, "\nf32   sum      fixed             660      54           876         120");
+  EXPECT_HAS(r.out, "\nf64   sum      fixed             654      54           870         120");
   r = tune({"--dry-run", "--config", TR_DEFAULT_TUNE_TOML, "--strategy", "exhaustive", "--dtypes",
             "f32", "--ops", "sum,max", "--sizes", "2^10..2^20*2", "--l2", "warm", "--bisect",
             "off"});
@@ -56,7 +63,27 @@ TEST(CliTune, DryRunOfTheDefaultFileWithOverrides) {
   EXPECT_HAS(r.out, "plan: strategy exhaustive, L2 warm");
   EXPECT_HAS(r.out, "bisection off");
   EXPECT_HAS(r.out, "f32   max          440     11          4671");
+  // The file's segmented keys too: every candidate of every grid point once.
+  EXPECT_HAS(r.out,
+             "total: 2 keys (dtype, op), 880 candidates, 11 sizes each; 6 segmented keys and "
+             "layouts, 324 grid points, 3954 candidates over them, 13296 measurements");
+  // Without them (an empty --seg-keys), the plan of the keys alone.
+  r = tune({"--dry-run", "--config", TR_DEFAULT_TUNE_TOML, "--strategy", "exhaustive", "--dtypes",
+            "f32", "--ops", "sum,max", "--sizes", "2^10..2^20*2", "--l2", "warm", "--bisect", "off",
+            "--seg-keys", ""});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_HAS(r.out, "total: 2 keys (dtype, op), 880 candidates, 11 sizes each, 9342 measurements");
+  EXPECT_EQ(r.out.find("segmented"), std::string::npos) << r.out;
+  // Other segmented keys, layouts and grid from the flags; a bad key is exit 2, named.
+  r = tune({"--dry-run", "--config", TR_DEFAULT_TUNE_TOML, "--seg-keys", "i64.min", "--seg-layouts",
+            "fixed,offsets32", "--seg-sizes", "2^4,2^8", "--seg-counts", "2^10"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_HAS(r.out, "\ni64   min  fixed");
+  EXPECT_HAS(r.out, "\ni64   min  offsets32");
+  EXPECT_HAS(r.out, "; 2 segmented keys and layouts, 4 grid points, ");
+  r = tune({"--dry-run", "--config", TR_DEFAULT_TUNE_TOML, "--seg-keys", "f32.sum,f16.sum"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_HAS(r.err, "tunedreduce tune: error: --seg-keys: 'f16.sum' has no segmented kernels");
 }
 
 // examples/tune-exact.toml, the exact keys' tune the docs recommend (docs/tuning.md): it loads,

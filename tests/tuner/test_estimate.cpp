@@ -120,6 +120,51 @@ TEST(Plan, ArgminAndArgmaxKeysCountTheElementBytes) {
       << s;
 }
 
+// The repository's tune.toml: the keys of default_config(), then six segmented keys of the fixed
+// layout over 54 grid points each, measured with halving: 12 or 13 candidates a point (tile where
+// the rows divide a 16-byte vector), a first round of all, then the fastest 4 with the policy.
+TEST(Plan, TheRepositorysSegmentedKeys) {
+  const TuneConfig c = load_config(TR_DEFAULT_TUNE_TOML);
+  const Plan plan = make_plan(c);
+  const Plan whole = make_plan(default_config());
+  EXPECT_EQ(plan.keys.size(), 35u);
+  ASSERT_EQ(plan.segmented.size(), 6u);
+  const std::size_t tile_points[] = {12, 6, 12, 12, 12, 12};  // f32, f64, i32, bf16, f32, f32
+  double seg_measurements = 0, seg_seconds = 0;
+  for (std::size_t i = 0; i < 6; ++i) {
+    const SegKeyPlan& k = plan.segmented[i];
+    EXPECT_EQ(k.layout, kseg::SegLayout::fixed);
+    EXPECT_EQ(k.candidates, 13u);
+    EXPECT_EQ(k.points, 54u);
+    EXPECT_EQ(k.point_candidates, 54 * 12 + tile_points[i]);
+    EXPECT_DOUBLE_EQ(k.measurements, 54.0 * 16 + static_cast<double>(tile_points[i]));
+    // Bisection: 54 points in 6 counts, 48 neighbouring pairs, 0.25 crossovers x 2 x 5 each.
+    EXPECT_DOUBLE_EQ(k.bisect_measurements, 48 * 0.25 * 2 * 5);
+    seg_measurements += k.measurements + k.bisect_measurements;
+    seg_seconds += k.seconds();
+  }
+  EXPECT_DOUBLE_EQ(plan.measurements(), whole.measurements() + seg_measurements);
+  EXPECT_NEAR(plan.seconds(), whole.seconds() + seg_seconds, 1e-6);
+  // The target: the segmented part within 3 minutes on an H100.
+  EXPECT_LT(seg_seconds, 180) << seg_seconds;
+  std::ostringstream out;
+  print_plan(out, plan, c);
+  const std::string s = out.str();
+  EXPECT_NE(s.find("\nsegmented (grid points: segment size x count, at most 268435456 elements"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("\nf32   sum      fixed             660      54           876         120"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("\nbf16  wide_sum fixed             660      54           876         120"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("total: 35 keys (dtype, op), 9940 candidates, 21 sizes each; 6 segmented keys "
+                   "and layouts, 324 grid points, 3954 candidates over them, "),
+            std::string::npos)
+      << s;
+}
+
 TEST(Plan, Durations) {
   EXPECT_EQ(format_duration(12.34), "12.3 s");
   EXPECT_EQ(format_duration(185), "3m 05s");

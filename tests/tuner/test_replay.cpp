@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "common/error.hpp"
+#include "kernels/segmented/segmented.hpp"
 #include "synthetic.hpp"
 #include "tuner/replay_runner.hpp"
 
@@ -96,6 +97,44 @@ TEST(Replay, MissingIsAClearFailureNotACrash) {
   EXPECT_EQ(r.missing(), 2u);
   auto strict = f.runner(10, db::L2Mode::cold, true);
   EXPECT_THROW(strict.measure(q), Error);
+}
+
+// A segmented request matches the measurements of its segment size alone; a whole-array request
+// of the same id and n (there is none in practice: the ids differ) none of them.
+TEST(Replay, ASegmentedRequestMatchesItsSegmentSize) {
+  Fixture f;
+  const std::string S = "seg.group.b256.g8.v4.fixed.f32.sum";
+  auto seg = [&](std::uint64_t segment_size, double median) {
+    db::Measurement m = rec(f.run, f.dev, S, 4096, 20, median);
+    m.segment_size = segment_size;
+    m.params = kernels::segmented::stored_params(*kernels::segmented::parse_seg_id(S));
+    return f.db.insert_measurement(m);
+  };
+  const auto at16 = seg(16, 3.0);
+  const auto at64 = seg(64, 4.0);
+  auto r = f.runner();
+  Request q16 = req(S, 4096), q64 = req(S, 4096), q256 = req(S, 4096), whole = req(S, 4096);
+  q16.segment_size = 16;
+  q64.segment_size = 64;
+  q256.segment_size = 256;
+  const Request q[] = {q64, q16, q256, whole};
+  const auto got = r.measure(q);
+  ASSERT_EQ(got.size(), 4u);
+  EXPECT_EQ(got[0].measurement_id, at64);
+  EXPECT_EQ(*got[0].median_us, 4.0);
+  EXPECT_EQ(got[0].segment_size, 64u);
+  EXPECT_EQ(got[1].measurement_id, at16);
+  EXPECT_EQ(got[1].dtype, DType::f32);
+  EXPECT_EQ(got[1].op, Op::sum);
+  EXPECT_FALSE(got[2].ok());
+  EXPECT_EQ(got[2].segment_size, 256u);
+  EXPECT_NE(got[2].error.find("'" + S + "' at n=4096 segment_size=256 with L2 cold"),
+            std::string::npos)
+      << got[2].error;
+  EXPECT_FALSE(got[3].ok());
+  EXPECT_FALSE(got[3].segment_size);
+  EXPECT_EQ(r.answered(), 2u);
+  EXPECT_EQ(r.missing(), 2u);
 }
 
 TEST(Replay, MatchesTheL2ModeAndTheDevice) {

@@ -16,8 +16,10 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "common/timing.hpp"
 #include "db/database.hpp"
 #include "kernels/manifest.hpp"
+#include "kernels/segmented/segmented.hpp"
 #include "tests/db/test_util.hpp"
 #include "tuner/resume.hpp"
 
@@ -47,11 +49,16 @@ class FakeGpu final : public Runner {
       Result r;
       r.kernel_id = q.kernel_id;
       r.n = q.n;
+      r.segment_size = q.segment_size;
       const kernels::ManifestEntry* m = kernels::manifest_find(q.kernel_id);
-      EXPECT_TRUE(m) << q.kernel_id;
+      const auto seg = kernels::segmented::parse_seg_id(q.kernel_id);
+      EXPECT_TRUE(m || seg) << q.kernel_id;
       if (m) {
         r.dtype = m->params.dtype;
         r.op = m->params.op;
+      } else if (seg) {
+        r.dtype = seg->dtype;
+        r.op = seg->op;
       }
       r.run_id = rec_.run_id;
       r.device_id = rec_.device_id;
@@ -112,6 +119,22 @@ struct Resumed {
       m.median_us = m.p10_us = m.p90_us = m.gbps = std::nullopt;
       m.error = "recorded";
     }
+    return database.insert_measurements(std::span(&m, 1)).at(0);
+  }
+
+  /// Records an ok segmented measurement of \p kernel_id at \p n in segments of \p segment_size.
+  std::int64_t add_segmented(const std::string& kernel_id, std::uint64_t n,
+                             std::uint64_t segment_size, int repeats) {
+    db::Database database = db::Database::open_writer(path);
+    db::Measurement m =
+        db::test::measurement(rec.run_id, rec.device_id, kernel_id, n, 10.0 + repeats);
+    const auto p = kernels::segmented::parse_seg_id(kernel_id);
+    m.params = kernels::segmented::stored_params(*p);
+    m.dtype = p->dtype;
+    m.op = p->op;
+    m.segment_size = segment_size;
+    m.repeats = repeats;
+    m.gbps = gbps_of(n * dtype_size(p->dtype), m.median_us);
     return database.insert_measurements(std::span(&m, 1)).at(0);
   }
 
@@ -183,6 +206,40 @@ TEST(Resume, AnswersWhatTheDatabaseHasAndAsksTheRestInOneCallInRequestOrder) {
     EXPECT_FALSE(results[i].reused) << i;
     EXPECT_GE(*results[i].measurement_id, FakeGpu::first_id) << i;
   }
+}
+
+// A segmented request is answered by a final measurement of its segment size only: the same
+// kernel at the same total in segments of another size is another shape.
+TEST(Resume, ASegmentedRequestIsAnsweredByItsSegmentSizeOnly) {
+  const char* s = "seg.block.b256.v2.fixed.f64.max";
+  Resumed t;
+  const std::int64_t at64 = t.add_segmented(s, 1 << 16, 64, 20);
+  auto resume = t.resume();
+  std::vector<Request> asked = {req(s, 1 << 16), req(s, 1 << 16), req(s, 1 << 16, 3, 3)};
+  asked[0].segment_size = 64;
+  asked[1].segment_size = 1024;
+  asked[2].segment_size = 64;  // halving's first round: 3 repeats, none recorded with them
+  const std::vector<Result> results = resume->measure(asked);
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_TRUE(results[0].reused);
+  EXPECT_EQ(results[0].measurement_id, at64);
+  EXPECT_EQ(results[0].segment_size, 64u);
+  EXPECT_EQ(results[0].dtype, DType::f64);
+  // The other segment size reaches the GPU; a fixed-repeats request takes the one with more
+  // repeats as any other request would (the rule of the whole-array keys).
+  ASSERT_EQ(t.gpu->asked.size(), 1u);
+  ASSERT_EQ(t.gpu->asked[0].size(), 1u);
+  EXPECT_EQ(t.gpu->asked[0][0].segment_size, 1024u);
+  EXPECT_FALSE(results[1].reused);
+  EXPECT_EQ(results[1].segment_size, 1024u);
+  EXPECT_TRUE(results[2].reused);
+  EXPECT_EQ(results[2].measurement_id, at64);
+  // What the GPU measured (final) answers its repeat in this run.
+  std::vector<Request> again = {asked[1]};
+  const std::vector<Result> repeat = resume->measure(again);
+  EXPECT_EQ(t.gpu->asked.size(), 1u);
+  ASSERT_EQ(repeat.size(), 1u);
+  EXPECT_EQ(repeat[0].measurement_id, results[1].measurement_id);
 }
 
 TEST(Resume, RetuneAsksForEverything) {

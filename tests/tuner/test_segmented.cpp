@@ -7,12 +7,20 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <filesystem>
+#include <sstream>
 #include <map>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "common/error.hpp"
+#include "db/database.hpp"
+#include "tests/db/test_util.hpp"
+#include "tuner/replay_runner.hpp"
+#include "tuner/search_space.hpp"
+#include "tuner/session.hpp"
+#include "tuner/winners_table.hpp"
 #include "kernels/segmented/segmented.hpp"
 #include "synthetic.hpp"
 #include "tuner/config.hpp"
@@ -35,31 +43,9 @@ TuneConfig config_of(const std::string& segmented, const std::string& strategy =
       "t.toml"));
 }
 
-// The log2 of the segment size each configuration suits: a thread for rows of 1 (scalar) or 4
-// (vectors), the tile family 2, a group of g lanes 4g, blocks 2^8..2^14, split 2^20.
-double ideal_log2(const kseg::SegParams& p) {
-  switch (p.family) {
-    case SegFamily::thread:
-      return p.vec == 1 ? 0 : 2;
-    case SegFamily::tile:
-      return 1;
-    case SegFamily::group:
-      return 2 + std::log2(p.group);
-    case SegFamily::block:
-      return 8 + 2 * std::log2(p.block / 128.0);
-    case SegFamily::split:
-      return 20;
-  }
-  return 100;
-}
-
-// Microseconds of a segmented configuration at (L, S): one more for every octave between L and
-// what it suits, plus the count's share. No noise: the fastest is known.
+// The synthetic model of segmented entries (synthetic.hpp): the fastest candidate is known.
 double seg_us(const std::string& id, std::uint64_t segment_size, std::uint64_t count) {
-  const auto p = kseg::parse_seg_id(id);
-  if (!p) return 1e9;
-  return 5 + std::abs(std::log2(static_cast<double>(segment_size)) - ideal_log2(*p)) +
-         1e-4 * static_cast<double>(count);
+  return test::seg_model_us(id, segment_size, count);
 }
 
 Result seg_result(const Request& q, double us) {
@@ -588,6 +574,163 @@ TEST(SegRectangles, DatabaseRowsCarryTheEvidenceAndTheRunnerUp) {
   EXPECT_THROW(to_db_segmented_winners(u.rectangles, DType::f32, Op::sum, "fixed", L2Mode::cold, 1,
                                        1, 1),
                Error);
+}
+
+// --- replay and recording -------------------------------------------------------------------
+
+/// A database file with every candidate of \p c measured (whole-array keys and segmented grid
+/// points, 3 and 20 repeats each), and a new run for the session to end.
+struct Recorded {
+  db::test::TempDir dir;
+  std::filesystem::path path = dir / "t.db";
+  Recording rec;
+
+  explicit Recorded(const TuneConfig& c) {
+    db::Database database = db::Database::open_writer(path);
+    std::vector<std::string> ids;
+    for (const KeySpace& k : enumerate_space(c.space))
+      ids.insert(ids.end(), k.candidates.begin(), k.candidates.end());
+    rec.device_id = test::fill_database(database, ids, c.space.sizes);
+    EXPECT_EQ(test::fill_segmented_database(database, enumerate_segmented(c.segmented)),
+              rec.device_id);
+    db::RunInfo info;
+    info.tool_version = "test";
+    info.manifest_hash = "0000000000000000";
+    info.config_hash = config_hash(c);
+    info.host = "test-host";
+    rec.run_id = database.begin_run(info);
+    rec.driver_version = 13000;
+    rec.runtime_version = 13010;
+  }
+};
+
+// The replay answers every grid point's requests from the recorded segmented measurements (not
+// the size-axis bisection's midpoints, which were never measured), the winners are the model's,
+// and the session stores them as the rectangles, with their evidence and run.
+TEST(SegReplay, RecordedMeasurementsReplayIntoWinnersThatTheSessionStores) {
+  const TuneConfig c = config_of(grid_25, "halving");
+  Recorded r(c);
+  TuneOutcome out;
+  std::size_t missing = 0, answered = 0;
+  {
+    db::Database database = db::Database::open_reader(r.path);
+    ReplayOptions ro;
+    ro.device_id = r.rec.device_id;
+    ro.policy = c.measure;
+    ReplayRunner runner(database, ro);
+    out = run_tuning(c, runner);
+    missing = runner.missing();
+    answered = runner.answered();
+  }
+  ASSERT_EQ(out.segmented.size(), 1u);
+  const SegKeyOutcome& k = out.segmented[0];
+  ASSERT_TRUE(k.complete);
+  const auto plan = enumerate_segmented(c.segmented);
+  std::size_t point_requests = 0;
+  for (std::size_t i = 0; i < k.points.size(); ++i) {
+    const SegPointOutcome& p = k.points[i];
+    point_requests += p.requests;
+    ASSERT_TRUE(p.winner);
+    EXPECT_EQ(p.winner->winner.kernel_id, fastest(plan[0].points[i]));
+    EXPECT_TRUE(p.winner->winner.reused);
+    EXPECT_TRUE(p.winner->winner.measurement_id);
+    EXPECT_EQ(p.winner->winner.repeats, 20);  // the final round's measurement
+    EXPECT_EQ(p.winner->winner.segment_size, p.segment_size);
+  }
+  // Every request of the points was recorded; each crossover's first midpoint was not.
+  EXPECT_EQ(missing, k.rectangles.requests);
+  EXPECT_EQ(missing, 2 * k.rectangles.crossovers.size());
+  EXPECT_GT(missing, 0u);
+  EXPECT_GE(answered, point_requests);
+  expect_tiling(k.rectangles.rectangles, winners_of(k));
+
+  const RunEnded ended = TuningSession(r.path).end(r.rec, out);
+  EXPECT_EQ(ended.status, db::RunStatus::finished);
+  EXPECT_EQ(ended.keys_stored, 1u);
+  EXPECT_EQ(ended.segmented_stored, 1u);
+  db::Database database = db::Database::open_reader(r.path);
+  const auto rows = database.segmented_winners(r.rec.device_id);
+  const auto& rects = k.rectangles.rectangles;
+  ASSERT_EQ(rows.size(), rects.size());
+  for (const SegRectangle& x : rects) {
+    const auto row =
+        std::find_if(rows.begin(), rows.end(), [&](const db::SegmentedWinnerRecord& w) {
+          return w.size_lo == x.size_lo && w.count_lo == x.count_lo;
+        });
+    ASSERT_NE(row, rows.end()) << x.size_lo << " x " << x.count_lo;
+    EXPECT_EQ(row->kernel_id, x.winner.kernel_id);
+    EXPECT_EQ(row->size_hi, x.size_hi);
+    EXPECT_EQ(row->count_hi, x.count_hi);
+    EXPECT_EQ(row->measurement_id, *x.winner.measurement_id);
+    EXPECT_EQ(row->layout, "fixed");
+    EXPECT_EQ(row->dtype, DType::f32);
+    EXPECT_EQ(row->op, Op::sum);
+    EXPECT_EQ(row->l2_mode, L2Mode::cold);
+    EXPECT_EQ(row->run_id, r.rec.run_id);
+    EXPECT_EQ(row->driver_version, 13000);
+    EXPECT_EQ(row->runtime_version, 13010);
+    if (x.runner_up) {
+      EXPECT_EQ(row->runner_up_kernel_id, x.runner_up->kernel_id);
+    }
+  }
+  EXPECT_EQ(database.winners(r.rec.device_id).size(), out.keys[0].bisect.intervals.size());
+}
+
+// A cancelled run stores the winners of what finished: the whole-array key, not the segmented
+// key it stopped in.
+TEST(SegReplay, AnInterruptedRunStoresNoSegmentedWinnersOfAnIncompleteKey) {
+  const TuneConfig c = config_of(grid_25, "halving");
+  Recorded r(c);
+  TuneOutcome out;
+  {
+    db::Database database = db::Database::open_reader(r.path);
+    ReplayOptions ro;
+    ro.device_id = r.rec.device_id;
+    ro.policy = c.measure;
+    ReplayRunner replay(database, ro);
+    std::atomic<bool> cancel{false};
+    // Cancels after the whole-array key's request and 50 segmented ones.
+    std::size_t seen = 0;
+    test::FnRunner runner([&](const Request& q) {
+      if (++seen == 51) cancel.store(true);
+      return replay.measure(std::span(&q, 1)).at(0);
+    });
+    DriverOptions o;
+    o.cancel = &cancel;
+    out = run_tuning(c, runner, o);
+  }
+  ASSERT_TRUE(out.cancelled);
+  ASSERT_EQ(out.segmented.size(), 1u);
+  EXPECT_FALSE(out.segmented[0].complete);
+  const RunEnded ended = TuningSession(r.path).end(r.rec, out);
+  EXPECT_EQ(ended.status, db::RunStatus::interrupted);
+  EXPECT_EQ(ended.keys_stored, 1u);
+  EXPECT_EQ(ended.segmented_stored, 0u);
+  db::Database database = db::Database::open_reader(r.path);
+  EXPECT_TRUE(database.segmented_winners(r.rec.device_id).empty());
+}
+
+// The winners table: a line per segmented key and layout, and its plane of grid-point winners.
+TEST(SegReplay, TheWinnersTableHasASegmentedPart) {
+  const TuneConfig c = config_of(grid_25);
+  auto runner = seg_runner();
+  const TuneOutcome out = run_tuning(c, runner);
+  std::ostringstream os;
+  print_winners(os, out, "model");
+  const std::string s = os.str();
+  EXPECT_NE(s.find("\nsegmented winners (rectangles of segment size x segment count):\n"
+                   "dtype  op   layout  points  no winner  rectangles  kernels  crossovers\n"
+                   "f32    sum  fixed       25          0  "),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("\nf32 sum fixed: the winner at each grid point"), std::string::npos) << s;
+  // Rows of sizes, columns of counts: rows of 1 go to a scalar thread, 2^20 to split (count 1
+  // only: the others exceed max_total).
+  EXPECT_NE(s.find("\n           1  thread  thread  thread\n"), std::string::npos) << s;
+  EXPECT_NE(s.find("\n        2^20   split\n"), std::string::npos) << s;
+  EXPECT_EQ(seg_short_name("seg.group.b256.g16.v4.fixed.f32.sum"), "g16");
+  EXPECT_EQ(seg_short_name("seg.thread.b256.v4.fixed.f32.sum"), "thr.v4");
+  EXPECT_EQ(seg_short_name("seg.block.b1024.v2.offsets64.f64.max"), "b1024");
 }
 
 }  // namespace
