@@ -1,29 +1,6 @@
 #include "tuner/segmented_space.hpp"
 
-#include <algorithm>
-
-#include "kernels/segmented/space.hpp"
-
 namespace tunedreduce::tuner {
-
-std::vector<std::pair<std::uint64_t, std::uint64_t>> seg_grid(const SegmentedConfig& g) {
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
-  for (std::uint64_t s : g.segment_counts)
-    for (std::uint64_t l : g.segment_sizes)
-      if (seg_within_total(l, s, g.max_total)) out.emplace_back(l, s);
-  return out;
-}
-
-std::vector<kseg::SegParams> seg_configs(const SegmentedConfig& g, DType dtype, Op op,
-                                         kseg::SegLayout layout) {
-  std::vector<kseg::SegParams> out;
-  kseg::space::for_each_config(dtype, op, [&](const kseg::SegParams& p) {
-    if (p.layout == layout &&
-        std::find(g.families.begin(), g.families.end(), p.family) != g.families.end())
-      out.push_back(p);
-  });
-  return out;
-}
 
 std::vector<SegKeySpace> enumerate_segmented(const SegmentedConfig& g,
                                              const kernels::DeviceLimits& dev) {

@@ -6,6 +6,7 @@
 // families that can_implement the problem the worker measures there. The compiled space is read
 // rather than seg_registry(), which only a program with the kernels (or tr_kernels_host) has.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -14,6 +15,7 @@
 
 #include "kernels/registry.hpp"
 #include "kernels/segmented/segmented.hpp"
+#include "kernels/segmented/space.hpp"
 #include "tuner/config/tune_config.hpp"
 
 namespace tunedreduce::tuner {
@@ -56,13 +58,28 @@ inline bool seg_within_total(std::uint64_t segment_size, std::uint64_t count,
 }
 
 /// The grid points (L, S) of \p g within max_total, by count, then size (each count's column
-/// ascending in size: the axis that rectangles are cut along within a column).
-std::vector<std::pair<std::uint64_t, std::uint64_t>> seg_grid(const SegmentedConfig& g);
+/// ascending in size: the axis that rectangles are cut along within a column). Inline, as
+/// seg_configs: the validator (tuner/config/, compiled by the fuzz targets) uses both.
+inline std::vector<std::pair<std::uint64_t, std::uint64_t>> seg_grid(const SegmentedConfig& g) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
+  for (std::uint64_t s : g.segment_counts)
+    for (std::uint64_t l : g.segment_sizes)
+      if (seg_within_total(l, s, g.max_total)) out.emplace_back(l, s);
+  return out;
+}
 
 /// The compiled configurations of (dtype, op, layout) whose family is selected, in the space's
 /// order.
-std::vector<kseg::SegParams> seg_configs(const SegmentedConfig& g, DType dtype, Op op,
-                                         kseg::SegLayout layout);
+inline std::vector<kseg::SegParams> seg_configs(const SegmentedConfig& g, DType dtype, Op op,
+                                                kseg::SegLayout layout) {
+  std::vector<kseg::SegParams> out;
+  kseg::space::for_each_config(dtype, op, [&](const kseg::SegParams& p) {
+    if (p.layout == layout &&
+        std::find(g.families.begin(), g.families.end(), p.family) != g.families.end())
+      out.push_back(p);
+  });
+  return out;
+}
 
 /// One grid point and the candidates measured there (ids, in the space's order).
 struct SegPoint {

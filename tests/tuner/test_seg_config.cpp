@@ -9,7 +9,10 @@
 #include "common/error.hpp"
 #include "common/exit_codes.hpp"
 #include "common/names.hpp"
+#include "kernels/segmented/space.hpp"
 #include "tuner/config.hpp"
+#include "tuner/config/seg_names.hpp"
+#include "tuner/segmented_space.hpp"
 
 namespace tunedreduce::tuner {
 namespace {
@@ -230,6 +233,32 @@ TEST(SegConfig, FlagsSetEveryKey) {
   EXPECT_EQ(error_of("", big),
             "--seg-max-total: 2199023255552 is out of range: max_total must be 1 to 2^40 = "
             "1099511627776");
+}
+
+// tuner/config/ restates the registry's family and layout names and the rule of the rows a
+// configuration runs (so that the fuzz targets compile it without the registry's code): both
+// must be the registry's.
+TEST(SegConfig, TheNamesAndTheRowRuleAreTheRegistrys) {
+  for (SegFamily f : kseg::all_seg_families) {
+    EXPECT_STREQ(seg_family_names.to_name(f), kseg::seg_family_name(f));
+    EXPECT_EQ(kseg::parse_seg_family(seg_family_names.to_name(f)), f);
+  }
+  for (SegLayout l : kseg::all_seg_layouts) {
+    EXPECT_STREQ(seg_layout_names.to_name(l), kseg::seg_layout_name(l));
+    EXPECT_EQ(kseg::parse_seg_layout(seg_layout_names.to_name(l)), l);
+  }
+  std::size_t refused = 0;
+  for (DType t : all_dtypes)
+    for (Op o : all_ops)
+      kseg::space::for_each_config(t, o, [&](const kseg::SegParams& p) {
+        for (std::uint64_t size = 1; size <= 64; ++size)
+          for (std::uint64_t count : {1, 7, 4096}) {
+            EXPECT_EQ(seg_runs_rows_of(p, size), seg_takes(p, size, count))
+                << kseg::make_seg_id(p) << " L=" << size << " S=" << count;
+            refused += !seg_takes(p, size, count);
+          }
+      });
+  EXPECT_GT(refused, 0u);  // the tile family's
 }
 
 }  // namespace

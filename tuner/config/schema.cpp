@@ -9,6 +9,7 @@
 #include "kernels/manifest.hpp"
 #include "kernels/space.hpp"
 #include "tuner/config/canonical.hpp"
+#include "tuner/config/seg_names.hpp"
 #include "tuner/config/tune_config.hpp"
 #include "tuner/config/validate.hpp"
 
@@ -146,7 +147,8 @@ constexpr KeySpec segmented_keys[] = {
      {},
      {},
      [](const TuneConfig& c) {
-       return canonical_list(c.segmented.families, kernels::segmented::seg_family_name);
+       return canonical_list(c.segmented.families,
+                             [](auto f) { return seg_family_names.to_name(f); });
      }},
     {"segmented.layouts",
      KeyKind::string_list,
@@ -154,7 +156,8 @@ constexpr KeySpec segmented_keys[] = {
      {},
      {},
      [](const TuneConfig& c) {
-       return canonical_list(c.segmented.layouts, kernels::segmented::seg_layout_name);
+       return canonical_list(c.segmented.layouts,
+                             [](auto l) { return seg_layout_names.to_name(l); });
      }},
     {"segmented.segment_sizes",
      KeyKind::sizes,

@@ -17,6 +17,7 @@
 #include "kernels/segmented/space.hpp"
 #include "kernels/space.hpp"
 #include "tuner/config/diagnostics.hpp"
+#include "tuner/config/seg_names.hpp"
 #include "tuner/config/schema.hpp"
 #include "tuner/config/suggest.hpp"
 #include "tuner/segmented_space.hpp"
@@ -510,12 +511,13 @@ class Validator {
     const SegmentedConfig defaults = default_config().segmented;
     const std::size_t errors_before = diag_.size();
     g.keys = seg_keys();
-    static const auto family_table = enum_names_of(seg::all_seg_families, seg::seg_family_name);
-    static const auto layout_table = enum_names_of(seg::all_seg_layouts, seg::seg_layout_name);
-    g.families = names("segmented.families", family_table, seg::all_seg_families,
-                       seg::parse_seg_family, "segmented family");
-    g.layouts = names("segmented.layouts", layout_table, seg::all_seg_layouts,
-                      seg::parse_seg_layout, "segment layout", defaults.layouts);
+    g.families = names(
+        "segmented.families", seg_family_names, seg::all_seg_families,
+        [](std::string_view s) { return seg_family_names.from_name(s); }, "segmented family");
+    g.layouts = names(
+        "segmented.layouts", seg_layout_names, seg::all_seg_layouts,
+        [](std::string_view s) { return seg_layout_names.from_name(s); }, "segment layout",
+        defaults.layouts);
     grid("segmented.segment_sizes", g.segment_sizes, kernels::max_elements,
          "the largest segment size the tuner takes");
     grid("segmented.segment_counts", g.segment_counts, seg::max_segments,
@@ -548,7 +550,7 @@ class Validator {
       for (seg::SegLayout l : g.layouts) {
         const std::vector<seg::SegParams> configs = seg_configs(g, k.dtype, k.op, l);
         const std::string label = fmt::format("{} {} with layout {}", dtype_name(k.dtype),
-                                              op_name(k.op), seg::seg_layout_name(l));
+                                              op_name(k.op), seg_layout_names.to_name(l));
         if (configs.empty()) {
           std::vector<std::string> with_layout;
           for (seg::SegFamily f : seg::all_seg_families) {
@@ -556,7 +558,7 @@ class Validator {
             seg::space::for_each_config(k.dtype, k.op, [&](const seg::SegParams& p) {
               compiled = compiled || (p.family == f && p.layout == l);
             });
-            if (compiled) with_layout.emplace_back(seg::seg_family_name(f));
+            if (compiled) with_layout.emplace_back(seg_family_names.to_name(f));
           }
           diag_.add(where("segmented.families"),
                     fmt::format("selects no compiled segmented entry for {} (the families {} "
@@ -567,7 +569,7 @@ class Validator {
         const bool runs_somewhere = std::any_of(configs.begin(), configs.end(), [&](auto& p) {
           for (std::uint64_t s : g.segment_counts)
             for (std::uint64_t n : g.segment_sizes)
-              if (seg_within_total(n, s, g.max_total) && seg_takes(p, n, s)) return true;
+              if (seg_within_total(n, s, g.max_total) && seg_runs_rows_of(p, n)) return true;
           return false;
         });
         if (!runs_somewhere)
