@@ -27,6 +27,13 @@ bool within_noise(const Result& a, const Result& b, const TieRule& rule) {
 }
 
 bool preferred_in_tie(std::string_view a, std::string_view b, bool one_launch_counts) {
+  // Two segmented entries (kernels/segmented/): one kernel before the split family's two, by the
+  // rule of two_pass above, then the id.
+  if (a.starts_with("seg.") && b.starts_with("seg.")) {
+    const bool two_a = a.starts_with("seg.split."), two_b = b.starts_with("seg.split.");
+    if (one_launch_counts && two_a != two_b) return two_b;
+    return a < b;
+  }
   const auto pa = kernels::parse_id(a), pb = kernels::parse_id(b);
   if (pa && pb) {
     // One launch (single_pass, packed) before two.

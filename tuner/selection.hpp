@@ -49,7 +49,9 @@ bool within_noise(const Result& a, const Result& b, const TieRule& rule = {});
 /// the hardware balances tiles over the multiprocessors; a persistent grid splits the input
 /// evenly up front and waits for its slowest block); then the smaller block x unroll (fewer
 /// threads and registers in flight), then the lexicographically smaller id. True when \p a is
-/// preferred to \p b. Ids that are not registry ids sort after those that are, by id.
+/// preferred to \p b. Ids that are not registry ids sort after those that are, by id. Between two
+/// segmented entries ("seg.*"): one kernel before the split family's two when \p
+/// one_launch_counts, then the smaller id.
 bool preferred_in_tie(std::string_view a, std::string_view b, bool one_launch_counts = true);
 
 /// A second kernel's launch, measured back to back on the H100 (docs/performance.md: two empty

@@ -224,6 +224,25 @@ TEST(Selection, WhereASecondLaunchIsNoiseOneTilePerBlockBeatsAPersistentGridInAT
   EXPECT_EQ(select_winner(rs).winner, 0u);
 }
 
+// Segmented entries: the split family launches a second kernel, which counts as two_pass's does.
+TEST(Selection, ATieOfSegmentedEntriesPrefersOneKernelWhereASecondLaunchCounts) {
+  const std::string split = "seg.split.b512.v4.fixed.f32.sum";
+  const std::string block = "seg.block.b256.v4.fixed.f32.sum";
+  const std::string thread = "seg.thread.b256.v4.fixed.f32.sum";
+  EXPECT_TRUE(preferred_in_tie(thread, split, true));
+  EXPECT_FALSE(preferred_in_tie(split, thread, true));
+  // Where a second launch is noise: the id.
+  EXPECT_TRUE(preferred_in_tie(split, thread, false));
+  EXPECT_TRUE(preferred_in_tie(block, thread, true));
+  EXPECT_FALSE(preferred_in_tie(thread, block, true));
+  // select_winner: split 0.3 % faster at 20 us, tied: the one-kernel thread wins; at 400 us the
+  // id decides, split's.
+  std::vector<Result> rs = {ok(split, 20.0, 0.01), ok(thread, 20.06, 0.01)};
+  EXPECT_EQ(rs[*select_winner(rs).winner].kernel_id, thread);
+  rs = {ok(split, 400.0, 0.01), ok(thread, 401.2, 0.01)};
+  EXPECT_EQ(rs[*select_winner(rs).winner].kernel_id, split);
+}
+
 TEST(Selection, DeterministicForEqualMedians) {
   std::vector<Result> rs = {ok("b", 10), ok("a", 10)};
   EXPECT_EQ(select_winner(rs).winner, 1u);  // neither parses: the smaller id
