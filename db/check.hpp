@@ -30,6 +30,17 @@ struct CheckReport {
   /// config_hash.
   std::int64_t measurements_on_another_models_gpu = 0;
   std::int64_t runs_with_foreign_config_text = 0;
+  /// Schema version 12's segmented winners (0 in older files, which have none): pairs whose
+  /// rectangles overlap within one (device, dtype, op, layout, L2 mode), per L2 mode as above;
+  /// and winners whose evidence is missing or is not an ok segmented measurement of their
+  /// kernel, device, dtype, op and L2 mode, or whose runner-up measurement is not an ok
+  /// segmented measurement of their device, dtype, op and L2 mode with a kernel of their layout.
+  std::int64_t overlapping_segmented_winners = 0;
+  std::array<std::int64_t, 2> overlapping_segmented_by_mode{};
+  std::int64_t segmented_winners_without_ok_evidence = 0;
+  /// The ids of the segmented winners counted in the two counts above (the first
+  /// max_row_findings), for `db check` to name them.
+  std::vector<std::int64_t> bad_segmented_winner_ids;
   /// Rows that break the row rules (db/row_rules.hpp), every table, named: the first
   /// max_row_findings of them.
   std::vector<RowFinding> row_findings;
@@ -41,14 +52,16 @@ struct CheckReport {
     return sound() && foreign_key_violations == 0 && unknown_kernel_ids.empty() &&
            overlapping_winners == 0 && winners_without_ok_evidence == 0 &&
            measurements_on_another_models_gpu == 0 && runs_with_foreign_config_text == 0 &&
+           overlapping_segmented_winners == 0 && segmented_winners_without_ok_evidence == 0 &&
            row_findings.empty();
   }
 };
 
 /// Runs PRAGMA quick_check (integrity_check when \p full), the foreign-key check, and looks for
-/// rows naming kernel ids outside \p known_ids (the registry of the calling binary) and for
-/// winners that overlap (within their L2 mode) or lack ok evidence of their mode, and checks
-/// schema version 5's GPU and configuration references. Reads only.
+/// rows naming kernel ids outside \p known_ids (the registries of the calling binary, the
+/// segmented one's included) and for winners and segmented winners that overlap (within their
+/// L2 mode) or lack ok evidence of their mode, and checks schema version 5's GPU and
+/// configuration references. Reads only.
 CheckReport check_database(Database& db, const std::set<std::string>& known_ids, bool full);
 
 }  // namespace tunedreduce::db

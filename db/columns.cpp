@@ -1,5 +1,6 @@
 #include "db/columns.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstdlib>
@@ -14,11 +15,12 @@ namespace {
 // Each in the order its bind and read functions below bind and read the columns.
 // clang-format off
 // The candidate, the request and what came of it, its Timing with the clocks, the error and when.
-constexpr std::array<std::string_view, 20> measurement_names = {
+// The elements per segment of a segmented measurement (schema version 12) last.
+constexpr std::array<std::string_view, 21> measurement_names = {
     "kernel_id", "family", "block", "unroll", "smem", "finish",
     "dtype", "op", "n", "l2_mode", "outcome",
     "median_us", "p10_us", "p90_us", "repeats", "gbps", "sm_clock_mhz", "mem_clock_mhz",
-    "error", "measured_at"};
+    "error", "measured_at", "segment_size"};
 
 constexpr std::array<std::string_view, 19> bench_run_names = {
     "uuid", "device_id", "tool_version", "manifest_hash", "host", "origin", "library_database",
@@ -78,6 +80,12 @@ std::string ColumnList::names() const {
   return joined(names_, [&](std::string& s, std::size_t i) { s += names_[i]; });
 }
 
+std::string ColumnList::names_reading(std::span<const std::string_view> absent) const {
+  return joined(names_, [&](std::string& s, std::size_t i) {
+    s += std::find(absent.begin(), absent.end(), names_[i]) == absent.end() ? names_[i] : "NULL";
+  });
+}
+
 std::string ColumnList::parameters(int first) const {
   return joined(names_, [&](std::string& s, std::size_t i) {
     s += '?';
@@ -119,6 +127,8 @@ void bind_measurement(Statement& st, int first, const Measurement& m) {
   st.bind(p++, m.mem_clock_mhz);
   st.bind(p++, m.error);
   st.bind(p++, m.measured_at);
+  if (m.segment_size) st.bind(p++, static_cast<std::int64_t>(*m.segment_size));
+  else st.bind(p++, nullptr);
 }
 
 void read_measurement(const Statement& st, int first, Measurement& m) {
@@ -144,6 +154,8 @@ void read_measurement(const Statement& st, int first, Measurement& m) {
   m.mem_clock_mhz = opt_int(st, c++);
   m.error = st.column_text_prefix(c++, max_error_bytes);
   m.measured_at = st.column_text_prefix(c++, max_name_bytes);
+  m.segment_size.reset();
+  if (auto size = st.column_opt_int(c++)) m.segment_size = static_cast<std::uint64_t>(*size);
 }
 
 void bind_bench_run(Statement& st, int first, const BenchRunRecord& r) {

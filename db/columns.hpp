@@ -27,6 +27,9 @@ class ColumnList {
   constexpr explicit ColumnList(std::span<const std::string_view> names) : names_(names) {}
   /// "a, b, c"
   std::string names() const;
+  /// "a, NULL, c": the names, each column of \p absent read as NULL (a file older than the
+  /// column: measurements' segment_size before schema version 12).
+  std::string names_reading(std::span<const std::string_view> absent) const;
   /// "?first, ?first+1, ...": one parameter per column, for an INSERT.
   std::string parameters(int first) const;
   /// "a = ?first, b = ?first+1, ...", for an UPDATE.
@@ -38,8 +41,9 @@ class ColumnList {
 
 /// What a measurements row says about its measurement: kernel_id, family, block, unroll, smem,
 /// finish, dtype, op, n, l2_mode, outcome, median_us, p10_us, p90_us, repeats, gbps, sm_clock_mhz,
-/// mem_clock_mhz, error, measured_at. Not the row's id and links (run_id, seq, device_id,
-/// gpu_id): those differ from file to file, and each statement names them itself.
+/// mem_clock_mhz, error, measured_at, segment_size (schema version 12: read it with
+/// names_reading({"segment_size"}) from an older file). Not the row's id and links (run_id, seq,
+/// device_id, gpu_id): those differ from file to file, and each statement names them itself.
 extern const ColumnList measurement_columns;
 /// Binds \p m's columns to the parameters first, first + 1, ... (measured_at as it is, empty
 /// too).

@@ -105,10 +105,15 @@ void set_journal_wal(Connection& conn) {
 }
 
 // A whole row: its id and links, then measurement_columns. A file older than version 5 has no
-// gpu_id: its measurements read as measured by an unknown GPU.
-std::string select_measurements(bool provenance) {
+// gpu_id: its measurements read as measured by an unknown GPU; one older than version 12 no
+// segment_size: its measurements read as whole-array ones.
+std::string select_measurements(bool provenance, bool segmented) {
+  static constexpr std::string_view no_segments[] = {"segment_size"};
   return std::string("SELECT id, run_id, seq, device_id, ") + (provenance ? "gpu_id" : "NULL") +
-         ", " + measurement_columns.names() + " FROM measurements";
+         ", " +
+         (segmented ? measurement_columns.names()
+                    : measurement_columns.names_reading(no_segments)) +
+         " FROM measurements";
 }
 
 MeasurementRecord read_measurement_row(const Statement& st) {
@@ -299,6 +304,8 @@ Database Database::create_in_memory(std::string label) {
 
 bool Database::has_provenance() const { return file_version_ >= provenance_version; }
 
+bool Database::has_segmented() const { return file_version_ >= segmented_version; }
+
 void Database::require_writable(const char* what) const {
   if (!writable_)
     throw DbError(Problem::readonly, path(),
@@ -428,6 +435,9 @@ std::vector<std::int64_t> Database::insert_measurements(std::span<const Measurem
     if (m.gbps)
       if (auto why = bad_rate(*m.gbps)) refuse("gbps", *why);
     to_db_n(m.n, path());  // throws for an n beyond a 64-bit row
+    if (m.segment_size) to_db_n(*m.segment_size, path());
+    if (auto why = bad_segmentation(m.kernel_id, m.dtype, m.op, m.n, m.segment_size))
+      refuse("segment_size", *why);
   }
   std::vector<std::int64_t> ids;
   if (ms.empty()) return ids;
@@ -543,6 +553,12 @@ void Database::replace_winners(std::int64_t device_id, DType dtype, Op op,
     if (w.n_lo > w.n_hi)
       throw bad("interval [" + std::to_string(w.n_lo) + ", " + std::to_string(w.n_hi) +
                 "] is empty");
+    for (const std::string* id :
+         {&w.kernel_id, w.runner_up_kernel_id ? &*w.runner_up_kernel_id : nullptr})
+      if (id && is_segmented_id(*id))
+        throw bad("'" + *id +
+                  "' is a segmented kernel: its winners are segmented winners "
+                  "(replace_segmented_winners)");
     if (i > 0 && w.n_lo <= sorted[i - 1].n_hi)
       throw bad("intervals [" + std::to_string(sorted[i - 1].n_lo) + ", " +
                 std::to_string(sorted[i - 1].n_hi) + "] and [" + std::to_string(w.n_lo) + ", " +
@@ -550,7 +566,7 @@ void Database::replace_winners(std::int64_t device_id, DType dtype, Op op,
   }
   Transaction tx(conn_, TxKind::immediate);
   Statement evidence = conn_.prepare(
-      "SELECT kernel_id, outcome, l2_mode FROM measurements"
+      "SELECT kernel_id, outcome, l2_mode, segment_size IS NOT NULL FROM measurements"
       " WHERE id = ?1 AND device_id = ?2 AND dtype = ?3 AND op = ?4");
   for (const Winner& w : sorted) {
     evidence.reset();
@@ -574,6 +590,9 @@ void Database::replace_winners(std::int64_t device_id, DType dtype, Op op,
       if (evidence.column_text(2) != mode_name)
         throw bad("runner-up measurement " + std::to_string(*w.runner_up_measurement_id) +
                   " is a " + evidence.column_text(2) + "-L2 measurement, not " + mode_name);
+      if (evidence.column_int(3) != 0)
+        throw bad("runner-up measurement " + std::to_string(*w.runner_up_measurement_id) +
+                  " is a segmented measurement");
     }
   }
   evidence.reset();
@@ -594,29 +613,141 @@ void Database::replace_winners(std::int64_t device_id, DType dtype, Op op,
   tx.commit();
 }
 
+namespace {
+/// "'seg.group.b256.g8.v4.fixed.f32.sum' (sizes 1..64, counts 1..4096)": a segmented winner as
+/// messages name it.
+std::string seg_winner_name(const SegmentedWinner& w) {
+  return fmt::format("'{}' (sizes {}..{}, counts {}..{})", printable(w.kernel_id, 80), w.size_lo,
+                     w.size_hi, w.count_lo, w.count_hi);
+}
+}  // namespace
+
+void Database::replace_segmented_winners(std::int64_t device_id, DType dtype, Op op,
+                                         std::string_view layout,
+                                         std::span<const SegmentedWinner> winners, L2Mode mode) {
+  require_writable("replace segmented winners");
+  const std::string mode_name = l2_mode_name(mode);
+  auto bad = [&](const std::string& what) {
+    return DbError(Problem::invalid_data, path(),
+                   fmt::format("{}: {} segmented winners of {} {} {} on device {}: {}",
+                               quoted(path()), mode_name, dtype_name(dtype), op_name(op),
+                               printable(layout, 80), device_id, what));
+  };
+  if (const std::string why = op_dtype_mismatch(dtype, op); !why.empty()) throw bad(why);
+  if (auto why = bad_layout_name(layout)) throw bad("the layout " + *why);
+  std::vector<SegmentedWinner> sorted(winners.begin(), winners.end());
+  std::sort(sorted.begin(), sorted.end(), [](const SegmentedWinner& a, const SegmentedWinner& b) {
+    return std::tie(a.size_lo, a.count_lo) < std::tie(b.size_lo, b.count_lo);
+  });
+  for (std::size_t i = 0; i < sorted.size(); ++i) {
+    const SegmentedWinner& w = sorted[i];
+    const std::string name = "winner " + seg_winner_name(w);
+    if (w.dtype != dtype || w.op != op)
+      throw bad(fmt::format("{} is of {} {}", name, dtype_name(w.dtype), op_name(w.op)));
+    if (w.layout != layout)
+      throw bad(fmt::format("{} is of the layout '{}'", name, printable(w.layout, 80)));
+    if (w.l2_mode != mode) throw bad(fmt::format("{} is {}-L2", name, l2_mode_name(w.l2_mode)));
+    if (w.size_lo < 1 || w.size_lo > w.size_hi || w.count_lo < 1 || w.count_lo > w.count_hi)
+      throw bad(name + " is no rectangle: each bound must be at least 1 and lo <= hi");
+    for (std::uint64_t v : {w.size_hi, w.count_hi}) to_db_n(v, path());
+    if (auto why = bad_segmented_kernel(w.kernel_id, dtype, op, layout))
+      throw bad(name + ": " + *why);
+    if (w.runner_up_kernel_id)
+      if (auto why = bad_segmented_kernel(*w.runner_up_kernel_id, dtype, op, layout))
+        throw bad(name + ": its runner-up " + *why);
+    for (std::size_t k = 0; k < i; ++k) {
+      const SegmentedWinner& o = sorted[k];
+      if (o.size_lo <= w.size_hi && w.size_lo <= o.size_hi && o.count_lo <= w.count_hi &&
+          w.count_lo <= o.count_hi)
+        throw bad(fmt::format("winners {} and {} overlap", seg_winner_name(o), seg_winner_name(w)));
+    }
+  }
+  Transaction tx(conn_, TxKind::immediate);
+  Statement evidence = conn_.prepare(
+      "SELECT kernel_id, outcome, l2_mode, segment_size FROM measurements"
+      " WHERE id = ?1 AND device_id = ?2 AND dtype = ?3 AND op = ?4");
+  // Why measurement \p id cannot be the evidence (of \p kernel_id when given) or the runner-up
+  // of a winner: it must be an ok segmented measurement of this device, dtype, op and L2 mode
+  // whose kernel has this layout.
+  auto refuse_evidence = [&](const std::string& name, const char* role, std::int64_t id,
+                             const std::optional<std::string>& kernel_id) {
+    evidence.reset();
+    evidence.bind_all(id, device_id, dtype_name(dtype), op_name(op));
+    const std::string m = fmt::format("{}: its {} measurement {}", name, role, id);
+    if (!evidence.step()) throw bad(m + " is not one of this device, dtype and op");
+    const std::string kernel = evidence.column_text(0);
+    if (kernel_id && kernel != *kernel_id)
+      throw bad(fmt::format("{} is a measurement of '{}', not of '{}'", m, printable(kernel, 80),
+                            printable(*kernel_id, 80)));
+    if (evidence.column_text(1) != "ok")
+      throw bad(fmt::format("{} is not ok ({})", m, printable(evidence.column_text(1), 40)));
+    if (evidence.column_text(2) != mode_name)
+      throw bad(fmt::format("{} is a {}-L2 measurement, not {}", m,
+                            printable(evidence.column_text(2), 40), mode_name));
+    if (evidence.is_null(3)) throw bad(m + " is a whole-array measurement, not a segmented one");
+    const auto seg = parse_segmented_id(kernel);
+    if (!seg || seg->layout != layout)
+      throw bad(fmt::format("{} is of the kernel '{}', not of the layout {}", m,
+                            printable(kernel, 80), printable(layout, 80)));
+  };
+  for (const SegmentedWinner& w : sorted) {
+    const std::string name = "winner " + seg_winner_name(w);
+    refuse_evidence(name, "evidence", w.measurement_id, w.kernel_id);
+    if (w.runner_up_measurement_id)
+      refuse_evidence(name, "runner-up", *w.runner_up_measurement_id, w.runner_up_kernel_id);
+  }
+  evidence.reset();
+  Statement del = conn_.prepare(
+      "DELETE FROM segmented_winners WHERE device_id = ?1 AND dtype = ?2 AND op = ?3"
+      " AND layout = ?4 AND l2_mode = ?5");
+  del.bind_all(device_id, dtype_name(dtype), op_name(op), layout, mode_name).run();
+  Statement ins = conn_.prepare(
+      "INSERT INTO segmented_winners (device_id, dtype, op, l2_mode, layout, size_lo, size_hi,"
+      " count_lo, count_hi, kernel_id, measurement_id, runner_up_kernel_id,"
+      " runner_up_measurement_id, driver_version, runtime_version, run_id)"
+      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)");
+  for (const SegmentedWinner& w : sorted) {
+    ins.reset();
+    ins.bind_all(device_id, dtype_name(dtype), op_name(op), mode_name, layout,
+                 to_db_n(w.size_lo, path()), to_db_n(w.size_hi, path()),
+                 to_db_n(w.count_lo, path()), to_db_n(w.count_hi, path()), w.kernel_id,
+                 w.measurement_id, w.runner_up_kernel_id, w.runner_up_measurement_id,
+                 w.driver_version, w.runtime_version, w.run_id)
+        .run();
+  }
+  tx.commit();
+}
+
 // --- queries -------------------------------------------------------------------------------------
 
 bool Database::has_final_measurement(const MeasurementKey& k) {
+  // A whole-array key (segment_size 0) is a row without one: `IS` matches NULL, and the index
+  // measurements_by_key covers it.
   Statement st = conn_.prepare(
-      "SELECT 1 FROM measurements WHERE device_id = ?1 AND kernel_id = ?2 AND dtype = ?3"
-      " AND op = ?4 AND n = ?5 AND l2_mode = ?6"
+      std::string("SELECT 1 FROM measurements WHERE device_id = ?1 AND kernel_id = ?2 AND dtype = "
+                  "?3 AND op = ?4 AND n = ?5 AND l2_mode = ?6 AND ") +
+      (has_segmented() ? "segment_size IS ?7" : "?7 IS NULL") +
       " AND outcome IN ('ok', 'incorrect', 'launch_failed') LIMIT 1");
+  std::optional<std::int64_t> size;
+  if (k.segment_size) size = to_db_n(k.segment_size, path());
   st.bind_all(k.device_id, k.kernel_id, dtype_name(k.dtype), op_name(k.op), to_db_n(k.n, path()),
-              l2_mode_name(k.l2_mode));
+              l2_mode_name(k.l2_mode), size);
   return st.step();
 }
 
 std::set<MeasurementKey> Database::final_measured_keys(std::int64_t device_id) {
   std::set<MeasurementKey> keys;
-  Statement st = conn_.prepare(
-      "SELECT DISTINCT kernel_id, dtype, op, n, l2_mode FROM measurements WHERE device_id = ?1"
-      " AND outcome IN ('ok', 'incorrect', 'launch_failed')");
+  Statement st = conn_.prepare(std::string("SELECT DISTINCT kernel_id, dtype, op, n, l2_mode, ") +
+                               (has_segmented() ? "coalesce(segment_size, 0)" : "0") +
+                               " FROM measurements WHERE device_id = ?1"
+                               " AND outcome IN ('ok', 'incorrect', 'launch_failed')");
   st.bind(1, device_id);
   while (st.step())
     if (names_known(st, 1, 2, 4))
       keys.insert({device_id, st.column_text(0), column_dtype(st, 1), column_op(st, 2),
                    static_cast<std::uint64_t>(st.column_int(3)),
-                   parse_l2_mode(st.column_text(4)).value_or(L2Mode::cold)});
+                   parse_l2_mode(st.column_text(4)).value_or(L2Mode::cold),
+                   static_cast<std::uint64_t>(std::max<std::int64_t>(st.column_int(5), 0))});
   return keys;
 }
 
@@ -683,7 +814,7 @@ std::optional<RunRecord> Database::find_run(std::int64_t run_id) {
 std::vector<MeasurementRecord> Database::measurements(const MeasurementFilter& f) {
   std::vector<MeasurementRecord> out;
   Statement st =
-      conn_.prepare(select_measurements(has_provenance()) +
+      conn_.prepare(select_measurements(has_provenance(), has_segmented()) +
                     " WHERE (?1 IS NULL OR device_id = ?1) AND (?2 IS NULL OR run_id = ?2)"
                     " AND (?3 IS NULL OR dtype = ?3) AND (?4 IS NULL OR op = ?4) ORDER BY id");
   st.bind(1, f.device_id).bind(2, f.run_id);
@@ -697,7 +828,8 @@ std::vector<MeasurementRecord> Database::measurements(const MeasurementFilter& f
 }
 
 std::optional<MeasurementRecord> Database::find_measurement(std::int64_t id) {
-  Statement st = conn_.prepare(select_measurements(has_provenance()) + " WHERE id = ?1");
+  Statement st =
+      conn_.prepare(select_measurements(has_provenance(), has_segmented()) + " WHERE id = ?1");
   st.bind(1, id);
   if (!st.step() || !measurement_names_known(st, 5)) return std::nullopt;
   return read_measurement_row(st);
@@ -735,13 +867,56 @@ std::vector<WinnerRecord> Database::winners(std::optional<std::int64_t> device_i
   return out;
 }
 
+std::vector<SegmentedWinnerRecord> Database::segmented_winners(
+    std::optional<std::int64_t> device_id) {
+  std::vector<SegmentedWinnerRecord> out;
+  if (!has_segmented()) return out;
+  Statement st = conn_.prepare(
+      "SELECT w.id, w.device_id, w.dtype, w.op, w.l2_mode, w.layout, w.size_lo, w.size_hi,"
+      " w.count_lo, w.count_hi, w.kernel_id, w.measurement_id, w.runner_up_kernel_id,"
+      " w.runner_up_measurement_id, w.driver_version, w.runtime_version, w.run_id, s.path"
+      " FROM segmented_winners w LEFT JOIN sources s ON s.id = w.source_id"
+      " WHERE ?1 IS NULL OR w.device_id = ?1"
+      " ORDER BY w.device_id, w.dtype, w.op, w.layout, w.l2_mode, w.size_lo, w.count_lo");
+  st.bind(1, device_id);
+  while (st.step()) {
+    // A row whose names this binary lacks is skipped, never read as the enums' first values;
+    // db check names it (db/row_rules.hpp).
+    if (!names_known(st, 2, 3, 4) || bad_layout_name(st.column_text_prefix(5, max_name_bytes)))
+      continue;
+    SegmentedWinnerRecord w;
+    w.id = st.column_int(0);
+    w.device_id = st.column_int(1);
+    w.dtype = column_dtype(st, 2);
+    w.op = column_op(st, 3);
+    w.l2_mode = parse_l2_mode(st.column_text(4)).value_or(L2Mode::cold);
+    w.layout = st.column_text_prefix(5, max_name_bytes);
+    w.size_lo = static_cast<std::uint64_t>(st.column_int(6));
+    w.size_hi = static_cast<std::uint64_t>(st.column_int(7));
+    w.count_lo = static_cast<std::uint64_t>(st.column_int(8));
+    w.count_hi = static_cast<std::uint64_t>(st.column_int(9));
+    w.kernel_id = st.column_text_prefix(10, max_name_bytes);
+    w.measurement_id = st.column_int(11);
+    if (!st.is_null(12)) w.runner_up_kernel_id = st.column_text_prefix(12, max_name_bytes);
+    w.runner_up_measurement_id = st.column_opt_int(13);
+    w.driver_version = static_cast<int>(st.column_int(14));
+    w.runtime_version = static_cast<int>(st.column_int(15));
+    w.run_id = st.column_opt_int(16);
+    w.source = st.column_opt_text(17);
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
 Counts Database::counts() {
   Counts c;
-  Transaction tx(conn_, TxKind::deferred);  // one consistent snapshot of all four
+  Transaction tx(conn_, TxKind::deferred);  // one consistent snapshot of them all
   c.devices = conn_.query_int("SELECT count(*) FROM devices");
   c.runs = conn_.query_int("SELECT count(*) FROM runs");
   c.measurements = conn_.query_int("SELECT count(*) FROM measurements");
   c.winners = conn_.query_int("SELECT count(*) FROM winners");
+  if (has_segmented())
+    c.segmented_winners = conn_.query_int("SELECT count(*) FROM segmented_winners");
   tx.commit();
   return c;
 }

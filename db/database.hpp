@@ -63,6 +63,9 @@ class Database {
   /// Whether the file has the GPUs and the runs' driver, runtime and configuration text (schema
   /// version 5 on): a reader of an older file reads them as absent.
   bool has_provenance() const;
+  /// Whether the file has segmented measurements and winners (schema version 12 on): a reader of
+  /// an older file reads every measurement as a whole-array one and no segmented winners.
+  bool has_segmented() const;
   /// For queries of reports and tools (bound parameters only).
   Connection& connection() { return conn_; }
 
@@ -80,7 +83,10 @@ class Database {
   std::int64_t begin_run(const RunInfo& info);
   void record_attainable_bandwidth(std::int64_t run_id, std::int64_t device_id, double gbps);
   /// Stores one measurement, committed before returning (a crash after it loses nothing); its id.
-  /// Its gpu_id, when set, must be a GPU of its device.
+  /// Its gpu_id, when set, must be a GPU of its device. A segmented kernel's measurement (an id
+  /// "seg.*") needs a segment_size that divides n, and its id must name its dtype and op; a
+  /// whole-array kernel's has none (db/row_rules.hpp's bad_segmentation): else
+  /// DbError(invalid_data).
   std::int64_t insert_measurement(const Measurement& m);
   /// Stores measurements in one transaction (one commit, one sync: what several GPUs writing
   /// into one database can afford), all or none; their ids, in order. Each is checked as by
@@ -109,9 +115,11 @@ class Database {
 
   // --- queries -------------------------------------------------------------------------------
 
-  /// Has this key a measurement with a final outcome (is_final) in any run?
+  /// Has this key a measurement with a final outcome (is_final) in any run? The key's
+  /// segment_size is part of it (0: a whole-array measurement).
   bool has_final_measurement(const MeasurementKey& key);
-  /// Every key of \p device_id with a final outcome, for resuming in bulk.
+  /// Every key of \p device_id with a final outcome, for resuming in bulk (segmented
+  /// measurements with their segment_size, whole-array ones with 0).
   std::set<MeasurementKey> final_measured_keys(std::int64_t device_id);
 
   std::vector<DeviceRecord> devices();

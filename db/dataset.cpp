@@ -31,7 +31,12 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* export_format = "tunedreduce-db-export";
-constexpr int export_format_version = 1;
+/// Version 2: a document with segmented measurements or winners (schema version 12), which a
+/// reader of version 1 would take for whole-array measurements of n elements (it ignores
+/// "segment_size" and "segmented_winners"): it refuses the document instead (exit 5). A document
+/// without them stays version 1, as older binaries wrote it.
+constexpr int export_format_version = 2;
+constexpr int first_segmented_format_version = 2;
 
 // --- JSON of one row each ------------------------------------------------------------------------
 
@@ -105,6 +110,8 @@ Json measurement_json(const MeasurementRow& row) {
   append_timing(j, m);
   j.set("error", m.error);
   j.set("measured_at", m.measured_at);
+  // Schema version 12: the elements per segment of a segmented measurement (n is the total).
+  j.set("segment_size", m.segment_size ? Json(static_cast<std::int64_t>(*m.segment_size)) : Json());
   return j;
 }
 
@@ -117,6 +124,29 @@ Json winner_json(const WinnerRow& row) {
   j.set("l2_mode", l2_mode_name(w.l2_mode));
   j.set("n_lo", static_cast<std::int64_t>(w.n_lo));
   j.set("n_hi", static_cast<std::int64_t>(w.n_hi));
+  j.set("kernel_id", w.kernel_id);
+  j.set("measurement", ref_json(row.evidence));
+  j.set("runner_up_kernel_id", opt_json(w.runner_up_kernel_id));
+  j.set("runner_up_measurement", row.runner_up ? ref_json(*row.runner_up) : Json());
+  j.set("driver_version", w.driver_version);
+  j.set("runtime_version", w.runtime_version);
+  j.set("run", opt_json(row.run_uuid));
+  j.set("source", opt_json(row.source));
+  return j;
+}
+
+Json segmented_winner_json(const SegmentedWinnerRow& row) {
+  const SegmentedWinner& w = row.w;
+  Json j = Json::object();
+  j.set("device", row.device_key);
+  j.set("dtype", dtype_name(w.dtype));
+  j.set("op", op_name(w.op));
+  j.set("layout", w.layout);
+  j.set("l2_mode", l2_mode_name(w.l2_mode));
+  j.set("size_lo", static_cast<std::int64_t>(w.size_lo));
+  j.set("size_hi", static_cast<std::int64_t>(w.size_hi));
+  j.set("count_lo", static_cast<std::int64_t>(w.count_lo));
+  j.set("count_hi", static_cast<std::int64_t>(w.count_hi));
   j.set("kernel_id", w.kernel_id);
   j.set("measurement", ref_json(row.evidence));
   j.set("runner_up_kernel_id", opt_json(w.runner_up_kernel_id));
@@ -342,6 +372,59 @@ void sort_winners(std::vector<WinnerRow>& ws) {
   });
 }
 
+// The unit segmented winners are decided in: rectangles of one group never overlap.
+struct SegGroupKey {
+  std::string device;
+  std::string dtype, op, layout, l2_mode;
+  friend auto operator<=>(const SegGroupKey&, const SegGroupKey&) = default;
+};
+SegGroupKey group_of(const SegmentedWinnerRow& w) {
+  return {w.device_key, dtype_name(w.w.dtype), op_name(w.w.op), w.w.layout,
+          l2_mode_name(w.w.l2_mode)};
+}
+
+// Everything that makes two segmented winner rows the same winner, apart from the rectangle.
+auto identity(const SegmentedWinnerRow& w) {
+  return std::make_tuple(w.w.kernel_id, w.w.l2_mode, w.w.layout, w.evidence,
+                         w.w.runner_up_kernel_id, w.runner_up, w.w.driver_version,
+                         w.w.runtime_version, w.run_uuid, w.source);
+}
+
+void sort_segmented_winners(std::vector<SegmentedWinnerRow>& ws) {
+  std::sort(ws.begin(), ws.end(), [](const SegmentedWinnerRow& a, const SegmentedWinnerRow& b) {
+    return std::make_tuple(group_of(a), a.w.size_lo, a.w.count_lo) <
+           std::make_tuple(group_of(b), b.w.size_lo, b.w.count_lo);
+  });
+}
+
+bool overlap(const SegmentedWinner& a, const SegmentedWinner& b) {
+  return a.size_lo <= b.size_hi && b.size_lo <= a.size_hi && a.count_lo <= b.count_hi &&
+         b.count_lo <= a.count_hi;
+}
+
+/// Why \p m cannot be the evidence (of \p kernel_id when given) or the runner-up of a segmented
+/// winner of \p w's device, dtype, op, layout and L2 mode: it must be an ok segmented
+/// measurement of them whose kernel has that layout. Import refuses such a winner, and export
+/// and merge leave it out (read_dataset), by the same words.
+std::optional<std::string> bad_segmented_evidence(const MeasurementRow& m,
+                                                  const std::string& device_key,
+                                                  const SegmentedWinner& w,
+                                                  const std::optional<std::string>& kernel_id) {
+  if (m.device_key != device_key || m.m.dtype != w.dtype || m.m.op != w.op)
+    return std::string("not a measurement of this device, dtype and op");
+  if (kernel_id && m.m.kernel_id != *kernel_id)
+    return "a measurement of '" + m.m.kernel_id + "', not of '" + *kernel_id + "'";
+  if (m.m.outcome != Outcome::ok) return std::string("not an ok measurement");
+  if (m.m.l2_mode != w.l2_mode)
+    return std::string("a ") + l2_mode_name(m.m.l2_mode) + "-L2 measurement, but the winner is " +
+           l2_mode_name(w.l2_mode);
+  if (!m.m.segment_size) return std::string("a whole-array measurement, not a segmented one");
+  const auto id = parse_segmented_id(m.m.kernel_id);
+  if (!id || id->layout != w.layout)
+    return "a measurement of '" + m.m.kernel_id + "', not of the layout " + w.layout;
+  return std::nullopt;
+}
+
 }  // namespace
 
 // --- reading a database --------------------------------------------------------------------------
@@ -356,11 +439,11 @@ Dataset read_dataset_in_tx(Database& db) {
   auto bad = [&](const char* table) { return invalid_rows(c, table); };
   const auto bad_sources = bad("sources"), bad_devices = bad("devices"), bad_gpus = bad("gpus"),
              bad_runs = bad("runs"), bad_measurements = bad("measurements"),
-             bad_winners = bad("winners"), bad_bench_runs = bad("bench_runs"),
-             bad_bench_results = bad("bench_results");
+             bad_winners = bad("winners"), bad_seg_winners = bad("segmented_winners"),
+             bad_bench_runs = bad("bench_runs"), bad_bench_results = bad("bench_results");
   // Named up front: the queries below do not even return a row whose names this binary lacks.
   for (const auto* rows : {&bad_sources, &bad_devices, &bad_gpus, &bad_runs, &bad_measurements,
-                           &bad_winners, &bad_bench_runs, &bad_bench_results})
+                           &bad_winners, &bad_seg_winners, &bad_bench_runs, &bad_bench_results})
     for (const auto& [id, f] : *rows) d.skipped.push_back(f.text());
   auto skip_bad = [&](const std::map<std::int64_t, RowFinding>& rows, std::int64_t id) {
     return rows.count(id) != 0;
@@ -538,6 +621,93 @@ Dataset read_dataset_in_tx(Database& db) {
     d.winners.push_back(std::move(row));
   }
   sort_winners(d.winners);
+  // Segmented winners (schema version 12; none in an older file), by the same rules.
+  std::vector<std::pair<SegmentedWinnerRow, std::int64_t>> seg_ids;
+  for (const SegmentedWinnerRecord& w : db.segmented_winners()) {
+    if (skip_bad(bad_seg_winners, w.id)) continue;
+    const std::string* key = device_of("segmented_winners", w.id, w.device_id);
+    if (!key) continue;
+    auto evidence = ref_of.find(w.measurement_id);
+    if (evidence == ref_of.end()) {
+      skip_because("segmented_winners", w.id,
+                   fmt::format("its evidence (measurement id {}) is skipped or missing",
+                               w.measurement_id));
+      continue;
+    }
+    SegmentedWinnerRow row;
+    row.device_key = *key;
+    row.w = w;
+    row.w.measurement_id = 0;
+    row.w.runner_up_measurement_id.reset();
+    row.w.run_id.reset();
+    row.evidence = evidence->second;
+    if (auto why = bad_segmented_evidence(d.measurements.at(row.evidence), *key, w, w.kernel_id)) {
+      skip_because("segmented_winners", w.id,
+                   fmt::format("its evidence (measurement id {}) is {}", w.measurement_id,
+                               printable(*why, 200)));
+      continue;
+    }
+    if (w.runner_up_measurement_id) {
+      auto r = ref_of.find(*w.runner_up_measurement_id);
+      if (r == ref_of.end()) {
+        skip_because("segmented_winners", w.id,
+                     fmt::format("its runner-up (measurement id {}) is skipped or missing",
+                                 *w.runner_up_measurement_id));
+        continue;
+      }
+      if (auto why = bad_segmented_evidence(d.measurements.at(r->second), *key, w,
+                                            w.runner_up_kernel_id)) {
+        skip_because("segmented_winners", w.id,
+                     fmt::format("its runner-up (measurement id {}) is {}",
+                                 *w.runner_up_measurement_id, printable(*why, 200)));
+        continue;
+      }
+      row.runner_up = r->second;
+    }
+    if (w.run_id) {
+      auto r = run_uuid.find(*w.run_id);
+      if (r == run_uuid.end()) {
+        skip_because("segmented_winners", w.id,
+                     fmt::format("its run (id {}) is skipped or missing", *w.run_id));
+        continue;
+      }
+      row.run_uuid = r->second;
+    }
+    if (w.source && !d.sources.count(*w.source)) {
+      skip_because("segmented_winners", w.id, "its source is skipped");
+      continue;
+    }
+    row.source = w.source;
+    seg_ids.emplace_back(std::move(row), w.id);
+  }
+  // Overlapping rectangles of one group (which import refuses): the first by (size_lo, count_lo,
+  // id) is kept, each later one that overlaps a kept one is skipped by name.
+  std::sort(seg_ids.begin(), seg_ids.end(), [](const auto& a, const auto& b) {
+    return std::make_tuple(group_of(a.first), a.first.w.size_lo, a.first.w.count_lo, a.second) <
+           std::make_tuple(group_of(b.first), b.first.w.size_lo, b.first.w.count_lo, b.second);
+  });
+  std::size_t group_start = 0;
+  for (auto& row_id : seg_ids) {
+    SegmentedWinnerRow& row = row_id.first;
+    const std::int64_t id = row_id.second;
+    if (group_start < d.segmented_winners.size() &&
+        group_of(d.segmented_winners[group_start]) != group_of(row))
+      group_start = d.segmented_winners.size();
+    const auto kept =
+        std::find_if(d.segmented_winners.begin() + static_cast<std::ptrdiff_t>(group_start),
+                     d.segmented_winners.end(),
+                     [&](const SegmentedWinnerRow& k) { return overlap(k.w, row.w); });
+    if (kept != d.segmented_winners.end()) {
+      skip_because("segmented_winners", id,
+                   fmt::format("its rectangle (sizes {}..{}, counts {}..{}) overlaps another "
+                               "segmented winner's of the same device, dtype, op, layout and L2 "
+                               "mode",
+                               row.w.size_lo, row.w.size_hi, row.w.count_lo, row.w.count_hi));
+      continue;
+    }
+    d.segmented_winners.push_back(std::move(row));
+  }
+  sort_segmented_winners(d.segmented_winners);
   std::map<std::int64_t, std::string> bench_uuid;
   for (const BenchRunRecord& b : bench_runs(db)) {
     if (skip_bad(bad_bench_runs, b.id)) continue;
@@ -581,7 +751,10 @@ Dataset read_dataset(Database& db) {
 Json dataset_to_json(const Dataset& d) {
   Json doc = Json::object();
   doc.set("format", export_format);
-  doc.set("format_version", export_format_version);
+  // Version 1 unless segmented rows are in it (export_format_version).
+  bool segmented = !d.segmented_winners.empty();
+  for (const auto& [ref, m] : d.measurements) segmented = segmented || m.m.segment_size;
+  doc.set("format_version", segmented ? first_segmented_format_version : 1);
   doc.set("schema_version", schema_version);
   Json sources = Json::array(), devices = Json::array(), runs = Json::array(),
        measurements = Json::array(), winners = Json::array();
@@ -608,6 +781,10 @@ Json dataset_to_json(const Dataset& d) {
   doc.set("runs", std::move(runs));
   doc.set("measurements", std::move(measurements));
   doc.set("winners", std::move(winners));
+  Json seg_winners = Json::array();
+  for (const SegmentedWinnerRow& w : d.segmented_winners)
+    seg_winners.push_back(segmented_winner_json(w));
+  doc.set("segmented_winners", std::move(seg_winners));
   Json bench = Json::array();
   for (const auto& [uuid, b] : d.bench_runs) bench.push_back(bench_run_json(b));
   doc.set("bench_runs", std::move(bench));
@@ -624,7 +801,7 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
     throw DbError(Problem::too_new, file,
                   quoted(file) + ": export format version " + std::to_string(version) +
                       " is newer than this binary's " + std::to_string(export_format_version));
-  if (version < 1) doc.at("format_version").fail("must be 1");
+  if (version < 1) doc.at("format_version").fail("must be 1 or 2");
   Dataset d;
   const Reader sources = doc.at("sources");
   for (std::size_t i = 0; i < sources.size(); ++i) {
@@ -757,6 +934,11 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
       r.at("median_us").fail("required when outcome is ok");
     m.error = r.at("error").str(max_error_bytes);
     m.measured_at = r.at("measured_at").str();
+    // Since schema version 12 (format version 2 where it is set): older exports lack it.
+    if (r.json().find("segment_size") && !r.at("segment_size").null())
+      m.segment_size = static_cast<std::uint64_t>(r.at("segment_size").i64(1));
+    if (auto why = bad_segmentation(m.kernel_id, m.dtype, m.op, m.n, m.segment_size))
+      r.at(m.segment_size ? "segment_size" : "kernel_id").fail(*why);
     if (!d.measurements.emplace(row.ref, row).second) r.fail("duplicate (run, seq)");
   }
   const Reader ws = doc.at("winners");
@@ -774,6 +956,11 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
     w.n_hi = static_cast<std::uint64_t>(r.at("n_hi").i64(0));
     if (w.n_hi < w.n_lo) r.at("n_hi").fail("smaller than n_lo");
     w.kernel_id = r.at("kernel_id").name();
+    if (is_segmented_id(w.kernel_id))
+      r.at("kernel_id")
+          .fail(
+              "a segmented kernel is no whole-array winner ($.segmented_winners "
+              "holds those)");
     row.evidence = read_ref(r.at("measurement"));
     auto ev = d.measurements.find(row.evidence);
     if (ev == d.measurements.end()) r.at("measurement").fail("no such measurement");
@@ -793,6 +980,8 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
       w.l2_mode = em.l2_mode;
     }
     w.runner_up_kernel_id = r.at("runner_up_kernel_id").opt_str(max_name_bytes);
+    if (w.runner_up_kernel_id && is_segmented_id(*w.runner_up_kernel_id))
+      r.at("runner_up_kernel_id").fail("a segmented kernel is no whole-array winner's runner-up");
     if (!r.at("runner_up_measurement").null()) {
       row.runner_up = read_ref(r.at("runner_up_measurement"));
       if (!d.measurements.count(*row.runner_up))
@@ -807,6 +996,72 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
     d.winners.push_back(std::move(row));
   }
   sort_winners(d.winners);
+  // Segmented winners came with schema version 12 (format version 2): older exports lack them.
+  if (json.find("segmented_winners")) {
+    const Reader sws = doc.at("segmented_winners");
+    for (std::size_t i = 0; i < sws.size(); ++i) {
+      const Reader r = sws.at(i);
+      SegmentedWinnerRow row;
+      row.device_key = r.at("device").name();
+      if (!d.devices.count(row.device_key))
+        r.at("device").fail("no device '" + row.device_key + "'");
+      SegmentedWinner& w = row.w;
+      w.dtype = r.at("dtype").parse(parse_dtype, dtype_choices().c_str());
+      if (r.at("dtype").str() != dtype_name(w.dtype)) r.at("dtype").fail("use the short name");
+      w.op = r.at("op").parse(parse_op, op_choices().c_str());
+      if (const std::string why = op_dtype_mismatch(w.dtype, w.op); !why.empty())
+        r.at("op").fail(why);
+      w.layout = r.at("layout").name();
+      if (auto why = bad_layout_name(w.layout)) r.at("layout").fail("'" + w.layout + "' " + *why);
+      w.l2_mode = r.at("l2_mode").parse(parse_l2_mode, "cold, warm");
+      w.size_lo = static_cast<std::uint64_t>(r.at("size_lo").i64(1));
+      w.size_hi = static_cast<std::uint64_t>(r.at("size_hi").i64(1));
+      if (w.size_hi < w.size_lo) r.at("size_hi").fail("smaller than size_lo");
+      w.count_lo = static_cast<std::uint64_t>(r.at("count_lo").i64(1));
+      w.count_hi = static_cast<std::uint64_t>(r.at("count_hi").i64(1));
+      if (w.count_hi < w.count_lo) r.at("count_hi").fail("smaller than count_lo");
+      w.kernel_id = r.at("kernel_id").name();
+      if (auto why = bad_segmented_kernel(w.kernel_id, w.dtype, w.op, w.layout))
+        r.at("kernel_id").fail(*why);
+      row.evidence = read_ref(r.at("measurement"));
+      auto ev = d.measurements.find(row.evidence);
+      if (ev == d.measurements.end()) r.at("measurement").fail("no such measurement");
+      if (auto why = bad_segmented_evidence(ev->second, row.device_key, w, w.kernel_id))
+        r.at("measurement").fail(*why);
+      w.runner_up_kernel_id = r.at("runner_up_kernel_id").opt_str(max_name_bytes);
+      if (w.runner_up_kernel_id)
+        if (auto why = bad_segmented_kernel(*w.runner_up_kernel_id, w.dtype, w.op, w.layout))
+          r.at("runner_up_kernel_id").fail(*why);
+      if (!r.at("runner_up_measurement").null()) {
+        row.runner_up = read_ref(r.at("runner_up_measurement"));
+        auto ru = d.measurements.find(*row.runner_up);
+        if (ru == d.measurements.end()) r.at("runner_up_measurement").fail("no such measurement");
+        if (auto why = bad_segmented_evidence(ru->second, row.device_key, w, w.runner_up_kernel_id))
+          r.at("runner_up_measurement").fail(*why);
+      }
+      w.driver_version = r.at("driver_version").i32(0);
+      w.runtime_version = r.at("runtime_version").i32(0);
+      row.run_uuid = r.at("run").opt_str(max_name_bytes);
+      if (row.run_uuid && !d.runs.count(*row.run_uuid)) r.at("run").fail("no such run");
+      row.source = r.at("source").opt_str();
+      if (row.source && !d.sources.count(*row.source))
+        r.at("source").fail("not listed in $.sources");
+      d.segmented_winners.push_back(std::move(row));
+    }
+    sort_segmented_winners(d.segmented_winners);
+    for (std::size_t i = 0; i < d.segmented_winners.size(); ++i)
+      for (std::size_t k = i + 1; k < d.segmented_winners.size(); ++k) {
+        const SegmentedWinnerRow &a = d.segmented_winners[i], &b = d.segmented_winners[k];
+        if (group_of(a) != group_of(b)) break;
+        if (overlap(a.w, b.w))
+          sws.fail(
+              fmt::format("overlapping rectangles for device {} {} {} {} {}: sizes {}..{} x "
+                          "counts {}..{} and sizes {}..{} x counts {}..{}",
+                          a.device_key, dtype_name(a.w.dtype), op_name(a.w.op), a.w.layout,
+                          l2_mode_name(a.w.l2_mode), a.w.size_lo, a.w.size_hi, a.w.count_lo,
+                          a.w.count_hi, b.w.size_lo, b.w.size_hi, b.w.count_lo, b.w.count_hi));
+      }
+  }
   // Bench runs came with schema version 4 in the same format version 1: older exports lack them.
   if (json.find("bench_runs")) {
     const Reader bs = doc.at("bench_runs");
@@ -893,6 +1148,8 @@ void add_provenance(Dataset& d, const std::string& path, const std::string& kind
   d.sources.try_emplace(path, SourceRow{path, kind});
   for (auto& [uuid, r] : d.runs) r.sources.insert(path);
   for (WinnerRow& w : d.winners)
+    if (!w.source) w.source = path;
+  for (SegmentedWinnerRow& w : d.segmented_winners)
     if (!w.source) w.source = path;
 }
 
@@ -982,6 +1239,114 @@ std::vector<WinnerRow> resolve_winners(const std::vector<WinnerRow>& candidates,
     piece.w.n_lo = lo;
     piece.w.n_hi = hi;
     out.push_back(std::move(piece));
+  }
+  return out;
+}
+
+std::vector<SegmentedWinnerRow> resolve_segmented_winners(
+    const std::vector<SegmentedWinnerRow>& candidates, const Dataset& evidence,
+    std::int64_t& conflicts) {
+  // As resolve_winners, over the cells of (segment size, segment count) instead of intervals of n.
+  struct Candidate {
+    const SegmentedWinnerRow* row;
+    const Measurement* m;
+    double time_per_element;
+    double median;
+  };
+  std::vector<Candidate> cs;
+  cs.reserve(candidates.size());
+  for (const SegmentedWinnerRow& w : candidates) {
+    const Measurement& m = evidence.measurements.at(w.evidence).m;
+    cs.push_back({&w, &m, time_per_element(m),
+                  m.median_us.value_or(std::numeric_limits<double>::infinity())});
+  }
+  // By size_lo, so the candidates of a cell are among a prefix.
+  std::sort(cs.begin(), cs.end(), [](const Candidate& a, const Candidate& b) {
+    return a.row->w.size_lo < b.row->w.size_lo;
+  });
+  auto faster = [](const Candidate& a, const Candidate& b) {
+    return std::make_tuple(a.time_per_element, a.median, identity(*a.row)) <
+           std::make_tuple(b.time_per_element, b.median, identity(*b.row));
+  };
+  // Elementary bands between every rectangle's bounds, on each axis (hi + 1 may wrap only for
+  // a bound of 2^64 - 1, which no row holds: the database's integers are signed).
+  std::vector<std::uint64_t> size_cuts, count_cuts;
+  for (const Candidate& c : cs) {
+    size_cuts.push_back(c.row->w.size_lo);
+    size_cuts.push_back(c.row->w.size_hi + 1);
+    count_cuts.push_back(c.row->w.count_lo);
+    count_cuts.push_back(c.row->w.count_hi + 1);
+  }
+  for (auto* cuts : {&size_cuts, &count_cuts}) {
+    std::sort(cuts->begin(), cuts->end());
+    cuts->erase(std::unique(cuts->begin(), cuts->end()), cuts->end());
+  }
+  std::vector<SegmentedWinnerRow> out;
+  // The rectangles of the previous band of counts that may grow into this one: the runs of a
+  // band extend those with the same sizes and the same winner, else start rectangles of their
+  // own.
+  std::vector<std::size_t> open, next_open;
+  std::vector<const Candidate*> covering;
+  for (std::size_t j = 0; j + 1 < count_cuts.size(); ++j) {
+    const std::uint64_t c_lo = count_cuts[j], c_hi = count_cuts[j + 1] - 1;
+    next_open.clear();
+    const Candidate* run = nullptr;  // the winner of the run of cells being joined
+    std::uint64_t run_lo = 0, run_hi = 0;
+    auto close_run = [&] {
+      if (!run) return;
+      for (std::size_t k : open) {
+        SegmentedWinner& o = out[k].w;
+        if (o.size_lo == run_lo && o.size_hi == run_hi && o.count_hi + 1 == c_lo &&
+            identity(out[k]) == identity(*run->row)) {
+          o.count_hi = c_hi;
+          next_open.push_back(k);
+          run = nullptr;
+          return;
+        }
+      }
+      SegmentedWinnerRow piece = *run->row;
+      piece.w.size_lo = run_lo;
+      piece.w.size_hi = run_hi;
+      piece.w.count_lo = c_lo;
+      piece.w.count_hi = c_hi;
+      next_open.push_back(out.size());
+      out.push_back(std::move(piece));
+      run = nullptr;
+    };
+    for (std::size_t i = 0; i + 1 < size_cuts.size(); ++i) {
+      const std::uint64_t s_lo = size_cuts[i], s_hi = size_cuts[i + 1] - 1;
+      covering.clear();
+      const Candidate* fastest = nullptr;
+      for (const Candidate& c : cs) {
+        if (c.row->w.size_lo > s_lo) break;
+        if (c.row->w.size_hi < s_hi || c.row->w.count_lo > c_lo || c.row->w.count_hi < c_hi)
+          continue;
+        covering.push_back(&c);
+        if (!fastest || faster(c, *fastest)) fastest = &c;
+      }
+      if (!fastest) {  // a cell no candidate covers
+        close_run();
+        continue;
+      }
+      const Candidate* best = nullptr;
+      bool contested = false;
+      for (const Candidate* c : covering) {
+        if (identity(*c->row) != identity(*fastest->row)) contested = true;
+        if (c != fastest && !within_noise(*c->m, *fastest->m)) continue;
+        if (!best || identity(*c->row) < identity(*best->row)) best = c;
+      }
+      if (contested) ++conflicts;
+      if (run && identity(*run->row) == identity(*best->row) && run_hi + 1 == s_lo) {
+        run_hi = s_hi;
+        continue;
+      }
+      close_run();
+      run = best;
+      run_lo = s_lo;
+      run_hi = s_hi;
+    }
+    close_run();
+    std::swap(open, next_open);
   }
   return out;
 }
@@ -1090,6 +1455,25 @@ void merge_dataset(Dataset& into, const Dataset& from, MergeStats& stats) {
   }
   sort_winners(merged);
   into.winners = std::move(merged);
+  // Segmented winners, group by group, by the same rule.
+  std::map<SegGroupKey, std::vector<SegmentedWinnerRow>> seg_groups;
+  for (const SegmentedWinnerRow& w : into.segmented_winners) seg_groups[group_of(w)].push_back(w);
+  std::set<SegGroupKey> seg_touched;
+  for (const SegmentedWinnerRow& w : from.segmented_winners) {
+    seg_groups[group_of(w)].push_back(w);
+    seg_touched.insert(group_of(w));
+  }
+  std::vector<SegmentedWinnerRow> seg_merged;
+  std::int64_t seg_conflicts = 0;
+  for (auto& [key, ws] : seg_groups) {
+    std::vector<SegmentedWinnerRow> resolved =
+        seg_touched.count(key) ? resolve_segmented_winners(ws, into, seg_conflicts) : ws;
+    for (auto& w : resolved) seg_merged.push_back(std::move(w));
+  }
+  stats.winner_conflicts += seg_conflicts;
+  stats.segmented_winner_conflicts += seg_conflicts;
+  sort_segmented_winners(seg_merged);
+  into.segmented_winners = std::move(seg_merged);
 }
 
 // --- writing -------------------------------------------------------------------------------------
@@ -1209,6 +1593,29 @@ void insert_winners(Connection& c, const std::vector<WinnerRow>& ws, const Ids& 
   }
 }
 
+void insert_segmented_winners(Connection& c, const std::vector<SegmentedWinnerRow>& ws,
+                              const Ids& ids) {
+  Statement st = c.prepare(
+      "INSERT INTO segmented_winners (device_id, dtype, op, l2_mode, layout, size_lo, size_hi,"
+      " count_lo, count_hi, kernel_id, measurement_id, runner_up_kernel_id,"
+      " runner_up_measurement_id, driver_version, runtime_version, run_id, source_id)"
+      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)");
+  for (const SegmentedWinnerRow& w : ws) {
+    std::optional<std::int64_t> runner_up, run, source;
+    if (w.runner_up) runner_up = ids.measurement.at(*w.runner_up);
+    if (w.run_uuid) run = ids.run.at(*w.run_uuid);
+    if (w.source) source = ids.source.at(*w.source);
+    st.reset();
+    st.bind_all(ids.device.at(w.device_key), dtype_name(w.w.dtype), op_name(w.w.op),
+                l2_mode_name(w.w.l2_mode), w.w.layout, static_cast<std::int64_t>(w.w.size_lo),
+                static_cast<std::int64_t>(w.w.size_hi), static_cast<std::int64_t>(w.w.count_lo),
+                static_cast<std::int64_t>(w.w.count_hi), w.w.kernel_id,
+                ids.measurement.at(w.evidence), w.w.runner_up_kernel_id, runner_up,
+                w.w.driver_version, w.w.runtime_version, run, source)
+        .run();
+  }
+}
+
 void insert_bench_run(Connection& c, const BenchRunRow& b, const Ids& ids) {
   BenchRunRecord run = b;
   run.device_id = ids.device.at(b.device_key);
@@ -1268,6 +1675,7 @@ void write_dataset(Database& db, const Dataset& d) {
     }
   }
   insert_winners(c, d.winners, ids);
+  insert_segmented_winners(c, d.segmented_winners, ids);
   for (const BenchRunRow* b : bench_runs_in_time_order(d)) insert_bench_run(c, *b, ids);
   tx.commit();
 }
@@ -1359,6 +1767,29 @@ MergeStats import_dataset(Database& db, const Dataset& incoming) {
     for (const WinnerRow* w : ws) rows.push_back(*w);
     insert_winners(c, rows, ids);
   }
+  // Segmented winner groups whose content changed are replaced whole, as above.
+  std::map<SegGroupKey, std::vector<const SegmentedWinnerRow*>> seg_before, seg_after;
+  for (const SegmentedWinnerRow& w : existing.segmented_winners)
+    seg_before[group_of(w)].push_back(&w);
+  for (const SegmentedWinnerRow& w : merged.segmented_winners) seg_after[group_of(w)].push_back(&w);
+  for (const auto& [key, ws] : seg_after) {
+    auto dump = [](const std::vector<const SegmentedWinnerRow*>& v) {
+      std::string s;
+      for (const SegmentedWinnerRow* w : v) s += segmented_winner_json(*w).dump();
+      return s;
+    };
+    auto old = seg_before.find(key);
+    if (old != seg_before.end() && dump(old->second) == dump(ws)) continue;
+    ++stats.winner_groups_changed;
+    ++stats.segmented_winner_groups_changed;
+    Statement del = c.prepare(
+        "DELETE FROM segmented_winners WHERE device_id = ?1 AND dtype = ?2 AND op = ?3"
+        " AND layout = ?4 AND l2_mode = ?5");
+    del.bind_all(ids.device.at(key.device), key.dtype, key.op, key.layout, key.l2_mode).run();
+    std::vector<SegmentedWinnerRow> rows;
+    for (const SegmentedWinnerRow* w : ws) rows.push_back(*w);
+    insert_segmented_winners(c, rows, ids);
+  }
   // Bench runs: new ones inserted, changed ones (a running copy replaced by its end) rewritten.
   for (const BenchRunRow* b : bench_runs_in_time_order(merged)) {
     auto old = existing.bench_runs.find(b->uuid);
@@ -1393,6 +1824,7 @@ MergeStats merge_files(const std::vector<fs::path>& inputs, const fs::path& out)
   // once over all of them: the noise-aware rule (resolve_winners) is a choice over the whole set,
   // not a total order, so deciding input by input would depend on the order of the inputs.
   std::map<GroupKey, std::vector<WinnerRow>> groups;
+  std::map<SegGroupKey, std::vector<SegmentedWinnerRow>> seg_groups;
   for (const fs::path& in : inputs) {
     Database db = Database::open_reader(in);
     Dataset d = read_dataset(db);
@@ -1400,11 +1832,19 @@ MergeStats merge_files(const std::vector<fs::path>& inputs, const fs::path& out)
     add_provenance(d, in.string(), "merge");
     union_rows(acc, d, stats);
     for (WinnerRow& w : d.winners) groups[group_of(w)].push_back(std::move(w));
+    for (SegmentedWinnerRow& w : d.segmented_winners)
+      seg_groups[group_of(w)].push_back(std::move(w));
   }
   for (auto& [key, ws] : groups)
     for (WinnerRow& w : resolve_winners(ws, acc, stats.winner_conflicts))
       acc.winners.push_back(std::move(w));
   sort_winners(acc.winners);
+  for (auto& [key, ws] : seg_groups)
+    for (SegmentedWinnerRow& w :
+         resolve_segmented_winners(ws, acc, stats.segmented_winner_conflicts))
+      acc.segmented_winners.push_back(std::move(w));
+  stats.winner_conflicts += stats.segmented_winner_conflicts;
+  sort_segmented_winners(acc.segmented_winners);
   Database mem = Database::create_in_memory(out.string());
   write_dataset(mem, acc);
   // Written beside the target and linked into place only when complete: a merge that fails

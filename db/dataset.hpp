@@ -74,6 +74,17 @@ struct WinnerRow {
   std::optional<std::string> source;
 };
 
+/// A segmented winner (schema version 12), named like a winner: its device by key, its evidence
+/// and runner-up by (run, seq).
+struct SegmentedWinnerRow {
+  std::string device_key;
+  SegmentedWinner w;  // measurement ids and run_id unused
+  MeasurementRef evidence;
+  std::optional<MeasurementRef> runner_up;
+  std::optional<std::string> run_uuid;
+  std::optional<std::string> source;
+};
+
 /// A bench run (schema version 4) with its results: identified by its uuid, like a tuning run.
 /// Its id and device_id, and each result's id and bench_run_id, are unused: the device is named
 /// by its key.
@@ -88,7 +99,10 @@ struct Dataset {
   std::set<GpuRow> gpus;  // by uuid, then device key
   std::map<std::string, RunRow> runs;
   std::map<MeasurementRef, MeasurementRow> measurements;
-  std::vector<WinnerRow> winners;                 // sorted by device key, dtype, op, L2 mode, n_lo
+  std::vector<WinnerRow> winners;  // sorted by device key, dtype, op, L2 mode, n_lo
+  /// Sorted by device key, dtype, op, layout, L2 mode, size_lo, count_lo; none before schema
+  /// version 12.
+  std::vector<SegmentedWinnerRow> segmented_winners;
   std::map<std::string, BenchRunRow> bench_runs;  // by uuid
   /// Read from a database: the rows skipped because they break the row rules
   /// (db/row_rules.hpp) or name a skipped row, one line each (table, row, column, value, why).
@@ -99,9 +113,16 @@ struct Dataset {
 /// What a merge or an import did, for the CLI to report.
 struct MergeStats {
   std::int64_t devices_added = 0, runs_added = 0, measurements_added = 0, gpus_added = 0;
+  /// Groups of winners replaced: (device, dtype, op, L2 mode) groups of whole-array winners and
+  /// (device, dtype, op, layout, L2 mode) groups of segmented ones, both counted.
   std::int64_t winner_groups_changed = 0;
   std::int64_t measurement_conflicts = 0;  // same (run, seq) with different content
-  std::int64_t winner_conflicts = 0;       // sizes claimed by several winners, decided by rule
+  /// Size intervals claimed by several whole-array winners, and cells of (segment size, count)
+  /// claimed by several segmented winners, decided by rule; both counted.
+  std::int64_t winner_conflicts = 0;
+  /// The segmented winners' part of the two counts above.
+  std::int64_t segmented_winner_groups_changed = 0;
+  std::int64_t segmented_winner_conflicts = 0;
   std::int64_t bench_runs_added = 0;
   std::int64_t bench_run_conflicts = 0;  // same uuid, both ended, different content
   /// merge_files: the input rows skipped because they break the row rules (db/row_rules.hpp),
@@ -118,7 +139,7 @@ Json dataset_to_json(const Dataset& d);
 Dataset dataset_from_json(const Json& doc, const std::filesystem::path& file);
 
 /// Marks \p d as coming from \p path: adds the source, lists it on every run, and names it on
-/// every winner that has no source yet.
+/// every winner and segmented winner that has no source yet.
 void add_provenance(Dataset& d, const std::string& path, const std::string& kind);
 
 /// Unions \p from into \p into: devices by fingerprint, GPUs by (uuid, device), runs by uuid,
@@ -150,6 +171,16 @@ bool within_noise(const Measurement& a, const Measurement& b);
 /// with the same winner are one interval again.
 std::vector<WinnerRow> resolve_winners(const std::vector<WinnerRow>& candidates,
                                        const Dataset& evidence, std::int64_t& conflicts);
+
+/// The same rule for segmented winners of one (device, dtype, op, layout, L2 mode), cell by cell
+/// of (segment size, segment count): the cells are cut at every candidate's bounds, each goes to
+/// the candidate resolve_winners would choose among those whose rectangle contains it (the time
+/// per element of their evidence, median_us / n), and cells with the same winner are joined
+/// again, first along the sizes within each band of counts, then bands with the same runs. A
+/// cell several different rows claim counts one conflict.
+std::vector<SegmentedWinnerRow> resolve_segmented_winners(
+    const std::vector<SegmentedWinnerRow>& candidates, const Dataset& evidence,
+    std::int64_t& conflicts);
 
 /// Writes \p d into a database that has the schema and no rows, in canonical order (ids follow
 /// the natural keys), in one transaction.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <iterator>
 #include <limits>
 #include <set>
 
@@ -204,6 +205,80 @@ std::optional<std::string> seed_check(const Cell& c) {
   return std::nullopt;
 }
 
+std::optional<std::string> layout_check(const Cell& c) { return bad_layout_name(c.text); }
+
+// --- segmented kernels ---------------------------------------------------------------------------
+
+constexpr std::string_view seg_prefix = "seg.";
+// kernels/segmented/segmented.hpp's SegFamily and SegLayout names (tests/db compares them with
+// the segmented registry).
+constexpr std::string_view seg_families[] = {"thread", "group", "block", "split", "tile"};
+constexpr std::string_view seg_layouts[] = {"fixed", "offsets32", "offsets64"};
+constexpr const char* seg_id_form = "seg.FAMILY.bBLOCK[.gGROUP].vVEC.LAYOUT.DTYPE.OP";
+
+/// "b256" with \p prefix 'b': a positive decimal without a leading zero that fits an int.
+bool prefixed_int(std::string_view s, char prefix) {
+  if (s.size() < 2 || s[0] != prefix || s[1] == '0' || s.size() > 11) return false;
+  std::int64_t v = 0;
+  for (char ch : s.substr(1)) {
+    if (ch < '0' || ch > '9') return false;
+    v = v * 10 + (ch - '0');
+  }
+  return v <= std::numeric_limits<int>::max();
+}
+
+/// A broken segmentation rule: the columns it is between ("kernel_id/segment_size") and why.
+struct SegBreak {
+  const char* columns;
+  std::string why;
+};
+
+/// The segmentation rules of a measurement (bad_segmentation); \p dtype and \p op are absent
+/// when the row's are no names of this binary (a finding of their own).
+std::optional<SegBreak> segmentation_break(std::string_view kernel_id, std::optional<DType> dtype,
+                                           std::optional<Op> op, std::uint64_t n,
+                                           std::optional<std::uint64_t> segment_size) {
+  if (!is_segmented_id(kernel_id)) {
+    if (segment_size)
+      return SegBreak{"kernel_id/segment_size",
+                      "a whole-array kernel's measurement has no segment_size"};
+    return std::nullopt;
+  }
+  const auto id = parse_segmented_id(kernel_id);
+  if (!id)
+    return SegBreak{"kernel_id",
+                    fmt::format("is not a segmented kernel id of this binary ({})", seg_id_form)};
+  if (dtype && op && (id->dtype != *dtype || id->op != *op))
+    return SegBreak{"kernel_id/dtype/op",
+                    fmt::format("the segmented kernel is of {} {}, not of the row's {} {}",
+                                dtype_name(id->dtype), op_name(id->op), dtype_name(*dtype),
+                                op_name(*op))};
+  if (!segment_size)
+    return SegBreak{"kernel_id/segment_size",
+                    "a segmented kernel's measurement needs a segment_size"};
+  if (*segment_size >= 1 && n % *segment_size != 0)
+    return SegBreak{"n/segment_size", "segment_size does not divide n"};
+  return std::nullopt;
+}
+
+/// The kernel of a segmented winner (or its runner-up) of \p dtype, \p op and \p layout,
+/// each absent when the row's is no name of this binary.
+std::optional<SegBreak> segmented_kernel_break(std::string_view kernel_id,
+                                               std::optional<DType> dtype, std::optional<Op> op,
+                                               std::optional<std::string_view> layout) {
+  const auto id = parse_segmented_id(kernel_id);
+  if (!id)
+    return SegBreak{"kernel_id",
+                    fmt::format("is not a segmented kernel id of this binary ({})", seg_id_form)};
+  if ((dtype && id->dtype != *dtype) || (op && id->op != *op) || (layout && id->layout != *layout))
+    return SegBreak{"kernel_id/dtype/op/layout",
+                    fmt::format("the segmented kernel is of {} {} {}, not of the row's {} {} {}",
+                                dtype_name(id->dtype), op_name(id->op), id->layout,
+                                dtype ? dtype_name(*dtype) : "?", op ? op_name(*op) : "?",
+                                layout ? std::string(*layout) : std::string("?"))};
+  return std::nullopt;
+}
+
 // --- rules between columns -----------------------------------------------------------------------
 
 /// The operator must be defined for the element type (op_applies), where both are names.
@@ -217,12 +292,57 @@ void op_pair(const Row& r, const Emit& emit) {
     emit("dtype/op", d->shown() + "/" + o->shown(), why);
 }
 
+/// The row's values of \p columns ("kernel_id/segment_size"), joined by '/' as the columns are;
+/// NULL for a column the row lacks (an older schema's).
+std::string shown_values(const Row& r, std::string_view columns) {
+  std::string out;
+  for (std::size_t start = 0;;) {
+    const std::size_t end = columns.find('/', start);
+    const Cell* c = r.get(columns.substr(start, end == std::string_view::npos ? end : end - start));
+    if (start) out += '/';
+    out += c ? c->shown() : "NULL";
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+  return out;
+}
+
+/// The row's element type and operator, where both are names of this binary.
+std::optional<DType> row_dtype(const Row& r) {
+  const Cell* c = r.get("dtype");
+  return c && c->type == SQLITE_TEXT && !bad_dtype_name(c->text) ? parse_dtype(c->text)
+                                                                 : std::nullopt;
+}
+std::optional<Op> row_op(const Row& r) {
+  const Cell* c = r.get("op");
+  return c && c->type == SQLITE_TEXT && !bad_op_name(c->text) ? parse_op(c->text) : std::nullopt;
+}
+
+/// A segmented kernel's measurement has a segment_size that divides n, and its id agrees with
+/// the row's dtype and op; a whole-array kernel's has none (segmentation_break). A file older
+/// than version 12 has no segment_size: every measurement reads as a whole-array one.
+void segmentation_rule(const Row& r, const Emit& emit) {
+  const Cell *id = r.get("kernel_id"), *n = r.get("n"), *size = r.get("segment_size");
+  if (!id || id->type != SQLITE_TEXT || id->bytes > max_name_bytes) return;
+  if (size && size->type != SQLITE_NULL && size->type != SQLITE_INTEGER) return;  // named
+  if (n && n->type != SQLITE_INTEGER) return;
+  std::optional<std::uint64_t> segment_size;
+  if (size && size->type == SQLITE_INTEGER) {
+    if (size->i < 1) return;  // named by the column's rule
+    segment_size = static_cast<std::uint64_t>(size->i);
+  }
+  const std::uint64_t total = n && n->i > 0 ? static_cast<std::uint64_t>(n->i) : 0;
+  if (auto b = segmentation_break(id->text, row_dtype(r), row_op(r), total, segment_size))
+    emit(b->columns, shown_values(r, b->columns), b->why);
+}
+
 void measurement_rule(const Row& r, const Emit& emit) {
   op_pair(r, emit);
   const Cell *out = r.get("outcome"), *med = r.get("median_us");
   if (out && med && out->type == SQLITE_TEXT && out->text == "ok" && med->type == SQLITE_NULL)
     emit("outcome/median_us", "'ok'/NULL", "an ok measurement needs a median");
   if (out && out->type == SQLITE_TEXT && out->text == "ok") positive_times(r, emit);
+  segmentation_rule(r, emit);
 }
 
 void winner_rule(const Row& r, const Emit& emit) {
@@ -230,6 +350,41 @@ void winner_rule(const Row& r, const Emit& emit) {
   const Cell *lo = r.get("n_lo"), *hi = r.get("n_hi");
   if (lo && hi && lo->type == SQLITE_INTEGER && hi->type == SQLITE_INTEGER && lo->i > hi->i)
     emit("n_lo/n_hi", lo->shown() + "/" + hi->shown(), "n_lo is larger than n_hi");
+  // A segmented kernel wins in segmented_winners, by segment size and count, never by n.
+  for (const char* column : {"kernel_id", "runner_up_kernel_id"}) {
+    const Cell* id = r.get(column);
+    if (id && id->type == SQLITE_TEXT && is_segmented_id(id->text))
+      emit(column, id->shown(),
+           "a segmented kernel is no whole-array winner (segmented_winners holds those)");
+  }
+}
+
+/// Rectangles (1 <= lo <= hi on both axes; the lower bounds are the columns' rules), and kernels
+/// of the row's dtype, op and layout.
+void segmented_winner_rule(const Row& r, const Emit& emit) {
+  op_pair(r, emit);
+  for (const auto& [lo_name, hi_name] :
+       {std::pair{"size_lo", "size_hi"}, std::pair{"count_lo", "count_hi"}}) {
+    const Cell *lo = r.get(lo_name), *hi = r.get(hi_name);
+    if (lo && hi && lo->type == SQLITE_INTEGER && hi->type == SQLITE_INTEGER && lo->i > hi->i)
+      emit(std::string(lo_name) + "/" + hi_name, lo->shown() + "/" + hi->shown(),
+           std::string(lo_name) + " is larger than " + hi_name);
+  }
+  const Cell* layout_cell = r.get("layout");
+  std::optional<std::string_view> layout;
+  if (layout_cell && layout_cell->type == SQLITE_TEXT && !bad_layout_name(layout_cell->text))
+    layout = layout_cell->text;
+  for (const char* column : {"kernel_id", "runner_up_kernel_id"}) {
+    const Cell* id = r.get(column);
+    if (!id || id->type != SQLITE_TEXT || id->bytes > max_name_bytes) continue;
+    if (auto b = segmented_kernel_break(id->text, row_dtype(r), row_op(r), layout)) {
+      // The runner-up's break is named by its own column.
+      std::string columns = b->columns;
+      if (std::string_view(column) != "kernel_id")
+        columns.replace(0, std::string_view("kernel_id").size(), column);
+      emit(columns, shown_values(r, columns), b->why);
+    }
+  }
 }
 
 void bench_result_rule(const Row& r, const Emit& emit) {
@@ -325,7 +480,8 @@ const std::vector<TableSpec>& specs() {
         {"sm_clock_mhz", K::integer, true, int32},
         {"mem_clock_mhz", K::integer, true, int32},
         {"error", K::text, false, nullptr, max_error_bytes},
-        {"measured_at", K::text}},
+        {"measured_at", K::text},
+        {"segment_size", K::integer, true, at_least_1}},
        measurement_rule},
       {"winners",
        "id",
@@ -345,6 +501,27 @@ const std::vector<TableSpec>& specs() {
         {"source_id", K::integer, true},
         {"l2_mode", K::text, false, l2_check}},
        winner_rule},
+      {"segmented_winners",
+       "id",
+       true,
+       {{"device_id", K::integer},
+        {"dtype", K::text, false, dtype_check},
+        {"op", K::text, false, op_check},
+        {"l2_mode", K::text, false, l2_check},
+        {"layout", K::text, false, layout_check},
+        {"size_lo", K::integer, false, at_least_1},
+        {"size_hi", K::integer, false, at_least_1},
+        {"count_lo", K::integer, false, at_least_1},
+        {"count_hi", K::integer, false, at_least_1},
+        {"kernel_id", K::text, false, not_empty},
+        {"measurement_id", K::integer},
+        {"runner_up_kernel_id", K::text, true, not_empty},
+        {"runner_up_measurement_id", K::integer, true},
+        {"driver_version", K::integer, false, int32_at_least_0},
+        {"runtime_version", K::integer, false, int32_at_least_0},
+        {"run_id", K::integer, true},
+        {"source_id", K::integer, true}},
+       segmented_winner_rule},
       {"bench_runs",
        "id",
        true,
@@ -524,6 +701,57 @@ std::optional<std::string> bad_dtype_name(std::string_view v) {
 std::optional<std::string> bad_op_name(std::string_view v) {
   const auto o = parse_op(v);
   if (!o || v != op_name(*o)) return "is not an operator of this binary (" + op_choices() + ")";
+  return std::nullopt;
+}
+
+bool is_segmented_id(std::string_view kernel_id) { return kernel_id.starts_with(seg_prefix); }
+
+std::optional<SegmentedId> parse_segmented_id(std::string_view id) {
+  std::vector<std::string_view> parts;
+  for (std::size_t start = 0;;) {
+    const std::size_t pos = id.find('.', start);
+    parts.push_back(id.substr(start, pos == std::string_view::npos ? pos : pos - start));
+    if (pos == std::string_view::npos) break;
+    start = pos + 1;
+  }
+  if (parts.size() < 7 || parts[0] != "seg") return std::nullopt;
+  const auto family = std::find(std::begin(seg_families), std::end(seg_families), parts[1]);
+  if (family == std::end(seg_families)) return std::nullopt;
+  const bool has_group = *family == "group";
+  if (parts.size() != (has_group ? 8u : 7u)) return std::nullopt;
+  std::size_t i = 2;
+  if (!prefixed_int(parts[i++], 'b')) return std::nullopt;
+  if (has_group && !prefixed_int(parts[i++], 'g')) return std::nullopt;
+  if (!prefixed_int(parts[i++], 'v')) return std::nullopt;
+  const std::string_view layout = parts[i++];
+  if (bad_layout_name(layout)) return std::nullopt;
+  const auto dtype = dtype_names.from_name(parts[i++]);
+  const auto op = op_names.from_name(parts[i++]);
+  if (!dtype || !op) return std::nullopt;
+  return SegmentedId{std::string(*family), std::string(layout), *dtype, *op};
+}
+
+std::optional<std::string> bad_layout_name(std::string_view v) {
+  for (std::string_view l : seg_layouts)
+    if (v == l) return std::nullopt;
+  return "is not a layout of segments (fixed, offsets32, offsets64)";
+}
+
+std::optional<std::string> bad_segmentation(std::string_view kernel_id, DType dtype, Op op,
+                                            std::uint64_t n,
+                                            std::optional<std::uint64_t> segment_size) {
+  if (segment_size && *segment_size < 1) return "segment_size must be at least 1";
+  if (auto b = segmentation_break(kernel_id, dtype, op, n, segment_size)) return b->why;
+  return std::nullopt;
+}
+
+std::optional<std::string> bad_segmented_kernel(std::string_view kernel_id, DType dtype, Op op,
+                                                std::string_view layout) {
+  if (auto b = segmented_kernel_break(kernel_id, dtype, op, layout)) {
+    if (std::string_view(b->columns) == "kernel_id")
+      return fmt::format("'{}' {}", printable(kernel_id, 80), b->why);
+    return b->why;
+  }
   return std::nullopt;
 }
 

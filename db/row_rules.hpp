@@ -48,6 +48,37 @@ std::optional<std::string> bad_text(std::string_view v, std::size_t max, bool ma
 std::optional<std::string> bad_dtype_name(std::string_view v);  // a short name of dtype_name
 std::optional<std::string> bad_op_name(std::string_view v);     // a name of op_name
 
+/// Segmented kernels (schema version 12; kernels/segmented/): their ids are
+/// "seg.FAMILY.bBLOCK[.gGROUP].vVEC.LAYOUT.DTYPE.OP" ("seg.group.b256.g8.v4.fixed.f32.sum"; only
+/// the group family has the g part), and every id that begins "seg." is one. db/ links no
+/// kernels (nor CUDA), so the form is read here; tests/db compares this reading with
+/// kernels::segmented::parse_seg_id over the whole segmented registry and with ids it refuses.
+struct SegmentedId {
+  std::string family;  // thread, group, block, split, tile
+  std::string layout;  // fixed, offsets32, offsets64 (kernels::segmented::seg_layout_name)
+  DType dtype = DType::i32;
+  Op op = Op::sum;
+};
+/// Whether \p kernel_id names a segmented kernel: it begins with "seg.".
+bool is_segmented_id(std::string_view kernel_id);
+/// The parts of a segmented id, or nothing when \p kernel_id is not one of that form (as
+/// kernels::segmented::parse_seg_id: the family, layout, element type and operator are names of
+/// this binary, the numbers positive decimals without a leading zero that fit an int).
+std::optional<SegmentedId> parse_segmented_id(std::string_view kernel_id);
+/// A layout of segments: "fixed", "offsets32" or "offsets64".
+std::optional<std::string> bad_layout_name(std::string_view v);
+/// The segmentation rules of a measurement: a segmented kernel's measurement has a segment_size
+/// (at least 1) that divides n, and its id is of the form above with the measurement's dtype and
+/// op; a whole-array kernel's has none. Why \p kernel_id, \p dtype, \p op, \p n and
+/// \p segment_size break them, or nothing.
+std::optional<std::string> bad_segmentation(std::string_view kernel_id, DType dtype, Op op,
+                                            std::uint64_t n,
+                                            std::optional<std::uint64_t> segment_size);
+/// Why \p kernel_id cannot be the kernel of a segmented winner (or its runner-up) of
+/// \p dtype, \p op and \p layout, or nothing.
+std::optional<std::string> bad_segmented_kernel(std::string_view kernel_id, DType dtype, Op op,
+                                                std::string_view layout);
+
 /// The tables the validator knows, in the order `db check` reports them.
 const std::vector<std::string_view>& validated_tables();
 

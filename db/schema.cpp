@@ -491,6 +491,50 @@ void migrate_10_to_11(Connection& conn) {
                     11);
 }
 
+// Version 12 stores segmented measurements and winners (kernels/segmented/: one result per
+// segment; ids "seg.FAMILY.bB[.gG].vV.LAYOUT.DTYPE.OP"). A measurement gains segment_size, the
+// elements per segment (n stays the total, so num_segments = n / segment_size), NULL for a
+// whole-array measurement; the resume index covers it, since the same kernel at the same n is
+// another measurement for another segment size. The table segmented_winners holds rectangles in
+// (segment size, segment count) per (device, dtype, op, L2 mode, layout), each citing its ok
+// segmented measurement as evidence. A nullable column and a table are added in place (ALTER
+// TABLE ADD COLUMN changes no stored row, and its CHECK holds for the NULL every older row
+// reads); the index is dropped and created again with the new column. Its layout, like dtype and
+// op since version 11, has no list in the schema: the row validator checks the names
+// (db/row_rules.hpp). Version-11 readers are kept out (min_reader_version 12): they would take a
+// segmented measurement for a whole-array one of n elements.
+constexpr const char* v12_segmented_sql = R"sql(
+ALTER TABLE measurements ADD COLUMN segment_size INTEGER
+  CHECK (segment_size IS NULL OR segment_size >= 1);
+DROP INDEX measurements_by_key;
+CREATE INDEX measurements_by_key
+  ON measurements (device_id, kernel_id, dtype, op, n, l2_mode, segment_size);
+CREATE TABLE segmented_winners (
+  id                       INTEGER PRIMARY KEY,
+  device_id                INTEGER NOT NULL REFERENCES devices (id),
+  dtype                    TEXT NOT NULL,
+  op                       TEXT NOT NULL,
+  l2_mode                  TEXT NOT NULL CHECK (l2_mode IN ('cold', 'warm')),
+  layout                   TEXT NOT NULL,
+  size_lo                  INTEGER NOT NULL,
+  size_hi                  INTEGER NOT NULL,
+  count_lo                 INTEGER NOT NULL,
+  count_hi                 INTEGER NOT NULL,
+  kernel_id                TEXT NOT NULL CHECK (kernel_id <> ''),
+  measurement_id           INTEGER NOT NULL REFERENCES measurements (id),
+  runner_up_kernel_id      TEXT,
+  runner_up_measurement_id INTEGER REFERENCES measurements (id),
+  driver_version           INTEGER NOT NULL,
+  runtime_version          INTEGER NOT NULL,
+  run_id                   INTEGER REFERENCES runs (id),
+  source_id                INTEGER REFERENCES sources (id),
+  CHECK (1 <= size_lo AND size_lo <= size_hi AND 1 <= count_lo AND count_lo <= count_hi),
+  UNIQUE (device_id, dtype, op, l2_mode, layout, size_lo, count_lo)
+);
+)sql";
+
+void migrate_11_to_12(Connection& conn) { conn.exec(v12_segmented_sql); }
+
 constexpr Migration history[] = {
     {0, "create the schema, or upgrade the version-0 prototype layout", migrate_0_to_1},
     {1, "allow the finish 'packed' in measurements", migrate_1_to_2},
@@ -522,6 +566,10 @@ constexpr Migration history[] = {
      "drop the lists of operators and element types from the schema: the row validator checks "
      "them (db/row_rules.hpp)",
      migrate_10_to_11},
+    {11,
+     "add segmented measurements (measurements.segment_size, in the resume index) and the table "
+     "segmented_winners",
+     migrate_11_to_12},
 };
 
 }  // namespace

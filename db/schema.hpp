@@ -27,14 +27,20 @@ inline constexpr std::int32_t application_id = 0x54524442;
 /// 11: no CHECK lists of operators and element types in the same three tables: the row validator
 /// (db/row_rules.hpp) checks both names and their pair, so a new operator or element type needs
 /// no migration.
-inline constexpr int schema_version = 11;
+/// 12: segmented measurements and winners: measurements.segment_size (NULL for a whole-array
+/// measurement; part of the resume index) and the table segmented_winners.
+inline constexpr int schema_version = 12;
 /// The first version with gpus, measurements.gpu_id and the runs' driver, runtime and
 /// configuration text: readers of an older file read those as absent (NULL, no GPUs).
 inline constexpr int provenance_version = 5;
+/// The first version with measurements.segment_size and segmented_winners: readers of an older
+/// file read every measurement as a whole-array one and no segmented winners.
+inline constexpr int segmented_version = 12;
 /// The oldest schema this binary's readers read as it is (readers never migrate): the versions
 /// from it up to schema_version differ only by tables and nullable columns that were added,
 /// which a reader takes for empty or NULL when a file lacks them (a version-3 file has no bench
-/// runs; a version-4 file no GPUs), and by CHECK constraints that were loosened to admit new
+/// runs; a version-4 file no GPUs; a file older than version 12 no segmented measurements or
+/// winners), and by CHECK constraints that were loosened to admit new
 /// operators (versions 6, 7 and 9), element types (version 8) and pairs of them (version 10),
 /// which matter only to writers: an older file simply has no rows of those operators, types and
 /// pairs. Older files are refused (Problem::too_old: `tunedreduce db migrate` upgrades them).
@@ -56,8 +62,10 @@ inline constexpr int oldest_readable_version = 3;
 /// float, it would take for the element type). Version 11 raised it to 11: without the schema's
 /// lists, a file may hold rows of an operator or element type a later binary added, which a
 /// version-10 reader (its unknown names read as the enums' first values) would misread; readers
-/// of version 11 skip such rows by name.
-inline constexpr int min_reader_version = 11;
+/// of version 11 skip such rows by name. Version 12 raised it to 12: a file may hold segmented
+/// measurements, whose n is the total of many segments, which a version-11 reader (blind to
+/// segment_size) would take for whole-array measurements of n elements.
+inline constexpr int min_reader_version = 12;
 
 /// What a database file says about itself, read without touching any table but meta.
 struct SchemaState {
@@ -99,8 +107,8 @@ struct Migration {
 /// element types 'f16' and 'bf16' (for 'wide_sum' only); 8 -> 9 admits the operators 'argmin'
 /// and 'argmax' (for the 4- and 8-byte types only); 9 -> 10 admits 'exact_sum' of 'f16' and
 /// 'bf16'; 10 -> 11 drops the lists of operators and element types (the row validator checks
-/// them). A new file is created at version 1 and migrated forward, so it has exactly the schema
-/// of a migrated one.
+/// them); 11 -> 12 adds segmented measurements (segment_size) and winners. A new file is created at
+/// version 1 and migrated forward, so it has exactly the schema of a migrated one.
 std::span<const Migration> migrations();
 
 /// Brings the schema to \p target with \p steps, inside the caller's BEGIN IMMEDIATE transaction,

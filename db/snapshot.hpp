@@ -30,6 +30,20 @@ WinnerTables load_device_winners(Database& db, std::string_view device_key,
 WinnerTables load_similar_winners(Database& db, const DeviceFingerprint& fp,
                                   std::vector<std::string>* skipped = nullptr);
 
+/// Every segmented winner of the device with fingerprint key \p device_key (schema version 12;
+/// empty for an older file), per L2 mode. Rows that break the row rules, or whose evidence's
+/// median is not a positive finite time, are skipped, each named in \p skipped, and so is a row
+/// whose rectangle overlaps an earlier row's (by size_lo, count_lo, id) of its group, which
+/// SegWinnerTable would refuse.
+SegWinnerTables load_device_segmented_winners(Database& db, std::string_view device_key,
+                                              std::vector<std::string>* skipped = nullptr);
+
+/// The segmented winners of *other* devices of the same model, by load_similar_winners' rule:
+/// per (dtype, op, layout, L2 mode) the rows of one device only, a device with the same name
+/// first, then the smallest fingerprint key. Skipped rows as above.
+SegWinnerTables load_similar_segmented_winners(Database& db, const DeviceFingerprint& fp,
+                                               std::vector<std::string>* skipped = nullptr);
+
 /// What the runtime library loads once per device. Never throws for database problems: they
 /// are reported in `problem` and `message` (one line naming the file), and the tables are empty.
 /// Each table is per L2 mode: `exact[L2Mode::cold]`, `similar[L2Mode::warm]`, ...

@@ -91,9 +91,12 @@ class SegWinnerTable {
  public:
   SegWinnerTable() = default;
   /// \p rows must all be of one L2 mode and must not overlap within one (dtype, op, layout),
-  /// else std::invalid_argument naming the two rows.
+  /// else std::invalid_argument naming the two rows (a row that is no rectangle, lo > hi or a
+  /// bound of 0, is refused the same way, naming it); they are sorted here.
   explicit SegWinnerTable(std::vector<SegSnapshotEntry> rows);
-  /// The entry whose rectangle contains (size, count), or nullptr.
+  /// The entry whose rectangle contains (size, count), bounds included, or nullptr: a scan of
+  /// the (dtype, op, layout)'s rows from a binary search, stopping at the first size_lo above
+  /// \p size.
   const SegSnapshotEntry* find(DType dtype, Op op, std::string_view layout, std::uint64_t size,
                                std::uint64_t count) const;
   std::span<const SegSnapshotEntry> entries() const { return rows_; }

@@ -739,7 +739,7 @@ TEST(Migration, Version2WinnersTakeTheL2ModeOfTheirMeasurement) {
   EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
   EXPECT_EQ(db.connection().query_int("SELECT count(*) FROM pragma_foreign_key_check"), 0);
   EXPECT_EQ(db.connection().query_text("SELECT value FROM meta WHERE key = 'min_reader_version'"),
-            "11");
+            std::to_string(min_reader_version));
   // Every winner is kept, with its id, and takes the mode of its measurement.
   auto ws = db.winners();
   ASSERT_EQ(ws.size(), before.size());
@@ -875,17 +875,36 @@ void expect_validator_names_last_row(Connection& c, const std::string& table) {
 
 TEST(Migration, OlderBinariesAreRefusedAVersion11FileCleanly) {
   TempDir dir;
-  { Database::open_writer(dir / "tune.db").upsert_device(test::h100()); }
-  Connection c = Connection::open(dir / "tune.db", OpenMode::read_only);
+  // The version-11 writer's own file (tests/data/db/make_fixtures.sh).
+  const auto path = test::copy_fixture("schema_v11.db", dir);
+  Connection c = Connection::open(path, OpenMode::read_only);
   const SchemaState state = read_schema_state(c);
   EXPECT_EQ(state.user_version, 11);
   // Version 11 has no lists of operators and element types in its schema: a file may hold rows
   // of an operator a later binary added, which a version-10 (or older) reader would read as
-  // something else; min_reader_version 11 keeps them out, for reading and writing.
+  // something else; min_reader_version 11 keeps them out, for reading and writing. This binary
+  // reads it as it is, and a writer migrates it.
   EXPECT_EQ(state.min_reader_version, 11);
   EXPECT_EQ(classify(state, c, false), SchemaAction::use);
-  EXPECT_EQ(classify(state, c, true), SchemaAction::use);
+  EXPECT_EQ(classify(state, c, true), SchemaAction::migrate);
+  EXPECT_EQ(classify(state, c, false, 11, 11), SchemaAction::use);
+  EXPECT_EQ(classify(state, c, true, 11, 11), SchemaAction::use);
   expect_older_binaries_refused(state, c, 11, {3, 4, 5, 6, 7, 8, 9, 10});
+}
+
+TEST(Migration, OlderBinariesAreRefusedAVersion12FileCleanly) {
+  TempDir dir;
+  { Database::open_writer(dir / "tune.db").upsert_device(test::h100()); }
+  Connection c = Connection::open(dir / "tune.db", OpenMode::read_only);
+  const SchemaState state = read_schema_state(c);
+  EXPECT_EQ(state.user_version, 12);
+  // Version 12 stores segmented measurements, whose n is the total of many segments: a
+  // version-11 (or older) reader, blind to segment_size, would take them for whole-array
+  // measurements of n elements; min_reader_version 12 keeps it out, for reading and writing.
+  EXPECT_EQ(state.min_reader_version, 12);
+  EXPECT_EQ(classify(state, c, false), SchemaAction::use);
+  EXPECT_EQ(classify(state, c, true), SchemaAction::use);
+  expect_older_binaries_refused(state, c, 12, {3, 4, 5, 6, 7, 8, 9, 10, 11});
 }
 
 TEST(Migration, OlderBinariesAreRefusedAVersion9FileCleanly) {
@@ -967,7 +986,7 @@ TEST(Migration, Version5IsReadAsItIsAndMigratedToTakeExactSums) {
   EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
   EXPECT_EQ(db.connection().query_int("SELECT count(*) FROM pragma_foreign_key_check"), 0);
   EXPECT_EQ(db.connection().query_text("SELECT value FROM meta WHERE key = 'min_reader_version'"),
-            "11");
+            std::to_string(min_reader_version));
   // The migrated file has exactly the schema of a new one ...
   expect_the_schema_of_a_new_file(db, dir);
   // ... and takes exact_sum measurements and winners of f32 and f64, which version 5 refused.
@@ -1040,18 +1059,41 @@ std::string tables_with(Connection& c, const std::string& check) {
   return st.step() && !st.is_null(0) ? st.column_text(0) : std::string();
 }
 
+/// The tables and columns a schema version added since the files these tests migrate (version
+/// 12: segmented measurements and winners), which every_row leaves out when asked for the rows of
+/// an older version: a migration adds them empty (NULL), and the tests say so apart.
+struct Addition {
+  int version;
+  const char* table;
+  const char* column;  // empty: the whole table
+};
+constexpr Addition additions[] = {{12, "measurements", "segment_size"},
+                                  {12, "segmented_winners", ""}};
+
 /// Every row of every table but meta, as SQL literals, sorted: equal before and after a
-/// migration that keeps every row as it was.
-std::string every_row(Connection& c) {
+/// migration that keeps every row as it was. Without the additions of versions after
+/// \p as_of_version.
+std::string every_row(Connection& c, int as_of_version = schema_version) {
   std::string out;
   Statement tables = c.prepare(
       "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE "
       "'\\' AND name <> 'meta' ORDER BY name");
+  auto added = [&](const std::string& table, const std::string& column) {
+    for (const Addition& a : additions)
+      if (a.version > as_of_version && table == a.table && column == a.column) return true;
+    return false;
+  };
   while (tables.step()) {
     const std::string table = tables.column_text(0);
+    if (added(table, "")) continue;
+    std::string skipped_columns;
+    for (const Addition& a : additions)
+      if (a.version > as_of_version && table == a.table && *a.column)
+        skipped_columns += std::string(skipped_columns.empty() ? "" : ", ") + "'" + a.column + "'";
     Statement cols = c.prepare(
         "SELECT group_concat('quote(' || name || ')', ' || '','' || ') FROM "
-        "pragma_table_info(?1)");
+        "pragma_table_info(?1) WHERE name NOT IN (" +
+        (skipped_columns.empty() ? std::string("''") : skipped_columns) + ")");
     cols.bind(1, table);
     EXPECT_TRUE(cols.step());
     // Names read from the file's own schema, never input.
@@ -1181,7 +1223,7 @@ TEST(Migration, Version6IsReadAsItIsAndMigratedToTakeWideSums) {
   EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
   EXPECT_EQ(db.connection().query_int("SELECT count(*) FROM pragma_foreign_key_check"), 0);
   EXPECT_EQ(db.connection().query_text("SELECT value FROM meta WHERE key = 'min_reader_version'"),
-            "11");
+            std::to_string(min_reader_version));
   // The constraint changed in all three tables (through version 7's to 9's to version 10's), and
   // nowhere else ...
   // Version 11 then dropped it, and the dtype list, from all three tables: the row validator
@@ -1245,7 +1287,7 @@ TEST(Migration, Version7IsReadAsItIsAndMigratedToTakeHalfTypes) {
     EXPECT_EQ(tables_with(r.connection(), v7_op_check), "bench_results measurements winners");
     EXPECT_EQ(tables_with(r.connection(), v8_dtype_check), "");
     EXPECT_EQ(tables_with(r.connection(), v8_op_check), "");
-    rows = every_row(r.connection());
+    rows = every_row(r.connection(), 11);
   }
   EXPECT_EQ(test::read_file(path), before);
   {
@@ -1260,10 +1302,10 @@ TEST(Migration, Version7IsReadAsItIsAndMigratedToTakeHalfTypes) {
   Database db = Database::open_writer(path);
   EXPECT_EQ(db.file_schema_version(), schema_version);  // 7 -> 8 -> 9 -> 10
   EXPECT_EQ(db.connection().query_text("SELECT value FROM meta WHERE key = 'min_reader_version'"),
-            "11");
+            std::to_string(min_reader_version));
   // Every row is kept as it was, and the file is sound: integrity_check (which checks every
   // row against the new constraints), the foreign keys, and `db check` in full.
-  EXPECT_EQ(every_row(db.connection()), rows);
+  EXPECT_EQ(every_row(db.connection(), 11), rows);
   EXPECT_EQ(db.connection().query_text("PRAGMA integrity_check"), "ok");
   EXPECT_EQ(db.connection().query_int("SELECT count(*) FROM pragma_foreign_key_check"), 0);
   const CheckReport check = check_database(db,
@@ -1271,7 +1313,7 @@ TEST(Migration, Version7IsReadAsItIsAndMigratedToTakeHalfTypes) {
                                             "vectorized.b256.u4.single_pass.i32.wide_sum"},
                                            true);
   EXPECT_TRUE(check.ok()) << check.integrity.front();
-  EXPECT_EQ(check.schema_version, 11);
+  EXPECT_EQ(check.schema_version, schema_version);
   // Both constraints changed in all three tables (the operator's through version 8's and 9's to
   // version 10's), and nowhere else ...
   EXPECT_EQ(tables_with(db.connection(), v8_dtype_check), "");
@@ -1370,7 +1412,7 @@ TEST(Migration, Version8IsReadAsItIsAndMigratedToTakeArgminAndArgmax) {
     EXPECT_EQ(tables_with(r.connection(), v8_dtype_check), "bench_results measurements winners");
     EXPECT_EQ(tables_with(r.connection(), v8_op_check), "bench_results measurements winners");
     EXPECT_EQ(tables_with(r.connection(), v9_op_check), "");
-    rows = every_row(r.connection());
+    rows = every_row(r.connection(), 11);
   }
   EXPECT_EQ(test::read_file(path), before);
   {
@@ -1386,10 +1428,10 @@ TEST(Migration, Version8IsReadAsItIsAndMigratedToTakeArgminAndArgmax) {
   Database db = Database::open_writer(path);
   EXPECT_EQ(db.file_schema_version(), schema_version);  // 8 -> 9 -> 10
   EXPECT_EQ(db.connection().query_text("SELECT value FROM meta WHERE key = 'min_reader_version'"),
-            "11");
+            std::to_string(min_reader_version));
   // Every row is kept as it was, and the file is sound: integrity_check (which checks every
   // row against the new constraint), the foreign keys, and `db check` in full.
-  EXPECT_EQ(every_row(db.connection()), rows);
+  EXPECT_EQ(every_row(db.connection(), 11), rows);
   EXPECT_EQ(db.connection().query_text("PRAGMA integrity_check"), "ok");
   EXPECT_EQ(db.connection().query_int("SELECT count(*) FROM pragma_foreign_key_check"), 0);
   const CheckReport check = check_database(db,
@@ -1397,7 +1439,7 @@ TEST(Migration, Version8IsReadAsItIsAndMigratedToTakeArgminAndArgmax) {
                                             "vectorized.b256.u4.single_pass.f16.wide_sum"},
                                            true);
   EXPECT_TRUE(check.ok()) << check.integrity.front();
-  EXPECT_EQ(check.schema_version, 11);
+  EXPECT_EQ(check.schema_version, schema_version);
   // The operator constraint changed in all three tables (through version 9's to version 10's),
   // the element type's did not ...
   // Version 11 then dropped it, and the dtype list, from all three tables: the row validator
@@ -1530,7 +1572,7 @@ TEST(Migration, Version9IsReadAsItIsAndMigratedToTakeExactSumsOfHalfTypes) {
     EXPECT_EQ(tables_with(r.connection(), v8_dtype_check), "bench_results measurements winners");
     EXPECT_EQ(tables_with(r.connection(), v9_op_check), "bench_results measurements winners");
     EXPECT_EQ(tables_with(r.connection(), v10_op_check), "");
-    rows = every_row(r.connection());
+    rows = every_row(r.connection(), 11);
   }
   EXPECT_EQ(test::read_file(path), before);
   {
@@ -1546,10 +1588,10 @@ TEST(Migration, Version9IsReadAsItIsAndMigratedToTakeExactSumsOfHalfTypes) {
   Database db = Database::open_writer(path);
   EXPECT_EQ(db.file_schema_version(), schema_version);  // 9 -> 10
   EXPECT_EQ(db.connection().query_text("SELECT value FROM meta WHERE key = 'min_reader_version'"),
-            "11");
+            std::to_string(min_reader_version));
   // Every row is kept as it was, and the file is sound: integrity_check (which checks every
   // row against the new constraint), the foreign keys, and `db check` in full.
-  EXPECT_EQ(every_row(db.connection()), rows);
+  EXPECT_EQ(every_row(db.connection(), 11), rows);
   EXPECT_EQ(db.connection().query_text("PRAGMA integrity_check"), "ok");
   EXPECT_EQ(db.connection().query_int("SELECT count(*) FROM pragma_foreign_key_check"), 0);
   const CheckReport check = check_database(db,
@@ -1557,7 +1599,7 @@ TEST(Migration, Version9IsReadAsItIsAndMigratedToTakeExactSumsOfHalfTypes) {
                                             "vectorized.b256.u4.single_pass.i32.argmin"},
                                            true);
   EXPECT_TRUE(check.ok()) << check.integrity.front();
-  EXPECT_EQ(check.schema_version, 11);
+  EXPECT_EQ(check.schema_version, schema_version);
   // The operator constraint changed in all three tables, the element type's did not ...
   // Version 11 then dropped it, and the dtype list, from all three tables: the row validator
   // checks the names.
@@ -1671,9 +1713,10 @@ TEST(Migration, Version9WithoutVersion9sConstraintIsRefusedAndLeftAsItWas) {
 }
 
 // The version-10 writer's own file: read as it is (readers never migrate), migrated once by a
-// writer to version 11 with every row kept and both lists gone from all three tables; then a
-// row of a name this binary does not know, written with SQL (as a later binary's operator would
-// be), is no CHECK failure but a row the validator names, which every reader skips by name.
+// writer to version 11 (and on to this binary's) with every row kept and both lists gone from all
+// three tables; then a row of a name this binary does not know, written with SQL (as a later
+// binary's operator would be), is no CHECK failure but a row the validator names, which every
+// reader skips by name.
 TEST(Migration, Version10IsReadAsItIsAndMigratedToNoListsOfNames) {
   TempDir dir;
   const auto path = test::copy_fixture("schema_v10.db", dir);
@@ -1689,11 +1732,11 @@ TEST(Migration, Version10IsReadAsItIsAndMigratedToNoListsOfNames) {
   }
   EXPECT_EQ(test::read_file(path), before);
   Database db = Database::open_writer(path);
-  EXPECT_EQ(db.file_schema_version(), 11);
+  EXPECT_EQ(db.file_schema_version(), schema_version);
   EXPECT_EQ(db.counts().measurements, 40);
   EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
   EXPECT_EQ(db.connection().query_text("SELECT value FROM meta WHERE key = 'min_reader_version'"),
-            "11");
+            std::to_string(min_reader_version));
   EXPECT_EQ(tables_with(db.connection(), v10_op_check), "");
   EXPECT_EQ(tables_with(db.connection(), v8_dtype_check), "");
   expect_the_schema_of_a_new_file(db, dir);
@@ -1901,7 +1944,7 @@ TEST(Migration, Version3IsReadAsItIsAndMigratedByWriters) {
   EXPECT_EQ(db.counts().measurements, 40);
   EXPECT_EQ(db.connection().query_text("PRAGMA quick_check"), "ok");
   EXPECT_EQ(db.connection().query_text("SELECT value FROM meta WHERE key = 'min_reader_version'"),
-            "11");
+            std::to_string(min_reader_version));
   expect_the_schema_of_a_new_file(db, dir);
 }
 

@@ -141,18 +141,22 @@ TEST(OpenFailures, CorruptPagesAreReportedAsCorrupt) {
 
 TEST(OpenFailures, NewerCompatibleSchemaIsReadButNeverWritten) {
   TempDir dir;
-  const auto path = test::copy_fixture("newer_compatible.db", dir);
+  // Version 13, declaring version-12 readers compatible (tests/data/db/make_fixtures.sh).
+  const auto path = test::copy_fixture("newer_compatible_v13.db", dir);
   const std::string before = test::read_file(path);
   {
     Database r = Database::open_reader(path);
-    EXPECT_EQ(r.file_schema_version(), 12);
+    EXPECT_EQ(r.file_schema_version(), 13);
     EXPECT_EQ(r.counts().measurements, 40);
     // A newer file that declares this binary compatible has everything of this version.
     EXPECT_TRUE(r.has_provenance());
+    EXPECT_TRUE(r.has_segmented());
     EXPECT_EQ(r.gpus().size(), 1u);
+    EXPECT_EQ(r.counts().segmented_winners, 0);
+    EXPECT_TRUE(r.segmented_winners().empty());
   }
   expect_failure([&] { Database::open_writer(path); }, Problem::too_new, exit_code::db_too_new,
-                 path, "schema version 12 is newer than this binary's 11");
+                 path, "schema version 13 is newer than this binary's 12");
   EXPECT_EQ(test::read_file(path), before);
   EXPECT_FALSE(fs::exists(path.string() + "-wal"));
 }

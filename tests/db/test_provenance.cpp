@@ -187,9 +187,10 @@ TEST(Migration, Version4IsReadAsItIsAndMigratedByWriters) {
   EXPECT_EQ(db.connection().query_int("SELECT count(*) FROM pragma_foreign_key_check"), 0);
   // Version 6 (the operator exact_sum) raised it from 3 to 6, version 7 (wide_sum) to 7, version
   // 8 (the element types f16 and bf16) to 8, version 9 (the operators argmin and argmax) to 9,
-  // version 10 (exact_sum of f16 and bf16) to 10, version 11 (no lists of names) to 11.
+  // version 10 (exact_sum of f16 and bf16) to 10, version 11 (no lists of names) to 11, version
+  // 12 (segmented measurements) to 12.
   EXPECT_EQ(db.connection().query_text("SELECT value FROM meta WHERE key = 'min_reader_version'"),
-            "11");
+            std::to_string(min_reader_version));
   // Rows older than version 5 have no provenance; nothing is invented for them.
   for (const auto& m : db.measurements()) EXPECT_FALSE(m.gpu_id);
   EXPECT_FALSE(db.runs()[0].info.driver_version);

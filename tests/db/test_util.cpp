@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -14,6 +15,7 @@
 #include <stdexcept>
 
 #include "common/timing.hpp"
+#include "db/row_rules.hpp"
 #include "tests/support/fixtures.hpp"
 
 extern char** environ;
@@ -78,6 +80,110 @@ Measurement measurement(std::int64_t run, std::int64_t device, const std::string
   m.sm_clock_mhz = 1980;
   m.mem_clock_mhz = 2619;
   return m;
+}
+
+Measurement segmented_measurement(std::int64_t run, std::int64_t device,
+                                  const std::string& kernel_id, std::uint64_t n,
+                                  std::uint64_t segment_size, double median_us, L2Mode mode) {
+  const auto id = parse_segmented_id(kernel_id);
+  if (!id) throw std::invalid_argument("not a segmented kernel id: " + kernel_id);
+  Measurement m = measurement(run, device, kernel_id, n, median_us, id->dtype, id->op);
+  m.segment_size = segment_size;
+  m.l2_mode = mode;
+  // "seg.group.b256.g8.v4...": the block after 'b', the group after 'g' (1 without one; the
+  // block for the block and split families, as kernels::segmented::parse_seg_id has it).
+  auto number_after = [&](char letter) {
+    for (std::size_t at = kernel_id.find(std::string(".") + letter); at != std::string::npos;
+         at = kernel_id.find(std::string(".") + letter, at + 1))
+      if (at + 2 < kernel_id.size() && std::isdigit(static_cast<unsigned char>(kernel_id[at + 2])))
+        return std::stoi(kernel_id.substr(at + 2));
+    return 0;
+  };
+  m.params.family = "seg." + id->family;
+  m.params.block = number_after('b');
+  m.params.unroll = id->family == "group"                            ? number_after('g')
+                    : id->family == "block" || id->family == "split" ? m.params.block
+                                                                     : 1;
+  m.params.smem = "none";
+  m.params.finish = id->family == "split" ? "two_pass" : "single_pass";
+  return m;
+}
+
+SegmentedWinner segmented_winner(const std::string& kernel_id, std::int64_t measurement_id,
+                                 std::uint64_t size_lo, std::uint64_t size_hi,
+                                 std::uint64_t count_lo, std::uint64_t count_hi, L2Mode mode) {
+  const auto id = parse_segmented_id(kernel_id);
+  if (!id) throw std::invalid_argument("not a segmented kernel id: " + kernel_id);
+  SegmentedWinner w;
+  w.dtype = id->dtype;
+  w.op = id->op;
+  w.l2_mode = mode;
+  w.layout = id->layout;
+  w.size_lo = size_lo;
+  w.size_hi = size_hi;
+  w.count_lo = count_lo;
+  w.count_hi = count_hi;
+  w.kernel_id = kernel_id;
+  w.measurement_id = measurement_id;
+  w.driver_version = 13000;
+  w.runtime_version = 13000;
+  return w;
+}
+
+SegmentedSample write_segmented_sample(Database& db) {
+  SegmentedSample s;
+  s.device = db.upsert_device(h100());
+  RunInfo info = run_info();
+  info.driver_version = 13000;
+  info.runtime_version = 13000;
+  s.run = db.begin_run(info);
+  const auto gpu = db.upsert_gpu("GPU-00000000-0000-0000-0000-000000000012", s.device);
+  auto add = [&](Measurement m) {
+    m.gpu_id = gpu;
+    m.measured_at = "2026-11-28T12:00:00.000Z";
+    return db.insert_measurement(m);
+  };
+  const std::uint64_t mi = std::uint64_t{1} << 20, gi = std::uint64_t{1} << 30;
+  const std::uint64_t all = std::uint64_t{1} << 40;  // kernels::segmented::max_segments
+  const std::string shuffle = "warp_shuffle.b256.u1.two_pass.f32.sum";
+  Winner whole;
+  whole.dtype = DType::f32;
+  whole.op = Op::sum;
+  whole.n_lo = 1;
+  whole.n_hi = gi;
+  whole.kernel_id = shuffle;
+  whole.measurement_id = add(measurement(s.run, s.device, shuffle, 4096, 5.0));
+  whole.driver_version = whole.runtime_version = 13000;
+  whole.run_id = s.run;
+  db.replace_winners(s.device, DType::f32, Op::sum, std::vector<Winner>{whole});
+
+  const std::string thread = "seg.thread.b256.v4.fixed.f32.sum",
+                    group = "seg.group.b256.g8.v4.fixed.f32.sum",
+                    block = "seg.block.b256.v4.fixed.f32.sum",
+                    offsets = "seg.block.b256.v2.offsets32.f64.max",
+                    warm = "seg.group.b256.g32.v4.fixed.f32.sum";
+  s.thread4 = add(segmented_measurement(s.run, s.device, thread, mi, 4, 9.0));
+  s.group64 = add(segmented_measurement(s.run, s.device, group, mi, 64, 8.0));
+  s.block4096 = add(segmented_measurement(s.run, s.device, block, mi, 4096, 7.0));
+  s.group4096 = add(segmented_measurement(s.run, s.device, group, mi, 4096, 7.5));
+  s.offsets = add(segmented_measurement(s.run, s.device, offsets, 4 * mi, 1024, 20.0));
+  s.warm = add(segmented_measurement(s.run, s.device, warm, mi, 1024, 4.0, L2Mode::warm));
+
+  std::vector<SegmentedWinner> fixed = {segmented_winner(thread, s.thread4, 1, 8, 1, all),
+                                        segmented_winner(group, s.group64, 9, 512, 1, all),
+                                        segmented_winner(block, s.block4096, 513, gi, 1, gi)};
+  fixed[2].runner_up_kernel_id = group;
+  fixed[2].runner_up_measurement_id = s.group4096;
+  for (SegmentedWinner& w : fixed) w.run_id = s.run;
+  db.replace_segmented_winners(s.device, DType::f32, Op::sum, "fixed", fixed);
+  db.replace_segmented_winners(s.device, DType::f64, Op::max, "offsets32",
+                               std::vector{segmented_winner(offsets, s.offsets, 1, gi, 1, gi)});
+  db.replace_segmented_winners(s.device, DType::f32, Op::sum, "fixed",
+                               std::vector{
+                                   segmented_winner(warm, s.warm, 1, gi, 1, gi, L2Mode::warm)},
+                               L2Mode::warm);
+  db.end_run(s.run, RunStatus::finished);
+  return s;
 }
 
 BenchRunInfo lab_bench_info() {

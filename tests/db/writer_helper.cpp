@@ -5,6 +5,8 @@
 //   tr_db_test_writer hang DB COMMITTED PENDING     (prints READY inside an open transaction)
 //   tr_db_test_writer hold-lock DB SECONDS          (prints READY holding BEGIN IMMEDIATE)
 //   tr_db_test_writer as-nobody PROGRAM ARGS...     (drops root to uid 65534, then execs)
+//   tr_db_test_writer write-segmented DB            (test::write_segmented_sample: a run with
+//                                                    whole-array and segmented rows)
 // Exit status: 0, or the DbError's exit code with its message on stderr.
 
 #include <grp.h>
@@ -89,6 +91,11 @@ int main(int argc, char** argv) {
       return write(argv[2], std::stoi(argv[3]), std::stoi(argv[4]), std::stoll(argv[5]));
     if (mode == "hang" && argc == 5) return hang(argv[2], std::stoi(argv[3]), std::stoi(argv[4]));
     if (mode == "hold-lock" && argc == 4) return hold_lock(argv[2], std::stoi(argv[3]));
+    if (mode == "write-segmented" && argc == 3) {
+      Database db = Database::open_writer(argv[2]);
+      test::write_segmented_sample(db);
+      return 0;
+    }
     if (mode == "as-nobody" && argc >= 3) {
       if (setgroups(0, nullptr) != 0 || setgid(65534) != 0 || setuid(65534) != 0) {
         std::perror("as-nobody");

@@ -75,13 +75,43 @@ shrink "$tmp/base.db"
 # schema_v10.db is not made here: it is the version-10 writer's own file (40 f32 sums), kept as
 # it is, as the last version with the lists of operators and element types in its CHECKs.
 
-# Newer schemas (this binary writes version 11): version 12 that declares version-11 readers
-# compatible, version 13 that does not.
-cp "$tmp/base.db" newer_compatible.db
-sqlite3 newer_compatible.db "PRAGMA user_version=12; UPDATE meta SET value='11' WHERE key='min_reader_version'; CREATE TABLE future_notes(id INTEGER PRIMARY KEY, body TEXT);"
+# schema_v11.db is not made here either: it is the version-11 writer's own file, the last version
+# without segmented measurements and winners, made at commit a34b3e3 (schema version 11) with
+#   tr_db_test_writer write base_v11.db 0 40 0
+# (40 f32 sums; its run's origin is 'base_v11.db'), shrunk as above, and then these rows added with the version-11 schema's own
+# constraints on (an i64 max measurement, the winner over 1..2^30 it is the evidence of, a cold
+# winner of the f32 sum over 1..1024 citing measurement 1 with measurement 2 as its runner-up, and
+# an f32 max CUB bench result), checked (integrity_check and foreign_key_check: ok) and shrunk:
+#   INSERT INTO measurements (run_id, seq, device_id, kernel_id, family, block, unroll, smem,
+#     finish, dtype, op, n, l2_mode, outcome, median_us, p10_us, p90_us, repeats, gbps,
+#     sm_clock_mhz, mem_clock_mhz, error, measured_at, gpu_id)
+#     SELECT r.id, (SELECT max(seq) + 1 FROM measurements WHERE run_id = r.id), g.device_id,
+#       'vectorized.b256.u4.single_pass.i64.max', 'vectorized', 256, 4, 'none', 'single_pass',
+#       'i64', 'max', 1048576, 'cold', 'ok', 6.5, 6.4, 6.6, 20, NULL, 1980, 2619, '',
+#       r.ended_at, g.id FROM runs r, gpus g;
+#   INSERT INTO winners (...) SELECT m.device_id, m.dtype, m.op, m.l2_mode, 1, 1073741824,
+#     m.kernel_id, m.id, NULL, NULL, 13000, 13000, m.run_id FROM measurements m WHERE m.op = 'max';
+#   INSERT INTO winners (...) SELECT m.device_id, m.dtype, m.op, m.l2_mode, 1, 1024, m.kernel_id,
+#     m.id, 'warp_shuffle.b256.u1.two_pass.f32.sum', 2, 13000, 13000, m.run_id FROM measurements m
+#     WHERE m.id = 1;
+#   and the bench run and result of versioned_fixture below, with 'f32', 'max' and 7.5, 7.4, 7.6.
+# Migrating it to version 12 must keep every row and read each measurement as a whole-array one.
+
+# Version 12 with segmented rows, written by this binary's writer (tests/db/test_util.cpp's
+# write_segmented_sample: whole-array and segmented measurements, winners and segmented winners of
+# both L2 modes and two layouts).
+rm -f schema_v12.db
+"$helper" write-segmented schema_v12.db
+shrink schema_v12.db
+
+# Newer schemas (this binary writes version 12): version 13 that declares version-12 readers
+# compatible, and version 13 that does not. (newer_compatible.db, version 12 declaring version-11
+# readers compatible, was this binary's predecessor's compatible newer file: it is no longer made.)
+cp "$tmp/base.db" newer_compatible_v13.db
+sqlite3 newer_compatible_v13.db "PRAGMA user_version=13; UPDATE meta SET value='12' WHERE key='min_reader_version'; CREATE TABLE future_notes(id INTEGER PRIMARY KEY, body TEXT);"
 cp "$tmp/base.db" newer_incompatible.db
 sqlite3 newer_incompatible.db "PRAGMA user_version=13; UPDATE meta SET value='13' WHERE key='min_reader_version';"
-shrink newer_compatible.db; shrink newer_incompatible.db
+shrink newer_compatible_v13.db; shrink newer_incompatible.db
 
 # Versions before 10 had no exact_sum of f16 and bf16: the operator constraint of version 9, put
 # back as the migration to version 10 changed it (in place, under writable_schema).
