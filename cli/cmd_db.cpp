@@ -23,6 +23,7 @@
 #include "db/schema.hpp"
 #include "db/statement.hpp"
 #include "kernels/registry.hpp"
+#include "kernels/segmented/segmented.hpp"
 
 namespace po = boost::program_options;
 
@@ -108,25 +109,33 @@ int info(const Options& o) {
             << " (this binary: " << db::schema_version << "), journal mode "
             << c.query_text("PRAGMA journal_mode") << ", " << bytes << " bytes\n"
             << "rows:     " << n.devices << " devices, " << n.runs << " runs, " << n.measurements
-            << " measurements, " << n.winners << " winners, " << db::bench_runs(d).size()
-            << " bench runs (" << db::bench_results(d).size() << " results)\n";
+            << " measurements, " << n.winners << " winners, " << n.segmented_winners
+            << " segmented winners, " << db::bench_runs(d).size() << " bench runs ("
+            << db::bench_results(d).size() << " results)\n";
   if (n.devices) std::cout << "devices:\n";
   for (const db::DeviceRecord& dev : d.devices()) {
     const auto& f = dev.fingerprint;
+    // Segmented winners since schema version 12: none in an older file.
     db::Statement st = c.prepare(
-        "SELECT (SELECT count(*) FROM measurements WHERE device_id = ?1),"
-        " (SELECT count(*) FROM winners WHERE device_id = ?1 AND l2_mode = 'cold'),"
-        " (SELECT count(*) FROM winners WHERE device_id = ?1 AND l2_mode = 'warm')");
+        std::string("SELECT (SELECT count(*) FROM measurements WHERE device_id = ?1),"
+                    " (SELECT count(*) FROM winners WHERE device_id = ?1 AND l2_mode = 'cold'),"
+                    " (SELECT count(*) FROM winners WHERE device_id = ?1 AND l2_mode = 'warm'), ") +
+        (d.has_segmented()
+             ? "(SELECT count(*) FROM segmented_winners WHERE device_id = ?1 AND l2_mode = "
+               "'cold'), (SELECT count(*) FROM segmented_winners WHERE device_id = ?1 AND "
+               "l2_mode = 'warm')"
+             : "0, 0"));
     st.bind(1, dev.id);
     st.step();
     std::cout << fmt::format(
         "  {}  {}\n      {}, {} SMs, {:.1f} GiB, {}-bit bus, L2 {} KiB, ECC {}, {:.0f} GB/s "
         "theoretical; driver {}, runtime {}; {} measurements, {} winners ({} cold-L2, {} "
-        "warm-L2)\n",
+        "warm-L2), {} segmented winners ({} cold-L2, {} warm-L2)\n",
         shown(dev.key), shown(f.name), f.arch(), f.sm_count,
         static_cast<double>(f.total_mem_bytes) / (1 << 30), f.bus_width_bits, f.l2_bytes / 1024,
         f.ecc ? "on" : "off", dev.theoretical_gbps, f.driver_version, f.runtime_version,
-        st.column_int(0), st.column_int(1) + st.column_int(2), st.column_int(1), st.column_int(2));
+        st.column_int(0), st.column_int(1) + st.column_int(2), st.column_int(1), st.column_int(2),
+        st.column_int(3) + st.column_int(4), st.column_int(3), st.column_int(4));
   }
   const auto runs = d.runs();
   if (!runs.empty()) std::cout << "runs:\n";
@@ -157,6 +166,8 @@ int check(const Options& o, bool full) {
   db::Database d = open_reader(o, loc);
   std::set<std::string> known;
   for (const kernels::Entry& e : kernels::registry()) known.insert(e.id);
+  for (const kernels::segmented::SegEntry& e : kernels::segmented::seg_registry())
+    known.insert(e.id);
   const db::CheckReport r = db::check_database(d, known, full);
   std::cout << "database:    " << loc.path.string() << "\n"
             << "schema:      version " << r.schema_version
@@ -187,6 +198,18 @@ int check(const Options& o, bool full) {
             << r.overlapping_by_mode[static_cast<int>(db::L2Mode::cold)] << " cold-L2, "
             << r.overlapping_by_mode[static_cast<int>(db::L2Mode::warm)] << " warm-L2), "
             << r.winners_without_ok_evidence << " without ok evidence of their L2 mode\n";
+  // Schema version 12's segmented winners (none in older files): overlaps within one (device,
+  // dtype, op, layout, L2 mode), and evidence; each such row named by its id.
+  std::cout << "segmented:   " << r.overlapping_segmented_winners << " overlapping ("
+            << r.overlapping_segmented_by_mode[static_cast<int>(db::L2Mode::cold)] << " cold-L2, "
+            << r.overlapping_segmented_by_mode[static_cast<int>(db::L2Mode::warm)] << " warm-L2), "
+            << r.segmented_winners_without_ok_evidence
+            << " without ok segmented evidence of their L2 mode and layout\n";
+  if (!r.bad_segmented_winner_ids.empty()) {
+    std::cout << "  segmented_winners ids:";
+    for (std::int64_t id : r.bad_segmented_winner_ids) std::cout << " " << id;
+    std::cout << "\n";
+  }
   // Schema version 5's provenance (0 and 0 in older files, which have none).
   std::cout << "provenance:  " << r.measurements_on_another_models_gpu
             << " measurements on another model's GPU, " << r.runs_with_foreign_config_text

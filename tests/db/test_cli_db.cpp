@@ -103,7 +103,7 @@ TEST(CliDb, BadFilesMapToTheirExitCodes) {
       {"corrupt.db", "check", exit_code::db_unusable, "is corrupt"},
       {"corrupt.db", "export", exit_code::db_unusable, "is corrupt"},
       {"newer_incompatible.db", "info", exit_code::db_too_new, "needs readers of version 13"},
-      {"newer_compatible.db", "migrate", exit_code::db_too_new, "never written"},
+      {"newer_compatible_v13.db", "migrate", exit_code::db_too_new, "never written"},
       {"schema_v0.db", "info", exit_code::db_needs_migration, "tunedreduce db migrate"},
       {"schema_v1.db", "info", exit_code::db_needs_migration, "tunedreduce db migrate"},
       {"schema_v2.db", "info", exit_code::db_needs_migration, "tunedreduce db migrate"},
@@ -123,17 +123,17 @@ TEST(CliDb, BadFilesMapToTheirExitCodes) {
 
 TEST(CliDb, NewerCompatibleIsReadableAndOlderIsMigrated) {
   TempDir dir;
-  const auto newer = test::copy_fixture("newer_compatible.db", dir);
+  const auto newer = test::copy_fixture("newer_compatible_v13.db", dir);
   ProcessResult r = cli({"db", "info", "--db", newer.string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("version 12 (this binary: 11)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("version 13 (this binary: 12)"), std::string::npos) << r.out;
   // Version 3 lacks only the bench tables, the GPUs and the runs' provenance columns: readers
   // read it as it is, and migrate upgrades it; version 4 lacks only the latter.
   const auto v4 = test::copy_fixture("schema_v4.db", dir);
   const std::string v4_before = test::read_file(v4);
   r = cli({"db", "info", "--db", v4.string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("version 4 (this binary: 11)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("version 4 (this binary: 12)"), std::string::npos) << r.out;
   EXPECT_EQ(test::read_file(v4), v4_before);
   r = cli({"db", "export", "--db", v4.string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -141,20 +141,20 @@ TEST(CliDb, NewerCompatibleIsReadableAndOlderIsMigrated) {
   EXPECT_EQ(test::read_file(v4), v4_before);
   r = cli({"db", "migrate", "--db", v4.string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("schema version 4 -> 11"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("schema version 4 -> 12"), std::string::npos) << r.out;
   const auto v3 = test::copy_fixture("schema_v3.db", dir);
   const std::string v3_before = test::read_file(v3);
   r = cli({"db", "info", "--db", v3.string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("version 3 (this binary: 11)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("version 3 (this binary: 12)"), std::string::npos) << r.out;
   EXPECT_EQ(test::read_file(v3), v3_before);
   r = cli({"db", "migrate", "--db", v3.string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("schema version 3 -> 11"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("schema version 3 -> 12"), std::string::npos) << r.out;
   const auto old = test::copy_fixture("schema_v0.db", dir);
   r = cli({"db", "migrate", "--db", old.string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("schema version 0 -> 11"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("schema version 0 -> 12"), std::string::npos) << r.out;
   r = cli({"db", "info", "--db", old.string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("4 measurements"), std::string::npos) << r.out;
@@ -320,6 +320,57 @@ TEST(CliDb, CheckListsKernelIdsThisBinaryLacks) {
   EXPECT_EQ(r.exit_code, exit_code::db_check_failed) << r.out;
   EXPECT_NE(r.out.find("retired_family.b64.two_pass.f32.sum (2 rows)"), std::string::npos) << r.out;
   EXPECT_NE(r.err.find(quoted((dir / "old.db"))), std::string::npos) << r.err;
+}
+
+// Schema version 12: `db info` counts the segmented winners (per device and L2 mode), `db check`
+// knows the segmented registry's kernel ids and names the segmented rows it cannot use.
+TEST(CliDb, InfoCountsSegmentedWinnersAndCheckNamesTheBadOnes) {
+  TempDir dir;
+  const auto path = test::copy_fixture("schema_v12.db", dir);
+  ProcessResult r = cli({"db", "info", "--db", path.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("7 measurements, 1 winners, 5 segmented winners, 0 bench runs"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("7 measurements, 1 winners (1 cold-L2, 0 warm-L2), 5 segmented winners (4 "
+                       "cold-L2, 1 warm-L2)"),
+            std::string::npos)
+      << r.out;
+  r = cli({"db", "check", "--db", path.string(), "--full"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("all known to this binary"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("segmented:   0 overlapping (0 cold-L2, 0 warm-L2), 0 without ok "
+                       "segmented evidence of their L2 mode and layout\n"),
+            std::string::npos)
+      << r.out;
+  // An older file has none.
+  const auto v11 = test::copy_fixture("schema_v11.db", dir);
+  r = cli({"db", "info", "--db", v11.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(" 2 winners, 0 segmented winners, "), std::string::npos) << r.out;
+  // A layout this binary lacks, and a copy of the warm row (5) inside its rectangle.
+  {
+    Connection c = Connection::open(path, OpenMode::read_write);
+    c.exec(
+        "PRAGMA ignore_check_constraints = ON;"
+        "UPDATE segmented_winners SET layout = 'strided' WHERE id = 1;"
+        "INSERT INTO segmented_winners (device_id, dtype, op, l2_mode, layout, size_lo, size_hi,"
+        " count_lo, count_hi, kernel_id, measurement_id, driver_version, runtime_version)"
+        " SELECT device_id, dtype, op, l2_mode, layout, 5, 6, 5, 6, kernel_id, measurement_id,"
+        " driver_version, runtime_version FROM segmented_winners WHERE id = 5;");
+  }
+  r = cli({"db", "check", "--db", path.string()});
+  EXPECT_EQ(r.exit_code, exit_code::db_check_failed) << r.out << r.err;
+  EXPECT_NE(r.out.find("segmented:   1 overlapping (0 cold-L2, 1 warm-L2), 0 without ok "
+                       "segmented evidence of their L2 mode and layout\n  segmented_winners ids: "
+                       "5 6\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  segmented_winners id 1: layout = 'strided': is not a layout of segments "
+                       "(fixed, offsets32, offsets64)\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.err.find(quoted(path)), std::string::npos) << r.err;
 }
 
 TEST(CliDb, HelpListsOnlyWhatAUserTypes) {
