@@ -131,6 +131,17 @@ class Runtime {
   spdlog::logger& log() { return *logger_; }
 
  private:
+  /// The segmented kernel of a call: the tuned winner containing the shape (TuningTable::
+  /// choose_segmented, rows of preferred_mode() first) when its entry can run the call, else the
+  /// built-in rules' (runtime/segmented_rules.hpp).
+  struct SegPick {
+    kernels::segmented::SegParams params;
+    const kernels::segmented::SegEntry* entry = nullptr;  // nullptr: not in this library
+    SegChoice tuned;   // the winner taken (tuned.entry == entry), or none
+    std::string rule;  // the built-in rule, with why a tuned winner was passed over
+  };
+  SegPick pick_segmented(const DeviceState& st, DType dtype, Op op, const Segments& seg,
+                         std::size_t in_alignment) const;
   struct SegResolved;
   /// The checks of a segmented call, in the order of prepare(); nullopt-free: throws.
   SegResolved prepare_segmented(const void* d_in, const void* d_out, const Segments& seg,

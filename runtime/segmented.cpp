@@ -19,7 +19,7 @@ struct Runtime::SegResolved {
   const DeviceState* state = nullptr;
   const seg::SegEntry* entry = nullptr;
   seg::SegProblem problem;
-  std::string rule;
+  SegPick pick;
 };
 
 namespace {
@@ -92,13 +92,13 @@ Runtime::SegResolved Runtime::prepare_segmented(const void* d_in, const void* d_
     check_pointer("seg.end", s.end, r.device, off);
   }
   const std::size_t alignment = reads_input ? alignment_of(d_in) : 256;
-  const seg::SegParams p = builtin_segmented(dtype, op, s, alignment, r.state->info.limits, r.rule);
-  r.entry = seg::find_seg(p);
+  r.pick = pick_segmented(*r.state, dtype, op, s, alignment);
+  r.entry = r.pick.entry;
   if (!r.entry)
     throw ReduceError(Status::unsupported,
                       fmt::format("this library has no segmented kernel '{}' ({}): it was built "
                                   "without the segmented kernels (TUNEDREDUCE_SEGMENTED=OFF)",
-                                  seg::make_seg_id(p), r.rule));
+                                  seg::make_seg_id(r.pick.params), r.pick.rule));
   if (auto why = r.entry->can_implement(r.problem, alignment, r.state->info.limits))
     throw ReduceError(Status::unsupported,
                       fmt::format("segmented kernel '{}' cannot run this reduction: {}",
@@ -106,12 +106,40 @@ Runtime::SegResolved Runtime::prepare_segmented(const void* d_in, const void* d_
   return r;
 }
 
+Runtime::SegPick Runtime::pick_segmented(const DeviceState& st, DType dtype, Op op,
+                                         const Segments& s, std::size_t in_alignment) const {
+  SegPick pick;
+  const seg::SegLayout layout = seg_layout_of(s.layout);
+  // The tuned plane's size axis: a row's elements, or the mean length the caller gave for
+  // offsets (unknown: the rules, which read no offsets either).
+  const std::uint64_t size = s.layout == SegmentLayout::rows ? s.size : s.mean_length;
+  if (size > 0 && s.count > 0) {
+    const SegChoice c =
+        st.table.choose_segmented(dtype, op, layout, size, s.count, preferred_mode());
+    if (c.entry) {
+      if (auto why = c.entry->can_implement(seg_problem_of(s), in_alignment, st.info.limits)) {
+        pick.rule =
+            fmt::format("the tuned kernel '{}' cannot run this call ({}); ", c.entry->id, *why);
+      } else {
+        pick.params = c.entry->params;
+        pick.entry = c.entry;
+        pick.tuned = c;
+        return pick;
+      }
+    }
+  }
+  std::string rule;
+  pick.params = builtin_segmented(dtype, op, s, in_alignment, st.info.limits, rule);
+  pick.rule += rule;
+  pick.entry = seg::find_seg(pick.params);
+  return pick;
+}
+
 SegmentedConfig Runtime::lookup_segmented(DType dtype, Op op, const Segments& s, int device) {
   check_segments(s, dtype, op);
   const DeviceState& st = lookup_state(device);
-  std::string rule;
-  const seg::SegParams p = builtin_segmented(dtype, op, s, 256, st.info.limits, rule);
-  const seg::SegEntry* e = seg::find_seg(p);
+  const SegPick pick = pick_segmented(st, dtype, op, s, 256);
+  const seg::SegParams& p = pick.params;
   // The strings live as long as the process: a small set of distinct texts.
   static std::mutex m;
   static std::set<std::string> texts;
@@ -125,7 +153,20 @@ SegmentedConfig Runtime::lookup_segmented(DType dtype, Op op, const Segments& s,
   c.vec = p.vec;
   const seg::SegEntry probe{p, nullptr, nullptr};
   c.blocks_per_segment = probe.blocks_per_segment(seg_problem_of(s), st.info.limits);
-  c.source = keep(e ? "built-in: " + rule : "not in this library: " + rule);
+  if (const db::SegSnapshotEntry* row = pick.tuned.row) {
+    c.level = pick.tuned.level;
+    c.size_lo = row->size_lo;
+    c.size_hi = row->size_hi;
+    c.count_lo = row->count_lo;
+    c.count_hi = row->count_hi;
+    c.source = st.source.c_str();
+    c.tuned_on = row->device_key.c_str();
+    c.tuned_median_us = row->median_us;
+    c.cache_state = static_cast<CacheState>(row->l2_mode);
+    c.stale = row->stale(st.info.fingerprint.driver_version, st.info.fingerprint.runtime_version);
+  } else {
+    c.source = keep(pick.entry ? "built-in: " + pick.rule : "not in this library: " + pick.rule);
+  }
   c.device = st.device;
   return c;
 }
@@ -140,10 +181,17 @@ void Runtime::segmented_reduce(void* d_temp, std::size_t& temp_bytes, const void
       return;
     }
     const DeviceState& st = device_state(platform_->current_device());
-    std::string rule;
-    const seg::SegParams p = builtin_segmented(dtype, op, s, 256, st.info.limits, rule);
-    const seg::SegEntry probe{p, nullptr, nullptr};
-    temp_bytes = std::max<std::size_t>(probe.workspace_bytes(seg_problem_of(s), st.info.limits), 1);
+    // The alignment of d_in is not known yet, and a tuned kernel that cannot run a less aligned
+    // input (the tile family) gives way to the rules' kernel: enough for either, so that the
+    // launch with any valid d_in (aligned to its element at least) finds its storage enough.
+    std::size_t need = 1;
+    for (const std::size_t alignment :
+         {std::size_t{256}, static_cast<std::size_t>(dtype_size(dtype))}) {
+      const SegPick pick = pick_segmented(st, dtype, op, s, alignment);
+      const seg::SegEntry probe{pick.params, nullptr, nullptr};
+      need = std::max(need, probe.workspace_bytes(seg_problem_of(s), st.info.limits));
+    }
+    temp_bytes = need;
     return;
   }
   if (s.count == 0) {

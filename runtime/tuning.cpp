@@ -15,6 +15,9 @@ TuningTable::TuningTable(const db::Snapshot& snapshot, const kernels::DeviceLimi
   for (const db::L2Mode m : {db::L2Mode::cold, db::L2Mode::warm}) {
     exact_[static_cast<int>(m)] = check(snapshot.exact[m], dev, "this device");
     similar_[static_cast<int>(m)] = check(snapshot.similar[m], dev, "a device of the same model");
+    seg_exact_[static_cast<int>(m)] = check(snapshot.seg_exact[m], "this device");
+    seg_similar_[static_cast<int>(m)] =
+        check(snapshot.seg_similar[m], "a device of the same model");
   }
 }
 
@@ -66,6 +69,51 @@ TuningTable::Checked TuningTable::check(const db::WinnerTable& rows,
   for (const db::SnapshotEntry& r : c.table.entries())
     c.entries.push_back(kernels::find(r.kernel_id));
   return c;
+}
+
+TuningTable::SegChecked TuningTable::check(const db::SegWinnerTable& rows, const char* what) {
+  namespace seg = kernels::segmented;
+  std::vector<db::SegSnapshotEntry> kept;
+  for (const db::SegSnapshotEntry& r : rows.entries()) {
+    const std::string where =
+        fmt::format("{} {} {} segments of [{}, {}] elements x [{}, {}] (L2 {}) of {} ({})",
+                    dtype_name(r.dtype), op_name(r.op), r.layout, r.size_lo, r.size_hi, r.count_lo,
+                    r.count_hi, db::l2_mode_name(r.l2_mode), what, r.device_key);
+    const seg::SegEntry* e = seg::find_seg(r.kernel_id);
+    if (!e) {
+      rejected_.push_back("the segmented winner for " + where + " names kernel '" + r.kernel_id +
+                          "', which this binary does not have");
+      continue;
+    }
+    if (e->params.dtype != r.dtype || e->params.op != r.op ||
+        seg::seg_layout_name(e->params.layout) != r.layout) {
+      rejected_.push_back("the segmented winner for " + where + " names kernel '" + r.kernel_id +
+                          "', which reduces another type, operator or layout");
+      continue;
+    }
+    kept.push_back(r);
+  }
+  SegChecked c;
+  c.table = db::SegWinnerTable(std::move(kept));
+  c.entries.reserve(c.table.size());
+  for (const db::SegSnapshotEntry& r : c.table.entries())
+    c.entries.push_back(seg::find_seg(r.kernel_id));
+  return c;
+}
+
+SegChoice TuningTable::choose_segmented(DType dtype, Op op, kernels::segmented::SegLayout layout,
+                                        std::uint64_t size, std::uint64_t count,
+                                        db::L2Mode prefer) const noexcept {
+  const char* layout_name = kernels::segmented::seg_layout_name(layout);
+  const int first = static_cast<int>(prefer), second = 1 - first;
+  for (const auto& [tables, level] :
+       {std::pair{&seg_exact_, Level::exact}, std::pair{&seg_similar_, Level::same_model}})
+    for (const int m : {first, second}) {
+      const SegChecked& c = (*tables)[m];
+      if (const db::SegSnapshotEntry* r = c.table.find(dtype, op, layout_name, size, count))
+        return {c.entries[static_cast<std::size_t>(r - c.table.entries().data())], level, r};
+    }
+  return {};
 }
 
 Choice TuningTable::pick(const Checked& c, const db::SnapshotEntry* row, Level level) noexcept {

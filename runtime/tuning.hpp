@@ -10,6 +10,7 @@
 
 #include "db/snapshot.hpp"
 #include "kernels/registry.hpp"
+#include "kernels/segmented/segmented.hpp"
 #include "tunedreduce/tunedreduce.hpp"
 
 namespace tunedreduce::runtime {
@@ -28,6 +29,14 @@ struct Choice {
   const kernels::Entry* entry = nullptr;
   Level level = Level::builtin_default;
   const db::SnapshotEntry* row = nullptr;
+};
+
+/// What a segmented lookup found: the tuned entry and its row, or nothing (the built-in rules
+/// decide then: runtime/segmented_rules.hpp).
+struct SegChoice {
+  const kernels::segmented::SegEntry* entry = nullptr;
+  Level level = Level::builtin_default;
+  const db::SegSnapshotEntry* row = nullptr;
 };
 
 class TuningTable {
@@ -68,6 +77,22 @@ class TuningTable {
     return covering;
   }
 
+  /// The tuned segmented entry for (dtype, op, layout) and segments of \p size elements (offsets
+  /// layouts: the mean length) in \p count segments: this device's rectangle containing the shape,
+  /// rows of \p prefer first, then of the other mode (Level::exact); then the same model's
+  /// (Level::same_model). Rectangles tile the tuned plane, so there is no nearest level. Nothing
+  /// (entry nullptr) when no row contains the shape. Whether the entry can run the call's
+  /// problem (alignment, offsets) is the caller's to ask. Lock-free and allocation-free.
+  SegChoice choose_segmented(DType dtype, Op op, kernels::segmented::SegLayout layout,
+                             std::uint64_t size, std::uint64_t count,
+                             db::L2Mode prefer = db::L2Mode::cold) const noexcept;
+  std::size_t segmented_rows() const {
+    std::size_t r = 0;
+    for (const SegChecked* c : {&seg_exact_[0], &seg_exact_[1], &seg_similar_[0], &seg_similar_[1]})
+      r += c->table.size();
+    return r;
+  }
+
   /// One sentence per dropped row.
   const std::vector<std::string>& rejected() const { return rejected_; }
   /// Rows kept, this device / same model, both L2 modes.
@@ -91,7 +116,14 @@ class TuningTable {
     std::uint64_t n_hi;
     const kernels::Entry* entry;
   };
+  struct SegChecked {
+    db::SegWinnerTable table;
+    std::vector<const kernels::segmented::SegEntry*> entries;  // parallel to table.entries()
+  };
+  SegChecked check(const db::SegWinnerTable& rows, const char* what);
+
   Checked exact_[2], similar_[2];  // indexed by db::L2Mode
+  SegChecked seg_exact_[2], seg_similar_[2];
   std::vector<Default> defaults_[std::size(all_dtypes)][std::size(all_ops)];
   std::vector<std::string> rejected_;
 };

@@ -91,12 +91,27 @@ struct SegmentedConfig {
   int group = 0;               ///< lanes per segment (thread 1, group 2..32, block/split: block)
   int vec = 1;                 ///< elements per load (16 bytes' worth, or 1)
   std::uint64_t blocks_per_segment = 1;  ///< the split family's blocks per segment, else 1
-  const char* source = "";               ///< why: "built-in" with the rule that chose it
-  int device = -1;                       ///< CUDA device ordinal (-1: no CUDA device is visible)
+  /// Level::exact (this device's tuned winner), Level::same_model (a device of the same model),
+  /// or Level::builtin_default (the built-in rules; no database row contains the shape, or its
+  /// kernel cannot run the call).
+  Level level = Level::builtin_default;
+  /// The tuned rectangle used: segment sizes (offsets: the mean length) and counts; all 0 for
+  /// the built-in rules.
+  std::uint64_t size_lo = 0, size_hi = 0, count_lo = 0, count_hi = 0;
+  /// The database file of a tuned winner, or "built-in: " with the rule that chose the kernel.
+  const char* source = "";
+  const char* tuned_on = "";   ///< fingerprint key of the device the winner was tuned on
+  double tuned_median_us = 0;  ///< the winner's measured median (0 for the built-in rules)
+  CacheState cache_state = CacheState::cold;  ///< the L2 state the winner was measured in
+  bool stale = false;  ///< tuned under another driver or CUDA runtime version
+  int device = -1;     ///< CUDA device ordinal (-1: no CUDA device is visible)
 };
 
-/// The kernel segmented_reduce would run for \p seg on \p device (-1: the current one). Throws
-/// ReduceError for an invalid dtype/op/layout or an operator without segmented kernels.
+/// The kernel segmented_reduce would run for \p seg on \p device (-1: the current one), with
+/// the input 256-byte aligned: the tuned winner whose rectangle contains (seg.size, seg.count)
+/// (offsets: (seg.mean_length, seg.count); an unknown mean length takes the rules), rows of the
+/// preferred cache_state() first, this device before the same model; else the built-in rules.
+/// Throws ReduceError for an invalid dtype/op/layout or an operator without segmented kernels.
 SegmentedConfig lookup_segmented(DType dtype, Op op, const Segments& seg, int device = -1);
 
 /// d_out[s] = the reduction of segment s, for s < seg.count (the result type of (dtype, op);

@@ -1,6 +1,7 @@
 #pragma once
 /// \file
-/// Element types and reduction operators understood by tunedreduce.
+/// Element types and reduction operators understood by tunedreduce, and the facts of a lookup
+/// (Level, CacheState) that tunedreduce.hpp's Config and segmented.hpp's SegmentedConfig share.
 
 #include <cstddef>
 #include <cstdint>
@@ -387,5 +388,29 @@ constexpr void for_each_dtype(F&& f) {
   }
   (std::make_index_sequence<dtype_count>{});
 }
+
+/// How a configuration was found (docs/library.md, "Lookup order and levels").
+enum class Level : int {
+  exact = 1,            ///< this device, a tuned size interval containing n
+  nearest = 2,          ///< this device, the nearest tuned interval, within a factor of 4 of n
+  same_model = 3,       ///< another device with the same compute capability, SM count and
+                        ///< memory system (bus width, memory clock, L2 size)
+  builtin_default = 4,  ///< no usable tuning data: the built-in default for (dtype, op, n)
+};
+
+/// "exact", "nearest", "same_model", "default".
+const char* level_name(Level l) noexcept;
+
+/// Where the input is expected to be when a reduction starts: the L2 state the tuner measured
+/// a winner in (`tune.toml`'s `[measure] l2`). A database may hold winners of both states for
+/// the same sizes; the library prefers those of the state set here and falls back to the other
+/// state's before it leaves the device (docs/library.md, "Cache state").
+enum class CacheState : int {
+  cold = 0,  ///< the input is in device memory, not in L2 (the default: data read once)
+  warm = 1,  ///< the input was just written or read and is still in L2
+};
+
+/// "cold", "warm".
+const char* cache_state_name(CacheState s) noexcept;
 
 }  // namespace tunedreduce

@@ -1,6 +1,11 @@
 #include "runtime_test_util.hpp"
 
+#include <map>
+#include <optional>
+#include <stdexcept>
+
 #include "db/database.hpp"
+#include "kernels/segmented/segmented.hpp"
 #include "tests/support/fixtures.hpp"
 
 namespace tunedreduce::runtime::test {
@@ -73,6 +78,63 @@ void add_device_rows(const std::filesystem::path& path, const DeviceFingerprint&
     winners[{r.dtype, r.op}].push_back(w);
   }
   for (auto& [key, ws] : winners) d.replace_winners(dev, key.first, key.second, ws, l2);
+  d.end_run(run, db::RunStatus::finished);
+}
+
+void add_segmented_rows(const std::filesystem::path& path, const DeviceFingerprint& fp,
+                        const std::vector<SegRow>& rows, db::L2Mode l2) {
+  namespace seg = kernels::segmented;
+  db::Database d = db::Database::open_writer(path);
+  const std::int64_t dev = d.upsert_device(fp);
+  db::RunInfo info;
+  info.tool_version = "0.1.0";
+  info.manifest_hash = "0123456789abcdef";
+  info.config_hash = "fedcba9876543210";
+  info.host = "test-host";
+  info.l2_mode = l2;
+  const std::int64_t run = d.begin_run(info);
+  struct Key {
+    DType dtype;
+    Op op;
+    std::string layout;
+    auto operator<=>(const Key&) const = default;
+  };
+  std::map<Key, std::vector<db::SegmentedWinner>> winners;
+  for (const SegRow& r : rows) {
+    const std::optional<seg::SegParams> p = seg::parse_seg_id(r.kernel_id);
+    if (!p) throw std::invalid_argument("not a segmented id: " + r.kernel_id);
+    db::Measurement m;
+    m.run_id = run;
+    m.device_id = dev;
+    m.kernel_id = r.kernel_id;
+    m.params = seg::stored_params(*p);
+    m.dtype = p->dtype;
+    m.op = p->op;
+    m.segment_size = r.size_lo;
+    m.n = r.size_lo * r.count_lo;
+    m.l2_mode = l2;
+    m.median_us = r.median_us;
+    m.p10_us = r.median_us;
+    m.p90_us = r.median_us;
+    m.repeats = 10;
+    db::SegmentedWinner w;
+    w.dtype = p->dtype;
+    w.op = p->op;
+    w.l2_mode = l2;
+    w.layout = seg::seg_layout_name(p->layout);
+    w.size_lo = r.size_lo;
+    w.size_hi = r.size_hi;
+    w.count_lo = r.count_lo;
+    w.count_hi = r.count_hi;
+    w.kernel_id = r.kernel_id;
+    w.measurement_id = d.insert_measurement(m);
+    w.driver_version = fp.driver_version;
+    w.runtime_version = fp.runtime_version;
+    w.run_id = run;
+    winners[{p->dtype, p->op, w.layout}].push_back(w);
+  }
+  for (auto& [key, ws] : winners)
+    d.replace_segmented_winners(dev, key.dtype, key.op, key.layout, ws, l2);
   d.end_run(run, db::RunStatus::finished);
 }
 

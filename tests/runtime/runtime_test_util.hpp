@@ -39,6 +39,18 @@ struct Row {
 void add_device_rows(const std::filesystem::path& path, const DeviceFingerprint& fp,
                      const std::vector<Row>& rows, db::L2Mode l2 = db::L2Mode::cold);
 
+/// One segmented winner row of a synthetic database: (dtype, op) of its kernel id, segments of
+/// size_lo..size_hi elements in counts of count_lo..count_hi.
+struct SegRow {
+  std::string kernel_id;  // "seg.FAMILY....LAYOUT.DTYPE.OP"
+  std::uint64_t size_lo, size_hi, count_lo, count_hi;
+  double median_us = 10;
+};
+/// Writes a database at \p path (created) with \p rows as the segmented winners of device \p fp,
+/// measured in L2 mode \p l2; each row's evidence is a measurement at (size_lo, count_lo).
+void add_segmented_rows(const std::filesystem::path& path, const DeviceFingerprint& fp,
+                        const std::vector<SegRow>& rows, db::L2Mode l2 = db::L2Mode::cold);
+
 /// Lines logged, as "LEVEL message".
 class CapturedLog {
  public:

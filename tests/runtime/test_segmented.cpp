@@ -8,6 +8,7 @@
 #include "kernels/segmented/segmented.hpp"
 #include "kernels/segmented/space.hpp"
 #include "runtime/segmented_rules.hpp"
+#include "tests/db/test_util.hpp"
 #include "tests/runtime/runtime_test_util.hpp"
 
 namespace tunedreduce::runtime::test {
@@ -248,6 +249,138 @@ TEST(SegmentedArguments, LookupWithoutADeviceGivesTheRulesForDeviceMinusOne) {
                 Status::invalid_argument, "device 5 does not exist");
   expect_status([&] { t.rt->lookup_segmented(DType::f64, Op::max, Segments::rows(1, 1), 99); },
                 Status::invalid_argument, "is not a CUDA device ordinal");
+}
+
+// Tuned segmented winners (schema version 12): the rectangle containing the shape, this device
+// before the same model, the preferred L2 mode first; the rules elsewhere.
+TEST(SegmentedTuned, TheRectangleContainingTheShapeDecidesElseTheRules) {
+  db::test::TempDir dir;
+  const auto path = dir / "tune.db";
+  const DeviceFingerprint me = sample_device(), twin = same_model_device();
+  add_segmented_rows(path, me,
+                     {{"seg.group.b256.g4.v4.fixed.f32.sum", 1, 100, 1, 1000},
+                      {"seg.block.b256.v4.fixed.f32.sum", 101, 1u << 20, 1, 1000},
+                      {"seg.group.b256.g32.v4.offsets32.f32.sum", 1, 1u << 20, 1, 1000}});
+  add_segmented_rows(path, twin, {{"seg.thread.b256.v1.fixed.f64.max", 1, 64, 1, 1u << 30}});
+  TuningTable t(db::load_snapshot(path, me), info_of(me).limits);
+  EXPECT_EQ(t.segmented_rows(), 4u);
+  EXPECT_TRUE(t.rejected().empty());
+  const auto fixed = seg::SegLayout::fixed;
+  const auto at = [&](DType d, Op o, seg::SegLayout l, std::uint64_t size, std::uint64_t count) {
+    const SegChoice c = t.choose_segmented(d, o, l, size, count);
+    return c.entry ? std::string(c.entry->id) + " " + level_name(c.level) : std::string("rules");
+  };
+  EXPECT_EQ(at(DType::f32, Op::sum, fixed, 1, 1), "seg.group.b256.g4.v4.fixed.f32.sum exact");
+  EXPECT_EQ(at(DType::f32, Op::sum, fixed, 100, 1000), "seg.group.b256.g4.v4.fixed.f32.sum exact");
+  EXPECT_EQ(at(DType::f32, Op::sum, fixed, 101, 1000), "seg.block.b256.v4.fixed.f32.sum exact");
+  EXPECT_EQ(at(DType::f32, Op::sum, fixed, 101, 1001), "rules");
+  EXPECT_EQ(at(DType::f32, Op::sum, fixed, (1u << 20) + 1, 1), "rules");
+  EXPECT_EQ(at(DType::f32, Op::sum, seg::SegLayout::offsets32, 7, 7),
+            "seg.group.b256.g32.v4.offsets32.f32.sum exact");
+  EXPECT_EQ(at(DType::f32, Op::sum, seg::SegLayout::offsets64, 7, 7), "rules");
+  EXPECT_EQ(at(DType::f32, Op::max, fixed, 7, 7), "rules");
+  EXPECT_EQ(at(DType::f64, Op::max, fixed, 64, 1u << 30),
+            "seg.thread.b256.v1.fixed.f64.max same_model");
+  EXPECT_EQ(at(DType::f64, Op::max, fixed, 65, 1), "rules");
+}
+
+TEST(SegmentedTuned, AWarmRowServesAColdLookupOnlyAfterTheColdRows) {
+  db::test::TempDir dir;
+  const auto path = dir / "tune.db";
+  const DeviceFingerprint me = sample_device();
+  add_segmented_rows(path, me, {{"seg.block.b512.v4.fixed.f32.sum", 1, 1000, 1, 1000}},
+                     db::L2Mode::warm);
+  add_segmented_rows(path, me, {{"seg.block.b128.v4.fixed.f32.sum", 1, 10, 1, 10}},
+                     db::L2Mode::cold);
+  TuningTable t(db::load_snapshot(path, me), info_of(me).limits);
+  const auto fixed = seg::SegLayout::fixed;
+  EXPECT_STREQ(t.choose_segmented(DType::f32, Op::sum, fixed, 5, 5).entry->id,
+               "seg.block.b128.v4.fixed.f32.sum");
+  EXPECT_STREQ(t.choose_segmented(DType::f32, Op::sum, fixed, 5, 5, db::L2Mode::warm).entry->id,
+               "seg.block.b512.v4.fixed.f32.sum");
+  const SegChoice c = t.choose_segmented(DType::f32, Op::sum, fixed, 500, 5);
+  ASSERT_NE(c.row, nullptr);
+  EXPECT_EQ(c.row->l2_mode, db::L2Mode::warm);
+  EXPECT_EQ(c.level, Level::exact);
+}
+
+TEST(SegmentedTuned, TheLibraryRunsTheTunedKernelAndSaysWhy) {
+  db::test::TempDir dir;
+  const auto path = dir / "tune.db";
+  add_segmented_rows(path, sample_device(),
+                     {{"seg.tile.b256.v4.fixed.f32.sum", 1, 4, 1, 1u << 30},
+                      {"seg.group.b256.g4.v4.offsets32.f32.sum", 1, 1000, 1, 1u << 30}});
+  TestRuntime t{{sample_device()}, path.string()};
+  Runtime& rt = *t.rt;
+  float* in = reinterpret_cast<float*>(0x7000'0000'0000);
+  float* out = reinterpret_cast<float*>(0x7000'1000'0000);
+  std::int32_t* off = reinterpret_cast<std::int32_t*>(0x7000'3000'0000);
+  for (const void* p : {static_cast<const void*>(in), static_cast<const void*>(in + 1),
+                        static_cast<const void*>(out), static_cast<const void*>(off),
+                        static_cast<const void*>(off + 1)})
+    t.fake->set_pointer(p, {MemoryKind::device, 0});
+  cudaStream_t s = reinterpret_cast<cudaStream_t>(0x77);
+
+  const SegmentedConfig c = rt.lookup_segmented(DType::f32, Op::sum, Segments::rows(1000, 4), 0);
+  EXPECT_STREQ(c.kernel_id, "seg.tile.b256.v4.fixed.f32.sum");
+  EXPECT_EQ(c.level, Level::exact);
+  EXPECT_EQ(c.size_lo, 1u);
+  EXPECT_EQ(c.size_hi, 4u);
+  EXPECT_EQ(c.count_hi, 1u << 30);
+  EXPECT_EQ(std::string(c.source), path.string());
+  EXPECT_EQ(std::string(c.tuned_on), sample_device().key());
+  EXPECT_DOUBLE_EQ(c.tuned_median_us, 10);
+
+  rt.segmented_reduce(in, out, Segments::rows(1000, 4), DType::f32, Op::sum, s);
+  // The tile family needs a 16-byte aligned input: at 4 bytes the rules' kernel runs instead.
+  rt.segmented_reduce(in + 1, out, Segments::rows(1000, 4), DType::f32, Op::sum, s);
+  // Offsets: by the caller's mean length; unknown (0): the rules.
+  rt.segmented_reduce(in, out, Segments::offsets(1000, off, off + 1, 16), DType::f32, Op::sum, s);
+  rt.segmented_reduce(in, out, Segments::offsets(1000, off, off + 1), DType::f32, Op::sum, s);
+  const auto l = t.fake->seg_launches();
+  ASSERT_EQ(l.size(), 4u);
+  EXPECT_EQ(l[0].id, "seg.tile.b256.v4.fixed.f32.sum");
+  EXPECT_NE(l[1].id.rfind("seg.tile.", 0), 0u) << l[1].id;
+  EXPECT_EQ(l[2].id, "seg.group.b256.g4.v4.offsets32.f32.sum");
+  std::string rule;
+  EXPECT_EQ(l[3].id, seg::make_seg_id(builtin_segmented(DType::f32, Op::sum,
+                                                        Segments::offsets(1000, off, off + 1), 256,
+                                                        t.fake->devices[0].limits, rule)));
+  ASSERT_NE(l[3].id, l[2].id);
+  const SegmentedConfig rules =
+      rt.lookup_segmented(DType::f32, Op::sum, Segments::offsets(1000, off, off + 1), 0);
+  EXPECT_EQ(rules.level, Level::builtin_default);
+  EXPECT_EQ(rules.size_hi, 0u);
+  EXPECT_EQ(std::string(rules.source).rfind("built-in: ", 0), 0u) << rules.source;
+}
+
+TEST(SegmentedTuned, TheSizeQueryAndTheTwoPhaseCallFollowTheTunedKernel) {
+  db::test::TempDir dir;
+  const auto path = dir / "tune.db";
+  // A tuned kernel without a workspace where the rules choose the split family (few long rows).
+  add_segmented_rows(path, sample_device(),
+                     {{"seg.block.b1024.v4.fixed.f32.sum", 1u << 20, 1u << 24, 1, 8}});
+  TestRuntime t{{sample_device()}, path.string()};
+  float* in = reinterpret_cast<float*>(0x7000'0000'0000);
+  float* out = reinterpret_cast<float*>(0x7000'1000'0000);
+  void* temp = reinterpret_cast<void*>(0x7000'2000'0000);
+  for (const void* p : {static_cast<const void*>(in), static_cast<const void*>(in + 1),
+                        static_cast<const void*>(out), static_cast<const void*>(temp)})
+    t.fake->set_pointer(p, {MemoryKind::device, 0});
+  const Segments rows = Segments::rows(4, 1 << 22);
+  std::string rule;
+  ASSERT_EQ(
+      builtin_segmented(DType::f32, Op::sum, rows, 256, t.fake->devices[0].limits, rule).family,
+      seg::SegFamily::split);
+  std::size_t bytes = 0;
+  t.rt->segmented_reduce(nullptr, bytes, in, out, rows, DType::f32, Op::sum, nullptr);
+  EXPECT_EQ(bytes, 1u);
+  t.rt->segmented_reduce(temp, bytes, in, out, rows, DType::f32, Op::sum, nullptr);
+  t.rt->segmented_reduce(temp, bytes, in + 1, out, rows, DType::f32, Op::sum, nullptr);
+  const auto l = t.fake->seg_launches();
+  ASSERT_EQ(l.size(), 2u);
+  EXPECT_EQ(l[0].id, "seg.block.b1024.v4.fixed.f32.sum");
+  EXPECT_EQ(l[1].id, "seg.block.b1024.v4.fixed.f32.sum");
 }
 
 }  // namespace

@@ -37,7 +37,12 @@ constexpr const char* good = "warp_shuffle.b256.u4.single_pass.f32.sum";
 
 std::vector<Request> requests(std::initializer_list<std::uint64_t> ns) {
   std::vector<Request> out;
-  for (auto n : ns) out.push_back({good, n, {}, {}, {}});
+  for (auto n : ns) {
+    Request r;
+    r.kernel_id = good;
+    r.n = n;
+    out.push_back(r);
+  }
   return out;
 }
 
@@ -291,7 +296,11 @@ TEST(Supervisor, RerunReusesFinalResultsAndRetriesCrashes) {
   EXPECT_EQ(measured[1], std::string(good) + " 4096");
 
   // More repeats than recorded: measured again. --retune: measured again.
-  Request more{good, 1024, 50, 50, {}};
+  Request more;
+  more.kernel_id = good;
+  more.n = 1024;
+  more.min_repeats = 50;
+  more.max_repeats = 50;
   EXPECT_FALSE(runner->measure(std::span(&more, 1))[0].reused);
   auto o = options(dir.path() / "t.db");
   o.retune = true;
