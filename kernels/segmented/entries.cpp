@@ -31,7 +31,7 @@ static_assert(layout_names.lists_all_through(SegLayout::offsets64));
 constexpr std::string_view id_prefix = "seg";
 
 std::optional<int> prefixed_int(std::string_view s, char prefix) {
-  if (s.size() < 2 || s[0] != prefix || s[1] == '0') return std::nullopt;
+  if (s.size() < 2 || s[0] != prefix || s[1] < '1' || s[1] > '9') return std::nullopt;
   int v = 0;
   auto [p, ec] = std::from_chars(s.data() + 1, s.data() + s.size(), v);
   if (ec != std::errc{} || p != s.data() + s.size()) return std::nullopt;

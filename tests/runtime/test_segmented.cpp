@@ -37,7 +37,8 @@ TEST(SegmentedIds, EveryEntryRoundTripsAndIsInTheSpace) {
             "seg.split.b512.v2.offsets64.f64.argmax");
   for (const char* bad :
        {"", "seg", "seg.group.b256.v4.fixed.f32.sum", "seg.thread.b256.g1.v1.fixed.f32.sum",
-        "seg.block.b0256.v4.fixed.f32.sum", "seg.block.b256.v4.rows.f32.sum",
+        "seg.block.b0256.v4.fixed.f32.sum", "seg.block.b-1.v4.fixed.f32.sum",
+        "seg.block.b+256.v4.fixed.f32.sum", "seg.block.b256.v4.rows.f32.sum",
         "seg.block.b256.v4.fixed.float.sum", "vectorized.b256.u2.single_pass.f32.sum"})
     EXPECT_FALSE(seg::parse_seg_id(bad)) << bad;
   EXPECT_EQ(seg::find_seg("seg.block.b256.v4.fixed.f32.exact_sum"), nullptr);
