@@ -37,17 +37,26 @@ DeviceFingerprint other_model_device() {
   return f;
 }
 
-void add_device_rows(const std::filesystem::path& path, const DeviceFingerprint& fp,
-                     const std::vector<Row>& rows, db::L2Mode l2) {
-  db::Database d = db::Database::open_writer(path);
-  const std::int64_t dev = d.upsert_device(fp);
+namespace {
+
+/// A run of the synthetic databases: a fixed tool, manifest, configuration and host.
+std::int64_t begin_test_run(db::Database& d, db::L2Mode l2) {
   db::RunInfo info;
   info.tool_version = "0.1.0";
   info.manifest_hash = "0123456789abcdef";
   info.config_hash = "fedcba9876543210";
   info.host = "test-host";
   info.l2_mode = l2;
-  const std::int64_t run = d.begin_run(info);
+  return d.begin_run(info);
+}
+
+}  // namespace
+
+void add_device_rows(const std::filesystem::path& path, const DeviceFingerprint& fp,
+                     const std::vector<Row>& rows, db::L2Mode l2) {
+  db::Database d = db::Database::open_writer(path);
+  const std::int64_t dev = d.upsert_device(fp);
+  const std::int64_t run = begin_test_run(d, l2);
   std::map<std::pair<DType, Op>, std::vector<db::Winner>> winners;
   for (const Row& r : rows) {
     db::Measurement m;
@@ -86,13 +95,7 @@ void add_segmented_rows(const std::filesystem::path& path, const DeviceFingerpri
   namespace seg = kernels::segmented;
   db::Database d = db::Database::open_writer(path);
   const std::int64_t dev = d.upsert_device(fp);
-  db::RunInfo info;
-  info.tool_version = "0.1.0";
-  info.manifest_hash = "0123456789abcdef";
-  info.config_hash = "fedcba9876543210";
-  info.host = "test-host";
-  info.l2_mode = l2;
-  const std::int64_t run = d.begin_run(info);
+  const std::int64_t run = begin_test_run(d, l2);
   struct Key {
     DType dtype;
     Op op;
