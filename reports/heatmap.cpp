@@ -13,6 +13,30 @@
 
 namespace tunedreduce::reports::detail {
 
+void share_colour_scale(Report& r, const std::string& unit, const std::string& meaning) {
+  double lo = INFINITY, hi = -INFINITY;
+  std::size_t maps = 0;
+  for (const Section& s : r.sections)
+    for (const Chart& c : s.charts)
+      if (const auto* h = std::get_if<HeatmapChart>(&c)) {
+        ++maps;
+        for (const auto& row : h->values)
+          for (const auto& v : row)
+            if (v) lo = std::min(lo, *v), hi = std::max(hi, *v);
+      }
+  if (maps <= 1 || lo > hi) return;
+  r.notes.push_back("Every map uses one colour scale, " + fixed(lo, 0) + " to " + fixed(hi, 0) +
+                    unit + " (the lowest and highest cell of the report), so that a colour means " +
+                    meaning);
+  for (Section& s : r.sections)
+    for (Chart& c : s.charts)
+      if (auto* h = std::get_if<HeatmapChart>(&c)) {
+        h->scale_lo = lo;
+        h->scale_hi = hi;
+        h->scale_note = "shared by the " + std::to_string(maps) + " maps";
+      }
+}
+
 void build_heatmap(const Data& d, const ReportOptions& o, Report& r) {
   const std::uint64_t want = o.n.value_or(default_n);
   r.notes.push_back(
@@ -98,28 +122,8 @@ void build_heatmap(const Data& d, const ReportOptions& o, Report& r) {
     }
   }
   // One colour scale for every map of the report, so that a colour is the same GB/s in each.
-  double lo = INFINITY, hi = -INFINITY;
-  std::size_t maps = 0;
-  for (const Section& s : r.sections)
-    for (const Chart& c : s.charts)
-      if (const auto* h = std::get_if<HeatmapChart>(&c)) {
-        ++maps;
-        for (const auto& row : h->values)
-          for (const auto& v : row)
-            if (v) lo = std::min(lo, *v), hi = std::max(hi, *v);
-      }
-  if (maps > 1 && lo <= hi) {
-    r.notes.push_back("Every map uses one colour scale, " + fixed(lo, 0) + " to " + fixed(hi, 0) +
-                      " GB/s (the lowest and highest cell of the report), so that a colour means "
-                      "the same bandwidth in each; the best cell of each map is outlined.");
-    for (Section& s : r.sections)
-      for (Chart& c : s.charts)
-        if (auto* h = std::get_if<HeatmapChart>(&c)) {
-          h->scale_lo = lo;
-          h->scale_hi = hi;
-          h->scale_note = "shared by the " + std::to_string(maps) + " maps";
-        }
-  }
+  share_colour_scale(r, " GB/s",
+                     "the same bandwidth in each; the best cell of each map is outlined.");
 }
 
 }  // namespace tunedreduce::reports::detail

@@ -13,6 +13,10 @@ void build_best(const Data& d, const ReportOptions& o, Report& r);
 void build_variants(const Data& d, const ReportOptions& o, Report& r);
 void build_ladder(const Data& d, const ReportOptions& o, Report& r);
 void build_heatmap(const Data& d, const ReportOptions& o, Report& r);
+/// Gives every heatmap of \p r one colour scale (the lowest and highest cell of them all) where
+/// there are several, with a note: "Every map uses one colour scale, LO to HI" + \p unit + " (the
+/// lowest and highest cell of the report), so that a colour means " + \p meaning.
+void share_colour_scale(Report& r, const std::string& unit, const std::string& meaning);
 void build_compare(const Data& d, const ReportOptions& o, Report& r);
 void build_bench(const Data& d, const ReportOptions& o, Report& r);
 void build_coverage(db::Database& db, const Data& d, const ReportOptions& o, Report& r);

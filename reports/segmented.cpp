@@ -325,28 +325,7 @@ void build_segmented(const Data& d, const ReportOptions& o, Report& r) {
   }
 
   // One colour scale for every map, as heatmap's: a colour is the same % of the floor in each.
-  double lo = INFINITY, hi = -INFINITY;
-  std::size_t maps = 0;
-  for (const Section& s : r.sections)
-    for (const Chart& c : s.charts)
-      if (const auto* h = std::get_if<HeatmapChart>(&c)) {
-        ++maps;
-        for (const auto& row : h->values)
-          for (const auto& v : row)
-            if (v) lo = std::min(lo, *v), hi = std::max(hi, *v);
-      }
-  if (maps > 1 && lo <= hi) {
-    r.notes.push_back("Every map uses one colour scale, " + fixed(lo, 0) + " to " + fixed(hi, 0) +
-                      " % of the floor (the lowest and highest cell of the report), so that a "
-                      "colour means the same in each.");
-    for (Section& s : r.sections)
-      for (Chart& c : s.charts)
-        if (auto* h = std::get_if<HeatmapChart>(&c)) {
-          h->scale_lo = lo;
-          h->scale_hi = hi;
-          h->scale_note = "shared by the " + std::to_string(maps) + " maps";
-        }
-  }
+  share_colour_scale(r, " % of the floor", "the same in each.");
 }
 
 }  // namespace tunedreduce::reports::detail
