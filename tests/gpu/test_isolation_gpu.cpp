@@ -34,12 +34,12 @@ TEST(Isolation, TrapAndHangAreRecordedAndSurvived) {
   ASSERT_TRUE(runner->attainable_gbps());
   EXPECT_GT(*runner->attainable_gbps(), 100.0);
   const std::string good = "vectorized.b256.u4.single_pass.i32.sum";
-  std::vector<Request> reqs = {{good, 1 << 20, {}, {}, {}},
-                               {"test.trap.i32.sum", 1000, {}, {}, {}},
-                               {good, 1 << 22, {}, {}, {}},
-                               {"test.hang.i32.sum", 1000, {}, {}, {}},
-                               {good, 1 << 24, {}, {}, {}},
-                               {"interleaved.b256.two_pass.f64.max", 999983, {}, {}, {}}};
+  std::vector<Request> reqs = {{good, 1 << 20, {}, {}, {}, {}},
+                               {"test.trap.i32.sum", 1000, {}, {}, {}, {}},
+                               {good, 1 << 22, {}, {}, {}, {}},
+                               {"test.hang.i32.sum", 1000, {}, {}, {}, {}},
+                               {good, 1 << 24, {}, {}, {}, {}},
+                               {"interleaved.b256.two_pass.f64.max", 999983, {}, {}, {}, {}}};
   const auto t0 = std::chrono::steady_clock::now();
   auto results = runner->measure(reqs);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
