@@ -473,6 +473,24 @@ Dataset read_dataset_in_tx(Database& db) {
     skip_because(table, id, fmt::format("its device (id {}) is skipped or missing", device_id));
     return nullptr;
   };
+  // A winner row (whole-array or segmented) takes its run's uuid and its source where both are
+  // kept; else it is skipped by name and false is returned.
+  auto link_run_and_source = [&](const char* table, const auto& w, auto& row) {
+    if (w.run_id) {
+      auto r = run_uuid.find(*w.run_id);
+      if (r == run_uuid.end()) {
+        skip_because(table, w.id, fmt::format("its run (id {}) is skipped or missing", *w.run_id));
+        return false;
+      }
+      row.run_uuid = r->second;
+    }
+    if (w.source && !d.sources.count(*w.source)) {
+      skip_because(table, w.id, "its source is skipped");
+      return false;
+    }
+    row.source = w.source;
+    return true;
+  };
   for (const GpuRecord& g : db.gpus()) {  // none in a file older than version 5
     if (skip_bad(bad_gpus, g.id)) continue;
     const std::string* key = device_of("gpus", g.id, g.device_id);
@@ -587,20 +605,7 @@ Dataset read_dataset_in_tx(Database& db) {
       }
       row.runner_up = r->second;
     }
-    if (w.run_id) {
-      auto r = run_uuid.find(*w.run_id);
-      if (r == run_uuid.end()) {
-        skip_because("winners", w.id,
-                     fmt::format("its run (id {}) is skipped or missing", *w.run_id));
-        continue;
-      }
-      row.run_uuid = r->second;
-    }
-    if (w.source && !d.sources.count(*w.source)) {
-      skip_because("winners", w.id, "its source is skipped");
-      continue;
-    }
-    row.source = w.source;
+    if (!link_run_and_source("winners", w, row)) continue;
     winner_ids.emplace_back(std::move(row), w.id);
   }
   // Overlapping winners of one group (which import refuses): the first by n_lo is kept, each
@@ -664,20 +669,7 @@ Dataset read_dataset_in_tx(Database& db) {
       }
       row.runner_up = r->second;
     }
-    if (w.run_id) {
-      auto r = run_uuid.find(*w.run_id);
-      if (r == run_uuid.end()) {
-        skip_because("segmented_winners", w.id,
-                     fmt::format("its run (id {}) is skipped or missing", *w.run_id));
-        continue;
-      }
-      row.run_uuid = r->second;
-    }
-    if (w.source && !d.sources.count(*w.source)) {
-      skip_because("segmented_winners", w.id, "its source is skipped");
-      continue;
-    }
-    row.source = w.source;
+    if (!link_run_and_source("segmented_winners", w, row)) continue;
     seg_ids.emplace_back(std::move(row), w.id);
   }
   // Overlapping rectangles of one group (which import refuses): the first by (size_lo, count_lo,
