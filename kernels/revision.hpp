@@ -26,6 +26,9 @@ namespace tunedreduce::kernels {
 /// 10: the exact single_pass blocks add their words into an accumulator beside the ticket, and
 ///    the last block rounds that one row (finish_accumulated) instead of reading every block's
 ///    slot; the same bits (e0dd1a3).
-inline constexpr int kernel_revision = 10;
+/// 11: the segmented argmin / argmax fold each lane's vectors with the tree of revision 7, and
+///    every segmented kernel writes an argmin / argmax result's 16 bytes whole (store_result:
+///    no sector written in part); the same results.
+inline constexpr int kernel_revision = 11;
 
 }  // namespace tunedreduce::kernels

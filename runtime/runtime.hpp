@@ -146,6 +146,10 @@ class Runtime {
   /// The checks of a segmented call, in the order of prepare(); nullopt-free: throws.
   SegResolved prepare_segmented(const void* d_in, const void* d_out, const Segments& seg,
                                 DType dtype, Op op);
+  /// The library's completion counter for \p workspace when \p entry is of the split family
+  /// (its one-kernel finish), else nullptr.
+  unsigned long long* split_counter(const kernels::segmented::SegEntry& entry, int device,
+                                    const void* workspace);
   struct Resolved {
     int device;
     const DeviceState* state;

@@ -171,6 +171,18 @@ SegmentedConfig Runtime::lookup_segmented(DType dtype, Op op, const Segments& s,
   return c;
 }
 
+unsigned long long* Runtime::split_counter(const seg::SegEntry& entry, int device,
+                                           const void* workspace) {
+  // The split family finishes in its last block behind the library's counter for this
+  // workspace (kernels/counters.hpp): one kernel instead of two. Without one (a full table) it
+  // launches its finishing kernel.
+  if (entry.params.family != seg::SegFamily::split) return nullptr;
+  std::string why;
+  unsigned long long* counter = temp_counters_.counter(device, workspace, why);
+  if (!why.empty()) logger_->warn("{}", why);  // once per device (TempCounters says it once)
+  return counter;
+}
+
 void Runtime::segmented_reduce(void* d_temp, std::size_t& temp_bytes, const void* d_in, void* d_out,
                                const Segments& s, DType dtype, Op op, cudaStream_t stream) {
   if (!d_temp) {
@@ -214,6 +226,7 @@ void Runtime::segmented_reduce(void* d_temp, std::size_t& temp_bytes, const void
   a.workspace = d_temp;
   a.workspace_bytes = temp_bytes;
   a.stream = stream;
+  a.counter = split_counter(*r.entry, r.device, d_temp);
   if (cudaError_t e = platform_->launch_segmented(*r.entry, a, r.state->info.limits);
       e != cudaSuccess)
     throw ReduceError(Status::cuda_error,
@@ -245,6 +258,7 @@ void Runtime::segmented_reduce(const void* d_in, void* d_out, const Segments& s,
         [&](void* ws, std::size_t bytes, bool) {
           a.workspace = ws;
           a.workspace_bytes = bytes;
+          a.counter = split_counter(*r.entry, r.device, ws);
           return platform_->launch_segmented(*r.entry, a, r.state->info.limits);
         },
         /*leaves_clean=*/false);

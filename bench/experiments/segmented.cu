@@ -9,11 +9,13 @@
 //     sweep: every segmented registry entry of the key on every shape (µs), to choose the
 //            built-in rules (runtime/segmented_rules.cpp) from.
 //   KEY=f32.sum (f64.sum, i32.sum, f32.max, f32.argmax), TOTALS=16,20,24,28 (log2 of the total),
-//   LAYOUT=rows|offsets, FLUSH=read|memset|none (experiment.hpp: cold L2 by default; launch
-//   latency outside the figures). Medians of 15 runs (5 where a run takes more than 2 ms).
+//   LS=0,6,20 (log2 of the segment sizes to run; default all), LAYOUT=rows|offsets,
+//   FLUSH=read|memset|none (experiment.hpp: cold L2 by default; launch latency outside the
+//   figures). Medians of 15 runs (5 where a run takes more than 2 ms).
 
 #include <cub/device/device_segmented_reduce.cuh>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -21,6 +23,7 @@
 #include <vector>
 
 #include "bench/experiments/experiment.hpp"
+#include "kernels/counters.hpp"
 #include "kernels/device.hpp"
 #include "kernels/segmented/segmented.hpp"
 #include "tunedreduce/tunedreduce.hpp"
@@ -109,6 +112,15 @@ int main(int argc, char** argv) {
       if (*p) ++p;
     }
   }
+  // LS=0,6,20: only these segment sizes (log2 of L); all of them by default.
+  std::vector<int> only_ls;
+  if (const char* t = std::getenv("LS")) {
+    for (const char* p = t; *p;) {
+      only_ls.push_back(std::atoi(p));
+      while (*p && *p != ',') ++p;
+      if (*p) ++p;
+    }
+  }
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
   std::printf("device: %s, key %s.%s, layout %s\n", prop.name, tunedreduce::dtype_name(key.dtype),
@@ -153,6 +165,8 @@ int main(int argc, char** argv) {
   for (int lt : totals) {
     const std::uint64_t total = std::uint64_t{1} << lt;
     for (int ll = 0; ll <= lt; ++ll) {
+      if (!only_ls.empty() && std::find(only_ls.begin(), only_ls.end(), ll) == only_ls.end())
+        continue;
       const std::uint64_t L = std::uint64_t{1} << ll, S = total / L;
       // Offsets 0, L, 2L, ... for CUB (and the offsets layout's CSR).
       {
@@ -191,6 +205,15 @@ int main(int argc, char** argv) {
           a.stream = timer.s;
           const float us = median([&] { CK(e.launch(a, dev)); });
           std::printf("  %-44s %10.2f %6.1f%%\n", e.id, us, 100.0 * floor_us / us);
+          // The split family again with the one-kernel finish (a counter of the kernels' table).
+          if (unsigned long long* table = nullptr;
+              e.params.family == seg::SegFamily::split &&
+              tunedreduce::kernels::counter_table(&table) == cudaSuccess) {
+            a.counter = table;
+            const float us1 = median([&] { CK(e.launch(a, dev)); });
+            std::printf("  %-44s %10.2f %6.1f%%\n", (std::string(e.id) + "+ticket").c_str(), us1,
+                        100.0 * floor_us / us1);
+          }
         }
         std::fflush(stdout);
         continue;

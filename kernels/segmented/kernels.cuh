@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "kernels/block/block_reduce.cuh"
+#include "kernels/kernel/reduce_kernel.cuh"  // take_ticket_acq_rel, load_partial
 #include "kernels/segmented/segmented.hpp"
 #include "kernels/thread/ops.cuh"
 
@@ -62,6 +63,43 @@ __device__ __forceinline__ Vec<In, V> load_vec(const In* p) {
   return v;
 }
 
+/// A loaded vector as arg_tree (kernels/thread/ops.cuh) reads it: member v.
+template <class In, int V>
+struct RawVec {
+  Vec<In, V> v;
+};
+
+/// Writes result \p r to \p out. An argmin / argmax result of an element narrower than its
+/// 8-byte index has padding between value and index: a copy of the members leaves those bytes
+/// unwritten, and a 32-byte sector written in part costs the memory a read before the write
+/// (the rows of one element ran at 51-56 % of the floor that way, docs/performance.md 3.33).
+/// So all 16 bytes are written, the padding as zeros: one 16-byte store where \p out is
+/// 16-byte aligned, else two 8-byte stores (an IndexedValue's alignment).
+template <class T>
+__device__ __forceinline__ void store_result(T* out, const T& r) {
+  *out = r;
+}
+template <class V>
+__device__ __forceinline__ void store_result(IndexedValue<V>* out, const IndexedValue<V>& r) {
+  if constexpr (sizeof(V) < 8) {
+    unsigned char raw[16] = {};
+    std::memcpy(raw, &r.value, sizeof(V));
+    std::memcpy(raw + 8, &r.index, 8);
+    if (reinterpret_cast<std::uintptr_t>(out) % 16 == 0) {
+      uint4 w;
+      std::memcpy(&w, raw, 16);
+      *reinterpret_cast<uint4*>(out) = w;
+    } else {
+      uint2 w[2];
+      std::memcpy(w, raw, 16);
+      reinterpret_cast<uint2*>(out)[0] = w[0];
+      reinterpret_cast<uint2*>(out)[1] = w[1];
+    }
+  } else {
+    *out = r;
+  }
+}
+
 /// Loads in flight per lane in the vector loop.
 template <SegFamily F>
 inline constexpr int unroll_of = F == SegFamily::block || F == SegFamily::split ? 4 : 2;
@@ -79,26 +117,59 @@ __device__ __forceinline__ T fold_range(const In* __restrict__ in, std::uint64_t
     head = mis ? V - mis : 0;
     if (head > hi - lo) head = hi - lo;
   }
-  for (std::uint64_t k = lane; k < head; k += G) acc = fold_element(op, acc, in[lo + k], idx0 + k);
   const std::uint64_t vlo = lo + head;
   const std::uint64_t nvec = (hi - vlo) / V;
+  const std::uint64_t first = idx0 + head;  // the index of the first vector's first element
+  // argmin / argmax: a lane's vectors come in index order, so a tree of strict comparisons takes
+  // each step's best and no index is compared (fold_arg_vectors). The lane starts at the worst
+  // value with its first vector's index (an input of only that value gives its first index);
+  // the head and the tail take the full comparison, which keeps the first index in any order.
+  if constexpr (is_arg_op_v<OpT> && V > 1) acc = arg_start<T, OpT>(lane < nvec, first + lane * V);
+  for (std::uint64_t k = lane; k < head; k += G) acc = fold_element(op, acc, in[lo + k], idx0 + k);
   std::uint64_t k = lane;
   if constexpr (V > 1) {
     const In* base = in + vlo;
     for (; k + std::uint64_t(U - 1) * G < nvec; k += std::uint64_t(U) * G) {
-      Vec<In, V> x[U];
+      RawVec<In, V> x[U];
 #pragma unroll
-      for (int u = 0; u < U; ++u) x[u] = load_vec<In, V>(base + (k + std::uint64_t(u) * G) * V);
+      for (int u = 0; u < U; ++u) x[u].v = load_vec<In, V>(base + (k + std::uint64_t(u) * G) * V);
+      if constexpr (is_arg_op_v<OpT>) {
+        acc = fold_arg_vectors<T, OpT, U, V>(acc, x, [&](int u) {
+          return first + (k + std::uint64_t(u) * G) * V;
+        });
+      } else {
 #pragma unroll
-      for (int u = 0; u < U; ++u)
+        for (int u = 0; u < U; ++u)
 #pragma unroll
-        for (int e = 0; e < V; ++e)
-          acc = fold_element(op, acc, x[u].e[e], idx0 + head + (k + std::uint64_t(u) * G) * V + e);
+          for (int e = 0; e < V; ++e) acc = op(acc, static_cast<T>(x[u].v.e[e]));
+      }
     }
-    for (; k < nvec; k += G) {
-      const Vec<In, V> x = load_vec<In, V>(base + k * V);
+    // The lane's last 1..U-1 vectors, their loads in flight together (one after the other, a
+    // lane with a vector or two ran at 55-70 % of the floor: the block family's short rows, the
+    // split family's small parts); argmin / argmax pad the step with the worst value after them,
+    // which the tree never takes over an earlier item.
+    if (k < nvec) {
+      RawVec<In, V> x[U];
 #pragma unroll
-      for (int e = 0; e < V; ++e) acc = fold_element(op, acc, x.e[e], idx0 + head + k * V + e);
+      for (int u = 0; u < U; ++u) {
+        if (k + std::uint64_t(u) * G < nvec) {
+          x[u].v = load_vec<In, V>(base + (k + std::uint64_t(u) * G) * V);
+        } else {
+#pragma unroll
+          for (int e = 0; e < V; ++e) x[u].v.e[e] = padding_element<In, OpT>();
+        }
+      }
+      if constexpr (is_arg_op_v<OpT>) {
+        acc = fold_arg_vectors<T, OpT, U, V>(acc, x, [&](int u) {
+          return first + (k + std::uint64_t(u) * G) * V;
+        });
+      } else {
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+          if (k + std::uint64_t(u) * G < nvec)
+#pragma unroll
+            for (int e = 0; e < V; ++e) acc = op(acc, static_cast<T>(x[u].v.e[e]));
+      }
     }
   } else {
     for (; k + std::uint64_t(U - 1) * G < nvec; k += std::uint64_t(U) * G) {
@@ -172,7 +243,7 @@ __global__ void __launch_bounds__(C::params.block)
       acc = fold_range<T, OpT, typename Ty::In, G, P.vec, unroll_of<P.family>>(in, lo, hi, lane, 0);
     }
     if constexpr (G > 1) acc = group_reduce<T, OpT, G>(acc);
-    if (lane == 0 && s < num_segments) out[s] = hi > lo ? acc : OpT::empty_result();
+    if (lane == 0 && s < num_segments) store_result(out + s, hi > lo ? acc : OpT::empty_result());
   }
 }
 
@@ -200,7 +271,7 @@ __global__ void __launch_bounds__(C::params.block, min_blocks_v<C>)
                                                                                      threadIdx.x,
                                                                                      0);
     acc = block_reduce_shuffle<T, OpT, P.block>(acc);
-    if (threadIdx.x == 0) out[s] = hi > lo ? acc : OpT::empty_result();
+    if (threadIdx.x == 0) store_result(out + s, hi > lo ? acc : OpT::empty_result());
   }
 }
 
@@ -216,12 +287,38 @@ __device__ __forceinline__ void split_part(std::uint64_t lo, std::uint64_t hi, s
   phi = lo + ((k + 1) * chunk < len ? (k + 1) * chunk : len);
 }
 
-/// split, first kernel: block w of the grid loop takes part w % parts of segment w / parts and
-/// writes its partial to partials[w].
+/// The split family's partials of segment s, folded in a fixed order by the lanes of one warp
+/// (lane-strided, then a shuffle tree): the finishing kernel and the last block of a one-kernel
+/// launch fold the same way, so both give the same bits. Every lane of the warp takes part; the
+/// result is valid in lane 0.
+template <class T, class OpT>
+__device__ __forceinline__ T fold_partials(const T* partials, std::uint64_t s, std::uint64_t parts,
+                                           unsigned lane) {
+  const OpT op;
+  T acc = OpT::identity();
+  for (std::uint64_t k = lane; k < parts; k += 32)
+    acc = op(acc, load_partial(partials + s * parts + k));
+  return group_reduce<T, OpT, 32>(acc);
+}
+
+/// split with one kernel: at most this many blocks' partials (segments x parts), of at most two
+/// segments a warp of the last block, which folds them alone; more take the finishing kernel
+/// (H200, f32 sum, 2^24: one kernel 0.5-2 % faster for 1 to 16 segments, 6 % slower for 64,
+/// 5x slower for 4096 segments of one part each; docs/performance.md 3.33).
+inline constexpr std::uint64_t max_ticket_partials = 4096;
+template <int Block>
+inline constexpr std::uint64_t max_ticket_segments = 2 * (Block / 32);
+
+/// split: block w of the grid loop takes part w % parts of segment w / parts and writes its
+/// partial to partials[w]. With a \p counter (zero on entry, left zero; kernels/counters.hpp)
+/// every block then takes an acq_rel ticket and the one that takes the last folds every
+/// segment's partials, a warp per segment, and writes out: one kernel (the grid has a block
+/// per partial). Without one, the finishing kernel below does that.
 template <class C>
 __global__ void __launch_bounds__(C::params.block, min_blocks_v<C>)
     seg_split_kernel(const typename C::In* __restrict__ in, typename C::T* __restrict__ partials,
-                     std::uint64_t num_segments, std::uint64_t parts, typename C::Bounds bounds) {
+                     std::uint64_t num_segments, std::uint64_t parts, typename C::Bounds bounds,
+                     unsigned* counter, typename C::T* out) {
   constexpr SegParams P = C::params;
   using Ty = C;
   using T = typename Ty::T;
@@ -230,7 +327,7 @@ __global__ void __launch_bounds__(C::params.block, min_blocks_v<C>)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   // The finishing kernel may be scheduled now; it waits for this grid's completion and memory
   // (griddepcontrol.wait) before it reads a partial: its launch latency overlaps this grid.
-  asm volatile("griddepcontrol.launch_dependents;");
+  if (!counter) asm volatile("griddepcontrol.launch_dependents;");
 #endif
   for (std::uint64_t w = blockIdx.x; w < work; w += gridDim.x) {
     std::uint64_t lo, hi, plo, phi;
@@ -240,8 +337,21 @@ __global__ void __launch_bounds__(C::params.block, min_blocks_v<C>)
                                                                                      threadIdx.x,
                                                                                      plo - lo);
     acc = block_reduce_shuffle<T, OpT, P.block>(acc);
-    if (threadIdx.x == 0) partials[w] = acc;
+    if (threadIdx.x == 0) store_result(partials + w, acc);
   }
+  if (!counter) return;
+  __shared__ bool is_last;
+  if (threadIdx.x == 0) is_last = take_ticket_acq_rel(counter) == gridDim.x - 1;
+  __syncthreads();
+  if (!is_last) return;
+  const unsigned lane = threadIdx.x % 32;
+  for (std::uint64_t s = threadIdx.x / 32; s < num_segments; s += P.block / 32) {
+    std::uint64_t lo, hi;
+    bounds.get(s, lo, hi);
+    const T acc = fold_partials<T, OpT>(partials, s, parts, lane);
+    if (lane == 0) store_result(out + s, hi > lo ? acc : OpT::empty_result());
+  }
+  if (threadIdx.x == 0) *counter = 0;  // ready for the next launch
 }
 
 /// split, second kernel: a warp per segment folds its `parts` partials (lane-strided, then a
@@ -255,22 +365,20 @@ __global__ void __launch_bounds__(256)
   using Ty = C;
   using T = typename Ty::T;
   using OpT = typename Ty::OpT;
-  const OpT op;
   const unsigned lane = threadIdx.x % 32;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;" ::: "memory");
 #endif
+  // Whole warps go round the loop together (the shuffles of fold_partials): a warp past the last
+  // segment folds nothing and writes nothing.
   for (std::uint64_t s0 = std::uint64_t(blockIdx.x) * 8; s0 < num_segments;
        s0 += std::uint64_t(gridDim.x) * 8) {
     const std::uint64_t s = s0 + threadIdx.x / 32;
-    T acc = OpT::identity();
-    std::uint64_t lo = 0, hi = 0;
-    if (s < num_segments) {
-      bounds.get(s, lo, hi);
-      for (std::uint64_t k = lane; k < parts; k += 32) acc = op(acc, partials[s * parts + k]);
-    }
-    acc = group_reduce<T, OpT, 32>(acc);
-    if (lane == 0 && s < num_segments) out[s] = hi > lo ? acc : OpT::empty_result();
+    if (s >= num_segments) continue;
+    std::uint64_t lo, hi;
+    bounds.get(s, lo, hi);
+    const T acc = fold_partials<T, OpT>(partials, s, parts, lane);
+    if (lane == 0) store_result(out + s, hi > lo ? acc : OpT::empty_result());
   }
 }
 
@@ -303,7 +411,7 @@ __device__ __forceinline__ void store_results(T* out, const T (&res)[R]) {
     *reinterpret_cast<uint2*>(out) = w;
   } else {
 #pragma unroll
-    for (int r = 0; r < R; ++r) out[r] = res[r];
+    for (int r = 0; r < R; ++r) store_result(out + r, res[r]);
   }
 }
 
@@ -350,7 +458,7 @@ __device__ __forceinline__ void tile_rows(const typename C::In* __restrict__ in,
   if (s < num_segments) {
     T acc = element_acc<T, OpT>(in[s * L], 0);
     for (int j = 1; j < L; ++j) acc = fold_element(op, acc, in[s * L + j], j);
-    out[s] = acc;
+    store_result(out + s, acc);
   }
 }
 
@@ -419,9 +527,14 @@ struct SegDispatch {
       if (!a.workspace || a.workspace_bytes < probe.workspace_bytes(p, dev))
         return cudaErrorInvalidValue;
       auto* partials = static_cast<T*>(a.workspace);
+      // One kernel where a counter is given and the last block's fold stays small.
+      unsigned* const counter = a.counter && S <= max_ticket_segments<P.block> &&
+                                        S * parts <= max_ticket_partials
+                                    ? reinterpret_cast<unsigned*>(a.counter)
+                                    : nullptr;
       seg_split_kernel<config_t<P>>
-          <<<grid_of(S * parts), P.block, 0, a.stream>>>(in, partials, S, parts, b);
-      if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
+          <<<grid_of(S * parts), P.block, 0, a.stream>>>(in, partials, S, parts, b, counter, out);
+      if (cudaError_t e = cudaGetLastError(); e != cudaSuccess || counter) return e;
       // Programmatic dependent launch where the device has it (compute capability 9.0 up).
       cudaLaunchConfig_t cfg{};
       cfg.gridDim = dim3(grid_of((S + 7) / 8));

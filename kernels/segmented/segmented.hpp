@@ -108,6 +108,12 @@ struct SegLaunchArgs {
   void* workspace = nullptr;
   std::size_t workspace_bytes = 0;
   cudaStream_t stream = nullptr;
+  /// A completion counter outside the workspace (8 bytes, 8-byte aligned, zero on entry; every
+  /// launch leaves it zero again; not used by another launch in flight: kernels/counters.hpp).
+  /// With it the split family runs as one kernel where its partials are few (the last block
+  /// folds them); without it, or with many partials, a second kernel folds them. The same
+  /// results either way.
+  unsigned long long* counter = nullptr;
 };
 
 /// Largest number of segments, and of elements in one launch's input, a segmented entry takes.

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/counters.hpp"
 #include "kernels/device.hpp"
 #include "kernels/segmented/segmented.hpp"
 #include "tests/gpu/gpu_main.hpp"
@@ -374,6 +375,29 @@ TEST(SegmentedRegistry, EveryEntryEveryShape) {
                   a.workspace = ws.get();
                   a.workspace_bytes = ws.bytes();
                   TR_CUDA_CHECK(e.launch(a, dev.limits));
+                },
+                u.in, u.begin, u.end, dtype_size(k.dtype));
+            ++launches;
+            // The split family again with a counter: one kernel where its partials are few (the
+            // last block folds them), and the counter left zero for the next launch.
+            if (e.params.family != seg::SegFamily::split) continue;
+            unsigned long long* counter = nullptr;
+            TR_CUDA_CHECK(tunedreduce::kernels::counter_table(&counter));
+            check_results(
+                k, s, want, tol, std::string(e.id) + " with a counter",
+                [&](const void* in, void* out, const void*, const void*) {
+                  seg::SegLaunchArgs a;
+                  a.in = in;
+                  a.out = out;
+                  a.problem = p;
+                  a.workspace = ws.get();
+                  a.workspace_bytes = ws.bytes();
+                  a.counter = counter;
+                  TR_CUDA_CHECK(e.launch(a, dev.limits));
+                  unsigned long long left = 1;
+                  TR_CUDA_CHECK(cudaMemcpy(&left, counter, sizeof left, cudaMemcpyDeviceToHost));
+                  ASSERT_EQ(left, 0u)
+                      << e.id << ", " << s.name << ": the counter was left non-zero";
                 },
                 u.in, u.begin, u.end, dtype_size(k.dtype));
             ++launches;
