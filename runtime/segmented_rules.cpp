@@ -71,9 +71,12 @@ seg::SegParams builtin_segmented(DType dtype, Op op, const Segments& s, std::siz
     rule = "offsets of unknown mean length: a warp per segment";
     return p;
   }
-  // (Not for argmin/argmax: four 16-byte results a thread, 19 % of the floor on the H100.)
-  if (fixed && !is_arg_op(op) && in_alignment >= 16 && stride == length && length > 0 &&
-      std::uint64_t(vmax) % length == 0) {
+  // argmin/argmax only for rows of a whole vector: with several rows a vector, a thread's
+  // 16-byte results are vmax / L apart and a warp's stores not contiguous (H200, f32 argmax at
+  // 2^24: rows of 4 94.5 % of the floor, a thread per row 91.1 %; rows of 1 and 2 33 % and 53 %,
+  // a thread per row 87-91 %; docs/performance.md 3.33).
+  if (fixed && (!is_arg_op(op) || length == std::uint64_t(vmax)) && in_alignment >= 16 &&
+      stride == length && length > 0 && std::uint64_t(vmax) % length == 0) {
     p.family = seg::SegFamily::tile;
     p.group = 1;
     p.vec = vmax;
@@ -103,9 +106,16 @@ seg::SegParams builtin_segmented(DType dtype, Op op, const Segments& s, std::siz
     p.vec = rows_aligned ? vmax : 1;
     rule = fmt::format("segments of {} bytes: a thread per segment", bytes);
     return p;
-  } else if (const std::uint64_t base = units <= 8 ? units / 2 : units / 4; base <= 32) {
+  } else if (const std::uint64_t base =
+                 units <= 8                                                            ? units / 2
+                 : units > 128 && units <= 256 && is_arg_op(op) && count * 256 >= fill ? units / 32
+                                                                                       : units / 4;
+             base <= 32) {
     // Lanes with two vectors each up to 8 vectors a segment, then four or more each, but as
-    // many lanes as it takes to fill the GPU.
+    // many lanes as it takes to fill the GPU. argmin/argmax of rows of 129-256 vectors keep to
+    // lanes too where there are segments enough: a block's reduction of 16-byte results costs
+    // more than the row's loads (H200, f32 argmax, rows of 1024 at 2^24 and 2^28: 8-16 lanes
+    // 97-100 % of the floor, a block of 128 57-62 %; at 2^16 a warp a row 65 %, a block 80 %).
     const std::uint64_t g = std::max(base, (fill + count - 1) / std::max<std::uint64_t>(count, 1));
     p.group = static_cast<int>(pow2_clamp(g, 2, 32));
     p.vec = vmax;
@@ -115,7 +125,11 @@ seg::SegParams builtin_segmented(DType dtype, Op op, const Segments& s, std::siz
   const std::uint64_t total_bytes = count * bytes;
   const std::uint64_t sms = std::uint64_t(std::max(dev.sm_count, 1));
   p.vec = vmax;
-  if (4 * count >= 3 * sms || (total_bytes <= (std::uint64_t{4} << 20) && count >= 8)) {
+  // (At most 4 MiB: a block per segment from 16 segments on, at most 1 MiB from 2 on; fewer
+  // take the split family, whose one-kernel finish runs 8 segments of 2^17 in 6.8 us against a
+  // block's 8.7 on the H200, and 4 segments of 2^14 in 5.95 against 4.77.)
+  if (4 * count >= 3 * sms || (total_bytes <= (std::uint64_t{4} << 20) && count >= 16) ||
+      (total_bytes <= (std::uint64_t{1} << 20) && count >= 2)) {
     // Four vectors a thread where the segment has them, and threads enough to fill the GPU.
     const std::uint64_t by_fill = pow2_clamp((fill + count - 1) / count, 128, 1024);
     // (Blocks of 1024 only where the count needs them to fill the GPU: the i32 sum's run at

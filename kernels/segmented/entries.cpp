@@ -38,8 +38,10 @@ std::optional<int> prefixed_int(std::string_view s, char prefix) {
   return v;
 }
 
-/// Elements each block of the split family takes at least: four steps of its vector loop.
-std::uint64_t min_part_elements(const SegParams& p) { return std::uint64_t(p.block) * p.vec * 16; }
+/// Elements each block of the split family takes at least: one step of its vector loop (four
+/// vectors a thread). Four steps left the GPU three quarters idle at 2^20 elements (32 blocks of
+/// 512 threads: 60 % of the floor on the H200, docs/performance.md 3.33).
+std::uint64_t min_part_elements(const SegParams& p) { return std::uint64_t(p.block) * p.vec * 4; }
 
 }  // namespace
 
@@ -103,14 +105,20 @@ std::optional<SegParams> parse_seg_id(std::string_view id) {
 
 std::uint64_t SegEntry::blocks_per_segment(const SegProblem& p, const DeviceLimits& dev) const {
   if (params.family != SegFamily::split || p.num_segments == 0) return 1;
-  // Two waves of resident blocks over the whole problem, no block with less than
-  // min_part_elements of its segment (where the length is known), at most 4096 per segment.
+  // A wave of resident blocks over the whole problem; parts of at most 128 vectors a thread
+  // (so a large segment is cut into many blocks and the last wave's stragglers are short); and
+  // no block with less than min_part_elements of its segment, where the length is known; at
+  // most 4096 per segment. (Two waves of half-size blocks ran 8-12 % slower at 2^24, one wave
+  // of 9 parts of 2^22 / 9 for 64 segments at 2^28 6 % slower: docs/performance.md 3.33.)
   const std::uint64_t resident = std::uint64_t(std::max(1, dev.max_threads_per_sm / params.block)) *
                                  std::uint64_t(std::max(1, dev.sm_count));
-  std::uint64_t parts = (2 * resident + p.num_segments - 1) / p.num_segments;
+  std::uint64_t parts = (resident + p.num_segments - 1) / p.num_segments;
   const std::uint64_t length = params.layout == SegLayout::fixed ? p.segment_size : p.mean_length;
-  if (length > 0)
-    parts = std::min(parts, (length + min_part_elements(params) - 1) / min_part_elements(params));
+  if (length > 0) {
+    const std::uint64_t step = min_part_elements(params);  // four vectors a thread
+    parts = std::max(parts, (length + 32 * step - 1) / (32 * step));
+    parts = std::min(parts, (length + step - 1) / step);
+  }
   return std::clamp<std::uint64_t>(parts, 1, 4096);
 }
 

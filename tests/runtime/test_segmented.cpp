@@ -62,8 +62,15 @@ TEST(SegmentedRules, ChooseByBytesPerSegmentAndCount) {
             "seg.tile.b256.v4.fixed.f32.sum");
   EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::rows(1 << 20, 3)),
             "seg.thread.b256.v1.fixed.f32.sum");
+  // argmin/argmax: the tile family for rows of a whole vector only.
   EXPECT_EQ(rule_of(DType::f32, Op::argmax, Segments::rows(1 << 20, 1)),
-            "seg.thread.b256.v1.fixed.f32.argmax");  // no tile for argmin/argmax
+            "seg.thread.b256.v1.fixed.f32.argmax");
+  EXPECT_EQ(rule_of(DType::f32, Op::argmax, Segments::rows(1 << 20, 2)),
+            "seg.thread.b256.v1.fixed.f32.argmax");
+  EXPECT_EQ(rule_of(DType::f32, Op::argmin, Segments::rows(1 << 20, 4)),
+            "seg.tile.b256.v4.fixed.f32.argmin");
+  EXPECT_EQ(rule_of(DType::f64, Op::argmax, Segments::rows(1 << 20, 2)),
+            "seg.tile.b256.v2.fixed.f64.argmax");
   EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::rows(1 << 20, 8)),
             "seg.thread.b256.v4.fixed.f32.sum");
   EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::rows(1 << 20, 4), 4),
