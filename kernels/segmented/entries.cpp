@@ -105,14 +105,16 @@ std::optional<SegParams> parse_seg_id(std::string_view id) {
 
 std::uint64_t SegEntry::blocks_per_segment(const SegProblem& p, const DeviceLimits& dev) const {
   if (params.family != SegFamily::split || p.num_segments == 0) return 1;
-  // A wave of resident blocks over the whole problem; parts of at most 128 vectors a thread
+  // At most a wave of resident blocks over the whole problem; parts of at most 128 vectors a thread
   // (so a large segment is cut into many blocks and the last wave's stragglers are short); and
   // no block with less than min_part_elements of its segment, where the length is known; at
   // most 4096 per segment. (Two waves of half-size blocks ran 8-12 % slower at 2^24, one wave
   // of 9 parts of 2^22 / 9 for 64 segments at 2^28 6 % slower: docs/performance.md 3.33.)
   const std::uint64_t resident = std::uint64_t(std::max(1, dev.max_threads_per_sm / params.block)) *
                                  std::uint64_t(std::max(1, dev.sm_count));
-  std::uint64_t parts = (resident + p.num_segments - 1) / p.num_segments;
+  // (Rounded down: 32 segments of 17 parts were 544 blocks against 528 resident, a second wave
+  // of 16 blocks: 75 % of the floor at 2^24 on the H200, 86 % with 16 segments of 33.)
+  std::uint64_t parts = std::max<std::uint64_t>(resident / p.num_segments, 1);
   const std::uint64_t length = params.layout == SegLayout::fixed ? p.segment_size : p.mean_length;
   if (length > 0) {
     const std::uint64_t step = min_part_elements(params);  // four vectors a thread
