@@ -176,6 +176,16 @@ std::unique_ptr<DeviceState> Runtime::load(int device, DeviceInfo info) {
   }
   TuningTable table(snap, info.limits);
   const std::string path = where.path.string();
+  if (!snap.skipped.empty()) {
+    // Rows that break the row rules (db check names them too): skipped by name, the rest used.
+    std::string msg = fmt::format(
+        "{}: {} winner row(s) break the database's row rules and are skipped (lower lookup levels "
+        "or the built-in defaults apply; `tunedreduce db check` lists them): {}",
+        db::quoted(where.path), snap.skipped.size(), snap.skipped.front());
+    if (snap.skipped.size() > 1) msg += "; the debug log lists the others";
+    warn_once("skipped:" + path + ":" + snap.skipped.front(), msg);
+    for (const std::string& r : snap.skipped) logger_->debug("skipped: {}", r);
+  }
   if (!table.rejected().empty()) {
     std::string msg = fmt::format(
         "{}: {} winner row(s) cannot be used and are ignored (lower lookup levels or the built-in "

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -169,6 +170,21 @@ TEST(CliDeploy, BadInputNamesWhatWasWrong) {
   auto r = cli({"deploy", "--db", h100_db, "--db", h100_db});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("is given twice"), std::string::npos) << r.err;
+  // The same file by another name, and by a link to it.
+  const std::filesystem::path h100_path(h100_db);
+  const std::string dotted = (h100_path.parent_path() / "." / h100_path.filename()).string();
+  r = cli({"deploy", "--db", h100_db, "--db", dotted});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--db " + dotted + " is given twice (the same file as --db " + h100_db +
+                       ")"),
+            std::string::npos)
+      << r.err;
+  std::filesystem::create_symlink(std::filesystem::absolute(h100_path), dir / "link.db");
+  r = cli({"deploy", "--db", (dir / "link.db").string(), "--db", h100_db});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("is given twice (the same file as --db " + (dir / "link.db").string()),
+            std::string::npos)
+      << r.err;
   r = cli({"deploy", "--db", (dir / "missing.db").string()});
   EXPECT_EQ(r.exit_code, 3) << r.err;
   EXPECT_NE(r.err.find("missing.db"), std::string::npos) << r.err;
@@ -369,6 +385,11 @@ TEST(CliGrammar, BadInputIsExit2NamingTheOptionAndTheValue) {
       {{"tune", tune_dry, "--sizes", "1024..4096"},
        "--sizes: a range is FROM..TO*FACTOR or FROM..TO+STEP, got '1024..4096'"},
       {{"tune", tune_dry, "--sizes", "2^50"}, "--sizes: size 1125899906842624 is above 2^40"},
+      // Past 2^63 the value saturates: the message names the text, not the saturated number.
+      {{"tune", tune_dry, "--sizes", "2^99"},
+       "--sizes: invalid size '2^99': more than 2^63 is above 2^40"},
+      {{"tune", tune_dry, "--seg-counts", "1..2^70*2"},
+       "--seg-counts: invalid size '1..2^70*2': more than 2^63 is above 2^40"},
       {{"tune", tune_dry, "--sizes", "2^10,2^50..2^51*2"}, "--sizes: invalid size '2^50'"},
       {{"tune", tune_dry, "--sizes", "2^10,,2^12"}, "--sizes: empty item in '2^10,,2^12'"},
       {{"tune", tune_dry, "--sizes", "16M"}, "did you mean 16Mi?"},

@@ -243,6 +243,37 @@ TEST(BadDatabase, RowsNamingUnknownKernelsAreIgnoredWithOneWarning) {
   EXPECT_NE(t.log.all().find("from_the_future.b512.single_pass.f64.max"), std::string::npos);
 }
 
+TEST(BadDatabase, RowsBreakingTheRowRulesAreSkippedByNameWithOneWarning) {
+  TempDir dir;
+  const fs::path path = dir / "tune.db";
+  add_device_rows(path, sample_device(),
+                  {{DType::i32, Op::sum, 1, 1000, "vectorized.b128.u2.single_pass.i32.sum"},
+                   {DType::f64, Op::max, 1, 1 << 30, "vectorized.b128.u2.single_pass.f64.max"}});
+  {
+    // A winner with n_lo > n_hi, written past the CHECK constraints (as a damaged file has it).
+    sqlite3* h = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &h), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(h,
+                           "PRAGMA ignore_check_constraints = ON; UPDATE winners SET n_lo = 5000 "
+                           "WHERE dtype = 'i32'",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(h);
+  }
+  TestRuntime t({sample_device()}, path.string());
+  for (int i = 0; i < 3; ++i) {
+    // The damaged row is not read as data; the other row of the file still serves its key.
+    EXPECT_EQ(t.rt->lookup(DType::i32, Op::sum, 500, 0).level, Level::builtin_default);
+    EXPECT_EQ(t.rt->lookup(DType::f64, Op::max, 1 << 20, 0).level, Level::exact);
+  }
+  const auto warnings = t.log.lines("warning");
+  ASSERT_EQ(warnings.size(), 1u) << t.log.all();
+  EXPECT_NE(warnings[0].find("1 winner row(s) break the database's row rules and are skipped"),
+            std::string::npos)
+      << warnings[0];
+  EXPECT_NE(warnings[0].find("n_lo is larger"), std::string::npos) << warnings[0];
+}
+
 TEST(BadDatabase, NoLocationAtAll) {
   // No --db, no $TUNEDREDUCE_DB, $XDG_DATA_HOME or $HOME: nothing to open.
   ::tunedreduce::test::EnvGuard g1("TUNEDREDUCE_DB"), g2("XDG_DATA_HOME"), g3("HOME"),

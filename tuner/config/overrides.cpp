@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "common/error.hpp"
 #include "common/grammar.hpp"
 #include "kernels/registry.hpp"
@@ -93,6 +95,14 @@ std::optional<bool> parse_bool_text(std::string_view s) {
 RawSizes parse_sizes_text(std::string_view flag, std::string_view text, const std::string& where) {
   const std::string option = "--" + std::string(flag);
   const std::vector<grammar::CountItem> items = grammar::parse_count_items(option, text);
+  // A value past what the file's integers hold (2^99 saturates) is refused here, by its text:
+  // the validator would name the saturated number instead.
+  constexpr auto int_max = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+  for (const grammar::CountItem& it : items)
+    if (it.value > int_max || it.to > int_max || (it.step && *it.step > int_max))
+      bad_flag(flag, fmt::format("invalid size '{}': more than 2^63 is above 2^40 = "
+                                 "1099511627776, the largest size or count a kernel accepts",
+                                 it.text));
   auto located = [&](std::uint64_t v) {
     return Located<std::int64_t>{static_cast<std::int64_t>(std::min<std::uint64_t>(
                                      v, std::numeric_limits<std::int64_t>::max())),
