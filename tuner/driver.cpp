@@ -413,8 +413,9 @@ class Scheduler {
       for (const std::optional<SegPointOutcome>& p : st.points)
         if (p->winner) grid.push_back(*p->winner);
     }
-    SegRectangles r =
-        seg_rectangles(grid, runner, c_.bisect, o_.cancel, o_.tie, on_seg_measured(key, nullptr));
+    SegRectangles r = seg_rectangles(grid, runner, c_.bisect, o_.cancel, o_.tie,
+                                     on_seg_measured(key, nullptr), true,
+                                     seg_keys_[key].candidates);
     std::lock_guard<std::mutex> lk(m_);
     requests_ += r.requests;
     st.key.complete = !r.cancelled;

@@ -1,6 +1,7 @@
 #include "tuner/seg_rectangles.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <limits>
 #include <map>
 #include <tuple>
@@ -123,6 +124,53 @@ std::optional<std::uint64_t> crossover(const SegPointWinner& a, const SegPointWi
   return x.boundary;
 }
 
+/// The point between neighbouring grid points \p a and \p b of one column (different winners)
+/// where only one of their winners runs the geometric midpoint: every candidate that runs it,
+/// measured once there, and their winner. Nothing where both or neither run it, where fewer than
+/// two candidates do, or where none is ok.
+std::optional<SegPointWinner> refinement(const SegPointWinner& a, const SegPointWinner& b,
+                                         std::span<const std::string> candidates, Runner& runner,
+                                         const TieRule& rule,
+                                         const std::function<void(std::size_t)>& on_measured,
+                                         SegRectangles& out) {
+  const std::uint64_t count = a.count;
+  const std::uint64_t m = geometric_midpoint(a.segment_size, b.segment_size);
+  if (m <= a.segment_size || m >= b.segment_size) return std::nullopt;
+  if (id_takes(a.winner.kernel_id, m, count) == id_takes(b.winner.kernel_id, m, count))
+    return std::nullopt;
+  std::vector<Request> req;
+  for (const std::string& id : candidates) {
+    if (!id_takes(id, m, count)) continue;
+    Request q;
+    q.kernel_id = id;
+    q.n = m * count;
+    q.segment_size = m;
+    req.push_back(std::move(q));
+  }
+  if (req.size() < 2) return std::nullopt;
+  std::vector<Result> got = runner.measure(req);
+  out.requests += req.size();
+  if (on_measured) on_measured(got.size());
+  if (got.size() != req.size()) return std::nullopt;  // cancelled: the caller checks
+  for (std::size_t k = 0; k < got.size(); ++k)
+    if (got[k].kernel_id != req[k].kernel_id || got[k].n != req[k].n ||
+        got[k].segment_size != req[k].segment_size)
+      throw Error(
+          fmt::format("the runner answered '{}' at n={} for a request of '{}' at n={} "
+                      "segment_size={}",
+                      got[k].kernel_id, got[k].n, req[k].kernel_id, req[k].n, m));
+  out.probes.insert(out.probes.end(), got.begin(), got.end());
+  const Selection s = select_winner(got, rule);
+  if (!s.winner) return std::nullopt;
+  SegPointWinner w;
+  w.segment_size = m;
+  w.count = count;
+  w.winner = got[*s.winner];
+  if (s.runner_up) w.runner_up = got[*s.runner_up];
+  w.margin = s.margin;
+  return w;
+}
+
 /// One column's cells, [lo, hi] each (lo > hi: none), for \p pts ascending in size; each clipped
 /// to what its winner takes, the sizes clipped off given to a neighbour that takes them.
 std::vector<std::pair<std::uint64_t, std::uint64_t>> column_cells(
@@ -165,8 +213,11 @@ std::pair<std::uint64_t, std::uint64_t> seg_size_interval(std::string_view id,
 SegRectangles seg_rectangles(std::span<const SegPointWinner> grid, Runner& runner,
                              const BisectConfig& config, const std::atomic<bool>* cancel,
                              const TieRule& rule,
-                             const std::function<void(std::size_t)>& on_measured, bool merge) {
+                             const std::function<void(std::size_t)>& on_measured, bool merge,
+                             std::span<const std::string> candidates) {
   SegRectangles out;
+  // The refinement points, in stable storage: the columns point into it.
+  std::deque<SegPointWinner> refined_points;
   // Columns: count -> its points by size.
   std::map<std::uint64_t, std::vector<const SegPointWinner*>> columns;
   for (const SegPointWinner& w : grid) columns[w.count].push_back(&w);
@@ -183,7 +234,27 @@ SegRectangles seg_rectangles(std::span<const SegPointWinner> grid, Runner& runne
     const std::uint64_t count_hi = j + 1 < counts.size()
                                        ? geometric_midpoint(counts[j], counts[j + 1]) - 1
                                        : kseg::max_segments;
-    const auto& pts = columns[counts[j]];
+    std::vector<const SegPointWinner*> pts = columns[counts[j]];
+    if (config.enabled && !candidates.empty()) {
+      std::vector<const SegPointWinner*> with_refinements;
+      for (std::size_t r = 0; r < pts.size(); ++r) {
+        if (r > 0 && pts[r]->winner.kernel_id != pts[r - 1]->winner.kernel_id) {
+          std::optional<SegPointWinner> p =
+              refinement(*pts[r - 1], *pts[r], candidates, runner, rule, on_measured, out);
+          if (cancelled(cancel)) {
+            out.cancelled = true;
+            return out;
+          }
+          if (p) {
+            out.refinements.push_back(*p);
+            refined_points.push_back(std::move(*p));
+            with_refinements.push_back(&refined_points.back());
+          }
+        }
+        with_refinements.push_back(pts[r]);
+      }
+      pts = std::move(with_refinements);
+    }
     std::vector<std::uint64_t> starts(pts.size(), 1);
     for (std::size_t r = 1; r < pts.size(); ++r) {
       if (pts[r]->winner.kernel_id == pts[r - 1]->winner.kernel_id) {

@@ -79,6 +79,8 @@ struct SegRectangles {
   std::vector<SegRectangle> rectangles;  // by count_lo, then size_lo; never overlapping
   std::vector<SegCrossover> crossovers;
   std::vector<Result> probes;  // every result measured at a midpoint
+  /// Points measured with every candidate between two grid points (see seg_rectangles).
+  std::vector<SegPointWinner> refinements;
   std::size_t requests = 0;
   bool cancelled = false;  // the rectangles are then empty
 };
@@ -93,11 +95,20 @@ std::pair<std::uint64_t, std::uint64_t> seg_size_interval(std::string_view id,
 /// \p grid: the winners of a key's grid points, any order (points without an ok winner left
 /// out). With config.enabled false nothing is measured and every boundary is a geometric
 /// midpoint. \p on_measured is called after every Runner::measure call.
+///
+/// \p candidates (the key's entries, as its grid points measured them): where neighbouring
+/// sizes of a column have winners of which only one can run their geometric midpoint (a tile
+/// winner next to another family: rows of 8 f32 elements, which no tile runs, between a tile at
+/// 4 and a group of lanes at 16), every candidate that runs the midpoint is measured there once
+/// and the midpoint becomes a point of the column before its crossovers are bisected, so that a
+/// third family can win the sizes between (a thread per row, 94-101 % of the floor where the
+/// group ran at 57 %: docs/performance.md 3.33). Only with config.enabled; none without
+/// candidates.
 SegRectangles seg_rectangles(std::span<const SegPointWinner> grid, Runner& runner,
                              const BisectConfig& config, const std::atomic<bool>* cancel = nullptr,
                              const TieRule& rule = {},
                              const std::function<void(std::size_t)>& on_measured = {},
-                             bool merge = true);
+                             bool merge = true, std::span<const std::string> candidates = {});
 
 /// The rectangles as database rows of one (dtype, op, layout), measured in L2 mode \p l2_mode
 /// (the run's). A winner without a measurement id (not recorded) cannot be stored: Error.

@@ -516,6 +516,56 @@ TEST(SegRectangles, NoRectangleTakesASizeItsWinnerCannotRun) {
   for (const SegRectangle& x : g.rectangles) EXPECT_FALSE(x.contains(3, 8));
 }
 
+// Between a tile winner at 4 and a group at 16, rows of 8 (which no f32 tile runs) would go to
+// the group unmeasured; with the key's candidates every one that runs 8 is measured there, and a
+// third family that wins takes the sizes between (a thread with vector loads, here).
+TEST(SegRectangles, AMidpointOnlyOneWinnerRunsIsMeasuredWithEveryCandidate) {
+  const std::string thread4 = "seg.thread.b256.v4.fixed.f32.sum";
+  const std::vector<SegPointWinner> grid = {point(1, 8, thread1), point(4, 8, tile),
+                                            point(16, 8, g4)};
+  const std::vector<std::string> candidates = {thread1, thread4, tile, g4, g32};
+  test::FnRunner runner([&](const Request& q) {
+    EXPECT_TRUE(q.segment_size);
+    const double us = q.kernel_id == thread4 ? 5 : q.kernel_id == tile ? 1 : 10;
+    return seg_result(q, us);
+  });
+  BisectConfig b;
+  b.max_depth = 6;
+  const SegRectangles r = seg_rectangles(grid, runner, b, nullptr, {}, {}, false, candidates);
+  ASSERT_EQ(r.refinements.size(), 1u);
+  EXPECT_EQ(r.refinements[0].segment_size, 8u);
+  EXPECT_EQ(r.refinements[0].count, 8u);
+  EXPECT_EQ(r.refinements[0].winner.kernel_id, thread4);
+  // The tile was not asked for rows of 8; the other four were, once each, at L = 8.
+  std::size_t at8 = 0;
+  for (const Request& q : runner.log)
+    if (q.segment_size == 8u) {
+      ++at8;
+      EXPECT_NE(q.kernel_id, tile);
+      EXPECT_EQ(q.n, 64u);
+    }
+  EXPECT_EQ(at8, 4u);
+  const auto holder = [&](std::uint64_t size) {
+    for (const SegRectangle& x : r.rectangles)
+      if (x.contains(size, 8)) return x.winner.kernel_id;
+    return std::string("none");
+  };
+  EXPECT_EQ(holder(4), tile);
+  EXPECT_EQ(holder(8), thread4);
+  EXPECT_EQ(holder(16), g4);
+  expect_tiling(r.rectangles, grid);
+  // Without the candidates (or without bisection) the group takes 8, as before.
+  auto quiet = never_called();
+  const SegRectangles old =
+      seg_rectangles(grid, quiet, no_bisect(), nullptr, {}, {}, false, candidates);
+  EXPECT_TRUE(old.refinements.empty());
+  for (const SegRectangle& x : old.rectangles) {
+    if (x.contains(8, 8)) {
+      EXPECT_EQ(x.winner.kernel_id, g4);
+    }
+  }
+}
+
 // Crossovers along the sizes are bisected at the column's count, with the segment size on both
 // requests: g32 suits 2^7 and b256 2^10 in the model, so they meet at 2^8.5 (362).
 TEST(SegRectangles, BisectionLocatesTheCrossoverAlongTheSizes) {
