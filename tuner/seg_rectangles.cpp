@@ -54,6 +54,17 @@ void absorb(SegRectangle& into, const SegRectangle& other) {
   }
 }
 
+/// Every answer is to its request (kernel, n, segment size \p m), in order; else Error.
+void expect_answers(std::span<const Request> req, std::span<const Result> got, std::uint64_t m) {
+  for (std::size_t k = 0; k < got.size() && k < req.size(); ++k)
+    if (got[k].kernel_id != req[k].kernel_id || got[k].n != req[k].n ||
+        got[k].segment_size != req[k].segment_size)
+      throw Error(
+          fmt::format("the runner answered '{}' at n={} for a request of '{}' at n={} "
+                      "segment_size={}",
+                      got[k].kernel_id, got[k].n, req[k].kernel_id, req[k].n, m));
+}
+
 /// The first size of B's cells, after bisecting between A (at grid size lo) and B (at hi) in the
 /// column of \p count. Returns nothing when cancelled.
 std::optional<std::uint64_t> crossover(const SegPointWinner& a, const SegPointWinner& b,
@@ -99,13 +110,7 @@ std::optional<std::uint64_t> crossover(const SegPointWinner& a, const SegPointWi
           throw Error(fmt::format("the runner answered {} of 2 requests", got.size()));
         return std::nullopt;
       }
-      for (std::size_t k = 0; k < 2; ++k)
-        if (got[k].kernel_id != req[k].kernel_id || got[k].n != req[k].n ||
-            got[k].segment_size != req[k].segment_size)
-          throw Error(
-              fmt::format("the runner answered '{}' at n={} for a request of '{}' at n={} "
-                          "segment_size={}",
-                          got[k].kernel_id, got[k].n, req[k].kernel_id, req[k].n, m));
+      expect_answers(req, got, m);
       out.probes.insert(out.probes.end(), got.begin(), got.end());
       ++x.probes;
       const Selection s = select_winner(got, rule);
@@ -152,13 +157,7 @@ std::optional<SegPointWinner> refinement(const SegPointWinner& a, const SegPoint
   out.requests += req.size();
   if (on_measured) on_measured(got.size());
   if (got.size() != req.size()) return std::nullopt;  // cancelled: the caller checks
-  for (std::size_t k = 0; k < got.size(); ++k)
-    if (got[k].kernel_id != req[k].kernel_id || got[k].n != req[k].n ||
-        got[k].segment_size != req[k].segment_size)
-      throw Error(
-          fmt::format("the runner answered '{}' at n={} for a request of '{}' at n={} "
-                      "segment_size={}",
-                      got[k].kernel_id, got[k].n, req[k].kernel_id, req[k].n, m));
+  expect_answers(req, got, m);
   out.probes.insert(out.probes.end(), got.begin(), got.end());
   const Selection s = select_winner(got, rule);
   if (!s.winner) return std::nullopt;

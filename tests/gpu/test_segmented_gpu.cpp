@@ -365,16 +365,20 @@ TEST(SegmentedRegistry, EveryEntryEveryShape) {
             }
             DeviceBuffer ws(std::max<std::size_t>(e.workspace_bytes(p, dev.limits), 1));
             TR_CUDA_CHECK(cudaMemset(ws.get(), 0xAB, ws.bytes()));  // may hold anything
+            const auto launch = [&](const void* in, void* out, unsigned long long* counter) {
+              seg::SegLaunchArgs a;
+              a.in = in;
+              a.out = out;
+              a.problem = p;
+              a.workspace = ws.get();
+              a.workspace_bytes = ws.bytes();
+              a.counter = counter;
+              TR_CUDA_CHECK(e.launch(a, dev.limits));
+            };
             check_results(
                 k, s, want, tol, e.id,
                 [&](const void* in, void* out, const void*, const void*) {
-                  seg::SegLaunchArgs a;
-                  a.in = in;
-                  a.out = out;
-                  a.problem = p;
-                  a.workspace = ws.get();
-                  a.workspace_bytes = ws.bytes();
-                  TR_CUDA_CHECK(e.launch(a, dev.limits));
+                  launch(in, out, nullptr);
                 },
                 u.in, u.begin, u.end, dtype_size(k.dtype));
             ++launches;
@@ -386,14 +390,7 @@ TEST(SegmentedRegistry, EveryEntryEveryShape) {
             check_results(
                 k, s, want, tol, std::string(e.id) + " with a counter",
                 [&](const void* in, void* out, const void*, const void*) {
-                  seg::SegLaunchArgs a;
-                  a.in = in;
-                  a.out = out;
-                  a.problem = p;
-                  a.workspace = ws.get();
-                  a.workspace_bytes = ws.bytes();
-                  a.counter = counter;
-                  TR_CUDA_CHECK(e.launch(a, dev.limits));
+                  launch(in, out, counter);
                   unsigned long long left = 1;
                   TR_CUDA_CHECK(cudaMemcpy(&left, counter, sizeof left, cudaMemcpyDeviceToHost));
                   ASSERT_EQ(left, 0u)
