@@ -6,7 +6,11 @@
 #include <map>
 #include <ostream>
 #include <sstream>
+#include <string>
 #include <string_view>
+#include <vector>
+
+#include "tuner/bisect.hpp"
 
 namespace tunedreduce::tuner {
 
@@ -100,7 +104,10 @@ Plan make_plan(const TuneConfig& c, const EstimateModel& m, std::size_t devices)
       kp.search_s += m.search_s(k.dtype, p.total(), p.candidates.size(), c);
       columns[p.count].push_back(p.segment_size);
     }
-    if (c.bisect.enabled && kp.candidates > 1)
+    if (c.bisect.enabled && kp.candidates > 1) {
+      std::vector<kseg::SegParams> params;
+      for (const std::string& id : k.candidates)
+        if (const auto p = kseg::parse_seg_id(id)) params.push_back(*p);
       for (const auto& [count, sizes] : columns)
         for (std::size_t i = 1; i < sizes.size(); ++i) {
           const double probes = m.crossovers_per_gap * 2 * c.bisect.max_depth;
@@ -108,7 +115,23 @@ Plan make_plan(const TuneConfig& c, const EstimateModel& m, std::size_t devices)
               std::sqrt(static_cast<double>(sizes[i - 1]) * static_cast<double>(sizes[i])));
           kp.bisect_measurements += probes;
           kp.bisect_s += probes * m.measurement_s(k.dtype, mid * count, c.measure);
+          // A refinement point (tuner/seg_rectangles.hpp), where a candidate that runs the lower
+          // size cannot run the midpoint (a tile) and wins there, as often as a crossover: every
+          // candidate that runs the midpoint, once.
+          const std::uint64_t at = geometric_midpoint(sizes[i - 1], sizes[i]);
+          std::size_t run_lo_not_mid = 0, run_mid = 0;
+          for (const kseg::SegParams& p : params) {
+            const bool mid_ok = seg_takes(p, at, count);
+            run_mid += mid_ok;
+            run_lo_not_mid += !mid_ok && seg_takes(p, sizes[i - 1], count);
+          }
+          if (run_lo_not_mid > 0 && run_mid > 1) {
+            const double refine = m.crossovers_per_gap * static_cast<double>(run_mid);
+            kp.bisect_measurements += refine;
+            kp.bisect_s += refine * m.measurement_s(k.dtype, at * count, c.measure);
+          }
         }
+    }
     plan.segmented.push_back(kp);
   }
   return plan;

@@ -54,7 +54,7 @@ TEST(CliTune, DryRunOfTheDefaultFileWithOverrides) {
              "total: 35 keys (dtype, op), 9940 candidates, 21 sizes each; 6 segmented keys and "
              "layouts, 324 grid points, 3954 candidates over them, ");
   // The six segmented keys: 54 grid points each, halving over 12 or 13 candidates a point.
-  EXPECT_HAS(r.out, "\nf32   sum      fixed             660      54           876         120");
+  EXPECT_HAS(r.out, "\nf32   sum      fixed             660      54           876         138");
   EXPECT_HAS(r.out, "\nf64   sum      fixed             654      54           870         120");
   r = tune({"--dry-run", "--config", TR_DEFAULT_TUNE_TOML, "--strategy", "exhaustive", "--dtypes",
             "f32", "--ops", "sum,max", "--sizes", "2^10..2^20*2", "--l2", "warm", "--bisect",
