@@ -176,25 +176,22 @@ std::unique_ptr<DeviceState> Runtime::load(int device, DeviceInfo info) {
   }
   TuningTable table(snap, info.limits);
   const std::string path = where.path.string();
-  if (!snap.skipped.empty()) {
-    // Rows that break the row rules (db check names them too): skipped by name, the rest used.
+  // Winner rows left out, one warning a file naming the first, the others at debug level:
+  // rows that break the row rules (db check names them too), then rows this binary cannot use.
+  const auto warn_rows = [&](const std::vector<std::string>& rows, std::string_view key,
+                             std::string_view what, std::string_view note, std::string_view label) {
+    if (rows.empty()) return;
     std::string msg = fmt::format(
-        "{}: {} winner row(s) break the database's row rules and are skipped (lower lookup levels "
-        "or the built-in defaults apply; `tunedreduce db check` lists them): {}",
-        db::quoted(where.path), snap.skipped.size(), snap.skipped.front());
-    if (snap.skipped.size() > 1) msg += "; the debug log lists the others";
-    warn_once("skipped:" + path + ":" + snap.skipped.front(), msg);
-    for (const std::string& r : snap.skipped) logger_->debug("skipped: {}", r);
-  }
-  if (!table.rejected().empty()) {
-    std::string msg = fmt::format(
-        "{}: {} winner row(s) cannot be used and are ignored (lower lookup levels or the built-in "
-        "defaults apply): {}",
-        db::quoted(where.path), table.rejected().size(), table.rejected().front());
-    if (table.rejected().size() > 1) msg += "; the debug log lists the others";
-    warn_once("rows:" + path + ":" + table.rejected().front(), msg);
-    for (const std::string& r : table.rejected()) logger_->debug("ignored: {}", r);
-  }
+        "{}: {} winner row(s) {} (lower lookup levels or the built-in "
+        "defaults apply{}): {}",
+        db::quoted(where.path), rows.size(), what, note, rows.front());
+    if (rows.size() > 1) msg += "; the debug log lists the others";
+    warn_once(fmt::format("{}:{}:{}", key, path, rows.front()), msg);
+    for (const std::string& r : rows) logger_->debug("{}: {}", label, r);
+  };
+  warn_rows(snap.skipped, "skipped", "break the database's row rules and are skipped",
+            "; `tunedreduce db check` lists them", "skipped");
+  warn_rows(table.rejected(), "rows", "cannot be used and are ignored", "", "ignored");
   logger_->debug("device {} ({}, key {}): {} tuned row(s) of its own, {} of its model, from {}",
                  device, info.fingerprint.name, info.fingerprint.key(), table.exact_rows(),
                  table.similar_rows(), db::quoted(where.path));

@@ -1,7 +1,6 @@
 #include "tuner/seg_rectangles.hpp"
 
 #include <algorithm>
-#include <deque>
 #include <limits>
 #include <map>
 #include <tuple>
@@ -215,8 +214,6 @@ SegRectangles seg_rectangles(std::span<const SegPointWinner> grid, Runner& runne
                              const std::function<void(std::size_t)>& on_measured, bool merge,
                              std::span<const std::string> candidates) {
   SegRectangles out;
-  // The refinement points, in stable storage: the columns point into it.
-  std::deque<SegPointWinner> refined_points;
   // Columns: count -> its points by size.
   std::map<std::uint64_t, std::vector<const SegPointWinner*>> columns;
   for (const SegPointWinner& w : grid) columns[w.count].push_back(&w);
@@ -245,9 +242,8 @@ SegRectangles seg_rectangles(std::span<const SegPointWinner> grid, Runner& runne
             return out;
           }
           if (p) {
-            out.refinements.push_back(*p);
-            refined_points.push_back(std::move(*p));
-            with_refinements.push_back(&refined_points.back());
+            out.refinements.push_back(std::move(*p));
+            with_refinements.push_back(&out.refinements.back());
           }
         }
         with_refinements.push_back(pts[r]);

@@ -19,6 +19,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <optional>
 #include <span>
@@ -79,8 +80,9 @@ struct SegRectangles {
   std::vector<SegRectangle> rectangles;  // by count_lo, then size_lo; never overlapping
   std::vector<SegCrossover> crossovers;
   std::vector<Result> probes;  // every result measured at a midpoint
-  /// Points measured with every candidate between two grid points (see seg_rectangles).
-  std::vector<SegPointWinner> refinements;
+  /// Points measured with every candidate between two grid points (see seg_rectangles); a
+  /// deque, as the columns point into it while they are cut.
+  std::deque<SegPointWinner> refinements;
   std::size_t requests = 0;
   bool cancelled = false;  // the rectangles are then empty
 };

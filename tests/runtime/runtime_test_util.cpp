@@ -50,6 +50,34 @@ std::int64_t begin_test_run(db::Database& d, db::L2Mode l2) {
   return d.begin_run(info);
 }
 
+/// The measurement of one test row: this run and device, \p median_us with no spread, 10 repeats.
+db::Measurement test_measurement(std::int64_t run, std::int64_t dev, const std::string& kernel_id,
+                                 DType dtype, Op op, std::uint64_t n, db::L2Mode l2,
+                                 double median_us) {
+  db::Measurement m;
+  m.run_id = run;
+  m.device_id = dev;
+  m.kernel_id = kernel_id;
+  m.dtype = dtype;
+  m.op = op;
+  m.n = n;
+  m.l2_mode = l2;
+  m.median_us = median_us;
+  m.p10_us = median_us;
+  m.p90_us = median_us;
+  m.repeats = 10;
+  return m;
+}
+
+/// A winner's evidence and provenance: \p measurement_id, the device's versions, the run.
+template <class W>
+void stamp(W& w, std::int64_t measurement_id, const DeviceFingerprint& fp, std::int64_t run) {
+  w.measurement_id = measurement_id;
+  w.driver_version = fp.driver_version;
+  w.runtime_version = fp.runtime_version;
+  w.run_id = run;
+}
+
 }  // namespace
 
 void add_device_rows(const std::filesystem::path& path, const DeviceFingerprint& fp,
@@ -59,30 +87,17 @@ void add_device_rows(const std::filesystem::path& path, const DeviceFingerprint&
   const std::int64_t run = begin_test_run(d, l2);
   std::map<std::pair<DType, Op>, std::vector<db::Winner>> winners;
   for (const Row& r : rows) {
-    db::Measurement m;
-    m.run_id = run;
-    m.device_id = dev;
-    m.kernel_id = r.kernel_id;
+    db::Measurement m =
+        test_measurement(run, dev, r.kernel_id, r.dtype, r.op, r.n_lo, l2, r.median_us);
     m.params.family = r.kernel_id.substr(0, r.kernel_id.find('.'));
     m.params.block = 256;
-    m.dtype = r.dtype;
-    m.op = r.op;
-    m.n = r.n_lo;
-    m.l2_mode = l2;
-    m.median_us = r.median_us;
-    m.p10_us = r.median_us;
-    m.p90_us = r.median_us;
-    m.repeats = 10;
     db::Winner w;
     w.dtype = r.dtype;
     w.op = r.op;
     w.n_lo = r.n_lo;
     w.n_hi = r.n_hi;
     w.kernel_id = r.kernel_id;
-    w.measurement_id = d.insert_measurement(m);
-    w.driver_version = fp.driver_version;
-    w.runtime_version = fp.runtime_version;
-    w.run_id = run;
+    stamp(w, d.insert_measurement(m), fp, run);
     w.l2_mode = l2;
     winners[{r.dtype, r.op}].push_back(w);
   }
@@ -106,20 +121,10 @@ void add_segmented_rows(const std::filesystem::path& path, const DeviceFingerpri
   for (const SegRow& r : rows) {
     const std::optional<seg::SegParams> p = seg::parse_seg_id(r.kernel_id);
     if (!p) throw std::invalid_argument("not a segmented id: " + r.kernel_id);
-    db::Measurement m;
-    m.run_id = run;
-    m.device_id = dev;
-    m.kernel_id = r.kernel_id;
+    db::Measurement m = test_measurement(run, dev, r.kernel_id, p->dtype, p->op,
+                                         r.size_lo * r.count_lo, l2, r.median_us);
     m.params = seg::stored_params(*p);
-    m.dtype = p->dtype;
-    m.op = p->op;
     m.segment_size = r.size_lo;
-    m.n = r.size_lo * r.count_lo;
-    m.l2_mode = l2;
-    m.median_us = r.median_us;
-    m.p10_us = r.median_us;
-    m.p90_us = r.median_us;
-    m.repeats = 10;
     db::SegmentedWinner w;
     w.dtype = p->dtype;
     w.op = p->op;
@@ -130,10 +135,7 @@ void add_segmented_rows(const std::filesystem::path& path, const DeviceFingerpri
     w.count_lo = r.count_lo;
     w.count_hi = r.count_hi;
     w.kernel_id = r.kernel_id;
-    w.measurement_id = d.insert_measurement(m);
-    w.driver_version = fp.driver_version;
-    w.runtime_version = fp.runtime_version;
-    w.run_id = run;
+    stamp(w, d.insert_measurement(m), fp, run);
     winners[{p->dtype, p->op, w.layout}].push_back(w);
   }
   for (auto& [key, ws] : winners)
