@@ -212,7 +212,8 @@ std::optional<std::string> layout_check(const Cell& c) { return bad_layout_name(
 constexpr std::string_view seg_prefix = "seg.";
 // kernels/segmented/segmented.hpp's SegFamily and SegLayout names (tests/db compares them with
 // the segmented registry).
-constexpr std::string_view seg_families[] = {"thread", "group", "block", "split", "tile"};
+constexpr std::string_view seg_families[] = {"thread", "group", "block",
+                                             "split",  "tile",  "balanced"};
 constexpr std::string_view seg_layouts[] = {"fixed", "offsets32", "offsets64"};
 constexpr const char* seg_id_form = "seg.FAMILY.bBLOCK[.gGROUP].vVEC.LAYOUT.DTYPE.OP";
 

@@ -42,7 +42,8 @@ bool layout_selected(const ReportOptions& o, seg::SegLayout l) {
 }
 
 /// The family and the parameter that tells its configurations apart: "group g8", "block b512",
-/// "split b512", "thread v4", "tile v4" (the whole id is in the tooltip and the kernel column).
+/// "split b512", "balanced b256", "thread v4", "tile v4" (the whole id is in the tooltip and the
+/// kernel column).
 std::string family_label(const std::string& kernel_id) {
   const auto p = seg::parse_seg_id(kernel_id);
   if (!p) return kernel_id;
@@ -52,6 +53,7 @@ std::string family_label(const std::string& kernel_id) {
       return f + " g" + std::to_string(p->group);
     case seg::SegFamily::block:
     case seg::SegFamily::split:
+    case seg::SegFamily::balanced:
       return f + " b" + std::to_string(p->block);
     case seg::SegFamily::thread:
     case seg::SegFamily::tile:

@@ -111,9 +111,10 @@ Runtime::SegPick Runtime::pick_segmented(const DeviceState& st, DType dtype, Op 
   SegPick pick;
   const seg::SegLayout layout = seg_layout_of(s.layout);
   // The tuned plane's size axis: a row's elements, or the mean length the caller gave for
-  // offsets (unknown: the rules, which read no offsets either).
+  // offsets whose lengths stay close to it (else the rules' balanced family: the tuner measures
+  // segments of equal lengths).
   const std::uint64_t size = s.layout == SegmentLayout::rows ? s.size : s.mean_length;
-  if (size > 0 && s.count > 0) {
+  if (size > 0 && s.count > 0 && !lengths_may_spread(s)) {
     const SegChoice c =
         st.table.choose_segmented(dtype, op, layout, size, s.count, preferred_mode());
     if (c.entry) {
@@ -175,8 +176,9 @@ unsigned long long* Runtime::split_counter(const seg::SegEntry& entry, int devic
                                            const void* workspace) {
   // The split family finishes in its last block behind the library's counter for this
   // workspace (kernels/counters.hpp): one kernel instead of two. Without one (a full table) it
-  // launches its finishing kernel.
-  if (entry.params.family != seg::SegFamily::split) return nullptr;
+  // launches its finishing kernel. The balanced family takes its scan's ticket on it (without
+  // one, on a word of its workspace, zeroed by a memset first).
+  if (!seg::takes_counter(entry.params.family)) return nullptr;
   std::string why;
   unsigned long long* counter = temp_counters_.counter(device, workspace, why);
   if (!why.empty()) logger_->warn("{}", why);  // once per device (TempCounters says it once)

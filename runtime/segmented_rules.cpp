@@ -51,6 +51,12 @@ std::uint64_t pow2_clamp(std::uint64_t v, std::uint64_t lo, std::uint64_t hi) {
 
 }  // namespace
 
+bool lengths_may_spread(const Segments& s) {
+  if (s.layout == SegmentLayout::rows) return false;
+  return s.mean_length == 0 || s.max_length == 0 || s.max_length / 4 > s.mean_length ||
+         (s.max_length / 4 == s.mean_length && s.max_length % 4 != 0);
+}
+
 seg::SegParams builtin_segmented(DType dtype, Op op, const Segments& s, std::size_t in_alignment,
                                  const kernels::DeviceLimits& dev, std::string& rule) {
   const seg::SegLayout layout = seg_layout_of(s.layout);
@@ -67,8 +73,16 @@ seg::SegParams builtin_segmented(DType dtype, Op op, const Segments& s, std::siz
   // vectors between a scalar head and tail, wherever the segment starts).
   const std::uint64_t units = (bytes + 15) / 16;
   seg::SegParams p{seg::SegFamily::group, 256, 32, vmax, layout, dtype, op};
-  if (!fixed && length == 0) {
-    rule = "offsets of unknown mean length: a warp per segment";
+  if (lengths_may_spread(s)) {
+    // Every block the same number of elements whatever the lengths: one segment of half the
+    // total among 2^17 of 64 elements (f32 sum, 2^24 on the H200) ran 2600x slower with 4
+    // lanes a segment, power-law lengths of mean 64 20-30x (docs/performance.md 3.34).
+    p.family = seg::SegFamily::balanced;
+    p.block = p.group = 256;
+    rule = s.mean_length == 0 || s.max_length == 0
+               ? std::string("offsets whose longest segment is not given: the balanced family")
+               : fmt::format("offsets up to {} elements long, {} on average: the balanced family",
+                             s.max_length, s.mean_length);
     return p;
   }
   // argmin/argmax only for rows of a whole vector: with several rows a vector, a thread's

@@ -17,6 +17,11 @@ kernels::segmented::SegLayout seg_layout_of(SegmentLayout l);
 /// The problem of \p seg as the kernels take it.
 kernels::segmented::SegProblem seg_problem_of(const Segments& seg);
 
+/// Offsets whose lengths may spread far from their mean: the caller gave no longest length, no
+/// mean, or a longest length above 4 x the mean (Segments::max_length). They take the balanced
+/// family, and no tuned winner (tuned on segments all of the mean length).
+bool lengths_may_spread(const Segments& seg);
+
 /// The configuration the built-in rules choose for (dtype, op, seg) with the input at
 /// \p in_alignment bytes; \p rule receives why, for SegmentedConfig::source.
 kernels::segmented::SegParams builtin_segmented(DType dtype, Op op, const Segments& seg,

@@ -82,6 +82,8 @@ std::string seg_short_name(std::string_view id) {
       return fmt::format("b{}", p->block);
     case kseg::SegFamily::split:
       return "split";
+    case kseg::SegFamily::balanced:
+      return "bal";
   }
   return std::string(id);
 }

@@ -9,16 +9,25 @@
 //     sweep: every segmented registry entry of the key on every shape (µs), to choose the
 //            built-in rules (runtime/segmented_rules.cpp) from.
 //   KEY=f32.sum (f64.sum, i32.sum, f32.max, f32.argmax), TOTALS=16,20,24,28 (log2 of the total),
-//   LS=0,6,20 (log2 of the segment sizes to run; default all), LAYOUT=rows|offsets,
+//   LS=0,6,20 (log2 of the segment sizes to run; default all), LAYOUT=rows|offsets (CSR, int64;
+//   the library told the longest length unless LONGEST=unknown),
 //   FLUSH=read|memset|none (experiment.hpp: cold L2 by default; launch latency outside the
 //   figures). Medians of 15 runs (5 where a run takes more than 2 ms).
+//   DIST=powerlaw|onehuge: variable segments (CSR, int64 offsets) instead of the grid, for each
+//   total of TOTALS and mean length of MEANS=64,4096 (log-free, elements): powerlaw lengths
+//   from a Pareto law of index ALPHA (default 1.5; the smallest length mean / 3 at 1.5) in a
+//   random order; onehuge one segment of half the total at a random place and the others of the
+//   mean length. The library is told the mean length; the floor reads the input and the
+//   offsets and writes the results.
 
 #include <cub/device/device_segmented_reduce.cuh>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -96,6 +105,47 @@ cudaError_t cub_call(const Key& k, void* temp, std::size_t& bytes, const void* i
   }
 }
 
+std::vector<int> int_list(const char* env, std::vector<int> def) {
+  const char* t = std::getenv(env);
+  if (!t) return def;
+  std::vector<int> out;
+  for (const char* p = t; *p;) {
+    out.push_back(std::atoi(p));
+    while (*p && *p != ',') ++p;
+    if (*p) ++p;
+  }
+  return out;
+}
+
+/// Segment lengths summing to \p total: DIST=powerlaw or onehuge (the header), seeded.
+std::vector<std::uint64_t> dist_lengths(const std::string& dist, std::uint64_t total,
+                                        std::uint64_t mean, double alpha) {
+  std::mt19937_64 rng(0x5eed + total + mean);
+  std::vector<std::uint64_t> len;
+  std::uint64_t sum = 0;
+  if (dist == "onehuge") {
+    const std::uint64_t huge = total / 2;
+    for (; sum + mean <= total - huge; sum += mean) len.push_back(mean);
+    len.push_back(total - huge - sum);
+    len.insert(len.begin() + std::uniform_int_distribution<std::size_t>(0, len.size())(rng), huge);
+    return len;
+  }
+  if (dist != "powerlaw") {
+    std::fprintf(stderr, "DIST='%s': powerlaw or onehuge\n", dist.c_str());
+    std::exit(2);
+  }
+  const double xmin = double(mean) * (alpha - 1) / alpha;
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  while (sum < total) {
+    const double x = xmin * std::pow(1.0 - u(rng), -1.0 / alpha);
+    std::uint64_t l = x >= double(total) ? total : std::uint64_t(x);
+    l = std::min(l, total - sum);
+    len.push_back(l);
+    sum += l;
+  }
+  return len;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -103,24 +153,13 @@ int main(int argc, char** argv) {
   const Key key = parse_key(std::getenv("KEY"));
   const bool offsets_layout = std::getenv("LAYOUT") &&
                               std::strcmp(std::getenv("LAYOUT"), "offsets") == 0;
-  std::vector<int> totals = {16, 20, 24, 28};
-  if (const char* t = std::getenv("TOTALS")) {
-    totals.clear();
-    for (const char* p = t; *p;) {
-      totals.push_back(std::atoi(p));
-      while (*p && *p != ',') ++p;
-      if (*p) ++p;
-    }
-  }
+  const std::vector<int> totals = int_list("TOTALS", {16, 20, 24, 28});
+  // LAYOUT=offsets: the library is told the longest length (L: every segment the same) unless
+  // LONGEST=unknown (then it takes the balanced family, as for lengths that may spread).
+  const bool unknown_longest = std::getenv("LONGEST") &&
+                               std::strcmp(std::getenv("LONGEST"), "unknown") == 0;
   // LS=0,6,20: only these segment sizes (log2 of L); all of them by default.
-  std::vector<int> only_ls;
-  if (const char* t = std::getenv("LS")) {
-    for (const char* p = t; *p;) {
-      only_ls.push_back(std::atoi(p));
-      while (*p && *p != ',') ++p;
-      if (*p) ++p;
-    }
-  }
+  const std::vector<int> only_ls = int_list("LS", {});
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
   std::printf("device: %s, key %s.%s, layout %s\n", prop.name, tunedreduce::dtype_name(key.dtype),
@@ -132,10 +171,12 @@ int main(int argc, char** argv) {
   const std::uint64_t N = std::uint64_t{1} << max_total;
   void *in, *out, *temp = nullptr;
   std::int64_t* off;
-  CK(cudaMalloc(&in, N * key.in_bytes));
+  // (The input buffer holds room for the offsets' bytes too: the floor of DIST reads them.)
+  const std::size_t in_room = N * key.in_bytes + (N + 1) * sizeof(std::int64_t);
+  CK(cudaMalloc(&in, in_room));
   CK(cudaMalloc(&out, N * key.out_bytes + 64));
   CK(cudaMalloc(&off, (N + 1) * sizeof(std::int64_t)));
-  CK(cudaMemset(in, 0x3c, N * key.in_bytes));  // 1.15e-2 as f32 bytes: finite, nonzero
+  CK(cudaMemset(in, 0x3c, in_room));  // 1.15e-2 as f32 bytes: finite, nonzero
   std::size_t temp_held = 0;
   auto ensure_temp = [&](std::size_t bytes) {
     if (bytes <= temp_held) return;
@@ -160,8 +201,105 @@ int main(int argc, char** argv) {
     std::sort(t.begin(), t.end());
     return t[t.size() / 2];
   };
+  // One shape: its floor, then every entry (sweep) or the library's two calls and CUB.
+  // \p offsets_bytes: the offsets the floor reads too (0 for the rows of the grid).
+  auto run_shape = [&](int lt, const std::string& label, std::uint64_t total, std::uint64_t S,
+                       const Segments& g, const seg::SegProblem& p, bool on_offsets,
+                       std::uint64_t offsets_bytes) {
+    const float floor_us = median([&] {
+      floor_kernel<<<prop.multiProcessorCount * 8, 256, 0, timer.s>>>(
+          static_cast<const uint4*>(in), (total * key.in_bytes + offsets_bytes) / 16,
+          static_cast<float*>(out), S * key.out_bytes / 16, timer.sink);
+    });
+    if (sweep) {
+      std::printf("%-6d %-10s %-10llu floor %.2f\n", lt, label.c_str(), (unsigned long long)S,
+                  floor_us);
+      for (const seg::SegEntry& e : seg::seg_registry()) {
+        if (e.params.dtype != key.dtype || e.params.op != key.op) continue;
+        if ((e.params.layout == seg::SegLayout::fixed) == on_offsets) continue;
+        if (on_offsets && e.params.layout != seg::SegLayout::offsets64) continue;
+        if (e.can_implement(p, 256, dev)) continue;
+        ensure_temp(e.workspace_bytes(p, dev));
+        seg::SegLaunchArgs a;
+        a.in = in;
+        a.out = out;
+        a.problem = p;
+        a.workspace = temp;
+        a.workspace_bytes = temp_held;
+        a.stream = timer.s;
+        // (The balanced family takes its scan's ticket on the kernels' counter, as the library
+        // runs it.)
+        unsigned long long* table = nullptr;
+        if (e.params.family == seg::SegFamily::balanced &&
+            tunedreduce::kernels::counter_table(&table) == cudaSuccess)
+          a.counter = table;
+        const float us = median([&] { CK(e.launch(a, dev)); });
+        std::printf("  %-44s %10.2f %6.1f%%\n", e.id, us, 100.0 * floor_us / us);
+        // The split family again with the one-kernel finish (a counter of the kernels' table).
+        if (e.params.family == seg::SegFamily::split &&
+            tunedreduce::kernels::counter_table(&table) == cudaSuccess) {
+          a.counter = table;
+          const float us1 = median([&] { CK(e.launch(a, dev)); });
+          std::printf("  %-44s %10.2f %6.1f%%\n", (std::string(e.id) + "+ticket").c_str(), us1,
+                      100.0 * floor_us / us1);
+        }
+      }
+      std::fflush(stdout);
+      return;
+    }
+    const float cached =
+        median([&] { tunedreduce::segmented_reduce(in, out, g, key.dtype, key.op, timer.s); });
+    std::size_t bytes = 0;
+    tunedreduce::segmented_reduce(nullptr, bytes, in, out, g, key.dtype, key.op, timer.s);
+    ensure_temp(bytes);
+    const float two_phase = median([&] {
+      std::size_t b = temp_held;
+      tunedreduce::segmented_reduce(temp, b, in, out, g, key.dtype, key.op, timer.s);
+    });
+    float cub_us = 0;
+    if (S <= 0x7fffffff) {
+      std::size_t cb = 0;
+      CK(cub_call(key, nullptr, cb, in, out, S, off, timer.s));
+      ensure_temp(cb);
+      cub_us = median([&] {
+        std::size_t b = temp_held;
+        CK(cub_call(key, temp, b, in, out, S, off, timer.s));
+      });
+    }
+    const tunedreduce::SegmentedConfig c = tunedreduce::lookup_segmented(key.dtype, key.op, g);
+    std::printf("%-6d %-10s %-10llu %10.2f %10.2f %10.2f %10.2f %8.2f %8.2f %6.1f%%  %s\n", lt,
+                label.c_str(), (unsigned long long)S, cached, two_phase, cub_us, floor_us,
+                cub_us / cached, cub_us / two_phase, 100.0 * floor_us / std::max(cached, two_phase),
+                c.kernel_id);
+    std::fflush(stdout);
+  };
   std::printf("%-6s %-10s %-10s %10s %10s %10s %10s %8s %8s %7s  %s\n", "total", "L", "S", "cached",
               "two-phase", "CUB", "floor", "xCUB", "xCUB2", "%floor", "kernel");
+  if (const char* dist = std::getenv("DIST")) {
+    const char* a = std::getenv("ALPHA");
+    const double alpha = a ? std::atof(a) : 1.5;
+    for (int lt : totals) {
+      const std::uint64_t total = std::uint64_t{1} << lt;
+      for (int mean : int_list("MEANS", {64, 4096})) {
+        const std::vector<std::uint64_t> len = dist_lengths(dist, total, mean, alpha);
+        const std::uint64_t S = len.size();
+        std::vector<std::int64_t> h(S + 1, 0);
+        for (std::uint64_t i = 0; i < S; ++i) h[i + 1] = h[i] + std::int64_t(len[i]);
+        CK(cudaMemcpy(off, h.data(), h.size() * 8, cudaMemcpyHostToDevice));
+        const std::uint64_t longest = *std::max_element(len.begin(), len.end());
+        std::printf("# %s lengths, mean %d: %llu segments, longest %llu\n", dist, mean,
+                    (unsigned long long)S, (unsigned long long)longest);
+        seg::SegProblem p;
+        p.num_segments = S;
+        p.begin = off;
+        p.end = off + 1;
+        p.mean_length = std::uint64_t(mean);
+        run_shape(lt, std::string(dist).substr(0, 5) + std::to_string(mean), total, S,
+                  Segments::csr(S, off, std::uint64_t(mean)), p, true, (S + 1) * 8);
+      }
+    }
+    return 0;
+  }
   for (int lt : totals) {
     const std::uint64_t total = std::uint64_t{1} << lt;
     for (int ll = 0; ll <= lt; ++ll) {
@@ -174,75 +312,17 @@ int main(int argc, char** argv) {
         for (std::uint64_t i = 0; i <= S; ++i) h[i] = std::int64_t(i * L);
         CK(cudaMemcpy(off, h.data(), h.size() * 8, cudaMemcpyHostToDevice));
       }
-      const Segments g = offsets_layout ? Segments::csr(S, off, L) : Segments::rows(S, L);
-      const float floor_us = median([&] {
-        floor_kernel<<<prop.multiProcessorCount * 8, 256, 0, timer.s>>>(
-            static_cast<const uint4*>(in), total * key.in_bytes / 16, static_cast<float*>(out),
-            S * key.out_bytes / 16, timer.sink);
-      });
-      if (sweep) {
-        std::printf("%-6d %-10llu %-10llu floor %.2f\n", lt, (unsigned long long)L,
-                    (unsigned long long)S, floor_us);
-        for (const seg::SegEntry& e : seg::seg_registry()) {
-          if (e.params.dtype != key.dtype || e.params.op != key.op) continue;
-          if ((e.params.layout == seg::SegLayout::fixed) == offsets_layout) continue;
-          if (offsets_layout && e.params.layout != seg::SegLayout::offsets64) continue;
-          seg::SegProblem p;
-          p.num_segments = S;
-          p.segment_size = L;
-          p.stride = L;
-          p.begin = off;
-          p.end = off + 1;
-          p.mean_length = L;
-          if (e.can_implement(p, 256, dev)) continue;
-          ensure_temp(e.workspace_bytes(p, dev));
-          seg::SegLaunchArgs a;
-          a.in = in;
-          a.out = out;
-          a.problem = p;
-          a.workspace = temp;
-          a.workspace_bytes = temp_held;
-          a.stream = timer.s;
-          const float us = median([&] { CK(e.launch(a, dev)); });
-          std::printf("  %-44s %10.2f %6.1f%%\n", e.id, us, 100.0 * floor_us / us);
-          // The split family again with the one-kernel finish (a counter of the kernels' table).
-          if (unsigned long long* table = nullptr;
-              e.params.family == seg::SegFamily::split &&
-              tunedreduce::kernels::counter_table(&table) == cudaSuccess) {
-            a.counter = table;
-            const float us1 = median([&] { CK(e.launch(a, dev)); });
-            std::printf("  %-44s %10.2f %6.1f%%\n", (std::string(e.id) + "+ticket").c_str(), us1,
-                        100.0 * floor_us / us1);
-          }
-        }
-        std::fflush(stdout);
-        continue;
-      }
-      const float cached =
-          median([&] { tunedreduce::segmented_reduce(in, out, g, key.dtype, key.op, timer.s); });
-      std::size_t bytes = 0;
-      tunedreduce::segmented_reduce(nullptr, bytes, in, out, g, key.dtype, key.op, timer.s);
-      ensure_temp(bytes);
-      const float two_phase = median([&] {
-        std::size_t b = temp_held;
-        tunedreduce::segmented_reduce(temp, b, in, out, g, key.dtype, key.op, timer.s);
-      });
-      float cub_us = 0;
-      if (S <= 0x7fffffff) {
-        std::size_t cb = 0;
-        CK(cub_call(key, nullptr, cb, in, out, S, off, timer.s));
-        ensure_temp(cb);
-        cub_us = median([&] {
-          std::size_t b = temp_held;
-          CK(cub_call(key, temp, b, in, out, S, off, timer.s));
-        });
-      }
-      const tunedreduce::SegmentedConfig c = tunedreduce::lookup_segmented(key.dtype, key.op, g);
-      std::printf("%-6d %-10llu %-10llu %10.2f %10.2f %10.2f %10.2f %8.2f %8.2f %6.1f%%  %s\n", lt,
-                  (unsigned long long)L, (unsigned long long)S, cached, two_phase, cub_us, floor_us,
-                  cub_us / cached, cub_us / two_phase,
-                  100.0 * floor_us / std::max(cached, two_phase), c.kernel_id);
-      std::fflush(stdout);
+      seg::SegProblem p;
+      p.num_segments = S;
+      p.segment_size = L;
+      p.stride = L;
+      p.begin = off;
+      p.end = off + 1;
+      p.mean_length = L;
+      run_shape(lt, std::to_string(L), total, S,
+                offsets_layout ? Segments::csr(S, off, L, unknown_longest ? 0 : L)
+                               : Segments::rows(S, L),
+                p, offsets_layout, 0);
     }
   }
   return 0;

@@ -38,6 +38,13 @@ struct Segments {
   /// offsets: the mean segment length the caller expects, 0 when unknown. It chooses the
   /// kernel (the library reads no offsets on the host); any value gives correct results.
   std::uint64_t mean_length = 0;
+  /// offsets: the longest segment the caller expects, 0 when unknown. Unless it is known and at
+  /// most 4 x mean_length, the lengths may spread (power-law lengths, one huge segment among
+  /// tiny ones) and the balanced family runs, whose time does not depend on how the lengths
+  /// spread; with it, a kernel chosen for segments of the mean length (tuned on equal lengths,
+  /// or the rules), which one long segment can slow down many times over. Any value gives
+  /// correct results.
+  std::uint64_t max_length = 0;
 
   /// \p count rows of \p size elements each, \p stride elements apart (0: size, contiguous).
   static constexpr Segments rows(std::uint64_t count, std::uint64_t size,
@@ -51,34 +58,36 @@ struct Segments {
   }
   /// Segment i is [begin[i], end[i]) (device arrays of \p count offsets each).
   static Segments offsets(std::uint64_t count, const std::int32_t* begin, const std::int32_t* end,
-                          std::uint64_t mean_length = 0) noexcept {
-    return offsets_of(SegmentLayout::offsets32, count, begin, end, mean_length);
+                          std::uint64_t mean_length = 0, std::uint64_t max_length = 0) noexcept {
+    return offsets_of(SegmentLayout::offsets32, count, begin, end, mean_length, max_length);
   }
   static Segments offsets(std::uint64_t count, const std::int64_t* begin, const std::int64_t* end,
-                          std::uint64_t mean_length = 0) noexcept {
-    return offsets_of(SegmentLayout::offsets64, count, begin, end, mean_length);
+                          std::uint64_t mean_length = 0, std::uint64_t max_length = 0) noexcept {
+    return offsets_of(SegmentLayout::offsets64, count, begin, end, mean_length, max_length);
   }
   /// Compressed rows: segment i is [offsets[i], offsets[i + 1]) (count + 1 device offsets).
   static Segments csr(std::uint64_t count, const std::int32_t* offsets,
-                      std::uint64_t mean_length = 0) noexcept {
+                      std::uint64_t mean_length = 0, std::uint64_t max_length = 0) noexcept {
     return offsets_of(SegmentLayout::offsets32, count, offsets, offsets ? offsets + 1 : nullptr,
-                      mean_length);
+                      mean_length, max_length);
   }
   static Segments csr(std::uint64_t count, const std::int64_t* offsets,
-                      std::uint64_t mean_length = 0) noexcept {
+                      std::uint64_t mean_length = 0, std::uint64_t max_length = 0) noexcept {
     return offsets_of(SegmentLayout::offsets64, count, offsets, offsets ? offsets + 1 : nullptr,
-                      mean_length);
+                      mean_length, max_length);
   }
 
  private:
   static Segments offsets_of(SegmentLayout layout, std::uint64_t count, const void* begin,
-                             const void* end, std::uint64_t mean_length) noexcept {
+                             const void* end, std::uint64_t mean_length,
+                             std::uint64_t max_length) noexcept {
     Segments s;
     s.layout = layout;
     s.count = count;
     s.begin = begin;
     s.end = end;
     s.mean_length = mean_length;
+    s.max_length = max_length;
     return s;
   }
 };
@@ -86,7 +95,7 @@ struct Segments {
 /// The kernel a segmented reduction would run. Strings live until the process ends.
 struct SegmentedConfig {
   const char* kernel_id = "";  ///< e.g. "seg.group.b256.g8.v4.fixed.f32.sum"
-  const char* family = "";     ///< "thread", "group", "block" or "split"
+  const char* family = "";     ///< "thread", "group", "block", "split", "tile" or "balanced"
   int block = 0;               ///< threads per block
   int group = 0;               ///< lanes per segment (thread 1, group 2..32, block/split: block)
   int vec = 1;                 ///< elements per load (16 bytes' worth, or 1)
@@ -109,8 +118,9 @@ struct SegmentedConfig {
 
 /// The kernel segmented_reduce would run for \p seg on \p device (-1: the current one), with
 /// the input 256-byte aligned: the tuned winner whose rectangle contains (seg.size, seg.count)
-/// (offsets: (seg.mean_length, seg.count); an unknown mean length takes the rules), rows of the
-/// preferred cache_state() first, this device before the same model; else the built-in rules.
+/// (offsets: (seg.mean_length, seg.count), only where seg.max_length says the lengths are close
+/// to their mean; else the balanced family of the rules), rows of the preferred cache_state()
+/// first, this device before the same model; else the built-in rules.
 /// Throws ReduceError for an invalid dtype/op/layout or an operator without segmented kernels.
 SegmentedConfig lookup_segmented(DType dtype, Op op, const Segments& seg, int device = -1);
 

@@ -162,7 +162,9 @@ TR_API tr_status tr_segmented_reduce_rows(void* d_temp, size_t* temp_bytes, cons
                                           void* d_out, uint64_t count, uint64_t size,
                                           uint64_t stride, int dtype, int op, void* stream);
 /** Offsets: segment s is [begin[s], end[s]) (offset_bytes 4: int32 offsets, 8: int64);
- *  mean_length: the expected mean segment length, 0 when unknown. With d_temp == NULL and
+ *  mean_length: the expected mean segment length, 0 when unknown (the longest is unknown here,
+ *  so the lengths may spread and the balanced family runs: Segments::max_length of the C++
+ *  call; a call that knows its lengths are even takes the C++ form). With d_temp == NULL and
  *  temp_bytes == NULL both forms run with the cached workspace; with d_temp == NULL and a
  *  temp_bytes pointer they only set *temp_bytes (the two-phase size query). */
 TR_API tr_status tr_segmented_reduce_offsets(void* d_temp, size_t* temp_bytes, const void* d_in,

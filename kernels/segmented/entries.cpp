@@ -10,6 +10,7 @@
 
 #include "common/enum_names.hpp"
 #include "common/names.hpp"
+#include "kernels/segmented/balanced.hpp"
 #include "kernels/segmented/entries.hpp"
 #include "kernels/segmented/space.hpp"
 
@@ -21,8 +22,9 @@ constexpr auto family_names = enum_names<SegFamily>({{SegFamily::thread, "thread
                                                      {SegFamily::group, "group"},
                                                      {SegFamily::block, "block"},
                                                      {SegFamily::split, "split"},
-                                                     {SegFamily::tile, "tile"}});
-static_assert(family_names.lists_all_through(SegFamily::tile));
+                                                     {SegFamily::tile, "tile"},
+                                                     {SegFamily::balanced, "balanced"}});
+static_assert(family_names.lists_all_through(SegFamily::balanced));
 constexpr auto layout_names = enum_names<SegLayout>({{SegLayout::fixed, "fixed"},
                                                      {SegLayout::offsets32, "offsets32"},
                                                      {SegLayout::offsets64, "offsets64"}});
@@ -62,7 +64,8 @@ CandidateParams stored_params(const SegParams& p) {
   c.block = p.block;
   c.unroll = p.group;
   c.smem = "none";
-  c.finish = p.family == SegFamily::split ? "two_pass" : "single_pass";
+  c.finish = p.family == SegFamily::split || p.family == SegFamily::balanced ? "two_pass"
+                                                                             : "single_pass";
   return c;
 }
 
@@ -124,7 +127,24 @@ std::uint64_t SegEntry::blocks_per_segment(const SegProblem& p, const DeviceLimi
   return std::clamp<std::uint64_t>(parts, 1, 4096);
 }
 
+std::uint64_t SegEntry::tiles(const SegProblem& p, const DeviceLimits& dev) const {
+  if (params.family != SegFamily::balanced || p.num_segments == 0) return 0;
+  // Four blocks of 256 threads a multiprocessor (the tile kernel's launch bounds), each with a
+  // tile of the concatenation; where the mean length is known, tiles of at least four vectors
+  // a thread.
+  const std::uint64_t resident = 4 * std::uint64_t(std::max(1, dev.sm_count));
+  if (p.mean_length == 0) return resident;
+  const std::uint64_t min_tile = std::uint64_t(balanced::block) * params.vec * 4;
+  const std::uint64_t total = p.mean_length > (std::uint64_t{1} << 62) / p.num_segments
+                                  ? std::uint64_t{1} << 62
+                                  : p.mean_length * p.num_segments;
+  return std::clamp<std::uint64_t>((total + min_tile - 1) / min_tile, 1, resident);
+}
+
 std::size_t SegEntry::workspace_bytes(const SegProblem& p, const DeviceLimits& dev) const {
+  if (params.family == SegFamily::balanced && p.num_segments > 0)
+    return balanced::layout(p.num_segments, tiles(p, dev), result_bytes(params.dtype, params.op))
+        .bytes;
   if (params.family != SegFamily::split || p.num_segments == 0) return 0;
   const std::size_t bytes =
       p.num_segments * blocks_per_segment(p, dev) * result_bytes(params.dtype, params.op);
@@ -139,6 +159,8 @@ Refusal SegEntry::can_implement(const SegProblem& p, std::size_t in_alignment,
   if (in_alignment % dtype_size(params.dtype) != 0)
     return fmt::format("the input is aligned to {} bytes, less than one {} element", in_alignment,
                        dtype_name(params.dtype));
+  if (params.family == SegFamily::balanced && params.layout == SegLayout::fixed)
+    return std::string("the balanced family takes offsets, not rows");
   if (params.family == SegFamily::tile) {
     const std::uint64_t stride = p.stride ? p.stride : p.segment_size;
     if (params.layout != SegLayout::fixed || p.segment_size == 0 ||

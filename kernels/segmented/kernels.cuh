@@ -477,6 +477,31 @@ __global__ void __launch_bounds__(C::params.block)
   }
 }
 
+}  // namespace tunedreduce::kernels::segmented
+
+// The balanced family's kernels use fold_range, group_reduce and store_result above.
+#include "kernels/segmented/balanced.cuh"
+
+namespace tunedreduce::kernels::segmented {
+
+/// Launches \p kernel as a programmatic dependent launch of the stream's previous kernel where
+/// the device has it (compute capability 9.0 up): its launch overlaps that kernel's end, and
+/// it waits for that kernel's completion and memory (griddepcontrol.wait) before reading.
+template <class... Params, class... Args>
+cudaError_t launch_dependent(void (*kernel)(Params...), unsigned grid, unsigned threads,
+                             cudaStream_t stream, const DeviceLimits& dev, Args... args) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(grid);
+  cfg.blockDim = dim3(threads);
+  cfg.stream = stream;
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr.val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = &attr;
+  cfg.numAttrs = dev.cc_major >= 9 ? 1 : 0;
+  return cudaLaunchKernelEx(&cfg, kernel, static_cast<Params>(args)...);
+}
+
 /// Blocks of a grid loop: at most 2^31 - 1.
 inline unsigned grid_of(std::uint64_t blocks) {
   constexpr std::uint64_t cap = 0x7fffffff;
@@ -521,7 +546,7 @@ struct SegDispatch {
     } else if constexpr (P.family == SegFamily::block) {
       seg_block_kernel<config_t<P>><<<grid_of(S), P.block, 0, a.stream>>>(in, out, S, b);
       return cudaGetLastError();
-    } else {
+    } else if constexpr (P.family == SegFamily::split) {
       const SegEntry probe{P, nullptr, nullptr};
       const std::uint64_t parts = probe.blocks_per_segment(p, dev);
       if (!a.workspace || a.workspace_bytes < probe.workspace_bytes(p, dev))
@@ -535,18 +560,47 @@ struct SegDispatch {
       seg_split_kernel<config_t<P>>
           <<<grid_of(S * parts), P.block, 0, a.stream>>>(in, partials, S, parts, b, counter, out);
       if (cudaError_t e = cudaGetLastError(); e != cudaSuccess || counter) return e;
-      // Programmatic dependent launch where the device has it (compute capability 9.0 up).
-      cudaLaunchConfig_t cfg{};
-      cfg.gridDim = dim3(grid_of((S + 7) / 8));
-      cfg.blockDim = dim3(256);
-      cfg.stream = a.stream;
-      cudaLaunchAttribute attr{};
-      attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-      attr.val.programmaticStreamSerializationAllowed = 1;
-      cfg.attrs = &attr;
-      cfg.numAttrs = dev.cc_major >= 9 ? 1 : 0;
-      return cudaLaunchKernelEx(&cfg, seg_split_finish_kernel<config_t<P>>,
-                                static_cast<const T*>(partials), out, S, parts, b);
+      return launch_dependent(seg_split_finish_kernel<config_t<P>>, grid_of((S + 7) / 8), 256,
+                              a.stream, dev, static_cast<const T*>(partials), out, S, parts, b);
+    } else {
+      static_assert(P.family == SegFamily::balanced);
+      const SegEntry probe{P, nullptr, nullptr};
+      const std::uint64_t tiles = probe.tiles(p, dev);
+      const balanced::Layout l = balanced::layout(S, tiles, sizeof(T));
+      if (!a.workspace || a.workspace_bytes < l.bytes) return cudaErrorInvalidValue;
+      auto* ws = static_cast<unsigned char*>(a.workspace);
+      const balanced::Work w{reinterpret_cast<std::uint64_t*>(ws + l.header),
+                             reinterpret_cast<std::uint64_t*>(ws + l.local),
+                             reinterpret_cast<std::uint64_t*>(ws + l.chunks),
+                             reinterpret_cast<std::uint64_t*>(ws + l.first),
+                             S,
+                             tiles};
+      T* head = reinterpret_cast<T*>(ws + l.head);
+      T* tail = reinterpret_cast<T*>(ws + l.tail);
+      const std::uint64_t chunks = (S + balanced::chunk - 1) / balanced::chunk;
+      // The scan's ticket: the caller's counter, else a word of the header zeroed first.
+      unsigned* counter = a.counter ? reinterpret_cast<unsigned*>(a.counter)
+                                    : reinterpret_cast<unsigned*>(w.header + 2);
+      if (!a.counter && chunks > 1)
+        if (cudaError_t e = cudaMemsetAsync(w.header + 2, 0, 8, a.stream); e != cudaSuccess)
+          return e;
+      balanced::seg_balanced_scan_kernel<typename Ty::Bounds>
+          <<<grid_of(chunks), balanced::block, 0, a.stream>>>(b, w, counter);
+      if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
+      if (chunks > 1)
+        if (cudaError_t e = launch_dependent(balanced::seg_balanced_first_kernel<>,
+                                             grid_of((S + balanced::block) / balanced::block),
+                                             balanced::block, a.stream, dev, w);
+            e != cudaSuccess)
+          return e;
+      if (cudaError_t e = launch_dependent(balanced::seg_balanced_tile_kernel<config_t<P>>,
+                                           grid_of(tiles), balanced::block, a.stream, dev, in, out,
+                                           b, w, head, tail);
+          e != cudaSuccess || tiles == 1)
+        return e;
+      return launch_dependent(balanced::seg_balanced_join_kernel<config_t<P>>,
+                              grid_of((tiles - 1 + 7) / 8), balanced::block, a.stream, dev, out, w,
+                              static_cast<const T*>(head), static_cast<const T*>(tail));
     }
   }
 };

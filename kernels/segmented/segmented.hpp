@@ -26,13 +26,16 @@ namespace tunedreduce::kernels::segmented {
 
 /// How the lanes of the grid are given to segments; the names are part of the product.
 enum class SegFamily : std::uint8_t {
-  thread,  // one thread per segment (short rows: L = 1..8)
-  group,   // a group of `group` lanes (2..32, inside one warp) per segment, shuffles to combine
-  block,   // one block per segment, a block-wide reduction
-  split,   // `blocks per segment` blocks per segment (from the shape), partials in the
-           // workspace, a second kernel combines each segment's partials in a fixed order
-  tile,    // rows of 1, 2, 4 or 8 elements that divide a 16-byte vector (fixed layout,
-           // contiguous, 16-byte aligned): each thread loads 4 vectors and writes their rows
+  thread,    // one thread per segment (short rows: L = 1..8)
+  group,     // a group of `group` lanes (2..32, inside one warp) per segment, shuffles to combine
+  block,     // one block per segment, a block-wide reduction
+  split,     // `blocks per segment` blocks per segment (from the shape), partials in the
+             // workspace, a second kernel combines each segment's partials in a fixed order
+  tile,      // rows of 1, 2, 4 or 8 elements that divide a 16-byte vector (fixed layout,
+             // contiguous, 16-byte aligned): each thread loads 4 vectors and writes their rows
+  balanced,  // offsets: every block the same number of elements whatever the segments' lengths
+             // (a scan of the lengths, tiles of the concatenation, the crossing segments joined
+             // from the workspace: kernels/segmented/balanced.cuh)
 };
 
 /// Where the segments are.
@@ -43,12 +46,13 @@ enum class SegLayout : std::uint8_t {
 };
 
 inline constexpr SegFamily all_seg_families[] = {SegFamily::thread, SegFamily::group,
-                                                 SegFamily::block, SegFamily::split,
-                                                 SegFamily::tile};
+                                                 SegFamily::block,  SegFamily::split,
+                                                 SegFamily::tile,   SegFamily::balanced};
 inline constexpr SegLayout all_seg_layouts[] = {SegLayout::fixed, SegLayout::offsets32,
                                                 SegLayout::offsets64};
 
-const char* seg_family_name(SegFamily f) noexcept;  // "thread", "group", "block", "split", "tile"
+/// "thread", "group", "block", "split", "tile", "balanced"
+const char* seg_family_name(SegFamily f) noexcept;
 const char* seg_layout_name(SegLayout l) noexcept;  // "fixed", "offsets32", "offsets64"
 std::optional<SegFamily> parse_seg_family(std::string_view s);
 std::optional<SegLayout> parse_seg_layout(std::string_view s);
@@ -116,6 +120,12 @@ struct SegLaunchArgs {
   unsigned long long* counter = nullptr;
 };
 
+/// Whether the family takes SegLaunchArgs::counter (split: its one-kernel finish; balanced: the
+/// scan's ticket, else a word of its workspace zeroed by a memset first).
+constexpr bool takes_counter(SegFamily f) {
+  return f == SegFamily::split || f == SegFamily::balanced;
+}
+
 /// Largest number of segments, and of elements in one launch's input, a segmented entry takes.
 inline constexpr std::uint64_t max_segments = std::uint64_t{1} << 40;
 
@@ -128,7 +138,10 @@ struct SegEntry {
 
   /// Blocks the split family gives each segment of \p p (1 for the other families).
   std::uint64_t blocks_per_segment(const SegProblem& p, const DeviceLimits& dev) const;
-  /// Workspace bytes a launch of \p p needs (0 but for the split family).
+  /// The balanced family's tiles for \p p: a block each, as many as are resident at once, fewer
+  /// where the segments' mean length says the total is small (0 for the other families).
+  std::uint64_t tiles(const SegProblem& p, const DeviceLimits& dev) const;
+  /// Workspace bytes a launch of \p p needs (0 but for the split and balanced families).
   std::size_t workspace_bytes(const SegProblem& p, const DeviceLimits& dev) const;
   /// Why the entry cannot run \p p with the input at \p in_alignment bytes, or empty.
   Refusal can_implement(const SegProblem& p, std::size_t in_alignment,

@@ -6,13 +6,15 @@
 // Fixed-size segments: a thread per segment (scalar or 16-byte loads), the tile family for rows
 // that divide a 16-byte vector, groups of 2..32 lanes, a block per segment (128..1024 threads)
 // and the split family. Variable segments (32- and 64-bit offsets): a thread per segment (scalar
-// or 16-byte loads), groups of 4 and of 32 lanes, a block and the split family. Every family but
-// `thread` with scalar loads reads 16-byte vectors between a scalar head and tail, so unaligned
-// rows need no scalar variant: 25 configurations a key (docs/performance.md 3.31).
+// or 16-byte loads), groups of 4 and of 32 lanes, a block, the split family and the balanced
+// family (lengths that may spread). Every family but `thread` with scalar loads reads 16-byte
+// vectors between a scalar head and tail, so unaligned rows need no scalar variant: 27
+// configurations a key (docs/performance.md 3.31, 3.34).
 
 #include <array>
 #include <cstddef>
 
+#include "kernels/segmented/balanced.hpp"
 #include "kernels/segmented/segmented.hpp"
 
 namespace tunedreduce::kernels::segmented::space {
@@ -44,6 +46,7 @@ constexpr void for_each_config(DType d, Op o, F&& f) {
     for (int g : offsets_groups) add(SegFamily::group, lanes_block, g, v, l);
     add(SegFamily::block, offsets_block, offsets_block, v, l);
     add(SegFamily::split, split_block, split_block, v, l);
+    add(SegFamily::balanced, balanced::block, balanced::block, v, l);
   }
 }
 

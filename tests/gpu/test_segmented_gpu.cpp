@@ -54,17 +54,25 @@ Shape rows(std::uint64_t count, std::uint64_t size, std::uint64_t stride, std::u
 
 /// \p count segments of random lengths up to 2 * mean (a tenth empty, some with begin > end),
 /// gaps of 0..3 elements between them, one of `huge` elements in the middle when huge > 0.
+/// With \p alpha > 0 the lengths follow a power law of that index and mean \p mean instead
+/// (at most 2^20 each): a few segments thousands of times longer than most.
 Shape offsets(std::uint64_t count, std::uint64_t mean, std::uint64_t huge, std::uint64_t offset,
-              std::mt19937_64& rng) {
+              std::mt19937_64& rng, double alpha = 0) {
   Shape s;
   s.fixed = false;
   s.name = "offsets " + std::to_string(count) + " mean " + std::to_string(mean) + " huge " +
-           std::to_string(huge) + " offset " + std::to_string(offset);
+           std::to_string(huge) + " offset " + std::to_string(offset) +
+           (alpha > 0 ? " power law " + std::to_string(alpha) : std::string());
   s.count = count;
   s.offset = offset;
   std::int64_t pos = 0;
   for (std::uint64_t i = 0; i < count; ++i) {
     std::int64_t len = std::int64_t(rng() % (2 * mean + 1));
+    if (alpha > 0) {
+      const double u = double(rng() % (std::uint64_t{1} << 53)) / double(std::uint64_t{1} << 53);
+      const double x = double(mean) * (alpha - 1) / alpha * std::pow(1.0 - u, -1.0 / alpha);
+      len = std::int64_t(std::min(x, double(1 << 20)));
+    }
     if (rng() % 10 == 0) len = 0;
     if (huge && i == count / 2) len = std::int64_t(huge);
     pos += std::int64_t(rng() % 4);
@@ -259,9 +267,13 @@ std::vector<Shape> fixed_shapes() {
 
 std::vector<Shape> offset_shapes() {
   std::mt19937_64 rng(test_seed() + 7);
-  return {offsets(1, 5, 0, 0, rng),         offsets(3000, 1, 0, 1, rng),
-          offsets(1000, 16, 0, 3, rng),     offsets(500, 300, 0, 0, rng),
-          offsets(200, 40, 200000, 1, rng), offsets(9, 30000, 0, 3, rng)};
+  // (The last four for the balanced family: lengths spread over many tiles and over the scan's
+  // chunks of 2048 segments, one segment across most tiles, every segment empty.)
+  return {offsets(1, 5, 0, 0, rng),           offsets(3000, 1, 0, 1, rng),
+          offsets(1000, 16, 0, 3, rng),       offsets(500, 300, 0, 0, rng),
+          offsets(200, 40, 200000, 1, rng),   offsets(9, 30000, 0, 3, rng),
+          offsets(20000, 40, 0, 1, rng, 1.3), offsets(5000, 3, 1 << 20, 3, rng),
+          offsets(300, 2000, 0, 0, rng, 1.1), offsets(3000, 0, 0, 0, rng)};
 }
 
 struct Device {
@@ -383,10 +395,37 @@ TEST(SegmentedRegistry, EveryEntryEveryShape) {
                 u.in, u.begin, u.end, dtype_size(k.dtype));
             ++launches;
             // The split family again with a counter: one kernel where its partials are few (the
-            // last block folds them), and the counter left zero for the next launch.
-            if (e.params.family != seg::SegFamily::split) continue;
+            // last block folds them), and the counter left zero for the next launch; the
+            // balanced family takes its scan's ticket on it.
+            if (!seg::takes_counter(e.params.family)) continue;
             unsigned long long* counter = nullptr;
             TR_CUDA_CHECK(tunedreduce::kernels::counter_table(&counter));
+            // The balanced family's tiles come from the mean length the caller says: a wrong
+            // one (1: a tile or a few for everything; 0: unknown, as many as are resident)
+            // changes its geometry, not its results.
+            if (e.params.family == seg::SegFamily::balanced) {
+              for (const std::uint64_t mean : {std::uint64_t{0}, std::uint64_t{1}}) {
+                seg::SegProblem q = p;
+                q.mean_length = mean;
+                DeviceBuffer ws2(std::max<std::size_t>(e.workspace_bytes(q, dev.limits), 1));
+                TR_CUDA_CHECK(cudaMemset(ws2.get(), 0xAB, ws2.bytes()));
+                check_results(
+                    k, s, want, tol,
+                    std::string(e.id) + " told a mean length of " + std::to_string(mean),
+                    [&](const void* in, void* out, const void*, const void*) {
+                      seg::SegLaunchArgs a;
+                      a.in = in;
+                      a.out = out;
+                      a.problem = q;
+                      a.workspace = ws2.get();
+                      a.workspace_bytes = ws2.bytes();
+                      a.counter = counter;
+                      TR_CUDA_CHECK(e.launch(a, dev.limits));
+                    },
+                    u.in, u.begin, u.end, dtype_size(k.dtype));
+                launches += 1;
+              }
+            }
             check_results(
                 k, s, want, tol, std::string(e.id) + " with a counter",
                 [&](const void* in, void* out, const void*, const void*) {
@@ -420,35 +459,48 @@ TEST(SegmentedLibrary, BothCallsEveryKey) {
         for (int layout : fixed ? std::vector<int>{0} : std::vector<int>{1, 2}) {
           const auto l = static_cast<seg::SegLayout>(layout);
           const Uploaded u = upload_shape(s, input, l);
-          const auto segments = [&](const void* b, const void* e) {
-            Segments g;
-            if (fixed) return Segments::rows(s.count, s.size, s.stride);
-            g.layout = static_cast<SegmentLayout>(layout);
-            g.count = s.count;
-            g.begin = b;
-            g.end = e;
-            g.mean_length = s.elements / std::max<std::uint64_t>(s.count, 1);
-            return g;
-          };
-          const std::string key = std::string(dtype_name(k.dtype)) + " " + op_name(k.op);
-          check_results(
-              k, s, want, tol, key + " cached",
-              [&](const void* in, void* out, const void* b, const void* e) {
-                segmented_reduce(in, out, segments(b, e), k.dtype, k.op, stream);
-                TR_CUDA_CHECK(cudaStreamSynchronize(stream));
-              },
-              u.in, u.begin, u.end, dtype_size(k.dtype));
-          check_results(
-              k, s, want, tol, key + " two-phase",
-              [&](const void* in, void* out, const void* b, const void* e) {
-                std::size_t bytes = 0;
-                segmented_reduce(nullptr, bytes, in, out, segments(b, e), k.dtype, k.op, stream);
-                DeviceBuffer temp(bytes);
-                TR_CUDA_CHECK(cudaMemset(temp.get(), 0x5A, bytes));
-                segmented_reduce(temp.get(), bytes, in, out, segments(b, e), k.dtype, k.op, stream);
-                TR_CUDA_CHECK(cudaStreamSynchronize(stream));
-              },
-              u.in, u.begin, u.end, dtype_size(k.dtype));
+          // Offsets twice: with no longest length (the balanced family), and with the true one
+          // (where it is within 4x the mean, the kernel chosen for the mean length).
+          std::uint64_t longest = 0;
+          for (std::uint64_t i = 0; i < s.begin.size(); ++i)
+            longest = std::max<std::uint64_t>(longest, s.end[i] > s.begin[i]
+                                                           ? std::uint64_t(s.end[i] - s.begin[i])
+                                                           : 0);
+          for (const std::uint64_t max_length :
+               fixed ? std::vector<std::uint64_t>{0} : std::vector<std::uint64_t>{0, longest}) {
+            const auto segments = [&](const void* b, const void* e) {
+              Segments g;
+              if (fixed) return Segments::rows(s.count, s.size, s.stride);
+              g.layout = static_cast<SegmentLayout>(layout);
+              g.count = s.count;
+              g.begin = b;
+              g.end = e;
+              g.mean_length = s.elements / std::max<std::uint64_t>(s.count, 1);
+              g.max_length = max_length;
+              return g;
+            };
+            const std::string key = std::string(dtype_name(k.dtype)) + " " + op_name(k.op) +
+                                    (max_length ? " told the longest length" : "");
+            check_results(
+                k, s, want, tol, key + " cached",
+                [&](const void* in, void* out, const void* b, const void* e) {
+                  segmented_reduce(in, out, segments(b, e), k.dtype, k.op, stream);
+                  TR_CUDA_CHECK(cudaStreamSynchronize(stream));
+                },
+                u.in, u.begin, u.end, dtype_size(k.dtype));
+            check_results(
+                k, s, want, tol, key + " two-phase",
+                [&](const void* in, void* out, const void* b, const void* e) {
+                  std::size_t bytes = 0;
+                  segmented_reduce(nullptr, bytes, in, out, segments(b, e), k.dtype, k.op, stream);
+                  DeviceBuffer temp(bytes);
+                  TR_CUDA_CHECK(cudaMemset(temp.get(), 0x5A, bytes));
+                  segmented_reduce(temp.get(), bytes, in, out, segments(b, e), k.dtype, k.op,
+                                   stream);
+                  TR_CUDA_CHECK(cudaStreamSynchronize(stream));
+                },
+                u.in, u.begin, u.end, dtype_size(k.dtype));
+          }
         }
       }
     }

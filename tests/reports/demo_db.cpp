@@ -277,6 +277,10 @@ double seg_model_us(const kernels::segmented::SegParams& p, std::uint64_t size, 
       eff = L >= 16384 ? 0.9 : 0.4;
       overhead += 3;  // the second kernel
       break;
+    case SegFamily::balanced:
+      eff = 0.85;
+      overhead += 4;  // the scan, the tiles' first segments and the join
+      break;
   }
   if (p.layout != kernels::segmented::SegLayout::fixed) eff *= 0.92;  // the offsets' reads
   const double bytes = L * S * dtype_size(p.dtype) + S * result_bytes(p.dtype, p.op);

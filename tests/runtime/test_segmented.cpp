@@ -18,8 +18,8 @@ namespace seg = kernels::segmented;
 
 TEST(SegmentedIds, EveryEntryRoundTripsAndIsInTheSpace) {
   const auto entries = seg::seg_registry();
-  // 35 (dtype, op) keys of 25 configurations each.
-  EXPECT_EQ(entries.size(), 35u * 25u);
+  // 35 (dtype, op) keys of 27 configurations each.
+  EXPECT_EQ(entries.size(), 35u * 27u);
   std::set<std::string> ids;
   for (const seg::SegEntry& e : entries) {
     const auto p = seg::parse_seg_id(e.id);
@@ -89,6 +89,20 @@ TEST(SegmentedRules, ChooseByBytesPerSegmentAndCount) {
             "seg.block.b256.v4.fixed.f32.sum");
   EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::rows(4, 1 << 22)),
             "seg.split.b512.v4.fixed.f32.sum");
+  // Offsets: the balanced family unless the longest length is known and within 4x the mean.
+  const auto* o64 = reinterpret_cast<const std::int64_t*>(8);
+  EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::csr(1 << 18, o64, 64)),
+            "seg.balanced.b256.v4.offsets64.f32.sum");
+  EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::csr(1 << 18, o64)),
+            "seg.balanced.b256.v4.offsets64.f32.sum");
+  EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::csr(1 << 18, o64, 64, 257)),
+            "seg.balanced.b256.v4.offsets64.f32.sum");
+  EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::csr(1 << 18, o64, 64, 256)),
+            "seg.group.b256.g4.v4.offsets64.f32.sum");
+  EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::csr(1 << 18, o64, 8, 8)),
+            "seg.thread.b256.v4.offsets64.f32.sum");
+  EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::rows(1 << 18, 64)),
+            "seg.group.b256.g4.v4.fixed.f32.sum");  // rows never spread
   // Every rule names an entry of the space, for every key and shape class.
   for (DType t : all_dtypes)
     for (Op o : all_ops) {
@@ -101,6 +115,9 @@ TEST(SegmentedRules, ChooseByBytesPerSegmentAndCount) {
           Segments off = Segments::csr(S, reinterpret_cast<const std::int64_t*>(8), L);
           EXPECT_NE(seg::find_seg(builtin_segmented(t, o, off, 4, h100(), why)), nullptr);
           off.mean_length = 0;
+          EXPECT_NE(seg::find_seg(builtin_segmented(t, o, off, 4, h100(), why)), nullptr) << why;
+          off.mean_length = L;
+          off.max_length = L;
           EXPECT_NE(seg::find_seg(builtin_segmented(t, o, off, 4, h100(), why)), nullptr) << why;
         }
     }
@@ -127,6 +144,37 @@ TEST(SegmentedEntries, SplitWorkspaceAndRefusals) {
   ASSERT_NE(block, nullptr);
   EXPECT_EQ(block->workspace_bytes(p, h100()), 0u);
   EXPECT_EQ(block->blocks_per_segment(p, h100()), 1u);
+}
+
+TEST(SegmentedEntries, BalancedTilesAndWorkspace) {
+  const seg::SegEntry* bal = seg::find_seg("seg.balanced.b256.v4.offsets64.f32.argmax");
+  ASSERT_NE(bal, nullptr);
+  seg::SegProblem p;
+  p.num_segments = 100000;
+  p.begin = p.end = reinterpret_cast<const void*>(8);
+  // As many tiles as are resident (4 blocks a multiprocessor) where the mean length is unknown
+  // or the total large; fewer, of at least 4 vectors a thread, for a small total.
+  EXPECT_EQ(bal->tiles(p, h100()), 4u * 132u);
+  p.mean_length = 1 << 12;
+  EXPECT_EQ(bal->tiles(p, h100()), 4u * 132u);
+  p.mean_length = 1;
+  EXPECT_EQ(bal->tiles(p, h100()), (100000u + 4095u) / 4096u);
+  p.mean_length = std::uint64_t{1} << 60;  // an absurd mean: no overflow
+  EXPECT_EQ(bal->tiles(p, h100()), 4u * 132u);
+  // The header, the starts (S + 1), the chunks' starts, the tiles' first segments (tiles + 1)
+  // and two partials a tile (16 bytes each for argmax of f32), each 256-byte aligned.
+  p.mean_length = 1;
+  const std::uint64_t tiles = bal->tiles(p, h100());
+  const auto r = [](std::size_t b) { return (b + 255) / 256 * 256; };
+  EXPECT_EQ(bal->workspace_bytes(p, h100()),
+            256 + r(8 * 100001) + r(8 * 49) + r(8 * (tiles + 1)) + 2 * r(16 * tiles));
+  EXPECT_FALSE(bal->can_implement(p, 4, h100()));
+  p.begin = nullptr;
+  EXPECT_TRUE(bal->can_implement(p, 4, h100()));
+  EXPECT_EQ(bal->blocks_per_segment(p, h100()), 1u);
+  const seg::SegEntry* block = seg::find_seg("seg.block.b256.v4.offsets64.f32.sum");
+  ASSERT_NE(block, nullptr);
+  EXPECT_EQ(block->tiles(p, h100()), 0u);
 }
 
 struct Device0 {
@@ -342,11 +390,18 @@ TEST(SegmentedTuned, TheLibraryRunsTheTunedKernelAndSaysWhy) {
   rt.segmented_reduce(in, out, Segments::rows(1000, 4), DType::f32, Op::sum, s);
   // The tile family needs a 16-byte aligned input: at 4 bytes the rules' kernel runs instead.
   rt.segmented_reduce(in + 1, out, Segments::rows(1000, 4), DType::f32, Op::sum, s);
-  // Offsets: by the caller's mean length; unknown (0): the rules.
-  rt.segmented_reduce(in, out, Segments::offsets(1000, off, off + 1, 16), DType::f32, Op::sum, s);
+  // Offsets: by the caller's mean length where the longest is within 4x of it; unknown (0), or
+  // lengths that may spread: the rules (the balanced family).
+  rt.segmented_reduce(in, out, Segments::offsets(1000, off, off + 1, 16, 64), DType::f32, Op::sum,
+                      s);
   rt.segmented_reduce(in, out, Segments::offsets(1000, off, off + 1), DType::f32, Op::sum, s);
+  rt.segmented_reduce(in, out, Segments::offsets(1000, off, off + 1, 16), DType::f32, Op::sum, s);
+  rt.segmented_reduce(in, out, Segments::offsets(1000, off, off + 1, 16, 65), DType::f32, Op::sum,
+                      s);
   const auto l = t.fake->seg_launches();
-  ASSERT_EQ(l.size(), 4u);
+  ASSERT_EQ(l.size(), 6u);
+  EXPECT_EQ(l[4].id, "seg.balanced.b256.v4.offsets32.f32.sum");
+  EXPECT_EQ(l[5].id, "seg.balanced.b256.v4.offsets32.f32.sum");
   EXPECT_EQ(l[0].id, "seg.tile.b256.v4.fixed.f32.sum");
   EXPECT_NE(l[1].id.rfind("seg.tile.", 0), 0u) << l[1].id;
   EXPECT_EQ(l[2].id, "seg.group.b256.g4.v4.offsets32.f32.sum");

@@ -149,6 +149,8 @@ double ideal_log2(const kseg::SegParams& p) {
       return 8 + 2 * std::log2(p.block / 128.0);
     case kseg::SegFamily::split:
       return 20;
+    case kseg::SegFamily::balanced:
+      return 12;
   }
   return 100;
 }

@@ -726,9 +726,10 @@ TEST(ConfigHash, DependsOnEveryValue) {
 // dtypes gained f16 and bf16 in bde555a (it was 4744ccacebe56947, which runs between the two
 // carry), when its ops gained argmin and argmax in f282bf6 (it was 324f7eb903b29da7), and when
 // it gained [segmented] with six keys (it was 549b87655eeb575d, which default_config() keeps:
-// without a segmented key the canonical text has no line of [segmented]).
+// without a segmented key the canonical text has no line of [segmented]), and when its
+// segmented families gained balanced (it was 3d4cab200039f48c).
 TEST(ConfigHash, TheRepositorysTuneTomlKeepsItsHash) {
-  EXPECT_EQ(config_hash(load_config(TR_DEFAULT_TUNE_TOML)), "3d4cab200039f48c");
+  EXPECT_EQ(config_hash(load_config(TR_DEFAULT_TUNE_TOML)), "784f012aeb1ca212");
   EXPECT_EQ(config_hash(default_config()), "549b87655eeb575d");
   EXPECT_EQ(config_hash(load_config(fixture("small.toml"))), "01a66b7ffc1caab6");
   ConfigOverrides o;
@@ -752,7 +753,7 @@ TEST(ConfigHash, TheRepositorysTuneTomlKeepsItsHash) {
   p.warmup = "2";
   p.dtypes = "f64,i32";
   p.ops = "max";
-  EXPECT_EQ(config_hash(load_config(TR_DEFAULT_TUNE_TOML, p)), "130bd376e3b5f15b");
+  EXPECT_EQ(config_hash(load_config(TR_DEFAULT_TUNE_TOML, p)), "3239a5ec76ab78d7");
   // The same without the file's segmented keys: the hash these overrides gave before
   // [segmented] existed.
   p.seg_keys = "";

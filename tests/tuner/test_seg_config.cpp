@@ -49,7 +49,7 @@ TEST(SegConfig, DefaultsTuneNoKeyOverTheDocumentedGrid) {
   EXPECT_TRUE(g.keys.empty());
   EXPECT_EQ(g.families,
             (std::vector<SegFamily>{SegFamily::thread, SegFamily::group, SegFamily::block,
-                                    SegFamily::split, SegFamily::tile}));
+                                    SegFamily::split, SegFamily::tile, SegFamily::balanced}));
   EXPECT_EQ(g.layouts, std::vector<SegLayout>{SegLayout::fixed});
   EXPECT_EQ(g.segment_sizes, powers(0, 20, 2));    // 1, 4, ..., 2^20
   EXPECT_EQ(g.segment_counts, powers(0, 20, 4));   // 1, 16, ..., 2^20
@@ -114,7 +114,7 @@ TEST(SegConfig, AllSelectsEveryKeyFamilyAndLayoutWithSegmentedKernels) {
   // sum, min, max, argmin, argmax of the six 4- and 8-byte types; wide_sum of five.
   EXPECT_EQ(g.keys.size(), 35u);
   for (const SegKey& k : g.keys) EXPECT_TRUE(kseg::seg_op_applies(k.dtype, k.op));
-  EXPECT_EQ(g.families.size(), 5u);
+  EXPECT_EQ(g.families.size(), 6u);
   EXPECT_EQ(g.layouts.size(), 3u);
 }
 
@@ -148,7 +148,7 @@ TEST(SegConfig, AKeyWithoutSegmentedKernelsIsNamedWithTheNearestKey) {
 TEST(SegConfig, UnknownFamiliesAndLayoutsSuggestTheNearest) {
   EXPECT_EQ(error_of("[segmented]\nfamilies = [\"block\", \"grop\"]\nlayouts = [\"offset32\"]\n"),
             "t.toml:2:22: segmented.families[1]: unknown segmented family 'grop' (did you mean "
-            "'group'?); choices: thread, group, block, split, tile\n"
+            "'group'?); choices: thread, group, block, split, tile, balanced\n"
             "t.toml:3:12: segmented.layouts[0]: unknown segment layout 'offset32' (did you "
             "mean 'offsets32'?); choices: fixed, offsets32, offsets64");
   EXPECT_EQ(error_of("[segmented]\nfamilies = []\n"),
@@ -192,7 +192,8 @@ TEST(SegConfig, AFamilySelectionWithoutEntriesOfALayoutOrAPointIsAnError) {
   EXPECT_EQ(error_of("[segmented]\nkeys = [\"f32.sum\"]\nfamilies = [\"tile\"]\n"
                      "layouts = [\"fixed\", \"offsets32\"]\n"),
             "t.toml:3:12: segmented.families: selects no compiled segmented entry for f32 sum "
-            "with layout offsets32 (the families thread, group, block and split have it)");
+            "with layout offsets32 (the families thread, group, block, split and balanced have "
+            "it)");
   // tile takes rows of 1, 2 or 4 floats (a 16-byte vector's 4 elements) only.
   EXPECT_EQ(error_of("[segmented]\nkeys = [\"f32.sum\"]\nfamilies = [\"tile\"]\n"
                      "segment_sizes = [3, 8]\n"),

@@ -10,13 +10,14 @@
 
 namespace tunedreduce::tuner {
 
-inline constexpr auto seg_family_names =
-    enum_names<kernels::segmented::SegFamily>({{kernels::segmented::SegFamily::thread, "thread"},
-                                               {kernels::segmented::SegFamily::group, "group"},
-                                               {kernels::segmented::SegFamily::block, "block"},
-                                               {kernels::segmented::SegFamily::split, "split"},
-                                               {kernels::segmented::SegFamily::tile, "tile"}});
-static_assert(seg_family_names.lists_all_through(kernels::segmented::SegFamily::tile));
+inline constexpr auto seg_family_names = enum_names<kernels::segmented::SegFamily>(
+    {{kernels::segmented::SegFamily::thread, "thread"},
+     {kernels::segmented::SegFamily::group, "group"},
+     {kernels::segmented::SegFamily::block, "block"},
+     {kernels::segmented::SegFamily::split, "split"},
+     {kernels::segmented::SegFamily::tile, "tile"},
+     {kernels::segmented::SegFamily::balanced, "balanced"}});
+static_assert(seg_family_names.lists_all_through(kernels::segmented::SegFamily::balanced));
 
 inline constexpr auto seg_layout_names = enum_names<kernels::segmented::SegLayout>(
     {{kernels::segmented::SegLayout::fixed, "fixed"},

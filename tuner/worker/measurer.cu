@@ -529,10 +529,11 @@ Result Measurer::measure(const kernels::segmented::SegEntry& entry, std::uint64_
   args.workspace = b_->workspace;
   args.workspace_bytes = b_->workspace_bytes;
   args.stream = b_->stream;
-  // The split family finishes in one kernel behind a counter of the kernels' table, as the
-  // library's calls run it (runtime/segmented.cpp); no other launch of this process uses it.
+  // The split family finishes in one kernel behind a counter of the kernels' table (and the
+  // balanced family takes its scan's ticket on it), as the library's calls run them
+  // (runtime/segmented.cpp); no other launch of this process uses it.
   if (unsigned long long* table = nullptr;
-      entry.params.family == seg::SegFamily::split && kernels::counter_table(&table) == cudaSuccess)
+      seg::takes_counter(entry.params.family) && kernels::counter_table(&table) == cudaSuccess)
     args.counter = table;
   const std::function<cudaError_t()> launch = [&] { return entry.launch(args, limits_); };
 
