@@ -81,8 +81,9 @@ TEST(SegmentedWorkerGpu, EveryFamilyAndLayoutIsMeasuredAndVerified) {
   const kernels::DeviceLimits& dev = m.limits();
   const MeasurePolicy policy = quick_policy();
   const std::vector<const seg::SegEntry*> entries = chosen_entries();
-  // 13 (family, layout) pairs (the tile family's rows are fixed only), 5 keys each.
-  ASSERT_EQ(entries.size(), 13u * 5u);
+  // 15 (family, layout) pairs (the tile family's rows are fixed only, the balanced family's
+  // offsets only), 5 keys each.
+  ASSERT_EQ(entries.size(), 15u * 5u);
   std::map<std::pair<seg::SegFamily, seg::SegLayout>, int> measured;
   int ok = 0, refused = 0;
   for (const seg::SegEntry* e : entries) {
@@ -123,7 +124,7 @@ TEST(SegmentedWorkerGpu, EveryFamilyAndLayoutIsMeasuredAndVerified) {
       }
     }
   }
-  EXPECT_EQ(measured.size(), 13u);
+  EXPECT_EQ(measured.size(), 15u);
   std::printf("%d segmented measurements verified, %d shapes refused by the tile family\n", ok,
               refused);
 }
