@@ -92,8 +92,8 @@ __device__ __forceinline__ std::uint64_t block_exclusive_scan(std::uint64_t v,
 /// Tiles b in [1, tiles) with prev < b T <= here take segment s as their first (a segment of
 /// any length may be the first of many tiles); s == 0 has no prev.
 __device__ __forceinline__ void mark_tiles(std::uint64_t* first, std::uint64_t s, bool has_prev,
-                                           std::uint64_t prev, std::uint64_t here,
-                                           std::uint64_t T, std::uint64_t tiles, bool last) {
+                                           std::uint64_t prev, std::uint64_t here, std::uint64_t T,
+                                           std::uint64_t tiles, bool last) {
   const std::uint64_t lo = has_prev ? prev / T + 1 : 1;
   const std::uint64_t hi = last ? tiles - 1 : (here / T < tiles - 1 ? here / T : tiles - 1);
   for (std::uint64_t b = lo; b <= hi; ++b) first[b] = s;
@@ -287,8 +287,7 @@ __global__ void __launch_bounds__(block, 4)
       }
       T acc = OpT::identity();
       if (mine)
-        acc = fold_range<T, OpT, In, short_group, V, 2>(in, p.lo, p.hi, lane % short_group,
-                                                         p.idx0);
+        acc = fold_range<T, OpT, In, short_group, V, 2>(in, p.lo, p.hi, lane % short_group, p.idx0);
       acc = group_reduce<T, OpT, short_group>(acc);
       if (mine && lane % short_group == 0) put<T, OpT>(out, head, tail, b, p, acc);
     }
