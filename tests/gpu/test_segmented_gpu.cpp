@@ -383,20 +383,21 @@ TEST(SegmentedRegistry, EveryEntryEveryShape) {
             }
             DeviceBuffer ws(std::max<std::size_t>(e.workspace_bytes(p, dev.limits), 1));
             TR_CUDA_CHECK(cudaMemset(ws.get(), 0xAB, ws.bytes()));  // may hold anything
-            const auto launch = [&](const void* in, void* out, unsigned long long* counter) {
+            const auto launch = [&](const void* in, void* out, unsigned long long* counter,
+                                    const seg::SegProblem& q, const DeviceBuffer& w) {
               seg::SegLaunchArgs a;
               a.in = in;
               a.out = out;
-              a.problem = p;
-              a.workspace = ws.get();
-              a.workspace_bytes = ws.bytes();
+              a.problem = q;
+              a.workspace = w.get();
+              a.workspace_bytes = w.bytes();
               a.counter = counter;
               TR_CUDA_CHECK(e.launch(a, dev.limits));
             };
             check_results(
                 k, s, want, tol, e.id,
                 [&](const void* in, void* out, const void*, const void*) {
-                  launch(in, out, nullptr);
+                  launch(in, out, nullptr, p, ws);
                 },
                 u.in, u.begin, u.end, dtype_size(k.dtype));
             ++launches;
@@ -419,14 +420,7 @@ TEST(SegmentedRegistry, EveryEntryEveryShape) {
                     k, s, want, tol,
                     std::string(e.id) + " told a mean length of " + std::to_string(mean),
                     [&](const void* in, void* out, const void*, const void*) {
-                      seg::SegLaunchArgs a;
-                      a.in = in;
-                      a.out = out;
-                      a.problem = q;
-                      a.workspace = ws2.get();
-                      a.workspace_bytes = ws2.bytes();
-                      a.counter = counter;
-                      TR_CUDA_CHECK(e.launch(a, dev.limits));
+                      launch(in, out, counter, q, ws2);
                     },
                     u.in, u.begin, u.end, dtype_size(k.dtype));
                 launches += 1;
@@ -435,7 +429,7 @@ TEST(SegmentedRegistry, EveryEntryEveryShape) {
             check_results(
                 k, s, want, tol, std::string(e.id) + " with a counter",
                 [&](const void* in, void* out, const void*, const void*) {
-                  launch(in, out, counter);
+                  launch(in, out, counter, p, ws);
                   unsigned long long left = 1;
                   TR_CUDA_CHECK(cudaMemcpy(&left, counter, sizeof left, cudaMemcpyDeviceToHost));
                   ASSERT_EQ(left, 0u)
