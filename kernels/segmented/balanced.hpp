@@ -1,6 +1,6 @@
 #pragma once
 // The balanced family's geometry on the host and the device (kernels/segmented/balanced.cuh):
-// its block, the scan's chunk, and the workspace's layout.
+// its block, what a short and a long segment are, the scan's chunk, and the workspace's layout.
 
 #include <cstddef>
 #include <cstdint>
@@ -10,12 +10,20 @@ namespace tunedreduce::kernels::segmented::balanced {
 inline constexpr int block = 256;                 // threads of every balanced kernel
 inline constexpr int per_thread = 8;              // segments a thread of the scan takes
 inline constexpr int chunk = block * per_thread;  // segments a block of the scan takes
+/// A segment of at most this many 16-byte vectors' worth of elements is folded by 4 lanes (8
+/// vectors a lane), of at most long_vectors by a warp (8 a lane), both in a grid over every
+/// segment; longer ones are long: the tiles take them.
+inline constexpr std::uint64_t short_vectors = 32;
+inline constexpr std::uint64_t long_vectors = 256;
 
-/// The workspace, carved from the front: a header (W, T, the scan's ticket), the segments'
-/// starts within their chunk, the chunks' starts, the first segment of each tile, and the
-/// tiles' head and tail partials. Byte offsets, each 256-byte aligned.
+/// The workspace, carved from the front: a header (W, T, the count of long segments, the
+/// scan's ticket), the chunks' counts and sums of long segments (then their starts), the long
+/// segments' indices and starts in the concatenation of the long segments, the long segment
+/// that holds each tile's first element, and the tiles' head and tail partials. Byte offsets,
+/// each 256-byte aligned.
 struct Layout {
-  std::size_t header = 0, local = 0, chunks = 0, first = 0, head = 0, tail = 0, bytes = 0;
+  std::size_t header = 0, chunk_count = 0, chunk_sum = 0, list = 0, start = 0, tile_first = 0,
+              head = 0, tail = 0, bytes = 0;
 };
 
 constexpr std::size_t round256(std::size_t b) { return (b + 255) / 256 * 256; }
@@ -24,10 +32,12 @@ constexpr std::size_t round256(std::size_t b) { return (b + 255) / 256 * 256; }
 constexpr Layout layout(std::uint64_t S, std::uint64_t tiles, std::size_t result_bytes) {
   Layout l;
   const std::uint64_t nch = (S + chunk - 1) / chunk;
-  l.local = 256;
-  l.chunks = l.local + round256(8 * (S + 1));
-  l.first = l.chunks + round256(8 * nch);
-  l.head = l.first + round256(8 * (tiles + 1));
+  l.chunk_count = 256;
+  l.chunk_sum = l.chunk_count + round256(8 * nch);
+  l.list = l.chunk_sum + round256(8 * nch);
+  l.start = l.list + round256(8 * S);
+  l.tile_first = l.start + round256(8 * (S + 1));
+  l.head = l.tile_first + round256(8 * tiles);
   l.tail = l.head + round256(result_bytes * tiles);
   l.bytes = l.tail + round256(result_bytes * tiles);
   return l;

@@ -569,28 +569,41 @@ struct SegDispatch {
       const balanced::Layout l = balanced::layout(S, tiles, sizeof(T));
       if (!a.workspace || a.workspace_bytes < l.bytes) return cudaErrorInvalidValue;
       auto* ws = static_cast<unsigned char*>(a.workspace);
-      const balanced::Work w{reinterpret_cast<std::uint64_t*>(ws + l.header),
-                             reinterpret_cast<std::uint64_t*>(ws + l.local),
-                             reinterpret_cast<std::uint64_t*>(ws + l.chunks),
-                             reinterpret_cast<std::uint64_t*>(ws + l.first),
+      const auto at = [&](std::size_t offset) {
+        return reinterpret_cast<std::uint64_t*>(ws + offset);
+      };
+      const balanced::Work w{at(l.header),
+                             at(l.chunk_count),
+                             at(l.chunk_sum),
+                             at(l.list),
+                             at(l.start),
+                             at(l.tile_first),
                              S,
-                             tiles};
+                             tiles,
+                             balanced::long_vectors * P.vec};
       T* head = reinterpret_cast<T*>(ws + l.head);
       T* tail = reinterpret_cast<T*>(ws + l.tail);
       const std::uint64_t chunks = (S + balanced::chunk - 1) / balanced::chunk;
       // The scan's ticket: the caller's counter, else a word of the header zeroed first.
       unsigned* counter = a.counter ? reinterpret_cast<unsigned*>(a.counter)
-                                    : reinterpret_cast<unsigned*>(w.header + 2);
+                                    : reinterpret_cast<unsigned*>(w.header + 3);
       if (!a.counter && chunks > 1)
-        if (cudaError_t e = cudaMemsetAsync(w.header + 2, 0, 8, a.stream); e != cudaSuccess)
+        if (cudaError_t e = cudaMemsetAsync(w.header + 3, 0, 8, a.stream); e != cudaSuccess)
           return e;
-      balanced::seg_balanced_scan_kernel<typename Ty::Bounds>
-          <<<grid_of(chunks), balanced::block, 0, a.stream>>>(b, w, counter);
+      const std::uint64_t per_block = balanced::block / balanced::short_group;
+      balanced::seg_balanced_short_kernel<config_t<P>>
+          <<<grid_of((S + per_block - 1) / per_block), balanced::block, 0, a.stream>>>(in, out, b,
+                                                                                       S, w.limit);
       if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
+      if (cudaError_t e = launch_dependent(balanced::seg_balanced_scan_kernel<typename Ty::Bounds>,
+                                           grid_of(chunks), balanced::block, a.stream, dev, b, w,
+                                           counter);
+          e != cudaSuccess)
+        return e;
       if (chunks > 1)
-        if (cudaError_t e = launch_dependent(balanced::seg_balanced_first_kernel<>,
-                                             grid_of((S + balanced::block) / balanced::block),
-                                             balanced::block, a.stream, dev, w);
+        if (cudaError_t e =
+                launch_dependent(balanced::seg_balanced_place_kernel<typename Ty::Bounds>,
+                                 grid_of(chunks), balanced::block, a.stream, dev, b, w);
             e != cudaSuccess)
           return e;
       if (cudaError_t e = launch_dependent(balanced::seg_balanced_tile_kernel<config_t<P>>,

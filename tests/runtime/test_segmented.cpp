@@ -161,13 +161,14 @@ TEST(SegmentedEntries, BalancedTilesAndWorkspace) {
   EXPECT_EQ(bal->tiles(p, h100()), (100000u + 4095u) / 4096u);
   p.mean_length = std::uint64_t{1} << 60;  // an absurd mean: no overflow
   EXPECT_EQ(bal->tiles(p, h100()), 4u * 132u);
-  // The header, the starts (S + 1), the chunks' starts, the tiles' first segments (tiles + 1)
-  // and two partials a tile (16 bytes each for argmax of f32), each 256-byte aligned.
+  // The header, the chunks' counts and sums (49 chunks of 2048), the long segments' indices (S)
+  // and starts (S + 1), the tiles' first long segments and two partials a tile (16 bytes each
+  // for argmax of f32), each 256-byte aligned.
   p.mean_length = 1;
   const std::uint64_t tiles = bal->tiles(p, h100());
   const auto r = [](std::size_t b) { return (b + 255) / 256 * 256; };
   EXPECT_EQ(bal->workspace_bytes(p, h100()),
-            256 + r(8 * 100001) + r(8 * 49) + r(8 * (tiles + 1)) + 2 * r(16 * tiles));
+            256 + 2 * r(8 * 49) + r(8 * 100000) + r(8 * 100001) + r(8 * tiles) + 2 * r(16 * tiles));
   EXPECT_FALSE(bal->can_implement(p, 4, h100()));
   p.begin = nullptr;
   EXPECT_TRUE(bal->can_implement(p, 4, h100()));
