@@ -609,6 +609,49 @@ TEST(SegmentedLibrary, BadArguments) {
             Status::temp_too_small);
 }
 
+/// The balanced family under graph capture: offsets of lengths that spread (no longest length
+/// given), over several of its scan's chunks, one segment across most tiles; the graph replayed.
+TEST(SegmentedLibrary, GraphCaptureOfSpreadOffsets) {
+  std::mt19937_64 rng(test_seed() + 11);
+  const std::uint64_t S = 5000;
+  std::vector<std::int64_t> off(S + 1, 0);
+  for (std::uint64_t i = 0; i < S; ++i) {
+    const std::int64_t len = i == S / 3 ? (1 << 20) : std::int64_t(rng() % 600);
+    off[i + 1] = off[i] + len;
+  }
+  const std::uint64_t n = std::uint64_t(off[S]);
+  std::vector<float> h(n);
+  for (auto& x : h) x = float(rng() % 8) * 0.25f;  // sums exact in float (below 2^24 / 4)
+  DeviceBuffer in(n * 4), out(S * 4), doff(off.size() * 8);
+  upload(in.get(), h.data(), n * 4);
+  upload(doff.get(), off.data(), off.size() * 8);
+  const Segments seg = Segments::csr(S, static_cast<const std::int64_t*>(doff.get()), n / S);
+  ASSERT_STREQ(lookup_segmented(DType::f32, Op::sum, seg).family, "balanced");
+  cudaStream_t s;
+  TR_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  cudaGraph_t g;
+  TR_CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  segmented_sum(static_cast<const float*>(in.get()), static_cast<float*>(out.get()), seg, s);
+  TR_CUDA_CHECK(cudaStreamEndCapture(s, &g));
+  cudaGraphExec_t x;
+  TR_CUDA_CHECK(cudaGraphInstantiate(&x, g, 0));
+  for (int rep = 0; rep < 3; ++rep) {
+    TR_CUDA_CHECK(cudaMemset(out.get(), 0xCD, S * 4));
+    TR_CUDA_CHECK(cudaGraphLaunch(x, s));
+    TR_CUDA_CHECK(cudaStreamSynchronize(s));
+    std::vector<float> r(S);
+    TR_CUDA_CHECK(cudaMemcpy(r.data(), out.get(), S * 4, cudaMemcpyDeviceToHost));
+    for (std::uint64_t i = 0; i < S; ++i) {
+      double want = 0;
+      for (std::int64_t k = off[i]; k < off[i + 1]; ++k) want += h[std::size_t(k)];
+      ASSERT_EQ(double(r[i]), want) << "segment " << i << ", replay " << rep;
+    }
+  }
+  TR_CUDA_CHECK(cudaGraphExecDestroy(x));
+  TR_CUDA_CHECK(cudaGraphDestroy(g));
+  TR_CUDA_CHECK(cudaStreamDestroy(s));
+}
+
 TEST(SegmentedLibrary, GraphCapture) {
   const std::uint64_t S = 3, L = 1 << 20;  // the split family: a workspace the graph owns
   std::vector<float> h(S * L, 0.5f);
