@@ -182,10 +182,17 @@ tr_status tr_segmented_reduce_rows(void* d_temp, size_t* temp_bytes, const void*
                    tunedreduce::Segments::rows(count, size, stride), dtype, op, stream);
 }
 
-tr_status tr_segmented_reduce_offsets(void* d_temp, size_t* temp_bytes, const void* d_in,
-                                      void* d_out, uint64_t count, const void* begin,
-                                      const void* end, int offset_bytes, uint64_t mean_length,
-                                      int dtype, int op, void* stream) {
+tr_status tr_segmented_reduce_offsets_bounded(void* d_temp, size_t* temp_bytes, const void* d_in,
+                                              void* d_out, uint64_t count, const void* begin,
+                                              const void* end, int offset_bytes,
+                                              uint64_t mean_length, uint64_t max_length, int dtype,
+                                              int op, void* stream) {
+  if (offset_bytes != 4 && offset_bytes != 8)
+    return guarded([&] {
+      require(false, ("offset_bytes = " + std::to_string(offset_bytes) +
+                      " is neither 4 (int32 offsets) nor 8 (int64)")
+                         .c_str());
+    });
   tunedreduce::Segments seg;
   seg.layout = offset_bytes == 8 ? tunedreduce::SegmentLayout::offsets64
                                  : tunedreduce::SegmentLayout::offsets32;
@@ -193,13 +200,16 @@ tr_status tr_segmented_reduce_offsets(void* d_temp, size_t* temp_bytes, const vo
   seg.begin = begin;
   seg.end = end;
   seg.mean_length = mean_length;
-  if (offset_bytes != 4 && offset_bytes != 8)
-    return guarded([&] {
-      require(false, ("offset_bytes = " + std::to_string(offset_bytes) +
-                      " is neither 4 (int32 offsets) nor 8 (int64)")
-                         .c_str());
-    });
+  seg.max_length = max_length;
   return segmented(d_temp, temp_bytes, d_in, d_out, seg, dtype, op, stream);
+}
+
+tr_status tr_segmented_reduce_offsets(void* d_temp, size_t* temp_bytes, const void* d_in,
+                                      void* d_out, uint64_t count, const void* begin,
+                                      const void* end, int offset_bytes, uint64_t mean_length,
+                                      int dtype, int op, void* stream) {
+  return tr_segmented_reduce_offsets_bounded(d_temp, temp_bytes, d_in, d_out, count, begin, end,
+                                             offset_bytes, mean_length, 0, dtype, op, stream);
 }
 
 tr_status tr_release_workspace(void* stream) {

@@ -163,14 +163,24 @@ TR_API tr_status tr_segmented_reduce_rows(void* d_temp, size_t* temp_bytes, cons
                                           uint64_t stride, int dtype, int op, void* stream);
 /** Offsets: segment s is [begin[s], end[s]) (offset_bytes 4: int32 offsets, 8: int64);
  *  mean_length: the expected mean segment length, 0 when unknown (the longest is unknown here,
- *  so the lengths may spread and the balanced family runs: Segments::max_length of the C++
- *  call; a call that knows its lengths are even takes the C++ form). With d_temp == NULL and
+ *  so the lengths may spread and the balanced family runs; tr_segmented_reduce_offsets_bounded
+ *  takes the longest too). With d_temp == NULL and
  *  temp_bytes == NULL both forms run with the cached workspace; with d_temp == NULL and a
  *  temp_bytes pointer they only set *temp_bytes (the two-phase size query). */
 TR_API tr_status tr_segmented_reduce_offsets(void* d_temp, size_t* temp_bytes, const void* d_in,
                                              void* d_out, uint64_t count, const void* begin,
                                              const void* end, int offset_bytes,
                                              uint64_t mean_length, int dtype, int op, void* stream);
+/** The same with the longest segment the caller expects, max_length (0 when unknown): where it
+ *  is known and at most 4 x mean_length, the kernel chosen for the mean length runs (tuned or
+ *  the built-in rules); otherwise the balanced family, whose time does not depend on how the
+ *  lengths spread (Segments::max_length of the C++ API). */
+TR_API tr_status tr_segmented_reduce_offsets_bounded(void* d_temp, size_t* temp_bytes,
+                                                     const void* d_in, void* d_out, uint64_t count,
+                                                     const void* begin, const void* end,
+                                                     int offset_bytes, uint64_t mean_length,
+                                                     uint64_t max_length, int dtype, int op,
+                                                     void* stream);
 
 /** Uses path as the tuning database from now on; NULL or "" restores the default rules. */
 TR_API tr_status tr_set_database(const char* path);

@@ -15,7 +15,8 @@ fi
 for want in tr_sum tr_lookup tr_last_error tr_version 'tunedreduce::lookup(' 'tunedreduce::reduce(' \
             'tunedreduce::set_database(' 'tunedreduce::set_cache_state(' 'tunedreduce::cache_state(' tr_set_cache_state 'vtable for tunedreduce::ReduceError' \
             tr_kernel_count tr_kernel_id 'tunedreduce::kernel_count(' 'tunedreduce::kernel_id(' \
-            tr_segmented_reduce_rows tr_segmented_reduce_offsets 'tunedreduce::segmented_reduce(' \
+            tr_segmented_reduce_rows tr_segmented_reduce_offsets tr_segmented_reduce_offsets_bounded \
+            'tunedreduce::segmented_reduce(' \
             'tunedreduce::lookup_segmented('; do
   echo "$exported" | grep -F "$want" > /dev/null || { echo "missing export: $want" >&2; exit 1; }
 done

@@ -127,6 +127,19 @@ int main(void) {
   CHECK(contains(tr_last_error(), "temp_bytes is a null pointer"));
   s = tr_lookup(TR_I32, TR_SUM, 16, -1, NULL);
   CHECK(s == TR_ERROR_INVALID_ARGUMENT);
+  /* Segmented offsets, with and without the longest length: the offsets' width and a null
+     d_out named, before any device is asked for. */
+  s = tr_segmented_reduce_offsets(NULL, NULL, buf, buf, 4, buf, buf, 3, 16, TR_F32, TR_SUM, NULL);
+  CHECK(s == TR_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tr_last_error(), "offset_bytes = 3 is neither 4"));
+  s = tr_segmented_reduce_offsets_bounded(NULL, NULL, buf, buf, 4, buf, buf, 2, 16, 64, TR_F32,
+                                          TR_SUM, NULL);
+  CHECK(s == TR_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tr_last_error(), "offset_bytes = 2 is neither 4"));
+  s = tr_segmented_reduce_offsets_bounded(NULL, NULL, buf, NULL, 4, buf, buf, 8, 16, 64, TR_F32,
+                                          TR_SUM, NULL);
+  CHECK(s == TR_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tr_last_error(), "d_out is a null pointer"));
   /* The exact sum: float and double only, by name; op 4 is no operator. */
   s = tr_exact_sum(buf, buf, 16, TR_I32, NULL);
   CHECK(s == TR_ERROR_INVALID_ARGUMENT);
