@@ -53,8 +53,8 @@ std::uint64_t pow2_clamp(std::uint64_t v, std::uint64_t lo, std::uint64_t hi) {
 
 bool lengths_may_spread(const Segments& s) {
   if (s.layout == SegmentLayout::rows) return false;
-  return s.mean_length == 0 || s.max_length == 0 || s.max_length / 4 > s.mean_length ||
-         (s.max_length / 4 == s.mean_length && s.max_length % 4 != 0);
+  // max_length > 4 x mean_length, without the product (which can overflow).
+  return s.mean_length == 0 || s.max_length == 0 || (s.max_length - 1) / 4 >= s.mean_length;
 }
 
 seg::SegParams builtin_segmented(DType dtype, Op op, const Segments& s, std::size_t in_alignment,

@@ -52,17 +52,6 @@ struct Work {
   std::uint64_t S, tiles, limit;  // limit: the longest segment that is not long (elements)
 };
 
-__device__ __forceinline__ void pdl_wait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
-}
-__device__ __forceinline__ void pdl_launch_dependents() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.launch_dependents;");
-#endif
-}
-
 /// Exclusive scan of one value a thread over the block (every thread calls it); \p total gets
 /// the block's sum.
 __device__ __forceinline__ std::uint64_t block_exclusive_scan(std::uint64_t v,
@@ -120,9 +109,10 @@ __global__ void __launch_bounds__(block)
     mid &= mid - 1;
     const std::uint64_t mlo = __shfl_sync(0xffffffffu, lo, leader);
     const std::uint64_t mhi = __shfl_sync(0xffffffffu, hi, leader);
+    const std::uint64_t ms = __shfl_sync(0xffffffffu, s, leader);
     T m = fold_range<T, OpT, In, 32, V, 4>(in, mlo, mhi, lane, 0);
     m = group_reduce<T, OpT, 32>(m);
-    if (lane == 0) store_result(out + (s - lane / short_group + leader / short_group), m);
+    if (lane == 0) store_result(out + ms, m);
   }
 }
 
@@ -155,7 +145,6 @@ __device__ __forceinline__ void place_long(const Work& w, std::uint64_t s, std::
 }
 
 /// Places a thread's long segments (step 2) from their rank and start before it.
-template <class Bounds>
 __device__ __forceinline__ void place_thread(const Work& w, std::uint64_t s0,
                                              const std::uint64_t (&len)[per_thread],
                                              std::uint64_t j, std::uint64_t at, std::uint64_t T) {
@@ -237,7 +226,7 @@ __global__ void __launch_bounds__(block)
   // The tiles past the last long element hold none.
   for (std::uint64_t b = (W + T - 1) / T + threadIdx.x; b < w.tiles; b += block)
     w.tile_first[b] = n;
-  if (nch == 1) place_thread<Bounds>(w, s0, len, j, at, T);
+  if (nch == 1) place_thread(w, s0, len, j, at, T);
   pdl_wait();
 }
 
@@ -254,7 +243,7 @@ __global__ void __launch_bounds__(block) seg_balanced_place_kernel(Bounds bounds
   std::uint64_t total;
   const std::uint64_t j = __ldcg(w.chunk_count + c) + block_exclusive_scan(count, total);
   const std::uint64_t at = __ldcg(w.chunk_sum + c) + block_exclusive_scan(sum, total);
-  place_thread<Bounds>(w, s0, len, j, at, __ldcg(w.header + 1));
+  place_thread(w, s0, len, j, at, __ldcg(w.header + 1));
 }
 
 /// A piece of a long segment in a tile: its input range, the index of its first element within
@@ -275,7 +264,7 @@ __device__ __forceinline__ void put(T* out, T* head, T* tail, std::uint64_t b, c
 
 /// 3. Block b folds the elements [b T, (b + 1) T) of the long segments' concatenation.
 template <class C>
-__global__ void __launch_bounds__(block, 4)
+__global__ void __launch_bounds__(block, tiles_per_sm)
     seg_balanced_tile_kernel(const typename C::In* __restrict__ in, typename C::T* __restrict__ out,
                              typename C::Bounds bounds, Work w, typename C::T* head,
                              typename C::T* tail) {

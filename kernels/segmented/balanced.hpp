@@ -10,6 +10,9 @@ namespace tunedreduce::kernels::segmented::balanced {
 inline constexpr int block = 256;                 // threads of every balanced kernel
 inline constexpr int per_thread = 8;              // segments a thread of the scan takes
 inline constexpr int chunk = block * per_thread;  // segments a block of the scan takes
+/// Tiles a multiprocessor holds at once (the tile kernel's launch bounds): the tiles of a launch
+/// are at most a wave of them (SegEntry::tiles).
+inline constexpr int tiles_per_sm = 4;
 /// A segment of at most this many 16-byte vectors' worth of elements is folded by 4 lanes (8
 /// vectors a lane), of at most long_vectors by a warp (8 a lane), both in a grid over every
 /// segment; longer ones are long: the tiles take them.

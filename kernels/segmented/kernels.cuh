@@ -188,6 +188,21 @@ __device__ __forceinline__ T fold_range(const In* __restrict__ in, std::uint64_t
   return acc;
 }
 
+/// Programmatic dependent launch (compute capability 9.0 up; nothing below): a kernel launched
+/// with launch_dependent (below) waits here for the previous grid's completion and memory
+/// before it reads what that grid wrote ...
+__device__ __forceinline__ void pdl_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+/// ... and a grid lets the next one be scheduled early (its launch overlaps this grid's end).
+__device__ __forceinline__ void pdl_launch_dependents() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;");
+#endif
+}
+
 /// __shfl_down_sync inside groups of G lanes, of a value or of both members of an IndexedValue.
 template <int G, class T>
 __device__ __forceinline__ T group_shfl_down(T v, int offset) {
@@ -324,11 +339,9 @@ __global__ void __launch_bounds__(C::params.block, min_blocks_v<C>)
   using T = typename Ty::T;
   using OpT = typename Ty::OpT;
   const std::uint64_t work = num_segments * parts;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   // The finishing kernel may be scheduled now; it waits for this grid's completion and memory
-  // (griddepcontrol.wait) before it reads a partial: its launch latency overlaps this grid.
-  if (!counter) asm volatile("griddepcontrol.launch_dependents;");
-#endif
+  // (pdl_wait) before it reads a partial: its launch latency overlaps this grid.
+  if (!counter) pdl_launch_dependents();
   for (std::uint64_t w = blockIdx.x; w < work; w += gridDim.x) {
     std::uint64_t lo, hi, plo, phi;
     bounds.get(w / parts, lo, hi);
@@ -366,9 +379,7 @@ __global__ void __launch_bounds__(256)
   using T = typename Ty::T;
   using OpT = typename Ty::OpT;
   const unsigned lane = threadIdx.x % 32;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
+  pdl_wait();
   // Whole warps go round the loop together (the shuffles of fold_partials): a warp past the last
   // segment folds nothing and writes nothing.
   for (std::uint64_t s0 = std::uint64_t(blockIdx.x) * 8; s0 < num_segments;
@@ -479,14 +490,15 @@ __global__ void __launch_bounds__(C::params.block)
 
 }  // namespace tunedreduce::kernels::segmented
 
-// The balanced family's kernels use fold_range, group_reduce and store_result above.
+// The balanced family's kernels use fold_range, group_reduce, store_result and the PDL helpers
+// above.
 #include "kernels/segmented/balanced.cuh"
 
 namespace tunedreduce::kernels::segmented {
 
 /// Launches \p kernel as a programmatic dependent launch of the stream's previous kernel where
 /// the device has it (compute capability 9.0 up): its launch overlaps that kernel's end, and
-/// it waits for that kernel's completion and memory (griddepcontrol.wait) before reading.
+/// it waits for that kernel's completion and memory (pdl_wait) before reading.
 template <class... Params, class... Args>
 cudaError_t launch_dependent(void (*kernel)(Params...), unsigned grid, unsigned threads,
                              cudaStream_t stream, const DeviceLimits& dev, Args... args) {
