@@ -14,10 +14,11 @@
 //   2. place: a block per chunk again: every long segment's rank among the long ones, its start
 //      in their concatenation, and the tiles whose first element it holds (with one chunk the
 //      scan's block does it);
-//   3. tiles: block b folds the elements [b T, (b + 1) T) of that concatenation: every piece of a
-//      long segment in it, the whole block a piece of 256 vectors or more, a warp a shorter one.
-//      A segment wholly inside the tile is written to out; the first and last pieces
-//      of one that crosses tiles to the workspace (head and tail partials);
+//   3. tiles: block b folds the elements [b T, (b + 1) T) of that concatenation, every warp an
+//      equal run of them whatever the pieces of long segments in it (merge-path style: a piece
+//      cut by the runs' ends is joined from the warps' partials in their order). A segment
+//      wholly inside the tile is written to out; the first and last pieces of one that crosses
+//      tiles to the workspace (head and tail partials);
 //   4. join: a warp per tile in which a crossing segment ends folds its tail partial and the
 //      head partials of the tiles after it in a fixed order and writes its result.
 //
@@ -246,13 +247,15 @@ __global__ void __launch_bounds__(block) seg_balanced_place_kernel(Bounds bounds
   place_thread(w, s0, len, j, at, __ldcg(w.header + 1));
 }
 
-/// A piece of a long segment in a tile: its input range, the index of its first element within
-/// the segment, and where its result goes (a segment index, or head / tail: below).
+/// A piece of a long segment in a tile: its input range, its start in the long segments'
+/// concatenation, the index of its first element within the segment, and where its result goes
+/// (a segment index, or head / tail: below).
 struct Piece {
-  std::uint64_t lo, hi, idx0, dest;
+  std::uint64_t lo, hi, c, idx0, dest;
 };
 inline constexpr std::uint64_t to_head = ~std::uint64_t{0};
 inline constexpr std::uint64_t to_tail = ~std::uint64_t{0} - 1;
+inline constexpr int warps = block / 32;
 
 template <class T>
 __device__ __forceinline__ void put(T* out, T* head, T* tail, std::uint64_t b, const Piece& p,
@@ -262,7 +265,21 @@ __device__ __forceinline__ void put(T* out, T* head, T* tail, std::uint64_t b, c
   else store_result(out + p.dest, acc);
 }
 
-/// 3. Block b folds the elements [b T, (b + 1) T) of the long segments' concatenation.
+/// The first of the m staged pieces that ends after concatenation position \p r (m if none).
+__device__ __forceinline__ int first_piece_after(const Piece* pieces, int m, std::uint64_t r) {
+  int lo = 0, hi = m;
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if (pieces[mid].c + (pieces[mid].hi - pieces[mid].lo) <= r) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/// 3. Block b folds the elements [b T, (b + 1) T) of the long segments' concatenation. Its
+/// pieces are staged a block at a time; every warp folds an equal run of a batch's elements
+/// (lane-strided, whatever the pieces' lengths), a piece wholly in its run to its destination,
+/// and the pieces cut by the runs' ends are joined from the warps' partials in the warps' order.
 template <class C>
 __global__ void __launch_bounds__(block, tiles_per_sm)
     seg_balanced_tile_kernel(const typename C::In* __restrict__ in, typename C::T* __restrict__ out,
@@ -274,6 +291,11 @@ __global__ void __launch_bounds__(block, tiles_per_sm)
   using In = typename C::In;
   constexpr int V = P.vec;
   __shared__ Piece pieces[block];
+  // A warp's partials of the pieces its run cuts: [0] the one it starts inside (its first
+  // piece began in an earlier run), [1] the one it ends inside (its last piece goes on in a
+  // later run); the piece's index in the batch, or -1.
+  __shared__ int cut_piece[warps][2];
+  __shared__ T cut_value[warps][2];
   pdl_wait();
   pdl_launch_dependents();
   const std::uint64_t b = blockIdx.x, W = __ldcg(w.header), TT = __ldcg(w.header + 1),
@@ -282,6 +304,7 @@ __global__ void __launch_bounds__(block, tiles_per_sm)
   if (tlo >= W) return;
   const std::uint64_t thi = b + 1 == w.tiles || tlo + TT > W ? W : tlo + TT;
   const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const OpT op;
   for (std::uint64_t j0 = __ldcg(w.tile_first + b);; j0 += block) {
     // Thread k stages the piece of long segment j0 + k if that starts before the tile's end
     // (the long segments are in the order of their starts: the staged ones are a prefix).
@@ -293,6 +316,7 @@ __global__ void __launch_bounds__(block, tiles_per_sm)
       bounds.get(s, lo, hi);
       const std::uint64_t clo = a > tlo ? a : tlo, chi = e < thi ? e : thi;
       Piece p;
+      p.c = clo;
       p.idx0 = clo - a;
       p.lo = lo + p.idx0;
       p.hi = p.lo + (chi - clo);
@@ -300,24 +324,49 @@ __global__ void __launch_bounds__(block, tiles_per_sm)
       pieces[threadIdx.x] = p;
     }
     const int m = __syncthreads_count(a < thi);
-    // A piece of 256 vectors or more by the whole block, one after the other (a warp each ran
-    // power-law lengths of mean 4096 at 2^28 at 47 % of the floor, the block 74 %:
-    // docs/performance.md 3.34); the shorter ones a warp each.
-    for (int k = 0; k < m; ++k) {
+    if (m == 0) break;
+    // The batch's pieces are consecutive in the concatenation: [first's start, last's end),
+    // cut into a run a warp (whole vectors' worth where the run is long).
+    const std::uint64_t c0 = pieces[0].c,
+                        c1 = pieces[m - 1].c + (pieces[m - 1].hi - pieces[m - 1].lo);
+    std::uint64_t run = (c1 - c0 + warps - 1) / warps;
+    if (run > std::uint64_t(32) * V) run = (run + V - 1) / V * V;
+    const std::uint64_t r0 = c0 + warp * run < c1 ? c0 + warp * run : c1;
+    const std::uint64_t r1 = r0 + run < c1 ? r0 + run : c1;
+    int cut_in = -1, cut_out = -1;
+    T in_value = OpT::identity(), out_value = OpT::identity();
+    for (int k = r0 < r1 ? first_piece_after(pieces, m, r0) : m; k < m && pieces[k].c < r1; ++k) {
       const Piece p = pieces[k];
-      if ((p.hi - p.lo) / V < long_vectors) continue;
-      T acc = fold_range<T, OpT, In, block, V, 4>(in, p.lo, p.hi, threadIdx.x, p.idx0);
-      acc = block_reduce_shuffle<T, OpT, block>(acc);
-      if (threadIdx.x == 0) put(out, head, tail, b, p, acc);
-    }
-    for (int k = warp; k < m; k += block / 32) {
-      const Piece p = pieces[k];
-      if ((p.hi - p.lo) / V >= long_vectors) continue;
-      T acc = fold_range<T, OpT, In, 32, V, 4>(in, p.lo, p.hi, lane, p.idx0);
+      const std::uint64_t pend = p.c + (p.hi - p.lo);
+      const std::uint64_t x0 = p.c > r0 ? p.c : r0, x1 = pend < r1 ? pend : r1;
+      T acc = fold_range<T, OpT, In, 32, V, 4>(in, p.lo + (x0 - p.c), p.lo + (x1 - p.c), lane,
+                                               p.idx0 + (x0 - p.c));
       acc = group_reduce<T, OpT, 32>(acc);
-      if (lane == 0) put(out, head, tail, b, p, acc);
+      if (x0 == p.c && x1 == pend) {
+        if (lane == 0) put(out, head, tail, b, p, acc);
+      } else if (x0 > p.c) {  // began in an earlier run (and may go on in a later one)
+        cut_in = k;
+        in_value = acc;
+      } else {  // begins here, goes on in a later run
+        cut_out = k;
+        out_value = acc;
+      }
     }
-    __syncthreads();  // pieces is written again by the next batch
+    if (lane == 0) {
+      cut_piece[warp][0] = cut_in;
+      cut_piece[warp][1] = cut_out;
+      cut_value[warp][0] = in_value;
+      cut_value[warp][1] = out_value;
+    }
+    __syncthreads();
+    // The warp where a cut piece begins joins it: its partial, then the next runs' in turn.
+    if (lane == 0 && cut_out >= 0) {
+      T acc = out_value;
+      for (unsigned v = warp + 1; v < unsigned(warps) && cut_piece[v][0] == cut_out; ++v)
+        acc = op(acc, cut_value[v][0]);
+      put(out, head, tail, b, pieces[cut_out], acc);
+    }
+    __syncthreads();  // pieces and the cuts are written again by the next batch
     if (m < block) break;
   }
 }
