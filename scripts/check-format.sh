@@ -23,6 +23,12 @@ if [ "$fix" = 1 ]; then
   echo "formatted ${#files[@]} files with $("$clang_format" --version)"
   exit 0
 fi
+# One clang-format for every file (one a file took 35 s of CI); only where it finds something
+# are the files checked one by one, to list them.
+if "$clang_format" --style=file --dry-run --Werror "${files[@]}" > /dev/null 2>&1; then
+  echo "format: ${#files[@]} files formatted as .clang-format says ($("$clang_format" --version))"
+  exit 0
+fi
 bad=()
 for f in "${files[@]}"; do
   if ! "$clang_format" --style=file --dry-run --Werror "$f" > /dev/null 2>&1; then bad+=("$f"); fi
