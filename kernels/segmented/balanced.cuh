@@ -31,7 +31,6 @@
 
 #include <cstdint>
 
-#include "kernels/block/block_reduce.cuh"
 #include "kernels/kernel/reduce_kernel.cuh"
 #include "kernels/segmented/balanced.hpp"
 #include "kernels/segmented/segmented.hpp"
@@ -257,6 +256,9 @@ inline constexpr std::uint64_t to_head = ~std::uint64_t{0};
 inline constexpr std::uint64_t to_tail = ~std::uint64_t{0} - 1;
 inline constexpr int warps = block / 32;
 
+/// Where piece \p p ends in the concatenation.
+__device__ __forceinline__ std::uint64_t end_of(const Piece& p) { return p.c + (p.hi - p.lo); }
+
 template <class T>
 __device__ __forceinline__ void put(T* out, T* head, T* tail, std::uint64_t b, const Piece& p,
                                     const T& acc) {
@@ -270,7 +272,7 @@ __device__ __forceinline__ int first_piece_after(const Piece* pieces, int m, std
   int lo = 0, hi = m;
   while (lo < hi) {
     const int mid = (lo + hi) / 2;
-    if (pieces[mid].c + (pieces[mid].hi - pieces[mid].lo) <= r) lo = mid + 1;
+    if (end_of(pieces[mid]) <= r) lo = mid + 1;
     else hi = mid;
   }
   return lo;
@@ -327,8 +329,7 @@ __global__ void __launch_bounds__(block, tiles_per_sm)
     if (m == 0) break;
     // The batch's pieces are consecutive in the concatenation: [first's start, last's end),
     // cut into a run a warp (whole vectors' worth where the run is long).
-    const std::uint64_t c0 = pieces[0].c,
-                        c1 = pieces[m - 1].c + (pieces[m - 1].hi - pieces[m - 1].lo);
+    const std::uint64_t c0 = pieces[0].c, c1 = end_of(pieces[m - 1]);
     std::uint64_t run = (c1 - c0 + warps - 1) / warps;
     if (run > std::uint64_t(32) * V) run = (run + V - 1) / V * V;
     const std::uint64_t r0 = c0 + warp * run < c1 ? c0 + warp * run : c1;
@@ -337,7 +338,7 @@ __global__ void __launch_bounds__(block, tiles_per_sm)
     T in_value = OpT::identity(), out_value = OpT::identity();
     for (int k = r0 < r1 ? first_piece_after(pieces, m, r0) : m; k < m && pieces[k].c < r1; ++k) {
       const Piece p = pieces[k];
-      const std::uint64_t pend = p.c + (p.hi - p.lo);
+      const std::uint64_t pend = end_of(p);
       const std::uint64_t x0 = p.c > r0 ? p.c : r0, x1 = pend < r1 ? pend : r1;
       T acc = fold_range<T, OpT, In, 32, V, 4>(in, p.lo + (x0 - p.c), p.lo + (x1 - p.c), lane,
                                                p.idx0 + (x0 - p.c));
