@@ -40,6 +40,10 @@ namespace tunedreduce::kernels::segmented {
 namespace balanced {
 
 inline constexpr int short_group = 4;  // lanes for a short segment
+/// CSR tiles: a piece of up to medium_vectors 16-byte vectors is folded by medium_group lanes
+/// (two at once a warp); longer ones by fold_batch's runs.
+inline constexpr int medium_group = 16;
+inline constexpr std::uint64_t medium_vectors = 128;
 
 /// What the kernels of a launch share through the workspace.
 struct Work {
@@ -278,26 +282,122 @@ __device__ __forceinline__ int first_piece_after(const Piece* pieces, int m, std
   return lo;
 }
 
-/// 3. Block b folds the elements [b T, (b + 1) T) of the long segments' concatenation. Its
-/// pieces are staged a block at a time; every warp folds an equal run of a batch's elements
-/// (lane-strided, whatever the pieces' lengths), a piece wholly in its run to its destination,
-/// and the pieces cut by the runs' ends are joined from the warps' partials in the warps' order.
+/// The first of the m staged pieces that starts at or after concatenation position \p r (m if
+/// none).
+__device__ __forceinline__ int first_piece_from(const Piece* pieces, int m, std::uint64_t r) {
+  int lo = 0, hi = m;
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if (pieces[mid].c < r) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/// What the warps of a tile share while they fold a batch: a warp's partials of the pieces its
+/// run cuts, [0] the one it starts inside (its first piece began in an earlier run), [1] the one
+/// it ends inside (its last piece goes on in a later run); the piece's index in the batch, or -1.
+template <class T>
+struct Cuts {
+  int piece[warps][2];
+  T value[warps][2];
+};
+
+/// Folds the m staged pieces of a batch (consecutive in the concatenation, in its order; pieces
+/// of no element are skipped: whoever staged them wrote their result). Every warp folds an equal
+/// run of the batch's elements whatever the pieces' lengths: the pieces of at most short_vectors
+/// vectors in it 4 lanes each (8 at once), the longer ones the whole warp each; a piece wholly in
+/// the run goes to its destination, and the pieces cut by the runs' ends are joined by the warp
+/// where they begin from the warps' partials in the warps' order. Every thread of the block
+/// calls it; it ends with a barrier.
 template <class C>
-__global__ void __launch_bounds__(block, tiles_per_sm)
-    seg_balanced_tile_kernel(const typename C::In* __restrict__ in, typename C::T* __restrict__ out,
-                             typename C::Bounds bounds, Work w, typename C::T* head,
-                             typename C::T* tail) {
+__device__ __forceinline__ void fold_batch(const typename C::In* __restrict__ in,
+                                           typename C::T* __restrict__ out, typename C::T* head,
+                                           typename C::T* tail, std::uint64_t b,
+                                           const Piece* pieces, int m, Cuts<typename C::T>& cuts) {
   constexpr SegParams P = C::params;
   using T = typename C::T;
   using OpT = typename C::OpT;
   using In = typename C::In;
   constexpr int V = P.vec;
+  const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const OpT op;
+  // The batch's pieces are consecutive in the concatenation: [first's start, last's end),
+  // cut into a run a warp (whole vectors' worth where the run is long).
+  const std::uint64_t c0 = pieces[0].c, c1 = end_of(pieces[m - 1]);
+  std::uint64_t run = (c1 - c0 + warps - 1) / warps;
+  if (run > std::uint64_t(32) * V) run = (run + V - 1) / V * V;
+  const std::uint64_t r0 = c0 + warp * run < c1 ? c0 + warp * run : c1;
+  const std::uint64_t r1 = r0 + run < c1 ? r0 + run : c1;
+  if (lane == 0) cuts.piece[warp][0] = cuts.piece[warp][1] = -1;
+  __syncwarp();
+  const int k0 = r0 < r1 ? first_piece_after(pieces, m, r0) : m;
+  const int k1 = r0 < r1 ? first_piece_from(pieces, m, r1) : m;
+  // Piece k's elements in the run, [x0, x1) of the concatenation.
+  const auto clip = [&](int k, std::uint64_t& x0, std::uint64_t& x1) {
+    const Piece& p = pieces[k];
+    x0 = p.c > r0 ? p.c : r0;
+    x1 = end_of(p) < r1 ? end_of(p) : r1;
+  };
+  const auto deliver = [&](int k, std::uint64_t x0, std::uint64_t x1, const T& acc) {
+    const Piece& p = pieces[k];
+    if (x0 == p.c && x1 == end_of(p)) {
+      put(out, head, tail, b, p, acc);
+    } else {
+      const int side = x0 > p.c ? 0 : 1;  // began in an earlier run, or goes on in a later one
+      cuts.piece[warp][side] = k;
+      cuts.value[warp][side] = acc;
+    }
+  };
+  constexpr std::uint64_t short_elements = short_vectors * V;
+  constexpr int per_warp = 32 / short_group;
+  const unsigned g = lane / short_group, gl = lane % short_group;
+  for (int kb = k0; kb < k1; kb += per_warp) {
+    const int k = kb + int(g);
+    std::uint64_t x0 = 0, x1 = 0;
+    if (k < k1) clip(k, x0, x1);
+    const bool mine = k < k1 && x1 > x0 && x1 - x0 <= short_elements;
+    T acc = OpT::identity();
+    if (mine) {
+      const Piece& p = pieces[k];
+      acc = fold_range<T, OpT, In, short_group, V, 4>(in, p.lo + (x0 - p.c), p.lo + (x1 - p.c), gl,
+                                                      p.idx0 + (x0 - p.c));
+    }
+    acc = group_reduce<T, OpT, short_group>(acc);
+    if (mine && gl == 0) deliver(k, x0, x1, acc);
+  }
+  for (int k = k0; k < k1; ++k) {
+    std::uint64_t x0, x1;
+    clip(k, x0, x1);
+    if (x1 <= x0 || x1 - x0 <= short_elements) continue;
+    const Piece& p = pieces[k];
+    T acc = fold_range<T, OpT, In, 32, V, 4>(in, p.lo + (x0 - p.c), p.lo + (x1 - p.c), lane,
+                                             p.idx0 + (x0 - p.c));
+    acc = group_reduce<T, OpT, 32>(acc);
+    if (lane == 0) deliver(k, x0, x1, acc);
+  }
+  __syncthreads();
+  // The warp where a cut piece begins joins it: its partial, then the next runs' in turn.
+  const int cut_out = cuts.piece[warp][1];
+  if (lane == 0 && cut_out >= 0) {
+    T acc = cuts.value[warp][1];
+    for (unsigned v = warp + 1; v < unsigned(warps) && cuts.piece[v][0] == cut_out; ++v)
+      acc = op(acc, cuts.value[v][0]);
+    put(out, head, tail, b, pieces[cut_out], acc);
+  }
+  __syncthreads();  // pieces and the cuts are written again by the next batch
+}
+
+/// 3. Block b folds the elements [b T, (b + 1) T) of the long segments' concatenation, its
+/// pieces staged a block at a time (fold_batch).
+template <class C>
+__global__ void __launch_bounds__(block, tiles_per_sm)
+    seg_balanced_tile_kernel(const typename C::In* __restrict__ in, typename C::T* __restrict__ out,
+                             typename C::Bounds bounds, Work w, typename C::T* head,
+                             typename C::T* tail) {
+  using T = typename C::T;
   __shared__ Piece pieces[block];
-  // A warp's partials of the pieces its run cuts: [0] the one it starts inside (its first
-  // piece began in an earlier run), [1] the one it ends inside (its last piece goes on in a
-  // later run); the piece's index in the batch, or -1.
-  __shared__ int cut_piece[warps][2];
-  __shared__ T cut_value[warps][2];
+  __shared__ Cuts<T> cuts;
   pdl_wait();
   pdl_launch_dependents();
   const std::uint64_t b = blockIdx.x, W = __ldcg(w.header), TT = __ldcg(w.header + 1),
@@ -305,8 +405,6 @@ __global__ void __launch_bounds__(block, tiles_per_sm)
   const std::uint64_t tlo = b * TT;
   if (tlo >= W) return;
   const std::uint64_t thi = b + 1 == w.tiles || tlo + TT > W ? W : tlo + TT;
-  const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const OpT op;
   for (std::uint64_t j0 = __ldcg(w.tile_first + b);; j0 += block) {
     // Thread k stages the piece of long segment j0 + k if that starts before the tile's end
     // (the long segments are in the order of their starts: the staged ones are a prefix).
@@ -327,47 +425,7 @@ __global__ void __launch_bounds__(block, tiles_per_sm)
     }
     const int m = __syncthreads_count(a < thi);
     if (m == 0) break;
-    // The batch's pieces are consecutive in the concatenation: [first's start, last's end),
-    // cut into a run a warp (whole vectors' worth where the run is long).
-    const std::uint64_t c0 = pieces[0].c, c1 = end_of(pieces[m - 1]);
-    std::uint64_t run = (c1 - c0 + warps - 1) / warps;
-    if (run > std::uint64_t(32) * V) run = (run + V - 1) / V * V;
-    const std::uint64_t r0 = c0 + warp * run < c1 ? c0 + warp * run : c1;
-    const std::uint64_t r1 = r0 + run < c1 ? r0 + run : c1;
-    int cut_in = -1, cut_out = -1;
-    T in_value = OpT::identity(), out_value = OpT::identity();
-    for (int k = r0 < r1 ? first_piece_after(pieces, m, r0) : m; k < m && pieces[k].c < r1; ++k) {
-      const Piece p = pieces[k];
-      const std::uint64_t pend = end_of(p);
-      const std::uint64_t x0 = p.c > r0 ? p.c : r0, x1 = pend < r1 ? pend : r1;
-      T acc = fold_range<T, OpT, In, 32, V, 4>(in, p.lo + (x0 - p.c), p.lo + (x1 - p.c), lane,
-                                               p.idx0 + (x0 - p.c));
-      acc = group_reduce<T, OpT, 32>(acc);
-      if (x0 == p.c && x1 == pend) {
-        if (lane == 0) put(out, head, tail, b, p, acc);
-      } else if (x0 > p.c) {  // began in an earlier run (and may go on in a later one)
-        cut_in = k;
-        in_value = acc;
-      } else {  // begins here, goes on in a later run
-        cut_out = k;
-        out_value = acc;
-      }
-    }
-    if (lane == 0) {
-      cut_piece[warp][0] = cut_in;
-      cut_piece[warp][1] = cut_out;
-      cut_value[warp][0] = in_value;
-      cut_value[warp][1] = out_value;
-    }
-    __syncthreads();
-    // The warp where a cut piece begins joins it: its partial, then the next runs' in turn.
-    if (lane == 0 && cut_out >= 0) {
-      T acc = out_value;
-      for (unsigned v = warp + 1; v < unsigned(warps) && cut_piece[v][0] == cut_out; ++v)
-        acc = op(acc, cut_value[v][0]);
-      put(out, head, tail, b, pieces[cut_out], acc);
-    }
-    __syncthreads();  // pieces and the cuts are written again by the next batch
+    fold_batch<C>(in, out, head, tail, b, pieces, m, cuts);
     if (m < block) break;
   }
 }
@@ -400,6 +458,256 @@ __global__ void __launch_bounds__(block)
     acc = op(acc, k == a ? load_partial(tail + a) : load_partial(head + k));
   acc = group_reduce<T, OpT, 32>(acc);
   if (lane == 0) store_result(out + __ldcg(w.list + j), acc);
+}
+
+// CSR offsets (end == begin + 1, segment s = [off[s], off[s + 1])): the segments lie one after
+// another, so the tiles need no scan. Two launches instead of five:
+//
+//   C1. tiles: the items of the merge path of the segments' ends and their elements (W + S items
+//       for S segments of W elements in all) are cut into equal runs, one a tile; a tile finds
+//       where its run starts and ends by a search over the offsets, then folds its segments'
+//       pieces a block of segments at a time (fold_batch): a segment wholly inside goes to out,
+//       the one it starts inside of to its head partial, the one it ends inside of to its tail
+//       partial; it records which segment it starts inside of. A segment of no element is an
+//       item too, so a tile has at most its run's length of segments whatever the lengths.
+//   C2. join: a warp per tile in which a crossing segment ends folds that segment's tail partial
+//       and the head partials of the tiles after it, in order.
+//
+// Offsets that decrease somewhere (allowed: such a segment is empty, CUB's rule) break the
+// merge path. Every tile checks the offsets it reads (their order, and that its run's ends are
+// in order) and the tiles together read every one, so a decrease anywhere is found; then a
+// flag tells the join to fold every segment again on its own (a warp a segment: slow, right).
+
+/// Per tile, the segment that holds its first item, with this bit when the segment began in an
+/// earlier tile (the tile's head partial is a piece of it).
+inline constexpr std::uint64_t open_bit = std::uint64_t{1} << 63;
+
+/// The number of segment ends among the first \p d items of the merge path of the segments'
+/// ends (end s at element off[s + 1] - off[0], before that element) and the W elements: a
+/// search by the warp, 32 points a round. On offsets that decrease it returns some count in
+/// range, which the tile's checks then reject.
+template <class Off>
+__device__ __forceinline__ std::uint64_t csr_split(const Off* __restrict__ off, std::int64_t o0,
+                                                   std::uint64_t S, std::uint64_t W,
+                                                   std::uint64_t d, unsigned lane) {
+  std::uint64_t lo = d > W ? d - W : 0, hi = d < S ? d : S;
+  while (lo < hi) {
+    const std::uint64_t span = hi - lo;
+    const std::uint64_t p = lo + span * lane / 32;
+    // End p is among the first d items when it comes before element d - p - 1 (p < hi <= d).
+    const bool before = std::int64_t(__ldg(off + p + 1)) - o0 <= std::int64_t(d - p) - 1;
+    const unsigned yes = __ballot_sync(0xffffffffu, before);
+    const unsigned f = yes == 0xffffffffu ? 32u : unsigned(__ffs(~yes) - 1);  // first "no"
+    // The answer is in (point f - 1, point f].
+    const std::uint64_t nlo = f == 0 ? lo : lo + span * (f - 1) / 32 + 1;
+    const std::uint64_t nhi = f == 32 ? hi : lo + span * f / 32;
+    lo = nlo;
+    hi = nhi;
+  }
+  return lo;
+}
+
+/// Folds the n pieces of \p list, G lanes each (32 / G at once a warp), each to its
+/// destination. Every thread of the block calls it.
+template <class C, int G>
+__device__ __forceinline__ void fold_list(const typename C::In* __restrict__ in,
+                                          typename C::T* __restrict__ out, typename C::T* head,
+                                          typename C::T* tail, std::uint64_t b, const Piece* list,
+                                          int n) {
+  using T = typename C::T;
+  using OpT = typename C::OpT;
+  const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  for (int kb = int(warp) * (32 / G); kb < n; kb += block / G) {
+    const int k = kb + int(lane / G);
+    T acc = OpT::identity();
+    if (k < n)
+      acc = fold_range<T, OpT, typename C::In, G, C::params.vec, 4>(in, list[k].lo, list[k].hi,
+                                                                    lane % G, list[k].idx0);
+    acc = group_reduce<T, OpT, G>(acc);
+    if (k < n && lane % G == 0) put(out, head, tail, b, list[k], acc);
+  }
+}
+
+/// C1. Tile b of \p tiles over CSR offsets \p off: its run of the merge path's items.
+template <class C, class Off>
+__global__ void __launch_bounds__(block, tiles_per_sm)
+    seg_balanced_csr_tile_kernel(const typename C::In* __restrict__ in,
+                                 typename C::T* __restrict__ out, const Off* __restrict__ off,
+                                 std::uint64_t S, std::uint64_t tiles, typename C::T* head,
+                                 typename C::T* tail, std::uint64_t* tile_row, unsigned* flag) {
+  using T = typename C::T;
+  using OpT = typename C::OpT;
+  using In = typename C::In;
+  __shared__ Piece pieces[block];  // a batch's short, then medium, then long pieces
+  __shared__ int counts[3][warps];
+  __shared__ Cuts<T> cuts;
+  __shared__ std::uint64_t ends[2];
+  pdl_launch_dependents();  // the join waits for this grid's end before it reads anything
+  const std::uint64_t b = blockIdx.x;
+  const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const std::int64_t o0 = __ldg(off), oS = __ldg(off + S);
+  if (oS < o0) {
+    if (b == 0 && threadIdx.x == 0) atomicOr(flag, 1u);
+    return;
+  }
+  const std::uint64_t W = std::uint64_t(oS - o0), items = W + S;
+  const std::uint64_t D = (items + tiles - 1) / tiles;
+  const std::uint64_t d0 = b * D < items ? b * D : items;
+  const std::uint64_t d1 = d0 + D < items ? d0 + D : items;
+  if (warp < 2) {
+    const std::uint64_t d = warp == 0 ? d0 : d1;
+    const std::uint64_t i = d == 0 ? 0 : d == items ? S : csr_split(off, o0, S, W, d, lane);
+    if (lane == 0) ends[warp] = i;
+  }
+  __syncthreads();
+  const std::uint64_t i0 = ends[0], i1 = ends[1];
+  if (i0 > i1 || d0 - i0 > d1 - i1) {  // only where the offsets decrease somewhere
+    if (threadIdx.x == 0) atomicOr(flag, 1u);
+    return;
+  }
+  const std::uint64_t j0 = d0 - i0, j1 = d1 - i1;  // the run's elements, [j0, j1)
+  const std::uint64_t last = i1 < S ? i1 : S - 1;  // the tile's segments: [i0, last]
+  if (i0 > last && threadIdx.x == 0) tile_row[b] = S;
+  constexpr int V = C::params.vec;
+  constexpr std::uint64_t tiny_elements = 2 * V, short_elements = short_vectors * V,
+                          medium_elements = medium_vectors * V;
+  const OpT op;
+  for (std::uint64_t r0 = i0; r0 <= last && i0 < S; r0 += block) {
+    // Thread t stages segment r0 + t's piece in the tile; a piece of at most tiny_elements it
+    // folds itself; the short ones (up to short_elements), the medium ones (up to
+    // medium_elements) and the longer ones go to `pieces` in three lists one after the other,
+    // each in the segments' order; the long pieces get consecutive places in a concatenation of
+    // their own, which fold_batch cuts into equal runs.
+    const std::uint64_t r = r0 + threadIdx.x;
+    int kind = 0;  // 1: short, 2: medium, 3: long
+    Piece p{};
+    if (r <= last) {
+      const std::int64_t a = std::int64_t(__ldg(off + r)) - o0,
+                         e = std::int64_t(__ldg(off + r + 1)) - o0;
+      if (e < a || a < 0) atomicOr(flag, 1u);  // a decrease: the join folds everything again
+      const bool open = r == i0 && a < std::int64_t(j0);
+      if (r == i0) tile_row[b] = r | (open ? open_bit : 0);
+      const std::uint64_t x0 = a > std::int64_t(j0) ? std::uint64_t(a) : j0;
+      std::uint64_t x1 = e < std::int64_t(j1) ? std::uint64_t(e > 0 ? e : 0) : j1;
+      if (x1 < x0) x1 = x0;
+      p.c = x0;
+      p.idx0 = x0 - std::uint64_t(a < 0 ? 0 : a);
+      p.lo = std::uint64_t(o0) + x0;
+      p.hi = std::uint64_t(o0) + x1;
+      p.dest = open ? to_head : r == i1 ? to_tail : r;
+      if (x1 == x0) {  // no element here: an empty segment, or a head of none; no tail
+        if (open) store_result(head + b, OpT::identity());
+        else if (r != i1) store_result(out + r, OpT::empty_result());
+      } else if (x1 - x0 <= tiny_elements) {
+        const int len = int(x1 - x0);
+        In x[tiny_elements];  // the loads in flight together
+#pragma unroll
+        for (int k = 0; k < int(tiny_elements); ++k)
+          if (k < len) x[k] = in[p.lo + k];
+        T acc = OpT::identity();
+#pragma unroll
+        for (int k = 0; k < int(tiny_elements); ++k)
+          if (k < len) acc = fold_element(op, acc, x[k], p.idx0 + k);
+        put(out, head, tail, b, p, acc);
+      } else {
+        kind = x1 - x0 <= short_elements ? 1 : x1 - x0 <= medium_elements ? 2 : 3;
+      }
+    }
+    // Places in the lists: the warps' counts of each kind, then the lanes' ranks.
+    unsigned masks[3];
+#pragma unroll
+    for (int c = 0; c < 3; ++c) {
+      masks[c] = __ballot_sync(0xffffffffu, kind == c + 1);
+      if (lane == 0) counts[c][warp] = __popc(masks[c]);
+    }
+    std::uint64_t long_total;
+    const std::uint64_t place = block_exclusive_scan(kind == 3 ? p.hi - p.lo : 0, long_total);
+    int before[3] = {0, 0, 0}, n[3] = {0, 0, 0};
+#pragma unroll
+    for (int c = 0; c < 3; ++c)
+#pragma unroll
+      for (int v = 0; v < warps; ++v) {
+        if (unsigned(v) < warp) before[c] += counts[c][v];
+        n[c] += counts[c][v];
+      }
+    const unsigned below = (1u << lane) - 1;
+    if (kind == 1) pieces[before[0] + __popc(masks[0] & below)] = p;
+    if (kind == 2) pieces[n[0] + before[1] + __popc(masks[1] & below)] = p;
+    if (kind == 3) {
+      p.c = place;
+      pieces[n[0] + n[1] + before[2] + __popc(masks[2] & below)] = p;
+    }
+    __syncthreads();
+    fold_list<C, short_group>(in, out, head, tail, b, pieces, n[0]);
+    fold_list<C, medium_group>(in, out, head, tail, b, pieces + n[0], n[1]);
+    const int n_long = n[2];
+    if (n_long > 0) fold_batch<C>(in, out, head, tail, b, pieces + n[0] + n[1], n_long, cuts);
+    else __syncthreads();  // the pieces and counts are written again by the next batch
+  }
+}
+
+/// C2. A warp per tile b >= 1 in which a segment that began in an earlier tile ends: that
+/// segment's tail partial (in the tile where it began) and the head partials of the tiles after
+/// it up to b, folded lane-strided and then by a shuffle tree (a fixed order). Where a tile
+/// found the offsets decreasing, every warp folds whole segments instead. With \p ticket (the
+/// word after the flag in the caller's counter) the last block leaves both zero.
+template <class C, class Off>
+__global__ void __launch_bounds__(block)
+    seg_balanced_csr_join_kernel(const typename C::In* __restrict__ in,
+                                 typename C::T* __restrict__ out, const Off* __restrict__ off,
+                                 std::uint64_t S, std::uint64_t tiles, const typename C::T* head,
+                                 const typename C::T* tail, const std::uint64_t* tile_row,
+                                 unsigned* flag, unsigned* ticket) {
+  constexpr SegParams P = C::params;
+  using T = typename C::T;
+  using OpT = typename C::OpT;
+  using In = typename C::In;
+  __shared__ bool redo;
+  pdl_wait();
+  if (threadIdx.x == 0) redo = __ldcg(flag) != 0;
+  __syncthreads();
+  const unsigned lane = threadIdx.x % 32;
+  const std::uint64_t warp_id = (blockIdx.x * std::uint64_t(block) + threadIdx.x) / 32;
+  const OpT op;
+  if (redo) {
+    const std::uint64_t all_warps = std::uint64_t(gridDim.x) * (block / 32);
+    const OffsetBounds<Off> bounds{off, off + 1};
+    for (std::uint64_t s = warp_id; s < S; s += all_warps) {
+      std::uint64_t lo, hi;
+      bounds.get(s, lo, hi);
+      T acc = fold_range<T, OpT, In, 32, P.vec, 4>(in, lo, hi, lane, 0);
+      acc = group_reduce<T, OpT, 32>(acc);
+      if (lane == 0) store_result(out + s, hi > lo ? acc : OpT::empty_result());
+    }
+  } else if (const std::uint64_t b = 1 + warp_id; b < tiles) {
+    const std::uint64_t row = __ldcg(tile_row + b);
+    const bool ends_here = (row & open_bit) && (b + 1 == tiles || __ldcg(tile_row + b + 1) != row);
+    if (ends_here) {
+      // The tile where the segment began: the last one before b that does not start inside it.
+      std::uint64_t a = 0;
+      for (std::uint64_t top = b - 1;; top -= 32) {
+        const bool inside = lane <= top && __ldcg(tile_row + (top - lane)) == row;
+        const unsigned outside = __ballot_sync(0xffffffffu, lane <= top && !inside);
+        if (outside) {
+          a = top - (__ffs(outside) - 1);
+          break;
+        }
+        if (top < 32) break;  // tile 0 starts inside no earlier segment: not reached
+      }
+      T acc = OpT::identity();
+      for (std::uint64_t k = a + lane; k <= b; k += 32)
+        acc = op(acc, k == a ? load_partial(tail + a) : load_partial(head + k));
+      acc = group_reduce<T, OpT, 32>(acc);
+      if (lane == 0) store_result(out + (row & ~open_bit), acc);
+    }
+  }
+  if (ticket) {
+    __syncthreads();
+    if (threadIdx.x == 0 && take_ticket_acq_rel(ticket) == gridDim.x - 1) {
+      *flag = 0;
+      *ticket = 0;
+    }
+  }
 }
 
 }  // namespace balanced

@@ -595,6 +595,30 @@ struct SegDispatch {
                              balanced::long_vectors * P.vec};
       T* head = reinterpret_cast<T*>(ws + l.head);
       T* tail = reinterpret_cast<T*>(ws + l.tail);
+      if constexpr (P.layout != SegLayout::fixed) {
+        // CSR offsets (end == begin + 1): tiles straight over the merge path of the offsets,
+        // then the join (balanced.cuh, C1-C2). The flag of decreasing offsets and the join's
+        // ticket: the caller's counter, else a word of the header zeroed first.
+        using Off =
+            std::conditional_t<P.layout == SegLayout::offsets32, std::int32_t, std::int64_t>;
+        const auto* off = static_cast<const Off*>(p.begin);
+        if (off && static_cast<const Off*>(p.end) == off + 1) {
+          unsigned* flag = a.counter ? reinterpret_cast<unsigned*>(a.counter)
+                                     : reinterpret_cast<unsigned*>(w.header + 3);
+          if (!a.counter)
+            if (cudaError_t e = cudaMemsetAsync(flag, 0, 8, a.stream); e != cudaSuccess) return e;
+          balanced::seg_balanced_csr_tile_kernel<config_t<P>, Off>
+              <<<grid_of(tiles), balanced::block, 0, a.stream>>>(in, out, off, S, tiles, head, tail,
+                                                                 w.tile_first, flag);
+          if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
+          return launch_dependent(balanced::seg_balanced_csr_join_kernel<config_t<P>, Off>,
+                                  grid_of((tiles - 1 + 7) / 8), balanced::block, a.stream, dev, in,
+                                  out, off, S, tiles, static_cast<const T*>(head),
+                                  static_cast<const T*>(tail),
+                                  static_cast<const std::uint64_t*>(w.tile_first), flag,
+                                  a.counter ? flag + 1 : nullptr);
+        }
+      }
       const std::uint64_t chunks = (S + balanced::chunk - 1) / balanced::chunk;
       // The scan's ticket: the caller's counter, else a word of the header zeroed first.
       unsigned* counter = a.counter ? reinterpret_cast<unsigned*>(a.counter)

@@ -38,8 +38,9 @@ struct Shape {
   bool fixed = true;
   std::uint64_t count = 0, size = 0, stride = 0;  // fixed
   std::vector<std::int64_t> begin, end;           // offsets
-  std::uint64_t elements = 0;                     // input length after the offset
-  std::uint64_t offset = 0;                       // elements before the input's first
+  bool csr = false;  // offsets as CSR: one array, end = begin + 1 (end[i] == begin[i + 1])
+  std::uint64_t elements = 0;  // input length after the offset
+  std::uint64_t offset = 0;    // elements before the input's first
 };
 
 Shape rows(std::uint64_t count, std::uint64_t size, std::uint64_t stride, std::uint64_t offset) {
@@ -83,6 +84,35 @@ Shape offsets(std::uint64_t count, std::uint64_t mean, std::uint64_t huge, std::
     pos += len;
   }
   s.elements = std::uint64_t(pos) + 5;
+  return s;
+}
+
+/// CSR offsets of \p count segments (one array of count + 1, segment i = [off[i], off[i + 1])),
+/// lengths as offsets() draws them, the first at \p start. With \p decreasing, every 97th
+/// offset steps back by up to 3 elements: the segment before it is empty (end < begin) and the
+/// one after it overlaps its predecessor (CUB's rule; the balanced family's merge path cannot
+/// take it and must still give every result).
+Shape csr(std::uint64_t count, std::uint64_t mean, std::uint64_t huge, std::int64_t start,
+          std::uint64_t offset, std::mt19937_64& rng, double alpha = 0, bool decreasing = false) {
+  Shape s = offsets(count, mean, huge, offset, rng, alpha);
+  s.name = "csr " + std::to_string(count) + " mean " + std::to_string(mean) + " huge " +
+           std::to_string(huge) + " start " + std::to_string(start) + " offset " +
+           std::to_string(offset) + (alpha > 0 ? " power law " + std::to_string(alpha) : "") +
+           (decreasing ? " decreasing" : "");
+  s.csr = true;
+  std::vector<std::int64_t> off(count + 1, start);
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const std::int64_t len = s.end[i] > s.begin[i] ? s.end[i] - s.begin[i] : 0;
+    off[i + 1] = off[i] + len;
+    if (decreasing && i % 97 == 50) off[i + 1] = off[i] - std::int64_t(1 + rng() % 3);
+    if (off[i + 1] < 0) off[i + 1] = 0;
+  }
+  for (std::uint64_t i = 0; i < count; ++i) {
+    s.begin[i] = off[i];
+    s.end[i] = off[i + 1];
+  }
+  s.begin.push_back(off[count]);  // the array's last offset (begin.size() == count + 1)
+  s.elements = std::uint64_t(*std::max_element(off.begin(), off.end())) + 5;
   return s;
 }
 
@@ -271,11 +301,17 @@ std::vector<Shape> offset_shapes() {
   std::mt19937_64 rng(test_seed() + 7);
   // (The last four for the balanced family: lengths spread over many tiles and over the scan's
   // chunks of 2048 segments, one segment across most tiles, every segment empty.)
-  return {offsets(1, 5, 0, 0, rng),           offsets(3000, 1, 0, 1, rng),
-          offsets(1000, 16, 0, 3, rng),       offsets(500, 300, 0, 0, rng),
-          offsets(200, 40, 200000, 1, rng),   offsets(9, 30000, 0, 3, rng),
-          offsets(20000, 40, 0, 1, rng, 1.3), offsets(5000, 3, 1 << 20, 3, rng),
-          offsets(300, 2000, 0, 0, rng, 1.1), offsets(3000, 0, 0, 0, rng)};
+  return {offsets(1, 5, 0, 0, rng), offsets(3000, 1, 0, 1, rng), offsets(1000, 16, 0, 3, rng),
+          offsets(500, 300, 0, 0, rng), offsets(200, 40, 200000, 1, rng),
+          offsets(9, 30000, 0, 3, rng), offsets(20000, 40, 0, 1, rng, 1.3),
+          offsets(5000, 3, 1 << 20, 3, rng), offsets(300, 2000, 0, 0, rng, 1.1),
+          offsets(3000, 0, 0, 0, rng),
+          // CSR (end = begin + 1): the balanced family's tiles over the merge path of the
+          // offsets, including offsets that step back somewhere.
+          csr(1, 5, 0, 0, 0, rng), csr(3000, 16, 0, 0, 1, rng), csr(9, 30000, 0, 2, 3, rng),
+          csr(20000, 40, 0, 7, 3, rng, 1.3), csr(5000, 3, 1 << 20, 0, 1, rng),
+          csr(300, 2000, 0, 2, 0, rng, 1.1), csr(3000, 0, 0, 4, 0, rng),
+          csr(20000, 40, 0, 0, 1, rng, 0, true), csr(700, 300, 0, 5, 0, rng, 0, true)};
 }
 
 struct Device {
@@ -288,8 +324,8 @@ void check_results(const KeyCheck& k, const Shape& s, const std::vector<unsigned
                    const std::vector<double>& tol, const std::string& what,
                    const std::function<void(const void* in, void* out, const void* begin,
                                             const void* end)>& launch,
-                   const DeviceBuffer& in, const DeviceBuffer& offsets_b,
-                   const DeviceBuffer& offsets_e, std::size_t in_elem) {
+                   const DeviceBuffer& in, const void* offsets_b, const void* offsets_e,
+                   std::size_t in_elem) {
   // The results start one result into the buffer for odd counts (d_out aligned to a result
   // only), at its start for even ones; a guard before and after them.
   const std::size_t guard = 64;
@@ -298,7 +334,7 @@ void check_results(const KeyCheck& k, const Shape& s, const std::vector<unsigned
   DeviceBuffer out(lead + out_bytes + guard);
   TR_CUDA_CHECK(cudaMemset(out.get(), 0xCD, out.bytes()));
   launch(static_cast<const unsigned char*>(in.get()) + s.offset * in_elem,
-         static_cast<unsigned char*>(out.get()) + lead, offsets_b.get(), offsets_e.get());
+         static_cast<unsigned char*>(out.get()) + lead, offsets_b, offsets_e);
   TR_CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<unsigned char> all(out.bytes());
   TR_CUDA_CHECK(cudaMemcpy(all.data(), out.get(), all.size(), cudaMemcpyDeviceToHost));
@@ -320,6 +356,8 @@ void check_results(const KeyCheck& k, const Shape& s, const std::vector<unsigned
 /// Uploads a shape's input and offsets (int32 or int64 by layout).
 struct Uploaded {
   DeviceBuffer in, begin, end;
+  const void* b = nullptr;  // the offsets as a launch takes them: begin, and end (for a CSR
+  const void* e = nullptr;  // shape one element into begin's array)
 };
 
 Uploaded upload_shape(const Shape& s, const std::vector<unsigned char>& input, seg::SegLayout l) {
@@ -328,8 +366,16 @@ Uploaded upload_shape(const Shape& s, const std::vector<unsigned char>& input, s
   if (!input.empty()) upload(u.in.get(), input.data(), input.size());
   if (!s.fixed) {
     const std::size_t w = l == seg::SegLayout::offsets32 ? 4 : 8;
-    std::vector<unsigned char> b(s.count * w), e(s.count * w);
-    for (std::uint64_t i = 0; i < s.count; ++i) {
+    const std::size_t nb = s.csr ? s.count + 1 : s.count;
+    std::vector<unsigned char> b(nb * w), e(s.count * w);
+    for (std::uint64_t i = 0; i < nb; ++i) {
+      if (i == s.count) {  // a CSR shape's last offset
+        const std::int64_t x = s.begin[i];
+        const std::int32_t y = std::int32_t(x);
+        if (w == 4) std::memcpy(&b[i * 4], &y, 4);
+        else std::memcpy(&b[i * 8], &x, 8);
+        continue;
+      }
       if (w == 4) {
         const std::int32_t x = std::int32_t(s.begin[i]), y = std::int32_t(s.end[i]);
         std::memcpy(&b[i * 4], &x, 4);
@@ -343,6 +389,9 @@ Uploaded upload_shape(const Shape& s, const std::vector<unsigned char>& input, s
     u.end = DeviceBuffer(e.size());
     upload(u.begin.get(), b.data(), b.size());
     upload(u.end.get(), e.data(), e.size());
+    u.b = u.begin.get();
+    u.e = s.csr ? static_cast<const void*>(static_cast<const unsigned char*>(u.b) + w)
+                : u.end.get();
   }
   return u;
 }
@@ -354,9 +403,12 @@ TEST(SegmentedRegistry, EveryEntryEveryShape) {
   // TR_SEG_FAMILY=balanced: only that family's entries (a run under compute-sanitizer, whose
   // tools make all 945 entries too slow).
   const char* only = std::getenv("TR_SEG_FAMILY");
+  // TR_SEG_SHAPE=csr: only the shapes whose name holds that text (the same reason).
+  const char* only_shape = std::getenv("TR_SEG_SHAPE");
   for (const KeyCheck& k : all_keys()) {
     for (bool fixed : {true, false}) {
       for (const Shape& s : fixed ? fixed_shapes() : offset_shapes()) {
+        if (only_shape && s.name.find(only_shape) == std::string::npos) continue;
         std::vector<unsigned char> input;
         std::vector<double> tol;
         const std::vector<unsigned char> want = k.reference(s, input, tol);
@@ -371,8 +423,8 @@ TEST(SegmentedRegistry, EveryEntryEveryShape) {
             p.num_segments = s.count;
             p.segment_size = s.size;
             p.stride = s.stride;
-            p.begin = u.begin.get();
-            p.end = u.end.get();
+            p.begin = u.b;
+            p.end = u.e;
             p.mean_length = s.fixed ? 0 : s.elements / std::max<std::uint64_t>(s.count, 1);
             // Only the tile family refuses shapes (rows that do not divide a vector, strided or
             // unaligned rows); every other entry takes every shape.
@@ -399,7 +451,7 @@ TEST(SegmentedRegistry, EveryEntryEveryShape) {
                 [&](const void* in, void* out, const void*, const void*) {
                   launch(in, out, nullptr, p, ws);
                 },
-                u.in, u.begin, u.end, dtype_size(k.dtype));
+                u.in, u.b, u.e, dtype_size(k.dtype));
             ++launches;
             // The split family again with a counter: one kernel where its partials are few (the
             // last block folds them), and the counter left zero for the next launch; the
@@ -422,7 +474,7 @@ TEST(SegmentedRegistry, EveryEntryEveryShape) {
                     [&](const void* in, void* out, const void*, const void*) {
                       launch(in, out, counter, q, ws2);
                     },
-                    u.in, u.begin, u.end, dtype_size(k.dtype));
+                    u.in, u.b, u.e, dtype_size(k.dtype));
                 launches += 1;
               }
             }
@@ -435,7 +487,7 @@ TEST(SegmentedRegistry, EveryEntryEveryShape) {
                   ASSERT_EQ(left, 0u)
                       << e.id << ", " << s.name << ": the counter was left non-zero";
                 },
-                u.in, u.begin, u.end, dtype_size(k.dtype));
+                u.in, u.b, u.e, dtype_size(k.dtype));
             ++launches;
           }
         }
@@ -462,7 +514,7 @@ TEST(SegmentedLibrary, BothCallsEveryKey) {
           // Offsets twice: with no longest length (the balanced family), and with the true one
           // (where it is within 4x the mean, the kernel chosen for the mean length).
           std::uint64_t longest = 0;
-          for (std::uint64_t i = 0; i < s.begin.size(); ++i)
+          for (std::uint64_t i = 0; i < s.end.size(); ++i)  // (none for rows)
             longest = std::max<std::uint64_t>(longest, s.end[i] > s.begin[i]
                                                            ? std::uint64_t(s.end[i] - s.begin[i])
                                                            : 0);
@@ -487,7 +539,7 @@ TEST(SegmentedLibrary, BothCallsEveryKey) {
                   segmented_reduce(in, out, segments(b, e), k.dtype, k.op, stream);
                   TR_CUDA_CHECK(cudaStreamSynchronize(stream));
                 },
-                u.in, u.begin, u.end, dtype_size(k.dtype));
+                u.in, u.b, u.e, dtype_size(k.dtype));
             check_results(
                 k, s, want, tol, key + " two-phase",
                 [&](const void* in, void* out, const void* b, const void* e) {
@@ -499,7 +551,7 @@ TEST(SegmentedLibrary, BothCallsEveryKey) {
                                    stream);
                   TR_CUDA_CHECK(cudaStreamSynchronize(stream));
                 },
-                u.in, u.begin, u.end, dtype_size(k.dtype));
+                u.in, u.b, u.e, dtype_size(k.dtype));
           }
         }
       }
