@@ -10,6 +10,7 @@
 #include "common/error.hpp"
 #include "common/names.hpp"
 #include "common/paths.hpp"
+#include "kernels/workspace_facts.hpp"
 #include "runtime/log.hpp"
 #include "tunedreduce/version.hpp"
 
@@ -498,18 +499,18 @@ void Runtime::reduce(const void* d_in, void* d_out, std::uint64_t n, DType dtype
           a.workspace = ws;
           a.workspace_bytes = bytes;
           a.workspace_clean = clean;
-          if (kernels::is_exact_family(entry.params.family)) {
-            // An exact launch leaves its slots written, so the workspace is seldom clean when
-            // the next one comes: the library's counter for this workspace (as the two-phase
-            // call's for a caller buffer) spares its single_pass the ticket's memset (the H100,
-            // f64 2^21: 0.825x CUB cached against 0.861x two-phase before, commit c4dbc35).
+          if (kernels::takes_library_counter(entry.params)) {
+            // The library's counter for this workspace (as the two-phase call's for a caller
+            // buffer) spares a launch that seldom finds the workspace clean the ticket's memset
+            // (exact sums on the H100, f64 2^21: 0.825x CUB cached against 0.861x two-phase
+            // before, commit c4dbc35).
             std::string why;
             a.counter = temp_counters_.counter(r.device, ws, why);
             if (!why.empty()) logger_->warn("{}", why);
           }
           return platform_->launch(entry, a, s.info.limits);
         },
-        /*leaves_clean=*/!kernels::is_exact_family(entry.params.family));
+        /*leaves_clean=*/kernels::leaves_workspace_clean(entry.params));
   }
   if (e != cudaSuccess) launch_failed(s, r.choice, e);
 }

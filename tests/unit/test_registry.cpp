@@ -16,6 +16,7 @@
 #include "kernels/manifest.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/space.hpp"
+#include "kernels/workspace_facts.hpp"
 
 namespace tunedreduce::kernels {
 namespace {
@@ -307,6 +308,15 @@ TEST(Launch, RejectsBadArgumentsWithoutTouchingTheGpu) {
   a.n = max_elements + 1;
   a.workspace_bytes = 1 << 30;
   EXPECT_EQ(e->launch(a, dev), cudaErrorInvalidValue);  // too large
+}
+
+// The workspace facts the library reads from the registry (runtime/runtime.cpp): only the exact
+// sums leave their slots written, and only they take the library's own counter for it.
+TEST(Registry, WorkspaceFactsOfEveryEntry) {
+  for (const Entry& e : registry()) {
+    EXPECT_EQ(leaves_workspace_clean(e.params), e.params.op != Op::exact_sum) << e.id;
+    EXPECT_EQ(takes_library_counter(e.params), e.params.op == Op::exact_sum) << e.id;
+  }
 }
 
 TEST(ExactFamilies, ImplementExactSumForTheFloatingTypesAndNothingElse) {
