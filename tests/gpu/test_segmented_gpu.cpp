@@ -403,9 +403,12 @@ TEST(SegmentedRegistry, EveryEntryEveryShape) {
   // TR_SEG_FAMILY=balanced: only that family's entries (a run under compute-sanitizer, whose
   // tools make all 945 entries too slow).
   const char* only = std::getenv("TR_SEG_FAMILY");
-  // TR_SEG_SHAPE=csr: only the shapes whose name holds that text (the same reason).
+  // TR_SEG_SHAPE=csr: only the shapes whose name holds that text; TR_SEG_KEY=f32.sum: only that
+  // type and operator (the same reason).
   const char* only_shape = std::getenv("TR_SEG_SHAPE");
+  const char* only_key = std::getenv("TR_SEG_KEY");
   for (const KeyCheck& k : all_keys()) {
+    if (only_key && std::string(dtype_name(k.dtype)) + "." + op_name(k.op) != only_key) continue;
     for (bool fixed : {true, false}) {
       for (const Shape& s : fixed ? fixed_shapes() : offset_shapes()) {
         if (only_shape && s.name.find(only_shape) == std::string::npos) continue;
