@@ -27,6 +27,7 @@
 #include "common/grammar.hpp"
 #include "common/names.hpp"
 #include "common/paths.hpp"
+#include "common/printable.hpp"
 #include "db/database.hpp"
 #include "tuner/config.hpp"
 #include "tuner/devices.hpp"
@@ -194,15 +195,27 @@ int replay(const Options& o, const tuner::TuneConfig& cfg) {
   dopt.cancel = &g_cancel;
   const tuner::TuneOutcome out = tuner::run_tuning(cfg, runner, dopt);
   printer.finish();
+  if (out.cancelled) {
+    tuner::print_winners(std::cout, out,
+                         device.fingerprint.name + " (" + device.key + ", replayed)");
+    std::cerr << "tunedreduce tune: interrupted; nothing was written (replay)\n";
+    return exit_code::interrupted;
+  }
+  // Nothing replayed is no answer: the database has none of the configuration's measurements
+  // (another space, sizes or L2 mode), and an empty winners table would read as a result.
+  if (runner.answered() == 0 && runner.missing() > 0)
+    throw Error(fmt::format("--replay '{}': none of the {} requests of this configuration has a "
+                            "recorded measurement (the file holds {} of {} ({}) with L2 {}); "
+                            "replay the configuration that recorded them, in their L2 mode",
+                            printable(*o.replay, 4096), runner.missing(), runner.recorded(),
+                            printable(device.fingerprint.name), device.key,
+                            db::l2_mode_name(cfg.measure.l2)),
+                exit_code::failure);
   if (runner.missing())
     std::cerr << "tunedreduce tune: warning: " << runner.missing() << " of "
               << runner.missing() + runner.answered()
               << " requests had no recorded measurement (treated as failed)\n";
   tuner::print_winners(std::cout, out, device.fingerprint.name + " (" + device.key + ", replayed)");
-  if (out.cancelled) {
-    std::cerr << "tunedreduce tune: interrupted; nothing was written (replay)\n";
-    return exit_code::interrupted;
-  }
   return exit_code::ok;
 }
 

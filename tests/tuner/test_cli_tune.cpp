@@ -199,11 +199,18 @@ TEST(CliTune, ReplayPrintsTheWinners) {
   // Bisection midpoints are not recorded in this database: reported, not fatal.
   EXPECT_HAS(r.err, "requests had no recorded measurement (treated as failed)");
 
-  // Warm L2 was never recorded: every request fails, and no size has a winner.
+  // Warm L2 was never recorded: no request has a measurement, which is an error (exit 1) that
+  // says why, not an empty winners table.
   const auto warm = tune(
       {"--config", data + "/small.toml", "--replay", path, "--l2", "warm", "--progress", "off"});
-  EXPECT_EQ(warm.exit_code, 0) << warm.err;
-  EXPECT_HAS(warm.out, "(no candidate was ok)");
+  EXPECT_EQ(warm.exit_code, 1) << warm.err;
+  EXPECT_HAS(warm.err, "none of the ");
+  EXPECT_HAS(warm.err,
+             " requests of this configuration has a recorded measurement (the file holds 0 of "
+             "NVIDIA H100 80GB HBM3 (");
+  EXPECT_HAS(warm.err,
+             ") with L2 warm); replay the configuration that recorded them, in their L2 mode");
+  EXPECT_EQ(warm.out, "");
 }
 
 TEST(CliTune, ReplayOfTheRecordedH100Database) {
