@@ -43,10 +43,12 @@ struct OffsetBounds {
   }
 };
 
+/// The offsets' type of an offsets layout.
 template <SegLayout L>
-using bounds_t = std::conditional_t<
-    L == SegLayout::fixed, FixedBounds,
-    OffsetBounds<std::conditional_t<L == SegLayout::offsets32, std::int32_t, std::int64_t>>>;
+using offset_t = std::conditional_t<L == SegLayout::offsets32, std::int32_t, std::int64_t>;
+
+template <SegLayout L>
+using bounds_t = std::conditional_t<L == SegLayout::fixed, FixedBounds, OffsetBounds<offset_t<L>>>;
 
 /// V elements of In in one 16-byte load (V * sizeof(In) == 16).
 template <class In, int V>
@@ -530,7 +532,7 @@ struct SegDispatch {
     if constexpr (P.layout == SegLayout::fixed) {
       return {p.segment_size, p.stride};
     } else {
-      using Off = std::conditional_t<P.layout == SegLayout::offsets32, std::int32_t, std::int64_t>;
+      using Off = offset_t<P.layout>;
       return {static_cast<const Off*>(p.begin), static_cast<const Off*>(p.end)};
     }
   }
@@ -599,8 +601,7 @@ struct SegDispatch {
         // CSR offsets (end == begin + 1): tiles straight over the merge path of the offsets,
         // then the join (balanced.cuh, C1-C2). The flag of decreasing offsets and the join's
         // ticket: the caller's counter, else a word of the header zeroed first.
-        using Off =
-            std::conditional_t<P.layout == SegLayout::offsets32, std::int32_t, std::int64_t>;
+        using Off = offset_t<P.layout>;
         const auto* off = static_cast<const Off*>(p.begin);
         if (off && static_cast<const Off*>(p.end) == off + 1) {
           unsigned* flag = a.counter ? reinterpret_cast<unsigned*>(a.counter)
