@@ -166,10 +166,10 @@ function(_tr_exact_row key out)
 endfunction()
 
 # tr_generate_kernel_sources(KEYED GEN_DIR PER_FILE SOURCES_VAR INDEX_DECLS_VAR INDEX_LIST_VAR):
-# writes translation units of at most PER_FILE entries each (sorted ids, grouped by element type
-# and operator) that instantiate exactly the ids of KEYED (tr_deploy_space's TR_DEPLOY_TEMPLATED:
-# "DTYPE_OP|ID" each, ID's parameters in TR_KERNEL_PARAMS_<ID>), and returns their paths and the
-# declarations and the list of their functions for instances_index.inc.
+# writes translation units of at most PER_FILE entries each (sorted ids, one group a unit) that
+# instantiate exactly the ids of KEYED ("GROUP|ID" each: GROUP names the units, e.g. the element
+# type; ID's parameters in TR_KERNEL_PARAMS_<ID>), and returns their paths and the declarations
+# and the list of their functions for instances_index.inc.
 function(tr_generate_kernel_sources keyed gen_dir per_file sources_var decls_var list_var)
   _tr_chunk_keyed("${keyed}" ${per_file} chunks)
   set(sources)
