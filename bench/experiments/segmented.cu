@@ -10,7 +10,8 @@
 //            built-in rules (runtime/segmented_rules.cpp) from.
 //   KEY=f32.sum (f64.sum, i32.sum, f32.max, f32.argmax), TOTALS=16,20,24,28 (log2 of the total),
 //   LS=0,6,20 (log2 of the segment sizes to run; default all), LAYOUT=rows|offsets (CSR, int64;
-//   the library told the longest length unless LONGEST=unknown),
+//   the library told the longest length unless LONGEST=unknown, the mean length unless
+//   MEAN=unknown, which implies LONGEST=unknown: CUB's call),
 //   FLUSH=read|memset|none (experiment.hpp: cold L2 by default; launch latency outside the
 //   figures). Medians of 15 runs (5 where a run takes more than 2 ms).
 //   DIST=powerlaw|onehuge: variable segments (CSR, int64 offsets) instead of the grid, for each
@@ -158,6 +159,8 @@ int main(int argc, char** argv) {
   // LONGEST=unknown (then it takes the balanced family, as for lengths that may spread).
   const bool unknown_longest = std::getenv("LONGEST") &&
                                std::strcmp(std::getenv("LONGEST"), "unknown") == 0;
+  // MEAN=unknown: nor the mean length (CUB's call: the count and the offsets alone).
+  const bool unknown_mean = std::getenv("MEAN") && std::strcmp(std::getenv("MEAN"), "unknown") == 0;
   // LS=0,6,20: only these segment sizes (log2 of L); all of them by default.
   const std::vector<int> only_ls = int_list("LS", {});
   cudaDeviceProp prop;
@@ -320,7 +323,8 @@ int main(int argc, char** argv) {
       p.end = off + 1;
       p.mean_length = L;
       run_shape(lt, std::to_string(L), total, S,
-                offsets_layout ? Segments::csr(S, off, L, unknown_longest ? 0 : L)
+                offsets_layout ? Segments::csr(S, off, unknown_mean ? 0 : L,
+                                               unknown_longest || unknown_mean ? 0 : L)
                                : Segments::rows(S, L),
                 p, offsets_layout, 0);
     }

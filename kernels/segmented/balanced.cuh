@@ -484,19 +484,31 @@ inline constexpr std::uint64_t open_bit = std::uint64_t{1} << 63;
 
 /// The number of segment ends among the first \p d items of the merge path of the segments'
 /// ends (end s at element off[s + 1] - off[0], before that element) and the W elements: a
-/// search by the warp, 32 points a round. On offsets that decrease it returns some count in
-/// range, which the tile's checks then reject.
+/// search by the warp. Its first round reads the 32 consecutive ends around where the answer
+/// would be if every segment had the same length (one round trip then, which is what rows given
+/// as offsets take); the next ones 32 points spread over what is left. On offsets that decrease
+/// it returns some count in range, which the tile's checks then reject.
 template <class Off>
 __device__ __forceinline__ std::uint64_t csr_split(const Off* __restrict__ off, std::int64_t o0,
                                                    std::uint64_t S, std::uint64_t W,
                                                    std::uint64_t d, unsigned lane) {
   std::uint64_t lo = d > W ? d - W : 0, hi = d < S ? d : S;
+  // End p is among the first d items when it comes before element d - p - 1 (p < hi <= d).
+  const auto before = [&](std::uint64_t p) {
+    return std::int64_t(__ldg(off + p + 1)) - o0 <= std::int64_t(d - p) - 1;
+  };
+  if (hi - lo > 32) {
+    const double guess = double(d) * double(S) / double(W + S);
+    std::uint64_t base = guess > 16.0 ? std::uint64_t(guess) - 16 : 0;
+    base = base < lo ? lo : base > hi - 32 ? hi - 32 : base;
+    const unsigned yes = __ballot_sync(0xffffffffu, before(base + lane));
+    if (yes == 0xffffffffu) lo = base + 32;        // the answer is past the window
+    else if (yes == 0) hi = base;                  // or at its start or before it
+    else return base + unsigned(__ffs(~yes) - 1);  // the first end not among them
+  }
   while (lo < hi) {
     const std::uint64_t span = hi - lo;
-    const std::uint64_t p = lo + span * lane / 32;
-    // End p is among the first d items when it comes before element d - p - 1 (p < hi <= d).
-    const bool before = std::int64_t(__ldg(off + p + 1)) - o0 <= std::int64_t(d - p) - 1;
-    const unsigned yes = __ballot_sync(0xffffffffu, before);
+    const unsigned yes = __ballot_sync(0xffffffffu, before(lo + span * lane / 32));
     const unsigned f = yes == 0xffffffffu ? 32u : unsigned(__ffs(~yes) - 1);  // first "no"
     // The answer is in (point f - 1, point f].
     const std::uint64_t nlo = f == 0 ? lo : lo + span * (f - 1) / 32 + 1;
@@ -550,8 +562,13 @@ __global__ void __launch_bounds__(block, tiles_per_sm)
     if (b == 0 && threadIdx.x == 0) atomicOr(flag, 1u);
     return;
   }
+  // Runs of D items: as many tiles as the launch has, or fewer, each of at least
+  // min_tile_vectors vectors' worth a thread (the host does not know the total when it is not
+  // told the mean length); the tiles past the last run find theirs empty.
   const std::uint64_t W = std::uint64_t(oS - o0), items = W + S;
-  const std::uint64_t D = (items + tiles - 1) / tiles;
+  constexpr std::uint64_t min_items = std::uint64_t(block) * C::params.vec * min_tile_vectors;
+  const std::uint64_t even = (items + tiles - 1) / tiles;
+  const std::uint64_t D = even > min_items ? even : min_items;
   const std::uint64_t d0 = b * D < items ? b * D : items;
   const std::uint64_t d1 = d0 + D < items ? d0 + D : items;
   if (warp < 2) {

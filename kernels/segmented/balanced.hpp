@@ -13,6 +13,10 @@ inline constexpr int chunk = block * per_thread;  // segments a block of the sca
 /// Tiles a multiprocessor holds at once (the tile kernel's launch bounds): the tiles of a launch
 /// are at most a wave of them (SegEntry::tiles).
 inline constexpr int tiles_per_sm = 4;
+/// A tile has at least this many vectors' worth of items a thread where there are enough: the
+/// host's tile count where it knows the mean length (SegEntry::tiles), and the CSR tiles' own
+/// count on the device (balanced.cuh, C1), which knows the total.
+inline constexpr int min_tile_vectors = 4;
 /// A segment of at most this many 16-byte vectors' worth of elements is folded by 4 lanes (8
 /// vectors a lane), of at most long_vectors by a warp (8 a lane), both in a grid over every
 /// segment; longer ones are long: the tiles take them.

@@ -130,11 +130,12 @@ std::uint64_t SegEntry::blocks_per_segment(const SegProblem& p, const DeviceLimi
 std::uint64_t SegEntry::tiles(const SegProblem& p, const DeviceLimits& dev) const {
   if (params.family != SegFamily::balanced || p.num_segments == 0) return 0;
   // A wave of tiles (balanced::tiles_per_sm blocks a multiprocessor, the tile kernel's launch
-  // bounds); where the mean length is known, tiles of at least four vectors a thread.
+  // bounds); where the mean length is known, tiles of at least min_tile_vectors a thread.
   const std::uint64_t resident =
       std::uint64_t(balanced::tiles_per_sm) * std::uint64_t(std::max(1, dev.sm_count));
   if (p.mean_length == 0) return resident;
-  const std::uint64_t min_tile = std::uint64_t(balanced::block) * params.vec * 4;
+  const std::uint64_t min_tile =
+      std::uint64_t(balanced::block) * params.vec * balanced::min_tile_vectors;
   const std::uint64_t total = p.mean_length > (std::uint64_t{1} << 62) / p.num_segments
                                   ? std::uint64_t{1} << 62
                                   : p.mean_length * p.num_segments;
