@@ -48,7 +48,7 @@ bool preferred_in_tie(std::string_view a, std::string_view b, bool one_launch_co
     // (fewer loads in flight) is no proxy for their speed (docs/performance.md 3.19: b512 u2 chosen
     // over u4 0.6 % faster in a tie at f64 2^24 ran 1.5-2 % slower in the bench), so select_winner
     // takes the faster median.
-    if (kernels::is_exact_family(pa->family) && kernels::is_exact_family(pb->family)) return false;
+    if (pa->op == Op::exact_sum && pb->op == Op::exact_sum) return false;
     const long wa = static_cast<long>(pa->block) * pa->unroll;
     const long wb = static_cast<long>(pb->block) * pb->unroll;
     if (wa != wb) return wa < wb;
@@ -60,7 +60,7 @@ bool preferred_in_tie(std::string_view a, std::string_view b, bool one_launch_co
 
 std::optional<bool> float_exact_holds_wide_rounds(std::string_view id) {
   const auto p = kernels::parse_id(id);
-  if (!p || p->dtype != DType::f32 || !kernels::is_exact_family(p->family)) return std::nullopt;
+  if (!p || p->dtype != DType::f32 || p->op != Op::exact_sum) return std::nullopt;
   return p->family == kernels::Family::exact_wide;
 }
 

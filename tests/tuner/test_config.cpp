@@ -212,6 +212,19 @@ TEST(ConfigSpace, FamilyLeftWithoutEntries) {
                 "selected axes (it compiles unroll 2, 4, 8, 16; space.unrolls selects 1)");
 }
 
+// The exact families compile three block sizes: the message says which, from the space's table.
+TEST(ConfigSpace, ExactFamilyLeftWithoutEntriesNamesItsBlocks) {
+  try {
+    validate_config(parse_config_text(
+        "[space]\nfamilies = [\"exact\"]\nblocks = [1024]\nops = [\"exact_sum\"]\n", "t.toml"));
+    ADD_FAILURE() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_HAS(std::string(e.what()),
+               "t.toml:2:13: space.families[0]: family 'exact' has no compiled entry with the "
+               "selected axes (it compiles blocks 128, 256, 512 and unroll 1, 2, 4)");
+  }
+}
+
 TEST(ConfigSpace, UnknownFamily) {
   EXPECT_EQ(error_of("unknown_family.toml"),
             fixture("unknown_family.toml") +

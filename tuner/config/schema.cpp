@@ -251,11 +251,17 @@ std::string kind_phrase(KeyKind k) {
 TuneConfig default_config() {
   TuneConfig c;
   SpaceConfig& s = c.space;
-  // The repository's tune.toml, whose hash recorded runs carry: every family and operator but
-  // the exact ones (exact_sum is asked for: `ops = ["exact_sum"]`, or "all"); argmin and argmax
-  // included.
-  for (kernels::Family f : kernels::all_families)
-    if (!kernels::is_exact_family(f)) s.families.push_back(f);
+  // The repository's tune.toml, whose hash recorded runs carry: every operator but exact_sum
+  // (it is asked for: `ops = ["exact_sum"]`, or "all"), argmin and argmax included, and every
+  // family that implements one of them (so not the exact ones).
+  for (Op o : all_ops)
+    if (o != Op::exact_sum) s.ops.push_back(o);
+  for (kernels::Family f : kernels::all_families) {
+    bool implements = false;
+    for (Op o : s.ops)
+      for (DType t : all_dtypes) implements |= kernels::space::family_applies(f, t, o);
+    if (implements) s.families.push_back(f);
+  }
   s.blocks.assign(std::begin(kernels::space::blocks), std::end(kernels::space::blocks));
   std::set<int> unrolls;
   for (const auto& fam : kernels::space::families)
@@ -265,8 +271,6 @@ TuneConfig default_config() {
   s.smem = {SmemMode::static_, SmemMode::dynamic};
   s.finishes.assign(std::begin(kernels::all_finishes), std::end(kernels::all_finishes));
   s.dtypes.assign(std::begin(all_dtypes), std::end(all_dtypes));
-  for (Op o : all_ops)
-    if (o != Op::exact_sum) s.ops.push_back(o);
   s.sizes = expand_range(default_size_from, default_size_to, std::nullopt, 2.0);
   // No segmented key; the grid a key gets when one is asked for ([segmented] keys, --seg-keys).
   SegmentedConfig& g = c.segmented;

@@ -118,7 +118,20 @@ class Validator {
       }
     return {};
   }
+  static std::vector<int> blocks_of(Family f) {
+    std::vector<int> out;
+    for (int b : kernels::space::blocks)
+      if (kernels::space::has_block(f, b)) out.push_back(b);
+    return out;
+  }
   static bool has_unroll_axis(Family f) { return compiled_unrolls(f) != std::vector<int>{1}; }
+  // Whether family f implements one of \p ops for some element type.
+  static bool implements_any(Family f, const std::vector<Op>& ops) {
+    for (Op o : ops)
+      for (DType t : all_dtypes)
+        if (kernels::space::family_applies(f, t, o)) return true;
+    return false;
+  }
   static bool has_smem_axis(Family f) { return f == Family::smem; }
 
   // The families that implement (t, o), "vectorized, streaming and single_tile", and their
@@ -255,8 +268,9 @@ class Validator {
     if (diag_.size() == errors_before) {
       for (std::size_t i = 0; i < s.families.size(); ++i) {
         const Family f = s.families[i];
-        // An exact family implements exact_sum alone: it matters only when that is selected.
-        if (kernels::is_exact_family(f) && !contains(s.ops, Op::exact_sum)) continue;
+        // A family that implements none of the selected operators (an exact family when
+        // exact_sum is not asked for) has nothing to report.
+        if (!implements_any(f, s.ops)) continue;
         std::size_t count = 0;
         for (DType t : all_dtypes)
           for (Op o : all_ops)
@@ -274,10 +288,9 @@ class Validator {
         std::string why;
         if (f == Family::single_tile && !contains(s.finishes, kernels::Finish::single_pass))
           why = "its one block has nothing to finish: it compiles finish single_pass only";
-        else if (kernels::is_exact_family(f))
-          why =
-              "it compiles blocks 128, 256, 512, unroll 1, 2, 4 and finishes two_pass, "
-              "single_pass";
+        else if (blocks_of(f).size() != std::size(kernels::space::blocks))
+          why = fmt::format("it compiles blocks {} and unroll {}", join(blocks_of(f)),
+                            join(compiled_unrolls(f)));
         else if (has_unroll_axis(f))
           why = fmt::format("it compiles unroll {}; space.unrolls selects {}",
                             join(compiled_unrolls(f)), join(s.unrolls));
