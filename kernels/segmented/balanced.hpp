@@ -35,15 +35,24 @@ struct Layout {
 
 constexpr std::size_t round256(std::size_t b) { return (b + 255) / 256 * 256; }
 
-/// The workspace of \p S segments over \p tiles tiles, partials of \p result_bytes each.
-constexpr Layout layout(std::uint64_t S, std::uint64_t tiles, std::size_t result_bytes) {
+/// Whether offsets \p begin and \p end of \p offset_bytes each are CSR (end == begin + 1: the
+/// segments lie one after another), which the tiles take straight, without the scan.
+inline bool is_csr(const void* begin, const void* end, std::size_t offset_bytes) {
+  return begin && static_cast<const char*>(end) == static_cast<const char*>(begin) + offset_bytes;
+}
+
+/// The workspace of \p S segments over \p tiles tiles, partials of \p result_bytes each. Over
+/// CSR offsets (\p csr) the tiles need the header, the tiles' records and partials alone: the
+/// scan's arrays have no bytes, and the workspace does not grow with S.
+constexpr Layout layout(std::uint64_t S, std::uint64_t tiles, std::size_t result_bytes, bool csr) {
   Layout l;
-  const std::uint64_t nch = (S + chunk - 1) / chunk;
+  const std::uint64_t nch = csr ? 0 : (S + chunk - 1) / chunk;
+  const std::uint64_t listed = csr ? 0 : S, starts = csr ? 0 : S + 1;
   l.chunk_count = 256;
   l.chunk_sum = l.chunk_count + round256(8 * nch);
   l.list = l.chunk_sum + round256(8 * nch);
-  l.start = l.list + round256(8 * S);
-  l.tile_first = l.start + round256(8 * (S + 1));
+  l.start = l.list + round256(8 * listed);
+  l.tile_first = l.start + round256(8 * starts);
   l.head = l.tile_first + round256(8 * tiles);
   l.tail = l.head + round256(result_bytes * tiles);
   l.bytes = l.tail + round256(result_bytes * tiles);

@@ -143,9 +143,14 @@ std::uint64_t SegEntry::tiles(const SegProblem& p, const DeviceLimits& dev) cons
 }
 
 std::size_t SegEntry::workspace_bytes(const SegProblem& p, const DeviceLimits& dev) const {
-  if (params.family == SegFamily::balanced && p.num_segments > 0)
-    return balanced::layout(p.num_segments, tiles(p, dev), result_bytes(params.dtype, params.op))
+  if (params.family == SegFamily::balanced && p.num_segments > 0) {
+    const bool csr =
+        params.layout != SegLayout::fixed &&
+        balanced::is_csr(p.begin, p.end, params.layout == SegLayout::offsets32 ? 4 : 8);
+    return balanced::layout(p.num_segments, tiles(p, dev), result_bytes(params.dtype, params.op),
+                            csr)
         .bytes;
+  }
   if (params.family != SegFamily::split || p.num_segments == 0) return 0;
   const std::size_t bytes =
       p.num_segments * blocks_per_segment(p, dev) * result_bytes(params.dtype, params.op);

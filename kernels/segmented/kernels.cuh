@@ -580,7 +580,9 @@ struct SegDispatch {
       static_assert(P.family == SegFamily::balanced);
       const SegEntry probe{P, nullptr, nullptr};
       const std::uint64_t tiles = probe.tiles(p, dev);
-      const balanced::Layout l = balanced::layout(S, tiles, sizeof(T));
+      const bool csr = P.layout != SegLayout::fixed &&
+                       balanced::is_csr(p.begin, p.end, sizeof(offset_t<P.layout>));
+      const balanced::Layout l = balanced::layout(S, tiles, sizeof(T), csr);
       if (!a.workspace || a.workspace_bytes < l.bytes) return cudaErrorInvalidValue;
       auto* ws = static_cast<unsigned char*>(a.workspace);
       const auto at = [&](std::size_t offset) {
@@ -603,7 +605,7 @@ struct SegDispatch {
         // ticket: the caller's counter, else a word of the header zeroed first.
         using Off = offset_t<P.layout>;
         const auto* off = static_cast<const Off*>(p.begin);
-        if (off && static_cast<const Off*>(p.end) == off + 1) {
+        if (csr) {
           unsigned* flag = a.counter ? reinterpret_cast<unsigned*>(a.counter)
                                      : reinterpret_cast<unsigned*>(w.header + 3);
           if (!a.counter)

@@ -169,6 +169,21 @@ TEST(SegmentedEntries, BalancedTilesAndWorkspace) {
   const auto r = [](std::size_t b) { return (b + 255) / 256 * 256; };
   EXPECT_EQ(bal->workspace_bytes(p, h100()),
             256 + 2 * r(8 * 49) + r(8 * 100000) + r(8 * 100001) + r(8 * tiles) + 2 * r(16 * tiles));
+  // CSR offsets (end == begin + 1, 8-byte offsets): the header and the tiles' records and
+  // partials alone, whatever the count.
+  p.end = reinterpret_cast<const void*>(16);
+  EXPECT_EQ(bal->workspace_bytes(p, h100()), 256 + r(8 * tiles) + 2 * r(16 * tiles));
+  p.num_segments = 100000000;
+  p.mean_length = 0;
+  EXPECT_EQ(bal->workspace_bytes(p, h100()), 256 + r(8 * 528) + 2 * r(16 * 528));
+  const seg::SegEntry* bal32 = seg::find_seg("seg.balanced.b256.v4.offsets32.f32.argmax");
+  ASSERT_NE(bal32, nullptr);  // 4-byte offsets: end == begin + 4 bytes is CSR, + 8 is not
+  EXPECT_GT(bal32->workspace_bytes(p, h100()), std::size_t{8} * 100000000);
+  p.end = reinterpret_cast<const void*>(12);
+  EXPECT_EQ(bal32->workspace_bytes(p, h100()), 256 + r(8 * 528) + 2 * r(16 * 528));
+  p.num_segments = 100000;
+  p.mean_length = 1;
+  p.end = p.begin;
   EXPECT_FALSE(bal->can_implement(p, 4, h100()));
   p.begin = nullptr;
   EXPECT_TRUE(bal->can_implement(p, 4, h100()));
