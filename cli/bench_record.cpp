@@ -27,10 +27,7 @@ std::optional<BenchRecorder> BenchRecorder::open(const std::optional<std::string
            "--db names one to record into";
     return std::nullopt;
   }
-  if (loc.source != "--db") {
-    std::error_code ec;
-    std::filesystem::create_directories(loc.path.parent_path(), ec);
-  }
+  create_data_folder(loc);
   try {
     return BenchRecorder(db::Database::open_writer(loc.path));
   } catch (const db::DbError& e) {

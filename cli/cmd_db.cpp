@@ -2,6 +2,7 @@
 // Behaviour and exit codes: docs/database.md.
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <set>
@@ -23,6 +24,7 @@
 #include "db/schema.hpp"
 #include "db/statement.hpp"
 #include "kernels/registry.hpp"
+#include "tuner/config/suggest.hpp"
 #include "kernels/segmented/segmented.hpp"
 
 namespace po = boost::program_options;
@@ -85,8 +87,10 @@ db::Database open_reader(const Options& o, DbLocation& loc) {
   }
 }
 
+// (A fresh account has no data folder yet: import creates it, as the tuner does.)
 db::Database open_writer(const Options& o, DbLocation& loc) {
   loc = resolve_db_path(o.common.db);
+  create_data_folder(loc);
   db::WriterOptions wo;
   wo.busy_timeout = busy_ms(o.busy_timeout_s);
   return db::Database::open_writer(loc.path, wo);
@@ -293,6 +297,7 @@ int do_import(const Options& o, const std::string& file) {
 int merge(const std::string& into, const std::vector<std::string>& inputs) {
   if (into.empty()) throw Error("db merge needs --into OUT", exit_code::usage);
   if (inputs.empty()) throw Error("db merge needs at least one input database", exit_code::usage);
+  refuse_a_file_twice(inputs, "the input");
   std::vector<std::filesystem::path> paths(inputs.begin(), inputs.end());
   const db::MergeStats s = db::merge_files(paths, into);
   db::Database out = db::Database::open_reader(into);
@@ -309,6 +314,17 @@ int merge(const std::string& into, const std::vector<std::string>& inputs) {
 }
 
 int migrate(const Options& o) {
+  // A file that is not there is not migrated into existence: `--db typo.db` would leave an
+  // empty database behind and say it migrated.
+  const DbLocation where = resolve_db_path(o.common.db);
+  std::error_code ec;
+  if (!std::filesystem::exists(where.path, ec) && !ec)
+    throw db::DbError(db::Problem::missing, where.path,
+                      db::quoted(where.path) +
+                          ": no database (the file does not exist; `db migrate` upgrades an "
+                          "existing one, `tunedreduce tune` and `db import` create one); the "
+                          "location came from " +
+                          where.source);
   // What this open did, decided inside its own transaction: of several `db migrate` at once,
   // one migrates and the others find the file current.
   DbLocation loc;
@@ -427,7 +443,11 @@ int cmd_db(int argc, char** argv) {
     busy_ms(o.busy_timeout_s);
     return migrate(o);
   }
-  std::cerr << "tunedreduce db: error: unknown action '" << action << "'\n\n" << usage_text;
+  std::cerr << "tunedreduce db: error: unknown action '" << printable(action) << "'";
+  const std::vector<std::string> actions = db_actions();
+  if (const auto near = tuner::nearest(action, actions))
+    std::cerr << " (did you mean '" << *near << "'?)";
+  std::cerr << "\n\n" << usage_text;
   return exit_code::usage;
 }
 

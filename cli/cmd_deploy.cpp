@@ -64,18 +64,9 @@ struct Source {
 std::vector<Source> read_sources(const std::vector<std::string>& paths) {
   std::vector<std::string> resolved = paths;
   if (resolved.empty()) resolved.push_back(resolve_db_path_for_reading(std::nullopt).path.string());
-  // One file by two names (a.db and ./a.db, or a link to it) is the same file given twice.
-  std::map<std::string, std::string> seen;  // the file's canonical path -> the name given first
+  refuse_a_file_twice(resolved, "--db");
   std::vector<Source> out;
   for (const std::string& p : resolved) {
-    std::error_code ec;
-    std::string canonical = std::filesystem::weakly_canonical(p, ec).string();
-    if (ec) canonical = p;
-    if (auto [it, fresh] = seen.emplace(canonical, p); !fresh)
-      throw Error(it->second == p
-                      ? "--db " + p + " is given twice"
-                      : "--db " + p + " is given twice (the same file as --db " + it->second + ")",
-                  exit_code::usage);
     db::Database d = db::Database::open_reader(p);
     Source s;
     s.path = p;

@@ -235,10 +235,7 @@ struct DeviceRun {
 
 int real_run(const Options& o, const tuner::TuneConfig& cfg) {
   const DbLocation loc = resolve_db_path(o.common.db);
-  if (loc.source != "--db") {
-    std::error_code ec;
-    std::filesystem::create_directories(loc.path.parent_path(), ec);
-  }
+  create_data_folder(loc);
   // Devices first (a worker process answers; no GPU work), so that a machine without a GPU gets
   // no database file; then the database must be usable before any GPU work (and a problem with
   // it is its exit code).

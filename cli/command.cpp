@@ -1,9 +1,12 @@
 #include "command.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
+#include <map>
 
 #include "common/error.hpp"
+#include "common/exit_codes.hpp"
 #include "common/grammar.hpp"
 #include "common/log.hpp"
 
@@ -179,6 +182,20 @@ bool parse_command_line(int argc, char** argv, const po::options_description& de
     throw Error(std::string("--log-level: ") + e.what(), e.exit_code());
   }
   return false;
+}
+
+void refuse_a_file_twice(const std::vector<std::string>& paths, const std::string& name) {
+  std::map<std::string, std::string> seen;  // the file's canonical path -> the name given first
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    std::string canonical = std::filesystem::weakly_canonical(p, ec).string();
+    if (ec) canonical = p;
+    if (auto [it, fresh] = seen.emplace(canonical, p); !fresh)
+      throw Error(it->second == p ? name + " " + p + " is given twice"
+                                  : name + " " + p + " is given twice (the same file as " + name +
+                                        " " + it->second + ")",
+                  exit_code::usage);
+  }
 }
 
 }  // namespace tunedreduce::cli

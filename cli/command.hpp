@@ -73,6 +73,10 @@ struct CommandSpec {
 /// the command runs either way).
 std::optional<CommandSpec> describe_command(int (*run)(int, char**), std::vector<std::string> args);
 
+/// Throws Error(usage) when two of \p paths name one file (a.db and ./a.db, or a link to it):
+/// "NAME P is given twice (the same file as NAME Q)", NAME being \p name ("--db", "the input").
+void refuse_a_file_twice(const std::vector<std::string>& paths, const std::string& name);
+
 /// The actions of `tunedreduce db`, in the order its usage lists them.
 std::vector<std::string> db_actions();
 

@@ -8,6 +8,8 @@
 #include <exception>
 #include <iostream>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "cli/command.hpp"
 #include "common/error.hpp"
@@ -16,6 +18,7 @@
 #include "common/printable.hpp"
 #include "kernels/registry.hpp"
 #include "tunedreduce/version.hpp"
+#include "tuner/config/suggest.hpp"
 #include "tuner/worker_main.hpp"
 
 namespace {
@@ -134,24 +137,34 @@ int run(int argc, char** argv) {
   for (const Command& c : commands) {
     if (first != c.name) continue;
     std::string argv0 = std::string("tunedreduce ") + c.name;
+    // An error names the command, and the db action it came from ("tunedreduce db import:"),
+    // as the actions' own messages do.
+    std::string label = argv0;
+    if (std::string_view(c.name) == "db" && argc > 2) {
+      const std::vector<std::string> actions = tunedreduce::cli::db_actions();
+      if (std::find(actions.begin(), actions.end(), argv[2]) != actions.end())
+        label += std::string(" ") + argv[2];
+    }
     argv[1] = argv0.data();
     try {
       return c.run(argc - 1, argv + 1);
     } catch (const boost::program_options::error& e) {
-      std::cerr << "tunedreduce " << c.name
-                << ": error: " << tunedreduce::printable_message(e.what()) << "\n";
+      std::cerr << label << ": error: " << tunedreduce::printable_message(e.what()) << "\n";
       return ec::usage;
     } catch (const tunedreduce::Error& e) {
-      std::cerr << "tunedreduce " << c.name
-                << ": error: " << tunedreduce::printable_message(e.what()) << "\n";
+      std::cerr << label << ": error: " << tunedreduce::printable_message(e.what()) << "\n";
       return e.exit_code();
     } catch (const std::exception& e) {
-      std::cerr << "tunedreduce " << c.name
-                << ": error: " << tunedreduce::printable_message(e.what()) << "\n";
+      std::cerr << label << ": error: " << tunedreduce::printable_message(e.what()) << "\n";
       return ec::failure;
     }
   }
-  std::cerr << "tunedreduce: error: unknown command '" << first << "'\n\n";
+  std::vector<std::string> names;
+  for (const Command& c : commands) names.emplace_back(c.name);
+  std::cerr << "tunedreduce: error: unknown command '" << tunedreduce::printable(first) << "'";
+  if (const auto near = tunedreduce::tuner::nearest(first, names))
+    std::cerr << " (did you mean '" << *near << "'?)";
+  std::cerr << "\n\n";
   print_usage(std::cerr);
   return ec::usage;
 }

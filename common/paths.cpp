@@ -58,6 +58,12 @@ DbLocation resolve_db_path_for_reading(const std::optional<std::string>& cli_db)
               exit_code::usage);
 }
 
+void create_data_folder(const DbLocation& loc) {
+  if (loc.source == "--db") return;
+  std::error_code ec;
+  std::filesystem::create_directories(loc.path.parent_path(), ec);
+}
+
 std::filesystem::path this_executable() {
   std::error_code ec;
   std::filesystem::path p = std::filesystem::read_symlink("/proc/self/exe", ec);

@@ -28,6 +28,12 @@ DbLocation resolve_db_path(const std::optional<std::string>& cli_db);
 /// only when there is neither a user location nor a system file.
 DbLocation resolve_db_path_for_reading(const std::optional<std::string>& cli_db);
 
+/// Creates the folder of \p loc where the location was not given with --db: the user's data
+/// folder ($XDG_DATA_HOME/tunedreduce, ~/.local/share/tunedreduce), which a fresh account
+/// lacks, or the folder $TUNEDREDUCE_DB names. A --db path's folder is the caller's: a missing
+/// one stays an error (a typo). A failure is left to the open that follows, which names it.
+void create_data_folder(const DbLocation& loc);
+
 /// The running executable (/proc/self/exe); empty when it cannot be read.
 std::filesystem::path this_executable();
 

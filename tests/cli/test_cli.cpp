@@ -63,6 +63,19 @@ TEST(Cli, UnknownCommandIsAUsageError) {
   auto r = cli({"frobnicate"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("unknown command 'frobnicate'"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("did you mean"), std::string::npos) << r.err;
+  // A typo gets the nearest command; control characters are shown escaped.
+  r = cli({"repot"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown command 'repot' (did you mean 'report'?)"), std::string::npos)
+      << r.err;
+  r = cli({"db", "improt"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown action 'improt' (did you mean 'import'?)"), std::string::npos)
+      << r.err;
+  r = cli({"bench\x1b[31m"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
 }
 
 TEST(CliList, OneLineAnEntry) {
@@ -466,7 +479,9 @@ TEST(CliGrammar, BadInputIsExit2NamingTheOptionAndTheValue) {
     const auto r = cli(args);
     EXPECT_EQ(r.exit_code, 2) << c.said << "\n" << r.err;
     EXPECT_NE(r.err.find(c.said), std::string::npos) << r.err;
-    EXPECT_TRUE(r.err.starts_with("tunedreduce " + c.args[0] + ": error: ")) << r.err;
+    // The command, and for db its action: "tunedreduce db info: error: ".
+    const std::string who = c.args[0] == "db" ? "db " + c.args[1] : c.args[0];
+    EXPECT_TRUE(r.err.starts_with("tunedreduce " + who + ": error: ")) << r.err;
   }
 }
 

@@ -150,7 +150,8 @@ TEST(Output, AFileOnAFullDeviceIsAnIoErrorAndNothingClaimsSuccess) {
   const std::string db = sample(dir).string();
   Result r = run({"db", "export", "--db", db, "-o", "/dev/full"}, Stdout::dev_null);
   EXPECT_EQ(r.exit_code, exit_code::io) << r.err;
-  EXPECT_HAS(r.err, "tunedreduce db: error: cannot write '/dev/full': No space left on device");
+  EXPECT_HAS(r.err,
+             "tunedreduce db export: error: cannot write '/dev/full': No space left on device");
   EXPECT_EQ(r.err.find("exported"), std::string::npos) << r.err;
   r = run({"report", "best", "--db", db, "-o", "/dev/full"}, Stdout::dev_null);
   EXPECT_EQ(r.exit_code, exit_code::io) << r.err;
@@ -201,7 +202,7 @@ TEST(Output, AMergeThatCannotBeWrittenLeavesNoFile) {
   Result r =
       run({"db", "merge", "--into", merged.string(), db, h200.string()}, Stdout::dev_null, 8192);
   EXPECT_NE(r.exit_code, 0) << r.err;
-  EXPECT_HAS(r.err, "tunedreduce db: error: ");
+  EXPECT_HAS(r.err, "tunedreduce db merge: error: ");
   EXPECT_TRUE(files_in(out_dir).empty()) << "left behind: " << files_in(out_dir).front();
   r = run({"db", "merge", "--into", merged.string(), db, h200.string()}, Stdout::dev_null);
   EXPECT_EQ(r.exit_code, 0) << r.err;

@@ -64,7 +64,8 @@ void make_db(const fs::path& path, const std::string& name, const std::string& k
 TEST(CliDb, MissingDatabaseSaysNoDatabaseOnceAndCreatesNothing) {
   TempDir dir;
   const auto path = dir / "none.db";
-  for (const char* action : {"info", "check", "export"}) {
+  // migrate too: a typo'd --db is not migrated into an empty database.
+  for (const char* action : {"info", "check", "export", "migrate"}) {
     ProcessResult r = cli({"db", action, "--db", path.string()});
     EXPECT_EQ(r.exit_code, exit_code::db_unusable) << action;
     EXPECT_EQ(count(r.err, "no database"), 1u) << r.err;
@@ -73,6 +74,48 @@ TEST(CliDb, MissingDatabaseSaysNoDatabaseOnceAndCreatesNothing) {
     EXPECT_EQ(r.out, "");
   }
   EXPECT_TRUE(fs::is_empty(dir.path()));
+}
+
+// A fresh account has no ~/.local/share/tunedreduce: import creates it (as tune does), and
+// migrate says there is nothing to migrate, naming where the location came from.
+TEST(CliDb, AFreshAccountImportsIntoItsDefaultLocation) {
+  TempDir dir;
+  make_db(dir / "src.db", "GPU", real_id, 5);
+  ASSERT_EQ(cli({"db", "export", "--db", (dir / "src.db").string(), "-o",
+                 (dir / "x.json").string()})
+                .exit_code,
+            0);
+  const std::string home = "HOME=" + (dir / "home").string();
+  fs::create_directory(dir / "home");
+  ProcessResult r = cli({"db", "migrate"}, {home});
+  EXPECT_EQ(r.exit_code, exit_code::db_unusable) << r.err;
+  EXPECT_NE(r.err.find("no database"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("came from $HOME"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::is_empty(dir / "home"));
+  r = cli({"db", "import", (dir / "x.json").string()}, {home});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const fs::path made = dir / "home" / ".local" / "share" / "tunedreduce" / "tune.db";
+  EXPECT_TRUE(fs::is_regular_file(made));
+  r = cli({"db", "info"}, {home});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(made.string()), std::string::npos) << r.out;
+  r = cli({"db", "migrate"}, {home});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("already current"), std::string::npos) << r.out;
+}
+
+// One file by two names is given twice to merge, as to deploy: a usage error, no output file.
+TEST(CliDb, MergeRefusesAFileGivenTwice) {
+  TempDir dir;
+  make_db(dir / "a.db", "GPU", real_id, 5);
+  const std::string a = (dir / "a.db").string(), dotted = (dir / "." / "a.db").string();
+  ProcessResult r = cli({"db", "merge", "--into", (dir / "out.db").string(), a, dotted});
+  EXPECT_EQ(r.exit_code, exit_code::usage) << r.err;
+  EXPECT_NE(r.err.find("tunedreduce db merge: error: the input " + dotted +
+                       " is given twice (the same file as the input " + a + ")"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(dir / "out.db"));
 }
 
 TEST(CliDb, LocationComesFromTheEnvironment) {
