@@ -24,7 +24,8 @@ set(CPACK_STRIP_FILES TRUE)
 # The shared objects' own needs (libsqlite3, libstdc++, libc), found by dpkg-shlibdeps.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
-    "tunedreduce runs the fastest measured reduction kernel (sum, min, max of 32- and 64-bit\n\
-integers and floats) for the GPU it runs on, from a tuning database, behind CUB's calling\n\
-conventions. The NVIDIA driver is needed at run time; the CUDA runtime is linked in.")
+    "tunedreduce runs the fastest measured reduction kernel (sum, min, max, argmin, argmax,\n\
+wide and exact sums of integers, floats and half types; of whole arrays, matrix rows and\n\
+segments) for the GPU it runs on, from a tuning database, behind CUB's calling conventions.\n\
+The NVIDIA driver is needed at run time; the CUDA runtime is linked in.")
 include(CPack)

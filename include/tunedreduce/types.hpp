@@ -357,36 +357,43 @@ constexpr DType dtype_of() {
 template <class T>
 inline constexpr DType dtype_of = detail::dtype_of<std::remove_cv_t<T>>();
 
+namespace detail {
+template <class F, std::size_t... I>
+constexpr decltype(auto) visit_dtype(DType t, F&& f, std::index_sequence<I...>) {
+  using R = decltype(f(std::integral_constant<DType, dtype_table[0].dtype>{}));
+  if constexpr (std::is_void_v<R>) {
+    ((static_cast<std::size_t>(t) == I
+          ? (void)f(std::integral_constant<DType, dtype_table[I].dtype>{})
+          : (void)0),
+     ...);
+  } else {
+    R r{};
+    ((static_cast<std::size_t>(t) == I
+          ? (void)(r = f(std::integral_constant<DType, dtype_table[I].dtype>{}))
+          : (void)0),
+     ...);
+    return r;
+  }
+}
+
+template <class F, std::size_t... I>
+constexpr void for_each_dtype(F&& f, std::index_sequence<I...>) {
+  (f(std::integral_constant<DType, dtype_table[I].dtype>{}), ...);
+}
+}  // namespace detail
+
 /// Calls f(std::integral_constant<DType, D>{}) for the D equal to \p t and returns its result:
 /// a switch over every element type, written once. Every call of f must return the same type.
+/// (C++17, as the whole API: no template lambdas.)
 template <class F>
 constexpr decltype(auto) visit_dtype(DType t, F&& f) {
-  return [&]<std::size_t... I>(std::index_sequence<I...>)->decltype(auto) {
-    using R = decltype(f(std::integral_constant<DType, dtype_table[0].dtype>{}));
-    if constexpr (std::is_void_v<R>) {
-      ((static_cast<std::size_t>(t) == I
-            ? (void)f(std::integral_constant<DType, dtype_table[I].dtype>{})
-            : (void)0),
-       ...);
-    } else {
-      R r{};
-      ((static_cast<std::size_t>(t) == I
-            ? (void)(r = f(std::integral_constant<DType, dtype_table[I].dtype>{}))
-            : (void)0),
-       ...);
-      return r;
-    }
-  }
-  (std::make_index_sequence<dtype_count>{});
+  return detail::visit_dtype(t, std::forward<F>(f), std::make_index_sequence<dtype_count>{});
 }
 
 /// Calls f(std::integral_constant<DType, D>{}) for every element type D, in enum order.
 template <class F>
 constexpr void for_each_dtype(F&& f) {
-  [&]<std::size_t... I>(std::index_sequence<I...>) {
-    (f(std::integral_constant<DType, dtype_table[I].dtype>{}), ...);
-  }
-  (std::make_index_sequence<dtype_count>{});
+  detail::for_each_dtype(std::forward<F>(f), std::make_index_sequence<dtype_count>{});
 }
 
 /// How a configuration was found (docs/library.md, "Lookup order and levels").

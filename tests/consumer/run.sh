@@ -85,10 +85,21 @@ static_libs=$(pkg-config --static --libs tunedreduce | sed 's/-ltunedreduce/-l:l
 # SIGPIPE, would fail the pipeline under pipefail; that made this check flaky under load.)
 cxx=${CXX:-c++}
 echo "--- examples/sum.cpp through pkg-config"
+# Strict warnings: the C++ header (and the CUDA headers it includes, which pkg-config gives as
+# system ones) must compile without one.
 # shellcheck disable=SC2046
-"$cxx" -std=c++17 "$src/examples/sum.cpp" -o "$work/example_sum_pc" \
+"$cxx" -std=c++17 -Wall -Wextra -Wpedantic -Werror "$src/examples/sum.cpp" \
+  -o "$work/example_sum_pc" \
   $(pkg-config --cflags --libs tunedreduce) -L"$(pkg-config --variable=cudalibdir tunedreduce)" \
   -lcudart -Wl,-rpath,"$(pkg-config --variable=libdir tunedreduce)"
+# clang++ too where there is one (CI has it, for the fuzz targets): it warns inside CUDA's half
+# headers (-Wgnu-zero-variadic-macro-arguments) unless they come as system headers.
+if command -v clang++ > /dev/null; then
+  echo "--- examples/sum.cpp through pkg-config, clang++ -Wpedantic"
+  # shellcheck disable=SC2046
+  clang++ -std=c++17 -Wall -Wextra -Wpedantic -Werror -fsyntax-only "$src/examples/sum.cpp" \
+    $(pkg-config --cflags tunedreduce)
+fi
 for lib in libtunedreduce libcudart; do
   ldd "$work/example_sum_pc" | grep "$lib" > /dev/null || { echo "example_sum_pc does not link $lib" >&2; exit 1; }
 done
