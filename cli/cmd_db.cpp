@@ -443,11 +443,9 @@ int cmd_db(int argc, char** argv) {
     busy_ms(o.busy_timeout_s);
     return migrate(o);
   }
-  std::cerr << "tunedreduce db: error: unknown action '" << printable(action) << "'";
-  const std::vector<std::string> actions = db_actions();
-  if (const auto near = tuner::nearest(action, actions))
-    std::cerr << " (did you mean '" << *near << "'?)";
-  std::cerr << "\n\n" << usage_text;
+  std::cerr << "tunedreduce db: error: unknown action '" << printable(action) << "'"
+            << tuner::did_you_mean(action, db_actions()) << "\n\n"
+            << usage_text;
   return exit_code::usage;
 }
 

@@ -17,6 +17,8 @@ struct Command {
   const char* name;
   const char* summary;
   int (*run)(int argc, char** argv);
+  /// The command's actions (`db info`, `db check`, ...), null for a command without any.
+  std::vector<std::string> (*actions)() = nullptr;
 };
 
 /// Options shared by every sub-command.

@@ -37,8 +37,8 @@ std::vector<Described> describe_all(std::span<const Command> commands) {
   std::vector<Described> out;
   for (const Command& c : commands) {
     std::vector<std::vector<std::string>> calls;
-    if (std::string(c.name) == "db") {
-      for (const std::string& action : db_actions())
+    if (c.actions) {
+      for (const std::string& action : c.actions())
         calls.push_back({std::string("tunedreduce ") + c.name, action});
     } else {
       calls.push_back({std::string("tunedreduce ") + c.name});

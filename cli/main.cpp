@@ -8,7 +8,6 @@
 #include <exception>
 #include <iostream>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "cli/command.hpp"
@@ -28,7 +27,8 @@ using tunedreduce::cli::Command;
 constexpr Command commands[] = {
     {"list", "print the kernel registry (one line an entry; --json for all parameters)",
      tunedreduce::cli::cmd_list},
-    {"db", "inspect, check, export, import and merge tuning databases", tunedreduce::cli::cmd_db},
+    {"db", "inspect, check, export, import and merge tuning databases", tunedreduce::cli::cmd_db,
+     tunedreduce::cli::db_actions},
     {"tune", "search the kernel space for the fastest kernel per size interval and store it",
      tunedreduce::cli::cmd_tune},
     {"report", "tables and charts of the tuning database (best, variants, ladder, heatmap, ...)",
@@ -137,11 +137,11 @@ int run(int argc, char** argv) {
   for (const Command& c : commands) {
     if (first != c.name) continue;
     std::string argv0 = std::string("tunedreduce ") + c.name;
-    // An error names the command, and the db action it came from ("tunedreduce db import:"),
-    // as the actions' own messages do.
+    // An error names the command, and the action it came from ("tunedreduce db import:"), as
+    // the actions' own messages do.
     std::string label = argv0;
-    if (std::string_view(c.name) == "db" && argc > 2) {
-      const std::vector<std::string> actions = tunedreduce::cli::db_actions();
+    if (c.actions && argc > 2) {
+      const std::vector<std::string> actions = c.actions();
       if (std::find(actions.begin(), actions.end(), argv[2]) != actions.end())
         label += std::string(" ") + argv[2];
     }
@@ -161,10 +161,8 @@ int run(int argc, char** argv) {
   }
   std::vector<std::string> names;
   for (const Command& c : commands) names.emplace_back(c.name);
-  std::cerr << "tunedreduce: error: unknown command '" << tunedreduce::printable(first) << "'";
-  if (const auto near = tunedreduce::tuner::nearest(first, names))
-    std::cerr << " (did you mean '" << *near << "'?)";
-  std::cerr << "\n\n";
+  std::cerr << "tunedreduce: error: unknown command '" << tunedreduce::printable(first) << "'"
+            << tunedreduce::tuner::did_you_mean(first, names) << "\n\n";
   print_usage(std::cerr);
   return ec::usage;
 }

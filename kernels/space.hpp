@@ -74,6 +74,16 @@ constexpr bool family_applies(Family f, DType d, Op o) {
   return true;
 }
 
+/// Whether family \p f implements one of \p ops for some element type (the tuner keeps the
+/// families of the operators asked for).
+template <class Ops>
+constexpr bool implements_any(Family f, const Ops& ops) {
+  for (Op o : ops)
+    for (DType d : all_dtypes)
+      if (family_applies(f, d, o)) return true;
+  return false;
+}
+
 /// Whether family \p f has block size \p b: exact_sum's 128, 256 and 512 for the exact
 /// families, every size of `blocks` for the others.
 constexpr bool has_block(Family f, int b) {

@@ -256,12 +256,8 @@ TuneConfig default_config() {
   // family that implements one of them (so not the exact ones).
   for (Op o : all_ops)
     if (o != Op::exact_sum) s.ops.push_back(o);
-  for (kernels::Family f : kernels::all_families) {
-    bool implements = false;
-    for (Op o : s.ops)
-      for (DType t : all_dtypes) implements |= kernels::space::family_applies(f, t, o);
-    if (implements) s.families.push_back(f);
-  }
+  for (kernels::Family f : kernels::all_families)
+    if (kernels::space::implements_any(f, s.ops)) s.families.push_back(f);
   s.blocks.assign(std::begin(kernels::space::blocks), std::end(kernels::space::blocks));
   std::set<int> unrolls;
   for (const auto& fam : kernels::space::families)

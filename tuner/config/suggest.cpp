@@ -46,4 +46,9 @@ std::optional<std::string> nearest(std::string_view word, std::span<const std::s
   return std::nullopt;
 }
 
+std::string did_you_mean(std::string_view word, std::span<const std::string> candidates) {
+  const std::optional<std::string> near = nearest(word, candidates);
+  return near ? " (did you mean '" + *near + "'?)" : std::string();
+}
+
 }  // namespace tunedreduce::tuner

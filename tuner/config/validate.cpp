@@ -96,10 +96,8 @@ class Validator {
       std::optional<E> e = parse(item.value);
       if (e && std::find(all.begin(), all.end(), *e) == all.end()) e.reset();
       if (!e) {
-        std::string msg = fmt::format("unknown {} '{}'", what, item.value);
-        if (auto near = nearest(item.value, choices))
-          msg += fmt::format(" (did you mean '{}'?)", *near);
-        msg += "; choices: " + join(choices);
+        std::string msg = fmt::format("unknown {} '{}'", what, item.value) +
+                          did_you_mean(item.value, choices) + "; choices: " + join(choices);
         diag_.add(item.where, msg);
         continue;
       }
@@ -125,13 +123,6 @@ class Validator {
     return out;
   }
   static bool has_unroll_axis(Family f) { return compiled_unrolls(f) != std::vector<int>{1}; }
-  // Whether family f implements one of \p ops for some element type.
-  static bool implements_any(Family f, const std::vector<Op>& ops) {
-    for (Op o : ops)
-      for (DType t : all_dtypes)
-        if (kernels::space::family_applies(f, t, o)) return true;
-    return false;
-  }
   static bool has_smem_axis(Family f) { return f == Family::smem; }
 
   // The families that implement (t, o), "vectorized, streaming and single_tile", and their
@@ -270,7 +261,7 @@ class Validator {
         const Family f = s.families[i];
         // A family that implements none of the selected operators (an exact family when
         // exact_sum is not asked for) has nothing to report.
-        if (!implements_any(f, s.ops)) continue;
+        if (!kernels::space::implements_any(f, s.ops)) continue;
         std::size_t count = 0;
         for (DType t : all_dtypes)
           for (Op o : all_ops)
@@ -497,10 +488,9 @@ class Validator {
       if (!find_strategy(name->value)) {
         std::vector<std::string> choices;
         for (const StrategyInfo& i : strategies()) choices.emplace_back(i.name);
-        std::string msg = fmt::format("unknown strategy '{}'", name->value);
-        if (auto near = nearest(name->value, choices))
-          msg += fmt::format(" (did you mean '{}'?)", *near);
-        diag_.add(name->where, msg + "; choices: " + join(choices));
+        diag_.add(name->where, fmt::format("unknown strategy '{}'", name->value) +
+                                   did_you_mean(name->value, choices) +
+                                   "; choices: " + join(choices));
       } else {
         s.name = name->value;
       }
