@@ -311,7 +311,10 @@ std::vector<Shape> offset_shapes() {
           csr(1, 5, 0, 0, 0, rng), csr(3000, 16, 0, 0, 1, rng), csr(9, 30000, 0, 2, 3, rng),
           csr(20000, 40, 0, 7, 3, rng, 1.3), csr(5000, 3, 1 << 20, 0, 1, rng),
           csr(300, 2000, 0, 2, 0, rng, 1.1), csr(3000, 0, 0, 4, 0, rng),
-          csr(20000, 40, 0, 0, 1, rng, 0, true), csr(700, 300, 0, 5, 0, rng, 0, true)};
+          csr(20000, 40, 0, 0, 1, rng, 0, true), csr(700, 300, 0, 5, 0, rng, 0, true),
+          // A huge segment right after a step back (the tiles that cross it see the decrease;
+          // every segment is folded again), and 200,000 short segments (hundreds a tile).
+          csr(2042, 20, 1 << 18, 3, 1, rng, 0, true), csr(200000, 2, 0, 1, 0, rng)};
 }
 
 struct Device {
