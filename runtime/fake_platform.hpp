@@ -20,7 +20,7 @@ class FakePlatform final : public Platform {
     std::string kernel_id;
     kernels::LaunchArgs args;
   };
-  struct Event {  // alloc, free, memset, launch, in the order they were enqueued
+  struct Event {  // alloc, free, memset, launch, check offsets, in the order they were enqueued
     std::string what;
     void* ptr = nullptr;
     std::size_t bytes = 0;
@@ -148,6 +148,19 @@ class FakePlatform final : public Platform {
     events_.push_back(
         {std::string("launch ") + entry.id, args.workspace, args.workspace_bytes, args.stream});
     return launch_result;
+  }
+  /// Offsets checks: how many were asked, and the verdict (and error) each answers.
+  std::atomic<int> offsets_checks{0};
+  kernels::segmented::OffsetsVerdict offsets_verdict;
+  cudaError_t offsets_check_result = cudaSuccess;
+  cudaError_t find_bad_offsets(bool, const void*, const void*, std::uint64_t, cudaStream_t stream,
+                               kernels::segmented::OffsetsVerdict& verdict) override {
+    ++cuda_calls;
+    std::lock_guard lk(m_);
+    ++offsets_checks;
+    events_.push_back({"check offsets", nullptr, 0, stream});
+    verdict = offsets_verdict;
+    return offsets_check_result;
   }
   std::string error_text(cudaError_t e) override {
     return "cudaError " + std::to_string(static_cast<int>(e)) + " (fake)";

@@ -11,6 +11,7 @@
 
 #include "common/device_fingerprint.hpp"
 #include "kernels/registry.hpp"
+#include "kernels/segmented/check.hpp"
 #include "kernels/segmented/segmented.hpp"
 
 namespace tunedreduce::runtime {
@@ -71,6 +72,13 @@ class Platform {
                                        const kernels::segmented::SegLaunchArgs& args,
                                        const kernels::DeviceLimits& dev) {
     return entry.launch(args, dev);
+  }
+  /// kernels::segmented::find_bad_offsets (a fake may answer a verdict of its own): the first
+  /// segment of \p count with a negative begin or an end before its begin; the stream waits.
+  virtual cudaError_t find_bad_offsets(bool wide, const void* begin, const void* end,
+                                       std::uint64_t count, cudaStream_t stream,
+                                       kernels::segmented::OffsetsVerdict& verdict) {
+    return kernels::segmented::find_bad_offsets(wide, begin, end, count, stream, verdict);
   }
   virtual std::string error_text(cudaError_t e) = 0;
 };

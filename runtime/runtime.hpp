@@ -146,6 +146,9 @@ class Runtime {
   /// The checks of a segmented call, in the order of prepare(); nullopt-free: throws.
   SegResolved prepare_segmented(const void* d_in, const void* d_out, const Segments& seg,
                                 DType dtype, Op op);
+  /// Where \p seg asks for it (Segments::checked()), the offsets check before the reduction:
+  /// ReduceError naming the first bad segment, or a stream under capture.
+  void check_offsets(const Segments& seg, const SegResolved& r, cudaStream_t stream);
   /// The library's completion counter for \p workspace when \p entry is of the split family
   /// (its one-kernel finish), else nullptr.
   unsigned long long* split_counter(const kernels::segmented::SegEntry& entry, int device,

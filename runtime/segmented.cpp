@@ -172,6 +172,32 @@ SegmentedConfig Runtime::lookup_segmented(DType dtype, Op op, const Segments& s,
   return c;
 }
 
+void Runtime::check_offsets(const Segments& s, const SegResolved& r, cudaStream_t stream) {
+  if (!s.check || s.layout == SegmentLayout::rows) return;
+  if (platform_->capturing(stream))
+    throw ReduceError(Status::unsupported,
+                      "checked offsets (Segments::checked()) make the call wait for the check's "
+                      "verdict, which a stream under CUDA graph capture cannot: check them "
+                      "before the capture, and capture the unchecked call");
+  const bool wide = s.layout == SegmentLayout::offsets64;
+  seg::OffsetsVerdict v;
+  if (cudaError_t e = platform_->find_bad_offsets(wide, s.begin, s.end, s.count, stream, v);
+      e != cudaSuccess)
+    throw ReduceError(Status::cuda_error,
+                      fmt::format("checking the offsets of {} segments on device {} failed: {}",
+                                  s.count, r.device, platform_->error_text(e)));
+  if (!v.bad) return;
+  if (v.begin < 0)
+    throw ReduceError(Status::invalid_argument,
+                      fmt::format("segment {} begins at a negative offset (seg.begin[{}] = {}); "
+                                  "nothing was reduced",
+                                  v.segment, v.segment, v.begin));
+  throw ReduceError(Status::invalid_argument,
+                    fmt::format("segment {} ends before it begins (seg.begin[{}] = {}, "
+                                "seg.end[{}] = {}); nothing was reduced",
+                                v.segment, v.segment, v.begin, v.segment, v.end));
+}
+
 unsigned long long* Runtime::split_counter(const seg::SegEntry& entry, int device,
                                            const void* workspace) {
   // The split family finishes in its last block behind the library's counter for this
@@ -221,6 +247,7 @@ void Runtime::segmented_reduce(void* d_temp, std::size_t& temp_bytes, const void
                       fmt::format("temp_bytes = {} is smaller than the {} bytes segmented kernel "
                                   "'{}' needs (ask with d_temp == nullptr first)",
                                   temp_bytes, need, r.entry->id));
+  check_offsets(s, r, stream);
   seg::SegLaunchArgs a;
   a.in = d_in;
   a.out = d_out;
@@ -243,6 +270,7 @@ void Runtime::segmented_reduce(const void* d_in, void* d_out, const Segments& s,
     return;
   }
   const SegResolved r = prepare_segmented(d_in, d_out, s, dtype, op);
+  check_offsets(s, r, stream);
   seg::SegLaunchArgs a;
   a.in = d_in;
   a.out = d_out;

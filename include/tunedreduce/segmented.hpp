@@ -45,7 +45,19 @@ struct Segments {
   /// or the rules), which one long segment can slow down many times over. Any value gives
   /// correct results.
   std::uint64_t max_length = 0;
+  /// offsets: check them before the reduction (set by checked()): a segment with a negative
+  /// begin or an end before its begin (which CUB reads as an empty segment) is then an error
+  /// naming it, and nothing is reduced. The check is a kernel whose verdict the call waits for
+  /// (the stream is synchronized): not allowed while the stream is captured into a CUDA graph.
+  /// Rows need no check (their geometry is checked on the host).
+  bool check = false;
 
+  /// These segments with their offsets checked before every reduction (see `check`).
+  constexpr Segments checked() const noexcept {
+    Segments s = *this;
+    s.check = true;
+    return s;
+  }
   /// \p count rows of \p size elements each, \p stride elements apart (0: size, contiguous).
   static constexpr Segments rows(std::uint64_t count, std::uint64_t size,
                                  std::uint64_t stride = 0) noexcept {
@@ -129,7 +141,9 @@ SegmentedConfig lookup_segmented(DType dtype, Op op, const Segments& seg, int de
 /// for an empty segment). An empty segment gives what the whole-array reduction gives for
 /// n == 0. Every operator but exact_sum. The workspace (the split family's partials only) is
 /// cached per (device, stream) as for reduce(); CUDA graph capture works as for reduce().
-/// Throws ReduceError naming the argument at fault; nothing is launched then.
+/// Throws ReduceError naming the argument at fault; nothing is launched then. With checked
+/// offsets (Segments::checked()), a bad segment is ReduceError(invalid_argument) naming it and
+/// its offsets, and a stream under graph capture ReduceError(unsupported).
 void segmented_reduce(const void* d_in, void* d_out, const Segments& seg, DType dtype, Op op,
                       cudaStream_t stream);
 

@@ -1,6 +1,8 @@
 // The segmented registry without kernels: every entry of kernels/segmented/space.hpp, whose
-// launch returns cudaErrorNoKernelImageForDevice (kernels/host_registry.cpp's counterpart).
+// launch returns cudaErrorNoKernelImageForDevice (kernels/host_registry.cpp's counterpart), and
+// so does the offsets check.
 
+#include "kernels/segmented/check.hpp"
 #include "kernels/segmented/entries.hpp"
 #include "kernels/segmented/space.hpp"
 
@@ -11,6 +13,12 @@ cudaError_t no_kernel(const SegLaunchArgs&, const DeviceLimits&) {
   return cudaErrorNoKernelImageForDevice;
 }
 }  // namespace
+
+cudaError_t find_bad_offsets(bool, const void*, const void*, std::uint64_t, cudaStream_t,
+                             OffsetsVerdict& verdict) {
+  verdict = {};
+  return cudaErrorNoKernelImageForDevice;
+}
 
 std::span<const SegEntry> seg_registry() {
   static const SegTable t = [] {

@@ -667,6 +667,107 @@ TEST(SegmentedLibrary, BadArguments) {
             Status::temp_too_small);
 }
 
+/// Checked offsets (Segments::checked()): good ones reduce as unchecked ones do, in both calls;
+/// a negative begin, or an end before its begin, anywhere among many segments is an error that
+/// names the first such segment and its offsets, with out left as it was; a stream under capture
+/// is refused.
+TEST(SegmentedLibrary, CheckedOffsets) {
+  std::mt19937_64 rng(test_seed() + 13);
+  const std::uint64_t S = 300000;
+  std::vector<std::int64_t> off(S + 1, 0);
+  for (std::uint64_t i = 0; i < S; ++i) off[i + 1] = off[i] + std::int64_t(rng() % 9);
+  const std::uint64_t n = std::uint64_t(off[S]);
+  std::vector<float> h(n);
+  for (auto& x : h) x = float(rng() % 8) * 0.25f;
+  DeviceBuffer in(n * 4), out(S * 4), doff(off.size() * 8);
+  upload(in.get(), h.data(), n * 4);
+  upload(doff.get(), off.data(), off.size() * 8);
+  const auto* d_in = static_cast<const float*>(in.get());
+  auto* d_out = static_cast<float*>(out.get());
+  const auto* d_off = static_cast<const std::int64_t*>(doff.get());
+  const auto expect_sums = [&](const char* what) {
+    std::vector<float> r(S);
+    TR_CUDA_CHECK(cudaMemcpy(r.data(), d_out, S * 4, cudaMemcpyDeviceToHost));
+    for (std::uint64_t i = 0; i < S; ++i) {
+      double want = 0;
+      for (std::int64_t k = off[i]; k < off[i + 1]; ++k) want += h[std::size_t(k)];
+      ASSERT_EQ(double(r[i]), want) << what << ", segment " << i;
+    }
+  };
+  const Segments checked = Segments::csr(S, d_off).checked();
+  TR_CUDA_CHECK(cudaMemset(d_out, 0xCD, S * 4));
+  segmented_sum(d_in, d_out, checked);
+  TR_CUDA_CHECK(cudaDeviceSynchronize());
+  expect_sums("cached call");
+  std::size_t bytes = 0;
+  segmented_reduce(nullptr, bytes, d_in, d_out, checked, DType::f32, Op::sum, 0);
+  DeviceBuffer temp(bytes);
+  TR_CUDA_CHECK(cudaMemset(d_out, 0xCD, S * 4));
+  segmented_reduce(temp.get(), bytes, d_in, d_out, checked, DType::f32, Op::sum, 0);
+  TR_CUDA_CHECK(cudaDeviceSynchronize());
+  expect_sums("two-phase call");
+  const auto message_of = [&](const Segments& seg, bool two_phase) {
+    try {
+      if (two_phase) segmented_reduce(temp.get(), bytes, d_in, d_out, seg, DType::f32, Op::max, 0);
+      else segmented_reduce(d_in, d_out, seg, DType::f32, Op::max, 0);
+    } catch (const ReduceError& e) {
+      EXPECT_EQ(e.status(), Status::invalid_argument) << e.what();
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  // Two steps back (the first one is named), and out untouched.
+  std::vector<std::int64_t> bad = off;
+  bad[200001] = bad[200000] - 2;  // segment 200000 ends before it begins
+  bad[250001] = bad[250000] - 1;
+  upload(doff.get(), bad.data(), bad.size() * 8);
+  TR_CUDA_CHECK(cudaMemset(d_out, 0xCD, S * 4));
+  for (bool two_phase : {false, true})
+    EXPECT_NE(message_of(checked, two_phase)
+                  .find("segment 200000 ends before it begins (seg.begin[200000] = " +
+                        std::to_string(bad[200000]) + ", seg.end[200000] = " +
+                        std::to_string(bad[200001]) + "); nothing was reduced"),
+              std::string::npos)
+        << message_of(checked, two_phase);
+  std::vector<unsigned char> raw(S * 4);
+  TR_CUDA_CHECK(cudaMemcpy(raw.data(), d_out, S * 4, cudaMemcpyDeviceToHost));
+  EXPECT_TRUE(std::all_of(raw.begin(), raw.end(), [](unsigned char c) { return c == 0xCD; }));
+  // Unchecked, the same offsets are CUB's: an empty segment, no error.
+  segmented_max(d_in, d_out, Segments::csr(S, d_off));
+  TR_CUDA_CHECK(cudaDeviceSynchronize());
+  // A negative begin (32-bit offsets, begin and end arrays).
+  std::vector<std::int32_t> b32(S), e32(S);
+  for (std::uint64_t i = 0; i < S; ++i) {
+    b32[i] = std::int32_t(off[i]);
+    e32[i] = std::int32_t(off[i + 1]);
+  }
+  b32[123456] = -7;
+  DeviceBuffer db(S * 4), de(S * 4);
+  upload(db.get(), b32.data(), S * 4);
+  upload(de.get(), e32.data(), S * 4);
+  const Segments neg = Segments::offsets(S, static_cast<const std::int32_t*>(db.get()),
+                                         static_cast<const std::int32_t*>(de.get()))
+                           .checked();
+  EXPECT_NE(message_of(neg, false)
+                .find("segment 123456 begins at a negative offset (seg.begin[123456] = -7)"),
+            std::string::npos)
+      << message_of(neg, false);
+  // Under capture: refused, the capture still valid.
+  cudaStream_t s;
+  TR_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  cudaGraph_t g;
+  TR_CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  try {
+    segmented_sum(d_in, d_out, checked, s);
+    ADD_FAILURE() << "a checked call under capture was accepted";
+  } catch (const ReduceError& e) {
+    EXPECT_EQ(e.status(), Status::unsupported) << e.what();
+  }
+  TR_CUDA_CHECK(cudaStreamEndCapture(s, &g));
+  TR_CUDA_CHECK(cudaGraphDestroy(g));
+  TR_CUDA_CHECK(cudaStreamDestroy(s));
+}
+
 /// The balanced family under graph capture: offsets of lengths that spread (no longest length
 /// given), over several of its scan's chunks, one segment across most tiles; the graph replayed.
 TEST(SegmentedLibrary, GraphCaptureOfSpreadOffsets) {

@@ -311,6 +311,62 @@ TEST(SegmentedArguments, LaunchesTheRuleAndGivesTheSplitFamilyAWorkspace) {
   EXPECT_NE(std::string(c.source).find("built-in"), std::string::npos);
 }
 
+TEST(SegmentedArguments, CheckedOffsetsAreCheckedBeforeTheLaunchOnlyWhenAsked) {
+  Device0 d;
+  Runtime& rt = *d.t.rt;
+  cudaStream_t s = reinterpret_cast<cudaStream_t>(0x78);
+  d.t.fake->set_pointer(d.off + 1, {MemoryKind::device, 0});  // CSR's end
+  // Unchecked: no check, one launch.
+  rt.segmented_reduce(d.in, d.out, Segments::csr(100, d.off), DType::f32, Op::sum, s);
+  EXPECT_EQ(d.t.fake->offsets_checks.load(), 0);
+  // Checked and good: the check, then the launch, on the caller's stream, in both calls.
+  rt.segmented_reduce(d.in, d.out, Segments::csr(100, d.off).checked(), DType::f32, Op::sum, s);
+  EXPECT_EQ(d.t.fake->offsets_checks.load(), 1);
+  ASSERT_EQ(d.t.fake->seg_launches().size(), 2u);
+  const auto ev = d.t.fake->events();
+  ASSERT_GE(ev.size(), 2u);
+  EXPECT_EQ(ev[ev.size() - 2].what, "check offsets");
+  EXPECT_EQ(ev[ev.size() - 2].stream, s);
+  EXPECT_EQ(ev.back().what.rfind("launch seg.", 0), 0u) << ev.back().what;
+  std::size_t bytes = 0;
+  const Segments checked = Segments::csr(100, d.off).checked();
+  rt.segmented_reduce(nullptr, bytes, d.in, d.out, checked, DType::f32, Op::sum, s);
+  EXPECT_EQ(d.t.fake->offsets_checks.load(), 1);  // the size query checks nothing
+  void* temp = reinterpret_cast<void*>(0x7000'2000'0000);
+  d.t.fake->set_pointer(temp, {MemoryKind::device, 0});
+  rt.segmented_reduce(temp, bytes, d.in, d.out, checked, DType::f32, Op::sum, s);
+  EXPECT_EQ(d.t.fake->offsets_checks.load(), 2);
+  EXPECT_EQ(d.t.fake->seg_launches().size(), 3u);
+  // Rows need no check.
+  rt.segmented_reduce(d.in, d.out, Segments::rows(4, 8).checked(), DType::f32, Op::sum, s);
+  EXPECT_EQ(d.t.fake->offsets_checks.load(), 2);
+  // A bad segment: named with its offsets, and nothing launched, in both calls.
+  d.t.fake->offsets_verdict = {true, 41, 500, 497};
+  expect_status(
+      [&] { rt.segmented_reduce(d.in, d.out, checked, DType::f32, Op::max, s); },
+      Status::invalid_argument,
+      "segment 41 ends before it begins (seg.begin[41] = 500, seg.end[41] = 497); nothing was "
+      "reduced");
+  d.t.fake->offsets_verdict = {true, 7, -3, 9};
+  expect_status(
+      [&] { rt.segmented_reduce(temp, bytes, d.in, d.out, checked, DType::f32, Op::sum, s); },
+      Status::invalid_argument, "segment 7 begins at a negative offset (seg.begin[7] = -3)");
+  EXPECT_EQ(d.t.fake->seg_launches().size(), 4u);
+  // The check's own CUDA failure is a cuda_error that says what failed.
+  d.t.fake->offsets_verdict = {};
+  d.t.fake->offsets_check_result = cudaErrorIllegalAddress;
+  expect_status([&] { rt.segmented_reduce(d.in, d.out, checked, DType::f32, Op::sum, s); },
+                Status::cuda_error, "checking the offsets of 100 segments on device 0 failed");
+  // Under graph capture a checked call is refused before any check (the verdict needs a wait).
+  d.t.fake->offsets_check_result = cudaSuccess;
+  d.t.fake->capturing_streams.push_back(s);
+  const int before = d.t.fake->offsets_checks.load();
+  expect_status([&] { rt.segmented_reduce(d.in, d.out, checked, DType::f32, Op::sum, s); },
+                Status::unsupported, "which a stream under CUDA graph capture cannot");
+  EXPECT_EQ(d.t.fake->offsets_checks.load(), before);
+  EXPECT_EQ(d.t.fake->seg_launches().size(), 4u);
+}
+
 TEST(SegmentedArguments, LookupWithoutADeviceGivesTheRulesForDeviceMinusOne) {
   TestRuntime t{{}, std::nullopt};
   const SegmentedConfig c =
