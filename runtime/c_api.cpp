@@ -182,11 +182,12 @@ tr_status tr_segmented_reduce_rows(void* d_temp, size_t* temp_bytes, const void*
                    tunedreduce::Segments::rows(count, size, stride), dtype, op, stream);
 }
 
-tr_status tr_segmented_reduce_offsets_bounded(void* d_temp, size_t* temp_bytes, const void* d_in,
-                                              void* d_out, uint64_t count, const void* begin,
-                                              const void* end, int offset_bytes,
-                                              uint64_t mean_length, uint64_t max_length, int dtype,
-                                              int op, void* stream) {
+namespace {
+/// The offsets forms of the C API (tunedreduce::Segments::offsets, \p check: checked()).
+tr_status segmented_offsets(void* d_temp, size_t* temp_bytes, const void* d_in, void* d_out,
+                            uint64_t count, const void* begin, const void* end, int offset_bytes,
+                            uint64_t mean_length, uint64_t max_length, bool check, int dtype,
+                            int op, void* stream) {
   if (offset_bytes != 4 && offset_bytes != 8)
     return guarded([&] {
       require(false, ("offset_bytes = " + std::to_string(offset_bytes) +
@@ -201,7 +202,27 @@ tr_status tr_segmented_reduce_offsets_bounded(void* d_temp, size_t* temp_bytes, 
   seg.end = end;
   seg.mean_length = mean_length;
   seg.max_length = max_length;
+  seg.check = check;
   return segmented(d_temp, temp_bytes, d_in, d_out, seg, dtype, op, stream);
+}
+}  // namespace
+
+tr_status tr_segmented_reduce_offsets_bounded(void* d_temp, size_t* temp_bytes, const void* d_in,
+                                              void* d_out, uint64_t count, const void* begin,
+                                              const void* end, int offset_bytes,
+                                              uint64_t mean_length, uint64_t max_length, int dtype,
+                                              int op, void* stream) {
+  return segmented_offsets(d_temp, temp_bytes, d_in, d_out, count, begin, end, offset_bytes,
+                           mean_length, max_length, false, dtype, op, stream);
+}
+
+tr_status tr_segmented_reduce_offsets_checked(void* d_temp, size_t* temp_bytes, const void* d_in,
+                                              void* d_out, uint64_t count, const void* begin,
+                                              const void* end, int offset_bytes,
+                                              uint64_t mean_length, uint64_t max_length, int dtype,
+                                              int op, void* stream) {
+  return segmented_offsets(d_temp, temp_bytes, d_in, d_out, count, begin, end, offset_bytes,
+                           mean_length, max_length, true, dtype, op, stream);
 }
 
 tr_status tr_segmented_reduce_offsets(void* d_temp, size_t* temp_bytes, const void* d_in,

@@ -181,6 +181,16 @@ TR_API tr_status tr_segmented_reduce_offsets_bounded(void* d_temp, size_t* temp_
                                                      int offset_bytes, uint64_t mean_length,
                                                      uint64_t max_length, int dtype, int op,
                                                      void* stream);
+/** The same with the offsets checked first (Segments::checked() of the C++ API; the call waits
+ *  for the check): a segment with a negative begin, or an end before its begin, is
+ *  TR_ERROR_INVALID_ARGUMENT with tr_last_error() naming it and both offsets, and nothing is
+ *  reduced; under CUDA graph capture TR_ERROR_UNSUPPORTED. */
+TR_API tr_status tr_segmented_reduce_offsets_checked(void* d_temp, size_t* temp_bytes,
+                                                     const void* d_in, void* d_out, uint64_t count,
+                                                     const void* begin, const void* end,
+                                                     int offset_bytes, uint64_t mean_length,
+                                                     uint64_t max_length, int dtype, int op,
+                                                     void* stream);
 
 /** Uses path as the tuning database from now on; NULL or "" restores the default rules. */
 TR_API tr_status tr_set_database(const char* path);

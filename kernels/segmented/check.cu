@@ -63,8 +63,7 @@ cudaError_t find_bad_offsets(bool wide, const void* begin, const void* end, std:
                      cudaMemcpyDeviceToHost);
       e != cudaSuccess)
     return e;
-  if (e = cudaMemcpy(wide ? static_cast<void*>(&en) : &e32, at(end), bytes,
-                     cudaMemcpyDeviceToHost);
+  if (e = cudaMemcpy(wide ? static_cast<void*>(&en) : &e32, at(end), bytes, cudaMemcpyDeviceToHost);
       e != cudaSuccess)
     return e;
   verdict.begin = wide ? b : b32;

@@ -25,6 +25,7 @@
 #include "kernels/segmented/segmented.hpp"
 #include "tests/gpu/gpu_main.hpp"
 #include "tests/gpu/gpu_util.hpp"
+#include "tunedreduce/tunedreduce.h"
 #include "tunedreduce/tunedreduce.hpp"
 
 namespace tunedreduce::test {
@@ -729,6 +730,13 @@ TEST(SegmentedLibrary, CheckedOffsets) {
                         std::to_string(bad[200001]) + "); nothing was reduced"),
               std::string::npos)
         << message_of(checked, two_phase);
+  // The C API's checked call says the same.
+  EXPECT_EQ(tr_segmented_reduce_offsets_checked(nullptr, nullptr, d_in, d_out, S, d_off, d_off + 1,
+                                                8, 0, 0, TR_F32, TR_SUM, nullptr),
+            TR_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tr_last_error()).find("segment 200000 ends before it begins"),
+            std::string::npos)
+      << tr_last_error();
   std::vector<unsigned char> raw(S * 4);
   TR_CUDA_CHECK(cudaMemcpy(raw.data(), d_out, S * 4, cudaMemcpyDeviceToHost));
   EXPECT_TRUE(std::all_of(raw.begin(), raw.end(), [](unsigned char c) { return c == 0xCD; }));

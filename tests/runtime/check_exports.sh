@@ -16,6 +16,7 @@ for want in tr_sum tr_lookup tr_last_error tr_version 'tunedreduce::lookup(' 'tu
             'tunedreduce::set_database(' 'tunedreduce::set_cache_state(' 'tunedreduce::cache_state(' tr_set_cache_state 'vtable for tunedreduce::ReduceError' \
             tr_kernel_count tr_kernel_id 'tunedreduce::kernel_count(' 'tunedreduce::kernel_id(' \
             tr_segmented_reduce_rows tr_segmented_reduce_offsets tr_segmented_reduce_offsets_bounded \
+            tr_segmented_reduce_offsets_checked \
             'tunedreduce::segmented_reduce(' \
             'tunedreduce::lookup_segmented('; do
   echo "$exported" | grep -F "$want" > /dev/null || { echo "missing export: $want" >&2; exit 1; }

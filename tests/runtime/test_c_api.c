@@ -140,6 +140,10 @@ int main(void) {
                                           TR_SUM, NULL);
   CHECK(s == TR_ERROR_INVALID_ARGUMENT);
   CHECK(contains(tr_last_error(), "d_out is a null pointer"));
+  s = tr_segmented_reduce_offsets_checked(NULL, NULL, buf, buf, 4, buf, buf, 5, 16, 64, TR_F32,
+                                          TR_SUM, NULL);
+  CHECK(s == TR_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tr_last_error(), "offset_bytes = 5 is neither 4"));
   /* The exact sum: float and double only, by name; op 4 is no operator. */
   s = tr_exact_sum(buf, buf, 16, TR_I32, NULL);
   CHECK(s == TR_ERROR_INVALID_ARGUMENT);
