@@ -36,17 +36,18 @@ typedef enum tr_dtype {
   TR_U64 = 3,
   TR_F32 = 4,
   TR_F64 = 5,
-  TR_F16 = 6, /**< IEEE binary16 (CUDA's __half): TR_WIDE_SUM only, into a float */
-  TR_BF16 = 7 /**< bfloat16 (CUDA's __nv_bfloat16): TR_WIDE_SUM only, into a float */
+  TR_F16 = 6, /**< IEEE binary16 (CUDA's __half): TR_WIDE_SUM and TR_EXACT_SUM, into a float */
+  TR_BF16 = 7 /**< bfloat16 (CUDA's __nv_bfloat16): TR_WIDE_SUM and TR_EXACT_SUM, into a float */
 } tr_dtype;
 
 /** Operators (the numbers of tunedreduce::Op). TR_SUM, TR_MIN and TR_MAX: for the 4- and 8-byte
- *  types. TR_EXACT_SUM, for TR_F32 and TR_F64 only: the true sum rounded once to nearest even,
- *  the same bits from every kernel and GPU. TR_WIDE_SUM, for TR_I32, TR_U32, TR_F32, TR_F16 and
- *  TR_BF16 only: the sum accumulated in and returned as a wider type (int64_t, uint64_t, double:
- *  d_out points to 8 bytes; float for the half types: 4 bytes). TR_ARGMIN and TR_ARGMAX, for
- *  the 4- and 8-byte types: the smallest (largest) element and its first index, written as one
- *  16-byte tr_indexed_* struct (d_out aligned to 8 bytes); a NaN wins over every number. */
+ *  types. TR_EXACT_SUM, for TR_F32, TR_F64, TR_F16 and TR_BF16 only: the true sum rounded once
+ *  to nearest even (to float for the half types), the same bits from every kernel and GPU.
+ *  TR_WIDE_SUM, for TR_I32, TR_U32, TR_F32, TR_F16 and TR_BF16 only: the sum accumulated in and
+ *  returned as a wider type (int64_t, uint64_t, double: d_out points to 8 bytes; float for the
+ *  half types: 4 bytes). TR_ARGMIN and TR_ARGMAX, for the 4- and 8-byte types: the smallest
+ *  (largest) element and its first index, written as one 16-byte tr_indexed_* struct (d_out
+ *  aligned to 8 bytes); a NaN wins over every number. */
 typedef enum tr_op {
   TR_SUM = 0,
   TR_MIN = 1,
