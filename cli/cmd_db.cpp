@@ -36,7 +36,7 @@ namespace {
 constexpr const char* usage_text =
     "usage: tunedreduce db ACTION [OPTIONS]\n\n"
     "actions:\n"
-    "  info                      devices, runs and row counts\n"
+    "  info                      devices, runs and row counts (--json: as JSON)\n"
     "  check [--full] [--library LIB]\n"
     "                            quick_check (integrity_check with --full), schema version,\n"
     "                            rows naming kernel ids this binary lacks; with --library, the\n"
@@ -98,27 +98,23 @@ db::Database open_writer(const Options& o, DbLocation& loc) {
 
 // --- info ----------------------------------------------------------------------------------------
 
-int info(const Options& o) {
+int info(const Options& o, bool json) {
   DbLocation loc;
   db::Database d = open_reader(o, loc);
   db::Connection& c = d.connection();
   const db::Counts n = d.counts();
   std::error_code ec;
   const auto bytes = std::filesystem::file_size(loc.path, ec);
-  // Text from the file (names, hosts, paths) is shown with its control characters escaped
-  // (common/printable.hpp): no escape sequence from a database reaches the terminal.
-  auto shown = [](std::string_view text) { return printable(text, 400); };
-  std::cout << "database: " << shown(loc.path.string()) << " (from " << loc.source << ")\n"
-            << "schema:   version " << d.file_schema_version()
-            << " (this binary: " << db::schema_version << "), journal mode "
-            << c.query_text("PRAGMA journal_mode") << ", " << bytes << " bytes\n"
-            << "rows:     " << n.devices << " devices, " << n.runs << " runs, " << n.measurements
-            << " measurements, " << n.winners << " winners, " << n.segmented_winners
-            << " segmented winners, " << db::bench_runs(d).size() << " bench runs ("
-            << db::bench_results(d).size() << " results)\n";
-  if (n.devices) std::cout << "devices:\n";
-  for (const db::DeviceRecord& dev : d.devices()) {
-    const auto& f = dev.fingerprint;
+  const std::string journal = c.query_text("PRAGMA journal_mode");
+  const std::size_t bench_runs = db::bench_runs(d).size(),
+                    bench_results = db::bench_results(d).size();
+  // Per device: measurements, winners and segmented winners of each L2 mode.
+  struct DeviceRows {
+    std::int64_t measurements, cold, warm, seg_cold, seg_warm;
+  };
+  const std::vector<db::DeviceRecord> devices = d.devices();
+  std::vector<DeviceRows> device_rows;
+  for (const db::DeviceRecord& dev : devices) {
     // Segmented winners since schema version 12: none in an older file.
     db::Statement st = c.prepare(
         std::string("SELECT (SELECT count(*) FROM measurements WHERE device_id = ?1),"
@@ -131,6 +127,103 @@ int info(const Options& o) {
              : "0, 0"));
     st.bind(1, dev.id);
     st.step();
+    device_rows.push_back(
+        {st.column_int(0), st.column_int(1), st.column_int(2), st.column_int(3), st.column_int(4)});
+  }
+  const std::vector<db::RunRecord> runs = d.runs();
+  std::vector<std::int64_t> run_measurements;
+  for (const db::RunRecord& r : runs) {
+    db::Statement st = c.prepare("SELECT count(*) FROM measurements WHERE run_id = ?1");
+    st.bind(1, r.id);
+    st.step();
+    run_measurements.push_back(st.column_int(0));
+  }
+  std::vector<std::pair<std::string, std::string>> sources;
+  db::Statement src = c.prepare("SELECT path, kind FROM sources ORDER BY path");
+  while (src.step()) sources.emplace_back(src.column_text(0), src.column_text(1));
+
+  if (json) {
+    // The same facts for scripts; text from the file as stored (JSON escapes it).
+    Json out = Json::object();
+    out.set("database", loc.path.string());
+    out.set("location_from", loc.source);
+    out.set("schema_version", static_cast<std::int64_t>(d.file_schema_version()));
+    out.set("binary_schema_version", static_cast<std::int64_t>(db::schema_version));
+    out.set("journal_mode", journal);
+    out.set("bytes", static_cast<std::int64_t>(ec ? 0 : bytes));
+    Json rows = Json::object();
+    rows.set("devices", static_cast<std::int64_t>(n.devices));
+    rows.set("runs", static_cast<std::int64_t>(n.runs));
+    rows.set("measurements", static_cast<std::int64_t>(n.measurements));
+    rows.set("winners", static_cast<std::int64_t>(n.winners));
+    rows.set("segmented_winners", static_cast<std::int64_t>(n.segmented_winners));
+    rows.set("bench_runs", static_cast<std::int64_t>(bench_runs));
+    rows.set("bench_results", static_cast<std::int64_t>(bench_results));
+    out.set("rows", std::move(rows));
+    Json devs = Json::array();
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+      const auto& dev = devices[i];
+      const auto& f = dev.fingerprint;
+      const DeviceRows& k = device_rows[i];
+      Json j = Json::object();
+      j.set("key", dev.key);
+      j.set("name", f.name);
+      j.set("arch", f.arch());
+      j.set("sm_count", static_cast<std::int64_t>(f.sm_count));
+      j.set("total_mem_bytes", static_cast<std::int64_t>(f.total_mem_bytes));
+      j.set("bus_width_bits", static_cast<std::int64_t>(f.bus_width_bits));
+      j.set("l2_bytes", static_cast<std::int64_t>(f.l2_bytes));
+      j.set("ecc", f.ecc);
+      j.set("theoretical_gbps", dev.theoretical_gbps);
+      j.set("driver_version", static_cast<std::int64_t>(f.driver_version));
+      j.set("runtime_version", static_cast<std::int64_t>(f.runtime_version));
+      j.set("measurements", k.measurements);
+      j.set("winners", Json(Json::Object{{"cold", Json(k.cold)}, {"warm", Json(k.warm)}}));
+      j.set("segmented_winners",
+            Json(Json::Object{{"cold", Json(k.seg_cold)}, {"warm", Json(k.seg_warm)}}));
+      devs.push_back(std::move(j));
+    }
+    out.set("devices", std::move(devs));
+    Json rs = Json::array();
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      const db::RunRecord& r = runs[i];
+      Json j = Json::object();
+      j.set("id", r.id);
+      j.set("uuid", r.uuid);
+      j.set("status", db::run_status_name(r.status));
+      j.set("started_at", r.started_at);
+      j.set("ended_at", r.ended_at);
+      j.set("host", r.info.host);
+      j.set("tool_version", r.info.tool_version);
+      j.set("manifest_hash", r.info.manifest_hash);
+      j.set("l2_mode", db::l2_mode_name(r.info.l2_mode));
+      j.set("measurements", run_measurements[i]);
+      rs.push_back(std::move(j));
+    }
+    out.set("runs", std::move(rs));
+    Json srcs = Json::array();
+    for (const auto& [path, kind] : sources)
+      srcs.push_back(Json(Json::Object{{"path", Json(path)}, {"kind", Json(kind)}}));
+    out.set("sources", std::move(srcs));
+    std::cout << out.dump(2) << "\n";
+    return exit_code::ok;
+  }
+  // Text from the file (names, hosts, paths) is shown with its control characters escaped
+  // (common/printable.hpp): no escape sequence from a database reaches the terminal.
+  auto shown = [](std::string_view text) { return printable(text, 400); };
+  std::cout << "database: " << shown(loc.path.string()) << " (from " << loc.source << ")\n"
+            << "schema:   version " << d.file_schema_version()
+            << " (this binary: " << db::schema_version << "), journal mode " << journal << ", "
+            << bytes << " bytes\n"
+            << "rows:     " << n.devices << " devices, " << n.runs << " runs, " << n.measurements
+            << " measurements, " << n.winners << " winners, " << n.segmented_winners
+            << " segmented winners, " << bench_runs << " bench runs (" << bench_results
+            << " results)\n";
+  if (n.devices) std::cout << "devices:\n";
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    const auto& dev = devices[i];
+    const auto& f = dev.fingerprint;
+    const DeviceRows& k = device_rows[i];
     std::cout << fmt::format(
         "  {}  {}\n      {}, {} SMs, {:.1f} GiB, {}-bit bus, L2 {} KiB, ECC {}, {:.0f} GB/s "
         "theoretical; driver {}, runtime {}; {} measurements, {} winners ({} cold-L2, {} "
@@ -138,28 +231,22 @@ int info(const Options& o) {
         shown(dev.key), shown(f.name), f.arch(), f.sm_count,
         static_cast<double>(f.total_mem_bytes) / (1 << 30), f.bus_width_bits, f.l2_bytes / 1024,
         f.ecc ? "on" : "off", dev.theoretical_gbps, f.driver_version, f.runtime_version,
-        st.column_int(0), st.column_int(1) + st.column_int(2), st.column_int(1), st.column_int(2),
-        st.column_int(3) + st.column_int(4), st.column_int(3), st.column_int(4));
+        k.measurements, k.cold + k.warm, k.cold, k.warm, k.seg_cold + k.seg_warm, k.seg_cold,
+        k.seg_warm);
   }
-  const auto runs = d.runs();
   if (!runs.empty()) std::cout << "runs:\n";
-  for (const db::RunRecord& r : runs) {
-    db::Statement st = c.prepare("SELECT count(*) FROM measurements WHERE run_id = ?1");
-    st.bind(1, r.id);
-    st.step();
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const db::RunRecord& r = runs[i];
     std::cout << "  " << r.id << "  " << shown(r.uuid) << "  " << db::run_status_name(r.status)
               << "  " << shown(r.started_at) << " .. " << shown(r.ended_at.value_or(""))
               << "  host " << shown(r.info.host) << "  tool " << shown(r.info.tool_version)
               << "  manifest " << shown(r.info.manifest_hash) << "  L2 "
-              << db::l2_mode_name(r.info.l2_mode) << "  " << st.column_int(0) << " measurements\n";
+              << db::l2_mode_name(r.info.l2_mode) << "  " << run_measurements[i]
+              << " measurements\n";
   }
-  db::Statement src = c.prepare("SELECT path, kind FROM sources ORDER BY path");
-  bool first = true;
-  while (src.step()) {
-    if (first) std::cout << "merged or imported from:\n";
-    first = false;
-    std::cout << "  " << shown(src.column_text(0)) << " (" << shown(src.column_text(1)) << ")\n";
-  }
+  if (!sources.empty()) std::cout << "merged or imported from:\n";
+  for (const auto& [path, kind] : sources)
+    std::cout << "  " << shown(path) << " (" << shown(kind) << ")\n";
   return exit_code::ok;
 }
 
@@ -367,11 +454,14 @@ int cmd_db(int argc, char** argv) {
   po::positional_options_description pos;
   po::variables_map vm;
   if (action == "info") {
+    bool json = false;
     add_reader_options(desc, o);
+    desc.add_options()("json", po::bool_switch(&json),
+                       "print the same facts as one JSON object (for scripts)");
     if (parse_command_line(n, args.data(), desc, nullptr, vm, o.common,
-                           "tunedreduce db info [--db PATH] [--immutable]"))
+                           "tunedreduce db info [--db PATH] [--immutable] [--json]"))
       return exit_code::ok;
-    return info(o);
+    return info(o, json);
   }
   if (action == "check") {
     bool full = false;

@@ -386,6 +386,27 @@ TEST(CliDb, InfoCountsSegmentedWinnersAndCheckNamesTheBadOnes) {
                        "segmented evidence of their L2 mode and layout\n"),
             std::string::npos)
       << r.out;
+  // The same facts as JSON, for scripts.
+  r = cli({"db", "info", "--db", path.string(), "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  {
+    const Json j = Json::parse(r.out);
+    EXPECT_EQ(j.find("database")->as_string(), path.string());
+    EXPECT_EQ(j.find("schema_version")->as_int(), 12);
+    const Json& rows = *j.find("rows");
+    EXPECT_EQ(rows.find("measurements")->as_int(), 7);
+    EXPECT_EQ(rows.find("winners")->as_int(), 1);
+    EXPECT_EQ(rows.find("segmented_winners")->as_int(), 5);
+    EXPECT_EQ(rows.find("bench_runs")->as_int(), 0);
+    const Json::Array& devs = j.find("devices")->as_array();
+    ASSERT_EQ(devs.size(), 1u);
+    EXPECT_EQ(devs[0].find("measurements")->as_int(), 7);
+    EXPECT_EQ(devs[0].find("winners")->find("cold")->as_int(), 1);
+    EXPECT_EQ(devs[0].find("segmented_winners")->find("cold")->as_int(), 4);
+    EXPECT_EQ(devs[0].find("segmented_winners")->find("warm")->as_int(), 1);
+    EXPECT_FALSE(j.find("runs")->as_array().empty());
+    EXPECT_TRUE(j.find("sources")->is_array());
+  }
   // An older file has none.
   const auto v11 = test::copy_fixture("schema_v11.db", dir);
   r = cli({"db", "info", "--db", v11.string()});
