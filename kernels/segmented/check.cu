@@ -57,15 +57,18 @@ cudaError_t find_bad_offsets(bool wide, const void* begin, const void* end, std:
   verdict.segment = found;
   const std::size_t bytes = wide ? 8 : 4;
   const auto at = [&](const void* p) { return static_cast<const char*>(p) + found * bytes; };
+  // Its two offsets, in the stream's order too (an error's path: one more wait).
   std::int64_t b = 0, en = 0;
   std::int32_t b32 = 0, e32 = 0;
-  if (e = cudaMemcpy(wide ? static_cast<void*>(&b) : &b32, at(begin), bytes,
-                     cudaMemcpyDeviceToHost);
+  if (e = cudaMemcpyAsync(wide ? static_cast<void*>(&b) : &b32, at(begin), bytes,
+                          cudaMemcpyDeviceToHost, stream);
       e != cudaSuccess)
     return e;
-  if (e = cudaMemcpy(wide ? static_cast<void*>(&en) : &e32, at(end), bytes, cudaMemcpyDeviceToHost);
+  if (e = cudaMemcpyAsync(wide ? static_cast<void*>(&en) : &e32, at(end), bytes,
+                          cudaMemcpyDeviceToHost, stream);
       e != cudaSuccess)
     return e;
+  if (e = cudaStreamSynchronize(stream); e != cudaSuccess) return e;
   verdict.begin = wide ? b : b32;
   verdict.end = wide ? en : e32;
   return cudaSuccess;
