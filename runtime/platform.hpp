@@ -73,12 +73,21 @@ class Platform {
                                        const kernels::DeviceLimits& dev) {
     return entry.launch(args, dev);
   }
-  /// kernels::segmented::find_bad_offsets (a fake may answer a verdict of its own): the first
-  /// segment of \p count with a negative begin or an end before its begin; the stream waits.
+  /// kernels::segmented::find_bad_offsets over a word of alloc_async (a fake may answer a
+  /// verdict of its own): the first segment of \p count with a negative begin or an end before
+  /// its begin; the stream waits.
   virtual cudaError_t find_bad_offsets(bool wide, const void* begin, const void* end,
                                        std::uint64_t count, cudaStream_t stream,
                                        kernels::segmented::OffsetsVerdict& verdict) {
-    return kernels::segmented::find_bad_offsets(wide, begin, end, count, stream, verdict);
+    void* word = nullptr;
+    if (cudaError_t e = alloc_async(&word, sizeof(unsigned long long), stream); e != cudaSuccess)
+      return e;
+    const cudaError_t e =
+        kernels::segmented::find_bad_offsets(wide, begin, end, count,
+                                             static_cast<unsigned long long*>(word), stream,
+                                             verdict);
+    const cudaError_t freed = free_async(word, stream);
+    return e != cudaSuccess ? e : freed;
   }
   virtual std::string error_text(cudaError_t e) = 0;
 };

@@ -26,13 +26,10 @@ __global__ void __launch_bounds__(256)
 }  // namespace
 
 cudaError_t find_bad_offsets(bool wide, const void* begin, const void* end, std::uint64_t count,
-                             cudaStream_t stream, OffsetsVerdict& verdict) {
+                             unsigned long long* first, cudaStream_t stream,
+                             OffsetsVerdict& verdict) {
   verdict = {};
   if (count == 0) return cudaSuccess;
-  unsigned long long* first = nullptr;
-  if (cudaError_t e = cudaMallocAsync(reinterpret_cast<void**>(&first), sizeof *first, stream);
-      e != cudaSuccess)
-    return e;
   unsigned long long found = ~0ull;
   cudaError_t e = cudaMemsetAsync(first, 0xff, sizeof *first, stream);
   if (e == cudaSuccess) {
@@ -49,8 +46,6 @@ cudaError_t find_bad_offsets(bool wide, const void* begin, const void* end, std:
   }
   if (e == cudaSuccess)
     e = cudaMemcpyAsync(&found, first, sizeof found, cudaMemcpyDeviceToHost, stream);
-  const cudaError_t freed = cudaFreeAsync(first, stream);
-  if (e == cudaSuccess) e = freed;
   if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
   if (e != cudaSuccess || found == ~0ull) return e;
   verdict.bad = true;

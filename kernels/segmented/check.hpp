@@ -18,10 +18,11 @@ struct OffsetsVerdict {
 };
 
 /// Finds the first of \p count segments [begin[s], end[s]) (int64 offsets where \p wide, else
-/// int32; device pointers) with begin[s] < 0 or end[s] < begin[s]: a kernel on \p stream, then
-/// the stream waits (the verdict is copied back). Without kernels (a host-only build)
-/// cudaErrorNoKernelImageForDevice.
+/// int32; device pointers) with begin[s] < 0 or end[s] < begin[s]: a kernel on \p stream over
+/// the caller's device word \p first (its scratch, any content), then the stream waits (the
+/// verdict is copied back). Without kernels (a host-only build) cudaErrorNoKernelImageForDevice.
 cudaError_t find_bad_offsets(bool wide, const void* begin, const void* end, std::uint64_t count,
-                             cudaStream_t stream, OffsetsVerdict& verdict);
+                             unsigned long long* first, cudaStream_t stream,
+                             OffsetsVerdict& verdict);
 
 }  // namespace tunedreduce::kernels::segmented

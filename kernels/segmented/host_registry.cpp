@@ -14,8 +14,8 @@ cudaError_t no_kernel(const SegLaunchArgs&, const DeviceLimits&) {
 }
 }  // namespace
 
-cudaError_t find_bad_offsets(bool, const void*, const void*, std::uint64_t, cudaStream_t,
-                             OffsetsVerdict& verdict) {
+cudaError_t find_bad_offsets(bool, const void*, const void*, std::uint64_t, unsigned long long*,
+                             cudaStream_t, OffsetsVerdict& verdict) {
   verdict = {};
   return cudaErrorNoKernelImageForDevice;
 }
