@@ -25,6 +25,7 @@
 
 #include "cli/bench_gpu.hpp"
 #include "cli/bench_record.hpp"
+#include "cli/bench_session.hpp"
 #include "cli/command.hpp"
 #include "common/enum_names.hpp"
 #include "common/error.hpp"
@@ -36,6 +37,7 @@
 #include "common/timing.hpp"
 #include "kernels/device.hpp"
 #include "kernels/registry.hpp"
+#include "kernels/segmented/segmented.hpp"
 #include "measure/clocks.hpp"
 #include "measure/gpu.hpp"
 #include "measure/reference.hpp"
@@ -46,44 +48,9 @@ namespace po = boost::program_options;
 
 namespace tunedreduce::cli {
 
+using namespace bench;  // cli/bench_session.hpp
+
 namespace {
-
-constexpr unsigned char poison_byte = 0xA5;
-/// "exact", or "exact, warm L2" when the row was tuned with warm L2.
-std::string level_text(const Config& cfg) {
-  std::string t = level_name(cfg.level);
-  if (cfg.cache_state == CacheState::warm) t += ", warm L2";
-  return t;
-}
-
-constexpr int warmups = 2;
-
-/// What precedes each timed run. cold (also spelt clean): a read of measure::cold_flush_bytes, as
-/// the tuner (L2 left holding clean lines of another buffer); dirty: a memset of twice the L2
-/// (L2 left full of dirty lines, which the timed kernel writes back as it evicts them); warm: a
-/// busy wait, no flush (the input stays in L2 from the previous run where it fits). The database's
-/// BenchL2, so that its names (db::bench_l2_name) are the bench's.
-using L2Prelude = db::BenchL2;
-
-/// Which of the library's entry points are timed.
-enum class Api { cached, two_phase, both };
-constexpr auto api_names =
-    enum_names<Api>({{Api::cached, "cached"}, {Api::two_phase, "two-phase"}, {Api::both, "both"}});
-
-struct Options {
-  std::vector<DType> dtypes;
-  std::vector<Op> ops;
-  std::vector<std::uint64_t> sizes;  // element counts, ascending
-  int repeats = 50;
-  L2Prelude l2 = L2Prelude::cold;
-  Api api = Api::both;
-  bool thrust = false;
-  int host_calls = 0;  // > 0: measure the host's cost per call instead
-  int device = 0;
-  std::uint64_t seed = 0;
-  std::string json;
-  bool no_record = false;  // --no-record: do not store the results in the tuning database
-};
 
 /// The largest size the benchmark takes: 2^34 elements (128 GiB of f64), more than any GPU holds.
 constexpr std::uint64_t max_bench_size = std::uint64_t{1} << 34;
@@ -111,284 +78,6 @@ std::vector<std::uint64_t> parse_sizes(const std::vector<std::string>& values) {
                   exit_code::usage);
   }
   return grammar::parse_counts("--sizes", values, {1, max_bench_size});
-}
-
-void check(cudaError_t e, const std::string& what) {
-  if (e != cudaSuccess)
-    throw Error(what + " failed: " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
-}
-
-/// One method's figures at one (dtype, op, n): its timed runs' statistics (common/timing.hpp's
-/// record, as the database keeps them: db::BenchResult), whether it ran and was right, and the
-/// bandwidth its median gives, in GB/s and as a share of the attainable.
-struct MethodTiming : RepeatStats {
-  bool ran = false;
-  std::string error;  // why it did not run or was wrong; empty when verified
-  double gbps = 0, pct = 0;
-  bool verified() const { return ran && error.empty(); }
-  double median() const { return median_us.value_or(0); }
-  Json to_json() const {
-    Json j = Json::object();
-    j.set("verified", verified());
-    if (!error.empty()) j.set("error", error);
-    if (verified()) {
-      append_repeat_stats(j, *this);
-      j.set("gbps", gbps);
-      j.set("pct_attainable", pct);
-    }
-    return j;
-  }
-};
-
-/// The benchmark's GPU resources, released in the destructor.
-class Bench {
- public:
-  Bench(const Options& opt, int device) : opt_(opt), device_(device) {
-    check(cudaSetDevice(device), "cudaSetDevice");
-    fp_ = kernels::query_fingerprint(device);
-    limits_ = kernels::query_device_limits(device);
-    check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
-    check(cudaEventCreate(&start_), "cudaEventCreate");
-    check(cudaEventCreate(&stop_), "cudaEventCreate");
-    check(cudaMalloc(&out_, 16), "cudaMalloc(output)");  // up to an IndexedValue
-    // cold: as the tuner, a read of measure::cold_flush_bytes; dirty: a memset of twice the L2
-    // (the tuner's flush before kernel revision 3), of the first part of the same buffer.
-    flush_bytes_ = measure::cold_flush_bytes(fp_.l2_bytes);
-    dirty_flush_bytes_ =
-        std::min(flush_bytes_,
-                 std::max<std::size_t>(2 * static_cast<std::size_t>(fp_.l2_bytes), 64u << 20));
-    check(cudaMalloc(&flush_, flush_bytes_), "cudaMalloc(L2 flush buffer)");
-    check(cudaMemset(flush_, 0x5b, flush_bytes_), "cudaMemset(L2 flush buffer)");
-    check(cudaMalloc(reinterpret_cast<void**>(&sink_), sizeof(unsigned)),
-          "cudaMalloc(read flush sink)");
-  }
-  ~Bench() {
-    if (stream_) {
-      try {
-        tunedreduce::release_workspace(stream_);
-      } catch (const ReduceError&) {  // the context is gone: nothing left to free
-      }
-      cudaStreamSynchronize(stream_);
-    }
-    if (start_) cudaEventDestroy(start_);
-    if (stop_) cudaEventDestroy(stop_);
-    cudaFree(in_);
-    cudaFree(out_);
-    cudaFree(flush_);
-    cudaFree(sink_);
-    cudaFree(cub_temp_);
-    cudaFree(tuned_temp_);
-    if (stream_) cudaStreamDestroy(stream_);
-  }
-  Bench(const Bench&) = delete;
-  Bench& operator=(const Bench&) = delete;
-
-  const DeviceFingerprint& fingerprint() const { return fp_; }
-  double attainable() {
-    if (attainable_ == 0)
-      attainable_ =
-          measure::measure_attainable_read_gbps(limits_.sm_count, flush_, flush_bytes_, stream_);
-    return attainable_;
-  }
-
-  /// Fills the input with \p n elements of \p dtype; false when they do not fit.
-  bool prepare_input(DType dtype, std::uint64_t n) {
-    const std::size_t bytes = n * dtype_size(dtype);
-    if (bytes > in_bytes_) {
-      check(cudaFree(in_), "cudaFree(input)");
-      in_ = nullptr;
-      in_bytes_ = 0;
-      if (cudaMalloc(&in_, bytes) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return false;
-      }
-      in_bytes_ = bytes;
-    }
-    check(measure::fill_input(dtype, in_, n, measure::data_seed(opt_.seed, dtype), limits_.sm_count,
-                              stream_),
-          "fill kernel");
-    check(cudaStreamSynchronize(stream_), "fill kernel");
-    return true;
-  }
-
-  /// One method to time: \p run enqueues one reduction on the stream; \p result_host, when
-  /// set, says where run put the result on the host (Thrust) instead of the device output.
-  struct Method {
-    std::function<void()> run;
-    unsigned char* result_host = nullptr;
-    /// Verified against this reference instead of measure()'s (the baselines of exact_sum,
-    /// CUB's and Thrust's ordinary sums, against the float sum's tolerance).
-    const measure::Reference* ref = nullptr;
-  };
-
-  /// Verifies one run of each method against \p ref (poisoned output first), then times
-  /// opt_.repeats runs of each, every run right after an L2 flush (cold, clean) or a busy wait
-  /// (warm).
-  /// The methods' timed runs alternate (A B A B ...), so a drift of clocks or of the machine
-  /// during the measurement weighs on every method alike. Each timed run is waited for before
-  /// the next is enqueued: a host enqueueing more work while a timed kernel runs adds about
-  /// 0.6 us to it on the H100 (docs/performance.md, "the host's queue"), as nvbench avoids too.
-  std::vector<MethodTiming> measure(const std::vector<Method>& methods,
-                                    const measure::Reference& ref) {
-    const std::size_t m = methods.size();
-    std::vector<MethodTiming> t(m);
-    const std::size_t elem = dtype_size(ref.dtype);
-    // The result's bytes: 8 for wide_sum of a 32-bit type (types.hpp, result_dtype), 16 for
-    // argmin and argmax (result_bytes).
-    const std::size_t out_bytes = result_bytes(ref.dtype, ref.op);
-    try {
-      std::vector<std::size_t> timed;  // the methods that ran and were right
-      for (std::size_t k = 0; k < m; ++k) {
-        const Method& me = methods[k];
-        try {
-          for (int w = 0; w < warmups; ++w) me.run();
-          check(cudaStreamSynchronize(stream_), "warm-up");
-          check(cudaMemsetAsync(out_, poison_byte, 16, stream_), "cudaMemset(output)");
-          if (me.result_host) std::memset(me.result_host, poison_byte, out_bytes);
-          me.run();
-          check(cudaStreamSynchronize(stream_), "verification run");
-        } catch (const ReduceError& e) {
-          t[k].error = e.what();
-          continue;
-        }
-        unsigned char got[16];
-        if (me.result_host) std::memcpy(got, me.result_host, out_bytes);
-        else check(cudaMemcpy(got, out_, out_bytes, cudaMemcpyDeviceToHost), "cudaMemcpy(result)");
-        t[k].ran = true;
-        if (std::string why = measure::verify(me.ref ? *me.ref : ref, got); !why.empty()) {
-          t[k].error = "incorrect: " + why;
-          continue;
-        }
-        timed.push_back(k);
-      }
-      std::vector<std::vector<double>> times(m);
-      for (int r = 0; !timed.empty() && r < opt_.repeats; ++r)
-        for (std::size_t k : timed) {
-          enqueue_prelude(r);
-          check(cudaEventRecord(start_, stream_), "cudaEventRecord");
-          methods[k].run();
-          check(cudaEventRecord(stop_, stream_), "cudaEventRecord");
-          check(cudaEventSynchronize(stop_), "timed run");
-          float ms = 0;
-          check(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
-          times[k].push_back(static_cast<double>(ms) * 1e3);
-        }
-      for (std::size_t k : timed) {
-        std::vector<double>& v = times[k];
-        std::sort(v.begin(), v.end());
-        t[k].median_us = percentile(v, 0.5);
-        t[k].p10_us = percentile(v, 0.1);
-        t[k].p90_us = percentile(v, 0.9);
-        t[k].repeats = static_cast<int>(v.size());
-        t[k].gbps = gbps_of(ref.n * elem, t[k].median_us).value_or(0);
-        t[k].pct = 100.0 * t[k].gbps / attainable();
-      }
-    } catch (const std::exception& e) {
-      // A CUDA error here may have poisoned the context: the run ends.
-      throw Error(std::string("benchmark aborted: ") + e.what());
-    }
-    return t;
-  }
-
-  /// What precedes timed run \p r: the flush of opt_.l2 (cold: a read; dirty: a memset, its
-  /// value changing run by run) or a 20 us busy wait (warm). Each keeps the GPU busy, so the
-  /// start event is not recorded on an idle GPU.
-  void enqueue_prelude(int r) {
-    switch (opt_.l2) {
-      case L2Prelude::cold:
-        check(measure::enqueue_read(flush_, flush_bytes_, limits_.sm_count, sink_, stream_),
-              "L2 read flush");
-        break;
-      case L2Prelude::dirty:
-        check(cudaMemsetAsync(flush_, r, dirty_flush_bytes_, stream_), "L2 flush");
-        break;
-      case L2Prelude::warm:
-        measure::enqueue_busy_wait(20000, stream_);
-        break;
-    }
-  }
-
-  std::size_t flush_bytes() const {
-    return opt_.l2 == L2Prelude::dirty ? dirty_flush_bytes_ : flush_bytes_;
-  }
-
-  void* input() const { return in_; }
-  void* output() const { return out_; }
-  cudaStream_t stream() const { return stream_; }
-
-  /// CUB's temporary storage for (dtype, op, n), allocated here, outside any timed region.
-  void* cub_temp(std::size_t bytes) { return grow(cub_temp_, cub_temp_bytes_, bytes, "CUB temp"); }
-
-  /// The two-phase call's temporary storage (the size its query gave), outside any timed region,
-  /// filled with garbage: the library must not need it zeroed.
-  void* tuned_temp(std::size_t bytes) {
-    void* p = grow(tuned_temp_, tuned_temp_bytes_, bytes, "two-phase temp");
-    check(cudaMemsetAsync(p, 0xff, bytes, stream_), "cudaMemset(two-phase temp)");
-    check(cudaStreamSynchronize(stream_), "cudaMemset(two-phase temp)");
-    return p;
-  }
-
-  /// Enqueues a busy wait of \p ns on the stream (the GPU holds the calls queued behind it).
-  void gate(std::uint64_t ns) { measure::enqueue_busy_wait(ns, stream_); }
-
- private:
-  const Options& opt_;
-  int device_;
-  DeviceFingerprint fp_;
-  kernels::DeviceLimits limits_;
-  cudaStream_t stream_ = nullptr;
-  cudaEvent_t start_ = nullptr, stop_ = nullptr;
-  void* in_ = nullptr;
-  std::size_t in_bytes_ = 0;
-  void* out_ = nullptr;
-  void* flush_ = nullptr;
-  std::size_t flush_bytes_ = 0;
-  unsigned* sink_ = nullptr;
-  void* cub_temp_ = nullptr;
-  std::size_t cub_temp_bytes_ = 0;
-  void* tuned_temp_ = nullptr;
-  std::size_t tuned_temp_bytes_ = 0;
-  std::size_t dirty_flush_bytes_ = 0;
-  double attainable_ = 0;
-
-  static void* grow(void*& p, std::size_t& have, std::size_t bytes, const char* what) {
-    if (bytes > have) {
-      check(cudaFree(p), std::string("cudaFree(") + what + ")");
-      p = nullptr;
-      have = 0;
-      check(cudaMalloc(&p, bytes), std::string("cudaMalloc(") + what + ")");
-      have = bytes;
-    }
-    return p;
-  }
-};
-
-std::string fmt_us(const MethodTiming& t) {
-  if (!t.verified()) return t.ran ? "WRONG" : "-";
-  return fmt::format("{:.2f}", t.median());
-}
-
-/// One timed call's figures as the tuning database keeps them (db/bench.hpp). \p cfg (the
-/// library's lookup) is named for the library's calls only.
-db::BenchResult bench_result(DType dtype, Op op, std::uint64_t n, db::BenchMethod method,
-                             const MethodTiming& t, const Config* cfg,
-                             std::optional<std::int64_t> temp_bytes) {
-  db::BenchResult r;
-  r.dtype = dtype;
-  r.op = op;
-  r.n = n;
-  r.method = method;
-  r.verified = t.verified();
-  r.error = r.verified ? std::string() : t.error.empty() ? std::string("did not run") : t.error;
-  if (r.verified) static_cast<RepeatStats&>(r) = t;
-  r.temp_bytes = temp_bytes;
-  if (cfg) {
-    r.kernel_id = cfg->kernel_id;
-    r.lookup_level = level_name(cfg->level);
-    if (cfg->level != Level::builtin_default)
-      r.winner_l2 = cfg->cache_state == CacheState::warm ? db::L2Mode::warm : db::L2Mode::cold;
-  }
-  return r;
 }
 
 /// The three calls a row times, over the same buffers: the library's cached-workspace call, its
@@ -451,200 +140,12 @@ std::array<HostCost, 3> host_costs(Bench& b,
 
 std::string api_name(Api a) { return api_names.to_name(a); }
 
-}  // namespace
-
-int cmd_bench(int argc, char** argv) {
-  CommonOptions common;
-  std::vector<std::string> dtypes, ops, sizes;
-  std::string l2 = "cold", api = "both";
-  Options opt;
-  std::string seed;
-  po::options_description desc("options");
-  po::options_description hidden;
-  add_common_options(desc, common);
-  // Lists: comma-separated, repeatable (docs/cli.md).
-  add_list_option(desc, hidden, "dtypes", dtypes, "element types (default: all)", "LIST");
-  add_list_option(desc, hidden, "ops", ops,
-                  "operators (default: every one but exact_sum, where it applies)", "LIST");
-  desc.add_options()(
-      "sizes", po::value<std::vector<std::string>>(&sizes)->value_name("COUNTS"),
-      "element counts: N, B^E or N with Ki/Mi/Gi/Ti, comma-separated, ranges FROM..TO*FACTOR "
-      "or FROM..TO+STEP; repeatable (default: 2^10..2^30*2)")(
-      "repeats", po::value<int>(&opt.repeats)->default_value(opt.repeats)->value_name("N"),
-      "timed runs per measurement (median, p10, p90)")(
-      "api", po::value<std::string>(&api)->default_value(api)->value_name("cached|two-phase|both"),
-      "the library's calls to time: cached (tunedreduce::sum/reduce with the library's "
-      "workspace), two-phase (reduce(d_temp, temp_bytes, ...) with caller-owned temporary "
-      "storage, as CUB), or both")(
-      "l2", po::value<std::string>(&l2)->default_value(l2)->value_name("cold|clean|dirty|warm"),
-      "cold (or clean): a read of 4x the L2 (at least 256 MiB) before every timed run, as the "
-      "tuner; dirty: a memset of twice the L2 instead (its dirty lines are written back during "
-      "the timed run); warm: no flush (data that fits stays in L2)")(
-      "thrust", po::bool_switch(&opt.thrust), "also time thrust::reduce (synchronises per call)")(
-      "host-calls", po::value<int>(&opt.host_calls)->default_value(0)->value_name("N"),
-      "measure the host's cost per call instead: N back-to-back calls of CUB and of both "
-      "library calls per size (e.g. 20000)")(
-      "device", po::value<int>(&opt.device)->default_value(0)->value_name("N"),
-      "CUDA device ordinal")("seed", po::value<std::string>(&seed)->value_name("S"),
-                             "data seed (default: random; printed)")(
-      "json", po::value<std::string>(&opt.json)->value_name("FILE"),
-      "also write every figure to this JSON file")(
-      "no-record", po::bool_switch(&opt.no_record),
-      "do not store the results in the tuning database (by default they go into --db, the "
-      "database the library reads, as a bench run for `tunedreduce report`)");
-  po::variables_map vm;
-  if (parse_command_line(argc, argv, desc, nullptr, vm, common,
-                         "tunedreduce bench [--dtypes LIST] [--ops LIST] [--sizes COUNTS] "
-                         "[--repeats N] [--api cached|two-phase|both] [--l2 cold|dirty|warm] "
-                         "[--thrust] [--host-calls N] [--json FILE] [--no-record]\n\n"
-                         "--sizes takes element counts (2^12, 4Ki, 2^10..2^30*2), not exponents; "
-                         "lists are\ncomma-separated and may be repeated (docs/cli.md).",
-                         &hidden))
-    return exit_code::ok;
-
-  if (dtypes.empty())
-    for (DType t : all_dtypes) dtypes.push_back(dtype_name(t));
-  // Unless --ops says: sum, min, max, wide_sum, argmin, argmax (of the types they apply to); the
-  // exact sum when asked for (--ops exact_sum).
-  const bool ops_given = !ops.empty();
-  if (!ops_given)
-    for (Op o : all_ops)
-      if (o != Op::exact_sum) ops.push_back(op_name(o));
-  if (sizes.empty()) sizes.push_back("2^10..2^30*2");
-  for (const std::string& d : dtypes) {
-    auto t = parse_dtype(d);
-    if (!t)
-      throw Error("--dtypes: unknown element type '" + d + "' (expected " + dtype_choices() + ")",
-                  exit_code::usage);
-    opt.dtypes.push_back(*t);
-  }
-  for (const std::string& o : ops) {
-    auto op = parse_op(o);
-    if (!op)
-      throw Error("--ops: unknown operator '" + o + "' (expected " + op_choices() + ")",
-                  exit_code::usage);
-    opt.ops.push_back(*op);
-  }
-  for (Op o : opt.ops)
-    if (ops_given && std::none_of(opt.dtypes.begin(), opt.dtypes.end(),
-                                  [o](DType t) { return op_applies(t, o); })) {
-      std::string types;
-      for (DType t : opt.dtypes) types += (types.empty() ? "" : ", ") + std::string(dtype_name(t));
-      throw Error(fmt::format("--ops {}: defined for {} only; --dtypes selects {}", op_name(o),
-                              op_dtypes(o), types),
-                  exit_code::usage);
-    }
-  opt.sizes = parse_sizes(sizes);
-  if (opt.repeats < 1 || opt.repeats > 100000)
-    throw Error("--repeats must be between 1 and 100000", exit_code::usage);
-  if (opt.host_calls < 0 || opt.host_calls > 10'000'000)
-    throw Error("--host-calls must be between 1 and 10000000 (0: off)", exit_code::usage);
-  if (l2 == "clean") l2 = "cold";
-  const auto prelude = db::parse_bench_l2(l2);
-  if (!prelude)
-    throw Error(fmt::format("--l2 must be cold (or clean), dirty or warm, not '{}'", l2),
-                exit_code::usage);
-  opt.l2 = *prelude;
-  const auto api_named = api_names.from_name(api);
-  if (!api_named)
-    throw Error(fmt::format("--api must be {}, not '{}'", api_names.joined(", ", " or "), api),
-                exit_code::usage);
-  opt.api = *api_named;
-  if (vm.count("seed")) {
-    try {
-      opt.seed = std::stoull(seed, nullptr, 0);
-    } catch (const std::exception&) {
-      throw Error("--seed: '" + seed + "' is not a number", exit_code::usage);
-    }
-  } else {
-    std::random_device rd;
-    opt.seed = (std::uint64_t(rd()) << 32) ^ rd();
-  }
-
-  std::string why;
-  const int devices = kernels::device_count(&why);
-  if (devices == 0)
-    throw Error("no CUDA device (" + why + "): the benchmark needs a GPU", exit_code::no_gpu);
-  if (opt.device < 0 || opt.device >= devices)
-    throw Error(fmt::format("--device {}: there are {} CUDA device(s)", opt.device, devices),
-                exit_code::usage);
-  // The database the results go into is opened before any GPU work: a problem with it (read-only,
-  // newer, locked) is its exit code at once, not after the benchmark.
-  std::string record_note;
-  std::optional<BenchRecorder> recorder =
-      BenchRecorder::open(common.db, opt.no_record, opt.host_calls > 0, record_note);
-  if (common.db) tunedreduce::set_database(*common.db);
-  // The library prefers the winners tuned in the L2 state this benchmark measures in (a dirty
-  // flush leaves the input out of L2 as a clean one does).
-  tunedreduce::set_cache_state(opt.l2 == L2Prelude::warm ? CacheState::warm : CacheState::cold);
-  check(cudaSetDevice(opt.device), "cudaSetDevice");
-
-  Bench b(opt, opt.device);
-  const DeviceFingerprint& fp = b.fingerprint();
-  const measure::Clocks clocks = measure::read_clocks(opt.device);
-  const double attainable = b.attainable();
-  const bool want_cached = opt.api != Api::two_phase, want_two_phase = opt.api != Api::cached;
-  std::printf("tunedreduce %s bench: %s (%s, %d SMs), driver %d, CUDA runtime %d\n",
-              TUNEDREDUCE_VERSION_STRING, fp.name.c_str(), fp.arch().c_str(), fp.sm_count,
-              fp.driver_version, fp.runtime_version);
-  std::printf(
-      "clocks: SM %s MHz, memory %s MHz; theoretical %.0f GB/s; attainable read %.0f GB/s "
-      "(streaming read, same timing)\n",
-      clocks.sm_mhz ? std::to_string(*clocks.sm_mhz).c_str() : "?",
-      clocks.mem_mhz ? std::to_string(*clocks.mem_mhz).c_str() : "?", fp.theoretical_gbps(),
-      attainable);
-  std::printf("tuning database: %s\n", tunedreduce::database_path().c_str());
-  if (recorder) {
-    db::BenchRunInfo info;
-    info.tool_version = TUNEDREDUCE_VERSION_STRING;
-    info.manifest_hash = kernels::manifest_hash();
-    info.library_database = tunedreduce::database_path();
-    info.l2 = opt.l2 == L2Prelude::warm    ? db::BenchL2::warm
-              : opt.l2 == L2Prelude::dirty ? db::BenchL2::dirty
-                                           : db::BenchL2::cold;
-    info.repeats = opt.repeats;
-    info.warmups = warmups;
-    info.seed = opt.seed;
-    info.attainable_gbps = attainable;
-    static_cast<ClockReading&>(info) = {clocks.sm_mhz, clocks.mem_mhz};
-    recorder->begin(fp, info);
-    std::printf("recording into: %s (bench run %lld; --no-record does not)\n",
-                recorder->path().c_str(), static_cast<long long>(*recorder->run_id()));
-  } else {
-    std::printf("%s\n", record_note.c_str());
-  }
-  if (opt.host_calls > 0) {
-    std::printf(
-        "host cost per call: %d calls of each method per size on one stream, the input "
-        "warm in L2, the three methods interleaved; b2b: wall time of back-to-back calls "
-        "/ calls (median of 7 rounds; the GPU's time is inside where it is the larger); "
-        "enqueue: the host's time per call while a busy-wait kernel holds the GPU "
-        "(median of batches of 200)\n",
-        opt.host_calls);
-  } else {
-    std::printf(
-        "timing: CUDA events, median of %d, L2 %s (%s before each start event, so the "
-        "GPU is busy and launch latency stays out; each run waited for before the next "
-        "is enqueued); seed 0x%016llx\n",
-        opt.repeats, db::bench_l2_name(opt.l2),
-        opt.l2 == L2Prelude::cold ? fmt::format("a read of {} MiB", b.flush_bytes() >> 20).c_str()
-        : opt.l2 == L2Prelude::dirty
-            ? fmt::format("a memset of {} MiB", b.flush_bytes() >> 20).c_str()
-            : "a 20 us busy wait",
-        static_cast<unsigned long long>(opt.seed));
-    std::printf(
-        "calls timed (alternating run by run): cached = tunedreduce::reduce(d_in, d_out, "
-        "n, ...) with the library's workspace; two-phase = tunedreduce::reduce(d_temp, "
-        "temp_bytes, ...) with caller-owned storage of the size its query gave (filled "
-        "with 0xff bytes first); CUB = cub::DeviceReduce two-phase, its storage "
-        "allocated outside the timing%s\n",
-        opt.thrust ? "; Thrust: thrust::reduce as called (its allocation and result "
-                     "copy included), timed on its own"
-                   : "");
-  }
-
-  Json rows = Json::array();
+/// The whole-array rows: for each element type, operator and size, the library's calls and CUB's
+/// (and Thrust's with --thrust), or the host's cost per call (--host-calls). Returns how many
+/// calls failed or were wrong.
+int bench_whole_arrays(Bench& b, const Options& opt, BenchRecorder* recorder, Json& rows) {
   int failures = 0;
+  const bool want_cached = opt.api != Api::two_phase, want_two_phase = opt.api != Api::cached;
   for (DType dtype : opt.dtypes) {
     // exact_sum exists for the floating types only, wide_sum for i32, u32, f32 and the halves: a
     // type with no other operator is skipped.
@@ -825,6 +326,247 @@ int cmd_bench(int argc, char** argv) {
       }
     }
   }
+  return failures;
+}
+
+}  // namespace
+
+int cmd_bench(int argc, char** argv) {
+  CommonOptions common;
+  std::vector<std::string> dtypes, ops, sizes, segments;
+  std::string l2 = "cold", api = "both", layout = "rows";
+  Options opt;
+  std::string seed;
+  po::options_description desc("options");
+  po::options_description hidden;
+  add_common_options(desc, common);
+  // Lists: comma-separated, repeatable (docs/cli.md).
+  add_list_option(desc, hidden, "dtypes", dtypes, "element types (default: all)", "LIST");
+  add_list_option(desc, hidden, "ops", ops,
+                  "operators (default: every one but exact_sum, where it applies)", "LIST");
+  desc.add_options()(
+      "sizes", po::value<std::vector<std::string>>(&sizes)->value_name("COUNTS"),
+      "element counts: N, B^E or N with Ki/Mi/Gi/Ti, comma-separated, ranges FROM..TO*FACTOR "
+      "or FROM..TO+STEP; repeatable (default: 2^10..2^30*2; with --segments the totals, "
+      "default 2^16,2^20,2^24,2^28)")(
+      "segments", po::value<std::vector<std::string>>(&segments)->value_name("COUNTS"),
+      "bench segmented reductions instead: the segment sizes (elements per segment, the same "
+      "grammar; e.g. 1..2^28*2), each up to each total of --sizes (total / size segments), "
+      "against cub::DeviceSegmentedReduce; repeatable")(
+      "layout", po::value<std::string>(&layout)->default_value(layout)->value_name("rows|offsets"),
+      "with --segments, how the library is given the segments: rows (Segments::rows, a "
+      "row-major matrix) or offsets (Segments::csr, int64 CSR offsets and no hint, what CUB is "
+      "told); CUB gets the same int64 offsets either way")(
+      "repeats", po::value<int>(&opt.repeats)->default_value(opt.repeats)->value_name("N"),
+      "timed runs per measurement (median, p10, p90)")(
+      "api", po::value<std::string>(&api)->default_value(api)->value_name("cached|two-phase|both"),
+      "the library's calls to time: cached (tunedreduce::sum/reduce with the library's "
+      "workspace), two-phase (reduce(d_temp, temp_bytes, ...) with caller-owned temporary "
+      "storage, as CUB), or both")(
+      "l2", po::value<std::string>(&l2)->default_value(l2)->value_name("cold|clean|dirty|warm"),
+      "cold (or clean): a read of 4x the L2 (at least 256 MiB) before every timed run, as the "
+      "tuner; dirty: a memset of twice the L2 instead (its dirty lines are written back during "
+      "the timed run); warm: no flush (data that fits stays in L2)")(
+      "thrust", po::bool_switch(&opt.thrust), "also time thrust::reduce (synchronises per call)")(
+      "host-calls", po::value<int>(&opt.host_calls)->default_value(0)->value_name("N"),
+      "measure the host's cost per call instead: N back-to-back calls of CUB and of both "
+      "library calls per size (e.g. 20000)")(
+      "device", po::value<int>(&opt.device)->default_value(0)->value_name("N"),
+      "CUDA device ordinal")("seed", po::value<std::string>(&seed)->value_name("S"),
+                             "data seed (default: random; printed)")(
+      "json", po::value<std::string>(&opt.json)->value_name("FILE"),
+      "also write every figure to this JSON file")(
+      "no-record", po::bool_switch(&opt.no_record),
+      "do not store the results in the tuning database (by default they go into --db, the "
+      "database the library reads, as a bench run for `tunedreduce report`)");
+  po::variables_map vm;
+  if (parse_command_line(argc, argv, desc, nullptr, vm, common,
+                         "tunedreduce bench [--dtypes LIST] [--ops LIST] [--sizes COUNTS] "
+                         "[--repeats N] [--api cached|two-phase|both] [--l2 cold|dirty|warm] "
+                         "[--thrust] [--host-calls N] [--segments COUNTS [--layout rows|offsets]] "
+                         "[--json FILE] [--no-record]\n\n"
+                         "--sizes takes element counts (2^12, 4Ki, 2^10..2^30*2), not exponents; "
+                         "lists are\ncomma-separated and may be repeated (docs/cli.md).",
+                         &hidden))
+    return exit_code::ok;
+
+  if (dtypes.empty())
+    for (DType t : all_dtypes) dtypes.push_back(dtype_name(t));
+  // Unless --ops says: sum, min, max, wide_sum, argmin, argmax (of the types they apply to); the
+  // exact sum when asked for (--ops exact_sum).
+  const bool ops_given = !ops.empty();
+  if (!ops_given)
+    for (Op o : all_ops)
+      if (o != Op::exact_sum) ops.push_back(op_name(o));
+  const bool segmented = !segments.empty();
+  if (sizes.empty()) sizes.push_back(segmented ? "2^16,2^20,2^24,2^28" : "2^10..2^30*2");
+  for (const std::string& d : dtypes) {
+    auto t = parse_dtype(d);
+    if (!t)
+      throw Error("--dtypes: unknown element type '" + d + "' (expected " + dtype_choices() + ")",
+                  exit_code::usage);
+    opt.dtypes.push_back(*t);
+  }
+  for (const std::string& o : ops) {
+    auto op = parse_op(o);
+    if (!op)
+      throw Error("--ops: unknown operator '" + o + "' (expected " + op_choices() + ")",
+                  exit_code::usage);
+    opt.ops.push_back(*op);
+  }
+  for (Op o : opt.ops)
+    if (ops_given && std::none_of(opt.dtypes.begin(), opt.dtypes.end(),
+                                  [o](DType t) { return op_applies(t, o); })) {
+      std::string types;
+      for (DType t : opt.dtypes) types += (types.empty() ? "" : ", ") + std::string(dtype_name(t));
+      throw Error(fmt::format("--ops {}: defined for {} only; --dtypes selects {}", op_name(o),
+                              op_dtypes(o), types),
+                  exit_code::usage);
+    }
+  opt.sizes = parse_sizes(sizes);
+  if (segmented) {
+    opt.segment_sizes = grammar::parse_counts("--segments", segments, {1, max_bench_size});
+    const auto l = seg_layout_names.from_name(layout);
+    if (!l)
+      throw Error(fmt::format("--layout must be {}, not '{}'",
+                              seg_layout_names.joined(", ", " or "), layout),
+                  exit_code::usage);
+    opt.layout = *l;
+    if (opt.thrust) throw Error("--thrust: Thrust has no segmented reduction", exit_code::usage);
+    if (opt.host_calls > 0)
+      throw Error("--host-calls measures whole-array calls; not with --segments", exit_code::usage);
+    for (Op o : opt.ops)
+      if (ops_given && std::none_of(opt.dtypes.begin(), opt.dtypes.end(), [o](DType t) {
+            return kernels::segmented::seg_op_applies(t, o);
+          }))
+        throw Error(fmt::format("--ops {}: no segmented kernels for it{}", op_name(o),
+                                o == Op::exact_sum ? " (exact sums are whole-array only)"
+                                                   : " of the types --dtypes selects"),
+                    exit_code::usage);
+  } else if (vm.count("layout") && !vm["layout"].defaulted()) {
+    throw Error("--layout: only with --segments", exit_code::usage);
+  }
+  if (opt.repeats < 1 || opt.repeats > 100000)
+    throw Error("--repeats must be between 1 and 100000", exit_code::usage);
+  if (opt.host_calls < 0 || opt.host_calls > 10'000'000)
+    throw Error("--host-calls must be between 1 and 10000000 (0: off)", exit_code::usage);
+  if (l2 == "clean") l2 = "cold";
+  const auto prelude = db::parse_bench_l2(l2);
+  if (!prelude)
+    throw Error(fmt::format("--l2 must be cold (or clean), dirty or warm, not '{}'", l2),
+                exit_code::usage);
+  opt.l2 = *prelude;
+  const auto api_named = api_names.from_name(api);
+  if (!api_named)
+    throw Error(fmt::format("--api must be {}, not '{}'", api_names.joined(", ", " or "), api),
+                exit_code::usage);
+  opt.api = *api_named;
+  if (vm.count("seed")) {
+    try {
+      opt.seed = std::stoull(seed, nullptr, 0);
+    } catch (const std::exception&) {
+      throw Error("--seed: '" + seed + "' is not a number", exit_code::usage);
+    }
+  } else {
+    std::random_device rd;
+    opt.seed = (std::uint64_t(rd()) << 32) ^ rd();
+  }
+
+  std::string why;
+  const int devices = kernels::device_count(&why);
+  if (devices == 0)
+    throw Error("no CUDA device (" + why + "): the benchmark needs a GPU", exit_code::no_gpu);
+  if (opt.device < 0 || opt.device >= devices)
+    throw Error(fmt::format("--device {}: there are {} CUDA device(s)", opt.device, devices),
+                exit_code::usage);
+  // The database the results go into is opened before any GPU work: a problem with it (read-only,
+  // newer, locked) is its exit code at once, not after the benchmark.
+  std::string record_note;
+  std::optional<BenchRecorder> recorder =
+      BenchRecorder::open(common.db, opt.no_record, opt.host_calls > 0, record_note);
+  if (common.db) tunedreduce::set_database(*common.db);
+  // The library prefers the winners tuned in the L2 state this benchmark measures in (a dirty
+  // flush leaves the input out of L2 as a clean one does).
+  tunedreduce::set_cache_state(opt.l2 == L2Prelude::warm ? CacheState::warm : CacheState::cold);
+  check(cudaSetDevice(opt.device), "cudaSetDevice");
+
+  Bench b(opt, opt.device);
+  const DeviceFingerprint& fp = b.fingerprint();
+  const measure::Clocks clocks = measure::read_clocks(opt.device);
+  const double attainable = b.attainable();
+  std::printf("tunedreduce %s bench: %s (%s, %d SMs), driver %d, CUDA runtime %d\n",
+              TUNEDREDUCE_VERSION_STRING, fp.name.c_str(), fp.arch().c_str(), fp.sm_count,
+              fp.driver_version, fp.runtime_version);
+  std::printf(
+      "clocks: SM %s MHz, memory %s MHz; theoretical %.0f GB/s; attainable read %.0f GB/s "
+      "(streaming read, same timing)\n",
+      clocks.sm_mhz ? std::to_string(*clocks.sm_mhz).c_str() : "?",
+      clocks.mem_mhz ? std::to_string(*clocks.mem_mhz).c_str() : "?", fp.theoretical_gbps(),
+      attainable);
+  std::printf("tuning database: %s\n", tunedreduce::database_path().c_str());
+  if (recorder) {
+    db::BenchRunInfo info;
+    info.tool_version = TUNEDREDUCE_VERSION_STRING;
+    info.manifest_hash = kernels::manifest_hash();
+    info.library_database = tunedreduce::database_path();
+    info.l2 = opt.l2 == L2Prelude::warm    ? db::BenchL2::warm
+              : opt.l2 == L2Prelude::dirty ? db::BenchL2::dirty
+                                           : db::BenchL2::cold;
+    info.repeats = opt.repeats;
+    info.warmups = warmups;
+    info.seed = opt.seed;
+    info.attainable_gbps = attainable;
+    static_cast<ClockReading&>(info) = {clocks.sm_mhz, clocks.mem_mhz};
+    recorder->begin(fp, info);
+    std::printf("recording into: %s (bench run %lld; --no-record does not)\n",
+                recorder->path().c_str(), static_cast<long long>(*recorder->run_id()));
+  } else {
+    std::printf("%s\n", record_note.c_str());
+  }
+  if (opt.host_calls > 0) {
+    std::printf(
+        "host cost per call: %d calls of each method per size on one stream, the input "
+        "warm in L2, the three methods interleaved; b2b: wall time of back-to-back calls "
+        "/ calls (median of 7 rounds; the GPU's time is inside where it is the larger); "
+        "enqueue: the host's time per call while a busy-wait kernel holds the GPU "
+        "(median of batches of 200)\n",
+        opt.host_calls);
+  } else {
+    std::printf(
+        "timing: CUDA events, median of %d, L2 %s (%s before each start event, so the "
+        "GPU is busy and launch latency stays out; each run waited for before the next "
+        "is enqueued); seed 0x%016llx\n",
+        opt.repeats, db::bench_l2_name(opt.l2),
+        opt.l2 == L2Prelude::cold ? fmt::format("a read of {} MiB", b.flush_bytes() >> 20).c_str()
+        : opt.l2 == L2Prelude::dirty
+            ? fmt::format("a memset of {} MiB", b.flush_bytes() >> 20).c_str()
+            : "a 20 us busy wait",
+        static_cast<unsigned long long>(opt.seed));
+    if (opt.segment_sizes.empty())
+      std::printf(
+          "calls timed (alternating run by run): cached = tunedreduce::reduce(d_in, d_out, "
+          "n, ...) with the library's workspace; two-phase = tunedreduce::reduce(d_temp, "
+          "temp_bytes, ...) with caller-owned storage of the size its query gave (filled "
+          "with 0xff bytes first); CUB = cub::DeviceReduce two-phase, its storage "
+          "allocated outside the timing%s\n",
+          opt.thrust ? "; Thrust: thrust::reduce as called (its allocation and result "
+                       "copy included), timed on its own"
+                     : "");
+    else
+      std::printf(
+          "calls timed (alternating run by run), each verified segment by segment first: "
+          "cached = tunedreduce::segmented_reduce(d_in, d_out, seg, ...) with the library's "
+          "workspace; two-phase = segmented_reduce(d_temp, temp_bytes, ...) with caller-owned "
+          "storage of the size its query gave (filled with 0xff bytes first); CUB = "
+          "cub::DeviceSegmentedReduce two-phase over int64 begin/end offsets, its storage "
+          "allocated outside the timing; GB/s and %%att: the input read and the results "
+          "written, over the attainable read bandwidth\n");
+  }
+
+  Json rows = Json::array();
+  BenchRecorder* rec = recorder ? &*recorder : nullptr;
+  const int failures = opt.segment_sizes.empty() ? bench_whole_arrays(b, opt, rec, rows)
+                                                 : bench_segments(b, opt, rec, rows);
 
   if (recorder) {
     recorder->finish(db::RunStatus::finished);

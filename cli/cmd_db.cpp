@@ -107,7 +107,8 @@ int info(const Options& o, bool json) {
   const auto bytes = std::filesystem::file_size(loc.path, ec);
   const std::string journal = c.query_text("PRAGMA journal_mode");
   const std::size_t bench_runs = db::bench_runs(d).size(),
-                    bench_results = db::bench_results(d).size();
+                    bench_results = db::bench_results(d).size(),
+                    segmented_bench = db::segmented_bench_results(d).size();
   // Per device: measurements, winners and segmented winners of each L2 mode.
   struct DeviceRows {
     std::int64_t measurements, cold, warm, seg_cold, seg_warm;
@@ -159,6 +160,7 @@ int info(const Options& o, bool json) {
     rows.set("segmented_winners", static_cast<std::int64_t>(n.segmented_winners));
     rows.set("bench_runs", static_cast<std::int64_t>(bench_runs));
     rows.set("bench_results", static_cast<std::int64_t>(bench_results));
+    rows.set("segmented_bench_results", static_cast<std::int64_t>(segmented_bench));
     out.set("rows", std::move(rows));
     Json devs = Json::array();
     for (std::size_t i = 0; i < devices.size(); ++i) {
@@ -218,7 +220,9 @@ int info(const Options& o, bool json) {
             << "rows:     " << n.devices << " devices, " << n.runs << " runs, " << n.measurements
             << " measurements, " << n.winners << " winners, " << n.segmented_winners
             << " segmented winners, " << bench_runs << " bench runs (" << bench_results
-            << " results)\n";
+            << " results"
+            << (segmented_bench ? ", " + std::to_string(segmented_bench) + " segmented" : "")
+            << ")\n";
   if (n.devices) std::cout << "devices:\n";
   for (std::size_t i = 0; i < devices.size(); ++i) {
     const auto& dev = devices[i];

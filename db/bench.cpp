@@ -10,6 +10,8 @@
 #include "common/names.hpp"
 #include "db/columns.hpp"
 #include "db/db_error.hpp"
+#include "db/row_rules.hpp"
+#include "db/schema.hpp"
 #include "db/statement.hpp"
 #include "db/transaction.hpp"
 
@@ -61,8 +63,11 @@ std::int64_t begin_in_tx(Connection& c, std::int64_t device_id, const BenchRunIn
 
 std::int64_t insert_in_tx(Connection& c, std::int64_t run, const BenchResult& r) {
   const std::string file = quoted(c.path());
-  const std::string what = std::string(bench_method_name(r.method)) + " at " + dtype_name(r.dtype) +
-                           " " + op_name(r.op) + " n = " + std::to_string(r.n);
+  const std::string what =
+      std::string(bench_method_name(r.method)) + " at " + dtype_name(r.dtype) + " " +
+      op_name(r.op) + " n = " + std::to_string(r.n) +
+      (r.segmented() ? " in segments of " + std::to_string(*r.segment_size) + " (" + r.layout + ")"
+                     : std::string());
   if (const std::string why = op_dtype_mismatch(r.dtype, r.op); !why.empty())
     throw DbError(Problem::invalid_data, c.path(), file + ": bench result " + what + ": " + why);
   if (r.verified && (!r.median_us || !r.error.empty()))
@@ -75,6 +80,25 @@ std::int64_t insert_in_tx(Connection& c, std::int64_t run, const BenchResult& r)
                   file + ": bench result " + what + " is not verified and says no why");
   if (r.n == 0 || r.n > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
     throw DbError(Problem::invalid_data, c.path(), file + ": bench result " + what + ": bad n");
+  if (r.segmented()) {
+    if (*r.segment_size < 1 || *r.segment_size > r.n)
+      throw DbError(Problem::invalid_data, c.path(),
+                    file + ": bench result " + what + ": the segment size must be 1..n");
+    if (auto why = bad_layout_name(r.layout))
+      throw DbError(Problem::invalid_data, c.path(),
+                    file + ": bench result " + what + ": '" + r.layout + "' " + *why);
+    if (r.method == BenchMethod::thrust)
+      throw DbError(Problem::invalid_data, c.path(),
+                    file + ": bench result " + what + ": Thrust has no segmented reduction");
+    if (!has_table(c, "segmented_bench_results"))
+      throw DbError(Problem::too_old, c.path(),
+                    file +
+                        ": segmented bench results need schema version 13 (`tunedreduce db "
+                        "migrate` upgrades the file)");
+  } else if (!r.layout.empty()) {
+    throw DbError(Problem::invalid_data, c.path(),
+                  file + ": bench result " + what + ": a layout without a segment size");
+  }
   {
     Statement q = c.prepare("SELECT status FROM bench_runs WHERE id = ?1");
     q.bind(1, run);
@@ -82,10 +106,15 @@ std::int64_t insert_in_tx(Connection& c, std::int64_t run, const BenchResult& r)
       throw DbError(Problem::invalid_data, c.path(),
                     file + ": no bench run with id " + std::to_string(run));
     Statement dup = c.prepare(
-        "SELECT 1 FROM bench_results WHERE bench_run_id = ?1 AND dtype = ?2 AND op = ?3"
-        " AND n = ?4 AND method = ?5");
+        r.segmented()
+            ? "SELECT 1 FROM segmented_bench_results WHERE bench_run_id = ?1 AND dtype = ?2 AND "
+              "op = ?3 AND n = ?4 AND method = ?5 AND segment_size = ?6 AND layout = ?7"
+            : "SELECT 1 FROM bench_results WHERE bench_run_id = ?1 AND dtype = ?2 AND op = ?3"
+              " AND n = ?4 AND method = ?5 AND ?6 IS NULL AND ?7 = ''");
     dup.bind_all(run, dtype_name(r.dtype), op_name(r.op), static_cast<std::int64_t>(r.n),
-                 bench_method_name(r.method));
+                 bench_method_name(r.method),
+                 r.segment_size ? std::optional<std::int64_t>(*r.segment_size) : std::nullopt,
+                 r.layout);
     if (dup.step())
       throw DbError(Problem::invalid_data, c.path(),
                     file + ": bench run " + std::to_string(run) + " already has a result for " +
@@ -95,8 +124,7 @@ std::int64_t insert_in_tx(Connection& c, std::int64_t run, const BenchResult& r)
   static_cast<BenchResult&>(row) = r;
   row.bench_run_id = run;
   row.measured_at = utc_timestamp();
-  Statement st = c.prepare("INSERT INTO bench_results (" + bench_result_columns.names() +
-                           ") VALUES (" + bench_result_columns.parameters(1) + ")");
+  Statement st = c.prepare(insert_bench_result_sql(r.segmented()));
   bind_bench_result(st, 1, row);
   st.run();
   return c.last_insert_rowid();
@@ -201,15 +229,21 @@ std::vector<BenchRunRecord> bench_runs(Database& db, std::optional<std::int64_t>
   return out;
 }
 
-std::vector<BenchResultRecord> bench_results(Database& db,
-                                             std::optional<std::int64_t> bench_run_id) {
+namespace {
+
+std::vector<BenchResultRecord> read_results(Database& db, bool segmented,
+                                            std::optional<std::int64_t> bench_run_id) {
   std::vector<BenchResultRecord> out;
-  if (!has_bench_tables(db)) return out;
+  if (!has_bench_tables(db) ||
+      (segmented && !has_table(db.connection(), "segmented_bench_results")))
+    return out;
+  const ColumnList& cols = segmented ? segmented_bench_result_columns : bench_result_columns;
   Statement st = db.connection().prepare(
-      "SELECT id, " + bench_result_columns.names() +
-      " FROM bench_results WHERE ?1 IS NULL OR bench_run_id = ?1"
-      " ORDER BY bench_run_id, dtype, op, n, CASE method WHEN 'cached' THEN 0"
-      " WHEN 'two_phase' THEN 1 WHEN 'cub' THEN 2 ELSE 3 END");
+      "SELECT id, " + cols.names() + " FROM " +
+      (segmented ? "segmented_bench_results" : "bench_results") +
+      " WHERE ?1 IS NULL OR bench_run_id = ?1 ORDER BY bench_run_id, dtype, op, " +
+      (segmented ? "layout, segment_size, " : "") +
+      "n, CASE method WHEN 'cached' THEN 0 WHEN 'two_phase' THEN 1 WHEN 'cub' THEN 2 ELSE 3 END");
   st.bind(1, bench_run_id);
   while (st.step()) {
     if (!bench_result_names_known(st, 1)) continue;  // a row db check names (db/row_rules.hpp)
@@ -219,6 +253,18 @@ std::vector<BenchResultRecord> bench_results(Database& db,
     out.push_back(std::move(r));
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<BenchResultRecord> bench_results(Database& db,
+                                             std::optional<std::int64_t> bench_run_id) {
+  return read_results(db, false, bench_run_id);
+}
+
+std::vector<BenchResultRecord> segmented_bench_results(Database& db,
+                                                       std::optional<std::int64_t> bench_run_id) {
+  return read_results(db, true, bench_run_id);
 }
 
 }  // namespace tunedreduce::db

@@ -71,6 +71,14 @@ struct BenchResult : RepeatStats {
   std::optional<std::string> kernel_id;
   std::optional<std::string> lookup_level;
   std::optional<L2Mode> winner_l2;
+  /// A segmented result (`tunedreduce bench --segments`, schema version 13; the table
+  /// segmented_bench_results): the elements per segment, n being the total (n / segment_size
+  /// segments), and the layout of segments the calls were given, as kernel ids name it ("fixed":
+  /// the rows of a matrix; "offsets64": begin/end offsets, int64). Unset and empty for a
+  /// whole-array result.
+  std::optional<std::uint64_t> segment_size;
+  std::string layout;
+  bool segmented() const { return segment_size.has_value(); }
 };
 
 struct BenchRunRecord {
@@ -102,9 +110,11 @@ bool has_bench_tables(Database& db);
 /// device's driver and runtime versions at this time; its id. One committed transaction.
 std::int64_t begin_bench_run(Database& db, std::int64_t device_id, const BenchRunInfo& info,
                              int driver_version, int runtime_version);
-/// Stores one result of a running bench run, committed before it returns. Throws DbError
-/// (invalid_data) for a verified result without a median or with an error, and for a second row
-/// of the same (dtype, op, n, method).
+/// Stores one result of a running bench run, committed before it returns (a segmented one into
+/// segmented_bench_results). Throws DbError (invalid_data) for a verified result without a median
+/// or with an error, for a second row of the same (dtype, op, n, method) — and segment size and
+/// layout —, for a segmented result of Thrust, of an unknown layout or of a segment size outside
+/// 1..n, and (problem too_old) for a segmented result in a file older than schema version 13.
 std::int64_t insert_bench_result(Database& db, std::int64_t bench_run_id, const BenchResult& r);
 /// Sets the final status and end time.
 void end_bench_run(Database& db, std::int64_t bench_run_id, RunStatus status);
@@ -118,8 +128,13 @@ std::int64_t record_bench_run(Database& db, const DeviceFingerprint& device,
 /// Bench runs by id; those of one device when \p device_id is set.
 std::vector<BenchRunRecord> bench_runs(Database& db,
                                        std::optional<std::int64_t> device_id = std::nullopt);
-/// Results ordered by run, dtype, op, n and method; those of one run when \p bench_run_id is set.
+/// Whole-array results ordered by run, dtype, op, n and method; those of one run when
+/// \p bench_run_id is set.
 std::vector<BenchResultRecord> bench_results(
+    Database& db, std::optional<std::int64_t> bench_run_id = std::nullopt);
+/// Segmented results (schema version 13; none from an older file) ordered by run, dtype, op,
+/// layout, segment size, n and method; those of one run when \p bench_run_id is set.
+std::vector<BenchResultRecord> segmented_bench_results(
     Database& db, std::optional<std::int64_t> bench_run_id = std::nullopt);
 
 }  // namespace tunedreduce::db

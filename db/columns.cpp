@@ -27,10 +27,13 @@ constexpr std::array<std::string_view, 19> bench_run_names = {
     "started_at", "ended_at", "status", "l2", "repeats", "warmups", "seed", "driver_version",
     "runtime_version", "attainable_gbps", "sm_clock_mhz", "mem_clock_mhz"};
 
-constexpr std::array<std::string_view, 16> bench_result_names = {
+// A segmented one's (schema version 13) are the same with segment_size and layout after them.
+constexpr std::array<std::string_view, 18> segmented_bench_result_names = {
     "bench_run_id", "dtype", "op", "n", "method", "verified", "error",
     "median_us", "p10_us", "p90_us", "repeats",
-    "temp_bytes", "kernel_id", "lookup_level", "winner_l2", "measured_at"};
+    "temp_bytes", "kernel_id", "lookup_level", "winner_l2", "measured_at",
+    "segment_size", "layout"};
+constexpr std::size_t bench_result_count = 16;
 // clang-format on
 
 template <class Item>
@@ -73,7 +76,9 @@ bool measurement_names_known(const Statement& st, int first) {
 bool bench_result_names_known(const Statement& st, int first) {
   const auto t = parse_dtype(st.column_text(first + 1));
   const auto o = parse_op(st.column_text(first + 2));
-  return t && o && op_applies(*t, *o) && parse_bench_method(st.column_text(first + 4));
+  const int layout = first + static_cast<int>(bench_result_count) + 1;
+  return t && o && op_applies(*t, *o) && parse_bench_method(st.column_text(first + 4)) &&
+         (st.column_count() <= layout || !bad_layout_name(st.column_text(layout)));
 }
 
 std::string ColumnList::names() const {
@@ -103,7 +108,9 @@ std::string ColumnList::assignments(int first) const {
 
 constinit const ColumnList measurement_columns(measurement_names);
 constinit const ColumnList bench_run_columns(bench_run_names);
-constinit const ColumnList bench_result_columns(bench_result_names);
+constinit const ColumnList bench_result_columns(
+    std::span<const std::string_view>(segmented_bench_result_names).first(bench_result_count));
+constinit const ColumnList segmented_bench_result_columns(segmented_bench_result_names);
 
 void bind_measurement(Statement& st, int first, const Measurement& m) {
   int p = first;
@@ -223,6 +230,10 @@ void bind_bench_result(Statement& st, int first, const BenchResultRecord& r) {
   if (r.winner_l2) st.bind(p++, l2_mode_name(*r.winner_l2));
   else st.bind(p++, nullptr);
   st.bind(p++, r.measured_at);
+  if (r.segment_size) {
+    st.bind(p++, static_cast<std::int64_t>(*r.segment_size));
+    st.bind(p++, r.layout);
+  }
 }
 
 void read_bench_result(const Statement& st, int first, BenchResultRecord& r) {
@@ -244,6 +255,18 @@ void read_bench_result(const Statement& st, int first, BenchResultRecord& r) {
   r.winner_l2.reset();
   if (auto w = st.column_opt_text(c++)) r.winner_l2 = parse_l2_mode(*w);
   r.measured_at = st.column_text(c++);
+  r.segment_size.reset();
+  r.layout.clear();
+  if (st.column_count() > c) {
+    if (auto size = st.column_opt_int(c++)) r.segment_size = static_cast<std::uint64_t>(*size);
+    r.layout = st.column_text_prefix(c++, max_name_bytes);
+  }
+}
+
+std::string insert_bench_result_sql(bool segmented) {
+  const ColumnList& cols = segmented ? segmented_bench_result_columns : bench_result_columns;
+  return std::string("INSERT INTO ") + (segmented ? "segmented_bench_results" : "bench_results") +
+         " (" + cols.names() + ") VALUES (" + cols.parameters(1) + ")";
 }
 
 }  // namespace tunedreduce::db

@@ -56,7 +56,8 @@ void read_measurement(const Statement& st, int first, Measurement& m);
 /// binary's operator, a hand edit) is skipped by readers, never read as the enums' first values;
 /// `db check` names it (db/row_rules.hpp).
 bool measurement_names_known(const Statement& st, int first);
-/// The same for the bench_results columns from \p first on (dtype, op, method).
+/// The same for the bench_results columns from \p first on (dtype, op, method; and the layout of
+/// segmented_bench_result_columns where the statement has it).
 bool bench_result_names_known(const Statement& st, int first);
 /// The same for a dtype, an op and an L2 mode at the columns given.
 bool names_known(const Statement& st, int dtype_col, int op_col, int l2_col);
@@ -72,7 +73,17 @@ void read_bench_run(const Statement& st, int first, BenchRunRecord& r);  // r.id
 /// median_us, p10_us, p90_us, repeats, temp_bytes, kernel_id, lookup_level, winner_l2,
 /// measured_at.
 extern const ColumnList bench_result_columns;
-void bind_bench_result(Statement& st, int first, const BenchResultRecord& r);  // r.id unused
-void read_bench_result(const Statement& st, int first, BenchResultRecord& r);  // r.id unset
+/// A segmented_bench_results row but its id (schema version 13): bench_result_columns, then
+/// segment_size and layout.
+extern const ColumnList segmented_bench_result_columns;
+/// Binds \p r's columns: segment_size and layout after the others when \p r is segmented, so the
+/// statement's columns are segmented_bench_result_columns then. r.id unused.
+void bind_bench_result(Statement& st, int first, const BenchResultRecord& r);
+/// Reads bench_result_columns from \p first on, and segment_size and layout after them when the
+/// statement has them (segmented_bench_result_columns). r.id unset.
+void read_bench_result(const Statement& st, int first, BenchResultRecord& r);
+/// "INSERT INTO bench_results (...) VALUES (?1, ...)", or segmented_bench_results' for a
+/// segmented result: the statement bind_bench_result binds from 1 on.
+std::string insert_bench_result_sql(bool segmented);
 
 }  // namespace tunedreduce::db

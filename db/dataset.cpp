@@ -34,9 +34,12 @@ constexpr const char* export_format = "tunedreduce-db-export";
 /// Version 2: a document with segmented measurements or winners (schema version 12), which a
 /// reader of version 1 would take for whole-array measurements of n elements (it ignores
 /// "segment_size" and "segmented_winners"): it refuses the document instead (exit 5). A document
-/// without them stays version 1, as older binaries wrote it.
-constexpr int export_format_version = 2;
+/// without them stays version 1, as older binaries wrote it. Version 3: a document with
+/// segmented bench results (schema version 13), which a reader of version 2 would take for
+/// whole-array bench results of n elements (it ignores their "segment_size" and "layout").
+constexpr int export_format_version = 3;
 constexpr int first_segmented_format_version = 2;
+constexpr int first_segmented_bench_format_version = 3;
 
 // --- JSON of one row each ------------------------------------------------------------------------
 
@@ -193,15 +196,20 @@ Json bench_run_json(const BenchRunRow& b) {
     o.set("lookup_level", opt_json(r.lookup_level));
     o.set("winner_l2", r.winner_l2 ? Json(l2_mode_name(*r.winner_l2)) : Json());
     o.set("measured_at", r.measured_at);
+    if (r.segmented()) {  // `bench --segments` (schema version 13): absent for a whole array
+      o.set("segment_size", static_cast<std::int64_t>(*r.segment_size));
+      o.set("layout", r.layout);
+    }
     results.push_back(std::move(o));
   }
   j.set("results", std::move(results));
   return j;
 }
 
+/// Whole-array results first, then the segmented ones by layout and segment size.
 auto bench_result_order(const BenchResult& x) {
-  return std::make_tuple(std::string(dtype_name(x.dtype)), std::string(op_name(x.op)), x.n,
-                         static_cast<int>(x.method));
+  return std::make_tuple(x.segment_size.value_or(0), x.layout, std::string(dtype_name(x.dtype)),
+                         std::string(op_name(x.op)), x.n, static_cast<int>(x.method));
 }
 
 // --- reading JSON with error messages that name the file and the member -------------------------
@@ -440,10 +448,12 @@ Dataset read_dataset_in_tx(Database& db) {
   const auto bad_sources = bad("sources"), bad_devices = bad("devices"), bad_gpus = bad("gpus"),
              bad_runs = bad("runs"), bad_measurements = bad("measurements"),
              bad_winners = bad("winners"), bad_seg_winners = bad("segmented_winners"),
-             bad_bench_runs = bad("bench_runs"), bad_bench_results = bad("bench_results");
+             bad_bench_runs = bad("bench_runs"), bad_bench_results = bad("bench_results"),
+             bad_segmented_bench = bad("segmented_bench_results");
   // Named up front: the queries below do not even return a row whose names this binary lacks.
-  for (const auto* rows : {&bad_sources, &bad_devices, &bad_gpus, &bad_runs, &bad_measurements,
-                           &bad_winners, &bad_seg_winners, &bad_bench_runs, &bad_bench_results})
+  for (const auto* rows :
+       {&bad_sources, &bad_devices, &bad_gpus, &bad_runs, &bad_measurements, &bad_winners,
+        &bad_seg_winners, &bad_bench_runs, &bad_bench_results, &bad_segmented_bench})
     for (const auto& [id, f] : *rows) d.skipped.push_back(f.text());
   auto skip_bad = [&](const std::map<std::int64_t, RowFinding>& rows, std::int64_t id) {
     return rows.count(id) != 0;
@@ -712,11 +722,14 @@ Dataset read_dataset_in_tx(Database& db) {
     row.device_key = *key;
     d.bench_runs[b.uuid] = std::move(row);
   }
-  for (BenchResultRecord& r : bench_results(db)) {
-    if (skip_bad(bad_bench_results, r.id)) continue;
+  std::vector<BenchResultRecord> results = bench_results(db),
+                                 segmented = segmented_bench_results(db);
+  for (BenchResultRecord& r : segmented) results.push_back(std::move(r));
+  for (BenchResultRecord& r : results) {
+    if (skip_bad(r.segmented() ? bad_segmented_bench : bad_bench_results, r.id)) continue;
     auto run = bench_uuid.find(r.bench_run_id);
     if (run == bench_uuid.end()) {
-      skip_because("bench_results", r.id,
+      skip_because(r.segmented() ? "segmented_bench_results" : "bench_results", r.id,
                    fmt::format("its bench run (id {}) is skipped or missing", r.bench_run_id));
       continue;
     }
@@ -746,7 +759,12 @@ Json dataset_to_json(const Dataset& d) {
   // Version 1 unless segmented rows are in it (export_format_version).
   bool segmented = !d.segmented_winners.empty();
   for (const auto& [ref, m] : d.measurements) segmented = segmented || m.m.segment_size;
-  doc.set("format_version", segmented ? first_segmented_format_version : 1);
+  bool segmented_bench = false;
+  for (const auto& [uuid, b] : d.bench_runs)
+    for (const auto& r : b.results) segmented_bench = segmented_bench || r.segmented();
+  doc.set("format_version", segmented_bench ? first_segmented_bench_format_version
+                            : segmented     ? first_segmented_format_version
+                                            : 1);
   doc.set("schema_version", schema_version);
   Json sources = Json::array(), devices = Json::array(), runs = Json::array(),
        measurements = Json::array(), winners = Json::array();
@@ -793,7 +811,7 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
     throw DbError(Problem::too_new, file,
                   quoted(file) + ": export format version " + std::to_string(version) +
                       " is newer than this binary's " + std::to_string(export_format_version));
-  if (version < 1) doc.at("format_version").fail("must be 1 or 2");
+  if (version < 1) doc.at("format_version").fail("must be 1, 2 or 3");
   Dataset d;
   const Reader sources = doc.at("sources");
   for (std::size_t i = 0; i < sources.size(); ++i) {
@@ -1086,7 +1104,7 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
       row.info.attainable_gbps = r.at("attainable_gbps").opt_num();
       static_cast<ClockReading&>(row.info) = r.record(clocks_from_json);
       const Reader rs = r.at("results");
-      std::set<std::tuple<std::string, std::string, std::uint64_t, int>> seen;
+      std::set<decltype(bench_result_order(BenchResult{}))> seen;
       for (std::size_t k = 0; k < rs.size(); ++k) {
         const Reader x = rs.at(k);
         BenchResultRecord b;
@@ -1114,8 +1132,18 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
         if (!x.at("winner_l2").null())
           b.winner_l2 = x.at("winner_l2").parse(parse_l2_mode, "cold, warm");
         b.measured_at = x.at("measured_at").str();
+        if (x.json().find("segment_size") || x.json().find("layout")) {
+          if (version < first_segmented_bench_format_version)
+            x.at("segment_size").fail("segmented bench results need format version 3");
+          b.segment_size = static_cast<std::uint64_t>(x.at("segment_size").i64(1));
+          if (*b.segment_size > b.n) x.at("segment_size").fail("larger than n");
+          b.layout = x.at("layout").str(max_name_bytes);
+          if (auto why = bad_layout_name(b.layout)) x.at("layout").fail(*why);
+          if (b.method == BenchMethod::thrust)
+            x.at("method").fail("Thrust has no segmented reduction");
+        }
         if (!seen.insert(bench_result_order(b)).second)
-          x.fail("a second result for this dtype, op, n and method");
+          x.fail("a second result for this dtype, op, n, method (and segment size and layout)");
         row.results.push_back(std::move(b));
       }
       std::sort(row.results.begin(), row.results.end(), [](const auto& a, const auto& b) {
@@ -1616,13 +1644,14 @@ void insert_bench_run(Connection& c, const BenchRunRow& b, const Ids& ids) {
   bind_bench_run(st, 1, run);
   st.run();
   const std::int64_t id = c.last_insert_rowid();
-  Statement rs = c.prepare("INSERT INTO bench_results (" + bench_result_columns.names() +
-                           ") VALUES (" + bench_result_columns.parameters(1) + ")");
+  Statement rs = c.prepare(insert_bench_result_sql(false)),
+            ss = c.prepare(insert_bench_result_sql(true));
   for (BenchResultRecord r : b.results) {
     r.bench_run_id = id;
-    rs.reset();
-    bind_bench_result(rs, 1, r);
-    rs.run();
+    Statement& st = r.segmented() ? ss : rs;
+    st.reset();
+    bind_bench_result(st, 1, r);
+    st.run();
   }
 }
 
@@ -1787,10 +1816,12 @@ MergeStats import_dataset(Database& db, const Dataset& incoming) {
     auto old = existing.bench_runs.find(b->uuid);
     if (old != existing.bench_runs.end()) {
       if (bench_run_json(old->second).dump() == bench_run_json(*b).dump()) continue;
-      Statement del_r = c.prepare(
-          "DELETE FROM bench_results WHERE bench_run_id = (SELECT id FROM bench_runs WHERE uuid = "
-          "?1)");
-      del_r.bind_all(b->uuid).run();
+      for (const char* table : {"bench_results", "segmented_bench_results"}) {
+        Statement del_r = c.prepare(std::string("DELETE FROM ") + table +
+                                    " WHERE bench_run_id = (SELECT id FROM bench_runs WHERE "
+                                    "uuid = ?1)");
+        del_r.bind_all(b->uuid).run();
+      }
       Statement del = c.prepare("DELETE FROM bench_runs WHERE uuid = ?1");
       del.bind_all(b->uuid).run();
     }

@@ -400,7 +400,44 @@ void bench_result_rule(const Row& r, const Emit& emit) {
   }
 }
 
+void segmented_bench_rule(const Row& r, const Emit& emit) {
+  bench_result_rule(r, emit);
+  const Cell *size = r.get("segment_size"), *n = r.get("n"), *method = r.get("method");
+  if (size && n && size->type == SQLITE_INTEGER && n->type == SQLITE_INTEGER && size->i > n->i)
+    emit("segment_size/n", std::to_string(size->i) + "/" + std::to_string(n->i),
+         "a segment larger than the total");
+  if (method && method->type == SQLITE_TEXT && method->text == "thrust")
+    emit("method", "thrust", "Thrust has no segmented reduction");
+}
+
 // --- the tables ----------------------------------------------------------------------------------
+
+/// A bench result's columns (bench_results); a segmented one's (segmented_bench_results, schema
+/// version 13) are the same with segment_size and layout after them.
+std::vector<Col> bench_result_cols(bool segmented) {
+  using K = Kind;
+  std::vector<Col> c = {{"bench_run_id", K::integer},
+                        {"dtype", K::text, false, dtype_check},
+                        {"op", K::text, false, op_check},
+                        {"n", K::integer, false, at_least_1},
+                        {"method", K::text, false, method_check},
+                        {"verified", K::integer, false, zero_or_one},
+                        {"error", K::text, false, nullptr, max_error_bytes},
+                        {"median_us", K::real, true, time_check},
+                        {"p10_us", K::real, true, time_check},
+                        {"p90_us", K::real, true, time_check},
+                        {"repeats", K::integer, false, int32_at_least_0},
+                        {"temp_bytes", K::integer, true, at_least_0},
+                        {"kernel_id", K::text, true, not_empty},
+                        {"lookup_level", K::text, true, lookup_check},
+                        {"winner_l2", K::text, true, l2_check},
+                        {"measured_at", K::text}};
+  if (segmented) {
+    c.push_back({"segment_size", K::integer, false, at_least_1});
+    c.push_back({"layout", K::text, false, layout_check});
+  }
+  return c;
+}
 
 const std::vector<TableSpec>& specs() {
   using K = Kind;
@@ -548,26 +585,8 @@ const std::vector<TableSpec>& specs() {
         {"attainable_gbps", K::real, true, rate_check},
         {"sm_clock_mhz", K::integer, true, int32},
         {"mem_clock_mhz", K::integer, true, int32}}},
-      {"bench_results",
-       "id",
-       true,
-       {{"bench_run_id", K::integer},
-        {"dtype", K::text, false, dtype_check},
-        {"op", K::text, false, op_check},
-        {"n", K::integer, false, at_least_1},
-        {"method", K::text, false, method_check},
-        {"verified", K::integer, false, zero_or_one},
-        {"error", K::text, false, nullptr, max_error_bytes},
-        {"median_us", K::real, true, time_check},
-        {"p10_us", K::real, true, time_check},
-        {"p90_us", K::real, true, time_check},
-        {"repeats", K::integer, false, int32_at_least_0},
-        {"temp_bytes", K::integer, true, at_least_0},
-        {"kernel_id", K::text, true, not_empty},
-        {"lookup_level", K::text, true, lookup_check},
-        {"winner_l2", K::text, true, l2_check},
-        {"measured_at", K::text}},
-       bench_result_rule},
+      {"bench_results", "id", true, bench_result_cols(false), bench_result_rule},
+      {"segmented_bench_results", "id", true, bench_result_cols(true), segmented_bench_rule},
   };
   return s;
 }

@@ -122,11 +122,15 @@ CREATE TABLE winners (
 );
 )sql";
 
+}  // namespace
+
 bool has_table(Connection& conn, const char* name) {
   Statement st = conn.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?1");
   st.bind(1, name);
   return st.step();
 }
+
+namespace {
 
 // Version 0 is the prototype layout written by pre-release builds (tests/data/db/schema_v0.sql):
 // devices without theoretical bandwidth and first/last seen, runs without uuid, origin and L2
@@ -535,6 +539,42 @@ CREATE TABLE segmented_winners (
 
 void migrate_11_to_12(Connection& conn) { conn.exec(v12_segmented_sql); }
 
+// Version 13 records `tunedreduce bench --segments` (db/bench.hpp): the segmented bench results
+// of a bench run, one row per (dtype, op, total n, segment size, layout, timed call), in a table
+// of their own beside bench_results, whose rows stay whole-array reductions of n elements. Only a
+// table is added, so min_reader_version stays 12: a version-12 reader reads the file without it.
+// Its layout, like segmented_winners', has no list in the schema: the row validator checks the
+// names (db/row_rules.hpp).
+constexpr const char* v13_segmented_bench_sql = R"sql(
+CREATE TABLE segmented_bench_results (
+  id           INTEGER PRIMARY KEY,
+  bench_run_id INTEGER NOT NULL REFERENCES bench_runs (id),
+  dtype        TEXT NOT NULL,
+  op           TEXT NOT NULL,
+  n            INTEGER NOT NULL CHECK (n >= 1),
+  method       TEXT NOT NULL CHECK (method IN ('cached', 'two_phase', 'cub')),
+  verified     INTEGER NOT NULL CHECK (verified IN (0, 1)),
+  error        TEXT NOT NULL DEFAULT '',
+  median_us    REAL,
+  p10_us       REAL,
+  p90_us       REAL,
+  repeats      INTEGER NOT NULL CHECK (repeats >= 0),
+  temp_bytes   INTEGER,
+  kernel_id    TEXT,
+  lookup_level TEXT CHECK (lookup_level IN ('exact', 'nearest', 'same_model', 'default')),
+  winner_l2    TEXT CHECK (winner_l2 IN ('cold', 'warm')),
+  measured_at  TEXT NOT NULL,
+  segment_size INTEGER NOT NULL CHECK (segment_size >= 1),
+  layout       TEXT NOT NULL,
+  UNIQUE (bench_run_id, dtype, op, n, segment_size, layout, method),
+  CHECK (verified = 0 OR (median_us IS NOT NULL AND error = ''))
+);
+CREATE INDEX segmented_bench_results_by_key
+  ON segmented_bench_results (dtype, op, layout, segment_size, n);
+)sql";
+
+void migrate_12_to_13(Connection& conn) { conn.exec(v13_segmented_bench_sql); }
+
 constexpr Migration history[] = {
     {0, "create the schema, or upgrade the version-0 prototype layout", migrate_0_to_1},
     {1, "allow the finish 'packed' in measurements", migrate_1_to_2},
@@ -570,6 +610,7 @@ constexpr Migration history[] = {
      "add segmented measurements (measurements.segment_size, in the resume index) and the table "
      "segmented_winners",
      migrate_11_to_12},
+    {12, "add the table segmented_bench_results (tunedreduce bench --segments)", migrate_12_to_13},
 };
 
 }  // namespace

@@ -29,21 +29,26 @@ inline constexpr std::int32_t application_id = 0x54524442;
 /// no migration.
 /// 12: segmented measurements and winners: measurements.segment_size (NULL for a whole-array
 /// measurement; part of the resume index) and the table segmented_winners.
-inline constexpr int schema_version = 12;
+/// 13: the table segmented_bench_results (`tunedreduce bench --segments`).
+inline constexpr int schema_version = 13;
 /// The first version with gpus, measurements.gpu_id and the runs' driver, runtime and
 /// configuration text: readers of an older file read those as absent (NULL, no GPUs).
 inline constexpr int provenance_version = 5;
 /// The first version with measurements.segment_size and segmented_winners: readers of an older
 /// file read every measurement as a whole-array one and no segmented winners.
 inline constexpr int segmented_version = 12;
+/// The first version with segmented_bench_results: readers of an older file read no segmented
+/// bench results.
+inline constexpr int segmented_bench_version = 13;
 /// The oldest schema this binary's readers read as it is (readers never migrate): the versions
 /// from it up to schema_version differ only by tables and nullable columns that were added,
 /// which a reader takes for empty or NULL when a file lacks them (a version-3 file has no bench
 /// runs; a version-4 file no GPUs; a file older than version 12 no segmented measurements or
-/// winners), and by CHECK constraints that were loosened to admit new
-/// operators (versions 6, 7 and 9), element types (version 8) and pairs of them (version 10),
-/// which matter only to writers: an older file simply has no rows of those operators, types and
-/// pairs. Older files are refused (Problem::too_old: `tunedreduce db migrate` upgrades them).
+/// winners; one older than 13 no segmented bench results), and by CHECK constraints that were
+/// loosened to admit new operators (versions 6, 7 and 9), element types (version 8) and pairs of
+/// them (version 10), which matter only to writers: an older file simply has no rows of those
+/// operators, types and pairs. Older files are refused (Problem::too_old: `tunedreduce db migrate`
+/// upgrades them).
 inline constexpr int oldest_readable_version = 3;
 /// Stored in meta.min_reader_version: the oldest reader that may read this schema. A schema that
 /// only adds tables or nullable columns keeps it; one that changes meaning raises it. Version 2
@@ -64,8 +69,12 @@ inline constexpr int oldest_readable_version = 3;
 /// version-10 reader (its unknown names read as the enums' first values) would misread; readers
 /// of version 11 skip such rows by name. Version 12 raised it to 12: a file may hold segmented
 /// measurements, whose n is the total of many segments, which a version-11 reader (blind to
-/// segment_size) would take for whole-array measurements of n elements.
+/// segment_size) would take for whole-array measurements of n elements. Version 13 only added a
+/// table, and keeps it.
 inline constexpr int min_reader_version = 12;
+
+/// Whether the file has the table \p name.
+bool has_table(Connection& conn, const char* name);
 
 /// What a database file says about itself, read without touching any table but meta.
 struct SchemaState {

@@ -65,6 +65,8 @@ void Statement::run() {
 void Statement::reset() { sqlite3_reset(stmt_); }
 
 bool Statement::is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+int Statement::column_count() const { return sqlite3_column_count(stmt_); }
+
 int Statement::column_type(int col) const { return sqlite3_column_type(stmt_, col); }
 std::size_t Statement::column_bytes(int col) const {
   // The type is read first: sqlite3_column_bytes converts a number to text, which is wanted.

@@ -52,6 +52,8 @@ class Statement {
   bool is_null(int col) const;
   /// SQLite's storage class of the column's value: SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT,
   /// SQLITE_BLOB or SQLITE_NULL (1 to 5).
+  /// Columns of the result.
+  int column_count() const;
   int column_type(int col) const;
   /// The length in bytes of the column's value as text (or blob), without copying it.
   std::size_t column_bytes(int col) const;

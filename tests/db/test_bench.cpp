@@ -10,6 +10,7 @@
 #include "db/database.hpp"
 #include "db/dataset.hpp"
 #include "db/db_error.hpp"
+#include "db/row_rules.hpp"
 #include "db/schema.hpp"
 #include "test_util.hpp"
 
@@ -368,6 +369,154 @@ TEST(BenchDataset, AVersion3InputMergesWithoutBenchRuns) {
   EXPECT_EQ(m.file_schema_version(), schema_version);
   EXPECT_EQ(bench_runs(m).size(), 1u);
   EXPECT_EQ(m.counts().measurements, 40);
+}
+
+// --- segmented bench results (schema version 13) -------------------------------------------------
+
+BenchResult seg_result(BenchMethod m, std::uint64_t n, std::uint64_t size, double median,
+                       const char* layout = "fixed") {
+  BenchResult r = result(m, n, median, DType::f32, Op::sum);
+  if (r.kernel_id) r.kernel_id = "seg.group.b256.g8.v4.fixed.f32.sum";
+  r.segment_size = size;
+  r.layout = layout;
+  return r;
+}
+
+TEST(SegmentedBench, ResultsGoToTheirOwnTableAndReadBackWithTheirShape) {
+  TempDir dir;
+  {
+    Database db = Database::open_writer(dir / "tune.db");
+    // A whole-array result and segmented ones of the same n, method and key: each its own row.
+    const std::vector<BenchResult> rs = {result(BenchMethod::cub, 1 << 20, 8.0, DType::f32,
+                                                Op::sum),
+                                         seg_result(BenchMethod::cached, 1 << 20, 64, 6.1),
+                                         seg_result(BenchMethod::two_phase, 1 << 20, 64, 6.2),
+                                         seg_result(BenchMethod::cub, 1 << 20, 64, 20.5),
+                                         seg_result(BenchMethod::cub, 1 << 20, 1024, 9.5),
+                                         seg_result(BenchMethod::cub, 1 << 20, 64, 31.0,
+                                                    "offsets64")};
+    record_bench_run(db, test::h200(), info(), rs);
+  }
+  Database r = Database::open_reader(dir / "tune.db");
+  const auto whole = bench_results(r);
+  ASSERT_EQ(whole.size(), 1u);
+  EXPECT_FALSE(whole[0].segmented());
+  EXPECT_TRUE(whole[0].layout.empty());
+  const auto seg = segmented_bench_results(r);
+  ASSERT_EQ(seg.size(), 5u);
+  // By layout, segment size, n, then method.
+  EXPECT_EQ(seg[0].layout, "fixed");
+  EXPECT_EQ(seg[0].segment_size, 64u);
+  EXPECT_EQ(seg[0].method, BenchMethod::cached);
+  EXPECT_DOUBLE_EQ(*seg[0].median_us, 6.1);
+  EXPECT_EQ(seg[0].kernel_id, "seg.group.b256.g8.v4.fixed.f32.sum");
+  EXPECT_EQ(seg[1].method, BenchMethod::two_phase);
+  EXPECT_EQ(seg[2].method, BenchMethod::cub);
+  EXPECT_EQ(seg[3].segment_size, 1024u);
+  EXPECT_EQ(seg[4].layout, "offsets64");
+  EXPECT_DOUBLE_EQ(*seg[4].median_us, 31.0);
+  for (const auto& x : seg) EXPECT_EQ(x.n, 1u << 20);
+  EXPECT_EQ(segmented_bench_results(r, seg[0].bench_run_id).size(), 5u);
+  EXPECT_TRUE(segmented_bench_results(r, seg[0].bench_run_id + 1).empty());
+  // db check finds nothing wrong with them.
+  EXPECT_TRUE(validate_table(r.connection(), "segmented_bench_results").empty());
+}
+
+TEST(SegmentedBench, InvalidResultsAreRefusedWithAMessage) {
+  Database db = Database::create_in_memory();
+  const auto dev = db.upsert_device(test::h200());
+  const auto run = begin_bench_run(db, dev, info(), 13000, 13000);
+  insert_bench_result(db, run, seg_result(BenchMethod::cub, 1 << 20, 64, 20.5));
+  auto refused = [&](BenchResult r, const std::string& words) {
+    try {
+      insert_bench_result(db, run, r);
+      ADD_FAILURE() << "accepted: " << words;
+    } catch (const DbError& e) {
+      EXPECT_EQ(e.problem(), Problem::invalid_data);
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  refused(seg_result(BenchMethod::cub, 1 << 20, 64, 21.0),
+          "already has a result for cub at f32 "
+          "sum n = 1048576 in segments of 64");
+  refused(seg_result(BenchMethod::cub, 1 << 20, 0, 21.0), "the segment size must be 1..n");
+  refused(seg_result(BenchMethod::cub, 1 << 20, 1 << 21, 21.0), "the segment size must be 1..n");
+  refused(seg_result(BenchMethod::cub, 1 << 20, 64, 21.0, "csr"),
+          "'csr' is not a layout of segments");
+  refused(seg_result(BenchMethod::thrust, 1 << 20, 64, 21.0), "Thrust has no segmented");
+  BenchResult no_size = result(BenchMethod::cub, 1 << 20, 8.0);
+  no_size.layout = "fixed";
+  refused(no_size, "a layout without a segment size");
+  EXPECT_EQ(segmented_bench_results(db).size(), 1u);
+  EXPECT_TRUE(bench_results(db).empty());
+}
+
+TEST(SegmentedBench, DbCheckNamesARowThatBreaksTheRules) {
+  Database db = Database::create_in_memory();
+  record_bench_run(db, test::h200(), info(), std::vector<BenchResult>{});
+  // Past the writer, with SQL: a segment larger than the total, an unknown layout, Thrust.
+  db.connection().exec(
+      "INSERT INTO segmented_bench_results (bench_run_id, dtype, op, n, method, verified, error, "
+      "median_us, repeats, measured_at, segment_size, layout) VALUES "
+      "(1, 'f32', 'sum', 64, 'cub', 1, '', 5.0, 5, 'x', 128, 'fixed'), "
+      "(1, 'f32', 'sum', 64, 'cub', 1, '', 5.0, 5, 'x', 8, 'rows')");
+  const auto findings = validate_table(db.connection(), "segmented_bench_results");
+  ASSERT_EQ(findings.size(), 2u);
+  EXPECT_EQ(findings[0].column, "segment_size/n");
+  EXPECT_NE(findings[0].why.find("larger than the total"), std::string::npos);
+  EXPECT_EQ(findings[1].column, "layout");
+  // Readers skip the row whose layout this binary does not know, never reading it as another.
+  EXPECT_EQ(segmented_bench_results(db).size(), 1u);
+}
+
+TEST(SegmentedBench, ExportImportAndMergeKeepTheShapeAndTheFormatSaysSo) {
+  TempDir dir;
+  {
+    Database db = Database::open_writer(dir / "a.db");
+    record_bench_run(db, test::h200(), info(),
+                     std::vector<BenchResult>{result(BenchMethod::cub, 1 << 20, 8.0),
+                                              seg_result(BenchMethod::cached, 1 << 20, 64, 6.1),
+                                              seg_result(BenchMethod::cub, 1 << 20, 64, 20.5)});
+  }
+  Database a = Database::open_reader(dir / "a.db");
+  const std::string text = dataset_to_json(read_dataset(a)).dump();
+  // Segmented bench results make the document format version 3, which a version-2 reader
+  // refuses instead of reading them as whole-array results.
+  EXPECT_NE(text.find("\"format_version\":3"), std::string::npos);
+  EXPECT_NE(text.find("\"segment_size\":64"), std::string::npos);
+  EXPECT_NE(text.find("\"layout\":\"fixed\""), std::string::npos);
+  Database b = Database::open_writer(dir / "b.db");
+  import_dataset(b, dataset_from_json(Json::parse(text), dir / "a.json"));
+  EXPECT_EQ(bench_part(b), bench_part(a));
+  EXPECT_EQ(bench_results(b).size(), 1u);
+  EXPECT_EQ(segmented_bench_results(b).size(), 2u);
+  // A shape in a document of format version 2 is refused, naming the member.
+  std::string v2 = text;
+  v2.replace(v2.find("\"format_version\":3"), 18, "\"format_version\":2");
+  try {
+    dataset_from_json(Json::parse(v2), dir / "v2.json");
+    ADD_FAILURE() << "a version-2 document with segmented bench results was accepted";
+  } catch (const DbError& e) {
+    EXPECT_NE(std::string(e.what()).find("segment_size: segmented bench results need format "
+                                         "version 3"),
+              std::string::npos)
+        << e.what();
+  }
+  // A merge of the file with itself and a version-12 file keeps them.
+  const auto v12 = test::copy_fixture("schema_v12.db", dir);
+  merge_files({dir / "a.db", v12}, dir / "m.db");
+  Database m = Database::open_reader(dir / "m.db");
+  EXPECT_EQ(segmented_bench_results(m).size(), 2u);
+  EXPECT_EQ(bench_results(m).size(), 1u);
+}
+
+TEST(SegmentedBench, AVersion12FileReadsNone) {
+  TempDir dir;
+  const auto v12 = test::copy_fixture("schema_v12.db", dir);
+  Database r = Database::open_reader(v12);
+  EXPECT_EQ(r.file_schema_version(), 12);
+  EXPECT_TRUE(segmented_bench_results(r).empty());
+  EXPECT_TRUE(validate_table(r.connection(), "segmented_bench_results").empty());
 }
 
 }  // namespace

@@ -145,8 +145,8 @@ TEST(CliDb, BadFilesMapToTheirExitCodes) {
       {"other_app_noid.db", "migrate", exit_code::db_unusable, "another application"},
       {"corrupt.db", "check", exit_code::db_unusable, "is corrupt"},
       {"corrupt.db", "export", exit_code::db_unusable, "is corrupt"},
-      {"newer_incompatible.db", "info", exit_code::db_too_new, "needs readers of version 13"},
-      {"newer_compatible_v13.db", "migrate", exit_code::db_too_new, "never written"},
+      {"newer_incompatible.db", "info", exit_code::db_too_new, "needs readers of version 14"},
+      {"newer_compatible_v14.db", "migrate", exit_code::db_too_new, "never written"},
       {"schema_v0.db", "info", exit_code::db_needs_migration, "tunedreduce db migrate"},
       {"schema_v1.db", "info", exit_code::db_needs_migration, "tunedreduce db migrate"},
       {"schema_v2.db", "info", exit_code::db_needs_migration, "tunedreduce db migrate"},
@@ -166,17 +166,17 @@ TEST(CliDb, BadFilesMapToTheirExitCodes) {
 
 TEST(CliDb, NewerCompatibleIsReadableAndOlderIsMigrated) {
   TempDir dir;
-  const auto newer = test::copy_fixture("newer_compatible_v13.db", dir);
+  const auto newer = test::copy_fixture("newer_compatible_v14.db", dir);
   ProcessResult r = cli({"db", "info", "--db", newer.string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("version 13 (this binary: 12)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("version 14 (this binary: 13)"), std::string::npos) << r.out;
   // Version 3 lacks only the bench tables, the GPUs and the runs' provenance columns: readers
   // read it as it is, and migrate upgrades it; version 4 lacks only the latter.
   const auto v4 = test::copy_fixture("schema_v4.db", dir);
   const std::string v4_before = test::read_file(v4);
   r = cli({"db", "info", "--db", v4.string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("version 4 (this binary: 12)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("version 4 (this binary: 13)"), std::string::npos) << r.out;
   EXPECT_EQ(test::read_file(v4), v4_before);
   r = cli({"db", "export", "--db", v4.string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -184,20 +184,20 @@ TEST(CliDb, NewerCompatibleIsReadableAndOlderIsMigrated) {
   EXPECT_EQ(test::read_file(v4), v4_before);
   r = cli({"db", "migrate", "--db", v4.string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("schema version 4 -> 12"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("schema version 4 -> 13"), std::string::npos) << r.out;
   const auto v3 = test::copy_fixture("schema_v3.db", dir);
   const std::string v3_before = test::read_file(v3);
   r = cli({"db", "info", "--db", v3.string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("version 3 (this binary: 12)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("version 3 (this binary: 13)"), std::string::npos) << r.out;
   EXPECT_EQ(test::read_file(v3), v3_before);
   r = cli({"db", "migrate", "--db", v3.string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("schema version 3 -> 12"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("schema version 3 -> 13"), std::string::npos) << r.out;
   const auto old = test::copy_fixture("schema_v0.db", dir);
   r = cli({"db", "migrate", "--db", old.string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("schema version 0 -> 12"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("schema version 0 -> 13"), std::string::npos) << r.out;
   r = cli({"db", "info", "--db", old.string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("4 measurements"), std::string::npos) << r.out;
@@ -392,7 +392,7 @@ TEST(CliDb, InfoCountsSegmentedWinnersAndCheckNamesTheBadOnes) {
   {
     const Json j = Json::parse(r.out);
     EXPECT_EQ(j.find("database")->as_string(), path.string());
-    EXPECT_EQ(j.find("schema_version")->as_int(), 12);
+    EXPECT_EQ(j.find("schema_version")->as_int(), 12);  // the fixture's
     const Json& rows = *j.find("rows");
     EXPECT_EQ(rows.find("measurements")->as_int(), 7);
     EXPECT_EQ(rows.find("winners")->as_int(), 1);

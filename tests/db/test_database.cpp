@@ -828,9 +828,11 @@ TEST(Migration, AVersion2ReaderIsRefusedAVersion3File) {
 }
 
 /// Readers and writers playing each version of \p older are refused a file of schema
-/// \p version (whose min_reader_version is \p version) with a message naming both versions.
+/// \p version (whose min_reader_version is \p min_reader, 0: \p version) with a message naming
+/// both versions.
 void expect_older_binaries_refused(const SchemaState& state, const Connection& c, int version,
-                                   std::initializer_list<int> older_versions) {
+                                   std::initializer_list<int> older_versions, int min_reader = 0) {
+  if (!min_reader) min_reader = version;
   for (int older : older_versions) {
     SCOPED_TRACE(older);
     try {
@@ -842,7 +844,7 @@ void expect_older_binaries_refused(const SchemaState& state, const Connection& c
       EXPECT_NE(std::string(e.what()).find(fmt::format(
                     "schema version {} is newer than this binary's {} and needs readers of "
                     "version {} or later",
-                    version, older, version)),
+                    version, older, min_reader)),
                 std::string::npos)
           << e.what();
     }
@@ -894,8 +896,9 @@ TEST(Migration, OlderBinariesAreRefusedAVersion11FileCleanly) {
 
 TEST(Migration, OlderBinariesAreRefusedAVersion12FileCleanly) {
   TempDir dir;
-  { Database::open_writer(dir / "tune.db").upsert_device(test::h100()); }
-  Connection c = Connection::open(dir / "tune.db", OpenMode::read_only);
+  // The version-12 writer's own file (tests/data/db/make_fixtures.sh).
+  const auto path = test::copy_fixture("schema_v12.db", dir);
+  Connection c = Connection::open(path, OpenMode::read_only);
   const SchemaState state = read_schema_state(c);
   EXPECT_EQ(state.user_version, 12);
   // Version 12 stores segmented measurements, whose n is the total of many segments: a
@@ -903,8 +906,32 @@ TEST(Migration, OlderBinariesAreRefusedAVersion12FileCleanly) {
   // measurements of n elements; min_reader_version 12 keeps it out, for reading and writing.
   EXPECT_EQ(state.min_reader_version, 12);
   EXPECT_EQ(classify(state, c, false), SchemaAction::use);
-  EXPECT_EQ(classify(state, c, true), SchemaAction::use);
+  EXPECT_EQ(classify(state, c, true), SchemaAction::migrate);
+  EXPECT_EQ(classify(state, c, false, 12, 12), SchemaAction::use);
+  EXPECT_EQ(classify(state, c, true, 12, 12), SchemaAction::use);
   expect_older_binaries_refused(state, c, 12, {3, 4, 5, 6, 7, 8, 9, 10, 11});
+}
+
+TEST(Migration, Version13IsReadByVersion12ReadersAndWrittenByNoOlderBinary) {
+  TempDir dir;
+  { Database::open_writer(dir / "tune.db").upsert_device(test::h100()); }
+  Connection c = Connection::open(dir / "tune.db", OpenMode::read_only);
+  const SchemaState state = read_schema_state(c);
+  EXPECT_EQ(state.user_version, 13);
+  // Version 13 only adds the table segmented_bench_results: a version-12 reader reads the file
+  // without it (min_reader_version stays 12); a version-12 writer may not write it.
+  EXPECT_EQ(state.min_reader_version, 12);
+  EXPECT_EQ(classify(state, c, false), SchemaAction::use);
+  EXPECT_EQ(classify(state, c, true), SchemaAction::use);
+  EXPECT_EQ(classify(state, c, false, 12, 12), SchemaAction::use);
+  try {
+    classify(state, c, true, 12, 12);
+    ADD_FAILURE() << "a version-12 writer was let in";
+  } catch (const DbError& e) {
+    EXPECT_EQ(e.problem(), Problem::too_new);
+    EXPECT_NE(std::string(e.what()).find("never written"), std::string::npos) << e.what();
+  }
+  expect_older_binaries_refused(state, c, 13, {3, 4, 5, 6, 7, 8, 9, 10, 11}, 12);
 }
 
 TEST(Migration, OlderBinariesAreRefusedAVersion9FileCleanly) {
@@ -1068,7 +1095,8 @@ struct Addition {
   const char* column;  // empty: the whole table
 };
 constexpr Addition additions[] = {{12, "measurements", "segment_size"},
-                                  {12, "segmented_winners", ""}};
+                                  {12, "segmented_winners", ""},
+                                  {13, "segmented_bench_results", ""}};
 
 /// Every row of every table but meta, as SQL literals, sorted: equal before and after a
 /// migration that keeps every row as it was. Without the additions of versions after
@@ -1717,6 +1745,22 @@ TEST(Migration, Version9WithoutVersion9sConstraintIsRefusedAndLeftAsItWas) {
 // three tables; then a row of a name this binary does not know, written with SQL (as a later
 // binary's operator would be), is no CHECK failure but a row the validator names, which every
 // reader skips by name.
+TEST(Migration, Version12IsMigratedToTakeSegmentedBenchResults) {
+  TempDir dir;
+  const auto path = test::copy_fixture("schema_v12.db", dir);
+  std::string rows_before;
+  {
+    Connection c = Connection::open(path, OpenMode::read_only);
+    rows_before = every_row(c, 12);
+  }
+  Database db = Database::open_writer(path);
+  EXPECT_EQ(db.file_schema_version(), schema_version);
+  EXPECT_EQ(every_row(db.connection(), 12), rows_before);
+  EXPECT_TRUE(segmented_bench_results(db).empty());
+  EXPECT_EQ(db.connection().query_int("SELECT value FROM meta WHERE key = 'min_reader_version'"),
+            12);
+}
+
 TEST(Migration, Version10IsReadAsItIsAndMigratedToNoListsOfNames) {
   TempDir dir;
   const auto path = test::copy_fixture("schema_v10.db", dir);

@@ -203,9 +203,10 @@ TEST(Export, ImportValidatesAndNamesTheFileAndMember) {
              "$.measurements[0].op: the operator 'sum' is defined for i32, u32, i64, u64, f32 and "
              "f64 only, not for f16",
              Problem::invalid_data);
-  // Version 2 is a document with segmented rows (schema version 12); 3 is newer than this binary.
-  expect_bad(replaced("\"format_version\":1", "\"format_version\":3"),
-             "export format version 3 is newer than this binary's 2", Problem::too_new);
+  // Version 2 is a document with segmented rows (schema version 12), 3 one with segmented bench
+  // results (schema version 13); 4 is newer than this binary.
+  expect_bad(replaced("\"format_version\":1", "\"format_version\":4"),
+             "export format version 4 is newer than this binary's 3", Problem::too_new);
   expect_bad(replaced("\"seq\":1", "\"seq\":0"), "$.measurements[0].seq: must be at least 1",
              Problem::invalid_data);
   expect_bad(replaced("\"n_hi\":4096", "\"n_hi\":0"), "$.winners[0].n_hi: smaller than n_lo",

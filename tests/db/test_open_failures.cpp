@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "common/exit_codes.hpp"
+#include "db/bench.hpp"
 #include "db/database.hpp"
 #include "db/statement.hpp"
 #include "db/transaction.hpp"
@@ -141,12 +142,12 @@ TEST(OpenFailures, CorruptPagesAreReportedAsCorrupt) {
 
 TEST(OpenFailures, NewerCompatibleSchemaIsReadButNeverWritten) {
   TempDir dir;
-  // Version 13, declaring version-12 readers compatible (tests/data/db/make_fixtures.sh).
-  const auto path = test::copy_fixture("newer_compatible_v13.db", dir);
+  // Version 14, declaring version-13 readers compatible (tests/data/db/make_fixtures.sh).
+  const auto path = test::copy_fixture("newer_compatible_v14.db", dir);
   const std::string before = test::read_file(path);
   {
     Database r = Database::open_reader(path);
-    EXPECT_EQ(r.file_schema_version(), 13);
+    EXPECT_EQ(r.file_schema_version(), 14);
     EXPECT_EQ(r.counts().measurements, 40);
     // A newer file that declares this binary compatible has everything of this version.
     EXPECT_TRUE(r.has_provenance());
@@ -154,9 +155,10 @@ TEST(OpenFailures, NewerCompatibleSchemaIsReadButNeverWritten) {
     EXPECT_EQ(r.gpus().size(), 1u);
     EXPECT_EQ(r.counts().segmented_winners, 0);
     EXPECT_TRUE(r.segmented_winners().empty());
+    EXPECT_TRUE(segmented_bench_results(r).empty());
   }
   expect_failure([&] { Database::open_writer(path); }, Problem::too_new, exit_code::db_too_new,
-                 path, "schema version 13 is newer than this binary's 12");
+                 path, "schema version 14 is newer than this binary's 13");
   EXPECT_EQ(test::read_file(path), before);
   EXPECT_FALSE(fs::exists(path.string() + "-wal"));
 }
@@ -165,7 +167,7 @@ TEST(OpenFailures, NewerIncompatibleSchemaIsRefusedByReaders) {
   TempDir dir;
   const auto path = test::copy_fixture("newer_incompatible.db", dir);
   expect_failure([&] { Database::open_reader(path); }, Problem::too_new, exit_code::db_too_new,
-                 path, "needs readers of version 13");
+                 path, "needs readers of version 14");
   expect_failure([&] { Database::open_writer(path); }, Problem::too_new, exit_code::db_too_new,
                  path, "never written");
 }

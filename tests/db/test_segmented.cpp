@@ -163,7 +163,7 @@ TEST(Migration, Version11IsReadAsItIsAndMigratedToTakeSegmentedRows) {
 
   Database db = Database::open_writer(path);
   EXPECT_EQ(db.migrated_from(), 11);
-  EXPECT_EQ(db.file_schema_version(), 12);
+  EXPECT_EQ(db.file_schema_version(), schema_version);
   EXPECT_TRUE(db.has_segmented());
   Connection& c = db.connection();
   EXPECT_EQ(c.query_text("PRAGMA quick_check"), "ok");

@@ -97,21 +97,21 @@ shrink "$tmp/base.db"
 #   and the bench run and result of versioned_fixture below, with 'f32', 'max' and 7.5, 7.4, 7.6.
 # Migrating it to version 12 must keep every row and read each measurement as a whole-array one.
 
-# Version 12 with segmented rows, written by this binary's writer (tests/db/test_util.cpp's
-# write_segmented_sample: whole-array and segmented measurements, winners and segmented winners of
-# both L2 modes and two layouts).
-rm -f schema_v12.db
-"$helper" write-segmented schema_v12.db
-shrink schema_v12.db
+# schema_v12.db is not made here any more: it is the version-12 writer's own file, the last
+# version without segmented bench results, made at commit b5dbac1 (schema version 12) with
+#   tr_db_test_writer write-segmented schema_v12.db
+# (tests/db/test_util.cpp's write_segmented_sample: whole-array and segmented measurements,
+# winners and segmented winners of both L2 modes and two layouts), shrunk as above.
 
-# Newer schemas (this binary writes version 12): version 13 that declares version-12 readers
-# compatible, and version 13 that does not. (newer_compatible.db, version 12 declaring version-11
-# readers compatible, was this binary's predecessor's compatible newer file: it is no longer made.)
-cp "$tmp/base.db" newer_compatible_v13.db
-sqlite3 newer_compatible_v13.db "PRAGMA user_version=13; UPDATE meta SET value='12' WHERE key='min_reader_version'; CREATE TABLE future_notes(id INTEGER PRIMARY KEY, body TEXT);"
+# Newer schemas (this binary writes version 13): version 14 that declares version-13 readers
+# compatible, and version 14 that does not. (newer_compatible.db, version 12 declaring version-11
+# readers compatible, and newer_compatible_v13.db, version 13 declaring version-12 readers
+# compatible, were the compatible newer files of the binaries before: they are no longer made.)
+cp "$tmp/base.db" newer_compatible_v14.db
+sqlite3 newer_compatible_v14.db "PRAGMA user_version=14; UPDATE meta SET value='13' WHERE key='min_reader_version'; CREATE TABLE future_notes(id INTEGER PRIMARY KEY, body TEXT);"
 cp "$tmp/base.db" newer_incompatible.db
-sqlite3 newer_incompatible.db "PRAGMA user_version=13; UPDATE meta SET value='13' WHERE key='min_reader_version';"
-shrink newer_compatible_v13.db; shrink newer_incompatible.db
+sqlite3 newer_incompatible.db "PRAGMA user_version=14; UPDATE meta SET value='14' WHERE key='min_reader_version';"
+shrink newer_compatible_v14.db; shrink newer_incompatible.db
 
 # Versions 3 to 9 had the lists of operators and element types in their CHECK constraints, which
 # version 11 dropped: they are made from the version-10 writer's own file (schema_v10.db, kept as
