@@ -99,8 +99,8 @@ cudaError_t cub_segmented_reduce(DType dtype, Op op, void* temp, std::size_t& te
         if (op == Op::argmin)
           return cub::DeviceSegmentedReduce::ArgMin(temp, temp_bytes, d_in, pairs, count, begin,
                                                     end, stream);
-        return cub::DeviceSegmentedReduce::ArgMax(temp, temp_bytes, d_in, pairs, count, begin,
-                                                  end, stream);
+        return cub::DeviceSegmentedReduce::ArgMax(temp, temp_bytes, d_in, pairs, count, begin, end,
+                                                  stream);
       }
       case Op::exact_sum:
         break;

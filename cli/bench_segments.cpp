@@ -88,33 +88,35 @@ int bench_segments(Bench& b, const Options& opt, BenchRecorder* recorder, Json& 
     const std::uint64_t seed = measure::data_seed(opt.seed, dtype);
     for (Op op : opt.ops) {
       if (!kernels::segmented::seg_op_applies(dtype, op)) continue;
-      const std::size_t rb = result_bytes(dtype, op), cub_rb = cub_segmented_result_bytes(dtype, op);
+      const std::size_t rb = result_bytes(dtype, op),
+                        cub_rb = cub_segmented_result_bytes(dtype, op);
       std::printf("\n%s %s, %s (CUB: cub::DeviceSegmentedReduce::%s, int64 begin/end offsets)\n",
                   dtype_name(dtype), op_name(op),
                   opt.layout == SegLayout::rows ? "rows (Segments::rows)"
                                                 : "CSR offsets, int64, no hint (Segments::csr)",
                   cub_call_name(dtype, op));
-      std::printf("%6s %7s %9s %10s %10s %10s %8s %6s %10s %10s  %s\n", "total", "size",
-                  "segments", "cached us", "2-phase us", "CUB us", "GB/s", "%att", "cached/CUB",
+      std::printf("%6s %7s %9s %10s %10s %10s %9s %6s %10s %10s  %s\n", "total", "size", "segments",
+                  "cached us", "2-phase us", "CUB us", "floor us", "%floor", "cached/CUB",
                   "2-phase/CUB", "tuned kernel (lookup level)");
       for (const std::uint64_t total : totals)
         for (const std::uint64_t size : opt.segment_sizes) {
           if (size > total) continue;
           const std::uint64_t count = total / size, n = count * size;
-          const std::string shape = fmt::format("{} x {}", grammar::count_text(size),
-                                                grammar::count_text(count));
+          const std::string shape =
+              fmt::format("{} x {}", grammar::count_text(size), grammar::count_text(count));
           if (!lib_out.reserve(count * rb) || !cub_out.reserve(count * cub_rb) ||
               !offsets.reserve((count + 1) * 8) || !ends.reserve((count + 1) * 8)) {
-            std::printf("(%s segments of %s: the outputs and offsets do not fit in device "
-                        "memory; skipped)\n",
-                        grammar::count_text(count).c_str(), grammar::count_text(size).c_str());
+            std::printf(
+                "(%s segments of %s: the outputs and offsets do not fit in device "
+                "memory; skipped)\n",
+                grammar::count_text(count).c_str(), grammar::count_text(size).c_str());
             continue;
           }
           // offsets[i] = i * size for i <= count: CSR for the library, begin and begin + 1 for
           // CUB (`ends` only takes the fill's second array).
           auto* off = static_cast<std::int64_t*>(offsets.get());
-          check(measure::fill_uniform_offsets(true, off, ends.get(), count + 1, size,
-                                              b.sm_count(), s),
+          check(measure::fill_uniform_offsets(true, off, ends.get(), count + 1, size, b.sm_count(),
+                                              s),
                 "offsets fill");
           check(cudaStreamSynchronize(s), "offsets fill");
           const Segments seg = opt.layout == SegLayout::rows ? Segments::rows(count, size)
@@ -142,7 +144,8 @@ int bench_segments(Bench& b, const Options& opt, BenchRecorder* recorder, Json& 
             return [=, &host, &indexed]() -> std::string {
               const std::size_t bytes = count * (cub ? cub_rb : rb);
               host.resize(bytes);
-              check(cudaMemcpy(host.data(), p, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy(results)");
+              check(cudaMemcpy(host.data(), p, bytes, cudaMemcpyDeviceToHost),
+                    "cudaMemcpy(results)");
               const void* results = host.data();
               if (cub && is_arg_op(op)) {
                 indexed.resize(count * rb);
@@ -174,27 +177,39 @@ int bench_segments(Bench& b, const Options& opt, BenchRecorder* recorder, Json& 
                                        "cub::DeviceSegmentedReduce");
                                },
                                nullptr, nullptr, poison(cout, count * cub_rb), verify(cout, true)});
-          // The floor's bytes: the input read once and the results written once (the offsets,
-          // which rows do not have, are not counted), as `report segmented` counts them.
-          const std::vector<MethodTiming> t =
-              b.measure(methods, n * dtype_size(dtype) + count * rb);
+          // The floor: a plain read of the input and a write of the results' bytes, timed as the
+          // calls (the offsets, which rows do not have, are not counted). It writes over the
+          // library's output, whose results were verified before the timed runs.
+          const std::size_t in_bytes = n * dtype_size(dtype), out_bytes = count * rb;
+          methods.push_back({[&] { b.floor(in_bytes, out, out_bytes); }, nullptr, nullptr, [] {},
+                             [] { return std::string(); }});
+          const std::vector<MethodTiming> t = b.measure(methods, in_bytes + out_bytes);
+          const MethodTiming& floor = t.back();
           MethodTiming none;
           if (!cub_can) none.error = "CUB's ArgMin and ArgMax index segments of at most 2^31 - 1";
           const MethodTiming& cached = want_cached ? t[0] : MethodTiming{};
           const MethodTiming& two_phase = want_two_phase ? t[want_cached ? 1 : 0] : MethodTiming{};
-          const MethodTiming& cub = cub_can ? t.back() : none;
+          const MethodTiming& cub = cub_can ? t[t.size() - 2] : none;
           auto ratio = [&](const MethodTiming& x) {
             return x.verified() && cub.verified()
                        ? fmt::format("{:.3f}x", cub.median() / x.median())
                        : std::string("-");
           };
-          const MethodTiming& shown = want_cached ? cached : two_phase;
-          std::printf("%6s %7s %9s %10s %10s %10s %8.0f %6.1f %10s %10s  %s (%s)\n",
+          // % of the floor: the slower of the library's calls timed.
+          const MethodTiming& shown =
+              want_cached && (!want_two_phase || cached.median() >= two_phase.median()) ? cached
+                                                                                        : two_phase;
+          const std::string pct_floor =
+              shown.verified() && floor.verified()
+                  ? fmt::format("{:.1f}", 100.0 * floor.median() / shown.median())
+                  : std::string("-");
+          std::printf("%6s %7s %9s %10s %10s %10s %9s %6s %10s %10s  %s (%s)\n",
                       grammar::count_text(n).c_str(), grammar::count_text(size).c_str(),
                       grammar::count_text(count).c_str(),
                       want_cached ? fmt_us(cached).c_str() : "-",
                       want_two_phase ? fmt_us(two_phase).c_str() : "-", fmt_us(cub).c_str(),
-                      shown.gbps, shown.pct, want_cached ? ratio(cached).c_str() : "-",
+                      fmt_us(floor).c_str(), pct_floor.c_str(),
+                      want_cached ? ratio(cached).c_str() : "-",
                       want_two_phase ? ratio(two_phase).c_str() : "-", cfg.kernel_id,
                       level_text(cfg).c_str());
           const std::pair<const char*, const MethodTiming*> all[] = {
@@ -235,6 +250,7 @@ int bench_segments(Bench& b, const Options& opt, BenchRecorder* recorder, Json& 
           Json cj = cub.to_json();
           if (cub_can) cj.set("temp_bytes", static_cast<std::int64_t>(cub_bytes));
           row.set("cub", cj);
+          row.set("floor", floor.to_json());
           rows.push_back(row);
           if (recorder) {
             auto record = [&](db::BenchMethod m, const MethodTiming& x, bool tuned,
@@ -251,6 +267,7 @@ int bench_segments(Bench& b, const Options& opt, BenchRecorder* recorder, Json& 
                      static_cast<std::int64_t>(tuned_bytes));
             if (cub_can)
               record(db::BenchMethod::cub, cub, false, static_cast<std::int64_t>(cub_bytes));
+            record(db::BenchMethod::floor, floor, false, {});
           }
         }
     }

@@ -207,8 +207,7 @@ class Bench {
   }
   /// The same for methods that poison and verify their own outputs (segmented results), their
   /// bandwidth that of \p bytes_moved.
-  std::vector<MethodTiming> measure(const std::vector<Method>& methods,
-                                    std::uint64_t bytes_moved) {
+  std::vector<MethodTiming> measure(const std::vector<Method>& methods, std::uint64_t bytes_moved) {
     return measure(methods, nullptr, bytes_moved);
   }
 
@@ -322,6 +321,14 @@ class Bench {
     check(cudaMemsetAsync(p, 0xff, bytes, stream_), "cudaMemset(two-phase temp)");
     check(cudaStreamSynchronize(stream_), "cudaMemset(two-phase temp)");
     return p;
+  }
+
+  /// Enqueues the floor of a segmented row: a plain read of \p in_bytes of the input and a write
+  /// of \p out_bytes at \p out (measure::enqueue_read_write).
+  void floor(std::size_t in_bytes, void* out, std::size_t out_bytes) {
+    check(measure::enqueue_read_write(in_, in_bytes, out, out_bytes, limits_.sm_count, sink_,
+                                      stream_),
+          "floor kernel");
   }
 
   /// Enqueues a busy wait of \p ns on the stream (the GPU holds the calls queued behind it).

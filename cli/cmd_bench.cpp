@@ -559,8 +559,9 @@ int cmd_bench(int argc, char** argv) {
           "workspace; two-phase = segmented_reduce(d_temp, temp_bytes, ...) with caller-owned "
           "storage of the size its query gave (filled with 0xff bytes first); CUB = "
           "cub::DeviceSegmentedReduce two-phase over int64 begin/end offsets, its storage "
-          "allocated outside the timing; GB/s and %%att: the input read and the results "
-          "written, over the attainable read bandwidth\n");
+          "allocated outside the timing; floor = a plain read of the input and write of the "
+          "results' bytes (16-byte accesses, 4 blocks per multiprocessor), timed alike; %%floor: "
+          "floor / the slower library call\n");
   }
 
   Json rows = Json::array();

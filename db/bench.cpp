@@ -24,9 +24,10 @@ constexpr auto bench_l2_names = enum_names<BenchL2>(
 constexpr auto bench_method_names = enum_names<BenchMethod>({{BenchMethod::cached, "cached"},
                                                              {BenchMethod::two_phase, "two_phase"},
                                                              {BenchMethod::cub, "cub"},
-                                                             {BenchMethod::thrust, "thrust"}});
+                                                             {BenchMethod::thrust, "thrust"},
+                                                             {BenchMethod::floor, "floor"}});
 static_assert(bench_l2_names.lists_all_through(BenchL2::warm));
-static_assert(bench_method_names.lists_all_through(BenchMethod::thrust));
+static_assert(bench_method_names.lists_all_through(BenchMethod::floor));
 
 void require_writable(Database& db, const char* what) {
   if (!db.writable())
@@ -98,6 +99,10 @@ std::int64_t insert_in_tx(Connection& c, std::int64_t run, const BenchResult& r)
   } else if (!r.layout.empty()) {
     throw DbError(Problem::invalid_data, c.path(),
                   file + ": bench result " + what + ": a layout without a segment size");
+  } else if (r.method == BenchMethod::floor) {
+    throw DbError(Problem::invalid_data, c.path(),
+                  file + ": bench result " + what +
+                      ": the floor is measured for segmented results only");
   }
   {
     Statement q = c.prepare("SELECT status FROM bench_runs WHERE id = ?1");

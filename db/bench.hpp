@@ -26,8 +26,9 @@ namespace tunedreduce::db {
 /// What preceded every timed run: cold (a read of 4 × L2, as the tuner), dirty (a memset of twice
 /// the L2, the tuner's flush before kernel revision 3) or warm (no flush).
 enum class BenchL2 { cold, dirty, warm };
-/// A timed call: the library's two API paths and the two baselines.
-enum class BenchMethod { cached, two_phase, cub, thrust };
+/// A timed call: the library's two API paths and the two baselines; and for segmented results
+/// (schema version 13) the floor: a plain read of the input and write of the results.
+enum class BenchMethod { cached, two_phase, cub, thrust, floor };
 
 const char* bench_l2_name(BenchL2 l) noexcept;
 const char* bench_method_name(BenchMethod m) noexcept;

@@ -1114,7 +1114,8 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
         if (const std::string why = op_dtype_mismatch(b.dtype, b.op); !why.empty())
           x.at("op").fail(why);
         b.n = static_cast<std::uint64_t>(x.at("n").i64(1));
-        b.method = x.at("method").parse(parse_bench_method, "cached, two_phase, cub, thrust");
+        b.method =
+            x.at("method").parse(parse_bench_method, "cached, two_phase, cub, thrust, floor");
         b.verified = x.at("verified").boolean();
         b.error = x.at("error").str(max_error_bytes);
         static_cast<RepeatStats&>(b) = x.record(repeat_stats_from_json);
@@ -1141,6 +1142,8 @@ Dataset dataset_from_json(const Json& json, const fs::path& file) {
           if (auto why = bad_layout_name(b.layout)) x.at("layout").fail(*why);
           if (b.method == BenchMethod::thrust)
             x.at("method").fail("Thrust has no segmented reduction");
+        } else if (b.method == BenchMethod::floor) {
+          x.at("method").fail("the floor is measured for segmented results only");
         }
         if (!seen.insert(bench_result_order(b)).second)
           x.fail("a second result for this dtype, op, n, method (and segment size and layout)");

@@ -183,7 +183,7 @@ std::optional<std::string> bench_l2_check(const Cell& c) {
   return named(c, parse_bench_l2, bench_l2_name, "cold, dirty, warm");
 }
 std::optional<std::string> method_check(const Cell& c) {
-  return named(c, parse_bench_method, bench_method_name, "cached, two_phase, cub, thrust");
+  return named(c, parse_bench_method, bench_method_name, "cached, two_phase, cub, thrust, floor");
 }
 std::optional<std::string> smem_check(const Cell& c) {
   return one_of(c, {"none", "static", "dynamic"}, "none, static, dynamic");

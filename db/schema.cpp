@@ -552,7 +552,7 @@ CREATE TABLE segmented_bench_results (
   dtype        TEXT NOT NULL,
   op           TEXT NOT NULL,
   n            INTEGER NOT NULL CHECK (n >= 1),
-  method       TEXT NOT NULL CHECK (method IN ('cached', 'two_phase', 'cub')),
+  method       TEXT NOT NULL CHECK (method IN ('cached', 'two_phase', 'cub', 'floor')),
   verified     INTEGER NOT NULL CHECK (verified IN (0, 1)),
   error        TEXT NOT NULL DEFAULT '',
   median_us    REAL,

@@ -60,4 +60,12 @@ std::size_t cold_flush_bytes(std::int64_t l2_bytes);
 cudaError_t enqueue_read(const void* p, std::size_t bytes, int sm_count, unsigned* sink,
                          cudaStream_t stream);
 
+/// The floor of `tunedreduce bench --segments`: the streaming read of enqueue_read over the
+/// \p in_bytes at \p in, then \p out_bytes (rounded up to 16; \p out 16-byte aligned and that
+/// large) of zeros written at \p out, by the same 4 blocks per multiprocessor. Returns the
+/// launch's error.
+cudaError_t enqueue_read_write(const void* in, std::size_t in_bytes, void* out,
+                               std::size_t out_bytes, int sm_count, unsigned* sink,
+                               cudaStream_t stream);
+
 }  // namespace tunedreduce::measure

@@ -26,8 +26,9 @@ constexpr auto method_labels = enum_names<BenchMethod>({
     {BenchMethod::two_phase, "two-phase"},
     {BenchMethod::cub, "CUB"},
     {BenchMethod::thrust, "Thrust"},
+    {BenchMethod::floor, "floor"},
 });
-static_assert(method_labels.lists_all_through(BenchMethod::thrust));
+static_assert(method_labels.lists_all_through(BenchMethod::floor));
 const char* method_label(BenchMethod m) { return method_labels.to_name(m); }
 
 constexpr auto prelude_texts = enum_names<db::BenchL2>({
@@ -340,10 +341,20 @@ void build_bench(const Data& d, const ReportOptions& o, Report& r) {
     else
       r.empty = fmt::format(
           "no bench results in the selection ({} bench runs, none of the selected types, "
-          "operators or L2 state)",
-          d.bench_runs.size());
+          "operators or L2 state){}",
+          d.bench_runs.size(),
+          d.segmented_bench.empty()
+              ? ""
+              : fmt::format("; {} segmented bench results: `tunedreduce report segmented` draws "
+                            "them",
+                            d.segmented_bench.size()));
     return;
   }
+  if (!d.segmented_bench.empty())
+    r.notes.push_back(fmt::format(
+        "{} segmented bench results (`tunedreduce bench --segments`) are not in these tables: "
+        "`tunedreduce report segmented` draws them.",
+        d.segmented_bench.size()));
   r.sections.push_back(std::move(sum));
   for (auto& s : details) r.sections.push_back(std::move(s));
 }

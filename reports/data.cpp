@@ -183,6 +183,12 @@ Data load_data(db::Database& db, const ReportOptions& o) {
   for (auto& r : db::bench_results(db))
     if (run_index.count(r.bench_run_id) && selected(o.dtypes, r.dtype) && selected(o.ops, r.op))
       d.bench_results.push_back(std::move(r));
+  // None in a file older than version 13; `bench` only counts them.
+  if (o.kind == Kind::segmented || o.kind == Kind::bench)
+    for (auto& r : db::segmented_bench_results(db))
+      if (run_index.count(r.bench_run_id) && selected(o.dtypes, r.dtype) && selected(o.ops, r.op))
+        d.segmented_bench.push_back(std::move(r));
+  d.bench_run_index = run_index;
   for (const auto& r : d.bench_results) {
     const db::BenchRunRecord& run = d.bench_runs[run_index.at(r.bench_run_id)];
     BenchPoint& p = d.bench[{run.device_id, r.dtype, r.op, run.info.l2}][r.n];
@@ -220,6 +226,11 @@ std::optional<double> BenchPoint::speedup_vs_cub(db::BenchMethod m) const {
   const auto cub = median(db::BenchMethod::cub), x = median(m);
   if (!cub || !x) return std::nullopt;
   return *cub / *x;
+}
+
+const db::BenchRunRecord* Data::bench_run(std::int64_t id) const {
+  auto it = bench_run_index.find(id);
+  return it == bench_run_index.end() ? nullptr : &bench_runs[it->second];
 }
 
 const BenchPoint* Data::bench_at(const Key& key, std::uint64_t n, db::L2Mode mode) const {

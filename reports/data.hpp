@@ -31,7 +31,7 @@ struct Key {
 struct BenchPoint {
   const db::BenchRunRecord* run = nullptr;
   /// By db::BenchMethod: cached, two_phase, cub, thrust; null when not timed.
-  std::array<const db::BenchResultRecord*, 4> by_method{};
+  std::array<const db::BenchResultRecord*, 5> by_method{};
   const db::BenchResultRecord* get(db::BenchMethod m) const {
     return by_method[static_cast<std::size_t>(m)];
   }
@@ -94,6 +94,12 @@ struct Data {
   std::vector<db::BenchRunRecord> bench_runs;
   std::vector<db::BenchResultRecord> bench_results;
   std::map<BenchKey, std::map<std::uint64_t, BenchPoint>> bench;
+  /// The segmented bench results (schema version 13; loaded for the `segmented` and `bench` kinds)
+  /// of the selected devices, types and operators, in the database's order.
+  std::vector<db::BenchResultRecord> segmented_bench;
+  /// A bench run of the selected devices by id, or null.
+  const db::BenchRunRecord* bench_run(std::int64_t id) const;
+  std::map<std::int64_t, std::size_t> bench_run_index;
   /// The bench of \p key at \p n in the L2 state the tuning database calls \p mode (cold, warm;
   /// a dirty-flush bench is compared with nothing), if one was recorded.
   const BenchPoint* bench_at(const Key& key, std::uint64_t n, db::L2Mode mode) const;

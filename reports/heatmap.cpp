@@ -13,24 +13,27 @@
 
 namespace tunedreduce::reports::detail {
 
-void share_colour_scale(Report& r, const std::string& unit, const std::string& meaning) {
+void share_colour_scale(Report& r, const std::string& unit, const std::string& meaning,
+                        const std::optional<std::string>& only_unit, int decimals) {
   double lo = INFINITY, hi = -INFINITY;
   std::size_t maps = 0;
+  auto chosen = [&](const HeatmapChart& h) { return !only_unit || h.unit == *only_unit; };
   for (const Section& s : r.sections)
     for (const Chart& c : s.charts)
-      if (const auto* h = std::get_if<HeatmapChart>(&c)) {
+      if (const auto* h = std::get_if<HeatmapChart>(&c); h && chosen(*h)) {
         ++maps;
         for (const auto& row : h->values)
           for (const auto& v : row)
             if (v) lo = std::min(lo, *v), hi = std::max(hi, *v);
       }
   if (maps <= 1 || lo > hi) return;
-  r.notes.push_back("Every map uses one colour scale, " + fixed(lo, 0) + " to " + fixed(hi, 0) +
-                    unit + " (the lowest and highest cell of the report), so that a colour means " +
-                    meaning);
+  r.notes.push_back(
+      std::string(only_unit ? "Every map of " + *only_unit : "Every map") +
+      " uses one colour scale, " + fixed(lo, decimals) + " to " + fixed(hi, decimals) + unit +
+      " (the lowest and highest cell of the report), so that a colour means " + meaning);
   for (Section& s : r.sections)
     for (Chart& c : s.charts)
-      if (auto* h = std::get_if<HeatmapChart>(&c)) {
+      if (auto* h = std::get_if<HeatmapChart>(&c); h && chosen(*h)) {
         h->scale_lo = lo;
         h->scale_hi = hi;
         h->scale_note = "shared by the " + std::to_string(maps) + " maps";

@@ -2,6 +2,7 @@
 // The report kinds, each a function from the loaded rows to a Report (docs/reports.md).
 // Internal to reports/.
 
+#include <optional>
 #include <set>
 #include <string>
 
@@ -15,8 +16,12 @@ void build_ladder(const Data& d, const ReportOptions& o, Report& r);
 void build_heatmap(const Data& d, const ReportOptions& o, Report& r);
 /// Gives every heatmap of \p r one colour scale (the lowest and highest cell of them all) where
 /// there are several, with a note: "Every map uses one colour scale, LO to HI" + \p unit + " (the
-/// lowest and highest cell of the report), so that a colour means " + \p meaning.
-void share_colour_scale(Report& r, const std::string& unit, const std::string& meaning);
+/// lowest and highest cell of the report), so that a colour means " + \p meaning. With
+/// \p only_unit, the maps whose unit it is (a report with maps of two kinds), the bounds written
+/// with \p decimals.
+void share_colour_scale(Report& r, const std::string& unit, const std::string& meaning,
+                        const std::optional<std::string>& only_unit = std::nullopt,
+                        int decimals = 0);
 void build_compare(const Data& d, const ReportOptions& o, Report& r);
 void build_bench(const Data& d, const ReportOptions& o, Report& r);
 void build_coverage(db::Database& db, const Data& d, const ReportOptions& o, Report& r);

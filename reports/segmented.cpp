@@ -3,6 +3,7 @@
 // tuned shape, and a map of the same shapes whose colour is the winner's share of the floor.
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <set>
@@ -97,10 +98,157 @@ std::string many(std::size_t k, const char* what) {
   return fmt::format("{} {}{}", k, what, k == 1 ? "" : "s");
 }
 
+/// One shape of a segmented bench: the latest run's results there, by db::BenchMethod.
+struct BenchShape {
+  const db::BenchRunRecord* run = nullptr;
+  std::array<const db::BenchResultRecord*, 5> by_method{};
+  std::optional<double> median(db::BenchMethod m) const {
+    const auto* x = by_method[static_cast<std::size_t>(m)];
+    if (!x || !x->verified || !x->median_us || *x->median_us <= 0) return std::nullopt;
+    return x->median_us;
+  }
+};
+
+struct BenchPlaneKey {
+  std::int64_t device = 0;
+  DType dtype = DType::i32;
+  Op op = Op::sum;
+  std::string layout;
+  friend auto operator<=>(const BenchPlaneKey&, const BenchPlaneKey&) = default;
+};
+
+/// Sections of the segmented bench results in the report's L2 mode: per (device, type, operator,
+/// layout), a table with a row per shape and two maps, the speed-up over CUB (the slower of the
+/// library's calls) and the % of the floor.
+void build_segmented_bench(const Data& d, const ReportOptions& o, Report& r) {
+  std::map<BenchPlaneKey, std::map<Shape, BenchShape>> planes;
+  std::size_t other_l2 = 0;
+  for (const auto& x : d.segmented_bench) {
+    const db::BenchRunRecord* run = d.bench_run(x.bench_run_id);
+    if (!run || !x.segment_size || *x.segment_size == 0) continue;
+    if (db::tuned_l2_of(run->info.l2) != d.l2) {
+      ++other_l2;
+      continue;
+    }
+    const auto l = seg::parse_seg_layout(x.layout);
+    if (!l || !layout_selected(o, *l)) continue;
+    BenchShape& p =
+        planes[{run->device_id, x.dtype, x.op, x.layout}][{*x.segment_size, x.n / *x.segment_size}];
+    // Runs are in id order: a later run replaces the shape whole.
+    if (p.run && p.run != run) {
+      if (p.run->started_at > run->started_at) continue;
+      p = BenchShape{};
+    }
+    p.run = run;
+    p.by_method[static_cast<std::size_t>(x.method)] = &x;
+  }
+  if (other_l2)
+    r.notes.push_back(many(other_l2, "segmented bench result") + " of another L2 state than " +
+                      db::l2_mode_name(d.l2) + " (or of the dirty flush) are left out (--l2).");
+  if (planes.empty()) return;
+  r.notes.push_back(
+      "Segmented bench sections (`tunedreduce bench --segments`): per shape, the library's "
+      "cached and two-phase calls, cub::DeviceSegmentedReduce over int64 begin/end offsets, and "
+      "the floor (a plain read of the input and write of the results, timed alike), medians in "
+      "µs from the latest bench run that has the shape. × CUB is CUB's median over the slower "
+      "of the library's calls; % of floor is the floor's median over it. The maps have a column "
+      "per segment size and a row per segment count.");
+  using M = db::BenchMethod;
+  for (const auto& [key, shapes] : planes) {
+    Section s;
+    s.table = "segmented_bench";
+    s.title = key_title(d, {key.device, key.dtype, key.op}) + " · " + key.layout + " · against CUB";
+    add_key(d, {key.device, key.dtype, key.op}, s);
+    s.key.emplace_back("layout", key.layout);
+    s.columns = {col("segment_size", "segment size", true),
+                 col("segments", "segments", true),
+                 col("total", "total", true),
+                 col("cached_us", "cached µs", true, "us"),
+                 col("two_phase_us", "2-phase µs", true, "us"),
+                 col("cub_us", "CUB µs", true, "us"),
+                 col("floor_us", "floor µs", true, "us"),
+                 col("vs_cub", "× CUB", true, "x"),
+                 col("pct_floor", "% of floor", true, "%"),
+                 col("kernel", "kernel"),
+                 col("lookup", "lookup")};
+    std::set<std::uint64_t> sizes, counts;
+    for (const auto& [shape, p] : shapes) {
+      sizes.insert(shape.size);
+      counts.insert(shape.count);
+    }
+    auto chart = [&](const std::string& title, const std::string& unit) {
+      HeatmapChart c;
+      c.title = key_text(key.dtype, key.op) + ", " + key.layout + ": " + title;
+      c.row_title = "segments";
+      c.col_title = "segment size (elements)";
+      c.unit = unit;
+      for (std::uint64_t n : counts) c.rows.push_back(size_text(n));
+      for (std::uint64_t z : sizes) c.cols.push_back(size_text(z));
+      c.values.assign(counts.size(), std::vector<std::optional<double>>(sizes.size()));
+      c.details.assign(counts.size(), std::vector<std::string>(sizes.size(), "not measured"));
+      c.labels.assign(counts.size(), std::vector<std::string>(sizes.size()));
+      return c;
+    };
+    HeatmapChart vs = chart("speed-up over CUB (the slower call)", "× CUB"),
+                 fl = chart("% of the floor (the slower call)", "% of floor");
+    auto index = [](const std::set<std::uint64_t>& v, std::uint64_t x) {
+      return static_cast<std::size_t>(std::distance(v.begin(), v.find(x)));
+    };
+    std::size_t below = 0;
+    for (const auto& [shape, p] : shapes) {
+      const auto cached = p.median(M::cached), two = p.median(M::two_phase), cub = p.median(M::cub),
+                 floor = p.median(M::floor);
+      std::optional<double> slower;
+      if (cached || two) slower = std::max(cached.value_or(0), two.value_or(0));
+      const std::optional<double> x = cub && slower ? std::optional<double>(*cub / *slower)
+                                                    : std::nullopt;
+      const std::optional<double> pct =
+          floor && slower ? std::optional<double>(100 * *floor / *slower) : std::nullopt;
+      if (x && *x < 1.0) ++below;
+      auto us = [&](M m) {
+        const auto* y = p.by_method[static_cast<std::size_t>(m)];
+        if (!y) return Cell::none("-").with_detail("not timed");
+        if (!y->verified) return Cell::none("failed").with_detail(y->error).marked(true);
+        return Cell::number(*y->median_us, 2)
+            .with_detail(spread_detail(y->p10_us, y->p90_us, y->repeats));
+      };
+      const auto* tuned = p.by_method[static_cast<std::size_t>(M::cached)]
+                              ? p.by_method[static_cast<std::size_t>(M::cached)]
+                              : p.by_method[static_cast<std::size_t>(M::two_phase)];
+      Cell xc = Cell::number(x, 3).marked(x && *x < 1.0);
+      s.rows.push_back(
+          {Cell::count(shape.size), Cell::count(shape.count), Cell::count(shape.size * shape.count),
+           us(M::cached), us(M::two_phase), us(M::cub), us(M::floor), xc, Cell::number(pct, 1),
+           tuned && tuned->kernel_id ? Cell::str(*tuned->kernel_id) : Cell::none(),
+           tuned && tuned->lookup_level ? Cell::str(*tuned->lookup_level) : Cell::none()});
+      const std::size_t ri = index(counts, shape.count), ci = index(sizes, shape.size);
+      const std::string where =
+          fmt::format("{} × {}", size_text(shape.size), size_text(shape.count));
+      const std::string detail =
+          where + ": cached " + (cached ? fixed(*cached, 2) : std::string("-")) +
+          " µs, two-phase " + (two ? fixed(*two, 2) : std::string("-")) + " µs, CUB " +
+          (cub ? fixed(*cub, 2) : std::string("-")) + " µs, floor " +
+          (floor ? fixed(*floor, 2) : std::string("-")) + " µs" +
+          (tuned && tuned->kernel_id ? "; " + *tuned->kernel_id : std::string());
+      vs.values[ri][ci] = x;
+      vs.labels[ri][ci] = x ? fixed(*x, 2) + "×" : "-";
+      vs.details[ri][ci] = detail;
+      fl.values[ri][ci] = pct;
+      fl.labels[ri][ci] = pct ? fixed(*pct, 0) + "%" : "-";
+      fl.details[ri][ci] = detail;
+    }
+    s.notes.push_back(fmt::format("{} of {} below CUB (× CUB under 1.0, marked).",
+                                  many(below, "shape"), shapes.size()));
+    s.charts.push_back(std::move(vs));
+    s.charts.push_back(std::move(fl));
+    r.sections.push_back(std::move(s));
+  }
+}
+
 }  // namespace
 
 void build_segmented(const Data& d, const ReportOptions& o, Report& r) {
-  if (d.segmented.empty()) {
+  if (d.segmented.empty() && d.segmented_bench.empty()) {
     r.empty = d.schema_version < 12
                   ? fmt::format(
                         "no segmented measurements: the database is of schema version {}, older "
@@ -108,11 +256,16 @@ void build_segmented(const Data& d, const ReportOptions& o, Report& r) {
                         "`tunedreduce tune` with segmented shapes records them)",
                         d.schema_version)
                   : fmt::format(
-                        "no segmented measurements in the selection ({} of whole arrays): "
-                        "`tunedreduce tune` with segmented shapes records them",
+                        "no segmented measurements or segmented bench results in the selection "
+                        "({} of whole arrays): `tunedreduce tune` with segmented shapes and "
+                        "`tunedreduce bench --segments` record them",
                         many(d.measurements.size(), "measurement"));
     return;
   }
+  if (d.segmented.empty())
+    r.notes.push_back(
+        "No segmented measurements in the selection: only what `tunedreduce bench --segments` "
+        "recorded (`tunedreduce tune` with segmented shapes records the winners' planes).");
   r.notes.push_back(
       "One section per device, type, operator and layout of segments (fixed: rows of a matrix; "
       "offsets32/offsets64: begin and end offsets, the size then the mean length, total / "
@@ -129,11 +282,11 @@ void build_segmented(const Data& d, const ReportOptions& o, Report& r) {
       "The map has a column per segment size and a row per segment count: each cell names the "
       "winner's family (and its group, block or vector width), its % of the floor (the colour) "
       "and its margin; a cell is blank where no shape was measured.");
-  r.notes.push_back(
-      "No CUB figures for segmented shapes in this database: `tunedreduce bench` records "
-      "whole-array reductions only (its tables have no segment size), so there is no speed-up "
-      "plane against cub::DeviceSegmentedReduce; docs/performance.md 3.31 has such figures from "
-      "bench/experiments/segmented.cu.");
+  if (d.segmented_bench.empty())
+    r.notes.push_back(
+        "No segmented bench results in the selection: `tunedreduce bench --segments` records the "
+        "library's calls against cub::DeviceSegmentedReduce on the same shapes, which this report "
+        "then draws as planes of speed-up over CUB and of % of the floor.");
 
   std::size_t unknown = 0, no_size = 0;
   std::map<SegKey, std::map<Shape, std::vector<const db::MeasurementRecord*>>> planes;
@@ -326,8 +479,11 @@ void build_segmented(const Data& d, const ReportOptions& o, Report& r) {
     r.sections.push_back(std::move(s));
   }
 
-  // One colour scale for every map, as heatmap's: a colour is the same % of the floor in each.
-  share_colour_scale(r, " % of the floor", "the same in each.");
+  build_segmented_bench(d, o, r);
+  // One colour scale for every map of a kind, as heatmap's: a colour is the same % of the floor
+  // (or the same speed-up over CUB) in each.
+  share_colour_scale(r, " % of the floor", "the same in each.", std::string("% of floor"));
+  share_colour_scale(r, "× CUB", "the same speed-up in each.", std::string("× CUB"), 2);
 }
 
 }  // namespace tunedreduce::reports::detail

@@ -309,7 +309,8 @@ TEST(BenchDataset, ImportValidatesBenchRows) {
     }
   };
   refused("\"method\":\"cub\"", "\"method\":\"cuda\"",
-          "$.bench_runs[0].results[1].method: 'cuda' is not one of cached, two_phase, cub, thrust");
+          "$.bench_runs[0].results[1].method: 'cuda' is not one of cached, two_phase, cub, thrust, "
+          "floor");
   refused("\"method\":\"cub\"", "\"method\":\"cached\"", "a second result for this dtype");
   refused("\"l2\":\"cold\"", "\"l2\":\"clean\"", "$.bench_runs[0].l2");
   refused("\"device\":\"" + test::h100().key() + "\",\"tool", "\"device\":\"nope\",\"tool",

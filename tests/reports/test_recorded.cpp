@@ -5,8 +5,11 @@
 
 #include <cmath>
 #include <filesystem>
+#include <map>
+#include <tuple>
 
 #include "common/json.hpp"
+#include "db/bench.hpp"
 #include "reports/reports.hpp"
 #include "report_test_util.hpp"
 
@@ -158,6 +161,90 @@ TEST_F(Recorded, EveryKindAndFormatRenders) {
     EXPECT_NE(render(r, Format::markdown).find("| ---"), std::string::npos);
     EXPECT_NE(render(r, Format::table).find("NVIDIA H100 80GB HBM3"), std::string::npos);
   }
+}
+
+// `tunedreduce bench --segments` recorded on an H200 (tests/data/h200-segmented-bench.db: f32 sum,
+// totals 2^16, 2^20, 2^24, 2^28, every power-of-two segment size up to the total, as rows and as
+// CSR offsets; the built-in rules, cold L2, medians of 15; tests/data/README.md).
+const std::filesystem::path seg_bench =
+    std::filesystem::path(TR_REPORT_TEST_DATA) / "h200-segmented-bench.db";
+
+class RecordedSegmentedBench : public Recorded {
+ protected:
+  /// A numeric cell's value (a count is an integer, a figure a double).
+  static double num(const Cell::Value& v) {
+    if (const auto* i = std::get_if<std::int64_t>(&v)) return static_cast<double>(*i);
+    if (const auto* x = std::get_if<double>(&v)) return *x;
+    ADD_FAILURE() << "not a number";
+    return 0;
+  }
+  void SetUp() override {
+    if (!std::filesystem::exists(seg_bench)) GTEST_SKIP() << seg_bench << " is missing";
+    db::ReaderOptions ro;
+    ro.immutable = true;
+    d.emplace(db::Database::open_reader(seg_bench, ro));
+  }
+};
+
+TEST_F(RecordedSegmentedBench, ThePlaneAgainstCubIsWhatTheRowsSay) {
+  // The figures straight from the rows: per (layout, segment size, total), each method's median.
+  std::map<std::tuple<std::string, std::uint64_t, std::uint64_t>, std::map<db::BenchMethod, double>>
+      rows;
+  for (const auto& x : db::segmented_bench_results(*d)) {
+    ASSERT_TRUE(x.verified) << x.error;
+    rows[{x.layout, *x.segment_size, x.n}][x.method] = *x.median_us;
+  }
+  ASSERT_EQ(rows.size(), 184u);  // 92 shapes in each layout
+  const Report r = build(Kind::segmented);
+  ASSERT_FALSE(r.empty);
+  ASSERT_EQ(r.sections.size(), 2u);  // no tuning measurements: the bench sections alone
+  std::size_t checked = 0;
+  for (const Section& s : r.sections) {
+    EXPECT_EQ(s.table, "segmented_bench");
+    const std::string layout = s.title.find("offsets64") != std::string::npos ? "offsets64"
+                                                                              : "fixed";
+    EXPECT_NE(s.title.find("NVIDIA H200"), std::string::npos) << s.title;
+    EXPECT_NE(s.title.find("f32 sum · " + layout + " · against CUB"), std::string::npos);
+    ASSERT_EQ(s.rows.size(), 92u);
+    std::size_t below = 0;
+    for (std::size_t i = 0; i < s.rows.size(); ++i) {
+      const auto size = static_cast<std::uint64_t>(num(value(s, i, "segment_size")));
+      const auto total = static_cast<std::uint64_t>(num(value(s, i, "total")));
+      const auto& m = rows.at({layout, size, total});
+      const double slower =
+          std::max(m.at(db::BenchMethod::cached), m.at(db::BenchMethod::two_phase));
+      const double x = m.at(db::BenchMethod::cub) / slower;
+      EXPECT_NEAR(num(value(s, i, "vs_cub")), x, 1e-12) << layout << " " << size;
+      EXPECT_NEAR(num(value(s, i, "pct_floor")), 100 * m.at(db::BenchMethod::floor) / slower, 1e-9);
+      EXPECT_EQ(s.rows[i][col(s, "vs_cub")].mark, x < 1.0);
+      below += x < 1.0;
+      ++checked;
+    }
+    EXPECT_NE(s.notes.at(0).find(std::to_string(below) + " shape"), std::string::npos)
+        << s.notes.at(0);
+    // Two maps: the speed-up over CUB and the % of the floor, one cell per shape.
+    ASSERT_EQ(s.charts.size(), 2u);
+    for (const Chart& c : s.charts) {
+      const auto& h = std::get<HeatmapChart>(c);
+      std::size_t cells = 0;
+      for (const auto& row : h.values)
+        for (const auto& v : row) cells += v.has_value();
+      EXPECT_EQ(cells, 92u) << h.title;
+    }
+  }
+  EXPECT_EQ(checked, 184u);
+  // Every format renders it.
+  for (Format f : {Format::table, Format::csv, Format::json, Format::html})
+    EXPECT_FALSE(render(r, f).empty());
+}
+
+TEST_F(RecordedSegmentedBench, TheWholeArrayBenchReportPointsToThem) {
+  const Report r = build(Kind::bench);
+  ASSERT_TRUE(r.empty);
+  EXPECT_NE(r.empty->find("736 segmented bench results: `tunedreduce report segmented` draws "
+                          "them"),
+            std::string::npos)
+      << *r.empty;
 }
 
 }  // namespace

@@ -299,7 +299,9 @@ TEST_F(SegmentedReport, CsvAndJsonHaveARowPerShape) {
             "block b256\n84% · +4.0%");
   const auto& notes = doc.find("notes")->as_array();
   EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const Json& n) {
-    return n.as_string().starts_with("No CUB figures for segmented shapes in this database");
+    return n.as_string().starts_with(
+        "No segmented bench results in the selection: `tunedreduce "
+        "bench --segments` records");
   }));
 }
 
@@ -385,8 +387,8 @@ TEST_F(SegmentedReport, WithoutSegmentedMeasurementsTheReportSaysSo) {
   ok("vectorized.b256.u4.single_pass.f32.sum", n24, 25.0);
   const Report r = build(Kind::segmented);
   ASSERT_TRUE(r.empty);
-  EXPECT_NE(r.empty->find("no segmented measurements in the selection (1 measurement of whole "
-                          "arrays)"),
+  EXPECT_NE(r.empty->find("no segmented measurements or segmented bench results in the selection "
+                          "(1 measurement of whole arrays)"),
             std::string::npos)
       << *r.empty;
   EXPECT_EQ(render(r, Format::csv), "");
