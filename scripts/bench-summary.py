@@ -8,7 +8,9 @@ Prints, per library call (cached, two-phase), the speed-up over cub::DeviceReduc
 f32/f64/f16/bf16 exact_sum, i32/u32/f32/f16/bf16 wide_sum, i32/f32/f64 argmin and argmax) at
 every size, and how many rows of every type and operator are below 1.0x (and below 0.985x, the
 1.5 % allowance at CUB's single-tile size); then, when HOST.json is given, the host's cost per
-call.
+call. A file of `bench --segments` gets the segmented summary instead: per key and layout, the
+speed-up over cub::DeviceSegmentedReduce of the slower call at every (total, segment size), the
+shapes below 1.0x, and the % of the floor at totals of 2^24 and more.
 """
 import json
 import sys
@@ -69,6 +71,42 @@ def speedups(doc):
         print("rows with a result that was wrong or did not run: %d" % len(wrong))
 
 
+def segmented(doc):
+    """The summary of a `bench --segments` file: x CUB of the slower library call per shape."""
+    groups = {}
+    for r in doc["results"]:
+        groups.setdefault((r["dtype"], r["op"], r["layout"]), []).append(r)
+    for (dtype, op, layout), rows in sorted(groups.items()):
+        print("%s %s, %s: x CUB (the slower call) / %% of the floor, by total and segment size"
+              % (dtype, op, layout))
+        cells, sizes, totals, below, low, wrong = {}, set(), set(), [], [], 0
+        for r in rows:
+            m = [r[k].get("median_us") for k in ("cached", "two_phase", "cub", "floor")
+                 if k in r]
+            if not all(r[k].get("verified") for k in ("cached", "two_phase", "cub", "floor")
+                       if k in r):
+                wrong += 1
+                continue
+            slower = max(r[k]["median_us"] for k in ("cached", "two_phase") if k in r)
+            x, pct = r["cub"]["median_us"] / slower, 100 * r["floor"]["median_us"] / slower
+            cells[(r["n"], r["segment_size"])] = "%.2f/%.0f" % (x, pct)
+            sizes.add(r["segment_size"])
+            totals.add(r["n"])
+            if x < 1.0:
+                below.append((r, x))
+            if r["n"] >= 1 << 24 and pct < 90:
+                low.append((r, pct))
+        print("%-6s" % "total" + "".join(" %10s" % size_text(z) for z in sorted(sizes)))
+        for n in sorted(totals):
+            print("%-6s" % size_text(n) + "".join(" %10s" % cells.get((n, z), "")
+                                                   for z in sorted(sizes)))
+        print("shapes below 1.0x CUB: %d of %d; below 90%% of the floor at 2^24 and up: %d; wrong or "
+              "failed: %d" % (len(below), len(rows), len(low), wrong))
+        for r, v in sorted(below, key=lambda x: x[1])[:8]:
+            print("  %s x %s: %.3fx (%s)" % (size_text(r["segment_size"]), size_text(r["n"]), v,
+                                            r["kernel_id"]))
+
+
 def host_costs(doc):
     print("host cost per call, us (b2b: back-to-back wall time / calls; enq: host time alone)")
     print("%-10s %-6s %9s %9s %9s %9s %9s %9s" % ("key", "n", "CUB b2b", "cached", "2-phase",
@@ -91,6 +129,9 @@ def main(argv):
     with open(argv[1]) as f:
         doc = json.load(f)
     print("benchmark: " + device_line(doc))
+    if any("segment_size" in r for r in doc["results"]):
+        segmented(doc)
+        return 0
     speedups(doc)
     if len(argv) > 2:
         with open(argv[2]) as f:

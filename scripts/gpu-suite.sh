@@ -52,7 +52,8 @@ fi
 # The benchmark: both of the library's calls (the cached workspace and CUB's two-phase
 # convention), through the library, with the tuning database carried as .carry/tune.db.xz when
 # there is one (else the built-in defaults), against CUB; cold L2 (a read flush); then the
-# host's cost per call; then int32 sum at the large sizes with the memset flush (--l2 dirty).
+# host's cost per call; then int32 sum at the large sizes with the memset flush (--l2 dirty);
+# then segmented reductions against cub::DeviceSegmentedReduce.
 if [ "${GPU_SUITE_BENCH:-1}" = 1 ] && [ -x "$bin/tunedreduce" ]; then
   none_db=/tmp/tr-bench-none.db  # never created: the bench then uses the built-in rules
   bench_db=$none_db
@@ -70,6 +71,11 @@ if [ "${GPU_SUITE_BENCH:-1}" = 1 ] && [ -x "$bin/tunedreduce" ]; then
     --dtypes f32 --ops sum --sizes 2^12,2^16 --json "$out/bench-host.json"
   run_step bench_dirty "$bin/tunedreduce" bench --db "$bench_db" --l2 dirty --dtypes i32 \
     --ops sum --sizes '2^24..2^30*2' --json "$out/bench-dirty.json"
+  # Segmented reductions (bench --segments): rows of every 16th power of two up to each total
+  # (SEG_BENCH_ARGS replaces the keys and grid), against cub::DeviceSegmentedReduce.
+  run_step bench_segments "$bin/tunedreduce" bench --db "$bench_db" --segments '1..2^28*16' \
+    --sizes 2^16,2^20,2^24,2^28 --repeats 15 --json "$out/bench-segments.json" \
+    ${SEG_BENCH_ARGS:---dtypes f32,bf16 --ops sum,wide_sum,argmax}
   # GPU_SUITE_BENCH_DEFAULTS=1: the same benchmark once more with no database (the built-in
   # rules, what a GPU without a tuning run of its own gets).
   if [ "${GPU_SUITE_BENCH_DEFAULTS:-0}" = 1 ] && [ "$bench_db" != "$none_db" ]; then
@@ -90,6 +96,10 @@ if [ -f "$out/bench.json" ]; then
   if [ -f "$out/bench-defaults.json" ]; then
     echo "---- the same with no database (built-in rules) ----"
     python3 scripts/bench-summary.py "$out/bench-defaults.json"
+  fi
+  if [ -f "$out/bench-segments.json" ]; then
+    echo "---- segmented (bench --segments; CUB: cub::DeviceSegmentedReduce) ----"
+    python3 scripts/bench-summary.py "$out/bench-segments.json"
   fi
   if [ -f "$out/bench-dirty.json" ]; then
     echo "i32 sum, large sizes, GB/s of the cached call and CUB with each flush (cold: read, dirty: memset)"
