@@ -169,26 +169,115 @@ std::optional<SegPointWinner> refinement(const SegPointWinner& a, const SegPoint
   return w;
 }
 
-/// One column's cells, [lo, hi] each (lo > hi: none), for \p pts ascending in size; each clipped
-/// to what its winner takes, the sizes clipped off given to a neighbour that takes them.
-std::vector<std::pair<std::uint64_t, std::uint64_t>> column_cells(
-    const std::vector<const SegPointWinner*>& pts, const std::vector<std::uint64_t>& starts) {
+/// A cell of a column: the sizes lo..hi, run by the winner of point \p point; with \p evidence,
+/// by that winner's kernel on the evidence of a result measured inside the cell instead.
+struct Cell {
+  std::uint64_t lo = 0, hi = 0;
+  std::size_t point = 0;
+  std::optional<Result> evidence;
+  /// Only sizes of gaps: no point of the column and no measurement inside (rows of 5-7 between
+  /// two runs of a tile), the evidence the neighbour's it went to.
+  bool gap = false;
+};
+
+/// Sizes above this are run by every family or by none of them alike (the tile family takes rows
+/// of at most 8 elements): a size range past it is decided by its first size.
+constexpr std::uint64_t scan_limit = 4096;
+
+/// Whether \p id runs every size of lo..hi at \p count.
+bool id_takes_all(std::string_view id, std::uint64_t lo, std::uint64_t hi, std::uint64_t count) {
+  for (std::uint64_t z = lo; z <= std::min(hi, scan_limit); ++z)
+    if (!id_takes(id, z, count)) return false;
+  return hi <= scan_limit || id_takes(id, std::max(lo, scan_limit + 1), count);
+}
+
+/// One column's cells, for \p pts ascending in size, point r nominally taking the sizes from
+/// starts[r] to the one before starts[r + 1]. Within that range the run of sizes its winner takes
+/// around its own size is its cell (the tile family takes rows that divide a 16-byte vector: 1,
+/// 2, 4 and 8 elements for 2-byte types, not the sizes between); a run above it is a cell too
+/// where \p probes (the crossovers' midpoints) has an ok result of that kernel inside it at the
+/// column's count, its evidence (bf16 rows of 8 between a tile at 4 and a thread at 16, where the
+/// bisection measured the tile faster); every other size of the range is a gap. A gap goes to
+/// the cell below it where that one's winner takes all of it, else to the cell above, else to
+/// the next point's winner, else the one before's; else to no cell. Ascending, never overlapping.
+std::vector<Cell> column_cells(const std::vector<const SegPointWinner*>& pts,
+                               const std::vector<std::uint64_t>& starts,
+                               std::span<const Result> probes) {
+  struct Piece {
+    std::uint64_t lo, hi;
+    std::optional<std::size_t> point;  // none: a gap
+    std::size_t range;                 // the point whose range it is in
+    std::optional<Result> evidence;
+    bool gap = false;
+  };
+  std::vector<Piece> pieces;
   const std::size_t n = pts.size();
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> cells(n), takes(n);
   for (std::size_t r = 0; r < n; ++r) {
-    const std::uint64_t lo = starts[r];
-    const std::uint64_t hi = r + 1 < n ? starts[r + 1] - 1 : max_segment_size;
-    takes[r] = seg_size_interval(pts[r]->winner.kernel_id, pts[r]->segment_size, pts[r]->count);
-    cells[r] = {std::max(lo, takes[r].first), std::min(hi, takes[r].second)};
+    const std::uint64_t a = starts[r], b = r + 1 < n ? starts[r + 1] - 1 : max_segment_size;
+    if (a > b) continue;
+    const std::string& id = pts[r]->winner.kernel_id;
+    const std::uint64_t count = pts[r]->count, own = pts[r]->segment_size;
+    // The runs of sizes the winner takes and the gaps between, in order.
+    std::vector<Piece> runs;
+    auto push = [&](std::uint64_t lo, std::uint64_t hi, bool takes) {
+      const std::optional<std::size_t> owner = takes ? std::optional<std::size_t>(r) : std::nullopt;
+      if (!runs.empty() && runs.back().point == owner && runs.back().hi + 1 == lo)
+        runs.back().hi = hi;
+      else runs.push_back({lo, hi, owner, r, std::nullopt});
+    };
+    std::uint64_t z = a;
+    for (; z <= b && z <= scan_limit; ++z) push(z, z, id_takes(id, z, count));
+    if (z <= b) push(z, b, id_takes(id, z, count));
+    for (Piece& q : runs) {
+      if (!q.point || (q.lo <= own && own <= q.hi)) continue;
+      const Result* found = nullptr;
+      if (q.lo > own)
+        for (const Result& x : probes)
+          if (x.ok() && x.kernel_id == id && x.segment_size && q.lo <= *x.segment_size &&
+              *x.segment_size <= q.hi && x.n == *x.segment_size * count)
+            found = &x;
+      if (found) q.evidence = *found;
+      else q.point.reset();
+    }
+    for (Piece& q : runs) {
+      const bool merges = !pieces.empty() && !q.evidence && !pieces.back().evidence &&
+                          pieces.back().point == q.point && pieces.back().range == r &&
+                          pieces.back().hi + 1 == q.lo;
+      if (merges) pieces.back().hi = q.hi;
+      else pieces.push_back(std::move(q));
+    }
   }
-  // A gap between two cells: the lower one grows up into it as far as it takes, then the upper
-  // one down.
-  for (std::size_t r = 1; r < n; ++r) {
-    auto& below = cells[r - 1];
-    auto& above = cells[r];
-    if (below.second + 1 >= above.first) continue;
-    below.second = std::max(below.second, std::min(takes[r - 1].second, above.first - 1));
-    above.first = std::min(above.first, std::max(takes[r].first, below.second + 1));
+  for (std::size_t k = 0; k < pieces.size(); ++k) {
+    Piece& g = pieces[k];
+    if (g.point) continue;
+    g.gap = true;
+    auto takes = [&](std::optional<std::size_t> point) {
+      return point && id_takes_all(pts[*point]->winner.kernel_id, g.lo, g.hi, pts[*point]->count);
+    };
+    const std::optional<std::size_t> below =
+        k > 0 && pieces[k - 1].hi + 1 == g.lo ? pieces[k - 1].point : std::nullopt;
+    const std::optional<std::size_t> above =
+        k + 1 < pieces.size() && g.hi + 1 == pieces[k + 1].lo ? pieces[k + 1].point : std::nullopt;
+    const std::optional<std::size_t> next =
+        g.range + 1 < n ? std::optional<std::size_t>(g.range + 1) : std::nullopt;
+    const std::optional<std::size_t> before = g.range > 0 ? std::optional<std::size_t>(g.range - 1)
+                                                          : std::nullopt;
+    for (const auto& who : {below, above, next, before})
+      if (takes(who)) {
+        g.point = who;
+        break;
+      }
+  }
+  std::vector<Cell> cells;
+  for (Piece& q : pieces) {
+    if (!q.point) continue;
+    if (!cells.empty() && !q.evidence && !cells.back().evidence && cells.back().point == *q.point &&
+        cells.back().hi + 1 == q.lo) {
+      cells.back().hi = q.hi;
+      cells.back().gap = cells.back().gap && q.gap;
+    } else {
+      cells.push_back({q.lo, q.hi, *q.point, std::move(q.evidence), q.gap});
+    }
   }
   return cells;
 }
@@ -264,12 +353,38 @@ SegRectangles seg_rectangles(std::span<const SegPointWinner> grid, Runner& runne
       }
       starts[r] = *b;
     }
-    const auto cells = column_cells(pts, starts);
+    std::vector<Cell> cells = column_cells(pts, starts, out.probes);
+    // Where this column measured no size as large as the column before did (the grid leaves out
+    // points of more than max_total elements, so the columns of more segments end at smaller
+    // sizes), its cells stop below the first rectangle of the column before that begins above
+    // its largest size, and the rectangles of the column before from there on go on into this
+    // column's counts: a winner measured at fewer segments, rather than one never measured at
+    // that size. Each keeps its evidence inside it.
+    // The rectangles of the columns before that reach up to this column's counts.
+    auto touching = [&](const SegRectangle& r) { return r.count_hi + 1 == count_lo; };
+    std::uint64_t cut = 0;
+    if (j > 0 && !pts.empty()) {
+      const std::uint64_t top = pts.back()->segment_size;
+      for (std::size_t i = 0; i < j; ++i)
+        for (const SegRectangle& below : by_column[i])
+          if (touching(below) && below.size_lo > top && (!cut || below.size_lo < cut))
+            cut = below.size_lo;
+    }
+    if (cut) {
+      std::erase_if(cells, [&](const Cell& c) { return c.lo >= cut; });
+      for (Cell& c : cells) c.hi = std::min(c.hi, cut - 1);
+    }
     std::vector<SegRectangle>& column = by_column[j];
-    for (std::size_t r = 0; r < pts.size(); ++r) {
-      if (cells[r].first > cells[r].second) continue;
-      SegRectangle rect =
-          rectangle_of(*pts[r], cells[r].first, cells[r].second, count_lo, count_hi);
+    for (const Cell& cell : cells) {
+      SegPointWinner measured;
+      if (cell.evidence) {  // a run of the winner's sizes measured at a crossover's midpoint
+        measured.segment_size = *cell.evidence->segment_size;
+        measured.count = counts[j];
+        measured.winner = *cell.evidence;
+      }
+      SegRectangle rect = rectangle_of(cell.evidence ? measured : *pts[cell.point], cell.lo,
+                                       cell.hi, count_lo, count_hi);
+      if (cell.gap) rect.points = 0;
       // Along the sizes: the cell below, adjacent, of the same kernel.
       if (merge && !column.empty() && column.back().winner.kernel_id == rect.winner.kernel_id &&
           column.back().size_hi + 1 == rect.size_lo) {
@@ -279,6 +394,10 @@ SegRectangles seg_rectangles(std::span<const SegPointWinner> grid, Runner& runne
       }
       column.push_back(std::move(rect));
     }
+    if (cut)
+      for (std::size_t i = 0; i < j; ++i)
+        for (SegRectangle& below : by_column[i])
+          if (touching(below) && below.size_lo >= cut) below.count_hi = count_hi;
   }
   std::vector<SegRectangle> rects;
   if (merge) {

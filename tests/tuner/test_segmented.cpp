@@ -96,7 +96,9 @@ std::string fastest(const SegPoint& p, const std::set<std::string>& incorrect = 
 
 // The rectangles tile the plane [1, 2^40] x [1, max_segments] without gaps or overlaps (every
 // elementary cell of their boundaries lies in exactly one), and each grid point lies in one whose
-// kernel is the point's winner.
+// kernel is the point's winner. Each has its evidence inside, but a rectangle of sizes between
+// two runs of a tile winner (rows of 5-7 of a 2-byte type: points 0), which no point or
+// measurement is in: its evidence is its kernel's at the point it went to.
 void expect_tiling(const std::vector<SegRectangle>& rects, std::span<const SegPointWinner> grid,
                    bool gaps_allowed = false) {
   ASSERT_FALSE(rects.empty());
@@ -106,10 +108,14 @@ void expect_tiling(const std::vector<SegRectangle>& rects, std::span<const SegPo
     EXPECT_LE(r.count_lo, r.count_hi);
     EXPECT_LE(r.size_hi, max_segment_size);
     EXPECT_LE(r.count_hi, kseg::max_segments);
-    EXPECT_GE(r.points, 1u);
-    // Its evidence is a grid point inside it.
     ASSERT_TRUE(r.winner.segment_size);
-    EXPECT_TRUE(r.contains(*r.winner.segment_size, r.winner.n / *r.winner.segment_size));
+    if (r.points == 0) {  // a tile's gap: its kernel takes every size of it, which no tile does
+      EXPECT_EQ(kseg::parse_seg_id(r.winner.kernel_id)->family == kseg::SegFamily::tile, false);
+      EXPECT_LE(r.size_hi - r.size_lo, 6u);
+    } else {
+      // Its evidence is a grid point, or a measurement, inside it.
+      EXPECT_TRUE(r.contains(*r.winner.segment_size, r.winner.n / *r.winner.segment_size));
+    }
     sizes.insert(r.size_lo);
     sizes.insert(r.size_hi + 1);
     counts.insert(r.count_lo);
@@ -456,8 +462,10 @@ TEST(SegRectangles, OnePerPointSplitAtGeometricMidpoints) {
   expect_tiling(m.rectangles, grid);
 }
 
-// A staircase (large sizes only at small counts, as max_total leaves the grid): each column's
-// largest size extends to 2^40; neighbours of one kernel merge only where that is a rectangle.
+// A staircase (large sizes only at small counts, as max_total leaves the grid): a column's
+// largest size extends to 2^40 unless a column of fewer segments measured larger sizes, whose
+// rectangles above it then go on into its counts; neighbours of one kernel merge only where that
+// is a rectangle.
 TEST(SegRectangles, AStaircaseGridTilesThePlaneAndMergesOnlyIntoRectangles) {
   const std::vector<SegPointWinner> grid = {
       point(1, 1, thread1),  point(16, 1, g4),         point(256, 1, b256, 0, 0.01),
@@ -477,18 +485,86 @@ TEST(SegRectangles, AStaircaseGridTilesThePlaneAndMergesOnlyIntoRectangles) {
   EXPECT_EQ(t->count_lo, 1u);
   EXPECT_EQ(t->count_hi, kseg::max_segments);
   // b256 at count 1 (sizes 256, 4096: merged along the sizes, from 64 up) and at count 256 (from
-  // 64 up as well): one rectangle; its evidence is the point of the smallest lead.
+  // 64 up as well): one rectangle, which goes on over the counts of 65536, whose column measured
+  // nothing above 16; its evidence is the point of the smallest lead.
   const auto b = std::find_if(r.rectangles.begin(), r.rectangles.end(),
                               [](const SegRectangle& x) { return x.winner.kernel_id == b256; });
   ASSERT_NE(b, r.rectangles.end());
   EXPECT_EQ(b->points, 3u);
   EXPECT_EQ(b->size_lo, 64u);
   EXPECT_EQ(b->size_hi, max_segment_size);
-  EXPECT_EQ(b->count_hi, 4095u);  // up to the midpoint of 256 and 65536
+  EXPECT_EQ(b->count_hi, kseg::max_segments);
   EXPECT_EQ(*b->winner.segment_size, 256u);
   EXPECT_EQ(b->winner.n, 256u);
-  // g4 at counts 1 and 256 merge; g32 at 65536 takes sizes from 4 up to 2^40.
+  // g4 at counts 1 and 256 merge; g32 at 65536 takes sizes from 4 up to 63, below b256.
+  const auto g = std::find_if(r.rectangles.begin(), r.rectangles.end(),
+                              [](const SegRectangle& x) { return x.winner.kernel_id == g32; });
+  ASSERT_NE(g, r.rectangles.end());
+  EXPECT_EQ(g->size_lo, 4u);
+  EXPECT_EQ(g->size_hi, 63u);
+  EXPECT_EQ(g->count_lo, 4096u);
   EXPECT_EQ(r.rectangles.size(), 4u);
+}
+
+// What the H200's tune with counts up to 2^24 did (docs/performance.md 3.39): at 2^24 segments
+// the grid stops at rows of 16 (max_total 2^28), where a thread with vector loads won; before,
+// its rectangle took every larger size at 2^22 segments and up, rows of 64 included, never
+// measured there (69 % of the floor against 94 % for the group of lanes measured at 2^20).
+TEST(SegRectangles, AColumnDoesNotTakeSizesItNeverMeasuredThatAColumnBeforeDid) {
+  const std::string thread4 = "seg.thread.b256.v4.fixed.f32.sum";
+  const std::vector<SegPointWinner> grid = {point(16, 1 << 20, g4), point(64, 1 << 20, g32),
+                                            point(256, 1 << 20, b256), point(16, 1 << 24, thread4)};
+  auto runner = never_called();
+  for (const bool merge : {false, true}) {
+    const SegRectangles r = seg_rectangles(grid, runner, no_bisect(), nullptr, {}, {}, merge);
+    expect_tiling(r.rectangles, grid);
+    const auto holder = [&](std::uint64_t size, std::uint64_t count) {
+      for (const SegRectangle& x : r.rectangles)
+        if (x.contains(size, count)) return x.winner.kernel_id;
+      return std::string("none");
+    };
+    EXPECT_EQ(holder(16, 1 << 24), thread4);
+    EXPECT_EQ(holder(31, 1 << 24), thread4);  // below the midpoint of 16 and 64
+    EXPECT_EQ(holder(64, 1 << 22), g32);
+    EXPECT_EQ(holder(64, 1 << 30), g32);
+    EXPECT_EQ(holder(4096, 1 << 26), b256);
+  }
+}
+
+// bf16's tile runs rows of 1, 2, 4 and 8 (a 16-byte vector), not 5-7: between a tile winner at 4
+// and a thread at 16 the bisection measures both at 8, where the tile is faster; rows of 8 are
+// then the tile's, on that measurement, and rows of 5-7 the thread's.
+TEST(SegRectangles, ARunOfSizesTheWinnerTakesAboveAGapIsItsWhereMeasured) {
+  const std::string tile16 = "seg.tile.b256.v8.fixed.bf16.wide_sum";
+  const std::string thread16 = "seg.thread.b256.v8.fixed.bf16.wide_sum";
+  const std::vector<SegPointWinner> grid = {point(4, 1 << 24, tile16),
+                                            point(16, 1 << 24, thread16)};
+  test::FnRunner runner(
+      [&](const Request& q) { return seg_result(q, q.kernel_id == tile16 ? 1 : 5); });
+  BisectConfig b;
+  b.max_depth = 6;
+  const SegRectangles r = seg_rectangles(grid, runner, b, nullptr, {}, {}, false);
+  expect_tiling(r.rectangles, grid);
+  const auto holder = [&](std::uint64_t size) -> const SegRectangle* {
+    for (const SegRectangle& x : r.rectangles)
+      if (x.contains(size, 1 << 24)) return &x;
+    return nullptr;
+  };
+  ASSERT_TRUE(holder(4) && holder(8) && holder(6) && holder(9));
+  EXPECT_EQ(holder(4)->winner.kernel_id, tile16);
+  EXPECT_EQ(holder(8)->winner.kernel_id, tile16);
+  EXPECT_EQ(*holder(8)->winner.segment_size, 8u);  // the midpoint's measurement is its evidence
+  EXPECT_EQ(holder(8)->size_lo, 8u);
+  EXPECT_EQ(holder(8)->size_hi, 8u);
+  EXPECT_EQ(holder(6)->winner.kernel_id, thread16);
+  EXPECT_EQ(holder(9)->winner.kernel_id, thread16);
+  // Without bisection nothing was measured at 8: the midpoint of 4 and 16 is the thread's.
+  auto quiet = never_called();
+  const SegRectangles m = seg_rectangles(grid, quiet, no_bisect(), nullptr, {}, {}, false);
+  for (const SegRectangle& x : m.rectangles)
+    if (x.contains(8, 1 << 24)) {
+      EXPECT_EQ(x.winner.kernel_id, thread16);
+    }
 }
 
 TEST(SegRectangles, NoRectangleTakesASizeItsWinnerCannotRun) {
