@@ -247,34 +247,66 @@ std::vector<Cell> column_cells(const std::vector<const SegPointWinner*>& pts,
       else pieces.push_back(std::move(q));
     }
   }
+  // The gaps: the cell below grows up into a gap as far as its winner takes, then the cell
+  // above down; what is left goes to the next point's winner, else the one before's.
+  std::vector<Piece> assigned;
   for (std::size_t k = 0; k < pieces.size(); ++k) {
-    Piece& g = pieces[k];
-    if (g.point) continue;
+    Piece g = pieces[k];
+    if (g.point) {
+      assigned.push_back(std::move(g));
+      continue;
+    }
     g.gap = true;
-    auto takes = [&](std::optional<std::size_t> point) {
-      return point && id_takes_all(pts[*point]->winner.kernel_id, g.lo, g.hi, pts[*point]->count);
+    auto takes = [&](std::optional<std::size_t> point, std::uint64_t lo, std::uint64_t hi) {
+      return point && lo <= hi &&
+             id_takes_all(pts[*point]->winner.kernel_id, lo, hi, pts[*point]->count);
     };
     const std::optional<std::size_t> below =
         k > 0 && pieces[k - 1].hi + 1 == g.lo ? pieces[k - 1].point : std::nullopt;
     const std::optional<std::size_t> above =
         k + 1 < pieces.size() && g.hi + 1 == pieces[k + 1].lo ? pieces[k + 1].point : std::nullopt;
-    const std::optional<std::size_t> next =
-        g.range + 1 < n ? std::optional<std::size_t>(g.range + 1) : std::nullopt;
-    const std::optional<std::size_t> before = g.range > 0 ? std::optional<std::size_t>(g.range - 1)
-                                                          : std::nullopt;
-    for (const auto& who : {below, above, next, before})
-      if (takes(who)) {
-        g.point = who;
-        break;
-      }
+    std::uint64_t lo = g.lo, hi = g.hi;
+    if (takes(below, lo, hi)) {
+      lo = hi + 1;
+    } else if (below) {
+      while (lo <= std::min(hi, scan_limit) && takes(below, lo, lo)) ++lo;
+    }
+    if (lo > g.lo) assigned.push_back({g.lo, lo - 1, below, g.range, std::nullopt, true});
+    std::uint64_t top = hi;
+    if (lo <= hi) {
+      if (takes(above, lo, hi)) top = lo - 1;
+      else if (above && hi <= scan_limit)
+        while (top >= lo && takes(above, top, top)) --top;
+    }
+    if (lo <= top) {
+      Piece rest{lo, top, std::nullopt, g.range, std::nullopt, true};
+      const std::optional<std::size_t> next =
+          g.range + 1 < n ? std::optional<std::size_t>(g.range + 1) : std::nullopt;
+      const std::optional<std::size_t> before =
+          g.range > 0 ? std::optional<std::size_t>(g.range - 1) : std::nullopt;
+      for (const auto& who : {next, before})
+        if (takes(who, lo, top)) {
+          rest.point = who;
+          break;
+        }
+      assigned.push_back(std::move(rest));
+    }
+    if (top < hi) assigned.push_back({top + 1, hi, above, g.range, std::nullopt, true});
   }
+  // Adjacent pieces of one winner make one cell: on the evidence of its point where a piece is
+  // the point's own run, else of the measurement one of them has.
   std::vector<Cell> cells;
-  for (Piece& q : pieces) {
+  for (Piece& q : assigned) {
     if (!q.point) continue;
-    if (!cells.empty() && !q.evidence && !cells.back().evidence && cells.back().point == *q.point &&
-        cells.back().hi + 1 == q.lo) {
-      cells.back().hi = q.hi;
-      cells.back().gap = cells.back().gap && q.gap;
+    const bool own = !q.gap && !q.evidence;
+    if (!cells.empty() && cells.back().point == *q.point && cells.back().hi + 1 == q.lo &&
+        !(cells.back().evidence && q.evidence)) {
+      Cell& c = cells.back();
+      const bool c_own = !c.gap && !c.evidence;
+      c.hi = q.hi;
+      if (c_own || own) c.evidence.reset();
+      else if (q.evidence) c.evidence = std::move(q.evidence);
+      c.gap = c.gap && q.gap;
     } else {
       cells.push_back({q.lo, q.hi, *q.point, std::move(q.evidence), q.gap});
     }

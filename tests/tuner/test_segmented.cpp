@@ -558,6 +558,19 @@ TEST(SegRectangles, ARunOfSizesTheWinnerTakesAboveAGapIsItsWhereMeasured) {
   EXPECT_EQ(holder(8)->size_hi, 8u);
   EXPECT_EQ(holder(6)->winner.kernel_id, thread16);
   EXPECT_EQ(holder(9)->winner.kernel_id, thread16);
+  // Rows of 2 between two tile points (1 and 4) stay the tile's, grown up from the point at 1 as
+  // far as it runs; rows of 3, which no tile runs, go to the next point's thread.
+  const std::vector<SegPointWinner> three = {point(1, 1 << 24, tile16), point(4, 1 << 24, tile16),
+                                             point(16, 1 << 24, thread16)};
+  auto none = never_called();
+  const SegRectangles t = seg_rectangles(three, none, no_bisect(), nullptr, {}, {}, false);
+  expect_tiling(t.rectangles, three);
+  for (const auto& [size, id] : std::vector<std::pair<std::uint64_t, std::string>>{
+           {1, tile16}, {2, tile16}, {3, thread16}, {4, tile16}, {5, thread16}, {16, thread16}})
+    for (const SegRectangle& x : t.rectangles)
+      if (x.contains(size, 1 << 24)) {
+        EXPECT_EQ(x.winner.kernel_id, id) << "rows of " << size;
+      }
   // Without bisection nothing was measured at 8: the midpoint of 4 and 16 is the thread's.
   auto quiet = never_called();
   const SegRectangles m = seg_rectangles(grid, quiet, no_bisect(), nullptr, {}, {}, false);
