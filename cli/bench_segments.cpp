@@ -104,7 +104,8 @@ int bench_segments(Bench& b, const Options& opt, BenchRecorder* recorder, Json& 
           const std::uint64_t count = total / size, n = count * size;
           const std::string shape =
               fmt::format("{} x {}", grammar::count_text(size), grammar::count_text(count));
-          if (!lib_out.reserve(count * rb) || !cub_out.reserve(count * cub_rb) ||
+          // The floor writes the results' bytes in 16-byte stores: rounded up to 16.
+          if (!lib_out.reserve((count * rb + 15) / 16 * 16) || !cub_out.reserve(count * cub_rb) ||
               !offsets.reserve((count + 1) * 8) || !ends.reserve((count + 1) * 8)) {
             std::printf(
                 "(%s segments of %s: the outputs and offsets do not fit in device "
