@@ -43,8 +43,10 @@ __global__ void spin_kernel(std::uint64_t ns) {
   } while (now - start < ns);
 }
 
-/// A plain streaming read: 16-byte loads, four in flight per thread, folded so nothing is elided.
-__global__ void read_kernel(const uint4* __restrict__ p, std::uint64_t nvec, unsigned* sink) {
+/// A plain streaming read of the grid's share of nvec vectors: 16-byte loads, four in flight per
+/// thread, folded so that nothing is elided.
+__device__ __forceinline__ unsigned streaming_fold(const uint4* __restrict__ p,
+                                                   std::uint64_t nvec) {
   const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
   std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   unsigned acc = 0;
@@ -58,6 +60,12 @@ __global__ void read_kernel(const uint4* __restrict__ p, std::uint64_t nvec, uns
     const uint4 a = __ldg(p + i);
     acc ^= a.x ^ a.y ^ a.z ^ a.w;
   }
+  return acc;
+}
+
+/// The streaming read alone: the cold flush and the attainable bandwidth.
+__global__ void read_kernel(const uint4* __restrict__ p, std::uint64_t nvec, unsigned* sink) {
+  const unsigned acc = streaming_fold(p, nvec);
   if (acc == 0x9e3779b9u) *sink = acc;  // practically never; keeps the loads alive
 }
 
@@ -65,19 +73,8 @@ __global__ void read_kernel(const uint4* __restrict__ p, std::uint64_t nvec, uns
 /// stores (zeros) at \p out.
 __global__ void read_write_kernel(const uint4* __restrict__ p, std::uint64_t nvec, uint4* out,
                                   std::uint64_t nout, unsigned* sink) {
+  const unsigned acc = streaming_fold(p, nvec);
   const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
-  std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  unsigned acc = 0;
-  for (; i + 3 * stride < nvec; i += 4 * stride) {
-    const uint4 a = __ldg(p + i), b = __ldg(p + i + stride), c = __ldg(p + i + 2 * stride),
-                d = __ldg(p + i + 3 * stride);
-    acc ^= a.x ^ a.y ^ a.z ^ a.w ^ b.x ^ b.y ^ b.z ^ b.w ^ c.x ^ c.y ^ c.z ^ c.w ^ d.x ^ d.y ^ d.z ^
-           d.w;
-  }
-  for (; i < nvec; i += stride) {
-    const uint4 a = __ldg(p + i);
-    acc ^= a.x ^ a.y ^ a.z ^ a.w;
-  }
   for (std::uint64_t j = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; j < nout;
        j += stride)
     out[j] = make_uint4(0, 0, 0, 0);
