@@ -1,6 +1,7 @@
 // The device side of `tunedreduce bench`: CUB and Thrust. See bench_gpu.hpp.
 
 #include "cli/bench_gpu.hpp"
+#include "cli/bench_types.cuh"
 
 #include <cub/device/device_reduce.cuh>
 #include <cuda_bf16.h>
@@ -18,46 +19,6 @@
 namespace tunedreduce::cli::bench {
 
 namespace {
-
-template <class F>
-auto with_type(DType d, F&& f) {
-  switch (d) {
-    case DType::i32:
-      return f(std::int32_t{});
-    case DType::u32:
-      return f(std::uint32_t{});
-    case DType::i64:
-      return f(std::int64_t{});
-    case DType::u64:
-      return f(std::uint64_t{});
-    case DType::f32:
-      return f(float{});
-    case DType::f64:
-    case DType::f16:  // not here: the half types (wide_sum, exact_sum) go through with_half
-    case DType::bf16:
-      break;
-  }
-  return f(double{});
-}
-
-/// f(H{}) for a half type: __half or __nv_bfloat16.
-template <class F>
-auto with_half(DType d, F&& f) {
-  if (d == DType::f16) return f(__half{});
-  return f(__nv_bfloat16{});
-}
-
-/// The sum of floats that a reduction of half elements into a float folds with: an element
-/// passed in converts to float, so the accumulator is float (CUB takes it from op(init, x)).
-struct FloatPlus {
-  __host__ __device__ float operator()(float a, float b) const { return a + b; }
-};
-
-/// wide_sum's result (and accumulator) type for elements of T: int64_t, uint64_t, double.
-template <class T>
-using wide_t =
-    std::conditional_t<std::is_floating_point_v<T>, double,
-                       std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>>;
 
 template <class T>
 T identity(Op op) {
@@ -80,7 +41,7 @@ cudaError_t cub_reduce(DType dtype, Op op, void* temp, std::size_t& temp_bytes, 
       using H = decltype(h);
       return cub::DeviceReduce::Reduce(temp, temp_bytes, static_cast<const H*>(in),
                                        static_cast<float*>(out), static_cast<std::int64_t>(n),
-                                       FloatPlus{}, 0.0f, stream);
+                                       WidePlus<float>{}, 0.0f, stream);
     });
   }
   return with_type(dtype, [&](auto t) {
@@ -126,7 +87,7 @@ void thrust_reduce(DType dtype, Op op, const void* in, std::uint64_t n, cudaStre
       using H = decltype(h);
       const H* first = static_cast<const H*>(in);
       const float r =
-          thrust::reduce(thrust::cuda::par.on(stream), first, first + n, 0.0f, FloatPlus{});
+          thrust::reduce(thrust::cuda::par.on(stream), first, first + n, 0.0f, WidePlus<float>{});
       std::memcpy(result, &r, sizeof r);
       return 0;
     });

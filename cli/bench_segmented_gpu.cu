@@ -9,44 +9,11 @@
 #include <type_traits>
 
 #include "cli/bench_gpu.hpp"
+#include "cli/bench_types.cuh"
 
 namespace tunedreduce::cli::bench {
 
 namespace {
-
-/// f(T{}) for the element types of the segmented kernels but the halves (kernels/segmented/).
-template <class F>
-cudaError_t with_type(DType d, F&& f) {
-  switch (d) {
-    case DType::i32:
-      return f(std::int32_t{});
-    case DType::u32:
-      return f(std::uint32_t{});
-    case DType::i64:
-      return f(std::int64_t{});
-    case DType::u64:
-      return f(std::uint64_t{});
-    case DType::f32:
-      return f(float{});
-    case DType::f64:
-      return f(double{});
-    case DType::f16:
-    case DType::bf16:
-      break;
-  }
-  return cudaErrorInvalidValue;
-}
-
-/// a + b in the type of the accumulator W (the halves' float, wide_sum's 64-bit types).
-template <class W>
-struct WidePlus {
-  __host__ __device__ W operator()(W a, W b) const { return a + b; }
-};
-
-template <class T>
-using wide_t =
-    std::conditional_t<std::is_floating_point_v<T>, double,
-                       std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>>;
 
 /// What CUB's ArgMin / ArgMax write per segment: the index within the segment as an int (CUB's
 /// ArgIndexInputIterator's offset type), then the value.
@@ -69,7 +36,7 @@ cudaError_t cub_segmented_reduce(DType dtype, Op op, void* temp, std::size_t& te
                                                 static_cast<float*>(out), count, begin, end,
                                                 WidePlus<float>{}, 0.0f, stream);
     };
-    return dtype == DType::f16 ? run(__half{}) : run(__nv_bfloat16{});
+    return with_half(dtype, run);
   }
   return with_type(dtype, [&](auto t) -> cudaError_t {
     using T = decltype(t);
