@@ -98,17 +98,6 @@ std::string many(std::size_t k, const char* what) {
   return fmt::format("{} {}{}", k, what, k == 1 ? "" : "s");
 }
 
-/// One shape of a segmented bench: the latest run's results there, by db::BenchMethod.
-struct BenchShape {
-  const db::BenchRunRecord* run = nullptr;
-  std::array<const db::BenchResultRecord*, 5> by_method{};
-  std::optional<double> median(db::BenchMethod m) const {
-    const auto* x = by_method[static_cast<std::size_t>(m)];
-    if (!x || !x->verified || !x->median_us || *x->median_us <= 0) return std::nullopt;
-    return x->median_us;
-  }
-};
-
 struct BenchPlaneKey {
   std::int64_t device = 0;
   DType dtype = DType::i32;
@@ -121,7 +110,7 @@ struct BenchPlaneKey {
 /// layout), a table with a row per shape and two maps, the speed-up over CUB (the slower of the
 /// library's calls) and the % of the floor.
 void build_segmented_bench(const Data& d, const ReportOptions& o, Report& r) {
-  std::map<BenchPlaneKey, std::map<Shape, BenchShape>> planes;
+  std::map<BenchPlaneKey, std::map<Shape, BenchPoint>> planes;
   std::size_t other_l2 = 0;
   for (const auto& x : d.segmented_bench) {
     const db::BenchRunRecord* run = d.bench_run(x.bench_run_id);
@@ -132,12 +121,12 @@ void build_segmented_bench(const Data& d, const ReportOptions& o, Report& r) {
     }
     const auto l = seg::parse_seg_layout(x.layout);
     if (!l || !layout_selected(o, *l)) continue;
-    BenchShape& p =
+    BenchPoint& p =
         planes[{run->device_id, x.dtype, x.op, x.layout}][{*x.segment_size, x.n / *x.segment_size}];
     // Runs are in id order: a later run replaces the shape whole.
     if (p.run && p.run != run) {
       if (p.run->started_at > run->started_at) continue;
-      p = BenchShape{};
+      p = BenchPoint{};
     }
     p.run = run;
     p.by_method[static_cast<std::size_t>(x.method)] = &x;
@@ -206,15 +195,13 @@ void build_segmented_bench(const Data& d, const ReportOptions& o, Report& r) {
           floor && slower ? std::optional<double>(100 * *floor / *slower) : std::nullopt;
       if (x && *x < 1.0) ++below;
       auto us = [&](M m) {
-        const auto* y = p.by_method[static_cast<std::size_t>(m)];
+        const auto* y = p.get(m);
         if (!y) return Cell::none("-").with_detail("not timed");
         if (!y->verified) return Cell::none("failed").with_detail(y->error).marked(true);
         return Cell::number(*y->median_us, 2)
             .with_detail(spread_detail(y->p10_us, y->p90_us, y->repeats));
       };
-      const auto* tuned = p.by_method[static_cast<std::size_t>(M::cached)]
-                              ? p.by_method[static_cast<std::size_t>(M::cached)]
-                              : p.by_method[static_cast<std::size_t>(M::two_phase)];
+      const auto* tuned = p.get(M::cached) ? p.get(M::cached) : p.get(M::two_phase);
       Cell xc = Cell::number(x, 3).marked(x && *x < 1.0);
       s.rows.push_back(
           {Cell::count(shape.size), Cell::count(shape.count), Cell::count(shape.size * shape.count),
