@@ -24,8 +24,12 @@ jobs=${JOBS:-$(nproc)}
 # Warnings are errors in the main build too (the C++ sources only: nvcc's flags are unchanged,
 # so no kernel is compiled differently); the sanitizer build below has them at -O0, this one at
 # the release optimisation, where other warnings appear.
-# The experiments (bench/experiments/) are compiled, not run, so that they keep building against
-# the kernels' headers and measure/: about 2 CPU minutes, 1 minute of a 2-core machine.
+# With a GPU the experiments (bench/experiments/) are compiled too, not run, so that they keep
+# building against the kernels' headers and measure/; where the kernels are compiled to PTX alone
+# (no GPU: CI) they are left out (190 s of a 2-core machine's CPU time; scripts/device-pack.sh
+# builds them), and every (dtype, op)'s kernels go into one unit instead of two (TR_PARTS: a
+# unit's fixed cost, its headers through cudafe++, cicc and gcc, about 4 s, is paid 35 times
+# less).
 # The host side of the CUDA units (kernel launch code, their generated stubs) unoptimised:
 # nothing here runs a kernel, and gcc's optimisation was 40 % of a kernel unit's compile time
 # (9.0 -> 5.4 s of about 21; nvcc's -O3 is the host compiler's). Where the kernels are compiled to
@@ -34,10 +38,10 @@ jobs=${JOBS:-$(nproc)}
 # every kernel compiles, does not depend on it; with a GPU the kernels are compiled as in every
 # build. The test programs' C++ sources at -O0 (TUNEDREDUCE_UNOPTIMISED_TESTS: half their compile
 # time); the project's C++ sources keep the release optimisation.
-cuda_release=-DNDEBUG
-case "$archs" in *-virtual) cuda_release="-DNDEBUG -Xcicc -O0" ;; esac
+cuda_release=-DNDEBUG experiments=ON parts=2
+case "$archs" in *-virtual) cuda_release="-DNDEBUG -Xcicc -O0" experiments=OFF parts=1 ;; esac
 cmake -S . -B "$build" -G Ninja -DTUNEDREDUCE_CUDA_ARCHS="$archs" -DTUNEDREDUCE_WERROR=ON \
-  -DTUNEDREDUCE_EXPERIMENTS=ON -DCMAKE_CUDA_FLAGS_RELEASE="$cuda_release" \
+  -DTUNEDREDUCE_EXPERIMENTS=$experiments -DTR_PARTS=$parts -DCMAKE_CUDA_FLAGS_RELEASE="$cuda_release" \
   -DTUNEDREDUCE_UNOPTIMISED_TESTS=ON
 cmake --build "$build" -j "$jobs"
 ctest --test-dir "$build" --output-on-failure -j "$jobs" --timeout 900
