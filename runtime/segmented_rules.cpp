@@ -99,6 +99,11 @@ seg::SegParams builtin_segmented(DType dtype, Op op, const Segments& s, std::siz
     return p;
   }
   const std::uint64_t fill = filling_threads(dev);
+  // Rows of at least 1 KiB, fewer than 1024 of them: too few lanes in flight to hide the loads'
+  // latency with a group per row, so a block per row (the H200's tune: blocks of 128 for f32
+  // rows of 81-522 elements at 1-1023 rows; a warp per row of 512 floats at 2^16 ran at 0.959x
+  // CUB, of 256 doubles 0.873x, of 512 ints 0.809x; docs/performance.md 3.41).
+  const bool few_long = units >= 64 && count >= 2 && count < 1024;
   if (!fixed) {
     // Offsets: segments start anywhere, so a scalar head and tail each; by the mean length.
     p.vec = vmax;
@@ -124,7 +129,7 @@ seg::SegParams builtin_segmented(DType dtype, Op op, const Segments& s, std::siz
                  units <= 8                                                            ? units / 2
                  : units > 128 && units <= 256 && is_arg_op(op) && count * 256 >= fill ? units / 32
                                                                                        : units / 4;
-             base <= 32) {
+             base <= 32 && !few_long) {
     // Lanes with two vectors each up to 8 vectors a segment, then four or more each, but as
     // many lanes as it takes to fill the GPU. argmin/argmax of rows of 129-256 vectors keep to
     // lanes too where there are segments enough: a block's reduction of 16-byte results costs
@@ -144,8 +149,13 @@ seg::SegParams builtin_segmented(DType dtype, Op op, const Segments& s, std::siz
   // block's 8.7 on the H200, and 4 segments of 2^14 in 5.95 against 4.77.)
   if (4 * count >= 3 * sms || (total_bytes <= (std::uint64_t{4} << 20) && count >= 16) ||
       (total_bytes <= (std::uint64_t{1} << 20) && count >= 2)) {
-    // Four vectors a thread where the segment has them, and threads enough to fill the GPU.
-    const std::uint64_t by_fill = pow2_clamp((fill + count - 1) / count, 128, 1024);
+    // Four vectors a thread where the segment has them, and, for segments of more than 32 KiB,
+    // threads enough to fill the GPU. (Shorter ones keep to their length: the H200's tune took
+    // blocks of 128-256 for f32 rows of up to about 8K elements whatever their count, and rows
+    // of 4096 at 2^16-2^20 elements ran at 0.87-0.995x CUB with the 1024 the fill asks for,
+    // 1.00-1.04x with 256; docs/performance.md 3.41.)
+    const std::uint64_t by_fill = units > 2048 ? pow2_clamp((fill + count - 1) / count, 128, 1024)
+                                               : 0;
     // (Blocks of 1024 only where the count needs them to fill the GPU: the i32 sum's run at
     // 72-91 % of the floor on the H200, those of 512 at 102-104 %.)
     const std::uint64_t by_length =

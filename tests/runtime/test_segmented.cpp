@@ -87,6 +87,26 @@ TEST(SegmentedRules, ChooseByBytesPerSegmentAndCount) {
             "seg.block.b512.v4.fixed.f32.sum");
   EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::rows(1 << 16, 4096)),
             "seg.block.b256.v4.fixed.f32.sum");
+  // Rows of 1 KiB or more, fewer than 1024 of them: a block per row, not a group.
+  EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::rows(128, 512)),
+            "seg.block.b128.v4.fixed.f32.sum");
+  EXPECT_EQ(rule_of(DType::i32, Op::sum, Segments::rows(2, 256)),
+            "seg.block.b128.v4.fixed.i32.sum");
+  EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::rows(1024, 512)),
+            "seg.group.b256.g32.v4.fixed.f32.sum");
+  EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::rows(1, 512)),
+            "seg.group.b256.g32.v4.fixed.f32.sum");
+  EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::rows(512, 128)),
+            "seg.group.b256.g32.v4.fixed.f32.sum");  // 512 bytes a row
+  // Segments of up to 32 KiB keep to their length, however few: no block of 1024 to fill the GPU.
+  EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::rows(16, 4096)),
+            "seg.block.b256.v4.fixed.f32.sum");
+  EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::rows(256, 4096)),
+            "seg.block.b256.v4.fixed.f32.sum");
+  EXPECT_EQ(rule_of(DType::f64, Op::sum, Segments::rows(64, 4096)),
+            "seg.block.b512.v2.fixed.f64.sum");
+  EXPECT_EQ(rule_of(DType::f64, Op::sum, Segments::rows(64, 8192)),
+            "seg.block.b1024.v2.fixed.f64.sum");  // 64 KiB a segment: filled
   EXPECT_EQ(rule_of(DType::f32, Op::sum, Segments::rows(4, 1 << 22)),
             "seg.split.b512.v4.fixed.f32.sum");
   // Offsets: the balanced family unless the longest length is known and within 4x the mean.
