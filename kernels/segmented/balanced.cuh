@@ -101,7 +101,8 @@ __global__ void __launch_bounds__(block)
   const std::uint64_t len = hi - lo;
   const bool short_one = s < S && len <= short_vectors * V;
   T acc = OpT::identity();
-  if (short_one) acc = fold_range<T, OpT, In, short_group, V, 4>(in, lo, hi, lane % short_group, 0);
+  if (short_one)
+    acc = fold_range<T, OpT, In, short_group, V, 4, true>(in, lo, hi, lane % short_group, 0);
   acc = group_reduce<T, OpT, short_group>(acc);
   if (short_one && lane % short_group == 0)
     store_result(out + s, len > 0 ? acc : OpT::empty_result());
@@ -114,7 +115,7 @@ __global__ void __launch_bounds__(block)
     const std::uint64_t mlo = __shfl_sync(0xffffffffu, lo, leader);
     const std::uint64_t mhi = __shfl_sync(0xffffffffu, hi, leader);
     const std::uint64_t ms = __shfl_sync(0xffffffffu, s, leader);
-    T m = fold_range<T, OpT, In, 32, V, 4>(in, mlo, mhi, lane, 0);
+    T m = fold_range<T, OpT, In, 32, V, 4, true>(in, mlo, mhi, lane, 0);
     m = group_reduce<T, OpT, 32>(m);
     if (lane == 0) store_result(out + ms, m);
   }
@@ -360,8 +361,9 @@ __device__ __forceinline__ void fold_batch(const typename C::In* __restrict__ in
     T acc = OpT::identity();
     if (mine) {
       const Piece& p = pieces[k];
-      acc = fold_range<T, OpT, In, short_group, V, 4>(in, p.lo + (x0 - p.c), p.lo + (x1 - p.c), gl,
-                                                      p.idx0 + (x0 - p.c));
+      acc = fold_range<T, OpT, In, short_group, V, 4, true>(in, p.lo + (x0 - p.c),
+                                                            p.lo + (x1 - p.c), gl,
+                                                            p.idx0 + (x0 - p.c));
     }
     acc = group_reduce<T, OpT, short_group>(acc);
     if (mine && gl == 0) deliver(k, x0, x1, acc);
@@ -371,8 +373,8 @@ __device__ __forceinline__ void fold_batch(const typename C::In* __restrict__ in
     clip(k, x0, x1);
     if (x1 <= x0 || x1 - x0 <= short_elements) continue;
     const Piece& p = pieces[k];
-    T acc = fold_range<T, OpT, In, 32, V, 4>(in, p.lo + (x0 - p.c), p.lo + (x1 - p.c), lane,
-                                             p.idx0 + (x0 - p.c));
+    T acc = fold_range<T, OpT, In, 32, V, 4, true>(in, p.lo + (x0 - p.c), p.lo + (x1 - p.c), lane,
+                                                   p.idx0 + (x0 - p.c));
     acc = group_reduce<T, OpT, 32>(acc);
     if (lane == 0) deliver(k, x0, x1, acc);
   }
@@ -533,8 +535,9 @@ __device__ __forceinline__ void fold_list(const typename C::In* __restrict__ in,
     const int k = kb + int(lane / G);
     T acc = OpT::identity();
     if (k < n)
-      acc = fold_range<T, OpT, typename C::In, G, C::params.vec, 4>(in, list[k].lo, list[k].hi,
-                                                                    lane % G, list[k].idx0);
+      acc = fold_range<T, OpT, typename C::In, G, C::params.vec, 4, true>(in, list[k].lo,
+                                                                          list[k].hi, lane % G,
+                                                                          list[k].idx0);
     acc = group_reduce<T, OpT, G>(acc);
     if (k < n && lane % G == 0) put(out, head, tail, b, list[k], acc);
   }
@@ -692,7 +695,7 @@ __global__ void __launch_bounds__(block)
     for (std::uint64_t s = warp_id; s < S; s += all_warps) {
       std::uint64_t lo, hi;
       bounds.get(s, lo, hi);
-      T acc = fold_range<T, OpT, In, 32, P.vec, 4>(in, lo, hi, lane, 0);
+      T acc = fold_range<T, OpT, In, 32, P.vec, 4, true>(in, lo, hi, lane, 0);
       acc = group_reduce<T, OpT, 32>(acc);
       if (lane == 0) store_result(out + s, hi > lo ? acc : OpT::empty_result());
     }

@@ -108,7 +108,7 @@ inline constexpr int unroll_of = F == SegFamily::block || F == SegFamily::split 
 
 /// Lane \p lane of G lanes folds its share of in[lo, hi); element i gets index idx0 + (i - lo)
 /// (argmin / argmax; the other operators ignore it).
-template <class T, class OpT, class In, int G, int V, int U>
+template <class T, class OpT, class In, int G, int V, int U, bool EarlyEnds = false>
 __device__ __forceinline__ T fold_range(const In* __restrict__ in, std::uint64_t lo,
                                         std::uint64_t hi, unsigned lane, std::uint64_t idx0) {
   const OpT op;
@@ -127,7 +127,25 @@ __device__ __forceinline__ T fold_range(const In* __restrict__ in, std::uint64_t
   // value with its first vector's index (an input of only that value gives its first index);
   // the head and the tail take the full comparison, which keeps the first index in any order.
   if constexpr (is_arg_op_v<OpT> && V > 1) acc = arg_start<T, OpT>(lane < nvec, first + lane * V);
-  for (std::uint64_t k = lane; k < head; k += G) acc = fold_element(op, acc, in[lo + k], idx0 + k);
+  // EarlyEnds: the scalar head and tail (fewer than V elements each) are loaded first and folded
+  // last, so that their loads are in flight with the vectors' instead of a round trip each
+  // before and after them. (The balanced family's segments start anywhere: f32 sum, power-law
+  // lengths of mean 64, 8-10 % faster on the H200. Rows, whose starts are mostly aligned, ran
+  // 4-17 % slower with it: their group kernels keep the plain order; docs/performance.md 3.42.)
+  constexpr int HT = EarlyEnds && V > 1 ? (V - 1 + G - 1) / G : 1;  // of the head, of the tail
+  [[maybe_unused]] In hx[HT], tx[HT];
+  if constexpr (EarlyEnds && V > 1) {
+    const std::uint64_t tlo = vlo + nvec * V;
+#pragma unroll
+    for (int i = 0; i < HT; ++i) {
+      const std::uint64_t kh = lane + std::uint64_t(i) * G, kt = tlo + lane + std::uint64_t(i) * G;
+      if (kh < head) hx[i] = in[lo + kh];
+      if (kt < hi) tx[i] = in[kt];
+    }
+  } else {
+    for (std::uint64_t k = lane; k < head; k += G)
+      acc = fold_element(op, acc, in[lo + k], idx0 + k);
+  }
   std::uint64_t k = lane;
   if constexpr (V > 1) {
     const In* base = in + vlo;
@@ -185,8 +203,17 @@ __device__ __forceinline__ T fold_range(const In* __restrict__ in, std::uint64_t
     for (; k < nvec; k += G) acc = fold_element(op, acc, __ldg(in + vlo + k), idx0 + head + k);
   }
   const std::uint64_t tlo = vlo + nvec * V;
-  for (std::uint64_t t = tlo + lane; t < hi; t += G)
-    acc = fold_element(op, acc, in[t], idx0 + (t - lo));
+  if constexpr (EarlyEnds && V > 1) {
+#pragma unroll
+    for (int i = 0; i < HT; ++i) {
+      const std::uint64_t kh = lane + std::uint64_t(i) * G, kt = tlo + lane + std::uint64_t(i) * G;
+      if (kh < head) acc = fold_element(op, acc, hx[i], idx0 + kh);
+      if (kt < hi) acc = fold_element(op, acc, tx[i], idx0 + (kt - lo));
+    }
+  } else {
+    for (std::uint64_t t = tlo + lane; t < hi; t += G)
+      acc = fold_element(op, acc, in[t], idx0 + (t - lo));
+  }
   return acc;
 }
 
