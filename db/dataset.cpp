@@ -398,6 +398,15 @@ auto identity(const SegmentedWinnerRow& w) {
                          w.w.runtime_version, w.run_uuid, w.source);
 }
 
+/// What a winner row claims, less where it came from: two copies of one winner from two sources
+/// (a file imported again, shards that share a run) are no conflict.
+template <class Row>
+auto claim(const Row& w) {
+  auto id = identity(w);
+  std::get<std::tuple_size_v<decltype(id)> - 1>(id) = {};
+  return id;
+}
+
 void sort_segmented_winners(std::vector<SegmentedWinnerRow>& ws) {
   std::sort(ws.begin(), ws.end(), [](const SegmentedWinnerRow& a, const SegmentedWinnerRow& b) {
     return std::make_tuple(group_of(a), a.w.size_lo, a.w.count_lo) <
@@ -659,7 +668,7 @@ Dataset read_dataset_in_tx(Database& db) {
     if (auto why = bad_segmented_evidence(d.measurements.at(row.evidence), *key, w, w.kernel_id)) {
       skip_because("segmented_winners", w.id,
                    fmt::format("its evidence (measurement id {}) is {}", w.measurement_id,
-                               printable(*why, 200)));
+                               printable_message(*why)));
       continue;
     }
     if (w.runner_up_measurement_id) {
@@ -674,7 +683,7 @@ Dataset read_dataset_in_tx(Database& db) {
                                             w.runner_up_kernel_id)) {
         skip_because("segmented_winners", w.id,
                      fmt::format("its runner-up (measurement id {}) is {}",
-                                 *w.runner_up_measurement_id, printable(*why, 200)));
+                                 *w.runner_up_measurement_id, printable_message(*why)));
         continue;
       }
       row.runner_up = r->second;
@@ -1248,7 +1257,7 @@ std::vector<WinnerRow> resolve_winners(const std::vector<WinnerRow>& candidates,
     const Candidate* best = nullptr;
     bool contested = false;
     for (const Candidate* c : covering) {
-      if (identity(*c->row) != identity(*fastest->row)) contested = true;
+      if (claim(*c->row) != claim(*fastest->row)) contested = true;
       if (c != fastest && !within_noise(*c->m, *fastest->m)) continue;
       if (!best || identity(*c->row) < identity(*best->row)) best = c;
     }
@@ -1354,7 +1363,7 @@ std::vector<SegmentedWinnerRow> resolve_segmented_winners(
       const Candidate* best = nullptr;
       bool contested = false;
       for (const Candidate* c : covering) {
-        if (identity(*c->row) != identity(*fastest->row)) contested = true;
+        if (claim(*c->row) != claim(*fastest->row)) contested = true;
         if (c != fastest && !within_noise(*c->m, *fastest->m)) continue;
         if (!best || identity(*c->row) < identity(*best->row)) best = c;
       }

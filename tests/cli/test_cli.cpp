@@ -400,9 +400,9 @@ TEST(CliGrammar, BadInputIsExit2NamingTheOptionAndTheValue) {
       {{"tune", tune_dry, "--sizes", "2^50"}, "--sizes: size 1125899906842624 is above 2^40"},
       // Past 2^63 the value saturates: the message names the text, not the saturated number.
       {{"tune", tune_dry, "--sizes", "2^99"},
-       "--sizes: invalid size '2^99': more than 2^63 is above 2^40"},
+       "--sizes: invalid size '2^99': at least 2^63, above 2^40"},
       {{"tune", tune_dry, "--seg-counts", "1..2^70*2"},
-       "--seg-counts: invalid size '1..2^70*2': more than 2^63 is above 2^40"},
+       "--seg-counts: invalid size '1..2^70*2': at least 2^63, above 2^40"},
       {{"tune", tune_dry, "--sizes", "2^10,2^50..2^51*2"}, "--sizes: invalid size '2^50'"},
       {{"tune", tune_dry, "--sizes", "2^10,,2^12"}, "--sizes: empty item in '2^10,,2^12'"},
       {{"tune", tune_dry, "--sizes", "16M"}, "did you mean 16Mi?"},

@@ -192,6 +192,27 @@ TEST(Output, AFileThatCannotBeWrittenCompletelyLeavesNothingPartialBehind) {
   EXPECT_HAS(r.err, "it is a folder");
 }
 
+TEST(Output, DashOReplacesAReadOnlyFileAndASymbolicLinkNeverItsTarget) {
+  TempDir dir;
+  const std::string db = sample(dir).string();
+  // A read-only file is replaced (docs/cli.md: its folder decides, as for any rename).
+  const fs::path ro = dir / "ro.json";
+  db::test::write_file(ro, "old");
+  fs::permissions(ro, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  Result r = run({"db", "export", "--db", db, "-o", ro.string()}, Stdout::dev_null);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_file(ro).rfind("{", 0), 0u);
+  // A symbolic link is replaced by the new file; its target is not written through.
+  const fs::path target = dir / "target.txt", link = dir / "link.csv";
+  db::test::write_file(target, "target");
+  fs::create_symlink(target, link);
+  r = run({"report", "best", "--db", db, "--format", "csv", "-o", link.string()}, Stdout::dev_null);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(fs::is_symlink(link));
+  EXPECT_NE(read_file(link), "target");
+  EXPECT_EQ(read_file(target), "target");
+}
+
 TEST(Output, AMergeThatCannotBeWrittenLeavesNoFile) {
   TempDir dir;
   const std::string db = sample(dir).string();

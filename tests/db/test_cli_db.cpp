@@ -205,6 +205,25 @@ TEST(CliDb, NewerCompatibleIsReadableAndOlderIsMigrated) {
   EXPECT_EQ(r.out.find("FAILED"), std::string::npos) << r.out;
 }
 
+TEST(CliDb, MigrateNamesRowsThatBreakTheRowRulesAndExits9) {
+  TempDir dir;
+  const auto v4 = test::copy_fixture("schema_v4.db", dir);
+  {
+    // A time of zero breaks no CHECK of the old schema with the checks off, nor quick_check.
+    Connection c = Connection::open(v4, OpenMode::read_write);
+    c.exec("PRAGMA ignore_check_constraints = ON");
+    c.exec("UPDATE measurements SET median_us = 0 WHERE id = (SELECT min(id) FROM measurements)");
+  }
+  for (const char* done : {"schema version 4 -> 13", "(already current)"}) {
+    const ProcessResult r = cli({"db", "migrate", "--db", v4.string()});
+    EXPECT_EQ(r.exit_code, exit_code::db_check_failed) << r.err;
+    EXPECT_NE(r.out.find(done), std::string::npos) << r.out;
+    EXPECT_NE(r.err.find("median_us = 0: must be more than 0 microseconds"), std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("1 row(s) break the row rules"), std::string::npos) << r.err;
+  }
+}
+
 TEST(CliDb, AWriterHoldingTheLockPastTheTimeoutGivesExit4) {
   TempDir dir;
   const auto path = dir / "tune.db";
@@ -322,6 +341,53 @@ TEST(CliDb, HostileStringsArePrintedVerbatimAndSurviveExportImportMerge) {
   r = cli({"db", "merge", "--into", (dir / "m1.db").string(), a.string()});
   EXPECT_EQ(r.exit_code, exit_code::usage);
   EXPECT_NE(r.err.find("already exists"), std::string::npos) << r.err;
+}
+
+TEST(CliDb, ASkippedRowsTextIsEscapedOnceNotTwice) {
+  TempDir dir;
+  make_db(dir / "a.db", "GPU", real_id, 5);
+  {
+    // A host over the 256-byte limit that starts with an escape sequence.
+    Connection c = Connection::open(dir / "a.db", OpenMode::read_write);
+    c.exec("UPDATE runs SET host = char(27) || '[31m' || replace(hex(zeroblob(300)), '00', 'h')");
+  }
+  for (const char* action : {"export", "merge"}) {
+    std::vector<std::string> args = {"db", action};
+    if (std::string(action) == "export") {
+      args.insert(args.end(), {"--db", (dir / "a.db").string(), "-o", (dir / "a.json").string()});
+    } else {
+      args.insert(args.end(), {"--into", (dir / "m.db").string(), (dir / "a.db").string()});
+    }
+    const ProcessResult r = cli(args);
+    EXPECT_EQ(r.exit_code, exit_code::db_check_failed) << action << ": " << r.err;
+    // The value as db check shows it: the escape character as \x1b, once.
+    EXPECT_NE(r.err.find("host = '\\x1b[31mhhh"), std::string::npos) << action << ": " << r.err;
+    EXPECT_EQ(r.err.find("\\\\x1b"), std::string::npos) << action << ": " << r.err;
+    EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << action << ": " << r.err;
+  }
+}
+
+TEST(CliDb, EscapesFromATuneTomlAndANumberOutOfRangeAreNamedNotPassedOn) {
+  TempDir dir;
+  // An escape sequence in a tune.toml key reaches the error message escaped.
+  test::write_file(dir / "t.toml", "[space]\n\"\\u001b[31mred\" = 1\n");
+  ProcessResult r = cli({"tune", "--dry-run", "--config", (dir / "t.toml").string()});
+  EXPECT_EQ(r.exit_code, exit_code::usage) << r.err;
+  EXPECT_NE(r.err.find("unknown key '\\x1b[31mred'"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+  // A time past a double's range in an export is refused, naming where it is.
+  make_db(dir / "a.db", "GPU", real_id, 5);
+  r = cli({"db", "export", "--db", (dir / "a.db").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::size_t at = r.out.find("\"median_us\": ");
+  ASSERT_NE(at, std::string::npos);
+  std::string text = r.out;
+  text.replace(at, text.find_first_of(",\n", at) - at, "\"median_us\": 1e999");
+  test::write_file(dir / "big.json", text);
+  r = cli({"db", "import", (dir / "big.json").string(), "--db", (dir / "b.db").string()});
+  EXPECT_EQ(r.exit_code, exit_code::failure) << r.err;
+  EXPECT_NE(r.err.find("number out of range"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "b.db"));
 }
 
 TEST(CliDb, MergeNamesTheWinnerWhoseEvidenceRowWasDeleted) {

@@ -1014,6 +1014,10 @@ TEST(Export, WinnersOfBothL2ModesRoundTrip) {
   MergeStats s = import_dataset(fresh, dataset_from_json(doc, dir / "a.json"));
   EXPECT_EQ(s.winner_groups_changed, 2);  // (h100, f32, sum) cold and warm
   EXPECT_EQ(s.winner_conflicts, 0);
+  // The same file again: the same winners from another source are no conflict.
+  const MergeStats again = import_dataset(fresh, dataset_from_json(doc, dir / "a2.json"));
+  EXPECT_EQ(again.winner_conflicts, 0);
+  EXPECT_EQ(again.winner_groups_changed, 0);
   Dataset back = read_dataset(fresh);
   for (auto& [uuid, r] : back.runs) r.sources.clear();
   back.sources.clear();

@@ -100,7 +100,7 @@ RawSizes parse_sizes_text(std::string_view flag, std::string_view text, const st
   constexpr auto int_max = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
   for (const grammar::CountItem& it : items)
     if (it.value > int_max || it.to > int_max || (it.step && *it.step > int_max))
-      bad_flag(flag, fmt::format("invalid size '{}': more than 2^63 is above 2^40 = "
+      bad_flag(flag, fmt::format("invalid size '{}': at least 2^63, above 2^40 = "
                                  "1099511627776, the largest size or count a kernel accepts",
                                  it.text));
   auto located = [&](std::uint64_t v) {
