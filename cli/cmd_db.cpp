@@ -105,7 +105,14 @@ int info(const Options& o, bool json) {
   const db::Counts n = d.counts();
   std::error_code ec;
   const auto bytes = std::filesystem::file_size(loc.path, ec);
-  const std::string journal = c.query_text("PRAGMA journal_mode");
+  std::string journal = c.query_text("PRAGMA journal_mode");
+  // An immutable open ignores a -wal file and calls every file "delete"; the header tells what
+  // the file is (byte 18, its read version: 2 in WAL mode).
+  if (o.immutable) {
+    std::ifstream f(loc.path, std::ios::binary);
+    char header[19] = {};
+    if (f.read(header, sizeof header) && header[18] == 2) journal = "wal";
+  }
   const std::size_t bench_runs = db::bench_runs(d).size(),
                     bench_results = db::bench_results(d).size(),
                     segmented_bench = db::segmented_bench_results(d).size();

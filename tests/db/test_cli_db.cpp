@@ -390,6 +390,18 @@ TEST(CliDb, EscapesFromATuneTomlAndANumberOutOfRangeAreNamedNotPassedOn) {
   EXPECT_FALSE(fs::exists(dir / "b.db"));
 }
 
+TEST(CliDb, InfoAsImmutableSaysAFileInWalModeIsOne) {
+  TempDir dir;
+  make_db(dir / "a.db", "GPU", real_id, 5);  // the writer leaves it in WAL mode
+  for (const char* flag : {"--db", "--immutable"}) {
+    std::vector<std::string> args = {"db", "info", "--db", (dir / "a.db").string()};
+    if (std::string(flag) == "--immutable") args.push_back(flag);
+    const ProcessResult r = cli(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("journal mode wal"), std::string::npos) << flag << ": " << r.out;
+  }
+}
+
 TEST(CliDb, MergeNamesTheWinnerWhoseEvidenceRowWasDeleted) {
   TempDir dir;
   make_db(dir / "a.db", "GPU", real_id, 5);
