@@ -263,14 +263,19 @@ int info(const Options& o, bool json) {
 
 // --- check ---------------------------------------------------------------------------------------
 
-int check(const Options& o, bool full) {
-  DbLocation loc;
-  db::Database d = open_reader(o, loc);
+/// The ids of this binary's registries, whole-array and segmented (db check's "unknown" ids).
+std::set<std::string> known_kernel_ids() {
   std::set<std::string> known;
   for (const kernels::Entry& e : kernels::registry()) known.insert(e.id);
   for (const kernels::segmented::SegEntry& e : kernels::segmented::seg_registry())
     known.insert(e.id);
-  const db::CheckReport r = db::check_database(d, known, full);
+  return known;
+}
+
+int check(const Options& o, bool full) {
+  DbLocation loc;
+  db::Database d = open_reader(o, loc);
+  const db::CheckReport r = db::check_database(d, known_kernel_ids(), full);
   std::cout << "database:    " << loc.path.string() << "\n"
             << "schema:      version " << r.schema_version
             << " (this binary: " << db::schema_version << ")\n"
@@ -437,11 +442,7 @@ int migrate(const Options& o) {
   // Rows that break the row rules (db/row_rules.hpp) but no CHECK constraint pass SQLite's
   // quick_check and so the migration: each is named, and exit 9, as export and merge do, so that
   // no script takes the file for a clean one (readers skip those rows).
-  std::set<std::string> known;
-  for (const kernels::Entry& e : kernels::registry()) known.insert(e.id);
-  for (const kernels::segmented::SegEntry& e : kernels::segmented::seg_registry())
-    known.insert(e.id);
-  const db::CheckReport r = db::check_database(d, known, false);
+  const db::CheckReport r = db::check_database(d, known_kernel_ids(), false);
   if (r.row_findings.empty()) return exit_code::ok;
   for (const db::RowFinding& f : r.row_findings)
     std::cerr << "tunedreduce db migrate: " << f.text() << "\n";
