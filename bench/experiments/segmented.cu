@@ -14,7 +14,8 @@
 //   MEAN=unknown, which implies LONGEST=unknown: CUB's call),
 //   FLUSH=read|memset|none (experiment.hpp: cold L2 by default; launch latency outside the
 //   figures). Medians of 15 runs (5 where a run takes more than 2 ms).
-//   DIST=powerlaw|onehuge: variable segments (CSR, int64 offsets) instead of the grid, for each
+//   DIST=powerlaw|onehuge: variable segments (CSR, int64 offsets; SORT=asc|desc sorts their
+//   lengths; MEAN=unknown tells the library nothing) instead of the grid, for each
 //   total of TOTALS and mean length of MEANS=64,4096 (log-free, elements): powerlaw lengths
 //   from a Pareto law of index ALPHA (default 1.5; the smallest length mean / 3 at 1.5) in a
 //   random order; onehuge one segment of half the total at a random place and the others of the
@@ -284,7 +285,13 @@ int main(int argc, char** argv) {
     for (int lt : totals) {
       const std::uint64_t total = std::uint64_t{1} << lt;
       for (int mean : int_list("MEANS", {64, 4096})) {
-        const std::vector<std::uint64_t> len = dist_lengths(dist, total, mean, alpha);
+        std::vector<std::uint64_t> len = dist_lengths(dist, total, mean, alpha);
+        // SORT=asc|desc: the lengths in order (rows sorted by length, as some sparse formats
+        // keep them), the hardest order for a fixed share of segments a block.
+        if (const char* o = std::getenv("SORT")) {
+          if (std::strcmp(o, "asc") == 0) std::sort(len.begin(), len.end());
+          else std::sort(len.begin(), len.end(), std::greater<>());
+        }
         const std::uint64_t S = len.size();
         std::vector<std::int64_t> h(S + 1, 0);
         for (std::uint64_t i = 0; i < S; ++i) h[i + 1] = h[i] + std::int64_t(len[i]);
@@ -296,9 +303,10 @@ int main(int argc, char** argv) {
         p.num_segments = S;
         p.begin = off;
         p.end = off + 1;
-        p.mean_length = std::uint64_t(mean);
+        p.mean_length = unknown_mean ? 0 : std::uint64_t(mean);
         run_shape(lt, std::string(dist).substr(0, 5) + std::to_string(mean), total, S,
-                  Segments::csr(S, off, std::uint64_t(mean)), p, true, (S + 1) * 8);
+                  Segments::csr(S, off, unknown_mean ? 0 : std::uint64_t(mean)), p, true,
+                  (S + 1) * 8);
       }
     }
     return 0;
