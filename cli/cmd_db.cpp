@@ -37,7 +37,7 @@ constexpr const char* usage_text =
     "usage: tunedreduce db ACTION [OPTIONS]\n\n"
     "actions:\n"
     "  info                      devices, runs and row counts (--json: as JSON)\n"
-    "  check [--full] [--library LIB]\n"
+    "  check [--full] [--library LIB] [--json]\n"
     "                            quick_check (integrity_check with --full), schema version,\n"
     "                            rows naming kernel ids this binary lacks; with --library, the\n"
     "                            winner rows a built libtunedreduce.so has no kernel for\n"
@@ -272,10 +272,73 @@ std::set<std::string> known_kernel_ids() {
   return known;
 }
 
-int check(const Options& o, bool full) {
+/// `db check --json`: the report's facts as one object (text from the file as stored: JSON
+/// escapes it), every finding named as the text form names it.
+Json check_json(const DbLocation& loc, const db::CheckReport& r, bool full) {
+  const auto by_mode = [](const std::array<std::int64_t, 2>& m) {
+    return Json(Json::Object{{"cold", Json(m[static_cast<int>(db::L2Mode::cold)])},
+                             {"warm", Json(m[static_cast<int>(db::L2Mode::warm)])}});
+  };
+  Json out = Json::object();
+  out.set("database", loc.path.string());
+  out.set("location_from", loc.source);
+  out.set("schema_version", static_cast<std::int64_t>(r.schema_version));
+  out.set("binary_schema_version", static_cast<std::int64_t>(db::schema_version));
+  out.set("integrity_check", full ? "integrity_check" : "quick_check");
+  out.set("sound", r.sound());
+  Json integrity = Json::array();
+  for (const std::string& line : r.integrity) integrity.push_back(Json(line));
+  out.set("integrity", std::move(integrity));
+  out.set("foreign_key_violations", r.foreign_key_violations);
+  out.set("registry_manifest", kernels::manifest_hash());
+  Json unknown = Json::array();
+  for (const auto& [id, rows] : r.unknown_kernel_ids)
+    unknown.push_back(Json(Json::Object{{"id", Json(id)}, {"rows", Json(rows)}}));
+  out.set("unknown_kernel_ids", std::move(unknown));
+  out.set("winners",
+          Json(Json::Object{{"overlapping", by_mode(r.overlapping_by_mode)},
+                            {"without_ok_evidence", Json(r.winners_without_ok_evidence)}}));
+  Json bad_ids = Json::array();
+  for (std::int64_t id : r.bad_segmented_winner_ids) bad_ids.push_back(Json(id));
+  out.set("segmented_winners",
+          Json(Json::Object{{"overlapping", by_mode(r.overlapping_segmented_by_mode)},
+                            {"without_ok_evidence", Json(r.segmented_winners_without_ok_evidence)},
+                            {"ids", std::move(bad_ids)}}));
+  out.set("provenance", Json(Json::Object{{"measurements_on_another_models_gpu",
+                                           Json(r.measurements_on_another_models_gpu)},
+                                          {"runs_with_foreign_config_text",
+                                           Json(r.runs_with_foreign_config_text)}}));
+  Json rows = Json::array();
+  for (const db::RowFinding& f : r.row_findings)
+    rows.push_back(Json(Json::Object{{"table", Json(f.table)},
+                                     {"row", Json(f.row)},
+                                     {"id", Json(f.id)},
+                                     {"column", Json(f.column)},
+                                     {"value", Json(f.value)},
+                                     {"why", Json(f.why)}}));
+  out.set("row_findings", std::move(rows));
+  out.set("row_findings_cut", r.row_findings.size() >= db::CheckReport::max_row_findings);
+  out.set("ok", r.ok());
+  return out;
+}
+
+int check(const Options& o, bool full, bool json) {
   DbLocation loc;
   db::Database d = open_reader(o, loc);
   const db::CheckReport r = db::check_database(d, known_kernel_ids(), full);
+  if (json) {
+    // The same exit codes and error line as the text form; the facts on stdout.
+    std::cout << check_json(loc, r, full).dump(2) << "\n";
+    if (!r.sound()) {
+      std::cerr << "tunedreduce db check: error: " << db::quoted(loc.path)
+                << ": is corrupt (the integrity check failed)\n";
+      return exit_code::db_unusable;
+    }
+    if (r.ok()) return exit_code::ok;
+    std::cerr << "tunedreduce db check: error: " << db::quoted(loc.path)
+              << ": has rows this binary cannot use (see the JSON on stdout)\n";
+    return exit_code::db_check_failed;
+  }
   std::cout << "database:    " << loc.path.string() << "\n"
             << "schema:      version " << r.schema_version
             << " (this binary: " << db::schema_version << ")\n"
@@ -492,19 +555,24 @@ int cmd_db(int argc, char** argv) {
     return info(o, json);
   }
   if (action == "check") {
-    bool full = false;
+    bool full = false, json = false;
     std::string library;
     add_reader_options(desc, o);
     desc.add_options()("full", po::bool_switch(&full),
                        "PRAGMA integrity_check instead of quick_check")(
         "library", po::value<std::string>(&library)->value_name("LIB"),
         "also say which winner rows LIBRARY (a libtunedreduce.so, e.g. a deployment build) "
-        "cannot serve");
+        "cannot serve")("json", po::bool_switch(&json),
+                        "print the same facts as one JSON object (for scripts); the exit code "
+                        "is the same");
     if (parse_command_line(
             n, args.data(), desc, nullptr, vm, o.common,
-            "tunedreduce db check [--db PATH] [--full] [--immutable] [--library LIB]"))
+            "tunedreduce db check [--db PATH] [--full] [--immutable] [--library LIB] [--json]"))
       return exit_code::ok;
-    const int rc = check(o, full);
+    if (json && !library.empty())
+      throw Error("--json and --library exclude each other (the library's check prints text)",
+                  exit_code::usage);
+    const int rc = check(o, full, json);
     if (library.empty() || rc == exit_code::db_unusable) return rc;
     const int lib_rc = check_library(library,
                                      {resolve_db_path_for_reading(o.common.db).path.string()},

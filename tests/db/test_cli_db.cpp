@@ -515,6 +515,58 @@ TEST(CliDb, InfoCountsSegmentedWinnersAndCheckNamesTheBadOnes) {
   EXPECT_NE(r.err.find(quoted(path)), std::string::npos) << r.err;
 }
 
+// `db check --json`: the text form's facts as one object, the same exit codes, every finding
+// named; --library (whose check prints text) is refused beside it.
+TEST(CliDb, CheckAsJsonNamesEveryFindingWithTheTextFormsExitCode) {
+  TempDir dir;
+  make_db(dir / "good.db", "GPU", real_id, 5);
+  ProcessResult r = cli({"db", "check", "--db", (dir / "good.db").string(), "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  {
+    const Json j = Json::parse(r.out);
+    EXPECT_EQ(j.find("database")->as_string(), (dir / "good.db").string());
+    EXPECT_EQ(j.find("integrity_check")->as_string(), "quick_check");
+    EXPECT_TRUE(j.find("sound")->as_bool());
+    EXPECT_TRUE(j.find("ok")->as_bool());
+    EXPECT_TRUE(j.find("unknown_kernel_ids")->as_array().empty());
+    EXPECT_TRUE(j.find("row_findings")->as_array().empty());
+    EXPECT_EQ(j.find("winners")->find("overlapping")->find("cold")->as_int(), 0);
+    EXPECT_EQ(j.find("binary_schema_version")->as_int(), j.find("schema_version")->as_int());
+  }
+  r = cli({"db", "check", "--db", (dir / "good.db").string(), "--json", "--full"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Json::parse(r.out).find("integrity_check")->as_string(), "integrity_check");
+  // A retired kernel id and a row that breaks a row rule: exit 9 as the text form, both named.
+  make_db(dir / "old.db", "GPU", "retired_family.b64.two_pass.f32.sum", 5);
+  {
+    Connection c = Connection::open(dir / "old.db", OpenMode::read_write);
+    c.exec("PRAGMA ignore_check_constraints = ON; UPDATE winners SET n_lo = -1 WHERE id = 1;");
+  }
+  const ProcessResult text = cli({"db", "check", "--db", (dir / "old.db").string()});
+  r = cli({"db", "check", "--db", (dir / "old.db").string(), "--json"});
+  EXPECT_EQ(r.exit_code, exit_code::db_check_failed) << r.out << r.err;
+  EXPECT_EQ(r.exit_code, text.exit_code);
+  EXPECT_NE(r.err.find(quoted(dir / "old.db")), std::string::npos) << r.err;
+  {
+    const Json j = Json::parse(r.out);
+    EXPECT_FALSE(j.find("ok")->as_bool());
+    const Json::Array& unknown = j.find("unknown_kernel_ids")->as_array();
+    ASSERT_EQ(unknown.size(), 1u);
+    EXPECT_EQ(unknown[0].find("id")->as_string(), "retired_family.b64.two_pass.f32.sum");
+    EXPECT_EQ(unknown[0].find("rows")->as_int(), 2);
+    const Json::Array& rows = j.find("row_findings")->as_array();
+    ASSERT_FALSE(rows.empty()) << r.out;
+    EXPECT_EQ(rows[0].find("table")->as_string(), "winners");
+    EXPECT_EQ(rows[0].find("id")->as_int(), 1);
+    EXPECT_EQ(rows[0].find("column")->as_string(), "n_lo");
+    EXPECT_EQ(rows[0].find("value")->as_string(), "-1");
+    EXPECT_NE(text.out.find(rows[0].find("why")->as_string()), std::string::npos) << text.out;
+  }
+  r = cli({"db", "check", "--db", (dir / "good.db").string(), "--json", "--library", "x.so"});
+  EXPECT_EQ(r.exit_code, exit_code::usage) << r.err;
+  EXPECT_NE(r.err.find("--json and --library exclude each other"), std::string::npos) << r.err;
+}
+
 TEST(CliDb, HelpListsOnlyWhatAUserTypes) {
   // Positional arguments are named in the usage line, not listed as options; merge has no --db.
   ProcessResult r = cli({"db", "merge", "--help"});
