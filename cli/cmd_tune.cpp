@@ -24,6 +24,7 @@
 #include "common/error.hpp"
 #include "common/interrupt.hpp"
 #include "common/exit_codes.hpp"
+#include "common/json.hpp"
 #include "common/grammar.hpp"
 #include "common/names.hpp"
 #include "common/paths.hpp"
@@ -32,6 +33,7 @@
 #include "tuner/config.hpp"
 #include "tuner/devices.hpp"
 #include "tuner/driver.hpp"
+#include "kernels/segmented/segmented.hpp"
 #include "tuner/estimate.hpp"
 #include "tuner/gpu_runner.hpp"
 #include "tuner/progress.hpp"
@@ -46,11 +48,12 @@ namespace tunedreduce::cli {
 namespace {
 
 constexpr const char* usage_text =
-    "tunedreduce tune [--config FILE] [--dry-run | --replay DB] [--devices LIST|all] [--retune]\n"
-    "                 [overrides of tune.toml keys ...]\n\n"
+    "tunedreduce tune [--config FILE] [--dry-run [--json] | --replay DB] [--devices LIST|all]\n"
+    "                 [--retune] [overrides of tune.toml keys ...]\n\n"
     "Searches the kernel space of tune.toml on the GPU(s), records every measurement in the\n"
     "tuning database and stores the winners as size intervals. --dry-run prints the plan and an\n"
-    "estimate without a GPU; --replay DB runs the search over a database's measurements.\n"
+    "estimate without a GPU (--json: as one JSON object); --replay DB runs the search over a\n"
+    "database's measurements.\n"
     "Ctrl-C (SIGINT) or SIGTERM stops after the candidate in flight, commits what finished and\n"
     "exits 130; a second signal more than a second later ends it at once.\n\n"
     "List overrides (--families, --blocks, --dtypes, --sizes, ...) are comma-separated and may\n"
@@ -67,6 +70,7 @@ struct Options {
   std::string config = "tune.toml";
   bool config_given = false;
   bool dry_run = false;
+  bool json = false;  // --dry-run's plan as JSON
   std::optional<std::string> replay;
   std::optional<std::string> replay_device;
   std::string devices = "0";
@@ -170,8 +174,69 @@ tuner::ProgressFn progress_fn(const std::string& mode, tuner::ProgressPrinter& p
   return [&printer](const tuner::ProgressEvent& e) { printer(e); };
 }
 
+/// `tune --dry-run --json`: the plan's facts as the text form gives them, estimates in seconds.
+Json plan_json(const tuner::Plan& plan, const tuner::TuneConfig& cfg) {
+  const auto& p = cfg.measure;
+  Json out = Json::object();
+  out.set("configuration", cfg.source);
+  out.set("config_hash", tuner::config_hash(cfg));
+  out.set("strategy", cfg.strategy.name);
+  out.set("l2_mode", db::l2_mode_name(p.l2));
+  out.set("warmup", static_cast<std::int64_t>(p.warmup));
+  out.set("min_repeats", static_cast<std::int64_t>(p.min_repeats));
+  out.set("max_repeats", static_cast<std::int64_t>(p.max_repeats));
+  out.set("budget_ms", p.budget_ms);
+  out.set("bisection_depth",
+          cfg.bisect.enabled ? Json(static_cast<std::int64_t>(cfg.bisect.max_depth)) : Json());
+  out.set("devices", static_cast<std::int64_t>(plan.devices));
+  const auto count = [](double v) { return static_cast<std::int64_t>(std::llround(v)); };
+  Json keys = Json::array();
+  std::int64_t candidates = 0;
+  for (const tuner::KeyPlan& k : plan.keys) {
+    keys.push_back(Json(Json::Object{{"dtype", Json(dtype_name(k.dtype))},
+                                     {"op", Json(op_name(k.op))},
+                                     {"candidates", Json(static_cast<std::int64_t>(k.candidates))},
+                                     {"sizes", Json(static_cast<std::int64_t>(k.sizes))},
+                                     {"measurements", Json(count(k.measurements))},
+                                     {"bisection_measurements", Json(count(k.bisect_measurements))},
+                                     {"estimate_s", Json(k.seconds())}}));
+    candidates += static_cast<std::int64_t>(k.candidates);
+  }
+  out.set("keys", std::move(keys));
+  Json seg = Json::array();
+  std::int64_t points = 0, point_candidates = 0;
+  for (const tuner::SegKeyPlan& k : plan.segmented) {
+    seg.push_back(
+        Json(Json::Object{{"dtype", Json(dtype_name(k.dtype))},
+                          {"op", Json(op_name(k.op))},
+                          {"layout", Json(kernels::segmented::seg_layout_name(k.layout))},
+                          {"configurations", Json(static_cast<std::int64_t>(k.candidates))},
+                          {"points", Json(static_cast<std::int64_t>(k.points))},
+                          {"candidates", Json(static_cast<std::int64_t>(k.point_candidates))},
+                          {"measurements", Json(count(k.measurements))},
+                          {"bisection_measurements", Json(count(k.bisect_measurements))},
+                          {"estimate_s", Json(k.seconds())}}));
+    points += static_cast<std::int64_t>(k.points);
+    point_candidates += static_cast<std::int64_t>(k.point_candidates);
+  }
+  out.set("segmented", std::move(seg));
+  out.set("total", Json(Json::Object{{"keys", Json(static_cast<std::int64_t>(plan.keys.size()))},
+                                     {"candidates", Json(candidates)},
+                                     {"segmented_keys",
+                                      Json(static_cast<std::int64_t>(plan.segmented.size()))},
+                                     {"segmented_points", Json(points)},
+                                     {"segmented_candidates", Json(point_candidates)},
+                                     {"measurements", Json(count(plan.measurements()))},
+                                     {"estimate_s", Json(plan.seconds())}}));
+  return out;
+}
+
 int dry_run(const Options& o, const tuner::TuneConfig& cfg) {
   const tuner::Plan plan = tuner::make_plan(cfg, {}, count_devices_for_plan(o.devices));
+  if (o.json) {
+    std::cout << plan_json(plan, cfg).dump(2) << "\n";
+    return exit_code::ok;
+  }
   std::cout << "configuration: " << cfg.source << " (config hash " << tuner::config_hash(cfg)
             << ")\n";
   tuner::print_plan(std::cout, plan, cfg);
@@ -385,6 +450,7 @@ int cmd_tune(int argc, char** argv) {
                      "BIN/../share/tunedreduce/tune.toml)")(
       "dry-run", po::bool_switch(&o.dry_run),
       "print the candidates per key and an estimated time; needs no GPU")(
+      "json", po::bool_switch(&o.json), "with --dry-run: the plan as one JSON object")(
       "replay", po::value<std::string>()->value_name("DB")->notifier([&o](const std::string& v) {
         o.replay = v;
       }),
@@ -429,6 +495,11 @@ int cmd_tune(int argc, char** argv) {
 
   if (o.dry_run && o.replay)
     throw Error("--dry-run and --replay exclude each other", exit_code::usage);
+  if (o.json && !o.dry_run)
+    throw Error(
+        "--json is for --dry-run's plan; a run's winners are in the database "
+        "(`tunedreduce report best --format json`)",
+        exit_code::usage);
   if (o.progress != "auto" && o.progress != "bar" && o.progress != "lines" && o.progress != "off")
     throw Error("--progress: '" + o.progress + "' is not auto, bar, lines or off",
                 exit_code::usage);

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "synthetic.hpp"
+#include "common/json.hpp"
 #include "tests/db/test_util.hpp"
+#include "tuner/estimate.hpp"
 #include "tuner/config.hpp"
 #include "tuner/search_space.hpp"
 
@@ -27,10 +29,11 @@ TEST(CliTune, HelpListsTheOverrides) {
   const auto r = tune({"--help"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   for (const char* flag :
-       {"--config",       "--dry-run",      "--replay",    "--devices",    "--retune",
-        "--families",     "--blocks",       "--sizes",     "--strategy",   "--l2",
-        "--repeats",      "--bisect-depth", "--db",        "--log-level",  "--seg-keys",
-        "--seg-families", "--seg-layouts",  "--seg-sizes", "--seg-counts", "--seg-max-total"})
+       {"--config",       "--dry-run",      "--json",         "--replay",    "--devices",
+        "--retune",       "--families",     "--blocks",       "--sizes",     "--strategy",
+        "--l2",           "--repeats",      "--bisect-depth", "--db",        "--log-level",
+        "--seg-keys",     "--seg-families", "--seg-layouts",  "--seg-sizes", "--seg-counts",
+        "--seg-max-total"})
     EXPECT_HAS(r.out, flag);
   const auto top = run_process({TR_CLI, "--help"});
   EXPECT_HAS(top.out, "tune");
@@ -45,6 +48,47 @@ TEST(CliTune, DryRunPrintsThePlan) {
   EXPECT_HAS(r.out, "f32   sum           60      8           960");
   EXPECT_HAS(r.out, "i64   sum           60      8           960");
   EXPECT_HAS(r.out, "total: 2 keys (dtype, op), 120 candidates, 8 sizes each, 1948 measurements");
+}
+
+// --dry-run --json: the plan's facts as the text form gives them; --json without --dry-run is a
+// usage error that says where a run's winners are.
+TEST(CliTune, DryRunAsJsonHasTheTextFormsFigures) {
+  const auto text = tune({"--dry-run", "--config", TR_DEFAULT_TUNE_TOML});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  const auto r = tune({"--dry-run", "--json", "--config", TR_DEFAULT_TUNE_TOML});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json j = Json::parse(r.out);
+  EXPECT_EQ(j.find("configuration")->as_string(), std::string(TR_DEFAULT_TUNE_TOML));
+  EXPECT_HAS(text.out, "(config hash " + j.find("config_hash")->as_string() + ")");
+  EXPECT_EQ(j.find("strategy")->as_string(), "halving");
+  EXPECT_EQ(j.find("l2_mode")->as_string(), "cold");
+  const Json& total = *j.find("total");
+  EXPECT_EQ(total.find("keys")->as_int(), 35);
+  EXPECT_EQ(total.find("candidates")->as_int(), 9940);
+  EXPECT_EQ(total.find("segmented_keys")->as_int(), 6);
+  EXPECT_EQ(total.find("segmented_points")->as_int(), 324);
+  EXPECT_EQ(total.find("segmented_candidates")->as_int(), 3954);
+  EXPECT_HAS(text.out, std::to_string(total.find("measurements")->as_int()) +
+                           " measurements, estimated " +
+                           tuner::format_duration(total.find("estimate_s")->as_double()));
+  const Json::Array& keys = j.find("keys")->as_array();
+  ASSERT_EQ(keys.size(), 35u);
+  double sum = 0;
+  for (const Json& k : keys) sum += k.find("estimate_s")->as_double();
+  for (const Json& k : j.find("segmented")->as_array()) {
+    sum += k.find("estimate_s")->as_double();
+    if (k.find("dtype")->as_string() == "f32" && k.find("op")->as_string() == "sum") {
+      EXPECT_EQ(k.find("layout")->as_string(), "fixed");
+      EXPECT_EQ(k.find("points")->as_int(), 54);
+      EXPECT_EQ(k.find("candidates")->as_int(), 660);
+      EXPECT_EQ(k.find("measurements")->as_int(), 876);
+      EXPECT_EQ(k.find("bisection_measurements")->as_int(), 138);
+    }
+  }
+  EXPECT_LE(sum, total.find("estimate_s")->as_double());  // the workers' start on top
+  const auto bad = tune({"--json", "--config", TR_DEFAULT_TUNE_TOML});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_HAS(bad.err, "--json is for --dry-run's plan");
 }
 
 TEST(CliTune, DryRunOfTheDefaultFileWithOverrides) {
