@@ -48,12 +48,12 @@ namespace tunedreduce::cli {
 namespace {
 
 constexpr const char* usage_text =
-    "tunedreduce tune [--config FILE] [--dry-run [--json] | --replay DB] [--devices LIST|all]\n"
-    "                 [--retune] [overrides of tune.toml keys ...]\n\n"
+    "tunedreduce tune [--config FILE] [--dry-run | --replay DB] [--devices LIST|all] [--retune]\n"
+    "                 [--json] [overrides of tune.toml keys ...]\n\n"
     "Searches the kernel space of tune.toml on the GPU(s), records every measurement in the\n"
     "tuning database and stores the winners as size intervals. --dry-run prints the plan and an\n"
-    "estimate without a GPU (--json: as one JSON object); --replay DB runs the search over a\n"
-    "database's measurements.\n"
+    "estimate without a GPU; --replay DB runs the search over a database's measurements;\n"
+    "--json prints the plan or the winners as JSON (the progress stays on stderr).\n"
     "Ctrl-C (SIGINT) or SIGTERM stops after the candidate in flight, commits what finished and\n"
     "exits 130; a second signal more than a second later ends it at once.\n\n"
     "List overrides (--families, --blocks, --dtypes, --sizes, ...) are comma-separated and may\n"
@@ -70,7 +70,7 @@ struct Options {
   std::string config = "tune.toml";
   bool config_given = false;
   bool dry_run = false;
-  bool json = false;  // --dry-run's plan as JSON
+  bool json = false;  // the plan (--dry-run) or the winners as JSON
   std::optional<std::string> replay;
   std::optional<std::string> replay_device;
   std::string devices = "0";
@@ -260,9 +260,14 @@ int replay(const Options& o, const tuner::TuneConfig& cfg) {
   dopt.cancel = &g_cancel;
   const tuner::TuneOutcome out = tuner::run_tuning(cfg, runner, dopt);
   printer.finish();
+  const std::string label = device.fingerprint.name + " (" + device.key + ", replayed)";
+  // --json: an array of one device's winners (a run's has one a device model).
+  const auto print = [&] {
+    if (o.json) std::cout << Json(Json::Array{tuner::winners_json(out, label)}).dump(2) << "\n";
+    else tuner::print_winners(std::cout, out, label);
+  };
   if (out.cancelled) {
-    tuner::print_winners(std::cout, out,
-                         device.fingerprint.name + " (" + device.key + ", replayed)");
+    print();
     std::cerr << "tunedreduce tune: interrupted; nothing was written (replay)\n";
     return exit_code::interrupted;
   }
@@ -280,7 +285,7 @@ int replay(const Options& o, const tuner::TuneConfig& cfg) {
     std::cerr << "tunedreduce tune: warning: " << runner.missing() << " of "
               << runner.missing() + runner.answered()
               << " requests had no recorded measurement (treated as failed)\n";
-  tuner::print_winners(std::cout, out, device.fingerprint.name + " (" + device.key + ", replayed)");
+  print();
   return exit_code::ok;
 }
 
@@ -386,6 +391,7 @@ int real_run(const Options& o, const tuner::TuneConfig& cfg) {
   // Winners of the complete keys, then the run's end, per device.
   bool cancelled = false;
   std::exception_ptr first_error;
+  Json winners = Json::array();  // --json: one object a device model, printed after the loop
   for (DeviceRun& run : runs) {
     const auto rec = run.runners.front()->recording();
     if (!rec) throw Error("the GPU runner did not say where it recorded (no run or device row)");
@@ -396,9 +402,10 @@ int real_run(const Options& o, const tuner::TuneConfig& cfg) {
     }
     const tuner::RunEnded ended = session.end(*rec, run.outcome);
     cancelled |= run.outcome.cancelled;
-    tuner::print_winners(std::cout, run.outcome,
-                         run.fingerprint.name + " (" + run.gpus() + ", " + run.fingerprint.key() +
-                             ")");
+    const std::string label =
+        run.fingerprint.name + " (" + run.gpus() + ", " + run.fingerprint.key() + ")";
+    if (o.json) winners.push_back(tuner::winners_json(run.outcome, label));
+    else tuner::print_winners(std::cout, run.outcome, label);
     std::cerr << run.gpus() << ": winners of " << ended.keys_stored << " keys"
               << (ended.segmented_stored ? " and " + std::to_string(ended.segmented_stored) +
                                                " segmented keys and layouts"
@@ -406,6 +413,7 @@ int real_run(const Options& o, const tuner::TuneConfig& cfg) {
               << " stored in '" << loc.path.string() << "' (run " << rec->run_id << ", "
               << run.outcome.requests << " requests)\n";
   }
+  if (o.json) std::cout << winners.dump(2) << "\n";
   if (first_error) std::rethrow_exception(first_error);
   if (cancelled || g_cancel.load()) {
     std::cerr << "tunedreduce tune: interrupted; finished measurements and the winners of "
@@ -450,7 +458,9 @@ int cmd_tune(int argc, char** argv) {
                      "BIN/../share/tunedreduce/tune.toml)")(
       "dry-run", po::bool_switch(&o.dry_run),
       "print the candidates per key and an estimated time; needs no GPU")(
-      "json", po::bool_switch(&o.json), "with --dry-run: the plan as one JSON object")(
+      "json", po::bool_switch(&o.json),
+      "print the plan (--dry-run) as one JSON object, or the winners as a JSON array of one "
+      "object a device model")(
       "replay", po::value<std::string>()->value_name("DB")->notifier([&o](const std::string& v) {
         o.replay = v;
       }),
@@ -495,11 +505,6 @@ int cmd_tune(int argc, char** argv) {
 
   if (o.dry_run && o.replay)
     throw Error("--dry-run and --replay exclude each other", exit_code::usage);
-  if (o.json && !o.dry_run)
-    throw Error(
-        "--json is for --dry-run's plan; a run's winners are in the database "
-        "(`tunedreduce report best --format json`)",
-        exit_code::usage);
   if (o.progress != "auto" && o.progress != "bar" && o.progress != "lines" && o.progress != "off")
     throw Error("--progress: '" + o.progress + "' is not auto, bar, lines or off",
                 exit_code::usage);

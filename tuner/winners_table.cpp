@@ -171,4 +171,56 @@ void print_winners(std::ostream& os, const TuneOutcome& outcome, const std::stri
   print_segmented(os, outcome);
 }
 
+Json winners_json(const TuneOutcome& outcome, const std::string& device) {
+  const auto opt = [](const std::optional<double>& v) { return v ? Json(*v) : Json(); };
+  const auto result = [&](Json::Object o, const Result& w, const std::optional<Result>& runner_up,
+                          const std::optional<double>& margin) {
+    o.emplace_back("kernel", Json(w.kernel_id));
+    o.emplace_back("median_us", opt(w.median_us));
+    o.emplace_back("at_n", Json(static_cast<std::int64_t>(w.n)));
+    o.emplace_back("gbps", opt(result_gbps(w)));
+    o.emplace_back("runner_up", runner_up ? Json(runner_up->kernel_id) : Json());
+    o.emplace_back("margin", opt(margin));
+    return Json(std::move(o));
+  };
+  const auto u = [](std::uint64_t v) { return Json(static_cast<std::int64_t>(v)); };
+  std::optional<L2Mode> mode;
+  Json keys = Json::array();
+  for (const KeyOutcome& k : outcome.keys) {
+    if (!k.complete) continue;
+    mode = k.l2_mode;
+    Json intervals = Json::array();
+    for (const IntervalWinner& w : k.bisect.intervals)
+      intervals.push_back(
+          result({{"n_lo", u(w.n_lo)}, {"n_hi", u(w.n_hi)}}, w.winner, w.runner_up, w.margin));
+    keys.push_back(Json(Json::Object{{"dtype", Json(dtype_name(k.dtype))},
+                                     {"op", Json(op_name(k.op))},
+                                     {"intervals", std::move(intervals)}}));
+  }
+  Json seg = Json::array();
+  for (const SegKeyOutcome& k : outcome.segmented) {
+    if (!k.complete) continue;
+    mode = k.l2_mode;
+    Json rects = Json::array();
+    for (const SegRectangle& r : k.rectangles.rectangles)
+      rects.push_back(result({{"size_lo", u(r.size_lo)},
+                              {"size_hi", u(r.size_hi)},
+                              {"count_lo", u(r.count_lo)},
+                              {"count_hi", u(r.count_hi)},
+                              {"points", u(r.points)}},
+                             r.winner, r.runner_up, r.margin));
+    seg.push_back(Json(Json::Object{{"dtype", Json(dtype_name(k.dtype))},
+                                    {"op", Json(op_name(k.op))},
+                                    {"layout", Json(kseg::seg_layout_name(k.layout))},
+                                    {"rectangles", std::move(rects)}}));
+  }
+  Json out = Json::object();
+  out.set("device", device);
+  out.set("l2_mode", mode ? Json(db::l2_mode_name(*mode)) : Json());
+  out.set("complete", !outcome.cancelled);
+  out.set("keys", std::move(keys));
+  out.set("segmented", std::move(seg));
+  return out;
+}
+
 }  // namespace tunedreduce::tuner

@@ -50,8 +50,7 @@ TEST(CliTune, DryRunPrintsThePlan) {
   EXPECT_HAS(r.out, "total: 2 keys (dtype, op), 120 candidates, 8 sizes each, 1948 measurements");
 }
 
-// --dry-run --json: the plan's facts as the text form gives them; --json without --dry-run is a
-// usage error that says where a run's winners are.
+// --dry-run --json: the plan's facts as the text form gives them.
 TEST(CliTune, DryRunAsJsonHasTheTextFormsFigures) {
   const auto text = tune({"--dry-run", "--config", TR_DEFAULT_TUNE_TOML});
   ASSERT_EQ(text.exit_code, 0) << text.err;
@@ -86,9 +85,6 @@ TEST(CliTune, DryRunAsJsonHasTheTextFormsFigures) {
     }
   }
   EXPECT_LE(sum, total.find("estimate_s")->as_double());  // the workers' start on top
-  const auto bad = tune({"--json", "--config", TR_DEFAULT_TUNE_TOML});
-  EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_HAS(bad.err, "--json is for --dry-run's plan");
 }
 
 TEST(CliTune, DryRunOfTheDefaultFileWithOverrides) {
@@ -242,6 +238,34 @@ TEST(CliTune, ReplayPrintsTheWinners) {
   EXPECT_HAS(r.out, "runner-up");
   // Bisection midpoints are not recorded in this database: reported, not fatal.
   EXPECT_HAS(r.err, "requests had no recorded measurement (treated as failed)");
+
+  // --json: the same winners, an array of one object a device model, the progress on stderr.
+  const auto j =
+      tune({"--config", data + "/small.toml", "--replay", path, "--progress", "lines", "--json"});
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  EXPECT_HAS(j.err, "tune: i64 sum done: ");
+  const Json doc = Json::parse(j.out);
+  ASSERT_EQ(doc.as_array().size(), 1u);
+  const Json& dev = doc.as_array()[0];
+  EXPECT_HAS(dev.find("device")->as_string(), "NVIDIA H100 80GB HBM3 (");
+  EXPECT_EQ(dev.find("l2_mode")->as_string(), "cold");
+  EXPECT_TRUE(dev.find("complete")->as_bool());
+  const Json::Array& keys = dev.find("keys")->as_array();
+  ASSERT_EQ(keys.size(), 2u);
+  for (const Json& k : keys) {
+    const Json::Array& iv = k.find("intervals")->as_array();
+    ASSERT_FALSE(iv.empty());
+    EXPECT_EQ(iv.front().find("n_lo")->as_int(), 1);
+    EXPECT_EQ(iv.back().find("n_hi")->as_int(), std::int64_t{1099511627776});
+    for (std::size_t i = 1; i < iv.size(); ++i)  // the intervals tile the sizes
+      EXPECT_EQ(iv[i].find("n_lo")->as_int(), iv[i - 1].find("n_hi")->as_int() + 1);
+    for (const Json& w : iv) {
+      // Every winner, with its time, is a row of the text table.
+      EXPECT_HAS(r.out, w.find("kernel")->as_string());
+      EXPECT_GT(w.find("median_us")->as_double(), 0.0);
+    }
+  }
+  EXPECT_TRUE(dev.find("segmented")->as_array().empty());
 
   // Warm L2 was never recorded: no request has a measurement, which is an error (exit 1) that
   // says why, not an empty winners table.
