@@ -59,6 +59,12 @@ void check_segments(const Segments& s, DType dtype, Op op) {
   }
 }
 
+/// One row of the rows layout is a whole-array reduction of its elements, and the library runs
+/// the whole-array path for it (its tuned winners or rules, both calls, graph capture alike): on
+/// the H200 (f32 sum, cold L2) 4.99 / 5.89 / 20.2 µs at 2^16 / 2^20 / 2^24 elements where the
+/// split family took 6.2 / 6.8 / 22.7, and level with it at 2^28 (docs/performance.md 3.45).
+bool one_row(const Segments& s) { return s.layout == SegmentLayout::rows && s.count == 1; }
+
 /// Bytes and alignment of one result of (dtype, op).
 std::size_t result_alignment(DType dtype, Op op) {
   return is_arg_op(op) ? 8 : dtype_size(result_dtype(dtype, op));
@@ -138,6 +144,27 @@ Runtime::SegPick Runtime::pick_segmented(const DeviceState& st, DType dtype, Op 
 
 SegmentedConfig Runtime::lookup_segmented(DType dtype, Op op, const Segments& s, int device) {
   check_segments(s, dtype, op);
+  if (one_row(s)) {
+    // The whole-array reduction's configuration (its lookup: the cached call's).
+    const Config w = lookup(dtype, op, s.size, device);
+    SegmentedConfig c;
+    c.kernel_id = w.kernel_id;
+    c.family = "whole";
+    c.block = w.block;
+    c.group = w.block;
+    c.vec = 1;
+    c.level = w.level;
+    c.size_lo = w.n_lo;
+    c.size_hi = w.n_hi;
+    c.count_lo = c.count_hi = w.level == Level::builtin_default ? 0 : 1;
+    c.source = w.source;
+    c.tuned_on = w.tuned_on;
+    c.tuned_median_us = w.tuned_median_us;
+    c.cache_state = w.cache_state;
+    c.stale = w.stale;
+    c.device = w.device;
+    return c;
+  }
   const DeviceState& st = lookup_state(device);
   const SegPick pick = pick_segmented(st, dtype, op, s, 256);
   const seg::SegParams& p = pick.params;
@@ -213,6 +240,11 @@ unsigned long long* Runtime::split_counter(const seg::SegEntry& entry, int devic
 
 void Runtime::segmented_reduce(void* d_temp, std::size_t& temp_bytes, const void* d_in, void* d_out,
                                const Segments& s, DType dtype, Op op, cudaStream_t stream) {
+  if (one_row(s)) {
+    check_segments(s, dtype, op);
+    reduce(d_temp, temp_bytes, d_in, d_out, s.size, dtype, op, stream);
+    return;
+  }
   if (!d_temp) {
     // Size query: the problem is checked, no pointer, nothing is enqueued.
     check_segments(s, dtype, op);
@@ -265,6 +297,11 @@ void Runtime::segmented_reduce(void* d_temp, std::size_t& temp_bytes, const void
 
 void Runtime::segmented_reduce(const void* d_in, void* d_out, const Segments& s, DType dtype, Op op,
                                cudaStream_t stream) {
+  if (one_row(s)) {
+    check_segments(s, dtype, op);
+    reduce(d_in, d_out, s.size, dtype, op, stream);
+    return;
+  }
   if (s.count == 0) {
     check_segments(s, dtype, op);
     return;

@@ -107,10 +107,13 @@ struct Segments {
 /// The kernel a segmented reduction would run. Strings live until the process ends.
 struct SegmentedConfig {
   const char* kernel_id = "";  ///< e.g. "seg.group.b256.g8.v4.fixed.f32.sum"
-  const char* family = "";     ///< "thread", "group", "block", "split", "tile" or "balanced"
-  int block = 0;               ///< threads per block
-  int group = 0;               ///< lanes per segment (thread 1, group 2..32, block/split: block)
-  int vec = 1;                 ///< elements per load (16 bytes' worth, or 1)
+  /// "thread", "group", "block", "split", "tile" or "balanced"; "whole" for one row of the rows
+  /// layout, which is the whole-array reduction of its elements: kernel_id, block, level and the
+  /// tuned interval (size_lo, size_hi; counts 1, 1) are then lookup()'s for seg.size.
+  const char* family = "";
+  int block = 0;  ///< threads per block
+  int group = 0;  ///< lanes per segment (thread 1, group 2..32, block/split: block)
+  int vec = 1;    ///< elements per load (16 bytes' worth, or 1)
   std::uint64_t blocks_per_segment = 1;  ///< the split family's blocks per segment, else 1
   /// Level::exact (this device's tuned winner), Level::same_model (a device of the same model),
   /// or Level::builtin_default (the built-in rules; no database row contains the shape, or its
@@ -129,21 +132,23 @@ struct SegmentedConfig {
 };
 
 /// The kernel segmented_reduce would run for \p seg on \p device (-1: the current one), with
-/// the input 256-byte aligned: the tuned winner whose rectangle contains (seg.size, seg.count)
-/// (offsets: (seg.mean_length, seg.count), only where seg.max_length says the lengths are close
-/// to their mean; else the balanced family of the rules), rows of the preferred cache_state()
-/// first, this device before the same model; else the built-in rules.
-/// Throws ReduceError for an invalid dtype/op/layout or an operator without segmented kernels.
+/// the input 256-byte aligned: for one row (rows layout, seg.count 1) the whole-array
+/// reduction's, as lookup() gives it; else the tuned winner whose rectangle contains (seg.size,
+/// seg.count) (offsets: (seg.mean_length, seg.count), only where seg.max_length says the lengths
+/// are close to their mean; else the balanced family of the rules), rows of the preferred
+/// cache_state() first, this device before the same model; else the built-in rules. Throws
+/// ReduceError for an invalid dtype/op/layout or an operator without segmented kernels.
 SegmentedConfig lookup_segmented(DType dtype, Op op, const Segments& seg, int device = -1);
 
 /// d_out[s] = the reduction of segment s, for s < seg.count (the result type of (dtype, op);
 /// argmin and argmax write an IndexedValue whose index is the position within the segment, -1
 /// for an empty segment). An empty segment gives what the whole-array reduction gives for
-/// n == 0. Every operator but exact_sum. The workspace (the split family's partials only) is
-/// cached per (device, stream) as for reduce(); CUDA graph capture works as for reduce().
-/// Throws ReduceError naming the argument at fault; nothing is launched then. With checked
-/// offsets (Segments::checked()), a bad segment is ReduceError(invalid_argument) naming it and
-/// its offsets, and a stream under graph capture ReduceError(unsupported).
+/// n == 0. Every operator but exact_sum. One row (rows layout, seg.count 1) runs the whole-array
+/// reduction of its elements (reduce(), both calls alike). The workspace (the split family's
+/// partials only) is cached per (device, stream) as for reduce(); CUDA graph capture works as for
+/// reduce(). Throws ReduceError naming the argument at fault; nothing is launched then. With
+/// checked offsets (Segments::checked()), a bad segment is ReduceError(invalid_argument) naming it
+/// and its offsets, and a stream under graph capture ReduceError(unsupported).
 void segmented_reduce(const void* d_in, void* d_out, const Segments& seg, DType dtype, Op op,
                       cudaStream_t stream);
 

@@ -331,6 +331,56 @@ TEST(SegmentedArguments, LaunchesTheRuleAndGivesTheSplitFamilyAWorkspace) {
   EXPECT_NE(std::string(c.source).find("built-in"), std::string::npos);
 }
 
+// One row is the whole-array reduction of its elements: both calls run reduce()'s kernel (the
+// whole-array launch, its workspace and size query), and lookup_segmented says "whole" with
+// lookup()'s kernel; two rows stay segmented.
+TEST(SegmentedArguments, OneRowRunsTheWholeArrayReduction) {
+  Device0 d;
+  Runtime& rt = *d.t.rt;
+  cudaStream_t s = reinterpret_cast<cudaStream_t>(0x77);
+  const std::uint64_t n = 1 << 22;
+  rt.segmented_reduce(d.in, d.out, Segments::rows(1, n), DType::f32, Op::sum, s);
+  EXPECT_TRUE(d.t.fake->seg_launches().empty());
+  auto l = d.t.fake->launches();
+  ASSERT_EQ(l.size(), 1u);
+  const Config w = rt.lookup(DType::f32, Op::sum, n, 0);
+  EXPECT_EQ(l[0].kernel_id, w.kernel_id);
+  EXPECT_EQ(l[0].args.n, n);
+  EXPECT_EQ(l[0].args.in, d.in);
+  EXPECT_EQ(l[0].args.out, d.out);
+  // The two-phase call: reduce()'s size query and launch, in the caller's storage.
+  std::size_t bytes = 0, whole = 0;
+  rt.segmented_reduce(nullptr, bytes, d.in, d.out, Segments::rows(1, n), DType::f32, Op::sum, s);
+  rt.reduce(nullptr, whole, d.in, d.out, n, DType::f32, Op::sum, s);
+  EXPECT_EQ(bytes, whole);
+  void* temp = reinterpret_cast<void*>(0x7000'3000'0000);
+  d.t.fake->set_pointer(temp, {MemoryKind::device, 0});
+  rt.segmented_reduce(temp, bytes, d.in, d.out, Segments::rows(1, n), DType::f32, Op::sum, s);
+  l = d.t.fake->launches();
+  ASSERT_EQ(l.size(), 2u);
+  EXPECT_EQ(l[1].args.workspace, temp);
+  // A row of no element: the empty result, d_in may be null (as for reduce() of n = 0).
+  rt.segmented_reduce(nullptr, d.out, Segments::rows(1, 0), DType::f32, Op::argmax, s);
+  EXPECT_EQ(d.t.fake->launches().size(), 3u);
+  // Bad arguments are still named.
+  expect_status(
+      [&] { rt.segmented_reduce(nullptr, d.out, Segments::rows(1, 8), DType::f32, Op::sum, s); },
+      Status::invalid_argument, "d_in is a null pointer");
+  expect_status(
+      [&] { rt.segmented_reduce(d.in, d.out, Segments::rows(1, 8), DType::f32, Op::exact_sum, s); },
+      Status::invalid_argument, "has no segmented kernels");
+  const SegmentedConfig c = rt.lookup_segmented(DType::f32, Op::sum, Segments::rows(1, n), 0);
+  EXPECT_STREQ(c.family, "whole");
+  EXPECT_STREQ(c.kernel_id, w.kernel_id);
+  EXPECT_EQ(c.level, w.level);
+  EXPECT_EQ(c.block, w.block);
+  // Two rows: the segmented kernels.
+  rt.segmented_reduce(d.in, d.out, Segments::rows(2, n / 2), DType::f32, Op::sum, s);
+  EXPECT_EQ(d.t.fake->seg_launches().size(), 1u);
+  EXPECT_STRNE(rt.lookup_segmented(DType::f32, Op::sum, Segments::rows(2, n / 2), 0).family,
+               "whole");
+}
+
 TEST(SegmentedArguments, CheckedOffsetsAreCheckedBeforeTheLaunchOnlyWhenAsked) {
   Device0 d;
   Runtime& rt = *d.t.rt;
