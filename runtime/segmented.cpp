@@ -61,8 +61,9 @@ void check_segments(const Segments& s, DType dtype, Op op) {
 
 /// One row of the rows layout is a whole-array reduction of its elements, and the library runs
 /// the whole-array path for it (its tuned winners or rules, both calls, graph capture alike): on
-/// the H200 (f32 sum, cold L2) 4.99 / 5.89 / 20.2 µs at 2^16 / 2^20 / 2^24 elements where the
-/// split family took 6.2 / 6.8 / 22.7, and level with it at 2^28 (docs/performance.md 3.45).
+/// the H200 (f32 sum, cold L2, built-in rules) 4.90 / 5.92 / 19.97 µs at 2^16 / 2^20 / 2^24
+/// elements where the split family took 6.0 / 6.9 / 22.8, level at 2^28 (docs/performance.md
+/// 3.45).
 bool one_row(const Segments& s) { return s.layout == SegmentLayout::rows && s.count == 1; }
 
 /// Bytes and alignment of one result of (dtype, op).
