@@ -322,22 +322,27 @@ Json check_json(const DbLocation& loc, const db::CheckReport& r, bool full) {
   return out;
 }
 
+/// `db check`'s exit code and error line, the same for the text and the JSON form: a corrupt
+/// file, rows this binary cannot use (\p where: where the findings were printed), or ok.
+int check_verdict(const DbLocation& loc, const db::CheckReport& r, const char* where) {
+  if (!r.sound()) {
+    std::cerr << "tunedreduce db check: error: " << db::quoted(loc.path)
+              << ": is corrupt (the integrity check failed)\n";
+    return exit_code::db_unusable;
+  }
+  if (r.ok()) return exit_code::ok;
+  std::cerr << "tunedreduce db check: error: " << db::quoted(loc.path)
+            << ": has rows this binary cannot use (" << where << ")\n";
+  return exit_code::db_check_failed;
+}
+
 int check(const Options& o, bool full, bool json) {
   DbLocation loc;
   db::Database d = open_reader(o, loc);
   const db::CheckReport r = db::check_database(d, known_kernel_ids(), full);
   if (json) {
-    // The same exit codes and error line as the text form; the facts on stdout.
     std::cout << check_json(loc, r, full).dump(2) << "\n";
-    if (!r.sound()) {
-      std::cerr << "tunedreduce db check: error: " << db::quoted(loc.path)
-                << ": is corrupt (the integrity check failed)\n";
-      return exit_code::db_unusable;
-    }
-    if (r.ok()) return exit_code::ok;
-    std::cerr << "tunedreduce db check: error: " << db::quoted(loc.path)
-              << ": has rows this binary cannot use (see the JSON on stdout)\n";
-    return exit_code::db_check_failed;
+    return check_verdict(loc, r, "see the JSON on stdout");
   }
   std::cout << "database:    " << loc.path.string() << "\n"
             << "schema:      version " << r.schema_version
@@ -345,9 +350,7 @@ int check(const Options& o, bool full, bool json) {
             << (full ? "integrity:   " : "quick_check: ") << (r.sound() ? "ok" : "FAILED") << "\n";
   if (!r.sound()) {
     for (const std::string& line : r.integrity) std::cout << "  " << line << "\n";
-    std::cerr << "tunedreduce db check: error: " << db::quoted(loc.path)
-              << ": is corrupt (the integrity check failed)\n";
-    return exit_code::db_unusable;
+    return check_verdict(loc, r, "see above");
   }
   std::cout << "foreign keys: "
             << (r.foreign_key_violations ? fmt::format("{} violations", r.foreign_key_violations)
@@ -394,14 +397,8 @@ int check(const Options& o, bool full, bool json) {
               << " break the row rules (table, row, column = value: why):\n";
     for (const db::RowFinding& f : r.row_findings) std::cout << "  " << f.text() << "\n";
   }
-  if (r.ok()) {
-    std::cout << "result:      ok\n";
-    return exit_code::ok;
-  }
-  std::cout << "result:      problems found\n";
-  std::cerr << "tunedreduce db check: error: " << db::quoted(loc.path)
-            << ": has rows this binary cannot use (see above)\n";
-  return exit_code::db_check_failed;
+  std::cout << "result:      " << (r.ok() ? "ok" : "problems found") << "\n";
+  return check_verdict(loc, r, "see above");
 }
 
 // --- export / import -----------------------------------------------------------------------------

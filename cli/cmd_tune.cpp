@@ -182,51 +182,50 @@ Json plan_json(const tuner::Plan& plan, const tuner::TuneConfig& cfg) {
   out.set("config_hash", tuner::config_hash(cfg));
   out.set("strategy", cfg.strategy.name);
   out.set("l2_mode", db::l2_mode_name(p.l2));
+  const auto u = [](std::uint64_t v) { return Json(static_cast<std::int64_t>(v)); };
+  const auto count = [](double v) { return Json(static_cast<std::int64_t>(std::llround(v))); };
   out.set("warmup", static_cast<std::int64_t>(p.warmup));
   out.set("min_repeats", static_cast<std::int64_t>(p.min_repeats));
   out.set("max_repeats", static_cast<std::int64_t>(p.max_repeats));
   out.set("budget_ms", p.budget_ms);
   out.set("bisection_depth",
           cfg.bisect.enabled ? Json(static_cast<std::int64_t>(cfg.bisect.max_depth)) : Json());
-  out.set("devices", static_cast<std::int64_t>(plan.devices));
-  const auto count = [](double v) { return static_cast<std::int64_t>(std::llround(v)); };
+  out.set("devices", u(plan.devices));
   Json keys = Json::array();
-  std::int64_t candidates = 0;
+  std::uint64_t candidates = 0;
   for (const tuner::KeyPlan& k : plan.keys) {
     keys.push_back(Json(Json::Object{{"dtype", Json(dtype_name(k.dtype))},
                                      {"op", Json(op_name(k.op))},
-                                     {"candidates", Json(static_cast<std::int64_t>(k.candidates))},
-                                     {"sizes", Json(static_cast<std::int64_t>(k.sizes))},
-                                     {"measurements", Json(count(k.measurements))},
-                                     {"bisection_measurements", Json(count(k.bisect_measurements))},
+                                     {"candidates", u(k.candidates)},
+                                     {"sizes", u(k.sizes)},
+                                     {"measurements", count(k.measurements)},
+                                     {"bisection_measurements", count(k.bisect_measurements)},
                                      {"estimate_s", Json(k.seconds())}}));
-    candidates += static_cast<std::int64_t>(k.candidates);
+    candidates += k.candidates;
   }
   out.set("keys", std::move(keys));
   Json seg = Json::array();
-  std::int64_t points = 0, point_candidates = 0;
+  std::uint64_t points = 0, point_candidates = 0;
   for (const tuner::SegKeyPlan& k : plan.segmented) {
-    seg.push_back(
-        Json(Json::Object{{"dtype", Json(dtype_name(k.dtype))},
-                          {"op", Json(op_name(k.op))},
-                          {"layout", Json(kernels::segmented::seg_layout_name(k.layout))},
-                          {"configurations", Json(static_cast<std::int64_t>(k.candidates))},
-                          {"points", Json(static_cast<std::int64_t>(k.points))},
-                          {"candidates", Json(static_cast<std::int64_t>(k.point_candidates))},
-                          {"measurements", Json(count(k.measurements))},
-                          {"bisection_measurements", Json(count(k.bisect_measurements))},
-                          {"estimate_s", Json(k.seconds())}}));
-    points += static_cast<std::int64_t>(k.points);
-    point_candidates += static_cast<std::int64_t>(k.point_candidates);
+    seg.push_back(Json(Json::Object{{"dtype", Json(dtype_name(k.dtype))},
+                                    {"op", Json(op_name(k.op))},
+                                    {"layout", Json(kernels::segmented::seg_layout_name(k.layout))},
+                                    {"configurations", u(k.candidates)},
+                                    {"points", u(k.points)},
+                                    {"candidates", u(k.point_candidates)},
+                                    {"measurements", count(k.measurements)},
+                                    {"bisection_measurements", count(k.bisect_measurements)},
+                                    {"estimate_s", Json(k.seconds())}}));
+    points += k.points;
+    point_candidates += k.point_candidates;
   }
   out.set("segmented", std::move(seg));
-  out.set("total", Json(Json::Object{{"keys", Json(static_cast<std::int64_t>(plan.keys.size()))},
-                                     {"candidates", Json(candidates)},
-                                     {"segmented_keys",
-                                      Json(static_cast<std::int64_t>(plan.segmented.size()))},
-                                     {"segmented_points", Json(points)},
-                                     {"segmented_candidates", Json(point_candidates)},
-                                     {"measurements", Json(count(plan.measurements()))},
+  out.set("total", Json(Json::Object{{"keys", u(plan.keys.size())},
+                                     {"candidates", u(candidates)},
+                                     {"segmented_keys", u(plan.segmented.size())},
+                                     {"segmented_points", u(points)},
+                                     {"segmented_candidates", u(point_candidates)},
+                                     {"measurements", count(plan.measurements())},
                                      {"estimate_s", Json(plan.seconds())}}));
   return out;
 }
