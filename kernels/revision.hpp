@@ -29,6 +29,8 @@ namespace tunedreduce::kernels {
 /// 11: the segmented argmin / argmax fold each lane's vectors with the tree of revision 7, and
 ///    every segmented kernel writes an argmin / argmax result's 16 bytes whole (store_result:
 ///    no sector written in part); the same results.
-inline constexpr int kernel_revision = 11;
+/// 12: the split family cuts a segment into parts for a little less than half a wave of resident
+///    blocks (was a whole wave): faster for few long segments, other bits (the partials' count).
+inline constexpr int kernel_revision = 12;
 
 }  // namespace tunedreduce::kernels

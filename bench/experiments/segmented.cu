@@ -7,7 +7,7 @@
 //   segmented [bench|sweep]
 //     bench (default): the grid, one line per shape: µs of each, speed-up over CUB, % of floor.
 //     sweep: every segmented registry entry of the key on every shape (µs), to choose the
-//            built-in rules (runtime/segmented_rules.cpp) from.
+//            built-in rules (runtime/segmented_rules.cpp) from; FAMILY=split only that family's.
 //   KEY=f32.sum (f64.sum, i32.sum, f32.max, f32.argmax), TOTALS=16,20,24,28 (log2 of the total),
 //   LS=0,6,20 (log2 of the segment sizes to run; default all), LAYOUT=rows|offsets (CSR, int64;
 //   the library told the longest length unless LONGEST=unknown, the mean length unless
@@ -164,6 +164,8 @@ int main(int argc, char** argv) {
   const bool unknown_mean = std::getenv("MEAN") && std::strcmp(std::getenv("MEAN"), "unknown") == 0;
   // LS=0,6,20: only these segment sizes (log2 of L); all of them by default.
   const std::vector<int> only_ls = int_list("LS", {});
+  // FAMILY=split: sweep only this family's entries.
+  const char* only_family = std::getenv("FAMILY");
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
   std::printf("device: %s, key %s.%s, layout %s\n", prop.name, tunedreduce::dtype_name(key.dtype),
@@ -220,6 +222,8 @@ int main(int argc, char** argv) {
                   floor_us);
       for (const seg::SegEntry& e : seg::seg_registry()) {
         if (e.params.dtype != key.dtype || e.params.op != key.op) continue;
+        if (only_family && std::strcmp(seg::seg_family_name(e.params.family), only_family) != 0)
+          continue;
         if ((e.params.layout == seg::SegLayout::fixed) == on_offsets) continue;
         if (on_offsets && e.params.layout != seg::SegLayout::offsets64) continue;
         if (e.can_implement(p, 256, dev)) continue;

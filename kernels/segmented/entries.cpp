@@ -108,16 +108,20 @@ std::optional<SegParams> parse_seg_id(std::string_view id) {
 
 std::uint64_t SegEntry::blocks_per_segment(const SegProblem& p, const DeviceLimits& dev) const {
   if (params.family != SegFamily::split || p.num_segments == 0) return 1;
-  // At most a wave of resident blocks over the whole problem; parts of at most 128 vectors a thread
-  // (so a large segment is cut into many blocks and the last wave's stragglers are short); and
-  // no block with less than min_part_elements of its segment, where the length is known; at
-  // most 4096 per segment. (Two waves of half-size blocks ran 8-12 % slower at 2^24, one wave
-  // of 9 parts of 2^22 / 9 for 64 segments at 2^28 6 % slower: docs/performance.md 3.33.)
+  // Blocks for a little less than half a wave of resident blocks over the whole problem; parts
+  // of at most 128 vectors a thread (so a large segment is cut into many blocks and the last
+  // wave's stragglers are short); and no block with less than min_part_elements of its segment,
+  // where the length is known; at most 4096 per segment. H200, f32 sum, 2^24 elements in 2 to
+  // 16 rows, cold L2, blocks of 512 threads (528 resident: four a multiprocessor): 256 blocks ran
+  // 20.5-20.8 us, 512 20.7-21.3, but 264 (two a multiprocessor, exactly) 21.8-22.0 and 528
+  // 22.0-22.6, as if a multiprocessor took one block more than the others whenever the grid
+  // fills a whole number of them; hence half a wave less 1/64 of a wave (docs/performance.md
+  // 3.46). At 2^28 the 32-step bound below decides. Two waves of half-size blocks ran 8-12 %
+  // slower at 2^24.
   const std::uint64_t resident = std::uint64_t(std::max(1, dev.max_threads_per_sm / params.block)) *
                                  std::uint64_t(std::max(1, dev.sm_count));
-  // (Rounded down: 32 segments of 17 parts were 544 blocks against 528 resident, a second wave
-  // of 16 blocks: 75 % of the floor at 2^24 on the H200, 86 % with 16 segments of 33.)
-  std::uint64_t parts = std::max<std::uint64_t>(resident / p.num_segments, 1);
+  const std::uint64_t target = std::max<std::uint64_t>(resident / 2 - resident / 64, 1);
+  std::uint64_t parts = std::max<std::uint64_t>(target / p.num_segments, 1);
   const std::uint64_t length = params.layout == SegLayout::fixed ? p.segment_size : p.mean_length;
   if (length > 0) {
     const std::uint64_t step = min_part_elements(params);  // four vectors a thread

@@ -151,8 +151,15 @@ TEST(SegmentedEntries, SplitWorkspaceAndRefusals) {
   p.segment_size = 1 << 22;
   p.stride = 1 << 22;
   const std::uint64_t parts = split->blocks_per_segment(p, h100());
-  EXPECT_GT(parts, 1u);
-  EXPECT_LE(parts, 4096u);
+  // Half a wave of resident blocks less 1/64 of it: 4 of 512 threads on each of 132
+  // multiprocessors, 528 / 2 - 8 over the 4 segments (a whole wave, or exactly two blocks a
+  // multiprocessor, ran 6-8 % slower at 2^24).
+  EXPECT_EQ(parts, 64u);
+  // At 2^28 the parts of at most 32 steps of 4 vectors a thread decide: 2^24 / (32 x 8192).
+  seg::SegProblem big = p;
+  big.num_segments = 16;
+  big.segment_size = big.stride = 1 << 24;
+  EXPECT_EQ(split->blocks_per_segment(big, h100()), 64u);
   EXPECT_EQ(split->workspace_bytes(p, h100()), (4 * parts * 4 + 255) / 256 * 256);
   EXPECT_FALSE(split->can_implement(p, 4, h100()));
   p.stride = 5;
