@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
+#include <iterator>
 #include <map>
 #include <ostream>
 #include <sstream>
@@ -105,6 +106,20 @@ Plan make_plan(const TuneConfig& c, const EstimateModel& m, std::size_t devices)
       columns[p.count].push_back(p.segment_size);
     }
     if (c.bisect.enabled && kp.candidates > 1) {
+      // Along the counts: a size measured at two neighbouring counts, at their geometric
+      // midpoint.
+      for (auto it = columns.begin(); it != columns.end() && std::next(it) != columns.end(); ++it) {
+        const auto& [count, sizes] = *it;
+        const auto& [above, above_sizes] = *std::next(it);
+        const std::uint64_t mid = geometric_midpoint(count, above);
+        for (std::uint64_t size : sizes) {
+          if (std::find(above_sizes.begin(), above_sizes.end(), size) == above_sizes.end())
+            continue;
+          const double probes = m.crossovers_per_gap * 2 * c.bisect.max_depth;
+          kp.bisect_measurements += probes;
+          kp.bisect_s += probes * m.measurement_s(k.dtype, size * mid, c.measure);
+        }
+      }
       std::vector<kseg::SegParams> params;
       for (const std::string& id : k.candidates)
         if (const auto p = kseg::parse_seg_id(id)) params.push_back(*p);

@@ -64,6 +64,87 @@ void expect_answers(std::span<const Request> req, std::span<const Result> got, s
                       got[k].kernel_id, got[k].n, req[k].kernel_id, req[k].n, m));
 }
 
+/// The winner of results \p got measured at (\p size, \p count) that \p s selected (one).
+SegPointWinner point_winner(const std::vector<Result>& got, const Selection& s, std::uint64_t size,
+                            std::uint64_t count) {
+  SegPointWinner w;
+  w.segment_size = size;
+  w.count = count;
+  w.winner = got[*s.winner];
+  if (s.runner_up) w.runner_up = got[*s.runner_up];
+  w.margin = s.margin;
+  return w;
+}
+
+/// A bisection between from_id (winning at lo) and to_id (winning at hi) along one axis of the
+/// plane: \p at gives the (segment size, count) of a midpoint. The results measured last on
+/// each side (the winner there, the other as its runner-up), where a probe moved that side.
+struct Bracket {
+  std::uint64_t lo = 0, hi = 0;
+  int probes = 0;
+  bool undecided = false;
+  std::optional<SegPointWinner> at_lo, at_hi;
+};
+
+std::optional<Bracket> bisect_pair(
+    const std::string& from_id, const std::string& to_id, std::uint64_t lo, std::uint64_t hi,
+    const std::function<std::pair<std::uint64_t, std::uint64_t>(std::uint64_t)>& at, Runner& runner,
+    const BisectConfig& config, const std::atomic<bool>* cancel, const TieRule& rule,
+    const std::function<void(std::size_t)>& on_measured, SegRectangles& out) {
+  Bracket b;
+  b.lo = lo;
+  b.hi = hi;
+  if (!config.enabled) return b;
+  for (int depth = 0; depth < config.max_depth && b.hi - b.lo > 1 &&
+                      static_cast<double>(b.hi) / static_cast<double>(b.lo) > 1 + config.precision;
+       ++depth) {
+    if (cancelled(cancel)) return std::nullopt;
+    const std::uint64_t m = geometric_midpoint(b.lo, b.hi);
+    const auto [size, count] = at(m);
+    const bool a_takes = id_takes(from_id, size, count);
+    const bool b_takes = id_takes(to_id, size, count);
+    if (!a_takes && !b_takes) {
+      b.undecided = true;
+      break;
+    }
+    // A point only one of them runs is that one's, unmeasured.
+    if (!a_takes || !b_takes) {
+      (a_takes ? b.lo : b.hi) = m;
+      continue;
+    }
+    Request req[2];
+    req[0].kernel_id = from_id;
+    req[1].kernel_id = to_id;
+    req[0].n = req[1].n = size * count;
+    req[0].segment_size = req[1].segment_size = size;
+    std::vector<Result> got = runner.measure(req);
+    out.requests += 2;
+    if (on_measured) on_measured(got.size());
+    if (cancelled(cancel) || got.size() != 2) {
+      if (!cancelled(cancel))
+        throw Error(fmt::format("the runner answered {} of 2 requests", got.size()));
+      return std::nullopt;
+    }
+    expect_answers(req, got, size);
+    out.probes.insert(out.probes.end(), got.begin(), got.end());
+    ++b.probes;
+    const Selection sel = select_winner(got, rule);
+    if (!sel.winner) {
+      b.undecided = true;
+      break;
+    }
+    SegPointWinner w = point_winner(got, sel, size, count);
+    if (*sel.winner == 0) {
+      b.lo = m;
+      b.at_lo = std::move(w);
+    } else {
+      b.hi = m;
+      b.at_hi = std::move(w);
+    }
+  }
+  return b;
+}
+
 /// The first size of B's cells, after bisecting between A (at grid size lo) and B (at hi) in the
 /// column of \p count. Returns nothing when cancelled.
 std::optional<std::uint64_t> crossover(const SegPointWinner& a, const SegPointWinner& b,
@@ -78,52 +159,18 @@ std::optional<std::uint64_t> crossover(const SegPointWinner& a, const SegPointWi
   x.to_id = b.winner.kernel_id;
   x.grid_lo = a.segment_size;
   x.grid_hi = b.segment_size;
-  std::uint64_t lo = a.segment_size, hi = b.segment_size;
-  if (config.enabled) {
-    for (int depth = 0; depth < config.max_depth && hi - lo > 1 &&
-                        static_cast<double>(hi) / static_cast<double>(lo) > 1 + config.precision;
-         ++depth) {
-      if (cancelled(cancel)) return std::nullopt;
-      const std::uint64_t m = geometric_midpoint(lo, hi);
-      const bool a_takes = id_takes(x.from_id, m, count);
-      const bool b_takes = id_takes(x.to_id, m, count);
-      if (!a_takes && !b_takes) {
-        x.undecided = true;
-        break;
-      }
-      // A size only one of them runs is that one's, unmeasured.
-      if (!a_takes || !b_takes) {
-        (a_takes ? lo : hi) = m;
-        continue;
-      }
-      Request req[2];
-      req[0].kernel_id = x.from_id;
-      req[1].kernel_id = x.to_id;
-      req[0].n = req[1].n = m * count;
-      req[0].segment_size = req[1].segment_size = m;
-      std::vector<Result> got = runner.measure(req);
-      out.requests += 2;
-      if (on_measured) on_measured(got.size());
-      if (cancelled(cancel) || got.size() != 2) {
-        if (!cancelled(cancel))
-          throw Error(fmt::format("the runner answered {} of 2 requests", got.size()));
-        return std::nullopt;
-      }
-      expect_answers(req, got, m);
-      out.probes.insert(out.probes.end(), got.begin(), got.end());
-      ++x.probes;
-      const Selection s = select_winner(got, rule);
-      if (!s.winner) {
-        x.undecided = true;
-        break;
-      }
-      if (*s.winner == 0) lo = m;
-      else hi = m;
-    }
-  }
-  x.lo = lo;
-  x.hi = hi;
-  x.boundary = geometric_midpoint(lo, hi);
+  const std::optional<Bracket> r = bisect_pair(
+      x.from_id, x.to_id, a.segment_size, b.segment_size,
+      [count](std::uint64_t m) {
+        return std::pair{m, count};
+      },
+      runner, config, cancel, rule, on_measured, out);
+  if (!r) return std::nullopt;
+  x.lo = r->lo;
+  x.hi = r->hi;
+  x.probes = r->probes;
+  x.undecided = r->undecided;
+  x.boundary = geometric_midpoint(x.lo, x.hi);
   out.crossovers.push_back(x);
   return x.boundary;
 }
@@ -160,13 +207,7 @@ std::optional<SegPointWinner> refinement(const SegPointWinner& a, const SegPoint
   out.probes.insert(out.probes.end(), got.begin(), got.end());
   const Selection s = select_winner(got, rule);
   if (!s.winner) return std::nullopt;
-  SegPointWinner w;
-  w.segment_size = m;
-  w.count = count;
-  w.winner = got[*s.winner];
-  if (s.runner_up) w.runner_up = got[*s.runner_up];
-  w.margin = s.margin;
-  return w;
+  return point_winner(got, s, m, count);
 }
 
 /// A cell of a column: the sizes lo..hi, run by the winner of point \p point; with \p evidence,
@@ -314,6 +355,150 @@ std::vector<Cell> column_cells(const std::vector<const SegPointWinner*>& pts,
   return cells;
 }
 
+/// Whether a result was measured inside \p r.
+bool inside(const SegRectangle& r, const Result& x) {
+  return x.segment_size && *x.segment_size > 0 &&
+         r.contains(*x.segment_size, x.n / *x.segment_size);
+}
+
+/// A column's points of \p kernel with a size in lo..hi.
+std::vector<const SegPointWinner*> points_of(const std::vector<const SegPointWinner*>& pts,
+                                             const std::string& kernel, std::uint64_t lo,
+                                             std::uint64_t hi) {
+  std::vector<const SegPointWinner*> out;
+  for (const SegPointWinner* p : pts)
+    if (p->winner.kernel_id == kernel && lo <= p->segment_size && p->segment_size <= hi)
+      out.push_back(p);
+  return out;
+}
+
+/// The sizes lo..hi of a column's rectangle whose count bound moves to \p bound (the first count
+/// of the column above), on the evidence of \p evidence.
+struct CountCut {
+  std::uint64_t lo, hi, bound;
+  SegPointWinner evidence;
+};
+
+/// Cuts rectangle \p r at the size ranges of \p cuts (within its sizes, ascending, disjoint):
+/// each range a piece whose count_hi (\p upper: count_lo) is its bound, the rest pieces as
+/// before. A piece's evidence is its cut's, else r's where that lies inside, else the point of
+/// \p pts of r's kernel inside with the smallest lead; else r's, and no point inside (0).
+void cut_rectangle(const SegRectangle& r, const std::vector<CountCut>& cuts, bool upper,
+                   const std::vector<const SegPointWinner*>& pts, std::vector<SegRectangle>& into) {
+  auto piece = [&](std::uint64_t lo, std::uint64_t hi, const CountCut* cut) {
+    SegRectangle q = r;
+    q.size_lo = lo;
+    q.size_hi = hi;
+    if (cut) (upper ? q.count_lo : q.count_hi) = upper ? cut->bound : cut->bound - 1;
+    const std::vector<const SegPointWinner*> in = points_of(pts, r.winner.kernel_id, lo, hi);
+    q.points = in.size();
+    if (cut) {
+      q.winner = cut->evidence.winner;
+      q.runner_up = cut->evidence.runner_up;
+      q.margin = cut->evidence.margin;
+      q.points = std::max<std::size_t>(q.points, 1);
+    } else if (!inside(q, q.winner)) {
+      const SegPointWinner* best = nullptr;
+      for (const SegPointWinner* p : in)
+        if (!best || margin_or_inf(p->margin) < margin_or_inf(best->margin)) best = p;
+      if (best) {
+        q.winner = best->winner;
+        q.runner_up = best->runner_up;
+        q.margin = best->margin;
+      }
+    }
+    into.push_back(std::move(q));
+  };
+  std::uint64_t at = r.size_lo;
+  for (const CountCut& c : cuts) {
+    if (c.lo > at) piece(at, c.lo - 1, nullptr);
+    piece(c.lo, c.hi, &c);
+    at = c.hi + 1;
+  }
+  if (at <= r.size_hi) piece(at, r.size_hi, nullptr);
+}
+
+/// Along the counts between two neighbouring columns: \p below (count S), whose rectangles that
+/// end just under \p above_count_lo are cut, and \p above (count S'). Wherever a rectangle of
+/// each meets over a range of sizes with different kernels A and B, and a size of that range was
+/// measured in both columns with those winners, the count where A gives way to B is bisected at
+/// that size (between S and S'; several such sizes share the range at their geometric
+/// midpoints), and the boundary over that range becomes it. Returns false when cancelled.
+bool bisect_counts(std::vector<SegRectangle>& below, std::vector<SegRectangle>& above,
+                   std::uint64_t above_count_lo,
+                   const std::vector<const SegPointWinner*>& below_pts,
+                   const std::vector<const SegPointWinner*>& above_pts, Runner& runner,
+                   const BisectConfig& config, const std::atomic<bool>* cancel, const TieRule& rule,
+                   const std::function<void(std::size_t)>& on_measured, SegRectangles& out) {
+  std::map<std::size_t, std::vector<CountCut>> below_cuts, above_cuts;  // by rectangle
+  for (std::size_t i = 0; i < below.size(); ++i) {
+    const SegRectangle& l = below[i];
+    if (l.count_hi + 1 != above_count_lo) continue;
+    for (std::size_t k = 0; k < above.size(); ++k) {
+      const SegRectangle& u = above[k];
+      const std::uint64_t lo = std::max(l.size_lo, u.size_lo), hi = std::min(l.size_hi, u.size_hi);
+      if (lo > hi || l.winner.kernel_id == u.winner.kernel_id) continue;
+      // The sizes measured in both columns with these winners.
+      std::vector<std::pair<const SegPointWinner*, const SegPointWinner*>> both;
+      for (const SegPointWinner* a : points_of(below_pts, l.winner.kernel_id, lo, hi))
+        for (const SegPointWinner* b : points_of(above_pts, u.winner.kernel_id, lo, hi))
+          if (a->segment_size == b->segment_size) both.emplace_back(a, b);
+      for (std::size_t t = 0; t < both.size(); ++t) {
+        const auto [a, b] = both[t];
+        const std::uint64_t size = a->segment_size;
+        SegCrossover x;
+        x.along_counts = true;
+        x.segment_size = size;
+        x.from_id = a->winner.kernel_id;
+        x.to_id = b->winner.kernel_id;
+        x.grid_lo = a->count;
+        x.grid_hi = b->count;
+        const std::optional<Bracket> r = bisect_pair(
+            x.from_id, x.to_id, a->count, b->count,
+            [size](std::uint64_t m) {
+              return std::pair{size, m};
+            },
+            runner, config, cancel, rule, on_measured, out);
+        if (!r) return false;
+        x.lo = r->lo;
+        x.hi = r->hi;
+        x.probes = r->probes;
+        x.undecided = r->undecided;
+        x.boundary = geometric_midpoint(x.lo, x.hi);
+        x.count = a->count;
+        out.crossovers.push_back(x);
+        const std::uint64_t from =
+            t == 0 ? lo : geometric_midpoint(both[t - 1].first->segment_size, size);
+        const std::uint64_t to =
+            t + 1 == both.size() ? hi
+                                 : geometric_midpoint(size, both[t + 1].first->segment_size) - 1;
+        below_cuts[i].push_back({from, to, x.boundary, r->at_lo.value_or(*a)});
+        above_cuts[k].push_back({from, to, x.boundary, r->at_hi.value_or(*b)});
+      }
+    }
+  }
+  auto apply = [&](std::vector<SegRectangle>& rects,
+                   std::map<std::size_t, std::vector<CountCut>>& cuts, bool upper,
+                   const std::vector<const SegPointWinner*>& pts) {
+    if (cuts.empty()) return;
+    std::vector<SegRectangle> next;
+    for (std::size_t i = 0; i < rects.size(); ++i) {
+      auto it = cuts.find(i);
+      if (it == cuts.end()) {
+        next.push_back(std::move(rects[i]));
+        continue;
+      }
+      std::sort(it->second.begin(), it->second.end(),
+                [](const CountCut& a, const CountCut& b) { return a.lo < b.lo; });
+      cut_rectangle(rects[i], it->second, upper, pts, next);
+    }
+    rects = std::move(next);
+  };
+  apply(below, below_cuts, false, below_pts);
+  apply(above, above_cuts, true, above_pts);
+  return true;
+}
+
 }  // namespace
 
 std::pair<std::uint64_t, std::uint64_t> seg_size_interval(std::string_view id,
@@ -346,6 +531,8 @@ SegRectangles seg_rectangles(std::span<const SegPointWinner> grid, Runner& runne
     });
   }
   std::vector<std::vector<SegRectangle>> by_column(counts.size());
+  std::vector<std::vector<const SegPointWinner*>> column_points(counts.size());
+  std::vector<std::uint64_t> column_count_lo(counts.size());
   for (std::size_t j = 0; j < counts.size(); ++j) {
     const std::uint64_t count_lo = j == 0 ? 1 : geometric_midpoint(counts[j - 1], counts[j]);
     const std::uint64_t count_hi = j + 1 < counts.size()
@@ -371,6 +558,8 @@ SegRectangles seg_rectangles(std::span<const SegPointWinner> grid, Runner& runne
       }
       pts = std::move(with_refinements);
     }
+    column_points[j] = pts;
+    column_count_lo[j] = count_lo;
     std::vector<std::uint64_t> starts(pts.size(), 1);
     for (std::size_t r = 1; r < pts.size(); ++r) {
       if (pts[r]->winner.kernel_id == pts[r - 1]->winner.kernel_id) {
@@ -431,6 +620,14 @@ SegRectangles seg_rectangles(std::span<const SegPointWinner> grid, Runner& runne
         for (SegRectangle& below : by_column[i])
           if (touching(below) && below.size_lo >= cut) below.count_hi = count_hi;
   }
+  // Along the counts, between each pair of neighbouring columns.
+  if (config.enabled)
+    for (std::size_t j = 0; j + 1 < counts.size(); ++j)
+      if (!bisect_counts(by_column[j], by_column[j + 1], column_count_lo[j + 1], column_points[j],
+                         column_points[j + 1], runner, config, cancel, rule, on_measured, out)) {
+        out.cancelled = true;
+        return out;
+      }
   std::vector<SegRectangle> rects;
   if (merge) {
     // Across columns (adjacent count ranges): a rectangle with the size range and the kernel of

@@ -10,10 +10,13 @@
 // one rectangle per grid point, containing it. Where two neighbouring sizes of a column have
 // different winners A (at lo) and B (at hi), both are measured at the geometric midpoint of the
 // size, at that column's count, and the half where the winner changes is kept, as tuner/bisect.hpp
-// does for whole-array sizes (bisect.enabled, max_depth, precision). The count axis is not
-// bisected: a boundary between two columns is one count for the whole column, and the columns'
-// winners change at different sizes. No rectangle takes a size its winner cannot run (the tile
-// family takes rows whose length divides a 16-byte vector): such sizes go to a neighbour that
+// does for whole-array sizes (bisect.enabled, max_depth, precision). The counts are bisected
+// too: where a size measured in two neighbouring columns has different winners A (at the lower
+// count) and B, both are measured at that size and the geometric midpoint of the counts, and the
+// half where the winner changes is kept (the same depth and precision); the count found is the
+// boundary between the two columns' rectangles over the sizes both hold around that size
+// (elsewhere it stays the geometric midpoint). No rectangle takes a size its winner cannot run (the
+// tile family takes rows whose length divides a 16-byte vector): such sizes go to a neighbour that
 // can, else to no rectangle. Then neighbouring rectangles of one kernel merge where the result is
 // a rectangle: along the sizes within a column, then whole size ranges across columns.
 
@@ -49,14 +52,16 @@ struct SegPointWinner {
 
 /// Run winner.kernel_id for size_lo <= L <= size_hi and count_lo <= S <= count_hi. The evidence
 /// is the winner's result at the grid point inside where its lead over the runner-up was
-/// smallest.
+/// smallest, or the last measurement of a bisection on its side of a boundary it was cut at. With
+/// no point inside (points 0: a gap between a tile's sizes, or a piece a boundary along the counts
+/// cut off the points of its rectangle) it is its kernel's where the sizes came from.
 struct SegRectangle {
   std::uint64_t size_lo = 1, size_hi = 1;
   std::uint64_t count_lo = 1, count_hi = 1;
   Result winner;
   std::optional<Result> runner_up;
   std::optional<double> margin;
-  std::size_t points = 0;  // grid points inside
+  std::size_t points = 0;  // grid points (and refinement points) of its kernel inside
 
   bool contains(std::uint64_t segment_size, std::uint64_t count) const {
     return size_lo <= segment_size && segment_size <= size_hi && count_lo <= count &&
@@ -65,11 +70,15 @@ struct SegRectangle {
 };
 
 /// Where, in the column of \p count, the winner changes from from_id (at size lo) to to_id (at
-/// hi): to_id from size = boundary on.
+/// hi): to_id from size = boundary on. Along the counts (along_counts), where at segment size
+/// \p segment_size the winner changes from from_id (at count lo) to to_id (at hi): to_id from
+/// count = boundary on.
 struct SegCrossover {
-  std::uint64_t count = 0;
+  std::uint64_t count = 0;  // along the sizes: the column's count
+  bool along_counts = false;
+  std::uint64_t segment_size = 0;  // along the counts: the size bisected at
   std::string from_id, to_id;
-  std::uint64_t grid_lo = 0, grid_hi = 0;  // the neighbouring grid sizes
+  std::uint64_t grid_lo = 0, grid_hi = 0;  // the neighbouring grid sizes (counts)
   std::uint64_t lo = 0, hi = 0;            // the final bracket
   std::uint64_t boundary = 0;
   int probes = 0;          // midpoints measured

@@ -123,9 +123,9 @@ TEST(Plan, ArgminAndArgmaxKeysCountTheElementBytes) {
 // The repository's tune.toml: the keys of default_config(), then six segmented keys of the fixed
 // layout over 54 grid points each, measured with halving: 12 or 13 candidates a point (tile where
 // the rows divide a 16-byte vector), a first round of all, then the fastest 4 with the policy.
-// Bisection: 0.25 crossovers a gap of 2 x 5 probes, and where a tile runs the lower size but not
-// the midpoint (the 4-byte keys' 4 -> 8 <- 16, one a count column) a refinement point of the
-// 12 others, as often as a crossover.
+// Bisection: 0.25 crossovers a gap of 2 x 5 probes (along the sizes, and along the counts), and
+// where a tile runs the lower size but not the midpoint (the 4-byte keys' 4 -> 8 <- 16, one a
+// count column) a refinement point of the 12 others, as often as a crossover.
 TEST(Plan, TheRepositorysSegmentedKeys) {
   const TuneConfig c = load_config(TR_DEFAULT_TUNE_TOML);
   const Plan plan = make_plan(c);
@@ -146,7 +146,10 @@ TEST(Plan, TheRepositorysSegmentedKeys) {
     // (f64's tile does not run 4, bf16's runs 8: no refinement point for either.)
     const bool four_byte = i != 1 && i != 3;
     const double refine = four_byte ? 6 * 0.25 * 12 : 0;
-    EXPECT_DOUBLE_EQ(k.bisect_measurements, 48 * 0.25 * 2 * 5 + refine);
+    // Along the counts: the sizes measured in both of two neighbouring counts, 11 + 11 + 9 + 7 +
+    // 5 = 43 (the columns of 1, 16 and 256 segments have 11 sizes, those of 4096, 65536 and 2^20
+    // 9, 7 and 5), 0.25 crossovers x 2 x 5 each.
+    EXPECT_DOUBLE_EQ(k.bisect_measurements, 48 * 0.25 * 2 * 5 + refine + 43 * 0.25 * 2 * 5);
     seg_measurements += k.measurements + k.bisect_measurements;
     seg_seconds += k.seconds();
   }
@@ -160,10 +163,10 @@ TEST(Plan, TheRepositorysSegmentedKeys) {
   EXPECT_NE(s.find("\nsegmented (grid points: segment size x count, at most 268435456 elements"),
             std::string::npos)
       << s;
-  EXPECT_NE(s.find("\nf32   sum      fixed             660      54           876         138"),
+  EXPECT_NE(s.find("\nf32   sum      fixed             660      54           876         246"),
             std::string::npos)
       << s;
-  EXPECT_NE(s.find("\nbf16  wide_sum fixed             660      54           876         120"),
+  EXPECT_NE(s.find("\nbf16  wide_sum fixed             660      54           876         228"),
             std::string::npos)
       << s;
   EXPECT_NE(s.find("total: 35 keys (dtype, op), 9940 candidates, 21 sizes each; 6 segmented keys "

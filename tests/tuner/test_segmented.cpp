@@ -99,8 +99,10 @@ std::string fastest(const SegPoint& p, const std::set<std::string>& incorrect = 
 // kernel is the point's winner. Each has its evidence inside, but a rectangle of sizes between
 // two runs of a tile winner (rows of 5-7 of a 2-byte type: points 0), which no point or
 // measurement is in: its evidence is its kernel's at the point it went to.
+// With \p count_cuts a rectangle with no point inside may also be a piece that a boundary along
+// the counts cut off a column's rectangle (its evidence the point it came from), of any width.
 void expect_tiling(const std::vector<SegRectangle>& rects, std::span<const SegPointWinner> grid,
-                   bool gaps_allowed = false) {
+                   bool gaps_allowed = false, bool count_cuts = false) {
   ASSERT_FALSE(rects.empty());
   std::set<std::uint64_t> sizes = {1}, counts = {1};
   for (const SegRectangle& r : rects) {
@@ -111,7 +113,9 @@ void expect_tiling(const std::vector<SegRectangle>& rects, std::span<const SegPo
     ASSERT_TRUE(r.winner.segment_size);
     if (r.points == 0) {  // a tile's gap: its kernel takes every size of it, which no tile does
       EXPECT_EQ(kseg::parse_seg_id(r.winner.kernel_id)->family == kseg::SegFamily::tile, false);
-      EXPECT_LE(r.size_hi - r.size_lo, 6u);
+      if (!count_cuts) {
+        EXPECT_LE(r.size_hi - r.size_lo, 6u);
+      }
     } else {
       // Its evidence is a grid point, or a measurement, inside it.
       EXPECT_TRUE(r.contains(*r.winner.segment_size, r.winner.n / *r.winner.segment_size));
@@ -680,6 +684,112 @@ TEST(SegRectangles, BisectionLocatesTheCrossoverAlongTheSizes) {
   EXPECT_EQ(r.rectangles[0].size_hi + 1, x.boundary);
   EXPECT_EQ(r.rectangles[1].size_lo, x.boundary);
   expect_tiling(r.rectangles, grid);
+}
+
+// The count model of the next two tests: a group of 32 lanes a row slows with the count (5 us +
+// 2 ns a segment) where a block a row takes 7 us, so at rows of 256 they cross at 1000 segments;
+// groups of 4 suit rows under 64 and nothing else, and the group of 32 nothing over 1024.
+double count_model_us(const std::string& id, std::uint64_t size, std::uint64_t count) {
+  if (id == g4) return size < 64 ? 1 : 50;
+  if (id == g32) return 5 + 0.002 * static_cast<double>(count) + (size > 1024 ? 50 : 0);
+  return size < 64 ? 50 : 7;
+}
+
+// Where a size has different winners in two neighbouring columns, the count between them is
+// bisected at that size (both candidates measured at the midpoint's count), and the boundary
+// between the two columns' rectangles there is the crossover found, not the geometric midpoint.
+TEST(SegRectangles, BisectionLocatesTheCrossoverAlongTheCounts) {
+  const std::vector<SegPointWinner> grid = {point(256, 16, g32), point(256, 4096, b256)};
+  auto runner = seg_runner({}, count_model_us);
+  BisectConfig b;
+  b.max_depth = 20;
+  b.precision = 0.01;
+  const SegRectangles r = seg_rectangles(grid, runner, b);
+  ASSERT_EQ(r.crossovers.size(), 1u);
+  const SegCrossover& x = r.crossovers[0];
+  EXPECT_TRUE(x.along_counts);
+  EXPECT_EQ(x.segment_size, 256u);
+  EXPECT_EQ(x.grid_lo, 16u);
+  EXPECT_EQ(x.grid_hi, 4096u);
+  EXPECT_EQ(x.from_id, g32);
+  EXPECT_EQ(x.to_id, b256);
+  EXPECT_GT(x.probes, 3);
+  EXPECT_GE(x.boundary, 950u);
+  EXPECT_LE(x.boundary, 1050u);
+  EXPECT_EQ(r.requests, 2u * x.probes);
+  for (const Request& q : runner.log) {
+    ASSERT_TRUE(q.segment_size);
+    EXPECT_EQ(*q.segment_size, 256u);
+    EXPECT_GT(q.n / 256, 16u);
+    EXPECT_LT(q.n / 256, 4096u);
+  }
+  ASSERT_EQ(r.rectangles.size(), 2u);
+  EXPECT_EQ(r.rectangles[0].winner.kernel_id, g32);
+  EXPECT_EQ(r.rectangles[0].count_hi + 1, x.boundary);
+  EXPECT_EQ(r.rectangles[1].count_lo, x.boundary);
+  // Each side's evidence is its last probe, inside it.
+  for (const SegRectangle& q : r.rectangles) {
+    ASSERT_TRUE(q.winner.segment_size);
+    EXPECT_TRUE(q.contains(256, q.winner.n / 256));
+    EXPECT_TRUE(q.runner_up);
+  }
+  expect_tiling(r.rectangles, grid);
+  // Without bisection the columns split at the geometric midpoint, 256, and nothing is measured.
+  auto none = never_called();
+  const SegRectangles m = seg_rectangles(grid, none, no_bisect());
+  ASSERT_EQ(m.rectangles.size(), 2u);
+  EXPECT_EQ(m.rectangles[1].count_lo, 256u);
+  EXPECT_TRUE(std::none_of(m.crossovers.begin(), m.crossovers.end(),
+                           [](const SegCrossover& c) { return c.along_counts; }));
+}
+
+// Only a size measured in both columns with different winners moves the boundary, and only over
+// the sizes around it that both columns' rectangles hold: rows of 16 (a group of 4 in both) and
+// of 4096 (a block in both) keep the midpoint, rows of 64-1023 (the group of 32's sizes at 16
+// segments) cross at about 1000 segments, and the block's rectangle of the upper column is cut
+// there, its piece above 1023 keeping the midpoint on the evidence of the point inside it.
+TEST(SegRectangles, AlongTheCountsOnlyWhereASizeHasTwoWinners) {
+  const std::vector<SegPointWinner> grid = {point(16, 16, g4),      point(256, 16, g32),
+                                            point(4096, 16, b256),  point(16, 4096, g4),
+                                            point(256, 4096, b256), point(4096, 4096, b256)};
+  auto runner = seg_runner({}, count_model_us);
+  BisectConfig b;
+  b.max_depth = 20;
+  b.precision = 0.01;
+  const SegRectangles r = seg_rectangles(grid, runner, b);
+  const auto along = std::count_if(r.crossovers.begin(), r.crossovers.end(),
+                                   [](const SegCrossover& c) { return c.along_counts; });
+  ASSERT_EQ(along, 1);
+  const auto x = std::find_if(r.crossovers.begin(), r.crossovers.end(),
+                              [](const SegCrossover& c) { return c.along_counts; });
+  EXPECT_EQ(x->segment_size, 256u);
+  EXPECT_GE(x->boundary, 950u);
+  EXPECT_LE(x->boundary, 1050u);
+  expect_tiling(r.rectangles, grid, false, true);
+  const auto holder = [&](std::uint64_t size, std::uint64_t count) -> std::string {
+    for (const SegRectangle& q : r.rectangles)
+      if (q.contains(size, count)) return q.winner.kernel_id;
+    return "";
+  };
+  EXPECT_EQ(holder(256, 900), g32);
+  EXPECT_EQ(holder(256, 1100), b256);
+  EXPECT_EQ(holder(1000, 900), g32);
+  EXPECT_EQ(holder(16, 200), g4);
+  EXPECT_EQ(holder(16, 300), g4);
+  EXPECT_EQ(holder(4096, 200), b256);
+  EXPECT_EQ(holder(4096, 300), b256);
+  for (const SegRectangle& q : r.rectangles) {
+    ASSERT_TRUE(q.winner.segment_size);
+    EXPECT_GE(q.points, 1u);
+    EXPECT_TRUE(q.contains(*q.winner.segment_size, q.winner.n / *q.winner.segment_size))
+        << q.winner.kernel_id << " " << q.size_lo << ".." << q.size_hi;
+  }
+  // The cut pieces of one kernel in both columns (the block over 1024 and up) merged into one.
+  const auto blocks =
+      std::count_if(r.rectangles.begin(), r.rectangles.end(), [](const SegRectangle& q) {
+        return q.winner.kernel_id == b256 && q.size_lo >= 1024 && q.count_lo == 1;
+      });
+  EXPECT_EQ(blocks, 1);
 }
 
 TEST(SegRectangles, DatabaseRowsCarryTheEvidenceAndTheRunnerUp) {
