@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The segmented tune recorded on an H200 (tests/data/h200-segmented.db: `tunedreduce tune` with
 # tests/data/h200-segmented.toml and --dtypes f32 --ops sum --sizes 1024, the six segmented keys
-# of the repository's tune.toml, 2026-11-28): `db check` passes it, `--replay` of its
+# of the repository's tune.toml, kernel revision 12, 2026-11-29): `db check` passes it, `--replay` of its
 # measurements chooses the winner the GPU run chose at every grid point (the planes the run
 # printed, tests/data/h200-segmented.planes.txt), and `report segmented` has a row per measured
 # shape of each key.

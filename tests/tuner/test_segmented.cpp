@@ -982,5 +982,50 @@ TEST(SegReplay, TheWinnersTableHasASegmentedPart) {
   EXPECT_EQ(seg_short_name("seg.block.b1024.v2.offsets64.f64.max"), "b1024");
 }
 
+// The H200's segmented tune (tests/data/h200-segmented.db: `tunedreduce tune --config
+// tests/data/h200-segmented.toml --dtypes f32 --ops sum --sizes 1024`, kernel revision 12, counts
+// bisected) replays from its own measurements into exactly the rectangles the GPU run stored,
+// the boundaries its bisections along the sizes and the counts found included.
+TEST(SegReplay, TheH200TuneReplaysIntoTheRectanglesItStored) {
+  ConfigOverrides o;
+  o.dtypes = "f32";
+  o.ops = "sum";
+  o.sizes = "1024";
+  const TuneConfig c = load_config(TR_TEST_DATA "/h200-segmented.toml", o);
+  db::Database database = db::Database::open_reader(TR_TEST_DATA "/h200-segmented.db");
+  const db::DeviceRecord device = choose_replay_device(database, std::nullopt);
+  ReplayOptions ro;
+  ro.device_id = device.id;
+  ro.policy = c.measure;
+  ReplayRunner runner(database, ro);
+  const TuneOutcome out = run_tuning(c, runner);
+  EXPECT_EQ(runner.missing(), 0u);
+  ASSERT_EQ(out.segmented.size(), 6u);
+  const std::vector<db::SegmentedWinnerRecord> rows = database.segmented_winners(device.id);
+  std::size_t rects = 0, along_counts = 0;
+  for (const SegKeyOutcome& k : out.segmented) {
+    ASSERT_TRUE(k.complete);
+    for (const SegRectangle& x : k.rectangles.rectangles) {
+      ++rects;
+      const auto row =
+          std::find_if(rows.begin(), rows.end(), [&](const db::SegmentedWinnerRecord& w) {
+            return w.dtype == k.dtype && w.op == k.op && w.size_lo == x.size_lo &&
+                   w.count_lo == x.count_lo;
+          });
+      ASSERT_NE(row, rows.end()) << dtype_name(k.dtype) << " " << op_name(k.op) << " " << x.size_lo
+                                 << " x " << x.count_lo;
+      EXPECT_EQ(row->kernel_id, x.winner.kernel_id) << x.size_lo << " x " << x.count_lo;
+      EXPECT_EQ(row->size_hi, x.size_hi) << x.size_lo << " x " << x.count_lo;
+      EXPECT_EQ(row->count_hi, x.count_hi) << x.size_lo << " x " << x.count_lo;
+    }
+    along_counts +=
+        std::count_if(k.rectangles.crossovers.begin(), k.rectangles.crossovers.end(),
+                      [](const SegCrossover& x) { return x.along_counts && x.probes > 0; });
+  }
+  EXPECT_EQ(rects, rows.size());
+  // The GPU run measured count boundaries, and the replay found every one of their probes.
+  EXPECT_GT(along_counts, 20u);
+}
+
 }  // namespace
 }  // namespace tunedreduce::tuner
