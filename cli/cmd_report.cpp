@@ -62,7 +62,7 @@ auto naming(const char* option, F parse) {
 
 int cmd_report(int argc, char** argv) {
   CommonOptions common;
-  std::string kind, format, n, l2, output;
+  std::string kind, format, n, l2, output, width;
   std::vector<std::string> devices, dtypes, ops, families, layouts;
   bool immutable = false;
   po::options_description desc("options");
@@ -93,6 +93,9 @@ int cmd_report(int argc, char** argv) {
       "table, markdown, csv, json or html (default: from --output's extension, else table)")(
       "output,o", po::value<std::string>(&output)->value_name("FILE"),
       "write to FILE instead of stdout")(
+      "width", po::value<std::string>(&width)->value_name("N"),
+      "the table format's width in columns, 0 for no limit; a wider table comes as groups of its "
+      "columns (default: $COLUMNS, else the terminal's on stdout, else no limit)")(
       "immutable", po::bool_switch(&immutable),
       "open the database as immutable (no locks; for shipped files nobody writes)");
   po::positional_options_description pos;
@@ -134,6 +137,18 @@ int cmd_report(int argc, char** argv) {
   if (!n.empty()) o.n = grammar::parse_count("--n", n);
   if (!l2.empty()) o.l2 = naming("--l2", [&] { return reports::l2_from_text(l2); });
   o.devices = devices;
+  // The table's width: --width (0: no limit), else what stdout's terminal or $COLUMNS says.
+  std::size_t table_width = 0;
+  if (!width.empty()) {
+    const std::optional<std::uint64_t> w = grammar::count_value(width);
+    if (!w || (*w != 0 && (*w < 20 || *w > 1000000)))
+      throw Error("--width '" + reports::terminal_escape(width) +
+                      "': a number of columns from 20 to 1000000, or 0 for no limit",
+                  exit_code::usage);
+    table_width = static_cast<std::size_t>(*w);
+  } else if (output.empty() || output == "-") {
+    table_width = terminal_columns();
+  }
 
   const DbLocation loc = resolve_db_path_for_reading(common.db);
   db::ReaderOptions ro;
@@ -156,7 +171,7 @@ int cmd_report(int argc, char** argv) {
       throw Error(std::string("--devices: ") + e.what(), exit_code::usage);
     }
   }();
-  const std::string text = reports::render(r, out_format);
+  const std::string text = reports::render(r, out_format, table_width);
   if (r.empty && (out_format == reports::Format::csv || out_format == reports::Format::json))
     std::cerr << "tunedreduce report: " << reports::terminal_escape(*r.empty) << "\n";
   if (output.empty() || output == "-") {

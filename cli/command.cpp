@@ -1,6 +1,11 @@
 #include "command.hpp"
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdlib>
+#include <optional>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -130,7 +135,20 @@ std::vector<Documented> environment_docs() {
       {"TUNEDREDUCE_CACHE_STATE", "cold or warm: the winners the library prefers (bench)",
        "default cold"},
       {"NO_COLOR", "log lines are never coloured", "when set to anything but the empty string"},
+      {"COLUMNS", "the width report's tables fit (else the terminal's; --width overrides)",
+       "a number from 20 up"},
   };
+}
+
+std::size_t terminal_columns() {
+  if (const char* c = std::getenv("COLUMNS"); c && *c) {
+    const std::optional<std::uint64_t> v = grammar::count_value(c);
+    if (v && *v >= 20 && *v <= 1000000) return static_cast<std::size_t>(*v);
+  }
+  winsize w{};
+  if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &w) == 0 && w.ws_col >= 20)
+    return w.ws_col;
+  return 0;
 }
 
 bool parse_command_line(int argc, char** argv, const po::options_description& desc,

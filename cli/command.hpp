@@ -79,6 +79,10 @@ std::optional<CommandSpec> describe_command(int (*run)(int, char**), std::vector
 /// "NAME P is given twice (the same file as NAME Q)", NAME being \p name ("--db", "the input").
 void refuse_a_file_twice(const std::vector<std::string>& paths, const std::string& name);
 
+/// The columns a table for people may take on stdout: $COLUMNS where it is a number from 20 up,
+/// else the terminal's width where stdout is one, else 0 (no limit: a pipe or a file).
+std::size_t terminal_columns();
+
 /// The actions of `tunedreduce db`, in the order its usage lists them.
 std::vector<std::string> db_actions();
 

@@ -17,7 +17,9 @@ std::string people_text(const Cell& c);
 /// The selection line: "device all · dtype i32 · op sum".
 std::string filters_text(const Report& r);
 
-std::string render_table(const Report& r);
+/// \p width: the terminal's columns, 0 for no limit. A table wider than that is printed as groups
+/// of its columns, each under its leading label columns again; notes wrap at min(100, width).
+std::string render_table(const Report& r, std::size_t width = 0);
 std::string render_markdown(const Report& r);
 std::string render_csv(const Report& r);
 std::string render_json(const Report& r);

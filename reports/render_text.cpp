@@ -79,21 +79,61 @@ std::string pad(const std::string& s, std::size_t width, bool right) {
   return right ? fill + s : s + fill;
 }
 
+/// The groups of visible columns (indices into the widths) that fit \p limit columns: every
+/// group begins with the \p labels leading columns, then as many of the others as fit (at least
+/// one). One group of all where they fit or there is no limit.
+std::vector<std::vector<std::size_t>> column_groups(const std::vector<std::size_t>& width,
+                                                    std::size_t labels, std::size_t limit) {
+  const std::size_t gap = 2;
+  std::size_t total = 0;
+  for (std::size_t j = 0; j < width.size(); ++j) total += width[j] + (j ? gap : 0);
+  std::vector<std::vector<std::size_t>> groups;
+  if (limit == 0 || total <= limit || labels >= width.size()) {
+    groups.emplace_back();
+    for (std::size_t j = 0; j < width.size(); ++j) groups.back().push_back(j);
+    return groups;
+  }
+  std::size_t head = 0;
+  for (std::size_t j = 0; j < labels; ++j) head += width[j] + (j ? gap : 0);
+  for (std::size_t j = labels; j < width.size();) {
+    std::vector<std::size_t> g;
+    for (std::size_t k = 0; k < labels; ++k) g.push_back(k);
+    std::size_t used = head;
+    while (j < width.size() && (g.size() == labels || used + gap + width[j] <= limit)) {
+      used += (g.empty() ? 0 : gap) + width[j];
+      g.push_back(j++);
+    }
+    groups.push_back(std::move(g));
+  }
+  return groups;
+}
+
 }  // namespace
 
-std::string render_table(const Report& r) {
-  std::string out = terminal_escape(r.title) + "\n";
-  out += "database: " + terminal_escape(r.database) + "\n";
-  out += "selection: " + terminal_escape(filters_text(r)) + "\n";
-  if (r.empty) return out + "\n" + wrap(terminal_escape(*r.empty), 100);
+std::string render_table(const Report& r, std::size_t width_limit) {
+  const std::size_t text_width = width_limit ? std::min<std::size_t>(100, width_limit) : 100;
+  // A line of its own: word-wrapped where there is a width limit.
+  auto line = [&](const std::string& text) {
+    return width_limit ? wrap(text, width_limit) : text + "\n";
+  };
+  std::string out = line(terminal_escape(r.title));
+  std::string db_line, selection;
+  put(db_line, "database: ", terminal_escape(r.database));
+  put(selection, "selection: ", terminal_escape(filters_text(r)));
+  out += line(db_line);
+  out += line(selection);
+  if (r.empty) return out + "\n" + wrap(terminal_escape(*r.empty), text_width);
   for (const auto& n : r.notes) {
     out += '\n';
-    out += wrap(terminal_escape(n), 100);
+    out += wrap(terminal_escape(n), text_width);
   }
   bool any_mark = false;
   for (const Section& s : r.sections) {
-    out += "\n== " + terminal_escape(s.title) + " ==\n";
-    for (const auto& n : s.notes) out += wrap(terminal_escape(n), 100);
+    std::string heading;
+    put(heading, "== ", terminal_escape(s.title), " ==");
+    out += '\n';
+    out += line(heading);
+    for (const auto& n : s.notes) out += wrap(terminal_escape(n), text_width);
     if (s.rows.empty()) {
       out +=
           (s.empty_text.empty() ? std::string("(no rows)") : terminal_escape(s.empty_text)) + "\n";
@@ -121,23 +161,46 @@ std::string render_table(const Report& r) {
       }
       cells.push_back(std::move(line));
     }
-    auto emit = [&](const std::vector<std::string>& line) {
-      std::string text;
-      for (std::size_t j = 0; j < cols.size(); ++j) {
-        if (j) text += "  ";
-        text += pad(line[j], width[j], s.columns[cols[j]].numeric);
+    // The leading columns that name a row (up to the first numeric one; at least the first), when
+    // they leave room for a column more: repeated in every group of a table too wide to fit.
+    std::size_t labels = 1;
+    while (labels < cols.size() && !s.columns[cols[labels]].numeric) ++labels;
+    std::size_t head = 0;
+    for (std::size_t j = 0; j < labels; ++j) head += width[j] + 2;
+    if (width_limit && head * 2 > width_limit) labels = 1;
+    const auto groups = column_groups(width, labels, width_limit);
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      const std::vector<std::size_t>& group = groups[g];
+      if (groups.size() > 1) {
+        const std::size_t first = group.size() > labels ? group[labels] + 1 : 1;
+        const std::string from = std::to_string(first), to = std::to_string(group.back() + 1),
+                          of = std::to_string(cols.size()), limit = std::to_string(width_limit);
+        if (from == to) put(out, g ? "\n" : "", "(column ", from, " of ", of);
+        else put(out, g ? "\n" : "", "(columns ", from, "-", to, " of ", of);
+        if (!g) put(out, ": wider than ", limit, " columns");
+        put(out, ")\n");
       }
-      while (!text.empty() && text.back() == ' ') text.pop_back();
-      out += text + "\n";
-    };
-    emit(header);
-    std::vector<std::string> rule;
-    for (std::size_t w : width) rule.push_back(std::string(w, '-'));
-    emit(rule);
-    for (const auto& line : cells) emit(line);
+      auto emit = [&](const std::vector<std::string>& line) {
+        std::string text;
+        for (std::size_t k = 0; k < group.size(); ++k) {
+          const std::size_t j = group[k];
+          if (k) text += "  ";
+          text += pad(line[j], width[j], s.columns[cols[j]].numeric);
+        }
+        while (!text.empty() && text.back() == ' ') text.pop_back();
+        out += text + "\n";
+      };
+      emit(header);
+      std::vector<std::string> rule;
+      for (std::size_t w : width) rule.push_back(std::string(w, '-'));
+      emit(rule);
+      for (const auto& line : cells) emit(line);
+    }
   }
-  if (any_mark)
-    out += "\n* marks the best of a row (or a stale winner, a status that is not tuned).\n";
+  if (any_mark) {
+    out += '\n';
+    out += line("* marks the best of a row (or a stale winner, a status that is not tuned).");
+  }
   return out;
 }
 
@@ -400,10 +463,10 @@ std::string render_json(const Report& r) {
 
 }  // namespace detail
 
-std::string render(const Report& r, Format f) {
+std::string render(const Report& r, Format f, std::size_t width) {
   switch (f) {
     case Format::table:
-      return detail::render_table(r);
+      return detail::render_table(r, width);
     case Format::markdown:
       return detail::render_markdown(r);
     case Format::csv:

@@ -47,9 +47,11 @@ struct ReportOptions {
 /// Report whose `empty` says so.
 Report build_report(db::Database& db, const ReportOptions& options);
 
-/// Writes the report in \p format. Deterministic: the same database and options give the same
-/// bytes.
-std::string render(const Report& report, Format format);
+/// Writes the report in \p format. Deterministic: the same database, options and width give the
+/// same bytes. \p width (the table format only): the columns of the terminal it is for, 0 for no
+/// limit; a table wider than that comes as groups of its columns that fit, each repeating the
+/// row's leading label columns (docs/reports.md, "Formats").
+std::string render(const Report& report, Format format, std::size_t width = 0);
 
 // Parsing of the command line's values: each throws Error(usage) naming the value and the
 // choices.

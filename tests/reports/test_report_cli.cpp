@@ -42,12 +42,14 @@ class ReportCli : public ::testing::Test {
     std::vector<std::string> argv{TR_CLI, "report"};
     argv.insert(argv.end(), args.begin(), args.end());
     if (!db.empty()) argv.push_back("--db=" + (dir_->path() / db).string());
-    return db::test::run_process(argv,
-                                 {"TUNEDREDUCE_DB=", "XDG_DATA_HOME=" + dir_->path().string()});
+    return db::test::run_process(argv, {"TUNEDREDUCE_DB=", "XDG_DATA_HOME=" + dir_->path().string(),
+                                        "COLUMNS=" + columns_});
   }
+  static std::string columns_;  // $COLUMNS for report(): empty, so the tables keep every column
   static TempDir* dir_;
 };
 TempDir* ReportCli::dir_ = nullptr;
+std::string ReportCli::columns_;
 
 TEST_F(ReportCli, TheDefaultIsATableOnStdout) {
   const ProcessResult r = report({"best"});
@@ -238,6 +240,62 @@ TEST_F(ReportCli, SegmentedReportsInEveryFormatAndTakesItsFilters) {
   EXPECT_NE(none.out.find("no segmented measurements or segmented bench results in the selection"),
             std::string::npos)
       << none.out;
+}
+
+// A table wider than $COLUMNS (or --width) comes as groups of its columns that fit, each under
+// the row's label column again, with every cell still there; --width 0, or a file, keeps the
+// whole lines; a width below 20 is a usage error that names --width.
+TEST_F(ReportCli, TablesFitTheTerminalsWidth) {
+  auto widest = [](const std::string& text) {
+    std::size_t w = 0, from = 0;
+    while (from < text.size()) {
+      std::size_t to = text.find('\n', from);
+      if (to == std::string::npos) to = text.size();
+      // Columns: the code points of the line (the report's ×, ·, µ and — take one each).
+      std::size_t cols = 0;
+      for (std::size_t i = from; i < to; ++i)
+        cols += (static_cast<unsigned char>(text[i]) & 0xC0) != 0x80;
+      w = std::max(w, cols);
+      from = to + 1;
+    }
+    return w;
+  };
+  auto count = [](const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+      ++n;
+    return n;
+  };
+  const ProcessResult full = report({"segmented"}, "segmented.db");
+  ASSERT_EQ(full.exit_code, 0) << full.err;
+  ASSERT_GT(widest(full.out), 100u);  // the test needs a table wider than the limits below
+  columns_ = "80";
+  const ProcessResult narrow = report({"segmented"}, "segmented.db");
+  columns_.clear();
+  ASSERT_EQ(narrow.exit_code, 0) << narrow.err;
+  EXPECT_LE(widest(narrow.out), 80u) << narrow.out;
+  EXPECT_NE(narrow.out.find(": wider than 80 columns)"), std::string::npos);
+  // Every kernel id and every header of the whole table is still printed; the label column's
+  // header comes once a group.
+  EXPECT_EQ(count(narrow.out, "seg.tile.b256.v4.fixed.f32.sum"),
+            count(full.out, "seg.tile.b256.v4.fixed.f32.sum"));
+  EXPECT_GT(count(narrow.out, "segment size"), count(full.out, "segment size"));
+  const ProcessResult w60 = report({"segmented", "--width", "60"}, "segmented.db");
+  ASSERT_EQ(w60.exit_code, 0) << w60.err;
+  EXPECT_LE(widest(w60.out), 60u);
+  columns_ = "80";
+  const ProcessResult unlimited = report({"segmented", "--width", "0"}, "segmented.db");
+  const fs::path file = dir_->path() / "wide.txt";
+  const ProcessResult to_file = report({"segmented", "-o", file.string()}, "segmented.db");
+  columns_.clear();
+  EXPECT_EQ(unlimited.out, full.out);
+  ASSERT_EQ(to_file.exit_code, 0) << to_file.err;
+  EXPECT_EQ(db::test::read_file(file), full.out);
+  for (const char* bad : {"5", "wide", "-1"}) {
+    const ProcessResult r = report({"segmented", "--width", bad}, "segmented.db");
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_NE(r.err.find("--width '"), std::string::npos) << r.err;
+  }
 }
 
 TEST_F(ReportCli, HelpListsTheKinds) {
