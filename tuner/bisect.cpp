@@ -36,6 +36,30 @@ std::uint64_t geometric_midpoint(std::uint64_t lo, std::uint64_t hi) {
   return std::clamp(r, lo + 1, hi - 1);
 }
 
+std::optional<std::vector<Result>> measure_pair(Runner& runner, const std::string& from_id,
+                                                const std::string& to_id, std::uint64_t n,
+                                                std::optional<std::uint64_t> segment_size,
+                                                const std::atomic<bool>* cancel,
+                                                const std::function<void(std::size_t)>& on_measured,
+                                                std::size_t& requests,
+                                                std::vector<Result>& probes) {
+  Request req[2];
+  req[0].kernel_id = from_id;
+  req[1].kernel_id = to_id;
+  req[0].n = req[1].n = n;
+  req[0].segment_size = req[1].segment_size = segment_size;
+  std::vector<Result> got = runner.measure(req);
+  requests += 2;
+  if (on_measured) on_measured(got.size());
+  if (cancelled(cancel) || got.size() != 2) {
+    if (!cancelled(cancel))
+      throw Error(fmt::format("the runner answered {} of 2 requests", got.size()));
+    return std::nullopt;
+  }
+  probes.insert(probes.end(), got.begin(), got.end());
+  return got;
+}
+
 BisectOutcome bisect_intervals(std::span<const SizeWinner> grid, Runner& runner,
                                const BisectConfig& config, const std::atomic<bool>* cancel,
                                const TieRule& rule,
@@ -75,23 +99,16 @@ BisectOutcome bisect_intervals(std::span<const SizeWinner> grid, Runner& runner,
           hi = m;
           continue;
         }
-        Request req[2];
-        req[0].kernel_id = x.from_id;
-        req[1].kernel_id = x.to_id;
-        req[0].n = req[1].n = m;
-        std::vector<Result> got = runner.measure(req);
-        out.requests += 2;
-        if (on_measured) on_measured(got.size());
-        if (cancelled(cancel) || got.size() != 2) {
-          if (!cancelled(cancel))
-            throw Error(fmt::format("the runner answered {} of 2 requests", got.size()));
+        const std::optional<std::vector<Result>> got =
+            measure_pair(runner, x.from_id, x.to_id, m, std::nullopt, cancel, on_measured,
+                         out.requests, out.probes);
+        if (!got) {
           out.cancelled = true;
           out.intervals.clear();
           return out;
         }
-        out.probes.insert(out.probes.end(), got.begin(), got.end());
         ++x.probes;
-        const Selection s = select_winner(got, rule);
+        const Selection s = select_winner(*got, rule);
         if (!s.winner) {
           x.undecided = true;
           break;

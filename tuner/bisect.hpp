@@ -62,6 +62,17 @@ struct BisectOutcome {
 /// The geometric midpoint of lo < hi, strictly between them when hi - lo > 1.
 std::uint64_t geometric_midpoint(std::uint64_t lo, std::uint64_t hi);
 
+/// One bisection probe: \p from_id and \p to_id measured at \p n (with \p segment_size for
+/// segmented entries), in that order. Adds 2 to \p requests, calls \p on_measured and appends
+/// the answers to \p probes. Nothing when cancelled; a runner that answers fewer than both
+/// without a cancel is an Error.
+std::optional<std::vector<Result>> measure_pair(Runner& runner, const std::string& from_id,
+                                                const std::string& to_id, std::uint64_t n,
+                                                std::optional<std::uint64_t> segment_size,
+                                                const std::atomic<bool>* cancel,
+                                                const std::function<void(std::size_t)>& on_measured,
+                                                std::size_t& requests, std::vector<Result>& probes);
+
 /// \p grid: the winners of the grid sizes, ascending (sizes without an ok winner left out).
 /// With bisect.enabled false nothing is measured and each boundary is the geometric midpoint of
 /// its neighbouring grid sizes. \p on_measured is called after every Runner::measure call.

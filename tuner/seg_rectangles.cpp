@@ -112,21 +112,17 @@ std::optional<Bracket> bisect_pair(
       (a_takes ? b.lo : b.hi) = m;
       continue;
     }
+    const std::optional<std::vector<Result>> answers =
+        measure_pair(runner, from_id, to_id, size * count, size, cancel, on_measured, out.requests,
+                     out.probes);
+    if (!answers) return std::nullopt;
+    const std::vector<Result>& got = *answers;
     Request req[2];
     req[0].kernel_id = from_id;
     req[1].kernel_id = to_id;
     req[0].n = req[1].n = size * count;
     req[0].segment_size = req[1].segment_size = size;
-    std::vector<Result> got = runner.measure(req);
-    out.requests += 2;
-    if (on_measured) on_measured(got.size());
-    if (cancelled(cancel) || got.size() != 2) {
-      if (!cancelled(cancel))
-        throw Error(fmt::format("the runner answered {} of 2 requests", got.size()));
-      return std::nullopt;
-    }
     expect_answers(req, got, size);
-    out.probes.insert(out.probes.end(), got.begin(), got.end());
     ++b.probes;
     const Selection sel = select_winner(got, rule);
     if (!sel.winner) {
