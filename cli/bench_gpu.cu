@@ -10,6 +10,7 @@
 #include <thrust/functional.h>
 #include <thrust/extrema.h>
 #include <thrust/reduce.h>
+#include <thrust/transform_reduce.h>
 
 #include <cstring>
 #include <limits>
@@ -32,6 +33,16 @@ T identity(Op op) {
 
 cudaError_t cub_reduce(DType dtype, Op op, void* temp, std::size_t& temp_bytes, const void* in,
                        void* out, std::uint64_t n, cudaStream_t stream) {
+  if (op == Op::absmax) {
+    // DeviceReduce::TransformReduce of |x| by the larger, from +0, into the element type: how
+    // amax code calls CUB.
+    return with_float(dtype, [&](auto t) {
+      using T = decltype(t);
+      return cub::DeviceReduce::TransformReduce(temp, temp_bytes, static_cast<const T*>(in),
+                                                static_cast<T*>(out), static_cast<std::int64_t>(n),
+                                                MaxOf<T>{}, AbsOf<T>{}, T(0.0f), stream);
+    });
+  }
   if (is_half(dtype)) {
     if (op != Op::wide_sum && op != Op::exact_sum) return cudaErrorInvalidValue;  // op_applies
     // DeviceReduce::Reduce with a float accumulator and result, as mixed-precision code calls it
@@ -82,6 +93,17 @@ cudaError_t cub_reduce(DType dtype, Op op, void* temp, std::size_t& temp_bytes, 
 
 void thrust_reduce(DType dtype, Op op, const void* in, std::uint64_t n, cudaStream_t stream,
                    void* result) {
+  if (op == Op::absmax) {  // transform_reduce of |x| by the larger, from +0
+    with_float(dtype, [&](auto t) {
+      using T = decltype(t);
+      const T* first = static_cast<const T*>(in);
+      const T r = thrust::transform_reduce(thrust::cuda::par.on(stream), first, first + n,
+                                           AbsOf<T>{}, T(0.0f), MaxOf<T>{});
+      std::memcpy(result, &r, sizeof r);
+      return 0;
+    });
+    return;
+  }
   if (is_half(dtype)) {  // wide_sum and exact_sum: a float accumulator and result
     with_half(dtype, [&](auto h) {
       using H = decltype(h);

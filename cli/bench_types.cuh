@@ -51,6 +51,41 @@ struct WidePlus {
   __host__ __device__ W operator()(W a, W b) const { return a + b; }
 };
 
+/// absmax as a CUB or Thrust user writes it: a transform to |x| (AbsOf) and the larger of two
+/// (MaxOf), both in the element type T (float, double, __half or __nv_bfloat16), from +0.
+template <class T>
+struct AbsOf {
+  __device__ T operator()(T x) const {
+    if constexpr (std::is_same_v<T, float>) return fabsf(x);
+    else if constexpr (std::is_same_v<T, double>) return fabs(x);
+    else return __habs(x);
+  }
+};
+template <class T>
+struct MaxOf {
+  __device__ T operator()(T a, T b) const {
+    if constexpr (std::is_same_v<T, float>) return fmaxf(a, b);
+    else if constexpr (std::is_same_v<T, double>) return fmax(a, b);
+    else return __hmax(a, b);
+  }
+};
+
+/// f(T{}) for absmax's element types: float, double, __half, __nv_bfloat16 (op_applies refuses the
+/// others before the call, which gives them f(float{})).
+template <class F>
+auto with_float(DType d, F&& f) {
+  switch (d) {
+    case DType::f64:
+      return f(double{});
+    case DType::f16:
+      return f(__half{});
+    case DType::bf16:
+      return f(__nv_bfloat16{});
+    default:
+      return f(float{});
+  }
+}
+
 /// wide_sum's result (and accumulator) type for elements of T: int64_t, uint64_t, double.
 template <class T>
 using wide_t =

@@ -169,6 +169,7 @@ int bench_whole_arrays(Bench& b, const Options& opt, BenchRecorder* recorder, Js
                   : op == Op::wide_sum  ? " (CUB: cub::DeviceReduce::Sum into the wide type)"
                   : op == Op::argmin    ? " (CUB: cub::DeviceReduce::ArgMin, int64 index)"
                   : op == Op::argmax    ? " (CUB: cub::DeviceReduce::ArgMax, int64 index)"
+                  : op == Op::absmax    ? " (CUB: cub::DeviceReduce::TransformReduce, |x| by max)"
                                         : "");
       if (opt.host_calls > 0)
         std::printf("%6s %9s %9s %9s %9s %9s %9s  %s\n", "n", "CUB b2b", "cached", "2-phase",
@@ -392,8 +393,8 @@ int cmd_bench(int argc, char** argv) {
 
   if (dtypes.empty())
     for (DType t : all_dtypes) dtypes.push_back(dtype_name(t));
-  // Unless --ops says: sum, min, max, wide_sum, argmin, argmax (of the types they apply to); the
-  // exact sum when asked for (--ops exact_sum).
+  // Unless --ops says: sum, min, max, wide_sum, argmin, argmax, absmax (of the types they apply
+  // to); the exact sum when asked for (--ops exact_sum).
   const bool ops_given = !ops.empty();
   if (!ops_given)
     for (Op o : all_ops)

@@ -25,7 +25,7 @@ set(CPACK_STRIP_FILES TRUE)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
     "tunedreduce runs the fastest measured reduction kernel (sum, min, max, argmin, argmax,\n\
-wide and exact sums of integers, floats and half types; of whole arrays, matrix rows and\n\
-segments) for the GPU it runs on, from a tuning database, behind CUB's calling conventions.\n\
+absmax, wide and exact sums of integers, floats and half types; of whole arrays, matrix rows\n\
+and segments) for the GPU it runs on, from a tuning database, behind CUB's calling conventions.\n\
 The NVIDIA driver is needed at run time; the CUDA runtime is linked in.")
 include(CPack)

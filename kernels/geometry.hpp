@@ -48,11 +48,12 @@ constexpr std::size_t static_smem_bytes(const KernelParams& p) {
   return p.smem == SmemMode::static_ ? accumulator_bytes(p) * std::size_t(p.block) : 0;
 }
 
-/// Bytes of the partials area per block: one accumulator (two_pass), one flagged slot of twice
-/// its size (single_pass), none (packed: the partial travels in the atomic).
+/// Bytes of the partials area per block: one accumulator (two_pass), one flagged slot of 8 bytes
+/// per 4 bytes of it, or part of them (single_pass: twice its size, 8 for a two-byte one), none
+/// (packed: the partial travels in the atomic).
 constexpr std::size_t partial_bytes(const KernelParams& p) {
   return p.finish == Finish::two_pass      ? accumulator_bytes(p)
-         : p.finish == Finish::single_pass ? 2 * accumulator_bytes(p)
+         : p.finish == Finish::single_pass ? 8 * ((accumulator_bytes(p) + 3) / 4)
                                            : 0;
 }
 

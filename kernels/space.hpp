@@ -12,7 +12,8 @@
 // no other family implements it; their entries launch exact/sum.hpp's exact_sum, not the
 // kernel templates (kernels/exact_entries.cpp), so kernels/CMakeLists.txt generates no
 // instances for Op::exact_sum. Op::wide_sum (i32, u32, f32 summed into the type twice as wide)
-// has the 16-byte-load families only (family_applies); argmin and argmax three of them.
+// and Op::absmax have the 16-byte-load families only (family_applies); argmin and argmax three of
+// them.
 
 #include <array>
 #include <cstddef>
@@ -55,9 +56,10 @@ inline constexpr FamilyAxes families[] = {
 
 /// Whether family \p f implements (d, o): the exact families exactly Op::exact_sum (f32, f64, f16
 /// and bf16; exact_registers, whose chunks fit registers for a float accumulator only, all but
-/// f64); Op::wide_sum only the
+/// f64); Op::wide_sum and Op::absmax only the
 /// 16-byte-load families (vectorized, tiled, streaming, single_tile: the fastest of the 32-bit
-/// sums everywhere the tuner has measured, and a quarter of what every family would compile);
+/// sums everywhere the tuner has measured, and a quarter of what every family would compile; the
+/// only families whose loads are as wide for the two-byte types);
 /// argmin and argmax (an index carried with each value) vectorized, streaming and single_tile:
 /// the 16-byte-load families that win min and max in the tunes (tiled never did, streaming
 /// often: a third fewer kernels to compile); every other family every (dtype, op) but those.
@@ -66,7 +68,7 @@ constexpr bool family_applies(Family f, DType d, Op o) {
   if (is_exact_family(f))
     return o == Op::exact_sum && (f != Family::exact_registers || d != DType::f64);
   if (o == Op::exact_sum) return false;
-  if (o == Op::wide_sum)
+  if (o == Op::wide_sum || o == Op::absmax)
     return f == Family::vectorized || f == Family::tiled || f == Family::streaming ||
            f == Family::single_tile;
   if (is_arg_op(o))

@@ -64,6 +64,15 @@ void arg_fold(Op op, Partial<T>& p, T x, std::int64_t i) {
   }
 }
 
+/// absmax: x's bits less the sign bit, which order the magnitudes of the IEEE formats with every
+/// NaN above the infinities (types.hpp's Op::absmax).
+template <class T>
+std::uint64_t magnitude_bits(T x) {
+  std::uint64_t b = 0;
+  std::memcpy(&b, &x, sizeof(T));  // little-endian: the low bytes
+  return b & ((std::uint64_t{1} << (8 * sizeof(T) - 1)) - 1);
+}
+
 template <class T>
 Partial<T> fold_range(Op op, std::uint64_t seed, std::uint64_t begin, std::uint64_t end) {
   Partial<T> p;
@@ -71,6 +80,10 @@ Partial<T> fold_range(Op op, std::uint64_t seed, std::uint64_t begin, std::uint6
     p.value = op == Op::min || op == Op::argmin ? min_identity<T>() : max_identity<T>();
   for (std::uint64_t i = begin; i < end; ++i) {
     const T x = data_value<T>(seed, i);
+    if (op == Op::absmax) {  // the largest magnitude's bits, in isum
+      p.isum = std::max(p.isum, magnitude_bits(x));
+      continue;
+    }
     if constexpr (is_half_v<T>) {  // wide_sum (exact_sum returned above; op_applies)
       const long double v = to_float(x);
       p.fsum += v;
@@ -151,6 +164,12 @@ Reference assemble(DType dtype, Op op, std::uint64_t lo, std::uint64_t hi,
   r.dtype = dtype;
   r.op = op;
   r.n = hi - lo;
+  if (op == Op::absmax) {  // the largest of the partials' magnitude bits; +0 for no element
+    std::uint64_t m = 0;
+    for (auto& p : partial) m = std::max(m, p.isum);
+    std::memcpy(r.bits, &m, sizeof(T));  // little-endian: the low bytes, the element type's
+    return r;
+  }
   // Floating-point sums: the partials' long-double sums (zero for min and max).
   if constexpr (!std::is_integral_v<T>) {
     for (auto& p : partial) {
@@ -288,6 +307,20 @@ std::string verify_as(const Reference& ref, const void* got_bytes) {
   return msg.str();
 }
 
+/// A result of a half type (absmax of f16 or bf16): its bits exactly.
+template <class H>
+std::string verify_half(const Reference& ref, const void* got_bytes) {
+  H got, want;
+  std::memcpy(&got, got_bytes, sizeof got);
+  std::memcpy(&want, ref.bits, sizeof want);
+  if (got.bits == want.bits) return {};
+  std::ostringstream msg;
+  msg.precision(9);
+  msg << "result " << to_float(got) << ", expected " << to_float(want) << std::hex << " (bits 0x"
+      << got.bits << ", expected 0x" << want.bits << ")";
+  return msg.str();
+}
+
 /// verify_segments over elements of T: the segments [first, first + count), each against its
 /// own reference; a thread for each run of consecutive segments when there are many, else one
 /// segment after the other, each on several threads (a few long segments). The first segment
@@ -371,7 +404,7 @@ std::string verify(const Reference& ref, const void* got) {
     });
   }
   return visit_dtype(result_dtype(ref.dtype, ref.op), [&](auto t) -> std::string {
-    if constexpr (is_half(t.value)) return "unknown element type";  // never a result type
+    if constexpr (is_half(t.value)) return verify_half<data_t<t.value>>(ref, got);  // absmax
     else return verify_as<dtype_t<t.value>>(ref, got);
   });
 }

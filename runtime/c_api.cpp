@@ -59,7 +59,8 @@ static_assert(same_layout<tr_indexed_i32, std::int32_t>() &&
               same_layout<tr_indexed_u64, std::uint64_t>() &&
               same_layout<tr_indexed_f32, float>() && same_layout<tr_indexed_f64, double>());
 static_assert(static_cast<int>(tunedreduce::Op::argmin) == TR_ARGMIN &&
-              static_cast<int>(tunedreduce::Op::argmax) == TR_ARGMAX);
+              static_cast<int>(tunedreduce::Op::argmax) == TR_ARGMAX &&
+              static_cast<int>(tunedreduce::Op::absmax) == TR_ABSMAX);
 
 tunedreduce::DType to_dtype(int d) {
   if (d < TR_I32 || d > TR_BF16)
@@ -70,11 +71,11 @@ tunedreduce::DType to_dtype(int d) {
 }
 
 tunedreduce::Op to_op(int o) {
-  if (o < TR_SUM || o > TR_ARGMAX)
+  if (o < TR_SUM || o > TR_ABSMAX)
     throw tunedreduce::ReduceError(
         tunedreduce::Status::invalid_argument,
-        fmt::format("op {} is not a tr_op (0..6: TR_SUM, TR_MIN, TR_MAX, TR_EXACT_SUM, "
-                    "TR_WIDE_SUM, TR_ARGMIN, TR_ARGMAX)",
+        fmt::format("op {} is not a tr_op (0..7: TR_SUM, TR_MIN, TR_MAX, TR_EXACT_SUM, "
+                    "TR_WIDE_SUM, TR_ARGMIN, TR_ARGMAX, TR_ABSMAX)",
                     o));
   return static_cast<tunedreduce::Op>(o);
 }
@@ -156,6 +157,10 @@ tr_status tr_argmin(const void* d_in, void* d_out, uint64_t n, int dtype, void* 
 
 tr_status tr_argmax(const void* d_in, void* d_out, uint64_t n, int dtype, void* stream) {
   return tr_reduce_cached(d_in, d_out, n, dtype, TR_ARGMAX, stream);
+}
+
+tr_status tr_absmax(const void* d_in, void* d_out, uint64_t n, int dtype, void* stream) {
+  return tr_reduce_cached(d_in, d_out, n, dtype, TR_ABSMAX, stream);
 }
 
 namespace {

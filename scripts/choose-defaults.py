@@ -58,7 +58,7 @@ STREAM = 1 << 26  # from here on, no single_pass (see the docstring)
 WINNERS = defaultdict(list)  # device key -> (dtype, op, n_lo, n_hi, kernel) of its stored winners
 # In the order of the public header's all_ops; exact_sum's rules are the winners common to
 # several tunes (runtime/defaults.cpp), not chosen here.
-OPS = ["sum", "min", "max", "wide_sum", "argmin", "argmax"]
+OPS = ["sum", "min", "max", "wide_sum", "argmin", "argmax", "absmax"]
 
 
 def blocks(kernel_id, n, sms=132):

@@ -36,8 +36,10 @@ typedef enum tr_dtype {
   TR_U64 = 3,
   TR_F32 = 4,
   TR_F64 = 5,
-  TR_F16 = 6, /**< IEEE binary16 (CUDA's __half): TR_WIDE_SUM and TR_EXACT_SUM, into a float */
-  TR_BF16 = 7 /**< bfloat16 (CUDA's __nv_bfloat16): TR_WIDE_SUM and TR_EXACT_SUM, into a float */
+  TR_F16 = 6, /**< IEEE binary16 (CUDA's __half): TR_WIDE_SUM, TR_EXACT_SUM (into a float) and
+                   TR_ABSMAX */
+  TR_BF16 = 7 /**< bfloat16 (CUDA's __nv_bfloat16): TR_WIDE_SUM, TR_EXACT_SUM (into a float) and
+                   TR_ABSMAX */
 } tr_dtype;
 
 /** Operators (the numbers of tunedreduce::Op). TR_SUM, TR_MIN and TR_MAX: for the 4- and 8-byte
@@ -47,7 +49,9 @@ typedef enum tr_dtype {
  *  returned as a wider type (int64_t, uint64_t, double: d_out points to 8 bytes; float for the
  *  half types: 4 bytes). TR_ARGMIN and TR_ARGMAX, for the 4- and 8-byte types: the smallest
  *  (largest) element and its first index, written as one 16-byte tr_indexed_* struct (d_out
- *  aligned to 8 bytes); a NaN wins over every number. */
+ *  aligned to 8 bytes); a NaN wins over every number. TR_ABSMAX, for TR_F32, TR_F64, TR_F16 and
+ *  TR_BF16: the largest magnitude |x| in the element type (never negative; a NaN anywhere gives
+ *  a NaN; +0 for n == 0). */
 typedef enum tr_op {
   TR_SUM = 0,
   TR_MIN = 1,
@@ -55,7 +59,8 @@ typedef enum tr_op {
   TR_EXACT_SUM = 3,
   TR_WIDE_SUM = 4,
   TR_ARGMIN = 5,
-  TR_ARGMAX = 6
+  TR_ARGMAX = 6,
+  TR_ABSMAX = 7
 } tr_op;
 
 /** The result of TR_ARGMIN and TR_ARGMAX over each element type: the element and its index
@@ -154,6 +159,10 @@ TR_API tr_status tr_wide_sum(const void* d_in, void* d_out, uint64_t n, int dtyp
  *  op TR_ARGMIN or TR_ARGMAX. The first index of the extreme value; any NaN gives the first NaN. */
 TR_API tr_status tr_argmin(const void* d_in, void* d_out, uint64_t n, int dtype, void* stream);
 TR_API tr_status tr_argmax(const void* d_in, void* d_out, uint64_t n, int dtype, void* stream);
+/** The largest magnitude (TR_ABSMAX) of TR_F32, TR_F64, TR_F16 or TR_BF16 elements into one
+ *  element of that type at d_out (another dtype is TR_ERROR_INVALID_ARGUMENT), with the cached
+ *  workspace; the two-phase form is tr_reduce with op TR_ABSMAX. */
+TR_API tr_status tr_absmax(const void* d_in, void* d_out, uint64_t n, int dtype, void* stream);
 /** Frees the cached workspace of a stream on the current device (in stream order). */
 TR_API tr_status tr_release_workspace(void* stream);
 

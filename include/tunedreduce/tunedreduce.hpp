@@ -223,7 +223,7 @@ void check_result(Op op) {
                                     "write, not ") +
                             op_name(op));
   } else {
-    check_result_type(dtype_of<T>, op, dtype_of<R>);
+    check_result_type(tunedreduce::dtype_of<T>, op, tunedreduce::dtype_of<R>);
   }
 }
 }  // namespace detail
@@ -281,6 +281,35 @@ template <class T>
 void max(const T* d_in, T* d_out, std::uint64_t n, cudaStream_t stream = 0) {
   reduce(static_cast<const void*>(d_in), static_cast<void*>(d_out), n, dtype_of<T>, Op::max,
          stream);
+}
+
+namespace detail {
+/// The DType of an absmax element type: the floating-point types only.
+template <class T>
+constexpr DType absmax_dtype() {
+  static_assert(op_applies(tunedreduce::dtype_of<T>, Op::absmax),
+                "absmax takes float, double, __half and __nv_bfloat16");
+  return tunedreduce::dtype_of<T>;
+}
+}  // namespace detail
+
+/// *d_out = the largest magnitude |d_in[i]| of d_in[0, n) (Op::absmax: the "amax" of FP8 and INT8
+/// scaling), in T: never negative (-0.0 and +0.0 are equal); a NaN anywhere gives a NaN (a NaN of
+/// the input, its sign dropped); +0.0 for n == 0. For float, double, __half and __nv_bfloat16.
+/// The workspace is cached as for sum(). Throws ReduceError.
+template <class T>
+void absmax(const T* d_in, T* d_out, std::uint64_t n, cudaStream_t stream = 0) {
+  reduce(static_cast<const void*>(d_in), static_cast<void*>(d_out), n, detail::absmax_dtype<T>(),
+         Op::absmax, stream);
+}
+
+/// Two-phase absmax() with caller-owned temporary storage: reduce(d_temp, temp_bytes, ...) with
+/// Op::absmax (with d_temp == nullptr only \p temp_bytes is set).
+template <class T>
+void absmax(void* d_temp, std::size_t& temp_bytes, const T* d_in, T* d_out, std::uint64_t n,
+            cudaStream_t stream = 0) {
+  reduce(d_temp, temp_bytes, static_cast<const void*>(d_in), static_cast<void*>(d_out), n,
+         detail::absmax_dtype<T>(), Op::absmax, stream);
 }
 
 namespace detail {

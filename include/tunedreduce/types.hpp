@@ -42,7 +42,11 @@ enum class DType : std::uint8_t { i32, u32, i64, u64, f32, f64, f16, bf16 };
 /// index where several elements are equal (-0.0 equals +0.0); a NaN wins over every number, as
 /// for min and max, so any NaN gives the first NaN and its index. n == 0 gives index -1 and the
 /// value min (max) returns for n == 0.
-enum class Op : std::uint8_t { sum, min, max, exact_sum, wide_sum, argmin, argmax };
+/// absmax, for f32, f64, f16 and bf16 (op_applies): the largest magnitude |x|, in the element
+/// type (the "amax" that FP8 and INT8 scaling take): -0.0 and +0.0 are equal, the result is never
+/// negative, and a NaN anywhere gives a NaN (positive: a NaN of the input without its sign);
+/// n == 0 gives +0.0.
+enum class Op : std::uint8_t { sum, min, max, exact_sum, wide_sum, argmin, argmax, absmax };
 
 /// What an element type's values are.
 enum class NumberKind : std::uint8_t { signed_int, unsigned_int, floating };
@@ -92,18 +96,20 @@ enum class OpResult : std::uint8_t {
 
 /// How an operator combines two values: what its device functor and its host reference compute.
 enum class Combine : std::uint8_t {
-  add,        ///< the sum, rounded as the accumulator's type rounds (integers wrap)
-  exact_add,  ///< the true sum, rounded once (exact/)
-  min,        ///< the smaller; a NaN wins
-  max,        ///< the larger; a NaN wins
+  add,            ///< the sum, rounded as the accumulator's type rounds (integers wrap)
+  exact_add,      ///< the true sum, rounded once (exact/)
+  min,            ///< the smaller; a NaN wins
+  max,            ///< the larger; a NaN wins
+  max_magnitude,  ///< the larger magnitude, its sign dropped; a NaN wins
 };
 
 /// The identity of an operator's combination over a type T (identity_value).
 enum class Identity : std::uint8_t {
-  zero,     ///< 0; -0.0 for floating-point T (x + -0.0 == x for every x, -0.0 included)
-  highest,  ///< T's largest value, +inf for floating-point T
-  lowest,   ///< T's smallest value, -inf for floating-point T
-  none,     ///< no value of T: the accumulator is not a T (exact_sum)
+  zero,       ///< 0; -0.0 for floating-point T (x + -0.0 == x for every x, -0.0 included)
+  highest,    ///< T's largest value, +inf for floating-point T
+  lowest,     ///< T's smallest value, -inf for floating-point T
+  none,       ///< no value of T: the accumulator is not a T (exact_sum)
+  plus_zero,  ///< +0.0: the smallest magnitude (absmax)
 };
 
 /// One operator's facts.
@@ -136,6 +142,8 @@ inline constexpr OpInfo op_table[] = {
      Identity::highest},
     {Op::argmax, "argmax", Combine::max, true, OpDomain::full_width, OpResult::element,
      Identity::lowest},
+    {Op::absmax, "absmax", Combine::max_magnitude, false, OpDomain::floating, OpResult::element,
+     Identity::plus_zero},
 };
 
 namespace detail {
@@ -208,8 +216,8 @@ constexpr bool is_half(DType t) noexcept {
 }
 
 /// Whether operator \p o is defined for element type \p t (op_table's domain): sum, min, max,
-/// argmin and argmax for the 4- and 8-byte types, exact_sum for f32, f64, f16 and bf16 only,
-/// wide_sum for i32, u32, f32, f16 and bf16 only.
+/// argmin and argmax for the 4- and 8-byte types, exact_sum and absmax for f32, f64, f16 and bf16
+/// only, wide_sum for i32, u32, f32, f16 and bf16 only.
 /// Whatever iterates all_dtypes x all_ops skips the pairs this refuses.
 constexpr bool op_applies(DType t, Op o) noexcept {
   switch (op_info(o).domain) {
@@ -255,8 +263,8 @@ constexpr unsigned result_bytes(DType t, Op o) noexcept {
   return is_arg_op(o) ? 16 : dtype_size(result_dtype(t, o));
 }
 
-/// "sum", "min", "max", "exact_sum", "wide_sum", "argmin" or "argmax"; "?" for a value outside
-/// the enum.
+/// "sum", "min", "max", "exact_sum", "wide_sum", "argmin", "argmax" or "absmax"; "?" for a value
+/// outside the enum.
 constexpr const char* op_name(Op o) noexcept { return is_valid(o) ? op_info(o).name : "?"; }
 
 /// The element type (operator) whose short name is \p s, as dtype_name (op_name) writes it.
@@ -282,6 +290,8 @@ constexpr T identity_value(Identity id) noexcept {
     case Identity::lowest:
       if constexpr (fp) return -std::numeric_limits<T>::infinity();
       else return std::numeric_limits<T>::lowest();
+    case Identity::plus_zero:
+      return T(0);
     default:
       if constexpr (fp) return -T(0);
       else return T(0);

@@ -37,15 +37,16 @@ __device__ __forceinline__ unsigned take_ticket_acq_rel(unsigned* counter) {
   return old;
 }
 
-/// single_pass slots: a partial of T is published as sizeof(T) / 4 64-bit words, each
-/// {32 bits of the value, a flag of 1 in the high half}. A 64-bit store is single-copy atomic, so
-/// a reader that sees the flag sees the value stored with it, and no fence is needed.
+/// single_pass slots: a partial of T is published as ceil(sizeof(T) / 4) 64-bit words, each
+/// {32 bits of the value, a flag of 1 in the high half} (a two-byte T in the low half of the
+/// word's value bits). A 64-bit store is single-copy atomic, so a reader that sees the flag sees
+/// the value stored with it, and no fence is needed.
 template <class T>
-inline constexpr int slot_words = sizeof(T) / 4;
+inline constexpr int slot_words = (sizeof(T) + 3) / 4;
 
 template <class T>
 __device__ __forceinline__ void publish_slot(unsigned long long* slot, T v) {
-  unsigned bits[slot_words<T>];
+  unsigned bits[slot_words<T>] = {};
   memcpy(bits, &v, sizeof(T));
 #pragma unroll
   for (int w = 0; w < slot_words<T>; ++w) {

@@ -58,8 +58,11 @@ std::optional<SegFamily> parse_seg_family(std::string_view s);
 std::optional<SegLayout> parse_seg_layout(std::string_view s);
 
 /// Whether operator \p o has segmented kernels: every operator but exact_sum (whose
-/// accumulator does not fit a lane per segment; docs/kernels.md, "Segmented reductions").
-constexpr bool seg_op_applies(DType d, Op o) { return o != Op::exact_sum && op_applies(d, o); }
+/// accumulator does not fit a lane per segment; docs/kernels.md, "Segmented reductions") and
+/// absmax (whole arrays only so far).
+constexpr bool seg_op_applies(DType d, Op o) {
+  return o != Op::exact_sum && o != Op::absmax && op_applies(d, o);
+}
 
 /// The parameters of one segmented entry.
 struct SegParams {

@@ -12,6 +12,7 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -79,6 +80,36 @@ struct MaxOp {
   }
 };
 
+/// absmax: the larger magnitude. The arguments' bits less the sign bit are compared as unsigned
+/// integers, which for the IEEE formats is the magnitudes' order with every NaN above +inf: a NaN
+/// wins whatever the order of evaluation, and -0.0 and +0.0 are equal (both 0). What it returns
+/// has no sign bit, so an element and a partial (already a magnitude) fold alike, and every
+/// variant returns the same bits. T: float, double, __half or __nv_bfloat16.
+template <class T>
+struct AbsMaxOp {
+  using Bits = std::conditional_t<sizeof(T) == 2, std::uint16_t,
+                                  std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>;
+  static constexpr Bits magnitude = static_cast<Bits>(~Bits{0} >> 1);
+  /// +0.0 (types.hpp's op_table: Identity::plus_zero), made from its bits for the half types.
+  static constexpr T identity() {
+    if constexpr (std::is_same_v<T, __half>) return __half(__half_raw{0});
+    else if constexpr (std::is_same_v<T, __nv_bfloat16>) return __nv_bfloat16(__nv_bfloat16_raw{0});
+    else return identity_value<T>(op_info(Op::absmax).identity);
+  }
+  static constexpr T empty_result() { return identity(); }
+  __host__ __device__ __forceinline__ T operator()(T a, T b) const {
+    Bits x, y;
+    memcpy(&x, &a, sizeof x);
+    memcpy(&y, &b, sizeof y);
+    x &= magnitude;
+    y &= magnitude;
+    const Bits m = x > y ? x : y;
+    T r;
+    memcpy(&r, &m, sizeof r);
+    return r;
+  }
+};
+
 /// argmin (Max = false) and argmax (Max = true) over elements of T: an accumulator is an
 /// IndexedValue. A NaN beats every number; of two equal values (-0.0 == +0.0, and NaN against
 /// NaN) the one with the smaller index wins. So the result is the first extreme element whatever
@@ -134,6 +165,10 @@ struct op_traits<Op::min, T> {
 template <class T>
 struct op_traits<Op::max, T> {
   using type = MaxOp<T>;
+};
+template <class T>
+struct op_traits<Op::absmax, T> {
+  using type = AbsMaxOp<T>;
 };
 /// argmin / argmax: T is the accumulator's type, an IndexedValue of the element type.
 template <class T>

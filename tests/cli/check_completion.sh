@@ -81,7 +81,7 @@ exactly "i32 u32 i64 u64 f32 f64 f16 bf16" -- tunedreduce report --dtypes = ""
 exactly "sum" -- tunedreduce tune --ops = s
 exactly "f64" -- tunedreduce list --dtype f6  # old spelling: not offered, still completed
 exactly "min max" -- tunedreduce report --op m
-exactly "sum min max exact_sum wide_sum argmin argmax" -- tunedreduce list --ops ""
+exactly "sum min max exact_sum wide_sum argmin argmax absmax" -- tunedreduce list --ops ""
 exactly "argmin argmax" -- tunedreduce report --ops arg
 exactly "sum,argmin sum,argmax" -- tunedreduce list --ops sum,arg
 exactly "argmax" -- tunedreduce tune --ops = argma

@@ -276,10 +276,12 @@ TEST(CliGrammar, ListOptionsTakeCommasAndRepeatsAndTheOldSpellings) {
   EXPECT_EQ(argmax, 600u);
   EXPECT_EQ(listed({"--ops", "argmin,argmax", "--dtypes", "f16,bf16"}), 0u);
   EXPECT_EQ(listed({"--ops", "argmax", "--dtypes", "i64", "--families", "streaming"}), 40u);
+  const std::size_t absmax = listed({"--ops", "absmax"});
+  EXPECT_EQ(absmax, 560u);  // the 16-byte-load families of f32, f64, f16, bf16: 140 each
   EXPECT_EQ(listed({"--ops", "sum,min", "--op", "max"}),
-            kernels::registry().size() - exact - wide - argmin - argmax);
+            kernels::registry().size() - exact - wide - argmin - argmax - absmax);
   EXPECT_EQ(listed({"--op", "sum", "--op", "min", "--op", "max", "--op", "exact_sum", "--op",
-                    "wide_sum", "--ops", "argmin,argmax"}),
+                    "wide_sum", "--ops", "argmin,argmax,absmax"}),
             kernels::registry().size());
   {
     // JSON names the operator of each entry.
@@ -450,7 +452,7 @@ TEST(CliGrammar, BadInputIsExit2NamingTheOptionAndTheValue) {
       {{"report", "best", "--db", h100_db, "--ops", "prod"}, "--ops: unknown op 'prod'"},
       {{"report", "best", "--db", h100_db, "--ops", "arg_min"},
        "--ops: unknown op 'arg_min' (choose from sum, min, max, exact_sum, wide_sum, argmin, "
-       "argmax)"},
+       "argmax, absmax)"},
       {{"report", "heatmap", "--db", h100_db, "--families", "fastest"},
        "--families: unknown family 'fastest'"},
       {{"report", "best", "--db", h100_db, "--immutable", "--devices", "A100"},
@@ -463,7 +465,7 @@ TEST(CliGrammar, BadInputIsExit2NamingTheOptionAndTheValue) {
       {{"list", "--ops", "sum,,max"}, "--ops: empty item in 'sum,,max'"},
       {{"list", "--ops", "argmn"},
        "--ops: unknown operator 'argmn' (choose from sum, min, max, exact_sum, wide_sum, argmin, "
-       "argmax)"},
+       "argmax, absmax)"},
       {{"list", "--op", ""}, "--op: empty value"},
       // every command
       {{"list", "--log-level", "loud"}, "--log-level: unknown log level 'loud'"},

@@ -1222,11 +1222,11 @@ void expect_checks_match_op_applies(Database& db) {
   EXPECT_EQ(c.query_int("SELECT (SELECT count(*) FROM measurements) + (SELECT count(*) FROM "
                         "winners) + (SELECT count(*) FROM bench_results)"),
             rows_before + taken);
-  // Of the half types, wide_sum's and (version 10) exact_sum's rows alone: one more of each
-  // type and operator in each table.
-  EXPECT_EQ(half_rows(""), half_rows_before + 12);
+  // Of the half types, wide_sum's, (version 10) exact_sum's and absmax's rows alone: one more
+  // of each type and operator in each table.
+  EXPECT_EQ(half_rows(""), half_rows_before + 18);
   EXPECT_EQ(half_rows("AND op = 'exact_sum'"), half_rows_before_exact + 6);
-  EXPECT_EQ(half_rows("AND op NOT IN ('wide_sum', 'exact_sum')"), 0);
+  EXPECT_EQ(half_rows("AND op NOT IN ('wide_sum', 'exact_sum', 'absmax')"), 0);
   // argmin and argmax (version 9) of the six other types: 2 x 6 more rows in each table.
   EXPECT_EQ(arg_rows(), arg_rows_before + 36);
 }
@@ -1787,13 +1787,13 @@ TEST(Migration, Version10IsReadAsItIsAndMigratedToNoListsOfNames) {
   db.connection().exec(
       "INSERT INTO measurements (run_id, seq, device_id, kernel_id, family, block, unroll, smem,"
       " finish, dtype, op, n, l2_mode, outcome, median_us, repeats, measured_at) SELECT run_id,"
-      " 1000, device_id, 'vectorized.b256.u4.single_pass.f32.absmax', 'vectorized', 256, 4,"
-      " 'none', 'single_pass', 'f32', 'absmax', 1024, 'cold', 'ok', 1.0, 5,"
+      " 1000, device_id, 'vectorized.b256.u4.single_pass.f32.absmin', 'vectorized', 256, 4,"
+      " 'none', 'single_pass', 'f32', 'absmin', 1024, 'cold', 'ok', 1.0, 5,"
       " '2026-11-28T00:00:00.000Z' FROM measurements LIMIT 1");
   const auto findings = validate_rows(db.connection());
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].text(),
-            "measurements id 41: op = 'absmax': is not an operator of this binary (" +
+            "measurements id 41: op = 'absmin': is not an operator of this binary (" +
                 op_choices() + ")");
   EXPECT_EQ(db.measurements().size(), 40u);  // skipped by name, never read as 'sum'
 }

@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 
 #include <atomic>
+#include <bit>
 #include <cinttypes>
 #include <cstdio>
 #include <filesystem>
@@ -88,6 +89,9 @@ void run_op(Op op, const T* in, T* out, std::uint64_t n, cudaStream_t s) {
     case Op::argmin:
     case Op::argmax:
       ADD_FAILURE() << "argmin and argmax have their own test (Arg*): their result is indexed";
+      break;
+    case Op::absmax:
+      ADD_FAILURE() << "absmax has its own test (Absmax*), for the floating-point types";
       break;
   }
 }
@@ -788,6 +792,118 @@ TEST(Library, ArgMinMaxBothCallsEveryTypeSizeAndOffsetWithTheBuiltInDefaults) {
   check_args<std::uint64_t>(44);
   check_args<float>(45);
   check_args<double>(46);
+}
+
+// ---- absmax ----------------------------------------------------------------------------------
+
+/// absmax<T> through both calls (cached; two-phase with garbage in the caller's storage), at
+/// sizes around the kernels' tiles and vectors and at offsets of 0, 1 and 3 elements, each result
+/// between two poisoned guards, against the largest magnitude's bits computed here (the bits less
+/// the sign bit as an unsigned integer). Cases: values of both signs (the largest magnitude
+/// negative in half of them); only -0.0 and +0.0 (+0.0); a -inf; a NaN with its sign bit set
+/// among them (that NaN, its sign dropped).
+template <class T, class Bits>
+void check_absmax(std::uint64_t stream_id) {
+  const std::vector<std::uint64_t> ns = {
+      0, 1, 3, 31, 33, 1000, 2048, 4099, 16387, 65537, 999983, (1u << 20) + 3, (1u << 24) + 7};
+  const std::uint64_t max_n = ns.back() + 3;
+  const auto bits_of = [](T v) { return std::bit_cast<Bits>(v); };
+  const auto of_bits = [](Bits b) { return std::bit_cast<T>(b); };
+  const auto value = [](float f) {
+    if constexpr (std::is_same_v<T, __half>) return __float2half_rn(f);
+    else if constexpr (std::is_same_v<T, __nv_bfloat16>) return __float2bfloat16_rn(f);
+    else return static_cast<T>(f);
+  };
+  constexpr Bits sign = static_cast<Bits>(Bits{1} << (8 * sizeof(T) - 1));
+  std::vector<T> base(max_n);
+  for (std::uint64_t i = 0; i < max_n; ++i)
+    base[i] =
+        value(static_cast<float>(
+                  static_cast<int>(splitmix64(test_seed() ^ stream_id ^ (i << 8)) % 2001) - 1000) *
+              0.125f);
+  DeviceBuffer in(max_n * sizeof(T)), out(3 * sizeof(T));
+  std::size_t temp_bytes = 1;
+  for (std::uint64_t n : ns) {
+    std::size_t b = 0;
+    tunedreduce::reduce(nullptr, b, nullptr, nullptr, n, dtype_of<T>, Op::absmax, nullptr);
+    temp_bytes = std::max(temp_bytes, b);
+  }
+  DeviceBuffer temp(temp_bytes);
+  for (int c = 0; c < 4; ++c) {
+    std::vector<T> h = base;
+    const std::uint64_t p = 5 + splitmix64(stream_id + c) % 900;
+    if (c == 1)
+      for (std::uint64_t i = 0; i < max_n; ++i) h[i] = of_bits(i % 3 ? sign : Bits{0});  // +-0
+    if (c == 2) h[p] = of_bits(static_cast<Bits>(bits_of(value(INFINITY)) | sign));      // -inf
+    if (c == 3) {  // a NaN with a payload and its sign bit, and another without either
+      h[p] = of_bits(static_cast<Bits>(bits_of(value(NAN)) | sign | 1));
+      h[p + 3000] = value(NAN);
+    }
+    tunedreduce::test::upload(in.get(), h.data(), max_n * sizeof(T));
+    for (std::uint64_t n : ns)
+      for (int offset : {0, 1, 3})
+        for (bool two_phase : {false, true}) {
+          TR_CUDA_CHECK(cudaMemset(out.get(), poison, 3 * sizeof(T)));
+          TR_CUDA_CHECK(cudaMemset(temp.get(), 0x5a + offset, temp.bytes()));
+          const T* d_in = static_cast<const T*>(in.get()) + offset;
+          T* d_out = static_cast<T*>(out.get()) + 1;
+          std::size_t b = temp_bytes;
+          if (two_phase) tunedreduce::absmax(temp.get(), b, d_in, d_out, n);
+          else tunedreduce::absmax(d_in, d_out, n);
+          Bits got[3];
+          TR_CUDA_CHECK(cudaMemcpy(got, out.get(), sizeof got, cudaMemcpyDeviceToHost));
+          Bits want = 0;
+          for (std::uint64_t i = 0; i < n; ++i)
+            want = std::max<Bits>(want, bits_of(h[offset + i]) & static_cast<Bits>(~sign));
+          const std::string what = std::string(two_phase ? "two-phase " : "cached ") +
+                                   dtype_name(dtype_of<T>) + " absmax case " + std::to_string(c) +
+                                   " n=" + std::to_string(n) + " offset " + std::to_string(offset) +
+                                   " (" + tunedreduce::lookup<T>(Op::absmax, n).kernel_id + ")";
+          Bits guard;
+          std::memset(&guard, poison, sizeof guard);
+          EXPECT_EQ(got[0], guard) << what << ": before d_out";
+          EXPECT_EQ(got[2], guard) << what << ": after d_out";
+          EXPECT_EQ(got[1], want) << what << std::hex << ": got bits 0x" << +got[1]
+                                  << ", expected 0x" << +want;
+        }
+  }
+}
+
+TEST(Library, AbsmaxBothCallsEveryTypeSizeAndOffsetWithTheBuiltInDefaults) {
+  use_defaults();
+  check_absmax<float, std::uint32_t>(51);
+  check_absmax<double, std::uint64_t>(52);
+  check_absmax<__half, std::uint16_t>(53);
+  check_absmax<__nv_bfloat16, std::uint16_t>(54);
+}
+
+/// absmax misuse: an integer type, a result of another type, an unknown C operator; refused
+/// before anything launches, naming what is wrong.
+TEST(Library, AbsmaxMisuseIsRefusedWithTheTypesNamed) {
+  use_defaults();
+  DeviceBuffer in(64 * sizeof(double)), out(4 * sizeof(double));
+  std::size_t b = 0;
+  expect_refused(
+      [&] { tunedreduce::reduce(in.get(), out.get(), 8, DType::i32, Op::absmax, nullptr); },
+      Status::invalid_argument, "absmax is defined for f32, f64, f16 and bf16 only, not dtype i32");
+  expect_refused(
+      [&] {
+        tunedreduce::reduce<float, double>(nullptr, b, static_cast<const float*>(in.get()),
+                                           static_cast<double*>(out.get()), 64, Op::absmax);
+      },
+      Status::invalid_argument, "returns f32");
+  EXPECT_EQ(tr_absmax(in.get(), out.get(), 8, TR_U64, nullptr), TR_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tr_last_error()).find("absmax"), std::string::npos) << tr_last_error();
+  EXPECT_EQ(tr_reduce_cached(in.get(), out.get(), 8, TR_F32, 8, nullptr),
+            TR_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tr_last_error()).find("0..7"), std::string::npos) << tr_last_error();
+  // The C call of a float: the largest magnitude, positive.
+  const float h[4] = {1.5f, -7.25f, 3.0f, -0.0f};
+  tunedreduce::test::upload(in.get(), h, sizeof h);
+  ASSERT_EQ(tr_absmax(in.get(), out.get(), 4, TR_F32, nullptr), TR_SUCCESS) << tr_last_error();
+  float r = 0;
+  TR_CUDA_CHECK(cudaMemcpy(&r, out.get(), sizeof r, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(r, 7.25f);
 }
 
 /// argmin / argmax misuse: a plain result pointer, a half type, a result pointer not aligned to

@@ -207,7 +207,7 @@ TEST_F(ReportCli, ArgminAndArgmaxRowsReportInEveryKindAndFormat) {
   r = report({"best", "--ops", "argmn"}, "indexed.db");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--ops: unknown op 'argmn' (choose from sum, min, max, exact_sum, "
-                       "wide_sum, argmin, argmax)"),
+                       "wide_sum, argmin, argmax, absmax)"),
             std::string::npos)
       << r.err;
 }
@@ -309,7 +309,7 @@ TEST_F(ReportCli, HelpListsTheKinds) {
   ASSERT_NE(ops, std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("sum, min, max, exact_sum, wide_sum,"), r.out.find("sum, min", ops))
       << r.out;
-  EXPECT_NE(r.out.find("argmin, argmax (default: all)", ops), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("argmin, argmax, absmax (default: all)", ops), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -152,11 +152,11 @@ int main(void) {
   s = tr_reduce(NULL, &bytes, NULL, NULL, 16, TR_U32, TR_EXACT_SUM, NULL);
   CHECK(s == TR_ERROR_INVALID_ARGUMENT);
   CHECK(contains(tr_last_error(), "not dtype u32"));
-  s = tr_reduce_cached(buf, buf, 16, TR_F32, 7, NULL);
+  s = tr_reduce_cached(buf, buf, 16, TR_F32, 8, NULL);
   CHECK(s == TR_ERROR_INVALID_ARGUMENT);
   CHECK(contains(tr_last_error(),
-                 "op 7 is not a tr_op (0..6: TR_SUM, TR_MIN, TR_MAX, "
-                 "TR_EXACT_SUM, TR_WIDE_SUM, TR_ARGMIN, TR_ARGMAX)"));
+                 "op 8 is not a tr_op (0..7: TR_SUM, TR_MIN, TR_MAX, "
+                 "TR_EXACT_SUM, TR_WIDE_SUM, TR_ARGMIN, TR_ARGMAX, TR_ABSMAX)"));
   /* argmin and argmax: the 4- and 8-byte types, into a 16-byte tr_indexed_* struct. */
   CHECK(TR_ARGMIN == 5 && TR_ARGMAX == 6);
   CHECK(sizeof(tr_indexed_i32) == 16 && sizeof(tr_indexed_f32) == 16 &&

@@ -579,8 +579,8 @@ TEST(Arguments, BadEnumsFailBeforeAnyCudaCall) {
   Device0 d;
   expect_error([&] { d.t.rt->reduce(d.in, d.out, 10, static_cast<DType>(8), Op::sum, nullptr); },
                Status::invalid_argument, "dtype 8 is not an element type");
-  expect_error([&] { d.t.rt->reduce(d.in, d.out, 10, DType::f32, static_cast<Op>(7), nullptr); },
-               Status::invalid_argument, "op 7 is not an operator");
+  expect_error([&] { d.t.rt->reduce(d.in, d.out, 10, DType::f32, static_cast<Op>(8), nullptr); },
+               Status::invalid_argument, "op 8 is not an operator");
   expect_error([&] { d.t.rt->lookup(DType::f32, static_cast<Op>(9), 10, 0); },
                Status::invalid_argument, "op 9");
   expect_error([&] { d.t.rt->lookup(DType::f32, Op::sum, 10, -2); }, Status::invalid_argument,

@@ -62,8 +62,8 @@ TEST(CliTune, DryRunAsJsonHasTheTextFormsFigures) {
   EXPECT_EQ(j.find("strategy")->as_string(), "halving");
   EXPECT_EQ(j.find("l2_mode")->as_string(), "cold");
   const Json& total = *j.find("total");
-  EXPECT_EQ(total.find("keys")->as_int(), 35);
-  EXPECT_EQ(total.find("candidates")->as_int(), 9940);
+  EXPECT_EQ(total.find("keys")->as_int(), 39);
+  EXPECT_EQ(total.find("candidates")->as_int(), 10500);
   EXPECT_EQ(total.find("segmented_keys")->as_int(), 6);
   EXPECT_EQ(total.find("segmented_points")->as_int(), 324);
   EXPECT_EQ(total.find("segmented_candidates")->as_int(), 3954);
@@ -71,7 +71,7 @@ TEST(CliTune, DryRunAsJsonHasTheTextFormsFigures) {
                            " measurements, estimated " +
                            tuner::format_duration(total.find("estimate_s")->as_double()));
   const Json::Array& keys = j.find("keys")->as_array();
-  ASSERT_EQ(keys.size(), 35u);
+  ASSERT_EQ(keys.size(), 39u);
   double sum = 0;
   for (const Json& k : keys) sum += k.find("estimate_s")->as_double();
   for (const Json& k : j.find("segmented")->as_array()) {
@@ -91,7 +91,7 @@ TEST(CliTune, DryRunOfTheDefaultFileWithOverrides) {
   auto r = tune({"--dry-run", "--config", TR_DEFAULT_TUNE_TOML});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_HAS(r.out,
-             "total: 35 keys (dtype, op), 9940 candidates, 21 sizes each; 6 segmented keys and "
+             "total: 39 keys (dtype, op), 10500 candidates, 21 sizes each; 6 segmented keys and "
              "layouts, 324 grid points, 3954 candidates over them, ");
   // The six segmented keys: 54 grid points each, halving over 12 or 13 candidates a point.
   EXPECT_HAS(r.out, "\nf32   sum      fixed             660      54           876         246");

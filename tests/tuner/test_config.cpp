@@ -293,7 +293,7 @@ TEST(ConfigSpace, ArgminOfAHalfTypeIsAnErrorNamingTheTypesItIsDefinedFor) {
   // A misspelt operator: the nearest name and every choice.
   EXPECT_EQ(message("[space]\nops = [\"argmn\"]\n"),
             "t.toml:2:8: space.ops[0]: unknown operator 'argmn' (did you mean 'argmin'?); "
-            "choices: sum, min, max, exact_sum, wide_sum, argmin, argmax");
+            "choices: sum, min, max, exact_sum, wide_sum, argmin, argmax, absmax");
   // With a type it is defined for, the half type's key is left out: no error.
   EXPECT_EQ(message("[space]\ndtypes = [\"f16\", \"i32\"]\nops = [\"argmin\"]\n"), "accepted");
 }
@@ -354,7 +354,7 @@ TEST(ConfigSpace, ExactSumOfTheHalfTypesSelectsTheExactFamiliesEntries) {
   for (DType h : {DType::f16, DType::bf16}) {
     std::size_t keys_of_h = 0;
     for (const auto& [key, count] : candidates) keys_of_h += key.first == h;
-    EXPECT_EQ(keys_of_h, 2u) << dtype_name(h);  // exact_sum and wide_sum
+    EXPECT_EQ(keys_of_h, 3u) << dtype_name(h);  // exact_sum, wide_sum and absmax
   }
 
   // From the command line, over a file without exact_sum: the flags' dtypes and ops.
@@ -595,7 +595,7 @@ TEST(ConfigFile, TheDefaultTuneTomlIsTheDefaultConfig) {
   EXPECT_EQ(c.measure.l2, L2Mode::cold);
   EXPECT_EQ(c.space.families.size(), 12u);
   EXPECT_EQ(c.space.dtypes.size(), 8u);
-  EXPECT_EQ(c.space.ops.size(), 6u);  // sum, min, max, wide_sum, argmin, argmax
+  EXPECT_EQ(c.space.ops.size(), 7u);  // sum, min, max, wide_sum, argmin, argmax, absmax
   // Every key of the schema appears in the default file (commented out or set).
   std::ifstream in(TR_DEFAULT_TUNE_TOML);
   std::stringstream text;
@@ -740,10 +740,11 @@ TEST(ConfigHash, DependsOnEveryValue) {
 // carry), when its ops gained argmin and argmax in f282bf6 (it was 324f7eb903b29da7), and when
 // it gained [segmented] with six keys (it was 549b87655eeb575d, which default_config() keeps:
 // without a segmented key the canonical text has no line of [segmented]), and when its
-// segmented families gained balanced (it was 3d4cab200039f48c).
+// segmented families gained balanced (it was 3d4cab200039f48c), and when its ops gained absmax
+// (it was 784f012aeb1ca212; default_config()'s 549b87655eeb575d).
 TEST(ConfigHash, TheRepositorysTuneTomlKeepsItsHash) {
-  EXPECT_EQ(config_hash(load_config(TR_DEFAULT_TUNE_TOML)), "784f012aeb1ca212");
-  EXPECT_EQ(config_hash(default_config()), "549b87655eeb575d");
+  EXPECT_EQ(config_hash(load_config(TR_DEFAULT_TUNE_TOML)), "d60e3221931e72ca");
+  EXPECT_EQ(config_hash(default_config()), "b86313a1653be6c5");
   EXPECT_EQ(config_hash(load_config(fixture("small.toml"))), "01a66b7ffc1caab6");
   ConfigOverrides o;
   o.strategy = "random";

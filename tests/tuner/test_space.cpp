@@ -21,8 +21,9 @@ TuneConfig from_text(const std::string& text) {
 
 TEST(SearchSpace, DefaultCoversTheWholeRegistryButTheExactSums) {
   const auto keys = enumerate_space(default_config().space);
-  // 6 types x sum/min/max/argmin/argmax, and wide_sum of i32, u32, f32, f16, bf16
-  ASSERT_EQ(keys.size(), 35u);
+  // 6 types x sum/min/max/argmin/argmax, wide_sum of i32, u32, f32, f16, bf16, and absmax of
+  // f32, f64, f16, bf16
+  ASSERT_EQ(keys.size(), 39u);
   std::set<std::string> all;
   std::size_t arg_keys = 0;
   for (const KeySpace& k : keys) {
@@ -61,8 +62,8 @@ TEST(SearchSpace, ExactSumKeysOfFloatTypesOnly) {
       "sizes = [1024]\n");
   const auto keys = enumerate_space(c.space);
   // i32 sum/min/max/wide_sum, f32 sum/min/max/exact_sum/wide_sum, f64 sum/min/max/exact_sum;
-  // argmin and argmax of each
-  ASSERT_EQ(keys.size(), 4u + 5 + 4 + 3 * 2);
+  // argmin and argmax of each; absmax of f32 and f64
+  ASSERT_EQ(keys.size(), 4u + 5 + 4 + 3 * 2 + 2);
   for (const KeySpace& k : keys) {
     EXPECT_TRUE(k.op != Op::exact_sum || k.dtype != DType::i32);
     EXPECT_EQ(k.candidates.size(), kernels::space::configs_per_key(k.dtype, k.op));

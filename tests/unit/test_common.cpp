@@ -90,13 +90,14 @@ TEST(EnumNames, TablesOfThePublicNamesUseThePublicFunctions) {
   static_assert(dtype_names.size() == std::size(all_dtypes));
   for (DType d : all_dtypes) EXPECT_STREQ(dtype_names.to_name(d), dtype_name(d));
   for (Op o : all_ops) EXPECT_STREQ(op_names.to_name(o), op_name(o));
-  EXPECT_EQ(op_choices(), "sum, min, max, exact_sum, wide_sum, argmin, argmax");
+  EXPECT_EQ(op_choices(), "sum, min, max, exact_sum, wide_sum, argmin, argmax, absmax");
   EXPECT_EQ(op_dtypes(Op::wide_sum), "i32, u32, f32, f16 and bf16");
-  // The half types: wide_sum and exact_sum, both into a float, nothing else.
+  // The half types: wide_sum and exact_sum, both into a float, and absmax, nothing else.
   for (DType h : {DType::f16, DType::bf16}) {
     EXPECT_TRUE(is_half(h));
     for (Op o : all_ops)
-      EXPECT_EQ(op_applies(h, o), o == Op::wide_sum || o == Op::exact_sum) << op_name(o);
+      EXPECT_EQ(op_applies(h, o), o == Op::wide_sum || o == Op::exact_sum || o == Op::absmax)
+          << op_name(o);
     EXPECT_EQ(result_dtype(h, Op::wide_sum), DType::f32);
     EXPECT_EQ(result_dtype(h, Op::exact_sum), DType::f32);
     EXPECT_EQ(result_bytes(h, Op::exact_sum), 4u);

@@ -168,7 +168,7 @@ TEST(HalfReference, ExactSumIsTheFloatOfTheExactSumComparedBitForBit) {
   expect_exact_reference<BFloat16>(DType::bf16);
 }
 
-TEST(HalfReference, OperatorsOtherThanWideSumAndExactSumAreRefusedByName) {
+TEST(HalfReference, OperatorsOtherThanWideSumExactSumAndAbsmaxAreRefusedByName) {
   for (const Op o : {Op::sum, Op::min, Op::max}) {
     try {
       compute_reference(DType::f16, o, 1, 10);
@@ -215,6 +215,48 @@ TEST(ArgReference, TheFirstExtremeElementOfTheGeneratedDataAcrossThreads) {
   EXPECT_EQ(e.index, -1);
   EXPECT_EQ(e.value, INFINITY);
   EXPECT_THROW(compute_reference(DType::f16, Op::argmin, 1, 10), std::invalid_argument);
+}
+
+/// absmax of the generated data, by brute force here with the types' own arithmetic (fabs, and
+/// the half types decoded to float): the largest magnitude, in the element type's bits.
+template <class T>
+void expect_absmax_reference(DType dtype, std::uint64_t n) {
+  const std::uint64_t seed = 0xab5;
+  double best = 0;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const T x = data_value<T>(seed, i);
+    double m;
+    if constexpr (is_half_v<T>) m = std::fabs(to_float(x));
+    else m = std::fabs(static_cast<double>(x));
+    best = m > best ? m : best;
+  }
+  const Reference ref = compute_reference(dtype, Op::absmax, seed, n);
+  T got;
+  std::memcpy(&got, ref.bits, sizeof got);
+  double got_m;
+  if constexpr (is_half_v<T>) got_m = to_float(got);
+  else got_m = static_cast<double>(got);
+  EXPECT_EQ(got_m, best) << dtype_name(dtype) << " n=" << n;  // positive: the sign dropped
+  // The right bits pass; the same magnitude with the sign bit set does not.
+  EXPECT_EQ(verify(ref, &got), "");
+  T negative = got;
+  reinterpret_cast<unsigned char*>(&negative)[sizeof(T) - 1] |= 0x80;  // little-endian sign bit
+  EXPECT_NE(verify(ref, &negative), "") << dtype_name(dtype);
+}
+
+TEST(AbsmaxReference, TheLargestMagnitudeOfTheGeneratedDataAcrossThreads) {
+  // 2^17 + 3 elements: several threads' partials (from 2^16 up).
+  expect_absmax_reference<float>(DType::f32, (1u << 17) + 3);
+  expect_absmax_reference<double>(DType::f64, (1u << 17) + 3);
+  expect_absmax_reference<Half>(DType::f16, (1u << 17) + 3);
+  expect_absmax_reference<BFloat16>(DType::bf16, 1000);
+  // n = 0: +0, as the kernels write.
+  for (DType d : {DType::f32, DType::f64, DType::f16, DType::bf16}) {
+    const Reference empty = compute_reference(d, Op::absmax, 1, 0);
+    const unsigned char zeros[8] = {};
+    EXPECT_EQ(std::memcmp(empty.bits, zeros, dtype_size(d)), 0) << dtype_name(d);
+  }
+  EXPECT_THROW(compute_reference(DType::i32, Op::absmax, 1, 10), std::invalid_argument);
 }
 
 }  // namespace

@@ -220,8 +220,8 @@ TEST(SingleTile, TakesOneTileWithOneFinishAndRefusesMoreByName) {
     EXPECT_EQ(e.launch(a, dev), cudaErrorInvalidValue) << e.id;  // nothing enqueued
   }
   // 5 blocks x 4 unrolls x (6 types x 5 operators (sum, min, max, argmin, argmax) + wide_sum of
-  // 5 types).
-  EXPECT_EQ(count, 700u);
+  // 5 types + absmax of 4).
+  EXPECT_EQ(count, 780u);
   // argmin's tile counts input elements, as min's (its 16-byte IndexedValue is the accumulator).
   EXPECT_EQ(max_elements_of(find("single_tile.b256.u4.single_pass.i64.argmin")->params), 2048u);
   EXPECT_EQ(max_elements_of(find("single_tile.b1024.u8.single_pass.u32.argmax")->params), 32768u);
@@ -260,9 +260,10 @@ TEST(Workspace, SizesFollowTheLayout) {
       // bytes) for argmin and argmax.
       const std::size_t elem = is_arg_op(p.op) ? 16 : dtype_size(result_dtype(p.dtype, p.op));
       // Completion counter + the partials: one T per block (two_pass), one flagged slot of
-      // 2 * sizeof(T) per block (single_pass), none (packed).
+      // 8 bytes per 4 of T (or part of them: 2 * sizeof(T), 8 for a two-byte T) per block
+      // (single_pass), none (packed).
       const std::size_t per_block = p.finish == Finish::two_pass      ? elem
-                                    : p.finish == Finish::single_pass ? 2 * elem
+                                    : p.finish == Finish::single_pass ? 8 * ((elem + 3) / 4)
                                                                       : 0;
       std::size_t need = 256 + grid * per_block;
       if (is_global_memory_family(p.family)) need += grid * p.block * elem;  // the in-place copy
@@ -410,6 +411,43 @@ TEST(WideSums, TheSixteenByteLoadFamiliesOfTheThirtyTwoBitAndHalfTypesAndNothing
   EXPECT_EQ(geometry::partial_bytes(narrow), 8u);
   EXPECT_EQ(geometry::chunk_elements(wide), geometry::chunk_elements(narrow));
   EXPECT_EQ(max_elements_of(*parse_id("single_tile.b256.u4.single_pass.f32.wide_sum")), 4096u);
+}
+
+TEST(Absmax, TheSixteenByteLoadFamiliesOfTheFloatingPointTypes) {
+  std::map<std::tuple<Family, DType>, int> count;
+  for (const Entry& e : registry())
+    if (e.params.op == Op::absmax) {
+      ++count[{e.params.family, e.params.dtype}];
+      EXPECT_NE(e.params.finish, Finish::packed) << e.id;
+      // The single_pass slot of a two-byte result is one 8-byte word, like a four-byte one's.
+      if (e.params.finish == Finish::single_pass) {
+        EXPECT_EQ(geometry::partial_bytes(e.params), e.params.dtype == DType::f64 ? 16u : 8u)
+            << e.id;
+      }
+    }
+  std::size_t total = 0;
+  for (DType d : all_dtypes)
+    for (Family f : all_families) {
+      const bool fp = d == DType::f32 || d == DType::f64 || is_half(d);
+      // vectorized, tiled, streaming: 5 blocks x 4 unrolls x 2 finishes; single_tile: 1 finish.
+      const int want = !fp                        ? 0
+                       : f == Family::vectorized  ? 40
+                       : f == Family::tiled       ? 40
+                       : f == Family::streaming   ? 40
+                       : f == Family::single_tile ? 20
+                                                  : 0;
+      EXPECT_EQ((count[{f, d}]), want) << family_name(f) << " " << dtype_name(d);
+      total += static_cast<std::size_t>(count[{f, d}]);
+    }
+  EXPECT_EQ(total, 560u);  // 4 keys
+  EXPECT_NE(find("vectorized.b256.u4.single_pass.f16.absmax"), nullptr);
+  EXPECT_NE(find("single_tile.b1024.u8.single_pass.bf16.absmax"), nullptr);
+  EXPECT_EQ(find("warp_shuffle.b256.u4.single_pass.f32.absmax"), nullptr);
+  EXPECT_EQ(find("vectorized.b256.u4.single_pass.i32.absmax"), nullptr);
+  // A single_tile kernel of halves covers 8 elements a 16-byte vector.
+  const Entry* st = find("single_tile.b128.u2.single_pass.f16.absmax");
+  ASSERT_NE(st, nullptr);
+  EXPECT_EQ(geometry::chunk_elements(st->params), 2048u);
 }
 
 TEST(ArgOps, TheVectorizedStreamingAndSingleTileFamiliesOfTheFourAndEightByteTypes) {

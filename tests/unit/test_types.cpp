@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <set>
@@ -45,7 +46,7 @@ TEST(Types, NamesAsBefore) {
   for (DType t : all_dtypes) dtypes += std::string(dtype_name(t)) + " ";
   for (Op o : all_ops) ops += std::string(op_name(o)) + " ";
   EXPECT_EQ(dtypes, "i32 u32 i64 u64 f32 f64 f16 bf16 ");
-  EXPECT_EQ(ops, "sum min max exact_sum wide_sum argmin argmax ");
+  EXPECT_EQ(ops, "sum min max exact_sum wide_sum argmin argmax absmax ");
   EXPECT_STREQ(dtype_name(static_cast<DType>(200)), "?");
   EXPECT_STREQ(op_name(static_cast<Op>(200)), "?");
   for (DType t : all_dtypes) EXPECT_EQ(dtype_from_name(dtype_name(t)), t);
@@ -73,7 +74,7 @@ TEST(Types, WhichOperatorsApplyAndTheirResults) {
     const bool widenable = t == DType::i32 || t == DType::u32 || t == DType::f32 || half;
     for (Op o : all_ops) {
       bool want = !half;
-      if (o == Op::exact_sum) want = fp;
+      if (o == Op::exact_sum || o == Op::absmax) want = fp;
       if (o == Op::wide_sum) want = widenable;
       EXPECT_EQ(op_applies(t, o), want) << dtype_name(t) << " " << op_name(o);
     }
@@ -81,6 +82,7 @@ TEST(Types, WhichOperatorsApplyAndTheirResults) {
     EXPECT_EQ(result_dtype(t, Op::min), t);
     EXPECT_EQ(result_dtype(t, Op::argmax), t);
     EXPECT_EQ(result_dtype(t, Op::exact_sum), half ? DType::f32 : t);
+    EXPECT_EQ(result_dtype(t, Op::absmax), t);  // the element type, the half types' too
     EXPECT_EQ(result_bytes(t, Op::argmin), 16u);
   }
   EXPECT_EQ(result_dtype(DType::i32, Op::wide_sum), DType::i64);
@@ -98,6 +100,9 @@ TEST(Types, Identities) {
   EXPECT_EQ(identity_value<std::int32_t>(op_info(Op::sum).identity), 0);
   EXPECT_EQ(identity_value<double>(op_info(Op::min).identity), HUGE_VAL);
   EXPECT_EQ(identity_value<std::uint32_t>(op_info(Op::min).identity), 0xFFFFFFFFu);
+  // absmax's is +0.0: the smallest magnitude, and what n == 0 gives.
+  EXPECT_EQ(std::bit_cast<std::uint32_t>(identity_value<float>(op_info(Op::absmax).identity)), 0u);
+  EXPECT_EQ(std::bit_cast<std::uint64_t>(identity_value<double>(op_info(Op::absmax).identity)), 0u);
   EXPECT_EQ(identity_value<double>(op_info(Op::max).identity), -HUGE_VAL);
   EXPECT_EQ(identity_value<std::int64_t>(op_info(Op::argmax).identity), INT64_MIN);
 }

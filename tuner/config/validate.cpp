@@ -326,7 +326,7 @@ class Validator {
                                   "{} implement it, with blocks 128, 256, 512, unroll 1, 2, 4 and "
                                   "finishes two_pass, single_pass)",
                                   dtype_name(t), implementing_families(t, o)));
-          else if (count == 0 && (o == Op::wide_sum || is_arg_op(o)))
+          else if (count == 0 && (o == Op::wide_sum || o == Op::absmax || is_arg_op(o)))
             diag_.add(get("space.families") ? get("space.families")->where : "space.families",
                       fmt::format("selects no compiled entry for {} {} ({})", dtype_name(t),
                                   op_name(o), implementing(t, o)));
