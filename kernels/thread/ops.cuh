@@ -89,7 +89,10 @@ template <class T>
 struct AbsMaxOp {
   using Bits = std::conditional_t<sizeof(T) == 2, std::uint16_t,
                                   std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>;
-  static constexpr Bits magnitude = static_cast<Bits>(~Bits{0} >> 1);
+  // Every bit but the sign: shifted as Bits, before ~ or >> promote a two-byte one to int (whose
+  // ~0 >> 1 is -1 again: no bit cleared).
+  static constexpr Bits magnitude = static_cast<Bits>(static_cast<Bits>(~Bits{0}) >> 1);
+  static_assert(magnitude == static_cast<Bits>(~(Bits{1} << (8 * sizeof(Bits) - 1))));
   /// +0.0 (types.hpp's op_table: Identity::plus_zero), made from its bits for the half types.
   static constexpr T identity() {
     if constexpr (std::is_same_v<T, __half>) return __half(__half_raw{0});

@@ -487,6 +487,83 @@ INSTANTIATE_TEST_SUITE_P(Wide, WideSumKey,
                                            DType::bf16),
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
 
+/// absmax (f32, f64, f16, bf16): every entry over sizes_for() at offsets 0 and 1, both launch
+/// kinds, as RegistryKey checks the others, its result's bits against the largest magnitude's
+/// computed here on the bits (the bits less the sign bit as unsigned integers); the data are
+/// finite values of both signs over every exponent, then the same with a NaN (sign bit and payload
+/// set) and a -inf put at random places, whose result is that NaN without its sign.
+template <class Bits>
+void check_absmax_key(DType d) {
+  KeyContext ctx;
+  const auto entries = entries_of(d, Op::absmax);
+  ASSERT_FALSE(entries.empty());
+  constexpr Bits sign = static_cast<Bits>(Bits{1} << (8 * sizeof(Bits) - 1));
+  constexpr Bits magnitude = static_cast<Bits>(~sign);
+  // The infinity's bits: the exponent all ones, the significand zero.
+  const Bits inf = d == DType::f16 ? Bits(0x7C00) : d == DType::bf16 ? Bits(0x7F80)
+                   : d == DType::f32 ? Bits(0x7F800000u) : Bits(0x7FF0000000000000ull);
+  const std::uint64_t max_n = (std::uint64_t{1} << 24) + 7;
+  const std::uint64_t stream_id = test_seed() ^ (std::uint64_t(d) << 8 | 0xab5);
+  std::vector<Bits> host(max_n + 1);
+  for (std::uint64_t i = 0; i < host.size(); ++i) {
+    const std::uint64_t r = splitmix64(stream_id + i);
+    host[i] = static_cast<Bits>((r >> 1) % inf) | (r & 1 ? sign : Bits{0});  // finite, either sign
+  }
+  std::size_t ws_bytes = 0;
+  for (const Entry* e : entries)
+    for (std::uint64_t n : sizes_for(*e, true))
+      ws_bytes = std::max(ws_bytes, e->workspace_bytes(n, ctx.dev));
+  DeviceBuffer d_in(host.size() * sizeof(Bits)), ws(ws_bytes), out(3 * sizeof(Bits));
+  int reported = 0, garbage = 0;
+  for (int pass = 0; pass < 2; ++pass) {
+    if (pass == 1) {  // a NaN with its sign and a payload bit, and a -inf
+      host[1 + splitmix64(stream_id) % 1000] = static_cast<Bits>(inf | sign | 1 | (inf >> 1));
+      host[1 + splitmix64(stream_id + 1) % 5000] = static_cast<Bits>(inf | sign);
+    }
+    tunedreduce::test::upload(d_in.get(), host.data(), host.size() * sizeof(Bits));
+    std::map<std::pair<std::uint64_t, int>, Bits> refs;
+    for (const Entry* e : entries) {
+      std::uint64_t clean = 0;
+      for (std::uint64_t n : sizes_for(*e, true))
+        for (int offset : {0, 1}) {
+          auto [it, fresh] = refs.try_emplace({n, offset}, Bits{0});
+          if (fresh)
+            for (std::uint64_t i = 0; i < n; ++i)
+              it->second = std::max<Bits>(it->second, host[offset + i] & magnitude);
+          const Bits* in = static_cast<const Bits*>(d_in.get()) + offset;
+          for (bool two_phase : {false, true}) {
+            ctx.ext.garbage = std::array{0xff, 0x01, 0xa5, 0x00}[garbage++ % 4];
+            Bits got[3];
+            const Fetched f = launch_and_fetch<Bits>(
+                *e, ctx.dev, in, n, out.get(), sizeof(Bits), ws.get(), ws.bytes(), clean,
+                ctx.stream, two_phase ? &ctx.ext : nullptr, reinterpret_cast<unsigned char*>(got));
+            std::ostringstream why;
+            why << f.msg;
+            if (f.ran && got[1] != it->second)
+              why << std::hex << "bits 0x" << +got[1] << ", expected 0x" << +it->second;
+            summary().add(*e, why.str().empty());
+            if (!why.str().empty() && reported++ < 40)
+              ADD_FAILURE() << e->id << " n=" << n << " offset=" << offset << " pass " << pass
+                            << (two_phase ? " (two-phase)" : "") << ": " << why.str();
+          }
+        }
+    }
+  }
+}
+
+class AbsmaxKey : public ::testing::TestWithParam<DType> {};
+
+TEST_P(AbsmaxKey, EveryEntryEverySizeBitForBit) {
+  const DType d = GetParam();
+  if (d == DType::f64) check_absmax_key<std::uint64_t>(d);
+  else if (d == DType::f32) check_absmax_key<std::uint32_t>(d);
+  else check_absmax_key<std::uint16_t>(d);
+}
+
+INSTANTIATE_TEST_SUITE_P(Floats, AbsmaxKey,
+                         ::testing::Values(DType::f32, DType::f64, DType::f16, DType::bf16),
+                         [](const auto& info) { return std::string(dtype_name(info.param)); });
+
 class SpecialValues : public ::testing::TestWithParam<std::tuple<DType, Op>> {};
 
 TEST_P(SpecialValues, NanAndInfGiveTheSameClassEverywhere) {
