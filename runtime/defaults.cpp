@@ -449,7 +449,12 @@ constexpr DefaultRule rules[] = {
     {DType::f64, Op::argmax, 2965820, "streaming.b512.u8.single_pass.f64.argmax"},
     {DType::f64, Op::argmax, 47453132, "vectorized.b1024.u2.single_pass.f64.argmax"},
     {DType::f64, Op::argmax, all, "streaming.b512.u8.two_pass.f64.argmax"},
-    // absmax (the 16-byte-load families vectorized, tiled, streaming, single_tile): ABSMAX_RULES
+    // absmax (the 16-byte-load families vectorized, tiled, streaming, single_tile): provisional,
+    // not chosen from a tune: wide_sum's kernels of the same element size (f32's and the half
+    // types'; f64: f64 max's single_tiles, then f32's intervals at the same bytes; its first
+    // rules, vectorized.b512.u8 from 2^14 to 2^21.5, ran 0.81-0.94x CUB at 2^15-2^19). Benched
+    // on an H200 (docs/performance.md 3.48); to be chosen by scripts/choose-defaults.py from H100
+    // and H200 tunes of the four keys.
     {DType::f32, Op::absmax, 1024, "single_tile.b128.u2.single_pass.f32.absmax"},
     {DType::f32, Op::absmax, 4096, "single_tile.b512.u2.single_pass.f32.absmax"},
     {DType::f32, Op::absmax, 8192, "single_tile.b1024.u2.single_pass.f32.absmax"},
@@ -465,7 +470,11 @@ constexpr DefaultRule rules[] = {
     {DType::f64, Op::absmax, 4096, "single_tile.b1024.u2.single_pass.f64.absmax"},
     {DType::f64, Op::absmax, 8192, "single_tile.b1024.u4.single_pass.f64.absmax"},
     {DType::f64, Op::absmax, 16384, "single_tile.b1024.u8.single_pass.f64.absmax"},
-    {DType::f64, Op::absmax, 2965820, "vectorized.b512.u8.single_pass.f64.absmax"},
+    {DType::f64, Op::absmax, 185363, "tiled.b256.u2.single_pass.f64.absmax"},
+    {DType::f64, Op::absmax, 741455, "vectorized.b256.u4.single_pass.f64.absmax"},
+    {DType::f64, Op::absmax, 1482910, "vectorized.b256.u8.single_pass.f64.absmax"},
+    {DType::f64, Op::absmax, 5931641, "vectorized.b512.u8.single_pass.f64.absmax"},
+    {DType::f64, Op::absmax, 23726566, "vectorized.b1024.u2.single_pass.f64.absmax"},
     {DType::f64, Op::absmax, all, "streaming.b512.u8.two_pass.f64.absmax"},
     {DType::f16, Op::absmax, 2048, "single_tile.b128.u2.single_pass.f16.absmax"},
     {DType::f16, Op::absmax, 8192, "single_tile.b512.u2.single_pass.f16.absmax"},
