@@ -500,8 +500,10 @@ void check_absmax_key(DType d) {
   constexpr Bits sign = static_cast<Bits>(Bits{1} << (8 * sizeof(Bits) - 1));
   constexpr Bits magnitude = static_cast<Bits>(~sign);
   // The infinity's bits: the exponent all ones, the significand zero.
-  const Bits inf = d == DType::f16 ? Bits(0x7C00) : d == DType::bf16 ? Bits(0x7F80)
-                   : d == DType::f32 ? Bits(0x7F800000u) : Bits(0x7FF0000000000000ull);
+  const Bits inf = d == DType::f16    ? Bits(0x7C00)
+                   : d == DType::bf16 ? Bits(0x7F80)
+                   : d == DType::f32  ? Bits(0x7F800000u)
+                                      : Bits(0x7FF0000000000000ull);
   const std::uint64_t max_n = (std::uint64_t{1} << 24) + 7;
   const std::uint64_t stream_id = test_seed() ^ (std::uint64_t(d) << 8 | 0xab5);
   std::vector<Bits> host(max_n + 1);
@@ -534,9 +536,10 @@ void check_absmax_key(DType d) {
           for (bool two_phase : {false, true}) {
             ctx.ext.garbage = std::array{0xff, 0x01, 0xa5, 0x00}[garbage++ % 4];
             Bits got[3];
-            const Fetched f = launch_and_fetch<Bits>(
-                *e, ctx.dev, in, n, out.get(), sizeof(Bits), ws.get(), ws.bytes(), clean,
-                ctx.stream, two_phase ? &ctx.ext : nullptr, reinterpret_cast<unsigned char*>(got));
+            const Fetched f = launch_and_fetch<Bits>(*e, ctx.dev, in, n, out.get(), sizeof(Bits),
+                                                     ws.get(), ws.bytes(), clean, ctx.stream,
+                                                     two_phase ? &ctx.ext : nullptr,
+                                                     reinterpret_cast<unsigned char*>(got));
             std::ostringstream why;
             why << f.msg;
             if (f.ran && got[1] != it->second)
